@@ -1,0 +1,38 @@
+# a2agen — everyday tasks. Every target works on a fresh machine that reaches
+# only the Go module proxy: protos are compiled in-process (no protoc needed).
+
+GO ?= go
+PKGS := ./...
+
+.PHONY: all generate test vet race check-generate golden bench demo fuzz tools help
+
+all: test
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+generate: ## regenerate a2a/v1 from proto/lf/a2a/v1/a2a.proto
+	$(GO) run ./internal/cmd/generate
+
+test: vet check-generate race ## vet, drift check, all tests with -race
+
+vet: ## go vet
+	$(GO) vet $(PKGS)
+
+race: ## all tests with the race detector
+	$(GO) test -race -count=1 $(PKGS)
+
+check-generate: ## fail when committed generated code is stale
+	$(GO) test -count=1 -run 'TestGeneratedCodeIsFresh' ./internal/gen/
+
+golden: ## rewrite the golden files after a reviewed generator change
+	$(GO) test -count=1 -run 'TestGolden' ./internal/gen/ -update
+
+bench: ## benchmarks of the runtime (router overhead, streaming)
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+fuzz: ## run each fuzz target for 30s
+	$(GO) test -run '^$$' -fuzz FuzzJSONRPCRequest -fuzztime 30s ./runtime/
+
+demo: ## a generated JSON-RPC server and client exchanging all eleven operations
+	$(GO) run ./examples/jsonrpc-demo

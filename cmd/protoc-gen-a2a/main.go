@@ -1,0 +1,74 @@
+// Command protoc-gen-a2a is a protoc plugin that generates, next to
+// protoc-gen-go's types, a typed A2A handler interface, binding constructors
+// and typed clients for every service with google.api.http rules.
+//
+// Run it with protoc (or buf) together with protoc-gen-go:
+//
+//	protoc -I proto \
+//	  --go_out=. --go_opt=module=example.com/agent \
+//	  --a2a_out=. --a2a_opt=module=example.com/agent,bindings=jsonrpc \
+//	  proto/lf/a2a/v1/a2a.proto
+//
+// See `protoc-gen-a2a --help` for the parameters.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"google.golang.org/protobuf/compiler/protogen"
+
+	"github.com/a2agen/a2agen/internal/gen"
+)
+
+const usage = `protoc-gen-a2a generates A2A handler interfaces, binding constructors and
+typed clients for the services of .proto files that have google.api.http rules.
+It is a protoc plugin: protoc runs it, it is not run by hand.
+
+Usage:
+  protoc -I proto \
+    --go_out=. --go_opt=module=example.com/agent \
+    --a2a_out=. --a2a_opt=module=example.com/agent,bindings=jsonrpc \
+    proto/lf/a2a/v1/a2a.proto
+
+Parameters (--a2a_opt, comma separated):
+  bindings=<names>        bindings to emit constructors for, comma separated:
+                          jsonrpc (default); rest and grpc are not implemented
+                          yet in this version
+  paths=source_relative   place output next to the .proto instead of by
+                          Go import path (as for protoc-gen-go)
+  module=<path>           strip this module path from output file names
+                          (as for protoc-gen-go)
+  M<file>=<import path>   set the Go import path of a .proto file
+                          (as for protoc-gen-go)
+
+Pass protoc-gen-go the same paths=, module= and M options so that
+<name>.a2a.go lands next to <name>.pb.go, in the same Go package.
+
+Flags:
+  -h, --help     print this help and exit
+      --version  print the version and exit
+`
+
+func main() {
+	if len(os.Args) == 2 {
+		switch os.Args[1] {
+		case "--version":
+			fmt.Printf("protoc-gen-a2a v%s\n", gen.Version)
+			return
+		case "-h", "--help":
+			fmt.Print(usage)
+			return
+		}
+	}
+	if len(os.Args) > 1 {
+		fmt.Fprintf(os.Stderr, "protoc-gen-a2a: unknown argument %q\n\n", os.Args[1])
+		io.WriteString(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var opts gen.Options
+	protogen.Options{ParamFunc: opts.Set}.Run(func(p *protogen.Plugin) error {
+		return gen.Generate(p, opts)
+	})
+}

@@ -1,0 +1,81 @@
+// Command generate regenerates the committed Go code of the bundled A2A proto
+// (a2a/v1/a2a.pb.go and a2a/v1/a2a.a2a.go) from proto/lf/a2a/v1/a2a.proto. It
+// compiles the proto and runs protoc-gen-go and protoc-gen-a2a in-process, so
+// it needs no protoc. `make generate` runs it from the repository root.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/a2agen/a2agen/internal/pipeline"
+)
+
+func main() {
+	if err := run(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "generate:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	files, err := pipeline.Run(ctx, pipeline.Bundled(root))
+	if err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, files[name]) {
+			fmt.Println("unchanged", name)
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, files[name], 0o644); err != nil {
+			return err
+		}
+		fmt.Println("wrote    ", name)
+	}
+	return nil
+}
+
+// moduleRoot finds the directory of this module's go.mod, from the working
+// directory upwards.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modulePath(b) == pipeline.Module {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("run it inside the " + pipeline.Module + " module (no go.mod of that module above the working directory)")
+		}
+		dir = parent
+	}
+}
+
+// modulePath returns the module path declared by a go.mod file.
+func modulePath(gomod []byte) string {
+	for line := range strings.Lines(string(gomod)) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}

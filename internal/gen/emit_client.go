@@ -1,0 +1,64 @@
+package gen
+
+import (
+	"fmt"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// clientSignature is the parameter and result lists of a client method.
+func clientSignature(op *operation) (params, results []jen.Code) {
+	params = []jen.Code{jen.Id("ctx").Qual(contextPackage, "Context"), jen.Id("req").Add(msgType(op.method.Input))}
+	if op.streaming() {
+		return params, []jen.Code{jen.Qual(iterPackage, "Seq2").Types(msgType(op.method.Output), jen.Error())}
+	}
+	return params, []jen.Code{msgType(op.method.Output), jen.Error()}
+}
+
+// emitClient writes the client interface and its transport constructor.
+func (e *serviceEmitter) emitClient() {
+	e.f.Line()
+	addComment(e.f, paragraphs(
+		fmt.Sprintf("%s calls the %s service over any binding. "+
+			"A2A errors come back as *runtime.Error; test them with errors.Is (runtime.ErrTaskNotFound…) or errors.As. "+
+			"A server-streaming method returns an iterator: the request is sent when ranging starts, "+
+			"and breaking out of the loop releases the connection.", e.n.Client, e.fullName()),
+		e.serviceDeprecation(),
+	))
+	e.f.Type().Id(e.n.Client).InterfaceFunc(func(g *jen.Group) {
+		for i, op := range e.sm.ops {
+			if i > 0 {
+				g.Line()
+			}
+			addComment(g, e.methodDoc(op))
+			params, results := clientSignature(op)
+			g.Id(op.method.GoName).Params(params...).Params(results...)
+		}
+	})
+
+	e.f.Line()
+	addComment(e.f, wrap(fmt.Sprintf("%s returns a client of the %s service that sends every call through t, whatever its binding.", e.n.ClientConstructor, e.fullName())))
+	e.f.Func().Id(e.n.ClientConstructor).Params(jen.Id("t").Qual(runtimePackage, "ClientTransport")).Id(e.n.Client).Block(
+		jen.Return(jen.Op("&").Id(e.n.clientImpl).Values(jen.Id("transport").Op(":").Id("t"))),
+	)
+}
+
+// emitClientImpl writes the unexported client implementation: one call of
+// runtime.CallUnary or runtime.CallStream per rpc.
+func (e *serviceEmitter) emitClientImpl() {
+	e.f.Line()
+	addComment(e.f, wrap(fmt.Sprintf("%s implements %s over a runtime.ClientTransport.", e.n.clientImpl, e.n.Client)))
+	e.f.Type().Id(e.n.clientImpl).Struct(jen.Id("transport").Qual(runtimePackage, "ClientTransport"))
+	for _, op := range e.sm.ops {
+		m := op.method
+		params, results := clientSignature(op)
+		var call *jen.Statement
+		if op.streaming() {
+			call = jen.Qual(runtimePackage, "CallStream").Call(jen.Id("ctx"), jen.Id("c").Dot("transport"), e.opRef(m), jen.Id("req"), newMsgFunc(m.Output))
+		} else {
+			call = jen.Qual(runtimePackage, "CallUnary").Call(jen.Id("ctx"), jen.Id("c").Dot("transport"), e.opRef(m), jen.Id("req"), newMsg(m.Output))
+		}
+		e.f.Line()
+		e.f.Func().Params(jen.Id("c").Op("*").Id(e.n.clientImpl)).Id(m.GoName).Params(params...).Params(results...).Block(jen.Return(call))
+	}
+}

@@ -1,0 +1,167 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/types/descriptorpb"
+)
+
+// serviceEmitter writes everything generated for one service into f.
+type serviceEmitter struct {
+	file     *protogen.File
+	f        *jen.File
+	sm       *serviceModel
+	n        *serviceNames
+	bindings []string
+}
+
+// multiline renders a composite literal or call arguments one per line.
+var (
+	multilineValues = jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
+	multilineArgs   = jen.Options{Open: "(", Close: ")", Separator: ",", Multi: true}
+	inlineBlock     = jen.Options{Open: "{ ", Close: " }"}
+)
+
+func (e *serviceEmitter) emit() {
+	e.emitDesc()
+	e.emitHandler()
+	e.emitUnimplemented()
+	e.emitRuntime()
+	e.emitHandlerBindings()
+	e.emitClient()
+	e.emitClientBindings()
+	e.emitClientImpl()
+}
+
+// fullName is the proto full name of the service.
+func (e *serviceEmitter) fullName() string { return string(e.sm.service.Desc.FullName()) }
+
+// emitDesc writes the runtime.ServiceDesc variable and the index constants.
+func (e *serviceEmitter) emitDesc() {
+	e.f.Line()
+	addComment(e.f, paragraphs(
+		fmt.Sprintf("%s describes the %s service as protoc-gen-a2a read it: its rpcs in declaration order, "+
+			"with their request and response types and HTTP rules, and the fields marked "+
+			"(google.api.field_behavior) = REQUIRED in every message its requests and responses reach. "+
+			"Binding routers and clients are built from it; tools may inspect it.", e.n.Desc, e.fullName()),
+	))
+	ops := make([]jen.Code, 0, len(e.sm.ops))
+	for _, op := range e.sm.ops {
+		m := op.method
+		fields := []jen.Code{
+			jen.Id("Name").Op(":").Lit(string(m.Desc.Name())),
+			jen.Id("Procedure").Op(":").Lit(procedure(m)),
+			jen.Id("Request").Op(":").Lit(string(m.Input.Desc.FullName())),
+			jen.Id("Response").Op(":").Lit(string(m.Output.Desc.FullName())),
+			jen.Id("ServerStreaming").Op(":").Lit(op.streaming()),
+		}
+		if len(op.rules) > 0 {
+			rules := make([]jen.Code, 0, len(op.rules))
+			for _, r := range op.rules {
+				kv := []jen.Code{jen.Id("Method").Op(":").Lit(r.Method), jen.Id("Path").Op(":").Lit(r.Path)}
+				if r.Body != "" {
+					kv = append(kv, jen.Id("Body").Op(":").Lit(r.Body))
+				}
+				rules = append(rules, jen.Values(kv...))
+			}
+			fields = append(fields, jen.Id("HTTPRules").Op(":").Index().Qual(runtimePackage, "HTTPRule").Custom(multilineValues, rules...))
+		}
+		ops = append(ops, jen.Id(e.n.OpIndex(m)).Op(":").Custom(multilineValues, fields...))
+	}
+	desc := []jen.Code{
+		jen.Id("Name").Op(":").Lit(e.fullName()),
+		jen.Id("Operations").Op(":").Index().Qual(runtimePackage, "Operation").Custom(multilineValues, ops...),
+	}
+	if len(e.sm.required) > 0 {
+		req := make([]jen.Code, 0, len(e.sm.required))
+		for _, r := range e.sm.required {
+			names := make([]jen.Code, len(r.Fields))
+			for i, f := range r.Fields {
+				names[i] = jen.Lit(string(f))
+			}
+			req = append(req, jen.Lit(string(r.Message)).Op(":").Values(names...))
+		}
+		desc = append(desc, jen.Id("Required").Op(":").Qual(runtimePackage, "RequiredFields").Custom(multilineValues, req...))
+	}
+	e.f.Var().Id(e.n.Desc).Op("=").Qual(runtimePackage, "ServiceDesc").Custom(multilineValues, desc...)
+
+	e.f.Line()
+	addComment(e.f, wrap(fmt.Sprintf("Indexes of the rpcs of %s in %s.Operations.", e.fullName(), e.n.Desc)))
+	defs := make([]jen.Code, len(e.sm.ops))
+	for i, op := range e.sm.ops {
+		defs[i] = jen.Id(e.n.OpIndex(op.method)).Op("=").Lit(i)
+	}
+	e.f.Const().Defs(defs...)
+}
+
+// procedure is the gRPC full method name, "/pkg.Service/Method".
+func procedure(m *protogen.Method) string {
+	return fmt.Sprintf("/%s/%s", m.Parent.Desc.FullName(), m.Desc.Name())
+}
+
+// opRef is &<Desc>.Operations[<index>].
+func (e *serviceEmitter) opRef(m *protogen.Method) *jen.Statement {
+	return jen.Op("&").Id(e.n.Desc).Dot("Operations").Index(jen.Id(e.n.OpIndex(m)))
+}
+
+// msgType is *<Message>, qualified when it lives in another Go package.
+func msgType(m *protogen.Message) *jen.Statement {
+	return jen.Op("*").Qual(string(m.GoIdent.GoImportPath), m.GoIdent.GoName)
+}
+
+// newMsg is new(<Message>).
+func newMsg(m *protogen.Message) *jen.Statement {
+	return jen.New(jen.Qual(string(m.GoIdent.GoImportPath), m.GoIdent.GoName))
+}
+
+// newMsgFunc is func() *<Message> { return new(<Message>) }.
+func newMsgFunc(m *protogen.Message) *jen.Statement {
+	return jen.Func().Params().Add(msgType(m)).Custom(inlineBlock, jen.Return(newMsg(m)))
+}
+
+// factKeyWidth aligns the values of the wire facts in method docs.
+const factKeyWidth = len("Streaming: ")
+
+// methodDoc is the doc comment of an rpc's handler and client method: the
+// proto comment, then the wire facts as a preformatted block, then a
+// Deprecated paragraph when the rpc is deprecated.
+func (e *serviceEmitter) methodDoc(op *operation) []string {
+	m := op.method
+	lines := protoCommentLines(m.Comments.Leading)
+	if len(lines) == 0 {
+		lines = wrap(fmt.Sprintf("%s is the %s rpc.", m.GoName, m.Desc.FullName()))
+	}
+	fact := func(key, value string) string {
+		return "\t" + key + ":" + strings.Repeat(" ", factKeyWidth-len(key)-1) + value
+	}
+	lines = append(lines, "", fact("JSON-RPC", string(m.Desc.Name())))
+	for _, r := range op.rules {
+		lines = append(lines, fact("HTTP", r.Method+" "+r.Path))
+	}
+	lines = append(lines, fact("gRPC", procedure(m)))
+	if op.streaming() {
+		lines = append(lines, fact("Streaming", "server"))
+	}
+	if isDeprecated(m) {
+		lines = append(lines, "", fmt.Sprintf("Deprecated: the %s rpc is marked deprecated in %s.", m.Desc.Name(), e.file.Desc.Path()))
+	}
+	return lines
+}
+
+// serviceDeprecation is the Deprecated paragraph of the service-level
+// declarations, or "".
+func (e *serviceEmitter) serviceDeprecation() string {
+	opts, _ := e.sm.service.Desc.Options().(*descriptorpb.ServiceOptions)
+	if !opts.GetDeprecated() {
+		return ""
+	}
+	return fmt.Sprintf("Deprecated: the %s service is marked deprecated in %s.", e.fullName(), e.file.Desc.Path())
+}
+
+func isDeprecated(m *protogen.Method) bool {
+	opts, _ := m.Desc.Options().(*descriptorpb.MethodOptions)
+	return opts.GetDeprecated()
+}

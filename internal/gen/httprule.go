@@ -1,0 +1,324 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+)
+
+// PathTemplate is a parsed google.api.http path template, e.g.
+// "/{tenant}/tasks/{id=*}:cancel". The generator uses it to check that every
+// variable names a field of the request; the REST binding compiles the same
+// structure into matching data, so the parser lives apart from the checks.
+//
+// The grammar is the one of google/api/http.proto:
+//
+//	Template = "/" Segments [ Verb ] ;
+//	Segments = Segment { "/" Segment } ;
+//	Segment  = "*" | "**" | LITERAL | Variable ;
+//	Variable = "{" FieldPath [ "=" Segments ] "}" ;
+//	FieldPath = IDENT { "." IDENT } ;
+//	Verb     = ":" LITERAL ;
+//
+// A variable without "=" captures one segment ("{id}" is "{id=*}"); "**"
+// matches the rest of the path and must be the last segment.
+type PathTemplate struct {
+	// Segments are the path segments in order, variables expanded: the
+	// template "/tasks/{id=*}:cancel" has the segments "tasks" and "*".
+	Segments []PathSegment
+	// Variables are the variables in order of appearance.
+	Variables []PathVariable
+	// Verb is the custom verb after the final ":" ("cancel"), or "".
+	Verb string
+}
+
+// SegmentKind says what a path segment matches.
+type SegmentKind int
+
+const (
+	// SegmentLiteral matches its Literal exactly.
+	SegmentLiteral SegmentKind = iota
+	// SegmentWildcard ("*") matches exactly one segment.
+	SegmentWildcard
+	// SegmentDeepWildcard ("**") matches zero or more trailing segments.
+	SegmentDeepWildcard
+)
+
+// PathSegment is one segment of a template.
+type PathSegment struct {
+	Kind    SegmentKind
+	Literal string // for SegmentLiteral
+}
+
+// PathVariable binds Segments[Start:End] of the template to a request field.
+type PathVariable struct {
+	// FieldPath is the dotted field path split at the dots, e.g.
+	// ["task_id"] or ["config", "name"].
+	FieldPath  []string
+	Start, End int
+}
+
+// Name returns the dotted field path of the variable, e.g. "config.name".
+func (v PathVariable) Name() string { return strings.Join(v.FieldPath, ".") }
+
+// SingleSegment reports whether the variable captures exactly one segment
+// ("{id}" or "{id=*}"), i.e. its value can never contain a "/".
+func (t *PathTemplate) SingleSegment(v PathVariable) bool {
+	return v.End-v.Start == 1 && t.Segments[v.Start].Kind == SegmentWildcard
+}
+
+// TemplateError reports why a path template does not parse.
+type TemplateError struct {
+	Template string
+	Offset   int // byte offset in Template where the problem was found
+	Problem  string
+}
+
+func (e *TemplateError) Error() string {
+	return fmt.Sprintf("path template %q: %s (at offset %d)", e.Template, e.Problem, e.Offset)
+}
+
+// ParsePathTemplate parses a google.api.http path template. The error is a
+// *TemplateError naming the offending offset.
+func ParsePathTemplate(s string) (*PathTemplate, error) {
+	p := &templateParser{src: s, t: &PathTemplate{}}
+	if err := p.parse(); err != nil {
+		return nil, err
+	}
+	return p.t, nil
+}
+
+type templateParser struct {
+	src string
+	pos int
+	t   *PathTemplate
+}
+
+func (p *templateParser) errorf(offset int, format string, args ...any) error {
+	return &TemplateError{Template: p.src, Offset: offset, Problem: fmt.Sprintf(format, args...)}
+}
+
+func (p *templateParser) peek() byte {
+	if p.pos < len(p.src) {
+		return p.src[p.pos]
+	}
+	return 0
+}
+
+func (p *templateParser) eof() bool { return p.pos >= len(p.src) }
+
+func (p *templateParser) parse() error {
+	if p.src == "" {
+		return p.errorf(0, "empty template; a template starts with \"/\"")
+	}
+	if p.src[0] != '/' {
+		return p.errorf(0, "must start with \"/\"")
+	}
+	p.pos++
+	if err := p.segments(false); err != nil {
+		return err
+	}
+	if p.peek() == ':' {
+		p.pos++
+		start := p.pos
+		verb := p.literal()
+		if verb == "" {
+			if p.eof() {
+				return p.errorf(start, "empty verb after \":\"")
+			}
+			return p.errorf(p.pos, "unexpected %q in verb", p.peek())
+		}
+		p.t.Verb = verb
+	}
+	if !p.eof() {
+		switch c := p.peek(); c {
+		case '}':
+			return p.errorf(p.pos, "unbalanced \"}\"")
+		case '/':
+			return p.errorf(p.pos, "the verb must be the last part of the path")
+		default:
+			return p.errorf(p.pos, "unexpected %q", c)
+		}
+	}
+	for i, s := range p.t.Segments {
+		if s.Kind == SegmentDeepWildcard && i != len(p.t.Segments)-1 {
+			return p.errorf(0, "\"**\" must be the last segment of the path")
+		}
+	}
+	return nil
+}
+
+// segments parses Segment { "/" Segment }.
+func (p *templateParser) segments(inVariable bool) error {
+	for {
+		if err := p.segment(inVariable); err != nil {
+			return err
+		}
+		if p.peek() != '/' {
+			return nil
+		}
+		p.pos++
+	}
+}
+
+func (p *templateParser) segment(inVariable bool) error {
+	start := p.pos
+	switch {
+	case p.peek() == '{':
+		if inVariable {
+			return p.errorf(p.pos, "variables cannot be nested")
+		}
+		return p.variable()
+	case strings.HasPrefix(p.src[p.pos:], "**"):
+		p.pos += 2
+		p.t.Segments = append(p.t.Segments, PathSegment{Kind: SegmentDeepWildcard})
+	case p.peek() == '*':
+		p.pos++
+		p.t.Segments = append(p.t.Segments, PathSegment{Kind: SegmentWildcard})
+	default:
+		lit := p.literal()
+		if lit == "" {
+			switch c := p.peek(); {
+			case p.eof() || c == '/' || c == ':' || c == '}':
+				return p.errorf(start, "empty path segment")
+			default:
+				return p.errorf(p.pos, "unexpected %q in path segment", c)
+			}
+		}
+		p.t.Segments = append(p.t.Segments, PathSegment{Kind: SegmentLiteral, Literal: lit})
+	}
+	if c := p.peek(); !p.eof() && c != '/' && c != ':' && c != '}' {
+		return p.errorf(p.pos, "unexpected %q after %q", c, p.src[start:p.pos])
+	}
+	return nil
+}
+
+// variable parses "{" FieldPath [ "=" Segments ] "}".
+func (p *templateParser) variable() error {
+	open := p.pos
+	p.pos++ // '{'
+	var path []string
+	for {
+		start := p.pos
+		id := p.ident()
+		if id == "" {
+			if p.eof() {
+				return p.errorf(open, "unbalanced \"{\"")
+			}
+			return p.errorf(start, "expected a field name, found %q", p.peek())
+		}
+		path = append(path, id)
+		if p.peek() != '.' {
+			break
+		}
+		p.pos++
+	}
+	v := PathVariable{FieldPath: path, Start: len(p.t.Segments)}
+	for _, other := range p.t.Variables {
+		if other.Name() == v.Name() {
+			return p.errorf(open, "variable %q appears twice", v.Name())
+		}
+	}
+	switch p.peek() {
+	case '=':
+		p.pos++
+		if err := p.segments(true); err != nil {
+			return err
+		}
+	case '}':
+		p.t.Segments = append(p.t.Segments, PathSegment{Kind: SegmentWildcard})
+	case 0:
+		return p.errorf(open, "unbalanced \"{\"")
+	default:
+		return p.errorf(p.pos, "unexpected %q in variable; want \"=\" or \"}\"", p.peek())
+	}
+	switch {
+	case p.eof():
+		return p.errorf(open, "unbalanced \"{\"")
+	case p.peek() == ':':
+		return p.errorf(p.pos, "a verb cannot appear inside a variable")
+	case p.peek() != '}':
+		return p.errorf(p.pos, "unexpected %q in variable", p.peek())
+	}
+	p.pos++
+	v.End = len(p.t.Segments)
+	p.t.Variables = append(p.t.Variables, v)
+	return nil
+}
+
+// ident reads [A-Za-z_][A-Za-z0-9_]*.
+func (p *templateParser) ident() string {
+	start := p.pos
+	for !p.eof() {
+		c := p.peek()
+		if c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || p.pos > start && '0' <= c && c <= '9' {
+			p.pos++
+			continue
+		}
+		break
+	}
+	return p.src[start:p.pos]
+}
+
+// literal reads the characters a literal segment or verb may hold: RFC 3986
+// pchar without ":" (it starts the verb) and "*" (a wildcard).
+func (p *templateParser) literal() string {
+	start := p.pos
+	for !p.eof() {
+		c := p.peek()
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+			strings.IndexByte("-._~!$&'()+,;=@", c) >= 0:
+			p.pos++
+		case c == '%' && p.pos+2 < len(p.src) && isHex(p.src[p.pos+1]) && isHex(p.src[p.pos+2]):
+			p.pos += 3
+		default:
+			return p.src[start:p.pos]
+		}
+	}
+	return p.src[start:p.pos]
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// String returns the template in canonical form: "{id}" is written "{id=*}".
+func (t *PathTemplate) String() string {
+	var b strings.Builder
+	vars := map[int]PathVariable{}
+	for _, v := range t.Variables {
+		vars[v.Start] = v
+	}
+	for i := 0; i < len(t.Segments); {
+		b.WriteByte('/')
+		if v, ok := vars[i]; ok {
+			b.WriteString("{" + v.Name() + "=")
+			for j := v.Start; j < v.End; j++ {
+				if j > v.Start {
+					b.WriteByte('/')
+				}
+				b.WriteString(t.Segments[j].String())
+			}
+			b.WriteByte('}')
+			i = v.End
+			continue
+		}
+		b.WriteString(t.Segments[i].String())
+		i++
+	}
+	if t.Verb != "" {
+		b.WriteString(":" + t.Verb)
+	}
+	return b.String()
+}
+
+// String returns the segment as written in a template.
+func (s PathSegment) String() string {
+	switch s.Kind {
+	case SegmentWildcard:
+		return "*"
+	case SegmentDeepWildcard:
+		return "**"
+	}
+	return s.Literal
+}

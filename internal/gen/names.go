@@ -1,0 +1,216 @@
+package gen
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"google.golang.org/protobuf/compiler/protogen"
+)
+
+// serviceNames is the one place where the Go identifiers generated for a
+// service are chosen. Every emitter reads names from here, so a rename is a
+// one-line change and collisions are checked against the full set.
+type serviceNames struct {
+	// Desc is the exported runtime.ServiceDesc variable, e.g. A2AServiceDesc.
+	Desc string
+	// Handler is the server interface, e.g. A2AServiceHandler.
+	Handler string
+	// Unimplemented is the struct answering every rpc with
+	// UnsupportedOperation, e.g. UnimplementedA2AServiceHandler.
+	Unimplemented string
+	// Runtime is the constructor binding a Handler to the operations,
+	// returning *runtime.Service, e.g. NewA2AServiceRuntime.
+	Runtime string
+	// Client is the client interface, e.g. A2AServiceClient.
+	Client string
+	// ClientConstructor builds a Client over any transport, e.g.
+	// NewA2AServiceClient.
+	ClientConstructor string
+	// clientImpl is the unexported type implementing Client.
+	clientImpl string
+	// opIndex maps an rpc (by proto name) to the unexported constant holding
+	// its index in Desc.Operations, e.g. a2aServiceSendMessageOp.
+	opIndex map[string]string
+
+	service string // Go name of the service, e.g. A2AService
+}
+
+func newServiceNames(s *protogen.Service) *serviceNames {
+	g := s.GoName
+	n := &serviceNames{
+		Desc:              g + "Desc",
+		Handler:           g + "Handler",
+		Unimplemented:     "Unimplemented" + g + "Handler",
+		Runtime:           "New" + g + "Runtime",
+		Client:            g + "Client",
+		ClientConstructor: "New" + g + "Client",
+		clientImpl:        lowerCamel(g) + "Client",
+		opIndex:           make(map[string]string, len(s.Methods)),
+		service:           g,
+	}
+	for _, m := range s.Methods {
+		n.opIndex[string(m.Desc.Name())] = lowerCamel(g) + m.GoName + "Op"
+	}
+	return n
+}
+
+// OpIndex returns the name of the index constant of rpc m.
+func (n *serviceNames) OpIndex(m *protogen.Method) string { return n.opIndex[string(m.Desc.Name())] }
+
+// bindingLabels are the identifier fragments of each binding.
+var bindingLabels = map[string]string{
+	BindingJSONRPC: "JSONRPC",
+	BindingREST:    "REST",
+	BindingGRPC:    "GRPC",
+}
+
+// HandlerConstructor returns the name of the constructor serving a Handler
+// over binding b, e.g. NewA2AServiceJSONRPCHandler.
+func (n *serviceNames) HandlerConstructor(b string) string {
+	return "New" + n.service + bindingLabels[b] + "Handler"
+}
+
+// ClientBindingConstructor returns the name of the constructor of a Client
+// over binding b, e.g. NewA2AServiceJSONRPCClient.
+func (n *serviceNames) ClientBindingConstructor(b string) string {
+	return "New" + n.service + bindingLabels[b] + "Client"
+}
+
+// all lists every package-level identifier generated for the service with
+// what it is, for the collision check.
+func (n *serviceNames) all(bindings []string) map[string]string {
+	ids := map[string]string{
+		n.Desc:              "service description",
+		n.Handler:           "handler interface",
+		n.Unimplemented:     "unimplemented handler",
+		n.Runtime:           "runtime constructor",
+		n.Client:            "client interface",
+		n.ClientConstructor: "client constructor",
+		n.clientImpl:        "client implementation",
+	}
+	for _, b := range bindings {
+		ids[n.HandlerConstructor(b)] = b + " handler constructor"
+		ids[n.ClientBindingConstructor(b)] = b + " client constructor"
+	}
+	for rpc, id := range n.opIndex {
+		ids[id] = "operation index of rpc " + rpc
+	}
+	return ids
+}
+
+// lowerCamel unexports a Go name, lowering a leading acronym as a whole:
+// A2AService → a2aService, HTTPServer → httpServer, Foo → foo.
+func lowerCamel(s string) string {
+	r := []rune(s)
+	n := 0
+	for n < len(r) && (unicode.IsUpper(r[n]) || unicode.IsDigit(r[n])) {
+		n++
+	}
+	// Keep the last capital of a run when a lower-case letter follows: it
+	// starts the next word ("A2AS|ervice" → "a2a" + "Service").
+	if n > 1 && n < len(r) && unicode.IsLower(r[n]) && unicode.IsUpper(r[n-1]) {
+		n--
+	}
+	if n == 0 {
+		n = 1
+	}
+	return strings.ToLower(string(r[:n])) + string(r[n:])
+}
+
+// packageIdentifiers returns the package-level identifiers protoc-gen-go
+// declares in the Go package of file, for every file of that package in the
+// request, with a description of their origin.
+func packageIdentifiers(plugin *protogen.Plugin, file *protogen.File) map[string]string {
+	ids := map[string]string{}
+	add := func(name, what string, f *protogen.File) {
+		if _, ok := ids[name]; !ok {
+			ids[name] = fmt.Sprintf("%s (%s)", what, f.Desc.Path())
+		}
+	}
+	var addMessages func(f *protogen.File, msgs []*protogen.Message)
+	addEnums := func(f *protogen.File, enums []*protogen.Enum) {
+		for _, e := range enums {
+			add(e.GoIdent.GoName, "enum "+string(e.Desc.FullName()), f)
+			add(e.GoIdent.GoName+"_name", "enum name map of "+string(e.Desc.FullName()), f)
+			add(e.GoIdent.GoName+"_value", "enum value map of "+string(e.Desc.FullName()), f)
+			for _, v := range e.Values {
+				add(v.GoIdent.GoName, "enum value "+string(v.Desc.FullName()), f)
+			}
+		}
+	}
+	addMessages = func(f *protogen.File, msgs []*protogen.Message) {
+		for _, m := range msgs {
+			if m.Desc.IsMapEntry() {
+				continue
+			}
+			add(m.GoIdent.GoName, "message "+string(m.Desc.FullName()), f)
+			for _, fld := range m.Fields {
+				if fld.Oneof != nil && !fld.Oneof.Desc.IsSynthetic() {
+					add(fld.GoIdent.GoName, "oneof wrapper of "+string(fld.Desc.FullName()), f)
+				}
+			}
+			addEnums(f, m.Enums)
+			addMessages(f, m.Messages)
+			for _, x := range m.Extensions {
+				add("E_"+x.GoIdent.GoName, "extension "+string(x.Desc.FullName()), f)
+			}
+		}
+	}
+	for _, f := range plugin.Files {
+		if f.GoImportPath != file.GoImportPath {
+			continue
+		}
+		add(f.GoDescriptorIdent.GoName, "file descriptor variable", f)
+		addEnums(f, f.Enums)
+		addMessages(f, f.Messages)
+		for _, x := range f.Extensions {
+			add("E_"+x.GoIdent.GoName, "extension "+string(x.Desc.FullName()), f)
+		}
+	}
+	return ids
+}
+
+// checkCollisions reports generated identifiers that clash with each other or
+// with what protoc-gen-go declares in the same Go package.
+func checkCollisions(plugin *protogen.Plugin, models []*fileModel, bindings []string) error {
+	byPackage := map[protogen.GoImportPath][]*fileModel{}
+	var paths []protogen.GoImportPath
+	for _, fm := range models {
+		if _, ok := byPackage[fm.file.GoImportPath]; !ok {
+			paths = append(paths, fm.file.GoImportPath)
+		}
+		byPackage[fm.file.GoImportPath] = append(byPackage[fm.file.GoImportPath], fm)
+	}
+	var problems []string
+	for _, path := range paths {
+		fms := byPackage[path]
+		existing := packageIdentifiers(plugin, fms[0].file)
+		generated := map[string]string{}
+		for _, fm := range fms {
+			for _, sm := range fm.services {
+				ids := sm.names.all(bindings)
+				keys := make([]string, 0, len(ids))
+				for id := range ids {
+					keys = append(keys, id)
+				}
+				sort.Strings(keys)
+				owner := fmt.Sprintf("%s: %s", fm.file.Desc.Path(), sm.service.Desc.FullName())
+				for _, id := range keys {
+					if other, ok := existing[id]; ok {
+						problems = append(problems, fmt.Sprintf("%s: generated identifier %s (%s) collides with %s; rename one of them in the proto", owner, id, ids[id], other))
+					}
+					if other, ok := generated[id]; ok {
+						problems = append(problems, fmt.Sprintf("%s: generated identifier %s (%s) is also generated for %s; rename one of the services or rpcs", owner, id, ids[id], other))
+					}
+					generated[id] = owner
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "\n"))
+	}
+	return nil
+}

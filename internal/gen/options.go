@@ -1,0 +1,103 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The bindings protoc-gen-a2a knows, by their parameter names.
+const (
+	BindingJSONRPC = "jsonrpc"
+	BindingREST    = "rest"
+	BindingGRPC    = "grpc"
+)
+
+// knownBindings lists every binding name in the order they are documented;
+// implemented says which ones this version can generate.
+var knownBindings = []struct {
+	name        string
+	implemented bool
+}{
+	{BindingJSONRPC, true},
+	{BindingREST, false},
+	{BindingGRPC, false},
+}
+
+// Options are the protoc-gen-a2a specific plugin parameters. The standard
+// protoc-gen-go parameters (paths=, module=, M…) are handled by protogen.
+//
+// Set has the signature of protogen.Options.ParamFunc, so a main reads
+//
+//	var opts gen.Options
+//	protogen.Options{ParamFunc: opts.Set}.Run(func(p *protogen.Plugin) error {
+//		return gen.Generate(p, opts)
+//	})
+type Options struct {
+	// Bindings are the binding names to emit constructors for; nil means
+	// the default, jsonrpc.
+	Bindings []string
+
+	// inBindings is true after a bindings= parameter: protoc splits the
+	// parameter string at commas, so "bindings=jsonrpc,rest" reaches Set as
+	// ("bindings", "jsonrpc") and then ("rest", "").
+	inBindings bool
+}
+
+// Set records one plugin parameter. Unknown parameters are errors.
+func (o *Options) Set(name, value string) error {
+	switch {
+	case name == "bindings":
+		if !o.inBindings && o.Bindings == nil {
+			o.Bindings = []string{}
+		}
+		o.inBindings = true
+		for v := range strings.SplitSeq(value, ",") {
+			o.Bindings = append(o.Bindings, strings.TrimSpace(v))
+		}
+		return nil
+	case o.inBindings && value == "" && !strings.Contains(name, "="):
+		o.Bindings = append(o.Bindings, strings.TrimSpace(name))
+		return nil
+	}
+	return fmt.Errorf("unknown parameter %q: protoc-gen-a2a accepts bindings=<list> besides protoc-gen-go's paths=, module= and M…", name)
+}
+
+// bindings validates the requested bindings and returns them deduplicated,
+// in request order.
+func (o *Options) bindings() ([]string, error) {
+	if o.Bindings == nil {
+		return []string{BindingJSONRPC}, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, b := range o.Bindings {
+		if b == "" {
+			return nil, fmt.Errorf("bindings= names an empty binding (known: %s)", knownBindingList())
+		}
+		implemented, known := false, false
+		for _, k := range knownBindings {
+			if k.name == b {
+				known, implemented = true, k.implemented
+			}
+		}
+		switch {
+		case !known:
+			return nil, fmt.Errorf("unknown binding %q (known: %s)", b, knownBindingList())
+		case !implemented:
+			return nil, fmt.Errorf("binding %q is not implemented yet in protoc-gen-a2a v%s", b, Version)
+		}
+		if !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+func knownBindingList() string {
+	names := make([]string, len(knownBindings))
+	for i, k := range knownBindings {
+		names[i] = k.name
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,159 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+
+	"google.golang.org/genproto/googleapis/api/annotations"
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// httpBinding is one checked google.api.http rule of an rpc.
+type httpBinding struct {
+	Method   string // "GET", "PUT", "POST", "DELETE" or "PATCH"
+	Path     string // the template as written in the proto
+	Body     string // "", "*" or a top-level field name
+	Template *PathTemplate
+}
+
+// httpBindings returns the primary rule of m followed by its
+// additional_bindings, or the problems that make them unusable.
+func httpBindings(file *protogen.File, m *protogen.Method) ([]httpBinding, []error) {
+	rule := httpRule(m)
+	if rule == nil {
+		return nil, nil
+	}
+	var (
+		out      []httpBinding
+		problems []error
+	)
+	check := func(r *annotations.HttpRule, label string) {
+		b, errs := checkRule(file, m, r, label)
+		problems = append(problems, errs...)
+		if len(errs) == 0 {
+			out = append(out, b)
+		}
+	}
+	check(rule, "google.api.http")
+	for i, extra := range rule.GetAdditionalBindings() {
+		label := fmt.Sprintf("google.api.http additional_bindings[%d]", i)
+		if len(extra.GetAdditionalBindings()) > 0 {
+			problems = append(problems, problemf(file, m.Desc, "%s has additional_bindings of its own; list every binding in the top-level additional_bindings", label))
+			continue
+		}
+		check(extra, label)
+	}
+	return out, problems
+}
+
+// checkRule checks one rule against the request message of m.
+func checkRule(file *protogen.File, m *protogen.Method, r *annotations.HttpRule, label string) (httpBinding, []error) {
+	var b httpBinding
+	switch p := r.GetPattern().(type) {
+	case *annotations.HttpRule_Get:
+		b.Method, b.Path = "GET", p.Get
+	case *annotations.HttpRule_Put:
+		b.Method, b.Path = "PUT", p.Put
+	case *annotations.HttpRule_Post:
+		b.Method, b.Path = "POST", p.Post
+	case *annotations.HttpRule_Delete:
+		b.Method, b.Path = "DELETE", p.Delete
+	case *annotations.HttpRule_Patch:
+		b.Method, b.Path = "PATCH", p.Patch
+	case *annotations.HttpRule_Custom:
+		return b, []error{problemf(file, m.Desc, "%s uses custom kind %q, which is not supported; use get, put, post, delete or patch", label, p.Custom.GetKind())}
+	default:
+		return b, []error{problemf(file, m.Desc, "%s sets no pattern; set one of get, put, post, delete or patch", label)}
+	}
+	b.Body = r.GetBody()
+	what := fmt.Sprintf("%s %s %q", label, strings.ToLower(b.Method), b.Path)
+
+	var problems []error
+	bad := func(format string, args ...any) {
+		problems = append(problems, problemf(file, m.Desc, "%s: %s", what, fmt.Sprintf(format, args...)))
+	}
+	if rb := r.GetResponseBody(); rb != "" {
+		bad("response_body %q is not supported; remove it (the whole response message is the HTTP body)", rb)
+	}
+	if b.Body != "" && (b.Method == "GET" || b.Method == "DELETE") {
+		bad("sets body %q, but %s requests carry no body; remove body and bind fields through the path or query", b.Body, b.Method)
+	}
+	if b.Body != "" && b.Body != "*" {
+		if fd := m.Input.Desc.Fields().ByName(protoreflect.Name(b.Body)); fd == nil {
+			bad("body %q names no field of %s %s; use \"*\" for the whole request or the name of a top-level field", b.Body, m.Input.Desc.FullName(), fieldList(m.Input.Desc))
+		}
+	}
+	tmpl, err := ParsePathTemplate(b.Path)
+	if err != nil {
+		bad("%v", err)
+	} else {
+		b.Template = tmpl
+		for _, v := range tmpl.Variables {
+			if msg := checkVariable(m.Input.Desc, tmpl, v); msg != "" {
+				bad("%s", msg)
+			}
+		}
+	}
+	return b, problems
+}
+
+// checkVariable resolves a path variable through the request message and
+// returns what is wrong with it, or "".
+func checkVariable(req protoreflect.MessageDescriptor, t *PathTemplate, v PathVariable) string {
+	md := req
+	var fd protoreflect.FieldDescriptor
+	for i, name := range v.FieldPath {
+		if fd != nil {
+			// The previous element must lead into a message.
+			if fd.Message() == nil || fd.Cardinality() == protoreflect.Repeated {
+				return fmt.Sprintf("path variable {%s}: field %s is %s, so it has no field %s; a path variable may only go through singular message fields",
+					v.Name(), strings.Join(v.FieldPath[:i], "."), kindOf(fd), name)
+			}
+			md = fd.Message()
+		}
+		fd = md.Fields().ByName(protoreflect.Name(name))
+		if fd == nil {
+			return fmt.Sprintf("path variable {%s} names no field of %s %s; rename the variable or add the field to the request", v.Name(), md.FullName(), fieldList(md))
+		}
+	}
+	switch {
+	case fd.IsMap() || fd.Cardinality() == protoreflect.Repeated || fd.Message() != nil:
+		return fmt.Sprintf("path variable {%s}: field %s is %s; a path variable must name a singular scalar field (string, number, bool, enum or bytes)", v.Name(), v.Name(), kindOf(fd))
+	case !t.SingleSegment(v) && fd.Kind() != protoreflect.StringKind:
+		return fmt.Sprintf("path variable {%s} captures more than one \"*\" segment, so field %s must be a string, not %s", v.Name(), v.Name(), kindOf(fd))
+	}
+	return ""
+}
+
+// kindOf describes a field's type for error messages.
+func kindOf(fd protoreflect.FieldDescriptor) string {
+	switch {
+	case fd.IsMap():
+		return "a map"
+	case fd.Cardinality() == protoreflect.Repeated:
+		return "repeated"
+	case fd.Message() != nil:
+		return "a message (" + string(fd.Message().FullName()) + ")"
+	case fd.Enum() != nil:
+		return "an enum"
+	}
+	k := fd.Kind().String()
+	if strings.IndexByte("aeiou", k[0]) >= 0 {
+		return "an " + k
+	}
+	return "a " + k
+}
+
+// fieldList lists the fields of md for error messages: "(fields: a, b)".
+func fieldList(md protoreflect.MessageDescriptor) string {
+	fields := md.Fields()
+	if fields.Len() == 0 {
+		return "(it has no fields)"
+	}
+	names := make([]string, fields.Len())
+	for i := range fields.Len() {
+		names[i] = string(fields.Get(i).Name())
+	}
+	return "(fields: " + strings.Join(names, ", ") + ")"
+}

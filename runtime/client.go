@@ -1,0 +1,47 @@
+package runtime
+
+import (
+	"context"
+	"iter"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// ClientTransport carries calls of any operation over one binding. Generated
+// clients are thin typed wrappers over a transport, so every binding shares one
+// client interface: NewJSONRPCTransport today, REST and gRPC transports later.
+type ClientTransport interface {
+	// Unary sends req for op and decodes the answer into resp. A2A errors come
+	// back as *Error.
+	Unary(ctx context.Context, op *Operation, req, resp proto.Message) error
+	// Stream sends req for a server-streaming op and yields each response,
+	// decoded into a message from newResp. The iteration ends after the last
+	// event, after the first error, or when the caller stops ranging (which
+	// releases the connection).
+	Stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error]
+}
+
+// CallUnary is what generated client methods call for a unary rpc.
+func CallUnary[Resp proto.Message](ctx context.Context, t ClientTransport, op *Operation, req proto.Message, resp Resp) (Resp, error) {
+	if err := t.Unary(ctx, op, req, resp); err != nil {
+		var zero Resp
+		return zero, err
+	}
+	return resp, nil
+}
+
+// CallStream is what generated client methods call for a server-streaming rpc.
+func CallStream[Resp proto.Message](ctx context.Context, t ClientTransport, op *Operation, req proto.Message, newResp func() Resp) iter.Seq2[Resp, error] {
+	return func(yield func(Resp, error) bool) {
+		for m, err := range t.Stream(ctx, op, req, func() proto.Message { return newResp() }) {
+			if err != nil {
+				var zero Resp
+				yield(zero, err)
+				return
+			}
+			if !yield(m.(Resp), nil) {
+				return
+			}
+		}
+	}
+}

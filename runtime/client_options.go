@@ -1,0 +1,124 @@
+package runtime
+
+import (
+	"net/http"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// DefaultMaxResponseBytes is the default limit on a response body a client
+// transport reads (for streams: on one event).
+const DefaultMaxResponseBytes = 64 << 20
+
+// ClientOption configures a client transport. The options are the same for
+// every binding.
+type ClientOption func(*clientConfig)
+
+type clientConfig struct {
+	httpClient       *http.Client
+	header           http.Header
+	extensions       []string
+	tenant           string
+	protocolVersion  string
+	maxResponseBytes int64
+}
+
+func newClientConfig(opts []ClientOption) *clientConfig {
+	c := &clientConfig{
+		httpClient:       http.DefaultClient,
+		header:           make(http.Header),
+		protocolVersion:  ProtocolVersion,
+		maxResponseBytes: DefaultMaxResponseBytes,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// WithHTTPClient sets the HTTP client of the HTTP bindings; the default is
+// http.DefaultClient. Streams last as long as the agent keeps them open, so a
+// client-wide Timeout also cuts streams: prefer context deadlines.
+func WithHTTPClient(c *http.Client) ClientOption {
+	return func(cfg *clientConfig) {
+		if c != nil {
+			cfg.httpClient = c
+		}
+	}
+}
+
+// WithHeader adds a header sent with every request, e.g. Authorization.
+// Calling it again with the same key adds another value. Static headers are
+// applied last, so they can override the transport's own headers.
+func WithHeader(key, value string) ClientOption {
+	return func(cfg *clientConfig) { cfg.header.Add(key, value) }
+}
+
+// WithExtensions asks the agent to activate extensions: the URIs are sent in
+// one comma-separated A2A-Extensions header on every request.
+func WithExtensions(uris ...string) ClientOption {
+	return func(cfg *clientConfig) {
+		for _, u := range uris {
+			if u = strings.TrimSpace(u); u != "" {
+				cfg.extensions = append(cfg.extensions, u)
+			}
+		}
+	}
+}
+
+// WithClientTenant sets the tenant of the agent interface
+// (AgentInterface.tenant). It is put in every request whose tenant is empty;
+// the caller's request message is never modified.
+func WithClientTenant(tenant string) ClientOption {
+	return func(cfg *clientConfig) { cfg.tenant = tenant }
+}
+
+// WithProtocolVersion sets the A2A-Version sent with every request; the
+// default is ProtocolVersion.
+func WithProtocolVersion(v string) ClientOption {
+	return func(cfg *clientConfig) {
+		if v != "" {
+			cfg.protocolVersion = v
+		}
+	}
+}
+
+// WithMaxResponseBytes limits the size of a response body the transport
+// reads; for streams the limit applies to each event. n <= 0 restores
+// DefaultMaxResponseBytes.
+func WithMaxResponseBytes(n int64) ClientOption {
+	return func(cfg *clientConfig) {
+		if n <= 0 {
+			n = DefaultMaxResponseBytes
+		}
+		cfg.maxResponseBytes = n
+	}
+}
+
+// setHeaders puts the service parameters and the static headers on an HTTP
+// request.
+func (c *clientConfig) setHeaders(h http.Header) {
+	h.Set(paramVersion, c.protocolVersion)
+	if len(c.extensions) > 0 {
+		h.Set(paramExtensions, strings.Join(c.extensions, ","))
+	}
+	for k, v := range c.header {
+		h[k] = append([]string(nil), v...)
+	}
+}
+
+// tenantToFill returns the tenant field of req when the transport has a
+// tenant to put in and req's tenant is empty, or nil.
+func (c *clientConfig) tenantToFill(req proto.Message) protoreflect.FieldDescriptor {
+	if c.tenant == "" || req == nil {
+		return nil
+	}
+	m := req.ProtoReflect()
+	fd := tenantField(m.Descriptor())
+	if fd == nil || m.Get(fd).String() != "" {
+		return nil
+	}
+	return fd
+}

@@ -1,0 +1,272 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// The codec is ProtoJSON as the A2A wire wants it: lowerCamelCase member
+// names, defaults omitted, enums by name; on input unknown members are ignored
+// (A2A §5.7: receivers SHOULD ignore them) and snake_case names are accepted.
+var (
+	jsonMarshalOptions   = protojson.MarshalOptions{}
+	jsonUnmarshalOptions = protojson.UnmarshalOptions{DiscardUnknown: true}
+	// strictUnmarshalOptions rejects unknown fields and unknown enum names.
+	strictUnmarshalOptions = protojson.UnmarshalOptions{}
+)
+
+// MarshalJSON encodes m as ProtoJSON the way this runtime puts messages on the
+// wire: lowerCamelCase member names, fields at their default value omitted
+// (explicit-presence fields are emitted whenever set), enums as names. Unlike
+// the bindings it does not force REQUIRED fields of the message into the
+// output, as it has no RequiredFields table.
+//
+// The output is not byte-stable: protojson deliberately varies whitespace
+// between builds, so never compare or sign the bytes; canonicalise first.
+func MarshalJSON(m proto.Message) ([]byte, error) { return marshalJSON(m, nil) }
+
+// UnmarshalJSON decodes ProtoJSON into m (resetting it first), ignoring
+// unknown members. Empty or whitespace-only input and the literal null decode
+// as {}. An unknown enum name (such as a v0.3 "user") is an error, so a bad
+// filter value is reported instead of silently meaning "no filter".
+func UnmarshalJSON(b []byte, m proto.Message) error { return unmarshalJSON(b, m) }
+
+// marshalJSON encodes a message as ProtoJSON (camelCase, defaults omitted),
+// except that the REQUIRED fields of the top-level message (per required) are
+// always emitted, even at their default value (e.g. ListTasksResponse.nextPageToken "").
+//
+// Only the top level is affected: A2A needs ListTasksResponse to carry
+// nextPageToken "", pageSize, totalSize and tasks [] at all times, while nested
+// defaults such as Task.artifacts must stay absent, which rules out
+// EmitUnpopulated. The missing members are appended to protojson's output.
+// Members of a real oneof are never invented, since a second oneof member
+// would make the document invalid.
+//
+// The output is not byte-stable (see MarshalJSON).
+func marshalJSON(m proto.Message, required RequiredFields) ([]byte, error) {
+	if m == nil {
+		return []byte("{}"), nil
+	}
+	rm := m.ProtoReflect()
+	b, err := jsonMarshalOptions.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s as JSON: %w", rm.Descriptor().FullName(), err)
+	}
+	if len(required) == 0 {
+		return b, nil
+	}
+	md := rm.Descriptor()
+	names := required[md.FullName()]
+	if len(names) == 0 {
+		return b, nil
+	}
+	return spliceRequiredDefaults(b, rm, requiredDefaultsOf(md, names)), nil
+}
+
+// unmarshalJSON decodes ProtoJSON leniently: unknown fields ignored; empty
+// input and "null" are treated as {}; unknown enum names are errors.
+func unmarshalJSON(b []byte, m proto.Message) error {
+	if t := bytes.TrimSpace(b); len(t) == 0 || string(t) == "null" {
+		proto.Reset(m)
+		return nil
+	}
+	// protojson's DiscardUnknown also swallows unknown enum names, which would
+	// turn a bad filter value (status "NOPE") into "no filter". So decode
+	// strictly first and fall back to discarding only when the strict pass
+	// failed on an unknown field (rare: most clients send known fields only).
+	err := strictUnmarshalOptions.Unmarshal(b, m)
+	if err != nil && strings.Contains(err.Error(), "unknown field") {
+		proto.Reset(m)
+		err = jsonUnmarshalOptions.Unmarshal(b, m)
+	}
+	if err != nil {
+		return fmt.Errorf("decoding %s: %w", m.ProtoReflect().Descriptor().FullName(), err)
+	}
+	return nil
+}
+
+// spliceRequiredDefaults appends a member for every field of defaults that rm
+// does not have to the JSON object b. It returns b unchanged when nothing is
+// missing or b is not an object (well-known types with special JSON forms).
+func spliceRequiredDefaults(b []byte, rm protoreflect.Message, defaults *requiredDefaults) []byte {
+	start, end := -1, -1
+	for i := 0; i < len(b); i++ {
+		if !isJSONSpace(b[i]) {
+			start = i
+			break
+		}
+	}
+	for i := len(b) - 1; i > start; i-- {
+		if !isJSONSpace(b[i]) {
+			end = i
+			break
+		}
+	}
+	if start < 0 || end < 0 || b[start] != '{' || b[end] != '}' {
+		return b
+	}
+	empty := true
+	for _, c := range b[start+1 : end] {
+		if !isJSONSpace(c) {
+			empty = false
+			break
+		}
+	}
+	// Members overwrite the closing brace (and any trailing space) in place;
+	// the brace is written again at the end. b is only returned unchanged
+	// when nothing was appended.
+	out := b[:end]
+	added := false
+	for i := range defaults.members {
+		d := &defaults.members[i]
+		if rm.Has(d.fd) {
+			continue
+		}
+		if !empty || added {
+			out = append(out, ',')
+		}
+		out = append(out, d.member...)
+		added = true
+	}
+	if !added {
+		return b
+	}
+	return append(out, '}')
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// requiredDefaults holds, for one message type and one list of required names,
+// the `"jsonName":default` member of each required field, rendered once.
+type requiredDefaults struct {
+	names   []protoreflect.Name // identity of the table entry it was built from
+	members []requiredDefault
+}
+
+type requiredDefault struct {
+	fd     protoreflect.FieldDescriptor
+	member []byte
+}
+
+// requiredDefaultsCache maps a protoreflect.MessageDescriptor (no allocation
+// on lookup, unlike a string key) to its *requiredDefaults.
+var requiredDefaultsCache sync.Map
+
+// requiredDefaultsOf returns the cached members of md for names, rebuilding
+// them when the cache was filled from a different RequiredFields table.
+func requiredDefaultsOf(md protoreflect.MessageDescriptor, names []protoreflect.Name) *requiredDefaults {
+	if v, ok := requiredDefaultsCache.Load(md); ok {
+		d := v.(*requiredDefaults)
+		if len(d.names) == len(names) && &d.names[0] == &names[0] {
+			return d
+		}
+	}
+	d := &requiredDefaults{names: names}
+	fields := md.Fields()
+	for _, name := range names {
+		fd := fields.ByName(name)
+		if fd == nil {
+			continue // a table from another version of the proto; nothing to emit
+		}
+		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+			continue
+		}
+		member := appendJSONString(nil, fd.JSONName())
+		member = append(member, ':')
+		member = append(member, defaultJSONValue(fd)...)
+		d.members = append(d.members, requiredDefault{fd: fd, member: member})
+	}
+	requiredDefaultsCache.Store(md, d)
+	return d
+}
+
+// defaultJSONValue renders the ProtoJSON form of a field at its default value:
+// [] for lists, {} for maps and messages (or the well-known type's own form),
+// the name of the default enum value, "" for strings and bytes, false, 0, and
+// "0" for 64-bit integers (which ProtoJSON writes as strings).
+func defaultJSONValue(fd protoreflect.FieldDescriptor) []byte {
+	switch {
+	case fd.IsList():
+		return []byte("[]")
+	case fd.IsMap():
+		return []byte("{}")
+	}
+	def := fd.Default()
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return defaultMessageJSON(fd.Message())
+	case protoreflect.EnumKind:
+		if fd.Enum().FullName() == "google.protobuf.NullValue" {
+			return []byte("null")
+		}
+		if ev := fd.Enum().Values().ByNumber(def.Enum()); ev != nil {
+			return appendJSONString(nil, string(ev.Name()))
+		}
+		return strconv.AppendInt(nil, int64(def.Enum()), 10)
+	case protoreflect.BoolKind:
+		return strconv.AppendBool(nil, def.Bool())
+	case protoreflect.StringKind:
+		return appendJSONString(nil, def.String())
+	case protoreflect.BytesKind:
+		return appendJSONString(nil, base64.StdEncoding.EncodeToString(def.Bytes()))
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return strconv.AppendInt(nil, def.Int(), 10)
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return strconv.AppendUint(nil, def.Uint(), 10)
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return appendJSONString(nil, strconv.FormatInt(def.Int(), 10))
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return appendJSONString(nil, strconv.FormatUint(def.Uint(), 10))
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		f := def.Float()
+		switch {
+		case math.IsNaN(f):
+			return []byte(`"NaN"`)
+		case math.IsInf(f, 1):
+			return []byte(`"Infinity"`)
+		case math.IsInf(f, -1):
+			return []byte(`"-Infinity"`)
+		}
+		bits := 64
+		if fd.Kind() == protoreflect.FloatKind {
+			bits = 32
+		}
+		return strconv.AppendFloat(nil, f, 'g', -1, bits)
+	}
+	return []byte("null")
+}
+
+// defaultMessageJSON renders an empty message of type md: {} for ordinary
+// messages; well-known types with their own JSON form (Timestamp, Duration,
+// wrappers, ListValue, …) are rendered by protojson, and null where protojson
+// has no form for an empty value (google.protobuf.Value).
+func defaultMessageJSON(md protoreflect.MessageDescriptor) []byte {
+	if md.FullName().Parent() != "google.protobuf" {
+		return []byte("{}")
+	}
+	b, err := jsonMarshalOptions.Marshal(dynamicpb.NewMessage(md))
+	if err != nil {
+		return []byte("null")
+	}
+	return bytes.TrimSpace(b)
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	q, err := json.Marshal(s)
+	if err != nil { // cannot happen for a string
+		return append(b, `""`...)
+	}
+	return append(b, q...)
+}

@@ -1,0 +1,359 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// NewJSONRPCHandler returns the JSON-RPC 2.0 binding of svc (A2A §9): every
+// call is an HTTP POST to the handler's URL carrying
+// {"jsonrpc":"2.0","id":…,"method":"<rpc name>","params":<request message>}.
+//
+// Answers, where the specification leaves a choice:
+//
+//   - Requests that are not JSON-RPC at the HTTP level are refused with an
+//     HTTP status and a JSON-RPC InvalidRequest (-32600) body with id null:
+//     a method other than POST gets 405 and "Allow: POST"; a Content-Type other
+//     than application/json or application/a2a+json (parameters such as
+//     charset ignored; a missing Content-Type is accepted) gets 415, which also
+//     keeps browsers from posting cross-site forms to the endpoint.
+//   - Every other JSON-RPC error is sent with HTTP 200, as the official SDK does,
+//     including a body larger than WithMaxBodyBytes (InvalidRequest, id null,
+//     a message naming the limit): the JSON-RPC client reads the error instead
+//     of an opaque HTTP failure.
+//   - A batch (a JSON array) gets one InvalidRequest error with id null.
+//   - A request without an id (a notification) is still answered, with id null.
+//   - Absent or null params are taken as {}.
+//   - The order of checks is: envelope, method, service parameters
+//     (A2A-Version, A2A-Extensions), params decoding, required fields, tenant.
+//   - Streaming rpcs answer text/event-stream. An error before the first
+//     event (including one the handler returns before sending anything) is
+//     sent as a plain application/json JSON-RPC error, not as an SSE event;
+//     clients branch on the response Content-Type. An error after the first
+//     event is sent as a final event holding a JSON-RPC error response.
+//   - Extensions the handler activated (ActivateExtension) are echoed in the
+//     A2A-Extensions response header; for streams, those activated before the
+//     first event.
+//   - Handler errors that are not *Error are answered as InternalError and
+//     logged, without their text; a panicking handler is recovered, logged
+//     with its stack and answered the same way.
+func NewJSONRPCHandler(svc *Service, opts ...HandlerOption) http.Handler {
+	return &jsonrpcHandler{svc: svc, cfg: newHandlerConfig(opts)}
+}
+
+type jsonrpcHandler struct {
+	svc *Service
+	cfg *handlerConfig
+}
+
+// v03Methods are the JSON-RPC method names of A2A v0.3, which a v1.0
+// interface does not serve; their callers get a pointed -32601.
+var v03Methods = map[string]bool{
+	"message/send": true, "message/stream": true,
+	"tasks/get": true, "tasks/list": true, "tasks/cancel": true, "tasks/resubscribe": true,
+	"tasks/pushNotificationConfig/set": true, "tasks/pushNotificationConfig/get": true,
+	"tasks/pushNotificationConfig/list": true, "tasks/pushNotificationConfig/delete": true,
+	"agent/getAuthenticatedExtendedCard": true,
+}
+
+func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		h.writeError(w, http.StatusMethodNotAllowed, jsonNull, nil,
+			NewError(CodeInvalidRequest, "JSON-RPC requests must use POST, not "+r.Method))
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); !isJSONMediaType(ct) {
+		h.writeError(w, http.StatusUnsupportedMediaType, jsonNull, nil,
+			NewError(CodeInvalidRequest, fmt.Sprintf("Content-Type %q is not accepted; send application/json (or application/a2a+json)", ct)))
+		return
+	}
+	body, err := readBody(w, r, h.cfg.maxBodyBytes)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			h.writeError(w, http.StatusOK, jsonNull, nil,
+				NewError(CodeInvalidRequest, fmt.Sprintf("request body larger than the limit of %d bytes", tooLarge.Limit)))
+			return
+		}
+		h.writeError(w, http.StatusBadRequest, jsonNull, nil,
+			Errorf(CodeInvalidRequest, "reading the request body: %w", err))
+		return
+	}
+
+	req, e := parseRequest(body)
+	if e != nil {
+		h.writeError(w, http.StatusOK, req.id, nil, e)
+		return
+	}
+	ep := h.svc.byName[string(req.method[1:len(req.method)-1])]
+	if ep == nil {
+		method, _ := jsonString(req.method)
+		if ep = h.svc.byName[method]; ep == nil {
+			h.writeError(w, http.StatusOK, req.id, nil, methodNotFound(method))
+			return
+		}
+	}
+	info, e := h.cfg.newCallInfo(BindingJSONRPC, ep.Operation, r.Header, "")
+	if e != nil {
+		h.writeError(w, http.StatusOK, req.id, info, e)
+		return
+	}
+	msg := ep.NewRequest()
+	if err := unmarshalJSON(req.params, msg); err != nil {
+		h.writeError(w, http.StatusOK, req.id, info, paramsError(err))
+		return
+	}
+	if err := h.svc.Validate(msg); err != nil {
+		h.writeError(w, http.StatusOK, req.id, info, AsError(err))
+		return
+	}
+	if e := h.cfg.applyTenant(info, msg); e != nil {
+		h.writeError(w, http.StatusOK, req.id, info, e)
+		return
+	}
+	ctx := WithCallInfo(r.Context(), info)
+	if ep.IsStreaming() {
+		h.serveStream(ctx, w, ep, req.id, info, msg)
+		return
+	}
+	h.serveUnary(ctx, w, ep, req.id, info, msg)
+}
+
+// isJSONMediaType accepts application/json and application/a2a+json with any
+// parameters, and a missing Content-Type. It does not allocate.
+func isJSONMediaType(ct string) bool {
+	if ct == "" {
+		return true
+	}
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	ct = strings.TrimSpace(ct)
+	return strings.EqualFold(ct, "application/json") || strings.EqualFold(ct, "application/a2a+json")
+}
+
+// readBody reads the whole request body, at most limit bytes.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	rd := http.MaxBytesReader(w, r.Body, limit)
+	if n := r.ContentLength; n >= 0 && n <= limit {
+		// Known length: one allocation (plus one byte to see the end).
+		buf := make([]byte, n+1)
+		m, err := io.ReadFull(rd, buf)
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return buf[:m], nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		// The body is longer than announced; read the rest under the limit.
+		rest, err := io.ReadAll(rd)
+		return append(buf, rest...), err
+	}
+	return io.ReadAll(rd)
+}
+
+func methodNotFound(method string) *Error {
+	if v03Methods[method] || strings.Contains(method, "/") {
+		return NewError(CodeMethodNotFound, fmt.Sprintf(
+			"method %q not found: this is an A2A v1.0 interface and A2A v0.3 methods are not served; v1.0 methods are named after the rpc, e.g. SendMessage", method))
+	}
+	return NewError(CodeMethodNotFound, fmt.Sprintf("method %q not found", method))
+}
+
+// paramsError turns a params decoding failure into InvalidParams with the
+// decoder's message, which names the offending member.
+func paramsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Errorf(CodeInvalidParams, "invalid params: %w", err)
+}
+
+func (h *jsonrpcHandler) serveUnary(ctx context.Context, w http.ResponseWriter, ep *Endpoint, id []byte, info *CallInfo, msg proto.Message) {
+	resp, err := callUnarySafely(ctx, ep, msg)
+	if err != nil {
+		h.writeError(w, http.StatusOK, id, info, h.handlerError(ctx, ep, err))
+		return
+	}
+	result, err := marshalJSON(resp, h.svc.Desc.Required)
+	if err != nil {
+		h.writeError(w, http.StatusOK, id, info, h.handlerError(ctx, ep, fmt.Errorf("encoding the response: %w", err)))
+		return
+	}
+	// The result is written as marshalled, between the envelope's head and
+	// its closing brace, so a large result is neither re-encoded nor copied.
+	head := appendResultHead(make([]byte, 0, len(id)+32), id)
+	writeJSON(w, http.StatusOK, info, head, result, closingBrace)
+}
+
+// handlerError converts what a handler returned into the *Error to send and
+// logs errors the client does not see the cause of. A call whose client went
+// away is logged at debug level only: nothing is wrong with the server.
+func (h *jsonrpcHandler) handlerError(ctx context.Context, ep *Endpoint, err error) *Error {
+	e := AsError(err)
+	if e == nil { // a typed nil *Error returned as a non-nil error
+		err = fmt.Errorf("handler returned a nil *Error as its error")
+		e = Internal(err)
+	}
+	if e.code != CodeInternal && e.code != CodeInvalidAgentResponse {
+		return e
+	}
+	level := slog.LevelError
+	if ctx.Err() != nil {
+		level = slog.LevelDebug
+	}
+	attrs := []slog.Attr{slog.String("method", ep.Operation.Name), slog.Any("error", err)}
+	if e.cause != nil && e.cause != err {
+		attrs = append(attrs, slog.Any("cause", e.cause))
+	}
+	h.cfg.logger.LogAttrs(ctx, level, "a2a: JSON-RPC handler failed", attrs...)
+	return e
+}
+
+// writeError sends a JSON-RPC error response with the given HTTP status.
+func (h *jsonrpcHandler) writeError(w http.ResponseWriter, status int, id []byte, info *CallInfo, e *Error) {
+	out := appendErrorResponse(nil, id, marshalJSONRPCError(e, time.Now()))
+	writeJSON(w, status, info, out)
+}
+
+// writeJSON writes a complete application/json response made of parts.
+func writeJSON(w http.ResponseWriter, status int, info *CallInfo, parts ...[]byte) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(n))
+	setActivatedExtensions(h, info)
+	w.WriteHeader(status)
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return // the client is gone; nothing to do
+		}
+	}
+}
+
+// setActivatedExtensions echoes the extensions the handler activated.
+func setActivatedExtensions(h http.Header, info *CallInfo) {
+	if info == nil {
+		return
+	}
+	if exts := info.ActivatedExtensions(); len(exts) > 0 {
+		h.Set(paramExtensions, strings.Join(exts, ","))
+	}
+}
+
+// errStreamClosed is returned by Send once the handler has returned.
+var errStreamClosed = errors.New("a2a: Send called after the streaming handler returned")
+
+// jsonrpcStream is the sending side of one streaming call. Send may be called
+// from any goroutine; calls are serialised.
+type jsonrpcStream struct {
+	ctx      context.Context
+	sse      *sseWriter
+	id       []byte
+	info     *CallInfo
+	required RequiredFields
+
+	mu       sync.Mutex
+	closed   bool  // the handler returned
+	writeErr error // the first failed write; later Sends fail the same way
+	buf      []byte
+}
+
+func (s *jsonrpcStream) send(m proto.Message) error {
+	if err := s.ctx.Err(); err != nil {
+		return fmt.Errorf("a2a: stream ended by the client: %w", err)
+	}
+	result, err := marshalJSON(m, s.required)
+	if err != nil {
+		return Internal(fmt.Errorf("encoding a stream response: %w", err))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return errStreamClosed
+	case s.writeErr != nil:
+		return s.writeErr
+	}
+	if !s.sse.started {
+		setActivatedExtensions(s.sse.w.Header(), s.info)
+	}
+	s.buf = appendResultResponse(s.buf[:0], s.id, result)
+	if err := s.sse.writeEvent(s.buf); err != nil {
+		s.writeErr = fmt.Errorf("a2a: writing a stream event: %w", err)
+		return s.writeErr
+	}
+	return nil
+}
+
+func (h *jsonrpcHandler) serveStream(ctx context.Context, w http.ResponseWriter, ep *Endpoint, id []byte, info *CallInfo, msg proto.Message) {
+	s := &jsonrpcStream{ctx: ctx, sse: newSSEWriter(w), id: id, info: info, required: h.svc.Desc.Required}
+	err := callStreamSafely(ctx, ep, msg, s.send)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if err == nil {
+		if !s.sse.started {
+			// A stream with no events is still a stream: send the headers.
+			setActivatedExtensions(w.Header(), info)
+			s.sse.start()
+		}
+		return
+	}
+	e := h.handlerError(ctx, ep, err)
+	if !s.sse.started {
+		h.writeError(w, http.StatusOK, id, info, e)
+		return
+	}
+	if s.writeErr != nil || ctx.Err() != nil {
+		return // the client is gone; there is nobody to tell
+	}
+	out := appendErrorResponse(s.buf[:0], id, marshalJSONRPCError(e, time.Now()))
+	if werr := s.sse.writeEvent(out); werr != nil {
+		h.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "a2a: writing the final error event failed",
+			slog.String("method", ep.Operation.Name), slog.Any("error", werr))
+	}
+}
+
+// callUnarySafely calls a unary endpoint and turns a panic into an Internal
+// error carrying the panic value and stack (logged, never sent).
+func callUnarySafely(ctx context.Context, ep *Endpoint, msg proto.Message) (resp proto.Message, err error) {
+	defer recoverHandler(&err)
+	return ep.CallUnary(ctx, msg)
+}
+
+// callStreamSafely is callUnarySafely for streaming endpoints.
+func callStreamSafely(ctx context.Context, ep *Endpoint, msg proto.Message, send func(proto.Message) error) (err error) {
+	defer recoverHandler(&err)
+	return ep.CallStream(ctx, msg, send)
+}
+
+// recoverHandler converts a handler panic into an error. http.ErrAbortHandler
+// keeps its net/http meaning (abort the response silently) and is re-raised.
+func recoverHandler(err *error) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	*err = Internal(fmt.Errorf("handler panicked: %v\n%s", p, debug.Stack()))
+}

@@ -1,0 +1,166 @@
+package runtime
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Service parameter names (A2A §3.2.6). HTTP bindings carry them as request
+// headers (case-insensitive), gRPC as lower-case metadata keys; REST also
+// accepts A2A-Version as a query parameter.
+const (
+	paramVersion    = "A2A-Version"
+	paramExtensions = "A2A-Extensions"
+)
+
+// versionWhenAbsent is what the spec makes a server assume when a request
+// carries no A2A-Version (or an empty one).
+const versionWhenAbsent = "0.3"
+
+// newCallInfo negotiates the service parameters of a request: A2A-Version
+// (header, or queryVersion for REST) against c.supportedVersions under
+// c.versionPolicy; A2A-Extensions (split, trimmed, merged, deduplicated) against
+// c.requiredExtensions. It returns VersionNotSupported or
+// ExtensionSupportRequired errors.
+func (c *handlerConfig) newCallInfo(binding string, op *Operation, header http.Header, queryVersion string) (*CallInfo, *Error) {
+	version, err := c.negotiateVersion(header, queryVersion)
+	if err != nil {
+		return nil, err
+	}
+	extensions := ParseExtensions(serviceParamValues(header, paramExtensions))
+	var missing []string
+	for _, uri := range c.requiredExtensions {
+		if !slices.Contains(extensions, uri) && !slices.Contains(missing, uri) {
+			missing = append(missing, uri)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, ExtensionSupportRequired(missing...)
+	}
+	return &CallInfo{
+		Operation:  op,
+		Binding:    binding,
+		Version:    version,
+		Extensions: extensions,
+		Header:     header,
+	}, nil
+}
+
+// negotiateVersion picks the protocol version of a request. The first
+// non-empty A2A-Version header value wins over the query parameter.
+func (c *handlerConfig) negotiateVersion(header http.Header, queryVersion string) (string, *Error) {
+	requested := ""
+	for _, v := range serviceParamValues(header, paramVersion) {
+		if v = strings.TrimSpace(v); v != "" {
+			requested = v
+			break
+		}
+	}
+	if requested == "" {
+		requested = strings.TrimSpace(queryVersion)
+	}
+	if requested == "" {
+		if c.versionPolicy == VersionLenient && len(c.supportedVersions) > 0 {
+			v, ok := ParseVersion(c.supportedVersions[0])
+			if !ok {
+				v = c.supportedVersions[0]
+			}
+			return v, nil
+		}
+		if c.supports(versionWhenAbsent) {
+			return versionWhenAbsent, nil
+		}
+		e := VersionNotSupported(versionWhenAbsent, c.supportedVersions...)
+		e.message = "no A2A-Version was sent, which means " + versionWhenAbsent +
+			", and this interface does not serve it; send A2A-Version: " + strings.Join(c.supportedVersions, " or ")
+		return "", e
+	}
+	v, ok := ParseVersion(requested)
+	if !ok || !c.supports(v) {
+		return "", VersionNotSupported(requested, c.supportedVersions...)
+	}
+	return v, nil
+}
+
+// supports reports whether v (Major.Minor) is one of c.supportedVersions.
+func (c *handlerConfig) supports(v string) bool {
+	for _, s := range c.supportedVersions {
+		if n, ok := ParseVersion(s); ok && n == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseVersion normalises an A2A protocol version to Major.Minor: a patch
+// component is accepted and dropped ("1.0.1" → "1.0", as the spec says it MUST
+// NOT be considered), surrounding space is trimmed and leading zeros are
+// removed. It reports false for anything that is not two or three dot-separated
+// decimal numbers ("abc", "1", "v1.0", "1.0.x").
+func ParseVersion(v string) (string, bool) {
+	v = strings.TrimSpace(v)
+	major, rest, ok := strings.Cut(v, ".")
+	if !ok || !isVersionNumber(major) {
+		return "", false
+	}
+	minor, patch, hasPatch := strings.Cut(rest, ".")
+	if !isVersionNumber(minor) || (hasPatch && !isVersionNumber(patch)) {
+		return "", false
+	}
+	if (len(major) > 1 && major[0] == '0') || (len(minor) > 1 && minor[0] == '0') {
+		maj, err1 := strconv.ParseUint(major, 10, 64)
+		mnr, err2 := strconv.ParseUint(minor, 10, 64)
+		if err1 != nil || err2 != nil {
+			return "", false
+		}
+		return strconv.FormatUint(maj, 10) + "." + strconv.FormatUint(mnr, 10), true
+	}
+	return v[:len(major)+1+len(minor)], true
+}
+
+func isVersionNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseExtensions turns A2A-Extensions values into extension URIs: every value
+// (one per header line or metadata entry) is split on commas, each item is
+// trimmed, empty items are dropped and duplicates removed, keeping the order of
+// first appearance. Clients send one comma-joined header, but some send one
+// header per URI, so both forms are merged. It returns nil when there are none.
+func ParseExtensions(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for item := range strings.SplitSeq(v, ",") {
+			item = strings.TrimSpace(item)
+			if item != "" && !slices.Contains(out, item) {
+				out = append(out, item)
+			}
+		}
+	}
+	return out
+}
+
+// serviceParamValues returns every value of the header key, matching the key
+// case-insensitively: http.Header canonicalises keys it parses
+// ("A2a-Version"), but headers built by hand or from gRPC metadata may hold
+// other spellings ("a2a-version").
+func serviceParamValues(h http.Header, key string) []string {
+	canonical := http.CanonicalHeaderKey(key)
+	values := h[canonical]
+	for k, vs := range h {
+		if k != canonical && strings.EqualFold(k, key) {
+			values = append(values[:len(values):len(values)], vs...)
+		}
+	}
+	return values
+}

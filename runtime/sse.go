@@ -1,0 +1,183 @@
+package runtime
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// Server-Sent Events (WHATWG HTML §9.2) as the A2A HTTP bindings use them:
+// every event is a single data field holding one JSON document, with no event
+// names, ids or retry hints, and the stream ends when the response ends.
+
+// sseContentType is the media type of an SSE response.
+const sseContentType = "text/event-stream"
+
+// sseWriter writes events to an HTTP response and flushes each one, so a
+// client sees an event as soon as the handler sends it. It is not safe for
+// concurrent use; callers serialise.
+type sseWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	started bool
+	// noFlush is set once the writer turned out not to support flushing:
+	// events then reach the client when the response ends.
+	noFlush bool
+	buf     []byte
+}
+
+func newSSEWriter(w http.ResponseWriter) *sseWriter {
+	return &sseWriter{w: w, rc: http.NewResponseController(w)}
+}
+
+// start sends the response headers: 200, text/event-stream, no caching, and
+// X-Accel-Buffering: no so that nginx-style proxies pass events through
+// instead of buffering the response.
+func (s *sseWriter) start() {
+	h := s.w.Header()
+	h.Set("Content-Type", sseContentType)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	h.Del("Content-Length")
+	s.w.WriteHeader(http.StatusOK)
+	s.started = true
+}
+
+// writeEvent writes one event whose data is payload and flushes it. A
+// payload holding line breaks is split over several data lines, which readers
+// join with "\n"; compact JSON never has any, so A2A events stay one line
+// (the official Go SDK v2.3.1 reads every data line as its own event).
+func (s *sseWriter) writeEvent(payload []byte) error {
+	if !s.started {
+		s.start()
+	}
+	b := s.buf[:0]
+	for {
+		b = append(b, "data: "...)
+		i := bytes.IndexAny(payload, "\r\n")
+		if i < 0 {
+			b = append(b, payload...)
+			b = append(b, '\n')
+			break
+		}
+		b = append(b, payload[:i]...)
+		b = append(b, '\n')
+		if payload[i] == '\r' && i+1 < len(payload) && payload[i+1] == '\n' {
+			i++
+		}
+		payload = payload[i+1:]
+	}
+	b = append(b, '\n')
+	s.buf = b
+	if _, err := s.w.Write(b); err != nil {
+		return err
+	}
+	if s.noFlush {
+		return nil
+	}
+	if err := s.rc.Flush(); err != nil {
+		if errors.Is(err, http.ErrNotSupported) {
+			s.noFlush = true
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// sseReader splits an SSE byte stream into the data of its events. It reads
+// what the A2A bindings need and what real servers send: data lines with or
+// without the space after the colon, several data lines per event (joined
+// with "\n"), LF or CRLF line ends, and it ignores comments and the id,
+// event and retry fields. Lines ended by a lone CR are not recognised.
+type sseReader struct {
+	r   *bufio.Reader
+	max int64 // largest event data accepted, in bytes
+
+	data    []byte
+	hasData bool
+	line    []byte
+}
+
+// errSSETooLarge reports an event or line over the reader's limit.
+var errSSETooLarge = errors.New("SSE event too large")
+
+func newSSEReader(r io.Reader, maxEventBytes int64) *sseReader {
+	return &sseReader{r: bufio.NewReaderSize(r, 4096), max: maxEventBytes}
+}
+
+// next returns the data of the next event, valid until the following call.
+// A last event not followed by a blank line is still returned. At the end of
+// the stream it returns io.EOF.
+func (s *sseReader) next() ([]byte, error) {
+	s.data = s.data[:0]
+	s.hasData = false
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			if errors.Is(err, io.EOF) && s.hasData {
+				return s.data, nil
+			}
+			return nil, err
+		}
+		if len(line) == 0 {
+			if s.hasData {
+				return s.data, nil
+			}
+			continue // blank line after comments or ignored fields only
+		}
+		if line[0] == ':' {
+			continue // comment, e.g. a keep-alive
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		if string(field) != "data" {
+			continue // id, event, retry and unknown fields carry nothing for A2A
+		}
+		if s.hasData {
+			s.data = append(s.data, '\n')
+		}
+		if int64(len(s.data)+len(value)) > s.max {
+			return nil, fmt.Errorf("%w: over the limit of %d bytes", errSSETooLarge, s.max)
+		}
+		s.data = append(s.data, value...)
+		s.hasData = true
+	}
+}
+
+// readLine returns the next line without its LF or CRLF ending. A final line
+// without a line end is returned before io.EOF.
+func (s *sseReader) readLine() ([]byte, error) {
+	s.line = s.line[:0]
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		if int64(len(s.line)+len(chunk)) > s.max+2 { // +2: the line end
+			return nil, fmt.Errorf("%w: a line is over the limit of %d bytes", errSSETooLarge, s.max)
+		}
+		switch {
+		case err == nil:
+			s.line = append(s.line, chunk...)
+			return trimLineEnd(s.line), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			s.line = append(s.line, chunk...)
+		case errors.Is(err, io.EOF) && len(s.line)+len(chunk) > 0:
+			s.line = append(s.line, chunk...)
+			return trimLineEnd(s.line), nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+func trimLineEnd(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	return bytes.TrimSuffix(b, []byte("\r"))
+}

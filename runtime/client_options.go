@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -23,6 +24,7 @@ type clientConfig struct {
 	tenant           string
 	protocolVersion  string
 	maxResponseBytes int64
+	grpcDialOptions  []grpc.DialOption // see WithGRPCDialOptions (grpc_client.go)
 }
 
 func newClientConfig(opts []ClientOption) *clientConfig {

@@ -5,12 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"runtime/debug"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -199,28 +195,10 @@ func (h *jsonrpcHandler) serveUnary(ctx context.Context, w http.ResponseWriter, 
 	writeJSON(w, http.StatusOK, info, head, result, closingBrace)
 }
 
-// handlerError converts what a handler returned into the *Error to send and
-// logs errors the client does not see the cause of. A call whose client went
-// away is logged at debug level only: nothing is wrong with the server.
+// handlerError converts what a handler returned into the *Error to send,
+// logging what the client does not see.
 func (h *jsonrpcHandler) handlerError(ctx context.Context, ep *Endpoint, err error) *Error {
-	e := AsError(err)
-	if e == nil { // a typed nil *Error returned as a non-nil error
-		err = fmt.Errorf("handler returned a nil *Error as its error")
-		e = Internal(err)
-	}
-	if e.code != CodeInternal && e.code != CodeInvalidAgentResponse {
-		return e
-	}
-	level := slog.LevelError
-	if ctx.Err() != nil {
-		level = slog.LevelDebug
-	}
-	attrs := []slog.Attr{slog.String("method", ep.Operation.Name), slog.Any("error", err)}
-	if e.cause != nil && e.cause != err {
-		attrs = append(attrs, slog.Any("cause", e.cause))
-	}
-	h.cfg.logger.LogAttrs(ctx, level, "a2a: JSON-RPC handler failed", attrs...)
-	return e
+	return h.cfg.handlerError(ctx, BindingJSONRPC, ep, err)
 }
 
 // writeError sends a JSON-RPC error response with the given HTTP status.
@@ -231,129 +209,20 @@ func (h *jsonrpcHandler) writeError(w http.ResponseWriter, status int, id []byte
 
 // writeJSON writes a complete application/json response made of parts.
 func writeJSON(w http.ResponseWriter, status int, info *CallInfo, parts ...[]byte) {
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(n))
-	setActivatedExtensions(h, info)
-	w.WriteHeader(status)
-	for _, p := range parts {
-		if _, err := w.Write(p); err != nil {
-			return // the client is gone; nothing to do
-		}
-	}
-}
-
-// setActivatedExtensions echoes the extensions the handler activated.
-func setActivatedExtensions(h http.Header, info *CallInfo) {
-	if info == nil {
-		return
-	}
-	if exts := info.ActivatedExtensions(); len(exts) > 0 {
-		h.Set(paramExtensions, strings.Join(exts, ","))
-	}
-}
-
-// errStreamClosed is returned by Send once the handler has returned.
-var errStreamClosed = errors.New("a2a: Send called after the streaming handler returned")
-
-// jsonrpcStream is the sending side of one streaming call. Send may be called
-// from any goroutine; calls are serialised.
-type jsonrpcStream struct {
-	ctx      context.Context
-	sse      *sseWriter
-	id       []byte
-	info     *CallInfo
-	required RequiredFields
-
-	mu       sync.Mutex
-	closed   bool  // the handler returned
-	writeErr error // the first failed write; later Sends fail the same way
-	buf      []byte
-}
-
-func (s *jsonrpcStream) send(m proto.Message) error {
-	if err := s.ctx.Err(); err != nil {
-		return fmt.Errorf("a2a: stream ended by the client: %w", err)
-	}
-	result, err := marshalJSON(m, s.required)
-	if err != nil {
-		return Internal(fmt.Errorf("encoding a stream response: %w", err))
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.closed:
-		return errStreamClosed
-	case s.writeErr != nil:
-		return s.writeErr
-	}
-	if !s.sse.started {
-		setActivatedExtensions(s.sse.w.Header(), s.info)
-	}
-	s.buf = appendResultResponse(s.buf[:0], s.id, result)
-	if err := s.sse.writeEvent(s.buf); err != nil {
-		s.writeErr = fmt.Errorf("a2a: writing a stream event: %w", err)
-		return s.writeErr
-	}
-	return nil
+	writeBody(w, status, "application/json", info, parts...)
 }
 
 func (h *jsonrpcHandler) serveStream(ctx context.Context, w http.ResponseWriter, ep *Endpoint, id []byte, info *CallInfo, msg proto.Message) {
-	s := &jsonrpcStream{ctx: ctx, sse: newSSEWriter(w), id: id, info: info, required: h.svc.Desc.Required}
-	err := callStreamSafely(ctx, ep, msg, s.send)
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	if err == nil {
-		if !s.sse.started {
-			// A stream with no events is still a stream: send the headers.
-			setActivatedExtensions(w.Header(), info)
-			s.sse.start()
-		}
-		return
-	}
-	e := h.handlerError(ctx, ep, err)
-	if !s.sse.started {
-		h.writeError(w, http.StatusOK, id, info, e)
-		return
-	}
-	if s.writeErr != nil || ctx.Err() != nil {
-		return // the client is gone; there is nobody to tell
-	}
-	out := appendErrorResponse(s.buf[:0], id, marshalJSONRPCError(e, time.Now()))
-	if werr := s.sse.writeEvent(out); werr != nil {
-		h.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "a2a: writing the final error event failed",
-			slog.String("method", ep.Operation.Name), slog.Any("error", werr))
-	}
-}
-
-// callUnarySafely calls a unary endpoint and turns a panic into an Internal
-// error carrying the panic value and stack (logged, never sent).
-func callUnarySafely(ctx context.Context, ep *Endpoint, msg proto.Message) (resp proto.Message, err error) {
-	defer recoverHandler(&err)
-	return ep.CallUnary(ctx, msg)
-}
-
-// callStreamSafely is callUnarySafely for streaming endpoints.
-func callStreamSafely(ctx context.Context, ep *Endpoint, msg proto.Message, send func(proto.Message) error) (err error) {
-	defer recoverHandler(&err)
-	return ep.CallStream(ctx, msg, send)
-}
-
-// recoverHandler converts a handler panic into an error. http.ErrAbortHandler
-// keeps its net/http meaning (abort the response silently) and is re-raised.
-func recoverHandler(err *error) {
-	p := recover()
-	if p == nil {
-		return
-	}
-	if p == http.ErrAbortHandler {
-		panic(p)
-	}
-	*err = Internal(fmt.Errorf("handler panicked: %v\n%s", p, debug.Stack()))
+	h.cfg.serveSSE(ctx, w, ep, info, msg, h.svc.Desc.Required, &sseFraming{
+		binding: BindingJSONRPC,
+		event: func(dst, result []byte) []byte {
+			return appendResultResponse(dst, id, result)
+		},
+		errorEvent: func(dst []byte, e *Error, now time.Time) []byte {
+			return appendErrorResponse(dst, id, marshalJSONRPCError(e, now))
+		},
+		writeError: func(w http.ResponseWriter, info *CallInfo, e *Error) {
+			h.writeError(w, http.StatusOK, id, info, e)
+		},
+	})
 }

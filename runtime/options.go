@@ -30,6 +30,10 @@ type handlerConfig struct {
 	requiredExtensions []string
 	tenant             string
 	logger             *slog.Logger
+	// pathPrefix is the HTTP+JSON mount point set by WithPathPrefix;
+	// pathPrefixSet turns off the detection from http.Request.Pattern.
+	pathPrefix    string
+	pathPrefixSet bool
 }
 
 func newHandlerConfig(opts []HandlerOption) *handlerConfig {

@@ -36,7 +36,7 @@ type fixedAgent struct {
 func newFixedAgent() *fixedAgent {
 	now := timestamppb.Now()
 	task := &a2av1.Task{Id: "0b8f6d7e-task", ContextId: "ctx-7f3e2d1c",
-		Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_COMPLETED, Timestamp: now},
+		Status:    &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_COMPLETED, Timestamp: now},
 		Artifacts: []*a2av1.Artifact{{ArtifactId: "a-1", Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: "Echo: Summarise the attached quarterly report."}}}}}}
 	a := &fixedAgent{resp: &a2av1.SendMessageResponse{Payload: &a2av1.SendMessageResponse_Task{Task: task}}}
 	for range 10 {

@@ -139,12 +139,12 @@ func TestPluginMode(t *testing.T) {
 // TestPluginModeReportsParameterErrors checks that a bad binding reaches
 // protoc as the response's error (which protoc prints), not as a crash.
 func TestPluginModeReportsParameterErrors(t *testing.T) {
-	out, stderr, err := runPlugin(t, pluginRequest(t, "bindings=jsonrpc,rest"))
+	out, stderr, err := runPlugin(t, pluginRequest(t, "bindings=jsonrpc,soap"))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	resp := decodeResponse(t, out)
-	if want := `binding "rest" is not implemented yet in protoc-gen-a2a v` + gen.Version; resp.GetError() != want {
+	if want := `unknown binding "soap" (known: jsonrpc, rest, grpc)`; resp.GetError() != want {
 		t.Errorf("error = %q, want %q", resp.GetError(), want)
 	}
 }

@@ -21,6 +21,10 @@ func (e *serviceEmitter) emitHandlerBindings() {
 			e.f.Func().Id(name).Params(jen.Id("h").Id(e.n.Handler), jen.Id("opts").Op("...").Qual(runtimePackage, "HandlerOption")).Qual(httpPackage, "Handler").Block(
 				jen.Return(jen.Qual(runtimePackage, "NewJSONRPCHandler").Call(jen.Id(e.n.Runtime).Call(jen.Id("h")), jen.Id("opts").Op("..."))),
 			)
+		case BindingREST:
+			e.emitRESTHandler()
+		case BindingGRPC:
+			e.emitGRPCRegister()
 		}
 	}
 }
@@ -40,6 +44,10 @@ func (e *serviceEmitter) emitClientBindings() {
 			e.f.Func().Id(name).Params(jen.Id("url").String(), jen.Id("opts").Op("...").Qual(runtimePackage, "ClientOption")).Id(e.n.Client).Block(
 				jen.Return(jen.Id(e.n.ClientConstructor).Call(jen.Qual(runtimePackage, "NewJSONRPCTransport").Call(jen.Id("url"), jen.Id("opts").Op("...")))),
 			)
+		case BindingREST:
+			e.emitRESTClient()
+		case BindingGRPC:
+			e.emitGRPCClients()
 		}
 	}
 }

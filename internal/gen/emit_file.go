@@ -19,6 +19,7 @@ const (
 	contextPackage = "context"
 	httpPackage    = "net/http"
 	iterPackage    = "iter"
+	grpcPackage    = "google.golang.org/grpc"
 )
 
 // generatedSuffix replaces ".proto" in the name of the generated file.
@@ -27,7 +28,8 @@ const generatedSuffix = ".a2a.go"
 // localNames are the parameter and receiver names generated functions use;
 // an imported package with one of these names is imported under an alias so
 // that no parameter shadows it.
-var localNames = map[string]bool{"ctx": true, "req": true, "stream": true, "h": true, "opts": true, "url": true, "t": true, "c": true}
+var localNames = map[string]bool{"ctx": true, "req": true, "stream": true, "h": true, "opts": true, "url": true, "t": true, "c": true,
+	"r": true, "cc": true, "target": true, "err": true}
 
 // emitFile renders the .a2a.go file of one proto file.
 func emitFile(plugin *protogen.Plugin, fm *fileModel, bindings []string) error {
@@ -89,6 +91,7 @@ func headerLines(plugin *protogen.Plugin, file *protogen.File) []string {
 // file refers to, so imports carry no needless alias.
 func nameImports(plugin *protogen.Plugin, f *jen.File, fm *fileModel) {
 	f.ImportName(runtimePackage, "runtime")
+	f.ImportName(grpcPackage, "grpc")
 	pkgNames := map[protogen.GoImportPath]protogen.GoPackageName{}
 	for _, pf := range plugin.Files {
 		pkgNames[pf.GoImportPath] = pf.GoPackageName

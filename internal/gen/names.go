@@ -67,8 +67,14 @@ var bindingLabels = map[string]string{
 }
 
 // HandlerConstructor returns the name of the constructor serving a Handler
-// over binding b, e.g. NewA2AServiceJSONRPCHandler.
+// over binding b, e.g. NewA2AServiceJSONRPCHandler. gRPC has no handler
+// value to construct: its function registers the Handler on a
+// grpc.ServiceRegistrar, as protoc-gen-go-grpc's Register<S>Server does, and
+// is named RegisterA2AServiceGRPC.
 func (n *serviceNames) HandlerConstructor(b string) string {
+	if b == BindingGRPC {
+		return "Register" + n.service + bindingLabels[b]
+	}
 	return "New" + n.service + bindingLabels[b] + "Handler"
 }
 
@@ -76,6 +82,12 @@ func (n *serviceNames) HandlerConstructor(b string) string {
 // over binding b, e.g. NewA2AServiceJSONRPCClient.
 func (n *serviceNames) ClientBindingConstructor(b string) string {
 	return "New" + n.service + bindingLabels[b] + "Client"
+}
+
+// GRPCClientFromConn returns the name of the constructor of a gRPC Client
+// over a connection the caller owns, e.g. NewA2AServiceGRPCClientFromConn.
+func (n *serviceNames) GRPCClientFromConn() string {
+	return n.ClientBindingConstructor(BindingGRPC) + "FromConn"
 }
 
 // all lists every package-level identifier generated for the service with
@@ -93,6 +105,9 @@ func (n *serviceNames) all(bindings []string) map[string]string {
 	for _, b := range bindings {
 		ids[n.HandlerConstructor(b)] = b + " handler constructor"
 		ids[n.ClientBindingConstructor(b)] = b + " client constructor"
+		if b == BindingGRPC {
+			ids[n.GRPCClientFromConn()] = b + " client constructor over a connection"
+		}
 	}
 	for rpc, id := range n.opIndex {
 		ids[id] = "operation index of rpc " + rpc

@@ -19,8 +19,8 @@ var knownBindings = []struct {
 	implemented bool
 }{
 	{BindingJSONRPC, true},
-	{BindingREST, false},
-	{BindingGRPC, false},
+	{BindingREST, true},
+	{BindingGRPC, true},
 }
 
 // Options are the protoc-gen-a2a specific plugin parameters. The standard
@@ -34,7 +34,7 @@ var knownBindings = []struct {
 //	})
 type Options struct {
 	// Bindings are the binding names to emit constructors for; nil means
-	// the default, jsonrpc.
+	// the default: every implemented binding, in knownBindings order.
 	Bindings []string
 
 	// inBindings is true after a bindings= parameter: protoc splits the
@@ -66,7 +66,13 @@ func (o *Options) Set(name, value string) error {
 // in request order.
 func (o *Options) bindings() ([]string, error) {
 	if o.Bindings == nil {
-		return []string{BindingJSONRPC}, nil
+		var all []string
+		for _, k := range knownBindings {
+			if k.implemented {
+				all = append(all, k.name)
+			}
+		}
+		return all, nil
 	}
 	var out []string
 	seen := map[string]bool{}

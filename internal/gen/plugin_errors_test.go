@@ -165,20 +165,16 @@ bad.proto:21:3: bad.v1.Svc.Up: client-streaming rpcs cannot be served by protoc-
 		extra: "message SvcClient {}\n",
 		want:  `bad.proto: bad.v1.Svc: generated identifier SvcClient (client interface) collides with message bad.v1.SvcClient (bad.proto); rename one of them in the proto`,
 	}, {
+		name:  "generated gRPC name collides with a message",
+		rpcs:  "  " + ok,
+		extra: "message NewSvcGRPCClientFromConn {}\n",
+		param: "bindings=grpc",
+		want:  `bad.proto: bad.v1.Svc: generated identifier NewSvcGRPCClientFromConn (grpc client constructor over a connection) collides with message bad.v1.NewSvcGRPCClientFromConn (bad.proto); rename one of them in the proto`,
+	}, {
 		name:  "unknown binding",
 		rpcs:  "  " + ok,
 		param: "bindings=jsonrpc,soap",
 		want:  `unknown binding "soap" (known: jsonrpc, rest, grpc)`,
-	}, {
-		name:  "rest is not implemented yet",
-		rpcs:  "  " + ok,
-		param: "bindings=rest",
-		want:  `binding "rest" is not implemented yet in protoc-gen-a2a v0.1.0`,
-	}, {
-		name:  "grpc is not implemented yet",
-		rpcs:  "  " + ok,
-		param: "bindings=jsonrpc,grpc",
-		want:  `binding "grpc" is not implemented yet in protoc-gen-a2a v0.1.0`,
 	}, {
 		name:  "empty binding list",
 		rpcs:  "  " + ok,
@@ -213,6 +209,8 @@ func TestPluginAccepts(t *testing.T) {
 	}{
 		{"default bindings", `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{id}"}; }`, "", []string{"bad.pb.go", "bad.a2a.go"}},
 		{"explicit and repeated binding", `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{id}"}; }`, "bindings=jsonrpc,jsonrpc", []string{"bad.pb.go", "bad.a2a.go"}},
+		{"grpc binding only", `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{id}"}; }`, "bindings=grpc", []string{"bad.pb.go", "bad.a2a.go"}},
+		{"rest binding only", `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{id}"}; }`, "bindings=rest", []string{"bad.pb.go", "bad.a2a.go"}},
 		{"service without rules is skipped", `  rpc Get(Req) returns (Resp);`, "", []string{"bad.pb.go"}},
 		{"client streaming without rules is ignored", `  rpc Up(stream Req) returns (Resp);`, "", []string{"bad.pb.go"}},
 		{"nested variable, wildcards and verb", `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{inner.name=names/*/**}:look"}; }`, "", []string{"bad.pb.go", "bad.a2a.go"}},

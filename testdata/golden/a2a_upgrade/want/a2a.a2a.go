@@ -12,6 +12,7 @@ import (
 	"net/http"
 
 	"github.com/a2agen/a2agen/runtime"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
@@ -36,8 +37,18 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			Response:        "lf.a2a.v1.SendMessageResponse",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "POST", Path: "/message:send", Body: "*"},
-				{Method: "POST", Path: "/{tenant}/message:send", Body: "*"},
+				{
+					Method:  "POST",
+					Path:    "/message:send",
+					Body:    "*",
+					Pattern: runtime.PathPattern{Segments: []string{"message"}, Verb: "send"},
+				},
+				{
+					Method:  "POST",
+					Path:    "/{tenant}/message:send",
+					Body:    "*",
+					Pattern: runtime.PathPattern{Segments: []string{"*", "message"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}}, Verb: "send"},
+				},
 			},
 		},
 		a2aServiceSendStreamingMessageOp: {
@@ -47,8 +58,18 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			Response:        "lf.a2a.v1.StreamResponse",
 			ServerStreaming: true,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "POST", Path: "/message:stream", Body: "*"},
-				{Method: "POST", Path: "/{tenant}/message:stream", Body: "*"},
+				{
+					Method:  "POST",
+					Path:    "/message:stream",
+					Body:    "*",
+					Pattern: runtime.PathPattern{Segments: []string{"message"}, Verb: "stream"},
+				},
+				{
+					Method:  "POST",
+					Path:    "/{tenant}/message:stream",
+					Body:    "*",
+					Pattern: runtime.PathPattern{Segments: []string{"*", "message"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}}, Verb: "stream"},
+				},
 			},
 		},
 		a2aServiceGetTaskOp: {
@@ -58,8 +79,16 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			Response:        "lf.a2a.v1.Task",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "GET", Path: "/tasks/{id=*}"},
-				{Method: "GET", Path: "/{tenant}/tasks/{id=*}"},
+				{
+					Method:  "GET",
+					Path:    "/tasks/{id=*}",
+					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "id", Start: 1, End: 2}}},
+				},
+				{
+					Method:  "GET",
+					Path:    "/{tenant}/tasks/{id=*}",
+					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "id", Start: 2, End: 3}}},
+				},
 			},
 		},
 		a2aServiceListTasksOp: {
@@ -69,8 +98,16 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			Response:        "lf.a2a.v1.ListTasksResponse",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "GET", Path: "/tasks"},
-				{Method: "GET", Path: "/{tenant}/tasks"},
+				{
+					Method:  "GET",
+					Path:    "/tasks",
+					Pattern: runtime.PathPattern{Segments: []string{"tasks"}},
+				},
+				{
+					Method:  "GET",
+					Path:    "/{tenant}/tasks",
+					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}}},
+				},
 			},
 		},
 		a2aServiceCancelTaskOp: {
@@ -80,8 +117,18 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			Response:        "lf.a2a.v1.Task",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "POST", Path: "/tasks/{id=*}:cancel", Body: "*"},
-				{Method: "POST", Path: "/{tenant}/tasks/{id=*}:cancel", Body: "*"},
+				{
+					Method:  "POST",
+					Path:    "/tasks/{id=*}:cancel",
+					Body:    "*",
+					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "id", Start: 1, End: 2}}, Verb: "cancel"},
+				},
+				{
+					Method:  "POST",
+					Path:    "/{tenant}/tasks/{id=*}:cancel",
+					Body:    "*",
+					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "id", Start: 2, End: 3}}, Verb: "cancel"},
+				},
 			},
 		},
 		a2aServiceSubscribeToTaskOp: {
@@ -91,8 +138,16 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			Response:        "lf.a2a.v1.StreamResponse",
 			ServerStreaming: true,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "GET", Path: "/tasks/{id=*}:subscribe"},
-				{Method: "GET", Path: "/{tenant}/tasks/{id=*}:subscribe"},
+				{
+					Method:  "GET",
+					Path:    "/tasks/{id=*}:subscribe",
+					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "id", Start: 1, End: 2}}, Verb: "subscribe"},
+				},
+				{
+					Method:  "GET",
+					Path:    "/{tenant}/tasks/{id=*}:subscribe",
+					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "id", Start: 2, End: 3}}, Verb: "subscribe"},
+				},
 			},
 		},
 		a2aServiceCreateTaskPushNotificationConfigOp: {
@@ -102,8 +157,18 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			Response:        "lf.a2a.v1.TaskPushNotificationConfig",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "POST", Path: "/tasks/{task_id=*}/pushNotificationConfigs", Body: "*"},
-				{Method: "POST", Path: "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs", Body: "*"},
+				{
+					Method:  "POST",
+					Path:    "/tasks/{task_id=*}/pushNotificationConfigs",
+					Body:    "*",
+					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*", "pushNotificationConfigs"}, Variables: []runtime.PathVariable{{FieldPath: "task_id", Start: 1, End: 2}}},
+				},
+				{
+					Method:  "POST",
+					Path:    "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
+					Body:    "*",
+					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*", "pushNotificationConfigs"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "task_id", Start: 2, End: 3}}},
+				},
 			},
 		},
 		a2aServiceGetTaskPushNotificationConfigOp: {
@@ -113,8 +178,16 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			Response:        "lf.a2a.v1.TaskPushNotificationConfig",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "GET", Path: "/tasks/{task_id=*}/pushNotificationConfigs/{id=*}"},
-				{Method: "GET", Path: "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}"},
+				{
+					Method:  "GET",
+					Path:    "/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*", "pushNotificationConfigs", "*"}, Variables: []runtime.PathVariable{{FieldPath: "task_id", Start: 1, End: 2}, {FieldPath: "id", Start: 3, End: 4}}},
+				},
+				{
+					Method:  "GET",
+					Path:    "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*", "pushNotificationConfigs", "*"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "task_id", Start: 2, End: 3}, {FieldPath: "id", Start: 4, End: 5}}},
+				},
 			},
 		},
 		a2aServiceListTaskPushNotificationConfigsOp: {
@@ -124,8 +197,16 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			Response:        "lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "GET", Path: "/tasks/{task_id=*}/pushNotificationConfigs"},
-				{Method: "GET", Path: "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs"},
+				{
+					Method:  "GET",
+					Path:    "/tasks/{task_id=*}/pushNotificationConfigs",
+					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*", "pushNotificationConfigs"}, Variables: []runtime.PathVariable{{FieldPath: "task_id", Start: 1, End: 2}}},
+				},
+				{
+					Method:  "GET",
+					Path:    "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
+					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*", "pushNotificationConfigs"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "task_id", Start: 2, End: 3}}},
+				},
 			},
 		},
 		a2aServiceGetExtendedAgentCardOp: {
@@ -135,8 +216,16 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			Response:        "lf.a2a.v1.AgentCard",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "GET", Path: "/extendedAgentCard"},
-				{Method: "GET", Path: "/{tenant}/extendedAgentCard"},
+				{
+					Method:  "GET",
+					Path:    "/extendedAgentCard",
+					Pattern: runtime.PathPattern{Segments: []string{"extendedAgentCard"}},
+				},
+				{
+					Method:  "GET",
+					Path:    "/{tenant}/extendedAgentCard",
+					Pattern: runtime.PathPattern{Segments: []string{"*", "extendedAgentCard"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}}},
+				},
 			},
 		},
 		a2aServiceDeleteTaskPushNotificationConfigOp: {
@@ -146,8 +235,16 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			Response:        "google.protobuf.Empty",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "DELETE", Path: "/tasks/{task_id=*}/pushNotificationConfigs/{id=*}"},
-				{Method: "DELETE", Path: "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}"},
+				{
+					Method:  "DELETE",
+					Path:    "/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*", "pushNotificationConfigs", "*"}, Variables: []runtime.PathVariable{{FieldPath: "task_id", Start: 1, End: 2}, {FieldPath: "id", Start: 3, End: 4}}},
+				},
+				{
+					Method:  "DELETE",
+					Path:    "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
+					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*", "pushNotificationConfigs", "*"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "task_id", Start: 2, End: 3}, {FieldPath: "id", Start: 4, End: 5}}},
+				},
 			},
 		},
 		a2aServiceArchiveTaskOp: {
@@ -157,8 +254,18 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			Response:        "lf.a2a.v1.Task",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "POST", Path: "/tasks/{id=*}:archive", Body: "*"},
-				{Method: "POST", Path: "/{tenant}/tasks/{id=*}:archive", Body: "*"},
+				{
+					Method:  "POST",
+					Path:    "/tasks/{id=*}:archive",
+					Body:    "*",
+					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "id", Start: 1, End: 2}}, Verb: "archive"},
+				},
+				{
+					Method:  "POST",
+					Path:    "/{tenant}/tasks/{id=*}:archive",
+					Body:    "*",
+					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "id", Start: 2, End: 3}}, Verb: "archive"},
+				},
 			},
 		},
 	},
@@ -212,7 +319,8 @@ const (
 )
 
 // A2AServiceHandler is the server side of the lf.a2a.v1.A2AService service: an
-// agent implements it and serves it with NewA2AServiceJSONRPCHandler. Embed
+// agent implements it and serves it with NewA2AServiceJSONRPCHandler or
+// NewA2AServiceRESTHandler or RegisterA2AServiceGRPC. Embed
 // UnimplementedA2AServiceHandler to leave rpcs out. Return *runtime.Error
 // values (runtime.TaskNotFound and friends) to send A2A errors; any other error
 // reaches the client as an internal error. A server-streaming method sends each
@@ -502,6 +610,26 @@ func NewA2AServiceJSONRPCHandler(h A2AServiceHandler, opts ...runtime.HandlerOpt
 	return runtime.NewJSONRPCHandler(NewA2AServiceRuntime(h), opts...)
 }
 
+// NewA2AServiceRESTHandler serves h over the A2A HTTP+JSON (REST) binding:
+// every rpc on the routes of its google.api.http rules (see A2AServiceDesc),
+// server-streaming rpcs with Server-Sent Events, errors as google.rpc.Status
+// JSON. Mount it at the URL of the agent card's HTTP+JSON interface: on an
+// http.ServeMux with a subtree pattern (mux.Handle("/a2a/rest/", h)) the prefix
+// is removed automatically; elsewhere pass runtime.WithPathPrefix.
+func NewA2AServiceRESTHandler(h A2AServiceHandler, opts ...runtime.HandlerOption) http.Handler {
+	return runtime.NewRESTHandler(NewA2AServiceRuntime(h), opts...)
+}
+
+// RegisterA2AServiceGRPC registers h on r (usually a *grpc.Server) as the gRPC
+// service lf.a2a.v1.A2AService: one method per rpc under
+// /lf.a2a.v1.A2AService/<rpc>, server streaming for the streaming rpcs. The
+// runtime builds the service description from A2AServiceDesc, so no
+// protoc-gen-go-grpc output is needed. List the server's address as the url of
+// the agent card's GRPC interface.
+func RegisterA2AServiceGRPC(r grpc.ServiceRegistrar, h A2AServiceHandler, opts ...runtime.HandlerOption) {
+	runtime.RegisterGRPC(r, NewA2AServiceRuntime(h), opts...)
+}
+
 // A2AServiceClient calls the lf.a2a.v1.A2AService service over any binding. A2A
 // errors come back as *runtime.Error; test them with errors.Is
 // (runtime.ErrTaskNotFound…) or errors.As. A server-streaming method returns
@@ -651,6 +779,40 @@ func NewA2AServiceClient(t runtime.ClientTransport) A2AServiceClient {
 // agent card's JSONRPC interface).
 func NewA2AServiceJSONRPCClient(url string, opts ...runtime.ClientOption) A2AServiceClient {
 	return NewA2AServiceClient(runtime.NewJSONRPCTransport(url, opts...))
+}
+
+// NewA2AServiceRESTClient returns a client of the lf.a2a.v1.A2AService service
+// that calls the agent's HTTP+JSON (REST) interface at baseURL (the url of the
+// agent card's HTTP+JSON interface; routes are appended to it). Paths are built
+// from the same compiled google.api.http rules the server routes with;
+// runtime.WithClientTenant selects the /{tenant} routes.
+func NewA2AServiceRESTClient(baseURL string, opts ...runtime.ClientOption) A2AServiceClient {
+	return NewA2AServiceClient(runtime.NewRESTTransport(baseURL, opts...))
+}
+
+// NewA2AServiceGRPCClient returns a client of the lf.a2a.v1.A2AService service
+// that calls the agent's gRPC interface at target, the url of the agent card's
+// GRPC interface: host:port, dns:///host:port, or an http(s):// or grpc(s)://
+// URL whose scheme and path are dropped (see runtime.ParseGRPCTarget for the
+// TLS and port defaults). It fails only on a malformed target or dial options;
+// the connection is made on the first call.
+//
+// The client owns its connection, which is closed once the client is no longer
+// referenced. To share or close a connection yourself, use
+// NewA2AServiceGRPCClientFromConn.
+func NewA2AServiceGRPCClient(target string, opts ...runtime.ClientOption) (A2AServiceClient, error) {
+	t, err := runtime.NewGRPCTransport(target, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return NewA2AServiceClient(t), nil
+}
+
+// NewA2AServiceGRPCClientFromConn returns a client of the lf.a2a.v1.A2AService
+// service that calls it over cc, a connection the caller opened
+// (grpc.NewClient) and closes.
+func NewA2AServiceGRPCClientFromConn(cc grpc.ClientConnInterface, opts ...runtime.ClientOption) A2AServiceClient {
+	return NewA2AServiceClient(runtime.NewGRPCTransportFromConn(cc, opts...))
 }
 
 // a2aServiceClient implements A2AServiceClient over a runtime.ClientTransport.

@@ -12,6 +12,7 @@ import (
 	"net/http"
 
 	"github.com/a2agen/a2agen/runtime"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
@@ -37,7 +38,12 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			Response:        "demo.notes.v1.Note",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "POST", Path: "/notes", Body: "note"},
+				{
+					Method:  "POST",
+					Path:    "/notes",
+					Body:    "note",
+					Pattern: runtime.PathPattern{Segments: []string{"notes"}},
+				},
 			},
 		},
 		noteServiceGetNoteOp: {
@@ -47,7 +53,11 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			Response:        "demo.notes.v1.Note",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "GET", Path: "/notes/{note_id}"},
+				{
+					Method:  "GET",
+					Path:    "/notes/{note_id}",
+					Pattern: runtime.PathPattern{Segments: []string{"notes", "*"}, Variables: []runtime.PathVariable{{FieldPath: "note_id", Start: 1, End: 2}}},
+				},
 			},
 		},
 		noteServiceUpdateNoteOp: {
@@ -57,7 +67,12 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			Response:        "demo.notes.v1.Note",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "PATCH", Path: "/notes/{note.note_id}", Body: "note"},
+				{
+					Method:  "PATCH",
+					Path:    "/notes/{note.note_id}",
+					Body:    "note",
+					Pattern: runtime.PathPattern{Segments: []string{"notes", "*"}, Variables: []runtime.PathVariable{{FieldPath: "note.note_id", Start: 1, End: 2}}},
+				},
 			},
 		},
 		noteServiceListNotesOp: {
@@ -67,7 +82,11 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			Response:        "demo.notes.v1.ListNotesResponse",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "GET", Path: "/notes"},
+				{
+					Method:  "GET",
+					Path:    "/notes",
+					Pattern: runtime.PathPattern{Segments: []string{"notes"}},
+				},
 			},
 		},
 		noteServiceDeleteNoteOp: {
@@ -77,7 +96,11 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			Response:        "google.protobuf.Empty",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "DELETE", Path: "/notes/{note_id}"},
+				{
+					Method:  "DELETE",
+					Path:    "/notes/{note_id}",
+					Pattern: runtime.PathPattern{Segments: []string{"notes", "*"}, Variables: []runtime.PathVariable{{FieldPath: "note_id", Start: 1, End: 2}}},
+				},
 			},
 		},
 		noteServiceWatchNotesOp: {
@@ -87,7 +110,11 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			Response:        "demo.notes.v1.NoteEvent",
 			ServerStreaming: true,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "GET", Path: "/folders/{folder=folders/*}/notes:watch"},
+				{
+					Method:  "GET",
+					Path:    "/folders/{folder=folders/*}/notes:watch",
+					Pattern: runtime.PathPattern{Segments: []string{"folders", "folders", "*", "notes"}, Variables: []runtime.PathVariable{{FieldPath: "folder", Start: 1, End: 3}}, Verb: "watch"},
+				},
 			},
 		},
 		noteServicePingOp: {
@@ -104,7 +131,11 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			Response:        "demo.notes.v1.Note",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "POST", Path: "/notes/{note_id}:touch"},
+				{
+					Method:  "POST",
+					Path:    "/notes/{note_id}:touch",
+					Pattern: runtime.PathPattern{Segments: []string{"notes", "*"}, Variables: []runtime.PathVariable{{FieldPath: "note_id", Start: 1, End: 2}}, Verb: "touch"},
+				},
 			},
 		},
 	},
@@ -134,9 +165,10 @@ const (
 
 // NoteServiceHandler is the server side of the demo.notes.v1.NoteService
 // service: an agent implements it and serves it with
-// NewNoteServiceJSONRPCHandler. Embed UnimplementedNoteServiceHandler to leave
-// rpcs out. Return *runtime.Error values (runtime.TaskNotFound and friends) to
-// send A2A errors; any other error reaches the client as an internal error. A
+// NewNoteServiceJSONRPCHandler or NewNoteServiceRESTHandler or
+// RegisterNoteServiceGRPC. Embed UnimplementedNoteServiceHandler to leave rpcs
+// out. Return *runtime.Error values (runtime.TaskNotFound and friends) to send
+// A2A errors; any other error reaches the client as an internal error. A
 // server-streaming method sends each response on stream and returns when the
 // stream is complete.
 //
@@ -307,6 +339,26 @@ func NewNoteServiceJSONRPCHandler(h NoteServiceHandler, opts ...runtime.HandlerO
 	return runtime.NewJSONRPCHandler(NewNoteServiceRuntime(h), opts...)
 }
 
+// NewNoteServiceRESTHandler serves h over the A2A HTTP+JSON (REST) binding:
+// every rpc on the routes of its google.api.http rules (see NoteServiceDesc),
+// server-streaming rpcs with Server-Sent Events, errors as google.rpc.Status
+// JSON. Mount it at the URL of the agent card's HTTP+JSON interface: on an
+// http.ServeMux with a subtree pattern (mux.Handle("/a2a/rest/", h)) the prefix
+// is removed automatically; elsewhere pass runtime.WithPathPrefix.
+func NewNoteServiceRESTHandler(h NoteServiceHandler, opts ...runtime.HandlerOption) http.Handler {
+	return runtime.NewRESTHandler(NewNoteServiceRuntime(h), opts...)
+}
+
+// RegisterNoteServiceGRPC registers h on r (usually a *grpc.Server) as the gRPC
+// service demo.notes.v1.NoteService: one method per rpc under
+// /demo.notes.v1.NoteService/<rpc>, server streaming for the streaming rpcs.
+// The runtime builds the service description from NoteServiceDesc, so no
+// protoc-gen-go-grpc output is needed. List the server's address as the url of
+// the agent card's GRPC interface.
+func RegisterNoteServiceGRPC(r grpc.ServiceRegistrar, h NoteServiceHandler, opts ...runtime.HandlerOption) {
+	runtime.RegisterGRPC(r, NewNoteServiceRuntime(h), opts...)
+}
+
 // NoteServiceClient calls the demo.notes.v1.NoteService service over any
 // binding. A2A errors come back as *runtime.Error; test them with errors.Is
 // (runtime.ErrTaskNotFound…) or errors.As. A server-streaming method returns
@@ -383,6 +435,40 @@ func NewNoteServiceClient(t runtime.ClientTransport) NoteServiceClient {
 // agent card's JSONRPC interface).
 func NewNoteServiceJSONRPCClient(url string, opts ...runtime.ClientOption) NoteServiceClient {
 	return NewNoteServiceClient(runtime.NewJSONRPCTransport(url, opts...))
+}
+
+// NewNoteServiceRESTClient returns a client of the demo.notes.v1.NoteService
+// service that calls the agent's HTTP+JSON (REST) interface at baseURL (the url
+// of the agent card's HTTP+JSON interface; routes are appended to it). Paths
+// are built from the same compiled google.api.http rules the server routes
+// with; runtime.WithClientTenant selects the /{tenant} routes.
+func NewNoteServiceRESTClient(baseURL string, opts ...runtime.ClientOption) NoteServiceClient {
+	return NewNoteServiceClient(runtime.NewRESTTransport(baseURL, opts...))
+}
+
+// NewNoteServiceGRPCClient returns a client of the demo.notes.v1.NoteService
+// service that calls the agent's gRPC interface at target, the url of the agent
+// card's GRPC interface: host:port, dns:///host:port, or an http(s):// or
+// grpc(s):// URL whose scheme and path are dropped (see runtime.ParseGRPCTarget
+// for the TLS and port defaults). It fails only on a malformed target or dial
+// options; the connection is made on the first call.
+//
+// The client owns its connection, which is closed once the client is no longer
+// referenced. To share or close a connection yourself, use
+// NewNoteServiceGRPCClientFromConn.
+func NewNoteServiceGRPCClient(target string, opts ...runtime.ClientOption) (NoteServiceClient, error) {
+	t, err := runtime.NewGRPCTransport(target, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return NewNoteServiceClient(t), nil
+}
+
+// NewNoteServiceGRPCClientFromConn returns a client of the
+// demo.notes.v1.NoteService service that calls it over cc, a connection the
+// caller opened (grpc.NewClient) and closes.
+func NewNoteServiceGRPCClientFromConn(cc grpc.ClientConnInterface, opts ...runtime.ClientOption) NoteServiceClient {
+	return NewNoteServiceClient(runtime.NewGRPCTransportFromConn(cc, opts...))
 }
 
 // noteServiceClient implements NoteServiceClient over a

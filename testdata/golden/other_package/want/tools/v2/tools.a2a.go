@@ -13,6 +13,7 @@ import (
 
 	commonv1 "example.com/golden/other_package/common/v1"
 	"github.com/a2agen/a2agen/runtime"
+	"google.golang.org/grpc"
 )
 
 // This is a compile-time check that this file and the runtime package it calls
@@ -37,8 +38,18 @@ var ToolServiceDesc = runtime.ServiceDesc{
 			Response:        "acme.tools.v2.Tool",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "POST", Path: "/v2/refs:resolve", Body: "*"},
-				{Method: "POST", Path: "/v2/{kind}/refs:resolve", Body: "*"},
+				{
+					Method:  "POST",
+					Path:    "/v2/refs:resolve",
+					Body:    "*",
+					Pattern: runtime.PathPattern{Segments: []string{"v2", "refs"}, Verb: "resolve"},
+				},
+				{
+					Method:  "POST",
+					Path:    "/v2/{kind}/refs:resolve",
+					Body:    "*",
+					Pattern: runtime.PathPattern{Segments: []string{"v2", "*", "refs"}, Variables: []runtime.PathVariable{{FieldPath: "kind", Start: 1, End: 2}}, Verb: "resolve"},
+				},
 			},
 		},
 		toolServiceGetToolRefOp: {
@@ -48,7 +59,11 @@ var ToolServiceDesc = runtime.ServiceDesc{
 			Response:        "acme.common.v1.Ref",
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "GET", Path: "/v2/tools/{name=**}"},
+				{
+					Method:  "GET",
+					Path:    "/v2/tools/{name=**}",
+					Pattern: runtime.PathPattern{Segments: []string{"v2", "tools", "**"}, Variables: []runtime.PathVariable{{FieldPath: "name", Start: 2, End: 3}}},
+				},
 			},
 		},
 		toolServiceWatchLabelsOp: {
@@ -58,7 +73,11 @@ var ToolServiceDesc = runtime.ServiceDesc{
 			Response:        "acme.common.v1.Labels",
 			ServerStreaming: true,
 			HTTPRules: []runtime.HTTPRule{
-				{Method: "GET", Path: "/v2/labels/{name}:watch"},
+				{
+					Method:  "GET",
+					Path:    "/v2/labels/{name}:watch",
+					Pattern: runtime.PathPattern{Segments: []string{"v2", "labels", "*"}, Variables: []runtime.PathVariable{{FieldPath: "name", Start: 2, End: 3}}, Verb: "watch"},
+				},
 			},
 		},
 	},
@@ -79,9 +98,10 @@ const (
 
 // ToolServiceHandler is the server side of the acme.tools.v2.ToolService
 // service: an agent implements it and serves it with
-// NewToolServiceJSONRPCHandler. Embed UnimplementedToolServiceHandler to leave
-// rpcs out. Return *runtime.Error values (runtime.TaskNotFound and friends) to
-// send A2A errors; any other error reaches the client as an internal error. A
+// NewToolServiceJSONRPCHandler or NewToolServiceRESTHandler or
+// RegisterToolServiceGRPC. Embed UnimplementedToolServiceHandler to leave rpcs
+// out. Return *runtime.Error values (runtime.TaskNotFound and friends) to send
+// A2A errors; any other error reaches the client as an internal error. A
 // server-streaming method sends each response on stream and returns when the
 // stream is complete.
 //
@@ -168,6 +188,26 @@ func NewToolServiceJSONRPCHandler(h ToolServiceHandler, opts ...runtime.HandlerO
 	return runtime.NewJSONRPCHandler(NewToolServiceRuntime(h), opts...)
 }
 
+// NewToolServiceRESTHandler serves h over the A2A HTTP+JSON (REST) binding:
+// every rpc on the routes of its google.api.http rules (see ToolServiceDesc),
+// server-streaming rpcs with Server-Sent Events, errors as google.rpc.Status
+// JSON. Mount it at the URL of the agent card's HTTP+JSON interface: on an
+// http.ServeMux with a subtree pattern (mux.Handle("/a2a/rest/", h)) the prefix
+// is removed automatically; elsewhere pass runtime.WithPathPrefix.
+func NewToolServiceRESTHandler(h ToolServiceHandler, opts ...runtime.HandlerOption) http.Handler {
+	return runtime.NewRESTHandler(NewToolServiceRuntime(h), opts...)
+}
+
+// RegisterToolServiceGRPC registers h on r (usually a *grpc.Server) as the gRPC
+// service acme.tools.v2.ToolService: one method per rpc under
+// /acme.tools.v2.ToolService/<rpc>, server streaming for the streaming rpcs.
+// The runtime builds the service description from ToolServiceDesc, so no
+// protoc-gen-go-grpc output is needed. List the server's address as the url of
+// the agent card's GRPC interface.
+func RegisterToolServiceGRPC(r grpc.ServiceRegistrar, h ToolServiceHandler, opts ...runtime.HandlerOption) {
+	runtime.RegisterGRPC(r, NewToolServiceRuntime(h), opts...)
+}
+
 // ToolServiceClient calls the acme.tools.v2.ToolService service over any
 // binding. A2A errors come back as *runtime.Error; test them with errors.Is
 // (runtime.ErrTaskNotFound…) or errors.As. A server-streaming method returns
@@ -209,6 +249,40 @@ func NewToolServiceClient(t runtime.ClientTransport) ToolServiceClient {
 // agent card's JSONRPC interface).
 func NewToolServiceJSONRPCClient(url string, opts ...runtime.ClientOption) ToolServiceClient {
 	return NewToolServiceClient(runtime.NewJSONRPCTransport(url, opts...))
+}
+
+// NewToolServiceRESTClient returns a client of the acme.tools.v2.ToolService
+// service that calls the agent's HTTP+JSON (REST) interface at baseURL (the url
+// of the agent card's HTTP+JSON interface; routes are appended to it). Paths
+// are built from the same compiled google.api.http rules the server routes
+// with; runtime.WithClientTenant selects the /{tenant} routes.
+func NewToolServiceRESTClient(baseURL string, opts ...runtime.ClientOption) ToolServiceClient {
+	return NewToolServiceClient(runtime.NewRESTTransport(baseURL, opts...))
+}
+
+// NewToolServiceGRPCClient returns a client of the acme.tools.v2.ToolService
+// service that calls the agent's gRPC interface at target, the url of the agent
+// card's GRPC interface: host:port, dns:///host:port, or an http(s):// or
+// grpc(s):// URL whose scheme and path are dropped (see runtime.ParseGRPCTarget
+// for the TLS and port defaults). It fails only on a malformed target or dial
+// options; the connection is made on the first call.
+//
+// The client owns its connection, which is closed once the client is no longer
+// referenced. To share or close a connection yourself, use
+// NewToolServiceGRPCClientFromConn.
+func NewToolServiceGRPCClient(target string, opts ...runtime.ClientOption) (ToolServiceClient, error) {
+	t, err := runtime.NewGRPCTransport(target, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return NewToolServiceClient(t), nil
+}
+
+// NewToolServiceGRPCClientFromConn returns a client of the
+// acme.tools.v2.ToolService service that calls it over cc, a connection the
+// caller opened (grpc.NewClient) and closes.
+func NewToolServiceGRPCClientFromConn(cc grpc.ClientConnInterface, opts ...runtime.ClientOption) ToolServiceClient {
+	return NewToolServiceClient(runtime.NewGRPCTransportFromConn(cc, opts...))
 }
 
 // toolServiceClient implements ToolServiceClient over a

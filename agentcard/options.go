@@ -1,0 +1,105 @@
+package agentcard
+
+import (
+	"net/http"
+
+	"google.golang.org/grpc"
+
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// Option configures NewClient, Discover and SelectInterface.
+type Option func(*config)
+
+type config struct {
+	bindings    []string // allowed bindings in order of preference; nil: all, in card order
+	httpClient  *http.Client
+	dialOptions []grpc.DialOption
+	credentials []schemeCredentials // in the order given
+	clientOpts  []runtime.ClientOption
+	transports  map[string]TransportFunc // by upper-cased binding name
+	cache       *Cache
+}
+
+// schemeCredentials are the credentials given for one security scheme.
+type schemeCredentials struct {
+	scheme string
+	creds  Credentials
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// WithBindings restricts the client to the listed bindings and orders them
+// by preference: interfaces of the first binding are tried first (in card
+// order), then those of the second, and so on; interfaces of other bindings
+// are refused. Without it every binding the client speaks is acceptable and
+// the card's order decides, as the specification says (the first entry is
+// the agent's preferred one). Names are compared case-insensitively:
+// runtime.BindingJSONRPC ("JSONRPC"), runtime.BindingREST ("HTTP+JSON"),
+// runtime.BindingGRPC ("GRPC"), or a custom binding URI.
+func WithBindings(bindings ...string) Option {
+	return func(c *config) { c.bindings = append(c.bindings, bindings...) }
+}
+
+// WithHTTPClient sets the HTTP client used to fetch cards (Discover) and by
+// the HTTP bindings (JSON-RPC, HTTP+JSON). The default is http.DefaultClient.
+// Use it rather than runtime.WithHTTPClient in WithClientOptions, which
+// would bypass WithCredentials on the HTTP bindings.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) { c.httpClient = hc }
+}
+
+// WithGRPCDialOptions adds grpc-go dial options for a gRPC interface (TLS
+// settings, keepalive, interceptors…); see runtime.WithGRPCDialOptions.
+func WithGRPCDialOptions(opts ...grpc.DialOption) Option {
+	return func(c *config) { c.dialOptions = append(c.dialOptions, opts...) }
+}
+
+// WithCredentials sends, with every call, the credentials of the security
+// scheme the card declares under scheme (a key of card.securitySchemes).
+// NewClient fails when the card declares no such scheme, so that a typo does
+// not silently send unauthenticated requests. Several schemes may be given;
+// each adds its header.
+func WithCredentials(scheme string, creds Credentials) Option {
+	return func(c *config) {
+		c.credentials = append(c.credentials, schemeCredentials{scheme: scheme, creds: creds})
+	}
+}
+
+// WithClientOptions passes options to the runtime transport
+// (runtime.WithExtensions, runtime.WithHeader, runtime.WithMaxResponseBytes…).
+// The chosen interface's tenant and protocol version are applied after them.
+func WithClientOptions(opts ...runtime.ClientOption) Option {
+	return func(c *config) { c.clientOpts = append(c.clientOpts, opts...) }
+}
+
+// TransportFunc builds the client transport of one binding for an interface
+// url. opts carry everything the client was configured with, the interface's
+// tenant and protocol version included.
+type TransportFunc func(url string, opts ...runtime.ClientOption) (runtime.ClientTransport, error)
+
+// WithTransport makes binding usable, or replaces its built-in transport:
+// interfaces whose protocolBinding equals binding (case-insensitively) are
+// served by newTransport. It is how a custom binding URI is plugged in. A transport that implements
+// io.Closer is closed by Client.Close.
+func WithTransport(binding string, newTransport TransportFunc) Option {
+	return func(c *config) {
+		if c.transports == nil {
+			c.transports = make(map[string]TransportFunc)
+		}
+		c.transports[bindingKey(binding)] = newTransport
+	}
+}
+
+// WithCardCache makes Discover fetch cards through cache, which keeps them
+// as long as their Cache-Control allows and revalidates them with
+// If-None-Match/If-Modified-Since. Without it every Discover fetches the card.
+func WithCardCache(cache *Cache) Option {
+	return func(c *config) { c.cache = cache }
+}

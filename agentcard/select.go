@@ -1,0 +1,224 @@
+package agentcard
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// supportedMajor is the protocol major version this client speaks.
+const supportedMajor = "1"
+
+// builtinTransport returns the transport constructor of a binding this
+// package builds by itself, or nil: the table of bindings a client speaks
+// without WithTransport.
+func builtinTransport(binding string) TransportFunc {
+	switch bindingKey(binding) {
+	case runtime.BindingJSONRPC:
+		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
+			return runtime.NewJSONRPCTransport(u, opts...), nil
+		}
+	case runtime.BindingREST:
+		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
+			return runtime.NewRESTTransport(u, opts...), nil
+		}
+	case runtime.BindingGRPC:
+		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
+			return runtime.NewGRPCTransport(u, opts...)
+		}
+	}
+	return nil
+}
+
+// bindingKey is the comparison form of a binding name.
+func bindingKey(b string) string { return strings.ToUpper(strings.TrimSpace(b)) }
+
+// transportFor returns the constructor for binding: WithTransport's first,
+// then the built-in one; nil when the binding is not spoken.
+func (c *config) transportFor(binding string) TransportFunc {
+	if f, ok := c.transports[bindingKey(binding)]; ok && f != nil {
+		return f
+	}
+	return builtinTransport(binding)
+}
+
+// supportedBindings lists the bindings this configuration speaks, for
+// error messages.
+func (c *config) supportedBindings() []string {
+	builtin := []string{runtime.BindingJSONRPC, runtime.BindingREST, runtime.BindingGRPC}
+	out := slices.Clone(builtin)
+	for b := range c.transports {
+		if !slices.Contains(out, b) {
+			out = append(out, b)
+		}
+	}
+	slices.Sort(out[len(builtin):])
+	return out
+}
+
+// Refusal says why one supportedInterfaces entry was not chosen.
+type Refusal struct {
+	// Index is the entry's position in card.supportedInterfaces.
+	Index int
+	// Interface is the entry itself.
+	Interface *a2av1.AgentInterface
+	// Reason is a sentence a user can act on.
+	Reason string
+}
+
+// String renders the refusal as it appears in NoInterfaceError's message.
+func (r Refusal) String() string {
+	i := r.Interface
+	return fmt.Sprintf("supportedInterfaces[%d] (%s %s, protocolVersion %q): %s",
+		r.Index, i.GetProtocolBinding(), i.GetUrl(), i.GetProtocolVersion(), r.Reason)
+}
+
+// NoInterfaceError is returned when no interface of a card can be used. It
+// lists every entry of supportedInterfaces and why it was refused.
+type NoInterfaceError struct {
+	// Card is the card's name.
+	Card string
+	// Refused has one entry per interface of the card, in card order.
+	Refused []Refusal
+}
+
+// Error names the card and lists every refusal.
+func (e *NoInterfaceError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "agentcard: no usable interface in the agent card %q", e.Card)
+	if len(e.Refused) == 0 {
+		b.WriteString(": it lists no supportedInterfaces (an A2A v0.3 card names its endpoint in url and additionalInterfaces instead, which a v1.0 client does not read)")
+		return b.String()
+	}
+	for i, r := range e.Refused {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(r.String())
+	}
+	return b.String()
+}
+
+// SelectInterface returns the interface of card a client configured with
+// opts would use: the first supportedInterfaces entry (in card order, or in
+// WithBindings order) whose protocolBinding the client speaks, whose
+// protocolVersion has major version 1, and whose url fits the binding
+// (an absolute http(s) URL for the HTTP bindings, anything
+// runtime.ParseGRPCTarget accepts for gRPC). Otherwise it returns a
+// *NoInterfaceError.
+func SelectInterface(card *a2av1.AgentCard, opts ...Option) (*a2av1.AgentInterface, error) {
+	_, iface, err := newConfig(opts).selectInterface(card)
+	return iface, err
+}
+
+// selectInterface returns the chosen interface and its transport constructor.
+func (c *config) selectInterface(card *a2av1.AgentCard) (TransportFunc, *a2av1.AgentInterface, error) {
+	ifaces := card.GetSupportedInterfaces()
+	reasons := make([]string, len(ifaces))
+	for _, i := range c.candidateOrder(ifaces, reasons) {
+		iface := ifaces[i]
+		f, reason := c.check(iface)
+		if reason == "" {
+			return f, iface, nil
+		}
+		reasons[i] = reason
+	}
+	e := &NoInterfaceError{Card: card.GetName()}
+	for i, iface := range ifaces {
+		e.Refused = append(e.Refused, Refusal{Index: i, Interface: iface, Reason: reasons[i]})
+	}
+	return nil, nil, e
+}
+
+// candidateOrder returns the indexes of the interfaces to try, in order.
+// With WithBindings, interfaces of other bindings get their refusal reason
+// here.
+func (c *config) candidateOrder(ifaces []*a2av1.AgentInterface, reasons []string) []int {
+	if len(c.bindings) == 0 {
+		order := make([]int, len(ifaces))
+		for i := range order {
+			order[i] = i
+		}
+		return order
+	}
+	var order []int
+	for _, want := range c.bindings {
+		for i, iface := range ifaces {
+			if bindingKey(iface.GetProtocolBinding()) == bindingKey(want) && !slices.Contains(order, i) {
+				order = append(order, i)
+			}
+		}
+	}
+	for i := range ifaces {
+		if !slices.Contains(order, i) {
+			reasons[i] = fmt.Sprintf("binding %q is not among the bindings asked for (%s)", ifaces[i].GetProtocolBinding(), strings.Join(c.bindings, ", "))
+		}
+	}
+	return order
+}
+
+// check returns the transport constructor of a usable interface, or why the
+// interface cannot be used.
+func (c *config) check(iface *a2av1.AgentInterface) (TransportFunc, string) {
+	binding := iface.GetProtocolBinding()
+	f := c.transportFor(binding)
+	switch {
+	case binding == "":
+		return nil, "it has no protocolBinding"
+	case f == nil:
+		return nil, fmt.Sprintf("binding %q is not supported by this client (supported: %s; WithTransport adds others)",
+			binding, strings.Join(c.supportedBindings(), ", "))
+	}
+	if reason := checkVersion(iface.GetProtocolVersion()); reason != "" {
+		return nil, reason
+	}
+	if reason := checkURL(binding, iface.GetUrl()); reason != "" {
+		return nil, reason
+	}
+	return f, ""
+}
+
+// checkVersion accepts protocol versions of major version 1.
+func checkVersion(v string) string {
+	if strings.TrimSpace(v) == "" {
+		return "it has no protocolVersion (required; a v1.0 interface says \"1.0\")"
+	}
+	mm, ok := runtime.ParseVersion(v)
+	if !ok {
+		return fmt.Sprintf("protocolVersion %q is not a Major.Minor version", v)
+	}
+	if major, _, _ := strings.Cut(mm, "."); major != supportedMajor {
+		return fmt.Sprintf("protocol version %s is not supported (this client speaks %s.x)", mm, supportedMajor)
+	}
+	return ""
+}
+
+// checkURL checks that an interface url can be used by the built-in
+// transports of its binding; URLs of other bindings are the transport's
+// business.
+func checkURL(binding, raw string) string {
+	if strings.TrimSpace(raw) == "" {
+		return "it has no url"
+	}
+	switch bindingKey(binding) {
+	case runtime.BindingJSONRPC, runtime.BindingREST:
+		u, err := url.Parse(raw)
+		if err != nil {
+			return fmt.Sprintf("url %q does not parse: %v", raw, err)
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Sprintf("url %q is not an absolute http(s) URL", raw)
+		}
+	case runtime.BindingGRPC:
+		if _, err := runtime.ParseGRPCTarget(raw); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
+}

@@ -1,0 +1,107 @@
+package runtime
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+
+	"google.golang.org/grpc/metadata"
+)
+
+// Metadata keys of the A2A service parameters on the gRPC binding: lower
+// case, as gRPC requires.
+const (
+	mdVersion    = "a2a-version"
+	mdExtensions = "a2a-extensions"
+)
+
+// headerFromIncomingMetadata presents the request metadata of a gRPC call as
+// an http.Header, so that handlers read service parameters and credentials
+// the same way on every binding (info.Header.Get("Authorization")). Keys are
+// canonicalised like HTTP header keys; repeated entries stay separate values;
+// HTTP/2 pseudo-headers (":authority") are left out; binary ("-bin") entries
+// hold their decoded bytes, as grpc-go delivers them.
+func headerFromIncomingMetadata(ctx context.Context) http.Header {
+	md, ok := metadata.FromIncomingContext(ctx) // a private copy: safe to re-key
+	if !ok {
+		return http.Header{}
+	}
+	h := http.Header(md)
+	for k, v := range md {
+		if strings.HasPrefix(k, ":") {
+			delete(h, k)
+			continue
+		}
+		if ck := canonicalMetadataKey(k); ck != k {
+			delete(h, k)
+			h[ck] = v // keys added while ranging are canonical: a second visit is a no-op
+		}
+	}
+	return h
+}
+
+// canonicalMetadataKey returns the canonical HTTP form of a metadata key,
+// without allocating for the keys every A2A call carries.
+func canonicalMetadataKey(k string) string {
+	switch k {
+	case mdVersion:
+		return "A2a-Version"
+	case mdExtensions:
+		return "A2a-Extensions"
+	case "authorization":
+		return "Authorization"
+	case "content-type":
+		return "Content-Type"
+	case "user-agent":
+		return "User-Agent"
+	case "grpc-accept-encoding":
+		return "Grpc-Accept-Encoding"
+	}
+	return http.CanonicalHeaderKey(k)
+}
+
+// activatedExtensionsMD is the a2a-extensions response metadata echoing the
+// extensions the handler activated, or nil when there are none.
+func activatedExtensionsMD(info *CallInfo) metadata.MD {
+	if info == nil {
+		return nil
+	}
+	exts := info.ActivatedExtensions()
+	if len(exts) == 0 {
+		return nil
+	}
+	return metadata.MD{mdExtensions: []string{strings.Join(exts, ",")}}
+}
+
+// outgoingMetadata flattens the service parameters and static headers a
+// client sends with every call into key/value pairs for
+// metadata.AppendToOutgoingContext: a2a-version, one comma-joined
+// a2a-extensions entry, then every WithHeader entry under its lower-cased
+// name. A static header named like a service parameter replaces it, as it
+// does on the HTTP bindings.
+func (c *clientConfig) outgoingMetadata() []string {
+	md := metadata.MD{mdVersion: {c.protocolVersion}}
+	if len(c.extensions) > 0 {
+		md[mdExtensions] = []string{strings.Join(c.extensions, ",")}
+	}
+	for k, vs := range c.header {
+		md[strings.ToLower(k)] = append([]string(nil), vs...)
+	}
+	kv := make([]string, 0, 2*len(md)+2)
+	// The service parameters go first, so that a server reading only the
+	// first entries sees them early; the rest follow in a fixed order.
+	for _, k := range []string{mdVersion, mdExtensions} {
+		for _, v := range md[k] {
+			kv = append(kv, k, v)
+		}
+		delete(md, k)
+	}
+	for _, k := range slices.Sorted(maps.Keys(md)) {
+		for _, v := range md[k] {
+			kv = append(kv, k, v)
+		}
+	}
+	return kv
+}

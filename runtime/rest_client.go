@@ -1,0 +1,473 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// NewRESTTransport returns a ClientTransport speaking the HTTP+JSON binding
+// to the interface URL baseURL (AgentInterface.url of the HTTP+JSON entry);
+// routes are appended to it ("http://host/a2a/rest" + "/message:send").
+//
+// Requests are built from the same compiled google.api.http rules the server
+// routes with:
+//
+//   - The rule used is the one whose path variables the request can fill,
+//     preferring the one that takes the most: with an interface tenant
+//     (WithClientTenant, or the request's own tenant field) that is the
+//     /{tenant} twin, so the tenant travels as the path prefix. Path values
+//     are escaped with url.PathEscape.
+//   - body "*" sends the request minus the fields in the path, as
+//     application/json ProtoJSON; rules without a body (and GET/DELETE) send
+//     the other fields as query parameters (JSON names, enums by name,
+//     timestamps RFC 3339, repeated fields by repeating the key) and no body.
+//   - Headers: A2A-Version, A2A-Extensions (one comma-joined header),
+//     Accept: application/a2a+json, application/json (text/event-stream for
+//     streams), and the WithHeader headers.
+//   - verbOverrides decides the verbs tried: SubscribeToTask is sent as POST
+//     and, when that answers 404 or 405 without an A2A error showing the
+//     route exists (such as TASK_NOT_FOUND), once more as GET.
+//
+// Answers:
+//
+//   - Any 2xx is success; an empty body, null and {} decode as an empty
+//     message (servers answer Delete with {} or nothing).
+//   - Errors are decoded into *Error whatever their Content-Type: a
+//     google.rpc.Status document by ErrorInfo reason, then gRPC status name,
+//     then HTTP status; application/problem+json and text bodies by HTTP
+//     status, keeping the detail or text as the message.
+//   - Streams: a 200 text/event-stream of bare StreamResponse events; an
+//     event {"error":{…}} ends the stream with that error (also when it is
+//     the only event); a non-2xx answer before the stream is the error.
+//
+// Transport failures are returned wrapped with the method name, so
+// errors.Is(err, context.Canceled) works. The transport is safe for
+// concurrent use and never modifies the caller's request.
+func NewRESTTransport(baseURL string, opts ...ClientOption) ClientTransport {
+	return &restTransport{base: strings.TrimRight(baseURL, "/"), cfg: newClientConfig(opts)}
+}
+
+type restTransport struct {
+	base  string
+	cfg   *clientConfig
+	plans sync.Map // *Operation → *restCallPlan
+}
+
+// restCallPlan is what the transport derives once per operation from its
+// HTTP rules.
+type restCallPlan struct {
+	md      protoreflect.MessageDescriptor
+	rules   []*restClientRule
+	methods func(rule HTTPRule) []string
+	retry   []int
+}
+
+// restClientRule is one compiled rule as the client uses it.
+type restClientRule struct {
+	rule      HTTPRule
+	matcher   *pathMatcher
+	vars      []fieldPath
+	bodyField protoreflect.FieldDescriptor
+	// skipQuery holds the dotted proto paths the query must not repeat:
+	// the path variables' fields and the body field.
+	skipQuery map[string]bool
+	// tenantVar is the index of the variable bound to the top-level tenant
+	// field, or -1.
+	tenantVar int
+}
+
+func (t *restTransport) plan(op *Operation, md protoreflect.MessageDescriptor) (*restCallPlan, error) {
+	if v, ok := t.plans.Load(op); ok {
+		if p := v.(*restCallPlan); p.md == md {
+			return p, nil
+		}
+	}
+	if len(op.HTTPRules) == 0 {
+		return nil, NewError(CodeMethodNotFound, fmt.Sprintf(
+			"%s has no google.api.http rule, so it cannot be called over HTTP+JSON; use another binding", op.Name))
+	}
+	p := &restCallPlan{md: md, methods: func(r HTTPRule) []string { return []string{r.Method} }}
+	if o, ok := verbOverrides[op.Procedure]; ok && len(o.clientMethods) > 0 {
+		p.methods = func(HTTPRule) []string { return o.clientMethods }
+		p.retry = o.retryStatuses
+	}
+	tenantFd := tenantField(md)
+	for _, rule := range op.HTTPRules {
+		m, err := compilePathPattern(rule.Pattern)
+		if err != nil {
+			return nil, fmt.Errorf("a2a: HTTP+JSON %s: rule %s %s: %w", op.Name, rule.Method, rule.Path, err)
+		}
+		cr := &restClientRule{rule: rule, matcher: m, skipQuery: map[string]bool{}, tenantVar: -1}
+		for i, v := range rule.Pattern.Variables {
+			fp, err := resolveFieldPath(md, v.FieldPath)
+			if err != nil {
+				return nil, fmt.Errorf("a2a: HTTP+JSON %s: rule %s %s: %w", op.Name, rule.Method, rule.Path, err)
+			}
+			cr.vars = append(cr.vars, fp)
+			cr.skipQuery[v.FieldPath] = true
+			if len(fp) == 1 && fp[0] == tenantFd {
+				cr.tenantVar = i
+			}
+		}
+		if rule.Body != "" && rule.Body != "*" {
+			if cr.bodyField = md.Fields().ByName(protoreflect.Name(rule.Body)); cr.bodyField == nil {
+				return nil, fmt.Errorf("a2a: HTTP+JSON %s: body %q names no field of %s", op.Name, rule.Body, md.FullName())
+			}
+			cr.skipQuery[rule.Body] = true
+		}
+		p.rules = append(p.rules, cr)
+	}
+	t.plans.Store(op, p)
+	return p, nil
+}
+
+// restCall is one prepared call: the chosen rule, the path, and the message
+// whose non-path fields make up the body or query.
+type restCall struct {
+	op      *Operation
+	rule    *restClientRule
+	path    []byte
+	payload protoreflect.Message
+	methods []string
+	retry   []int
+}
+
+// prepare chooses the rule and renders the path of a call.
+func (t *restTransport) prepare(op *Operation, req proto.Message) (*restCall, error) {
+	if req == nil {
+		return nil, fmt.Errorf("a2a: HTTP+JSON %s: nil request", op.Name)
+	}
+	rm := req.ProtoReflect()
+	p, err := t.plan(op, rm.Descriptor())
+	if err != nil {
+		return nil, err
+	}
+	fillTenant := t.cfg.tenantToFill(req) != nil
+	var (
+		best       *restClientRule
+		bestValues []string
+		missing    string
+	)
+	for _, cr := range p.rules {
+		values := make([]string, len(cr.vars))
+		usable := true
+		for i, fp := range cr.vars {
+			if i == cr.tenantVar && fillTenant {
+				values[i] = t.cfg.tenant
+				continue
+			}
+			v, set := fp.get(rm)
+			if set {
+				values[i] = formatScalar(fp[len(fp)-1], v)
+			}
+			if values[i] == "" && (cr.matcher.kinds[cr.matcher.pattern.Variables[i].Start] != matchRest) {
+				usable = false
+				if missing == "" {
+					missing = fp.jsonPath()
+				}
+				break
+			}
+		}
+		if usable && (best == nil || len(cr.vars) > len(best.vars)) {
+			best, bestValues = cr, values
+		}
+	}
+	if best == nil {
+		return nil, InvalidParams(fmt.Sprintf("%s: field %s is empty, but the HTTP+JSON path needs it", op.Name, missing),
+			FieldViolation{Field: missing, Description: "required to build the request path"})
+	}
+	path, err := best.matcher.buildPath(append(make([]byte, 0, len(t.base)+64), t.base...), bestValues)
+	if err != nil {
+		return nil, InvalidParams(fmt.Sprintf("%s: %v", op.Name, err))
+	}
+	// The body or query carries the other fields: drop those in the path
+	// and add the interface tenant when the path does not carry it, on a
+	// copy so that the caller's message is left alone.
+	payload := rm
+	mustCopy := fillTenant && best.tenantVar < 0
+	for i, fp := range best.vars {
+		if _, set := fp.get(rm); set && !(i == best.tenantVar && fillTenant) {
+			mustCopy = true
+		}
+	}
+	if mustCopy {
+		payload = proto.Clone(req).ProtoReflect()
+		for _, fp := range best.vars {
+			fp.clear(payload)
+		}
+		if fillTenant && best.tenantVar < 0 {
+			SetTenant(payload.Interface(), t.cfg.tenant)
+		}
+	}
+	return &restCall{op: op, rule: best, path: path, payload: payload, methods: p.methods(best.rule), retry: p.retry}, nil
+}
+
+// encode returns the URL and body of the call sent with method.
+func (c *restCall) encode(method string) (string, []byte, error) {
+	rule := c.rule.rule
+	bodyless := rule.Body == "" || method == http.MethodGet || method == http.MethodDelete
+	url := c.path
+	var body []byte
+	if bodyless || rule.Body != "*" {
+		skip := c.rule.skipQuery
+		if bodyless && c.rule.bodyField != nil {
+			skip = withoutKey(skip, rule.Body)
+		}
+		q, err := appendQuery(nil, c.payload, skip)
+		if err != nil {
+			return "", nil, InvalidParams(fmt.Sprintf("%s: %v", c.op.Name, err))
+		}
+		if len(q) > 0 {
+			url = append(append(slices.Clip(url), '?'), q...)
+		}
+	}
+	if bodyless {
+		return string(url), nil, nil
+	}
+	var err error
+	if rule.Body == "*" {
+		body, err = marshalJSON(c.payload.Interface(), nil)
+	} else {
+		body, err = marshalBodyField(c.payload, c.rule.bodyField)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("a2a: HTTP+JSON %s: encoding the request: %w", c.op.Name, err)
+	}
+	return string(url), body, nil
+}
+
+// withoutKey returns a copy of m without key.
+func withoutKey(m map[string]bool, key string) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k, v := range m {
+		if k != key {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// marshalBodyField encodes the value of one field as the body (a rule with
+// body: "<field>"): the ProtoJSON of the field's value, {} when unset.
+func marshalBodyField(m protoreflect.Message, fd protoreflect.FieldDescriptor) ([]byte, error) {
+	only := m.New()
+	if m.Has(fd) {
+		only.Set(fd, m.Get(fd))
+	}
+	doc, err := marshalJSON(only.Interface(), nil)
+	if err != nil {
+		return nil, err
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &members); err != nil {
+		return nil, err
+	}
+	if v, ok := members[fd.JSONName()]; ok {
+		return v, nil
+	}
+	return []byte("{}"), nil
+}
+
+// send performs the call, trying each verb of c.methods in turn while the
+// answer says the route is missing or refuses the verb.
+func (t *restTransport) send(ctx context.Context, c *restCall, accept string) (*http.Response, error) {
+	for i, method := range c.methods {
+		url, body, err := c.encode(method)
+		if err != nil {
+			return nil, err
+		}
+		hresp, err := t.do(ctx, c.op, method, url, body, accept)
+		if err != nil {
+			return nil, err
+		}
+		if i == len(c.methods)-1 || !slices.Contains(c.retry, hresp.StatusCode) {
+			return hresp, nil
+		}
+		raw, err := readLimited(hresp.Body, t.cfg.maxResponseBytes)
+		hresp.Body.Close()
+		if err == nil && routeExists(raw) {
+			return nil, decodeRESTError(hresp.StatusCode, hresp.Status, raw)
+		}
+	}
+	return nil, fmt.Errorf("a2a: HTTP+JSON %s: no HTTP method to try", c.op.Name) // c.methods is never empty
+}
+
+// routeExists reports whether an error body carries an A2A ErrorInfo
+// reason other than METHOD_NOT_FOUND: the route was found and the error is
+// the call's own (a missing task, say), so another verb would not help.
+func routeExists(body []byte) bool {
+	var doc restErrorBody
+	if json.Unmarshal(body, &doc) != nil || len(doc.Error) == 0 {
+		return false
+	}
+	var st restStatusBody
+	if json.Unmarshal(doc.Error, &st) != nil {
+		return false
+	}
+	d := decodeErrorDetails(st.Details)
+	return d.reason != "" && (d.domain == "" || d.domain == ErrorDomain) && d.reason != CodeMethodNotFound.Reason()
+}
+
+func (t *restTransport) do(ctx context.Context, op *Operation, method, url string, body []byte, accept string) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, fmt.Errorf("a2a: HTTP+JSON %s: %w", op.Name, err)
+	}
+	if body != nil {
+		hreq.Header.Set("Content-Type", mediaTypeJSON)
+	}
+	hreq.Header.Set("Accept", accept)
+	t.cfg.setHeaders(hreq.Header)
+	hresp, err := t.cfg.httpClient.Do(hreq)
+	if err != nil {
+		return nil, fmt.Errorf("a2a: HTTP+JSON %s: %w", op.Name, err)
+	}
+	return hresp, nil
+}
+
+// acceptJSON is the Accept header of unary calls.
+const acceptJSON = mediaTypeA2AJSON + ", " + mediaTypeJSON
+
+// Unary implements ClientTransport.
+func (t *restTransport) Unary(ctx context.Context, op *Operation, req, resp proto.Message) error {
+	c, err := t.prepare(op, req)
+	if err != nil {
+		return err
+	}
+	hresp, err := t.send(ctx, c, acceptJSON)
+	if err != nil {
+		return err
+	}
+	defer hresp.Body.Close()
+	raw, err := readLimited(hresp.Body, t.cfg.maxResponseBytes)
+	if err != nil {
+		return fmt.Errorf("a2a: HTTP+JSON %s: reading the response: %w", op.Name, err)
+	}
+	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
+		return decodeRESTError(hresp.StatusCode, hresp.Status, raw)
+	}
+	proto.Reset(resp)
+	if isEmptyJSON(raw) {
+		return nil
+	}
+	if err := unmarshalJSON(raw, resp); err != nil {
+		return Errorf(CodeInvalidAgentResponse, "the %s response (Content-Type %q) does not decode: %w",
+			op.Name, hresp.Header.Get("Content-Type"), err)
+	}
+	return nil
+}
+
+// Stream implements ClientTransport.
+func (t *restTransport) Stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
+	return func(yield func(proto.Message, error) bool) {
+		c, err := t.prepare(op, req)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		hresp, err := t.send(ctx, c, sseContentType)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		// Closing the body before its end drops the connection, which is
+		// how the server learns that the client stopped listening.
+		defer hresp.Body.Close()
+
+		mediaType, _, _ := mime.ParseMediaType(hresp.Header.Get("Content-Type"))
+		if hresp.StatusCode < 200 || hresp.StatusCode > 299 || mediaType != sseContentType {
+			yield(nil, t.nonStreamAnswer(op, hresp))
+			return
+		}
+		events := newSSEReader(hresp.Body, t.cfg.maxResponseBytes)
+		for {
+			data, err := events.next()
+			switch {
+			case err == nil:
+			case errors.Is(err, io.EOF):
+				return
+			case errors.Is(err, errSSETooLarge):
+				yield(nil, Errorf(CodeInvalidAgentResponse, "%s stream: %w", op.Name, err))
+				return
+			default:
+				if ctxErr := ctx.Err(); ctxErr != nil {
+					err = ctxErr
+				}
+				yield(nil, fmt.Errorf("a2a: HTTP+JSON %s: reading the stream: %w", op.Name, err))
+				return
+			}
+			m := newResp()
+			if err := unmarshalJSON(data, m); err != nil {
+				yield(nil, Errorf(CodeInvalidAgentResponse, "a %s stream event does not decode: %w", op.Name, err))
+				return
+			}
+			if isEmptyMessage(m) {
+				// Either an event with nothing in it or {"error":{…}}: the
+				// error member is unknown to the response type, so it
+				// decoded to an empty message.
+				if e := decodeErrorEvent(data); e != nil {
+					yield(nil, e)
+					return
+				}
+			}
+			if !yield(m, nil) {
+				return
+			}
+		}
+	}
+}
+
+// nonStreamAnswer is the error to report for a stream request answered with
+// something other than a 2xx SSE response: usually an error sent before the
+// stream began.
+func (t *restTransport) nonStreamAnswer(op *Operation, hresp *http.Response) error {
+	raw, err := readLimited(hresp.Body, t.cfg.maxResponseBytes)
+	if err != nil {
+		return fmt.Errorf("a2a: HTTP+JSON %s: reading the response: %w", op.Name, err)
+	}
+	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
+		return decodeRESTError(hresp.StatusCode, hresp.Status, raw)
+	}
+	if e := decodeErrorEvent(raw); e != nil {
+		return e
+	}
+	return Errorf(CodeInvalidAgentResponse, "%s answered with Content-Type %q instead of an event stream: %s",
+		op.Name, hresp.Header.Get("Content-Type"), snippet(raw, 200))
+}
+
+// decodeErrorEvent returns the error of a {"error":{…Status…}} document, or
+// nil when doc has no error member.
+func decodeErrorEvent(doc []byte) *Error {
+	var b restErrorBody
+	if json.Unmarshal(doc, &b) != nil {
+		return nil
+	}
+	return decodeStatusMember(http.StatusInternalServerError, b.Error)
+}
+
+// isEmptyMessage reports whether m has no field set.
+func isEmptyMessage(m proto.Message) bool {
+	empty := true
+	m.ProtoReflect().Range(func(protoreflect.FieldDescriptor, protoreflect.Value) bool {
+		empty = false
+		return false
+	})
+	return empty
+}

@@ -1,0 +1,282 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// NewRESTHandler returns the HTTP+JSON binding of svc (A2A §11): every rpc is
+// served on the routes of its google.api.http rules, plain and /{tenant}
+// alike, compiled at generation time into Operation.HTTPRules.
+//
+// Routing:
+//
+//   - The handler can be mounted under any prefix (the path of the interface
+//     URL): see WithPathPrefix, or register it on an http.ServeMux with a
+//     subtree pattern ("/a2a/rest/"), whose prefix is then removed.
+//   - Paths are matched segment by segment after percent-decoding each
+//     segment ("%3A" is ':'; "%2F" stays inside its segment, so an id may
+//     hold a '/'); a variable such as {id} matches exactly one non-empty
+//     segment. When several patterns match, the most specific wins: a
+//     custom verb first (so "/tasks/x:cancel" is CancelTask and never GetTask
+//     of "x:cancel"), then literals before wildcards from the left.
+//   - An unknown path is answered 404, a known path with another verb 405
+//     with Allow listing the verbs it takes; both with a Status body whose
+//     ErrorInfo reason is METHOD_NOT_FOUND.
+//   - verbOverrides widens the verbs of rpcs where the proto and the prose
+//     disagree: SubscribeToTask is served on GET and POST and ignores any
+//     body.
+//
+// Requests:
+//
+//   - body "*": the body is the request message (ProtoJSON, unknown members
+//     ignored, snake_case names accepted); an empty body, null and {} all
+//     mean an empty message. Path variables are set after the body and win
+//     over a body member for the same field.
+//   - Without a body rule (GET, DELETE), fields come from the query string:
+//     JSON or proto names, dotted for nested fields, enums by name or
+//     number, RFC 3339 timestamps, repeated fields by repeating the key or
+//     comma-joining; unknown parameters are ignored; lastUpdatedAfter is
+//     taken as statusTimestampAfter; A2A-Version may be a query parameter.
+//   - The body's Content-Type must be application/json or
+//     application/a2a+json (parameters ignored; missing is accepted), else
+//     415. A body over WithMaxBodyBytes gets 413.
+//   - The tenant of a /{tenant} route fills the request's tenant field;
+//     WithTenant then refuses a different tenant with InvalidParams (400, a
+//     field violation on "tenant"), as on the other bindings.
+//
+// Responses:
+//
+//   - 200 with the response message in ProtoJSON; REQUIRED fields of the
+//     response are always present (ListTasksResponse's nextPageToken,
+//     pageSize, totalSize, tasks). google.protobuf.Empty is {}.
+//   - Content-Type application/a2a+json when the request's Accept lists it,
+//     else application/json; errors too.
+//   - Errors are google.rpc.Status documents with the HTTP status of the
+//     error table: {"error":{"code":<HTTP status>,"status":"<gRPC code
+//     name>","message":…,"details":[ErrorInfo, BadRequest?]}}.
+//   - Streaming rpcs answer text/event-stream, one bare StreamResponse per
+//     data line. An error before the first event is answered as a normal
+//     non-2xx Status response (so HTTP status and proxies see the failure);
+//     after it, as a final event data: {"error":{…Status…}}, then the stream
+//     ends.
+//   - Handler errors that are not *Error are answered as InternalError and
+//     logged without their text; a panic is recovered and logged.
+func NewRESTHandler(svc *Service, opts ...HandlerOption) http.Handler {
+	cfg := newHandlerConfig(opts)
+	return &restHandler{svc: svc, cfg: cfg, router: newRESTRouter(svc, cfg.logger), mount: newPathMount(cfg)}
+}
+
+type restHandler struct {
+	svc    *Service
+	cfg    *handlerConfig
+	router *restRouter
+	mount  *pathMount
+}
+
+// maxInlineSegments and maxInlineVariables size the per-request buffers that
+// keep path matching off the heap for ordinary paths.
+const (
+	maxInlineSegments  = 16
+	maxInlineVariables = 8
+)
+
+func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	accept := responseMediaType(r.Header.Get("Accept"))
+	var segBuf [maxInlineSegments]string
+	segs, err := pathSegments(r.URL, segBuf[:0])
+	if err != nil {
+		h.writeError(w, http.StatusBadRequest, accept, nil, Errorf(CodeInvalidRequest, "malformed request path: %w", err))
+		return
+	}
+	segs, ok := h.mount.strip(r, segs)
+	var (
+		route *restRoute
+		node  *routeNode
+	)
+	if ok {
+		route, node = h.router.match(r.Method, segs)
+	}
+	switch {
+	case node == nil:
+		h.writeError(w, http.StatusNotFound, accept, nil, NewError(CodeMethodNotFound,
+			fmt.Sprintf("no HTTP+JSON route for %s %s", r.Method, r.URL.EscapedPath())))
+		return
+	case route == nil:
+		w.Header().Set("Allow", node.allow)
+		h.writeError(w, http.StatusMethodNotAllowed, accept, nil, NewError(CodeMethodNotFound,
+			fmt.Sprintf("%s %s is not allowed; this path takes %s", r.Method, r.URL.EscapedPath(), node.allow)))
+		return
+	}
+	ep := route.ep
+	info, e := h.cfg.newCallInfo(BindingREST, ep.Operation, r.Header, queryParam(r.URL.RawQuery, paramVersion))
+	if e != nil {
+		h.writeError(w, 0, accept, nil, e)
+		return
+	}
+	msg := ep.NewRequest()
+	if status, e := h.bind(w, r, route, segs, msg); e != nil {
+		h.writeError(w, status, accept, info, e)
+		return
+	}
+	if err := h.svc.Validate(msg); err != nil {
+		h.writeError(w, 0, accept, info, AsError(err))
+		return
+	}
+	if e := h.cfg.applyTenant(info, msg); e != nil {
+		h.writeError(w, 0, accept, info, e)
+		return
+	}
+	ctx := WithCallInfo(r.Context(), info)
+	if ep.IsStreaming() {
+		h.serveStream(ctx, w, ep, accept, info, msg)
+		return
+	}
+	resp, err := callUnarySafely(ctx, ep, msg)
+	if err != nil {
+		h.writeError(w, 0, accept, info, h.cfg.handlerError(ctx, BindingREST, ep, err))
+		return
+	}
+	body, err := marshalJSON(resp, h.svc.Desc.Required)
+	if err != nil {
+		h.writeError(w, 0, accept, info, h.cfg.handlerError(ctx, BindingREST, ep, fmt.Errorf("encoding the response: %w", err)))
+		return
+	}
+	writeBody(w, http.StatusOK, accept, info, body)
+}
+
+// pathSegments returns the percent-decoded segments of the request path.
+// A path without escapes that net/http kept (RawPath empty) is already
+// decoded and split as is.
+func pathSegments(u *url.URL, dst []string) ([]string, error) {
+	if u.RawPath == "" {
+		return splitDecodedPath(u.Path, dst), nil
+	}
+	return splitPath(u.EscapedPath(), dst)
+}
+
+// splitDecodedPath splits an already decoded path into segments.
+func splitDecodedPath(path string, dst []string) []string {
+	if len(path) > 0 && path[0] == '/' {
+		path = path[1:]
+	}
+	for {
+		i := 0
+		for i < len(path) && path[i] != '/' {
+			i++
+		}
+		dst = append(dst, path[:i])
+		if i == len(path) {
+			return dst
+		}
+		path = path[i+1:]
+	}
+}
+
+// bind fills msg from the request: the body (when the rule has one), the
+// query string (for the fields the body does not carry), then the path
+// variables. It returns the HTTP status to answer a failure with (0 for the
+// error's own).
+func (h *restHandler) bind(w http.ResponseWriter, r *http.Request, route *restRoute, segs []string, msg proto.Message) (int, *Error) {
+	rm := msg.ProtoReflect()
+	if route.readsBody() && r.ContentLength != 0 {
+		if ct := r.Header.Get("Content-Type"); !isJSONMediaType(ct) {
+			return http.StatusUnsupportedMediaType, NewError(CodeInvalidRequest, fmt.Sprintf(
+				"Content-Type %q is not accepted; send application/json (or application/a2a+json)", ct))
+		}
+		body, err := readBody(w, r, h.cfg.maxBodyBytes)
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return http.StatusRequestEntityTooLarge, NewError(CodeInvalidRequest,
+					fmt.Sprintf("request body larger than the limit of %d bytes", tooLarge.Limit))
+			}
+			return http.StatusBadRequest, Errorf(CodeInvalidRequest, "reading the request body: %w", err)
+		}
+		if e := decodeRESTBody(route, body, msg); e != nil {
+			return 0, e
+		}
+	}
+	if route.readsQuery() && r.URL.RawQuery != "" {
+		if e := bindQuery(rm, r.URL.RawQuery, route.bodyField); e != nil {
+			return 0, e
+		}
+	}
+	if len(route.vars) > 0 {
+		var capBuf [maxInlineVariables]string
+		values := route.matcher.capture(segs, capBuf[:0])
+		for i, fp := range route.vars {
+			if err := fp.set(rm, values[i]); err != nil {
+				return 0, InvalidParams(fmt.Sprintf("path segment for %s: %v", fp.jsonPath(), err),
+					FieldViolation{Field: fp.jsonPath(), Description: err.Error()})
+			}
+		}
+	}
+	return 0, nil
+}
+
+// decodeRESTBody decodes the body into msg (body "*") or into the selected
+// field. Empty, null and {} are an empty message. Malformed JSON is a
+// ParseError; JSON that does not fit the message is InvalidParams.
+func decodeRESTBody(route *restRoute, body []byte, msg proto.Message) *Error {
+	doc := body
+	if route.bodyField != nil {
+		if isEmptyJSON(body) {
+			return nil
+		}
+		// Decode {"<field>": body} into the (still empty) request, which
+		// works for a field of any type.
+		doc = make([]byte, 0, len(body)+len(route.bodyField.JSONName())+4)
+		doc = appendJSONString(append(doc, '{'), route.bodyField.JSONName())
+		doc = append(append(append(doc, ':'), body...), '}')
+	}
+	if err := unmarshalJSON(doc, msg); err != nil {
+		if !json.Valid(body) {
+			return Errorf(CodeParseError, "the request body is not valid JSON: %w", err)
+		}
+		return paramsError(err)
+	}
+	return nil
+}
+
+// isEmptyJSON reports whether a body is empty, white space or null.
+func isEmptyJSON(b []byte) bool {
+	i := 0
+	for i < len(b) && isJSONSpace(b[i]) {
+		i++
+	}
+	rest := b[i:]
+	for len(rest) > 0 && isJSONSpace(rest[len(rest)-1]) {
+		rest = rest[:len(rest)-1]
+	}
+	return len(rest) == 0 || string(rest) == "null"
+}
+
+func (h *restHandler) serveStream(ctx context.Context, w http.ResponseWriter, ep *Endpoint, accept string, info *CallInfo, msg proto.Message) {
+	h.cfg.serveSSE(ctx, w, ep, info, msg, h.svc.Desc.Required, &sseFraming{
+		binding: BindingREST,
+		event:   func(dst, resp []byte) []byte { return append(dst, resp...) },
+		errorEvent: func(dst []byte, e *Error, now time.Time) []byte {
+			return append(dst, marshalStatus(e, e.code.HTTPStatus(), now)...)
+		},
+		writeError: func(w http.ResponseWriter, info *CallInfo, e *Error) {
+			h.writeError(w, 0, accept, info, e)
+		},
+	})
+}
+
+// writeError sends e as a Status document with the HTTP status given, or
+// the error table's status for e when status is 0.
+func (h *restHandler) writeError(w http.ResponseWriter, status int, mediaType string, info *CallInfo, e *Error) {
+	if status == 0 {
+		status = e.code.HTTPStatus()
+	}
+	writeBody(w, status, mediaType, info, marshalStatus(e, status, time.Now()))
+}

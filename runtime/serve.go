@@ -1,0 +1,96 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// Plumbing shared by the HTTP binding routers (JSON-RPC and HTTP+JSON):
+// calling handlers without letting a panic escape, logging the failures a
+// client never sees the cause of, and writing complete responses.
+
+// callUnarySafely calls a unary endpoint and turns a panic into an Internal
+// error carrying the panic value and stack (logged, never sent).
+func callUnarySafely(ctx context.Context, ep *Endpoint, msg proto.Message) (resp proto.Message, err error) {
+	defer recoverHandler(&err)
+	return ep.CallUnary(ctx, msg)
+}
+
+// callStreamSafely is callUnarySafely for streaming endpoints.
+func callStreamSafely(ctx context.Context, ep *Endpoint, msg proto.Message, send func(proto.Message) error) (err error) {
+	defer recoverHandler(&err)
+	return ep.CallStream(ctx, msg, send)
+}
+
+// recoverHandler converts a handler panic into an error. http.ErrAbortHandler
+// keeps its net/http meaning (abort the response silently) and is re-raised.
+func recoverHandler(err *error) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	*err = Internal(fmt.Errorf("handler panicked: %v\n%s", p, debug.Stack()))
+}
+
+// handlerError converts what a handler returned into the *Error to send and
+// logs errors the client does not see the cause of. A call whose client went
+// away is logged at debug level only: nothing is wrong with the server.
+func (c *handlerConfig) handlerError(ctx context.Context, binding string, ep *Endpoint, err error) *Error {
+	e := AsError(err)
+	if e == nil { // a typed nil *Error returned as a non-nil error
+		err = fmt.Errorf("handler returned a nil *Error as its error")
+		e = Internal(err)
+	}
+	if e.code != CodeInternal && e.code != CodeInvalidAgentResponse {
+		return e
+	}
+	level := slog.LevelError
+	if ctx.Err() != nil {
+		level = slog.LevelDebug
+	}
+	attrs := []slog.Attr{slog.String("binding", binding), slog.String("method", ep.Operation.Name), slog.Any("error", err)}
+	if e.cause != nil && e.cause != err {
+		attrs = append(attrs, slog.Any("cause", e.cause))
+	}
+	c.logger.LogAttrs(ctx, level, "a2a: "+binding+" handler failed", attrs...)
+	return e
+}
+
+// writeBody writes a complete response of the given media type made of
+// parts, with its Content-Length and the extensions the handler activated.
+func writeBody(w http.ResponseWriter, status int, contentType string, info *CallInfo, parts ...[]byte) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(n))
+	setActivatedExtensions(h, info)
+	w.WriteHeader(status)
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return // the client is gone; nothing to do
+		}
+	}
+}
+
+// setActivatedExtensions echoes the extensions the handler activated.
+func setActivatedExtensions(h http.Header, info *CallInfo) {
+	if info == nil {
+		return
+	}
+	if exts := info.ActivatedExtensions(); len(exts) > 0 {
+		h.Set(paramExtensions, strings.Join(exts, ","))
+	}
+}

@@ -1,0 +1,109 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// sseFraming is what differs between the HTTP bindings when a
+// server-streaming call is answered with Server-Sent Events: how one response
+// and a final error become event data, and how an error that happens before
+// the first event is answered.
+type sseFraming struct {
+	binding string // for logs
+	// event appends the data of the event carrying resp, one encoded
+	// response message, to dst.
+	event func(dst, resp []byte) []byte
+	// errorEvent appends the data of the event reporting e after some
+	// events were sent.
+	errorEvent func(dst []byte, e *Error, now time.Time) []byte
+	// writeError answers e as an ordinary (non-SSE) response: the stream has
+	// not started.
+	writeError func(w http.ResponseWriter, info *CallInfo, e *Error)
+}
+
+// errStreamClosed is returned by Send once the handler has returned.
+var errStreamClosed = errors.New("a2a: Send called after the streaming handler returned")
+
+// sseStream is the sending side of one streaming call. Send may be called
+// from any goroutine; calls are serialised.
+type sseStream struct {
+	ctx      context.Context
+	sse      *sseWriter
+	info     *CallInfo
+	required RequiredFields
+	framing  *sseFraming
+
+	mu       sync.Mutex
+	closed   bool  // the handler returned
+	writeErr error // the first failed write; later Sends fail the same way
+	buf      []byte
+}
+
+func (s *sseStream) send(m proto.Message) error {
+	if err := s.ctx.Err(); err != nil {
+		return fmt.Errorf("a2a: stream ended by the client: %w", err)
+	}
+	resp, err := marshalJSON(m, s.required)
+	if err != nil {
+		return Internal(fmt.Errorf("encoding a stream response: %w", err))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return errStreamClosed
+	case s.writeErr != nil:
+		return s.writeErr
+	}
+	if !s.sse.started {
+		setActivatedExtensions(s.sse.w.Header(), s.info)
+	}
+	s.buf = s.framing.event(s.buf[:0], resp)
+	if err := s.sse.writeEvent(s.buf); err != nil {
+		s.writeErr = fmt.Errorf("a2a: writing a stream event: %w", err)
+		return s.writeErr
+	}
+	return nil
+}
+
+// serveSSE calls a streaming endpoint and relays what it sends as events.
+// An error before the first event is answered by framing.writeError (a
+// normal error response, so that the client sees a real HTTP status); an
+// error after it becomes a final error event, then the response ends.
+func (c *handlerConfig) serveSSE(ctx context.Context, w http.ResponseWriter, ep *Endpoint, info *CallInfo, msg proto.Message, required RequiredFields, framing *sseFraming) {
+	s := &sseStream{ctx: ctx, sse: newSSEWriter(w), info: info, required: required, framing: framing}
+	err := callStreamSafely(ctx, ep, msg, s.send)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if err == nil {
+		if !s.sse.started {
+			// A stream with no events is still a stream: send the headers.
+			setActivatedExtensions(w.Header(), info)
+			s.sse.start()
+		}
+		return
+	}
+	e := c.handlerError(ctx, framing.binding, ep, err)
+	if !s.sse.started {
+		framing.writeError(w, info, e)
+		return
+	}
+	if s.writeErr != nil || ctx.Err() != nil {
+		return // the client is gone; there is nobody to tell
+	}
+	out := framing.errorEvent(s.buf[:0], e, time.Now())
+	if werr := s.sse.writeEvent(out); werr != nil {
+		c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a: writing the final error event failed",
+			slog.String("binding", framing.binding), slog.String("method", ep.Operation.Name), slog.Any("error", werr))
+	}
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/a2agen/a2agen/internal/scaffold"
+)
+
+func newProtoCommand() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "proto --out DIR",
+		Short: "Write the bundled A2A proto and the files protoc needs to compile it",
+		Long: `proto writes lf/a2a/v1/a2a.proto, the A2A v1 proto bundled with a2agen (its
+go_package is github.com/a2agen/a2agen/a2a/v1), into DIR together with the
+google/api and google/protobuf files it imports, printed from the
+descriptors compiled into a2a-scaffold. protoc then needs nothing else:
+
+  protoc -I DIR --go_out=. --a2a_out=. lf/a2a/v1/a2a.proto
+
+Existing files in DIR with the same names are overwritten. It prints the
+written paths, relative to DIR.`,
+		Example: `  a2a-scaffold proto --out proto
+  protoc -I proto --go_out=. --go_opt=Mlf/a2a/v1/a2a.proto=example.com/agent/a2apb \
+    --a2a_out=. --a2a_opt=Mlf/a2a/v1/a2a.proto=example.com/agent/a2apb lf/a2a/v1/a2a.proto`,
+		Args: exactArgs(0, "no arguments (use --out DIR)"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return usageError{errors.New("proto needs --out DIR")}
+			}
+			paths, err := scaffold.Proto(out)
+			if err != nil {
+				return err
+			}
+			for _, p := range paths {
+				fmt.Fprintln(cmd.OutOrStdout(), p)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "directory to write the .proto files into (created if missing)")
+	_ = cmd.MarkFlagDirname("out")
+	return cmd
+}

@@ -1,0 +1,348 @@
+package jcs
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxDepth bounds nesting so that hostile input cannot exhaust the stack.
+const maxDepth = 1000
+
+// kind is the JSON type of a parsed value.
+type kind byte
+
+const (
+	kindNull kind = iota
+	kindFalse
+	kindTrue
+	kindNumber
+	kindString
+	kindArray
+	kindObject
+)
+
+// value is a parsed JSON value. Objects keep their members in input order;
+// the writer sorts them.
+type value struct {
+	kind    kind
+	num     float64
+	str     string
+	elems   []*value
+	members []member
+}
+
+type member struct {
+	name string
+	val  *value
+}
+
+// parser is a strict I-JSON parser that reports byte offsets.
+type parser struct {
+	data  []byte
+	pos   int
+	depth int
+}
+
+func (p *parser) errorf(format string, args ...any) error {
+	return fmt.Errorf("jcs: offset %d: %s", p.pos, fmt.Sprintf(format, args...))
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func parse(data []byte) (*value, error) {
+	p := &parser{data: data}
+	p.skipSpace()
+	v, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos != len(p.data) {
+		return nil, p.errorf("unexpected %q after the JSON value", p.data[p.pos])
+	}
+	return v, nil
+}
+
+func (p *parser) value() (*value, error) {
+	if p.pos >= len(p.data) {
+		return nil, p.errorf("unexpected end of input")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"':
+		s, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		return &value{kind: kindString, str: s}, nil
+	case c == 't':
+		return p.literal("true", kindTrue)
+	case c == 'f':
+		return p.literal("false", kindFalse)
+	case c == 'n':
+		return p.literal("null", kindNull)
+	case c == '-' || ('0' <= c && c <= '9'):
+		return p.number()
+	default:
+		return nil, p.errorf("unexpected %q", c)
+	}
+}
+
+func (p *parser) literal(word string, k kind) (*value, error) {
+	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
+		return nil, p.errorf("invalid literal (want %s)", word)
+	}
+	p.pos += len(word)
+	return &value{kind: k}, nil
+}
+
+func (p *parser) enter() error {
+	p.depth++
+	if p.depth > maxDepth {
+		return p.errorf("nested deeper than %d levels", maxDepth)
+	}
+	return nil
+}
+
+func (p *parser) object() (*value, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	p.pos++ // {
+	v := &value{kind: kindObject}
+	seen := map[string]bool{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return v, nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.errorf("expected a member name")
+		}
+		at := p.pos
+		name, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		if seen[name] {
+			p.pos = at
+			return nil, p.errorf("duplicate member name %q (I-JSON forbids it)", name)
+		}
+		seen[name] = true
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.errorf("expected ':' after member name %q", name)
+		}
+		p.pos++
+		p.skipSpace()
+		val, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		v.members = append(v.members, member{name: name, val: val})
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.errorf("unterminated object")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return v, nil
+		default:
+			return nil, p.errorf("expected ',' or '}' in object, got %q", p.data[p.pos])
+		}
+	}
+}
+
+func (p *parser) array() (*value, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	p.pos++ // [
+	v := &value{kind: kindArray}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return v, nil
+	}
+	for {
+		p.skipSpace()
+		elem, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		v.elems = append(v.elems, elem)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.errorf("unterminated array")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return v, nil
+		default:
+			return nil, p.errorf("expected ',' or ']' in array, got %q", p.data[p.pos])
+		}
+	}
+}
+
+// number reads a number with the JSON grammar and converts it to a double,
+// as I-JSON requires; magnitudes beyond the double range are errors.
+func (p *parser) number() (*value, error) {
+	start := p.pos
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.data) && '0' <= p.data[p.pos] && p.data[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	switch {
+	case p.pos < len(p.data) && p.data[p.pos] == '0':
+		p.pos++
+	case digits() == 0:
+		return nil, p.errorf("invalid number")
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return nil, p.errorf("invalid number: no digits after '.'")
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return nil, p.errorf("invalid number: no digits in the exponent")
+		}
+	}
+	text := string(p.data[start:p.pos])
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		p.pos = start
+		return nil, p.errorf("number %s does not fit an IEEE-754 double", text)
+	}
+	return &value{kind: kindNumber, num: f}, nil
+}
+
+// string reads a string literal, decoding escapes. Lone surrogates, raw
+// control characters and invalid UTF-8 are errors.
+func (p *parser) string() (string, error) {
+	p.pos++ // opening quote
+	var out []byte
+	for {
+		if p.pos >= len(p.data) {
+			return "", p.errorf("unterminated string")
+		}
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return string(out), nil
+		case c == '\\':
+			r, err := p.escape()
+			if err != nil {
+				return "", err
+			}
+			out = utf8.AppendRune(out, r)
+		case c < 0x20:
+			return "", p.errorf("control character %#x in a string must be escaped", c)
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			p.pos++
+		default:
+			r, size := utf8.DecodeRune(p.data[p.pos:])
+			if r == utf8.RuneError && size <= 1 {
+				return "", p.errorf("invalid UTF-8")
+			}
+			out = append(out, p.data[p.pos:p.pos+size]...)
+			p.pos += size
+		}
+	}
+}
+
+// escape decodes one backslash escape, joining UTF-16 surrogate pairs.
+func (p *parser) escape() (rune, error) {
+	if p.pos+1 >= len(p.data) {
+		return 0, p.errorf("unterminated escape")
+	}
+	c := p.data[p.pos+1]
+	p.pos += 2
+	switch c {
+	case '"', '\\', '/':
+		return rune(c), nil
+	case 'b':
+		return '\b', nil
+	case 'f':
+		return '\f', nil
+	case 'n':
+		return '\n', nil
+	case 'r':
+		return '\r', nil
+	case 't':
+		return '\t', nil
+	case 'u':
+		r, err := p.hex4()
+		if err != nil {
+			return 0, err
+		}
+		if !utf16.IsSurrogate(r) {
+			return r, nil
+		}
+		if r >= 0xDC00 || p.pos+1 >= len(p.data) || p.data[p.pos] != '\\' || p.data[p.pos+1] != 'u' {
+			return 0, p.errorf("lone UTF-16 surrogate %U", r)
+		}
+		p.pos += 2
+		r2, err := p.hex4()
+		if err != nil {
+			return 0, err
+		}
+		joined := utf16.DecodeRune(r, r2)
+		if joined == utf8.RuneError {
+			return 0, p.errorf("lone UTF-16 surrogate %U", r)
+		}
+		return joined, nil
+	default:
+		return 0, p.errorf("invalid escape \\%c", c)
+	}
+}
+
+func (p *parser) hex4() (rune, error) {
+	if p.pos+4 > len(p.data) {
+		return 0, p.errorf("short \\u escape")
+	}
+	n, err := strconv.ParseUint(string(p.data[p.pos:p.pos+4]), 16, 16)
+	if err != nil {
+		return 0, p.errorf("invalid \\u escape %q", p.data[p.pos:p.pos+4])
+	}
+	p.pos += 4
+	return rune(n), nil
+}

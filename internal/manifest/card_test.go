@@ -1,0 +1,110 @@
+package manifest
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+)
+
+func TestInterfaceURL(t *testing.T) {
+	for _, tc := range []struct {
+		b    Binding
+		base string
+		want string
+	}{
+		{Binding{Protocol: ProtocolJSONRPC, Address: ":8080", Path: "/"}, "", "http://localhost:8080/"},
+		{Binding{Protocol: ProtocolJSONRPC, Address: "10.0.0.5:8080", Path: "/a2a"}, "", "http://10.0.0.5:8080/a2a"},
+		{Binding{Protocol: ProtocolHTTPJSON, Address: "[::]:8080", Path: "/rest"}, "", "http://localhost:8080/rest"},
+		{Binding{Protocol: ProtocolHTTPJSON, Address: ":8080", Path: "/rest"}, "https://a.example.com/", "https://a.example.com/rest"},
+		{Binding{Protocol: ProtocolHTTPJSON, Address: ":8080", Path: "/rest", URL: "https://b.example.com/x"}, "https://a.example.com", "https://b.example.com/x"},
+		{Binding{Protocol: ProtocolGRPC, Address: ":9090"}, "", "localhost:9090"},
+		{Binding{Protocol: ProtocolGRPC, Address: ":9090"}, "https://a.example.com:8443/agents", "a.example.com:9090"},
+		{Binding{Protocol: ProtocolGRPC, Address: ":9090", URL: "https://grpc.example.com"}, "", "grpc.example.com:443"},
+		{Binding{Protocol: ProtocolGRPC, Address: ":9090", URL: "dns:///grpc.example.com:8443"}, "", "grpc.example.com:8443"},
+		{Binding{Protocol: ProtocolGRPC, Address: ":9090", URL: "grpc.example.com:50051"}, "", "grpc.example.com:50051"},
+	} {
+		if got := InterfaceURL(tc.b, tc.base); got != tc.want {
+			t.Errorf("InterfaceURL(%+v, %q) = %q; want %q", tc.b, tc.base, got, tc.want)
+		}
+	}
+}
+
+func TestAgentCard(t *testing.T) {
+	m, err := Parse("agent.yaml", []byte(minimal+`capabilities:
+  streaming: false
+  extendedAgentCard: true
+securitySchemes:
+  bearer:
+    type: http
+    scheme: Bearer
+extendedCard:
+  skills:
+    - id: admin
+      name: Admin
+      description: Admin.
+      tags: [admin]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := false
+	tr := true
+	want := &a2av1.AgentCard{
+		Name:        "Echo",
+		Description: "Echoes.",
+		Version:     "1.0.0",
+		SupportedInterfaces: []*a2av1.AgentInterface{
+			{Url: "https://echo.example.com/", ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"},
+		},
+		Capabilities: &a2av1.AgentCapabilities{Streaming: &f, ExtendedAgentCard: &tr},
+		SecuritySchemes: map[string]*a2av1.SecurityScheme{
+			"bearer": {Scheme: &a2av1.SecurityScheme_HttpAuthSecurityScheme{HttpAuthSecurityScheme: &a2av1.HTTPAuthSecurityScheme{Scheme: "bearer"}}},
+		},
+		DefaultInputModes:  []string{"text/plain"},
+		DefaultOutputModes: []string{"text/plain"},
+		Skills:             []*a2av1.AgentSkill{{Id: "echo", Name: "Echo", Description: "Echoes text.", Tags: []string{"demo"}}},
+	}
+	if diff := cmp.Diff(want, m.AgentCard("https://echo.example.com"), protocmp.Transform()); diff != "" {
+		t.Errorf("public card (-want +got):\n%s", diff)
+	}
+	ext := m.ExtendedAgentCard("https://echo.example.com")
+	if len(ext.Skills) != 2 || ext.Skills[1].GetId() != "admin" {
+		t.Errorf("extended card skills: %v", ext.Skills)
+	}
+	if len(m.AgentCard("").Skills) != 1 {
+		t.Error("building the extended card changed the public one")
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	candidates := []string{"name", "description", "defaultInputModes", "securitySchemes"}
+	for word, want := range map[string]string{
+		"nmae":             "name",
+		"NAME":             "name",
+		"descrption":       "description",
+		"defaultInputMode": "defaultInputModes",
+		"securitySchemas":  "securitySchemes",
+		"colour":           "",
+		"na":               "",
+	} {
+		if got := suggest(word, candidates); got != want {
+			t.Errorf("suggest(%q) = %q; want %q", word, got, want)
+		}
+	}
+}
+
+func TestStarterModulePath(t *testing.T) {
+	m, err := Parse("agent.yaml", Starter("Weather Bot 2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name != "Weather Bot 2" || m.Module != "example.com/weather-bot-2" {
+		t.Errorf("name %q, module %q", m.Name, m.Module)
+	}
+	if _, err := Parse("agent.yaml", Starter(`quote " and \ back`)); err != nil {
+		t.Errorf("a name with quotes breaks the starter: %v", err)
+	}
+}

@@ -1,0 +1,404 @@
+package manifest
+
+import (
+	"net"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// agent decodes the top-level mapping.
+func (d *decoder) agent(n *yaml.Node) *Manifest {
+	f, ok := d.mapping(n, "", manifestShape)
+	if !ok {
+		return nil
+	}
+	m := &Manifest{File: d.file}
+
+	m.APIVersion = f.text("apiVersion")
+	if v := m.APIVersion; v != "" && v != APIVersion {
+		d.errorf(f.get("apiVersion"), "apiVersion", "unsupported apiVersion %q; this a2a-scaffold reads %q", v, APIVersion)
+	}
+	m.Kind = f.text("kind")
+	if m.Kind != "" && m.Kind != Kind {
+		d.errorf(f.get("kind"), "kind", "unknown kind %q; the only kind is %q", m.Kind, Kind)
+	}
+
+	m.Name = f.text("name")
+	m.Description = f.text("description")
+	m.Version = f.text("version")
+	if n := f.get("provider"); n != nil {
+		m.Provider = d.provider(n, "provider")
+	}
+	m.DocumentationURL = f.url("documentationUrl", checkHTTPURL)
+	m.IconURL = f.url("iconUrl", checkHTTPURL)
+	m.Module = f.text("module")
+	if m.Module != "" {
+		if err := checkModulePath(m.Module); err != nil {
+			d.errorf(f.get("module"), "module", "%v", err)
+		}
+	}
+	m.URL = f.url("url", checkBaseURL)
+
+	m.Bindings = d.bindings(f)
+	if n := f.get("capabilities"); n != nil {
+		m.Capabilities = d.capabilities(n, "capabilities")
+	}
+	m.DefaultInputModes = f.mediaTypes("defaultInputModes")
+	m.DefaultOutputModes = f.mediaTypes("defaultOutputModes")
+	if len(m.DefaultInputModes) == 0 {
+		m.DefaultInputModes = []string{DefaultMediaType}
+	}
+	if len(m.DefaultOutputModes) == 0 {
+		m.DefaultOutputModes = []string{DefaultMediaType}
+	}
+
+	m.SecuritySchemes = d.securitySchemes(f)
+	schemes := map[string]*SecurityScheme{}
+	for i := range m.SecuritySchemes {
+		schemes[m.SecuritySchemes[i].Name] = &m.SecuritySchemes[i]
+	}
+	if n := f.get("securityRequirements"); n != nil {
+		m.SecurityRequirements = d.requirements(n, "securityRequirements", schemes)
+	}
+
+	f.nonEmptyList("skills", "skill")
+	m.Skills = d.skills(f.items("skills"), "skills", schemes)
+
+	firstURI := map[string]int{}
+	for i, e := range f.items("extensions") {
+		ext, uri := d.extension(e, index("extensions", i))
+		if j, dup := firstURI[ext.URI]; dup && ext.URI != "" {
+			d.errorf(uri, index("extensions", i)+".uri", "duplicate extension %q (first at extensions[%d])", ext.URI, j)
+		} else {
+			firstURI[ext.URI] = i
+		}
+		m.Extensions = append(m.Extensions, ext)
+	}
+
+	if n := f.get("extendedCard"); n != nil {
+		m.ExtendedCard = d.extendedCard(n, "extendedCard", schemes)
+	}
+	if n := f.get("push"); n != nil {
+		m.Push = d.push(n, "push")
+	}
+
+	d.uniqueSkills()
+	d.crossChecks(f, m)
+	return m
+}
+
+// url reads an optional URL-valued key and checks it.
+func (f fields) url(name string, check func(string) error) string {
+	s := f.text(name)
+	if s != "" {
+		if err := check(s); err != nil {
+			f.d.errorf(f.get(name), f.sub(name), "%v", err)
+		}
+	}
+	return s
+}
+
+// mediaTypes reads a list of media types.
+func (f fields) mediaTypes(name string) []string {
+	return f.strings(name, func(n *yaml.Node, path, s string) {
+		if err := checkMediaType(s); err != nil {
+			f.d.errorf(n, path, "%v", err)
+		}
+	})
+}
+
+func (d *decoder) provider(n *yaml.Node, path string) *Provider {
+	f, ok := d.mapping(n, path, providerShape)
+	if !ok {
+		return nil
+	}
+	return &Provider{Organization: f.text("organization"), URL: f.url("url", checkHTTPURL)}
+}
+
+func (d *decoder) capabilities(n *yaml.Node, path string) Capabilities {
+	f, ok := d.mapping(n, path, capabilitiesShape)
+	if !ok {
+		return Capabilities{}
+	}
+	return Capabilities{
+		Streaming:         f.boolean("streaming"),
+		PushNotifications: f.boolean("pushNotifications"),
+		ExtendedAgentCard: f.boolean("extendedAgentCard"),
+	}
+}
+
+// bindingAliases maps names people write for a binding to its A2A name.
+var bindingAliases = map[string]Protocol{
+	"REST": ProtocolHTTPJSON, "HTTP": ProtocolHTTPJSON, "HTTPJSON": ProtocolHTTPJSON, "HTTP_JSON": ProtocolHTTPJSON,
+	"JSON-RPC": ProtocolJSONRPC, "JSONRPC2": ProtocolJSONRPC, "JSON-RPC2": ProtocolJSONRPC,
+}
+
+func (d *decoder) bindings(f fields) []Binding {
+	f.nonEmptyList("bindings", "binding")
+	var out []Binding
+	nodes := f.items("bindings")
+	for i, e := range nodes {
+		path := index("bindings", i)
+		bf, ok := d.mapping(e, path, bindingShape)
+		if !ok {
+			continue
+		}
+		b := Binding{Pos: Position{e.Line, e.Column}}
+		name := bf.text("binding")
+		if name != "" {
+			b.Protocol = d.protocol(bf.get("binding"), bf.sub("binding"), name)
+		}
+		b.Address = bf.text("address")
+		if b.Address != "" {
+			if err := checkAddress(b.Address); err != nil {
+				d.errorf(bf.get("address"), bf.sub("address"), "%v", err)
+			}
+		}
+		b.Path = bf.text("path")
+		b.Tenant = bf.text("tenant")
+		if b.Tenant != "" {
+			if err := checkTenant(b.Tenant); err != nil {
+				d.errorf(bf.get("tenant"), bf.sub("tenant"), "%v", err)
+			}
+		}
+		b.URL = bf.text("url")
+		switch {
+		case b.Protocol == ProtocolGRPC:
+			if b.Path != "" {
+				d.errorf(bf.get("path"), bf.sub("path"), "not used by GRPC bindings (gRPC routes by service name); remove it")
+			}
+			if b.Address == "" {
+				b.Address = DefaultGRPCAddress
+			}
+			if b.URL != "" {
+				if _, err := grpcTarget(b.URL); err != nil {
+					d.errorf(bf.get("url"), bf.sub("url"), "%v", err)
+				}
+			}
+		case b.Protocol.IsHTTP():
+			if b.Path != "" {
+				if err := checkPath(b.Path); err != nil {
+					d.errorf(bf.get("path"), bf.sub("path"), "%v", err)
+				}
+			} else if b.Protocol == ProtocolJSONRPC {
+				b.Path = DefaultJSONRPCPath
+			} else {
+				b.Path = DefaultHTTPJSONPath
+			}
+			if b.Address == "" {
+				b.Address = DefaultHTTPAddress
+			}
+			if b.URL != "" {
+				if err := checkHTTPURL(b.URL); err != nil {
+					d.errorf(bf.get("url"), bf.sub("url"), "%v", err)
+				}
+			}
+		}
+		out = append(out, b)
+		d.bindingConflicts(out, bf)
+	}
+	return out
+}
+
+// protocol resolves a binding name, suggesting the A2A spelling of near
+// misses and common aliases ("REST" for HTTP+JSON).
+func (d *decoder) protocol(n *yaml.Node, path, name string) Protocol {
+	for _, p := range Protocols {
+		if name == string(p) {
+			return p
+		}
+	}
+	names := make([]string, len(Protocols))
+	for i, p := range Protocols {
+		names[i] = string(p)
+	}
+	best := suggest(name, names)
+	if alias, ok := bindingAliases[strings.ToUpper(name)]; ok && best == "" {
+		best = string(alias)
+	}
+	if best != "" {
+		d.errorf(n, path, "unknown binding %q; did you mean %q?", name, best)
+	} else {
+		d.errorf(n, path, "unknown binding %q (want one of %s)", name, strings.Join(names, ", "))
+	}
+	return ""
+}
+
+// bindingConflicts checks the last binding of bs against the earlier ones:
+// two HTTP bindings may share a listener only under the same address
+// spelling and different paths; gRPC needs a listener of its own.
+func (d *decoder) bindingConflicts(bs []Binding, f fields) {
+	last := len(bs) - 1
+	b := bs[last]
+	if b.Protocol == "" || checkAddress(b.Address) != nil {
+		return
+	}
+	for j, o := range bs[:last] {
+		if o.Protocol == "" || checkAddress(o.Address) != nil || !overlap(b.Address, o.Address) {
+			continue
+		}
+		at := f.get("address")
+		if at == nil {
+			at = f.node
+		}
+		switch {
+		case b.Protocol == ProtocolGRPC || o.Protocol == ProtocolGRPC:
+			d.errorf(at, f.sub("address"), "%q is also the address of bindings[%d] (%s); a GRPC binding needs an address of its own", b.Address, j, o.Protocol)
+		case b.Address != o.Address:
+			d.errorf(at, f.sub("address"), "%q overlaps %q of bindings[%d]; write the same address to serve both on one listener", b.Address, o.Address, j)
+		case b.Path == o.Path:
+			where := f.get("path")
+			if where == nil {
+				where = f.node
+			}
+			d.errorf(where, f.sub("path"), "%q on %q is already served by bindings[%d] (%s); give one of them another path", b.Path, b.Address, j, o.Protocol)
+		}
+	}
+}
+
+// overlap reports whether two listen addresses would bind the same port on
+// a common interface.
+func overlap(a, b string) bool {
+	ha, pa, _ := net.SplitHostPort(a)
+	hb, pb, _ := net.SplitHostPort(b)
+	if pa != pb {
+		return false
+	}
+	wildcard := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
+	return ha == hb || wildcard(ha) || wildcard(hb)
+}
+
+func (d *decoder) skills(nodes []*yaml.Node, path string, schemes map[string]*SecurityScheme) []Skill {
+	var out []Skill
+	for i, e := range nodes {
+		p := index(path, i)
+		f, ok := d.mapping(e, p, skillShape)
+		if !ok {
+			continue
+		}
+		s := Skill{
+			ID:          f.text("id"),
+			Name:        f.text("name"),
+			Description: f.text("description"),
+			Pos:         Position{e.Line, e.Column},
+		}
+		if s.ID != "" {
+			if err := checkName(s.ID); err != nil {
+				d.errorf(f.get("id"), f.sub("id"), "skill id %v", err)
+			}
+			d.skillIDs = append(d.skillIDs, skillRef{f.sub("id"), deref(f.get("id"))})
+		}
+		f.nonEmptyList("tags", "tag")
+		s.Tags = f.strings("tags", nil)
+		s.Examples = f.strings("examples", nil)
+		s.InputModes = f.mediaTypes("inputModes")
+		s.OutputModes = f.mediaTypes("outputModes")
+		if n := f.get("securityRequirements"); n != nil {
+			s.SecurityRequirements = d.requirements(n, f.sub("securityRequirements"), schemes)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// skillRef remembers where a skill id was defined, for duplicate reports.
+type skillRef struct {
+	path string
+	node *yaml.Node
+}
+
+// uniqueSkills reports skill ids used twice, in the public card, the
+// extended card or across both; ids that differ only in case are reported
+// too, since skill files would collide on case-insensitive file systems.
+func (d *decoder) uniqueSkills() {
+	seen := map[string]skillRef{}
+	for _, ref := range d.skillIDs {
+		id := ref.node.Value
+		first, dup := seen[strings.ToLower(id)]
+		switch {
+		case !dup:
+			seen[strings.ToLower(id)] = ref
+		case first.node.Value == id:
+			d.errorf(ref.node, ref.path, "duplicate skill id %q (first at %s, line %d)", id, first.path, first.node.Line)
+		default:
+			d.errorf(ref.node, ref.path, "skill id %q differs only in case from %q at %s (line %d); skill files would collide", id, first.node.Value, first.path, first.node.Line)
+		}
+	}
+}
+
+// extension decodes one extension and returns the node of its uri.
+func (d *decoder) extension(n *yaml.Node, path string) (Extension, *yaml.Node) {
+	f, ok := d.mapping(n, path, extensionShape)
+	if !ok {
+		return Extension{}, nil
+	}
+	e := Extension{URI: f.url("uri", checkURI), Description: f.text("description")}
+	if b := f.boolean("required"); b != nil {
+		e.Required = *b
+	}
+	if p := f.get("params"); p != nil && !isNull(p) {
+		if deref(p).Kind != yaml.MappingNode {
+			d.errorf(p, f.sub("params"), "expected a mapping, got %s", describe(deref(p)))
+		} else if v, ok := d.jsonValue(p, f.sub("params")); ok {
+			e.Params, _ = v.(map[string]any)
+		}
+	}
+	return e, f.get("uri")
+}
+
+func (d *decoder) extendedCard(n *yaml.Node, path string, schemes map[string]*SecurityScheme) *ExtendedCard {
+	f, ok := d.mapping(n, path, extendedCardShape)
+	if !ok {
+		return nil
+	}
+	f.nonEmptyList("skills", "skill")
+	return &ExtendedCard{Skills: d.skills(f.items("skills"), f.sub("skills"), schemes)}
+}
+
+func (d *decoder) push(n *yaml.Node, path string) PushDelivery {
+	f, ok := d.mapping(n, path, pushShape)
+	if !ok {
+		return PushDelivery{}
+	}
+	p := PushDelivery{
+		Timeout:        f.duration("timeout"),
+		MaxRetries:     f.integer("maxRetries"),
+		InitialBackoff: f.duration("initialBackoff"),
+		MaxBackoff:     f.duration("maxBackoff"),
+	}
+	if p.MaxRetries != nil && (*p.MaxRetries < 0 || *p.MaxRetries > 100) {
+		d.errorf(f.get("maxRetries"), f.sub("maxRetries"), "must be from 0 to 100, got %d", *p.MaxRetries)
+	}
+	if p.InitialBackoff > 0 && p.MaxBackoff > 0 && p.MaxBackoff < p.InitialBackoff {
+		d.errorf(f.get("maxBackoff"), f.sub("maxBackoff"), "must not be shorter than initialBackoff (%s)", p.InitialBackoff)
+	}
+	if b := f.boolean("allowPrivateNetworks"); b != nil {
+		p.AllowPrivateNetworks = *b
+	}
+	return p
+}
+
+// crossChecks relate sections to each other: the extended card and push
+// settings need their capability, and the extended card needs a way to
+// authenticate callers.
+func (d *decoder) crossChecks(f fields, m *Manifest) {
+	extended := m.Capabilities.ExtendedAgentCard != nil && *m.Capabilities.ExtendedAgentCard
+	if n := f.get("extendedCard"); n != nil && !extended {
+		d.errorf(n, "extendedCard", "capabilities.extendedAgentCard is not true, so the extended card would never be served; set it to true or remove extendedCard")
+	}
+	if extended && len(m.SecuritySchemes) == 0 {
+		caps := deref(f.get("capabilities"))
+		at := caps
+		for i := 0; caps != nil && i+1 < len(caps.Content); i += 2 {
+			if caps.Content[i].Value == "extendedAgentCard" {
+				at = caps.Content[i+1]
+			}
+		}
+		d.errorf(at, "capabilities.extendedAgentCard", "the extended card is served only to authenticated callers; define at least one entry in securitySchemes")
+	}
+	push := m.Capabilities.PushNotifications != nil && *m.Capabilities.PushNotifications
+	if n := f.get("push"); n != nil && !push {
+		d.errorf(n, "push", "capabilities.pushNotifications is not true, so these delivery settings would be unused; set it to true or remove push")
+	}
+}

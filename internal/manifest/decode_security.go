@@ -1,0 +1,289 @@
+package manifest
+
+import (
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// securitySchemes decodes the name → scheme mapping, keeping file order.
+func (d *decoder) securitySchemes(f fields) []SecurityScheme {
+	n := f.get("securitySchemes")
+	if n == nil || isNull(n) {
+		return nil
+	}
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "securitySchemes", "expected a mapping from scheme names to schemes, got %s", describe(n))
+		return nil
+	}
+	var out []SecurityScheme
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := deref(n.Content[i])
+		name := k.Value
+		path := join("securitySchemes", name)
+		if k.Kind != yaml.ScalarNode {
+			d.errorf(k, "securitySchemes", "scheme names must be plain names, got %s", describe(k))
+			continue
+		}
+		if first, dup := seen[name]; dup {
+			d.errorf(k, path, "duplicate key (first at line %d)", first.Line)
+			continue
+		}
+		seen[name] = k
+		if err := checkName(name); err != nil {
+			d.errorf(k, path, "scheme name %v", err)
+		}
+		if s, ok := d.securityScheme(n.Content[i+1], path); ok {
+			s.Name = name
+			s.Pos = Position{k.Line, k.Column}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (d *decoder) securityScheme(n *yaml.Node, path string) (SecurityScheme, bool) {
+	f, ok := d.mapping(n, path, securitySchemeShape)
+	if !ok {
+		return SecurityScheme{}, false
+	}
+	s := SecurityScheme{Description: f.text("description")}
+	typ := f.text("type")
+	if typ == "" {
+		return s, true
+	}
+	names := make([]string, len(SchemeTypes))
+	for i, t := range SchemeTypes {
+		names[i] = string(t)
+	}
+	if !d.oneOf(f.get("type"), f.sub("type"), "security scheme type", typ, names) {
+		return s, true
+	}
+	s.Type = SchemeType(typ)
+
+	// Keys of other scheme types are mistakes, and so are missing keys this
+	// type requires.
+	allowed := schemeTypeKeys[s.Type]
+	for _, k := range securitySchemeShape.keys {
+		if k.name == "type" || k.name == "description" || f.keys[k.name] == nil {
+			continue
+		}
+		if !slices.Contains(allowed.required, k.name) && !slices.Contains(allowed.optional, k.name) {
+			d.errorf(f.keys[k.name], f.sub(k.name), "not used by %s schemes", s.Type)
+		}
+	}
+	for _, k := range allowed.required {
+		if f.keys[k] == nil {
+			d.errorf(f.node, f.sub(k), "required for %s schemes", s.Type)
+		}
+	}
+
+	switch s.Type {
+	case SchemeAPIKey:
+		if loc := f.text("location"); loc != "" && d.oneOf(f.get("location"), f.sub("location"), "location", loc, []string{"header", "query", "cookie"}) {
+			s.Location = loc
+		}
+		s.KeyName = f.text("name")
+		if s.KeyName != "" {
+			if err := checkToken(s.KeyName); err != nil {
+				d.errorf(f.get("name"), f.sub("name"), "%v", err)
+			}
+		} else if n := f.get("name"); n != nil {
+			d.errorf(n, f.sub("name"), "must not be empty")
+		}
+	case SchemeHTTP:
+		if sch := f.text("scheme"); sch != "" {
+			// Auth scheme names are case-insensitive (RFC 9110 §11.1).
+			if lower := strings.ToLower(sch); d.oneOf(f.get("scheme"), f.sub("scheme"), "HTTP auth scheme", lower, []string{"bearer", "basic"}) {
+				s.Scheme = lower
+			}
+		} else if n := f.get("scheme"); n != nil {
+			d.errorf(n, f.sub("scheme"), "must not be empty")
+		}
+		s.BearerFormat = f.text("bearerFormat")
+		if s.BearerFormat != "" && s.Scheme == "basic" {
+			d.errorf(f.get("bearerFormat"), f.sub("bearerFormat"), "only meaningful with scheme bearer")
+		}
+	case SchemeOAuth2:
+		if n := f.get("flows"); n != nil {
+			s.Flow = d.flows(n, f.sub("flows"))
+		}
+		s.OAuth2MetadataURL = f.url("oauth2MetadataUrl", checkHTTPURL)
+	case SchemeOpenIDConnect:
+		s.OpenIDConnectURL = f.url("openIdConnectUrl", checkHTTPURL)
+		if s.OpenIDConnectURL == "" {
+			if n := f.get("openIdConnectUrl"); n != nil {
+				d.errorf(n, f.sub("openIdConnectUrl"), "must not be empty")
+			}
+		}
+	}
+	return s, true
+}
+
+// flows decodes the flows mapping, which must hold exactly one flow: A2A's
+// OAuthFlows is a oneof.
+func (d *decoder) flows(n *yaml.Node, path string) *OAuthFlow {
+	f, ok := d.mapping(n, path, flowsShape)
+	if !ok {
+		return nil
+	}
+	var present []string
+	for _, k := range flowsShape.keys {
+		if f.vals[k.name] != nil {
+			present = append(present, k.name)
+		}
+	}
+	switch {
+	case len(present) == 0 && len(f.keys) == 0:
+		d.errorf(f.node, path, "define one flow: %s", strings.Join(flowsShape.names(), ", "))
+		return nil
+	case len(present) == 0:
+		return nil // the unknown keys are reported already
+	case len(present) > 1:
+		d.errorf(f.keys[present[1]], join(path, present[1]), "only one flow per scheme (A2A's OAuthFlows holds one); define another oauth2 scheme for %s", present[1])
+	}
+	typ := FlowType(present[0])
+	k, _ := flowsShape.lookup(present[0])
+	ff, ok := d.mapping(f.get(present[0]), join(path, present[0]), k.elem)
+	if !ok {
+		return nil
+	}
+	flow := &OAuthFlow{Type: typ}
+	switch typ {
+	case FlowAuthorizationCode:
+		flow.AuthorizationURL = ff.url("authorizationUrl", checkHTTPURL)
+		if b := ff.boolean("pkceRequired"); b != nil {
+			flow.PKCERequired = *b
+		}
+	case FlowDeviceCode:
+		flow.DeviceAuthorizationURL = ff.url("deviceAuthorizationUrl", checkHTTPURL)
+	}
+	flow.TokenURL = ff.url("tokenUrl", checkHTTPURL)
+	flow.RefreshURL = ff.url("refreshUrl", checkHTTPURL)
+	flow.Scopes = d.scopes(ff.get("scopes"), ff.sub("scopes"))
+	return flow
+}
+
+// scopes decodes a scope name → description mapping; an empty mapping is
+// allowed (a flow without scopes).
+func (d *decoder) scopes(n *yaml.Node, path string) []Scope {
+	if n == nil || isNull(n) {
+		return nil
+	}
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "expected a mapping from scope names to descriptions, got %s", describe(n))
+		return nil
+	}
+	var out []Scope
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := deref(n.Content[i])
+		if k.Kind != yaml.ScalarNode || strings.TrimSpace(k.Value) == "" {
+			d.errorf(k, path, "scope names must be non-empty strings")
+			continue
+		}
+		p := join(path, k.Value)
+		if first, dup := seen[k.Value]; dup {
+			d.errorf(k, p, "duplicate key (first at line %d)", first.Line)
+			continue
+		}
+		seen[k.Value] = k
+		desc, _ := d.scalarText(n.Content[i+1], p)
+		out = append(out, Scope{Name: k.Value, Description: desc})
+	}
+	return out
+}
+
+// requirements decodes a list of security requirements. Each requirement
+// maps scheme names to the scopes needed; an empty mapping ({}) means no
+// authentication, as in OpenAPI.
+func (d *decoder) requirements(n *yaml.Node, path string, schemes map[string]*SecurityScheme) []SecurityRequirement {
+	if isNull(n) {
+		return nil
+	}
+	var out []SecurityRequirement
+	for i, e := range d.sequence(n, path) {
+		p := index(path, i)
+		if e.Kind != yaml.MappingNode {
+			d.errorf(e, p, "expected a mapping from scheme names to scope lists, such as {oauth: [read]}, got %s", describe(e))
+			continue
+		}
+		var req SecurityRequirement
+		seen := map[string]*yaml.Node{}
+		for j := 0; j+1 < len(e.Content); j += 2 {
+			k := deref(e.Content[j])
+			name := k.Value
+			kp := join(p, name)
+			if first, dup := seen[name]; dup {
+				d.errorf(k, kp, "duplicate key (first at line %d)", first.Line)
+				continue
+			}
+			seen[name] = k
+			scheme := schemes[name]
+			if scheme == nil {
+				d.undefinedScheme(k, kp, name, schemes)
+			}
+			rs := RequiredScheme{Name: name}
+			v := deref(e.Content[j+1])
+			if !isNull(v) {
+				for si, sn := range d.sequence(v, kp) {
+					scope, ok := d.scalarText(sn, index(kp, si))
+					if !ok {
+						continue
+					}
+					if scope == "" {
+						d.errorf(sn, index(kp, si), "must not be empty")
+						continue
+					}
+					d.checkScope(sn, index(kp, si), scope, scheme)
+					rs.Scopes = append(rs.Scopes, scope)
+				}
+			}
+			req.Schemes = append(req.Schemes, rs)
+		}
+		out = append(out, req)
+	}
+	return out
+}
+
+func (d *decoder) undefinedScheme(k *yaml.Node, path, name string, schemes map[string]*SecurityScheme) {
+	var names []string
+	for n := range schemes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	switch best := suggest(name, names); {
+	case best != "":
+		d.errorf(k, path, "undefined security scheme %q; did you mean %q?", name, best)
+	case len(names) == 0:
+		d.errorf(k, path, "undefined security scheme %q; securitySchemes defines none", name)
+	default:
+		d.errorf(k, path, "undefined security scheme %q (defined: %s)", name, strings.Join(names, ", "))
+	}
+}
+
+// checkScope checks that an oauth2 requirement asks only for scopes its
+// flow declares. Other scheme types carry roles or nothing; their lists are
+// not checked.
+func (d *decoder) checkScope(n *yaml.Node, path, scope string, scheme *SecurityScheme) {
+	if scheme == nil || scheme.Type != SchemeOAuth2 || scheme.Flow == nil {
+		return
+	}
+	var names []string
+	for _, s := range scheme.Flow.Scopes {
+		if s.Name == scope {
+			return
+		}
+		names = append(names, s.Name)
+	}
+	where := "securitySchemes." + scheme.Name + ".flows." + string(scheme.Flow.Type) + ".scopes"
+	if best := suggest(scope, names); best != "" {
+		d.errorf(n, path, "scope %q is not declared in %s; did you mean %q?", scope, where, best)
+	} else {
+		d.errorf(n, path, "scope %q is not declared in %s", scope, where)
+	}
+}

@@ -1,0 +1,95 @@
+package manifest
+
+import (
+	"math"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+)
+
+// maxExactInteger is the largest integer a JSON number (an IEEE-754 double)
+// holds exactly; extension params become a google.protobuf.Struct, whose
+// numbers are doubles.
+const maxExactInteger = 1 << 53
+
+// maxParamValues bounds the values of all extension params together, after
+// aliases are expanded: a few lines of nested aliases can otherwise expand
+// exponentially ("billion laughs").
+const maxParamValues = 100_000
+
+// jsonValue converts free-form YAML (extension params) into JSON-compatible
+// Go values: map[string]any, []any, string, float64, bool and nil.
+func (d *decoder) jsonValue(n *yaml.Node, path string) (any, bool) {
+	d.paramValues++
+	if d.paramValues > maxParamValues {
+		if d.paramValues == maxParamValues+1 {
+			d.errorf(n, path, "extension params hold more than %d values (after expanding aliases)", maxParamValues)
+		}
+		return nil, false
+	}
+	n = deref(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		out := map[string]any{}
+		ok := true
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := deref(n.Content[i])
+			if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!null" {
+				d.errorf(k, path, "keys must be strings, got %s", describe(k))
+				ok = false
+				continue
+			}
+			p := join(path, k.Value)
+			if _, dup := out[k.Value]; dup {
+				d.errorf(k, p, "duplicate key")
+				ok = false
+				continue
+			}
+			v, vok := d.jsonValue(n.Content[i+1], p)
+			ok = ok && vok
+			out[k.Value] = v
+		}
+		return out, ok
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		ok := true
+		for i, e := range n.Content {
+			v, vok := d.jsonValue(e, index(path, i))
+			ok = ok && vok
+			out = append(out, v)
+		}
+		return out, ok
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, true
+	case "!!bool":
+		var b bool
+		_ = n.Decode(&b)
+		return b, true
+	case "!!int":
+		i, err := strconv.ParseInt(n.Value, 0, 64)
+		if err != nil {
+			var v int64
+			if n.Decode(&v) != nil {
+				d.errorf(n, path, "integer %s does not fit a JSON number exactly", n.Value)
+				return nil, false
+			}
+			i = v
+		}
+		if i > maxExactInteger || i < -maxExactInteger {
+			d.errorf(n, path, "integer %s does not fit a JSON number exactly; quote it to keep it as a string", n.Value)
+			return nil, false
+		}
+		return float64(i), true
+	case "!!float":
+		var f float64
+		if err := n.Decode(&f); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			d.errorf(n, path, "%s is not a JSON number", n.Value)
+			return nil, false
+		}
+		return f, true
+	default: // !!str, !!timestamp, !!binary: kept as written
+		return n.Value, true
+	}
+}

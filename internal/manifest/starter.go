@@ -1,0 +1,54 @@
+package manifest
+
+import (
+	"bytes"
+	_ "embed"
+	"strconv"
+	"strings"
+	"text/template"
+)
+
+//go:embed starter.yaml.tmpl
+var starterText string
+
+var starterTemplate = template.Must(template.New("agent.yaml").Funcs(template.FuncMap{
+	"quote":   strconv.Quote, // a Go quoted string is a valid YAML double-quoted scalar
+	"oneLine": func(s string) string { return strings.Join(strings.Fields(s), " ") },
+}).Parse(starterText))
+
+// Starter returns a documented manifest for a new agent called name, which
+// validates as it is: one echo skill served over JSON-RPC and HTTP+JSON,
+// with every optional section present as a commented example. The Go module
+// path is example.com/ followed by name in lower case with runs of other
+// characters turned into "-".
+func Starter(name string) []byte {
+	if strings.TrimSpace(name) == "" {
+		name = "agent"
+	}
+	var b bytes.Buffer
+	// The template is fixed and its data cannot fail to render.
+	_ = starterTemplate.Execute(&b, struct{ Name, Module string }{name, "example.com/" + slug(name)})
+	return b.Bytes()
+}
+
+// slug lower-cases s and replaces each run of characters other than ASCII
+// letters and digits with one "-".
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			continue
+		}
+		dash = true
+	}
+	if b.Len() == 0 {
+		return "agent"
+	}
+	return b.String()
+}

@@ -1,0 +1,359 @@
+package scaffold
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"google.golang.org/genproto/googleapis/api/annotations"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/jcs"
+)
+
+// CardJSON renders card as the ProtoJSON document a scaffolded agent serves
+// and a2a-scaffold card prints: fields in proto order, indented by two
+// spaces, with the presence rules A2A §8.4 uses for signing, so that the
+// document, minus signatures, canonicalises to exactly the signed payload:
+// fields with explicit presence appear iff set (even when false), REQUIRED
+// fields always appear (even when empty), other fields only when not at
+// their default. The output is byte-stable, unlike protojson's.
+func CardJSON(card *a2av1.AgentCard) ([]byte, error) {
+	v, err := presenceValue(card.ProtoReflect())
+	if err != nil {
+		return nil, err
+	}
+	out, err := appendJSON(nil, v, "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+// SigningPayload returns the JWS payload of card (A2A §8.4): the card
+// without signatures, with the presence rules of CardJSON, canonicalised
+// with RFC 8785 (JCS).
+func SigningPayload(card *a2av1.AgentCard) ([]byte, error) {
+	unsigned := proto.CloneOf(card)
+	unsigned.Signatures = nil
+	v, err := presenceValue(unsigned.ProtoReflect())
+	if err != nil {
+		return nil, err
+	}
+	compact, err := appendJSON(nil, v, "")
+	if err != nil {
+		return nil, err
+	}
+	return jcs.Canonicalize(compact)
+}
+
+// object is a JSON object that keeps its member order.
+type object []member
+
+type member struct {
+	name  string
+	value any // string, bool, float64, nil, []any, object
+}
+
+// presenceValue converts a message to a JSON value with the presence rules
+// of CardJSON.
+func presenceValue(m protoreflect.Message) (any, error) {
+	if wkt, ok := wellKnownValue(m); ok {
+		return wkt, nil
+	}
+	if isOtherWellKnown(m.Descriptor()) {
+		return protojsonValue(m.Interface())
+	}
+	var obj object
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		// Has is false for unset presence fields, empty lists and maps and
+		// implicit-presence scalars at their default. A REQUIRED member of a
+		// real oneof is not invented: a second member would make the
+		// document invalid.
+		inOneof := fd.ContainingOneof() != nil && !fd.ContainingOneof().IsSynthetic()
+		if !m.Has(fd) && (inOneof || !isRequired(fd)) {
+			continue
+		}
+		v, err := fieldValue(m, fd)
+		if err != nil {
+			return nil, err
+		}
+		obj = append(obj, member{fd.JSONName(), v})
+	}
+	return obj, nil
+}
+
+// isRequired reports a (google.api.field_behavior) = REQUIRED field.
+func isRequired(fd protoreflect.FieldDescriptor) bool {
+	opts := fd.Options()
+	if opts == nil {
+		return false
+	}
+	behaviors, _ := proto.GetExtension(opts, annotations.E_FieldBehavior).([]annotations.FieldBehavior)
+	return slices.Contains(behaviors, annotations.FieldBehavior_REQUIRED)
+}
+
+func fieldValue(m protoreflect.Message, fd protoreflect.FieldDescriptor) (any, error) {
+	v := m.Get(fd)
+	switch {
+	case fd.IsMap():
+		obj := object{}
+		var keys []protoreflect.MapKey
+		v.Map().Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+			keys = append(keys, k)
+			return true
+		})
+		slices.SortFunc(keys, func(a, b protoreflect.MapKey) int {
+			return compareStrings(a.String(), b.String())
+		})
+		for _, k := range keys {
+			ev, err := singular(fd.MapValue(), v.Map().Get(k))
+			if err != nil {
+				return nil, err
+			}
+			obj = append(obj, member{k.String(), ev})
+		}
+		return obj, nil
+	case fd.IsList():
+		list := v.List()
+		out := make([]any, 0, list.Len())
+		for i := range list.Len() {
+			ev, err := singular(fd, list.Get(i))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ev)
+		}
+		return out, nil
+	}
+	return singular(fd, v)
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// singular converts one scalar or message value as ProtoJSON writes it.
+func singular(fd protoreflect.FieldDescriptor, v protoreflect.Value) (any, error) {
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return presenceValue(v.Message())
+	case protoreflect.EnumKind:
+		if ev := fd.Enum().Values().ByNumber(v.Enum()); ev != nil {
+			if fd.Enum().FullName() == "google.protobuf.NullValue" {
+				return nil, nil
+			}
+			return string(ev.Name()), nil
+		}
+		return float64(v.Enum()), nil
+	case protoreflect.StringKind:
+		return v.String(), nil
+	case protoreflect.BoolKind:
+		return v.Bool(), nil
+	case protoreflect.BytesKind:
+		return base64.StdEncoding.EncodeToString(v.Bytes()), nil
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return float64(v.Int()), nil
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return float64(v.Uint()), nil
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return strconv.FormatInt(v.Int(), 10), nil // ProtoJSON writes 64-bit integers as strings
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return strconv.FormatUint(v.Uint(), 10), nil
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		return floatValue(v.Float()), nil
+	}
+	return nil, fmt.Errorf("field %s: unsupported kind %v", fd.FullName(), fd.Kind())
+}
+
+// floatValue writes non-finite numbers as ProtoJSON's strings.
+func floatValue(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return f
+}
+
+// wellKnownValue converts google.protobuf.Struct, Value and ListValue (the
+// free-form JSON in extension params and signature headers) to plain JSON,
+// with object members sorted so output is stable.
+func wellKnownValue(m protoreflect.Message) (any, bool) {
+	switch msg := m.Interface().(type) {
+	case *structpb.Struct:
+		return structValue(msg), true
+	case *structpb.Value:
+		return valueOf(msg), true
+	case *structpb.ListValue:
+		return listValue(msg), true
+	}
+	return nil, false
+}
+
+func structValue(s *structpb.Struct) object {
+	keys := make([]string, 0, len(s.GetFields()))
+	for k := range s.GetFields() {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	obj := object{}
+	for _, k := range keys {
+		obj = append(obj, member{k, valueOf(s.GetFields()[k])})
+	}
+	return obj
+}
+
+func listValue(l *structpb.ListValue) []any {
+	out := make([]any, 0, len(l.GetValues()))
+	for _, v := range l.GetValues() {
+		out = append(out, valueOf(v))
+	}
+	return out
+}
+
+func valueOf(v *structpb.Value) any {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_StringValue:
+		return k.StringValue
+	case *structpb.Value_NumberValue:
+		return floatValue(k.NumberValue)
+	case *structpb.Value_BoolValue:
+		return k.BoolValue
+	case *structpb.Value_StructValue:
+		return structValue(k.StructValue)
+	case *structpb.Value_ListValue:
+		return listValue(k.ListValue)
+	}
+	return nil
+}
+
+// isOtherWellKnown reports the well-known types with a special ProtoJSON
+// form (Timestamp, Duration, wrappers, Any, FieldMask, Empty), which are
+// delegated to protojson.
+func isOtherWellKnown(md protoreflect.MessageDescriptor) bool {
+	return md.ParentFile().Package() == "google.protobuf"
+}
+
+func protojsonValue(m proto.Message) (any, error) {
+	b, err := protojson.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	return fromGeneric(v), nil
+}
+
+// fromGeneric turns encoding/json values into the ordered form, sorting
+// object members.
+func fromGeneric(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		obj := object{}
+		for _, k := range keys {
+			obj = append(obj, member{k, fromGeneric(v[k])})
+		}
+		return obj
+	case []any:
+		for i := range v {
+			v[i] = fromGeneric(v[i])
+		}
+		return v
+	}
+	return v
+}
+
+// appendJSON writes v; a non-empty indent unit pretty-prints it (two
+// spaces per level), an empty one writes it compactly.
+func appendJSON(dst []byte, v any, indent string) ([]byte, error) {
+	return appendIndented(dst, v, indent, 0)
+}
+
+func appendIndented(dst []byte, v any, unit string, depth int) ([]byte, error) {
+	newline := func(d int) {
+		if unit == "" {
+			return
+		}
+		dst = append(dst, '\n')
+		for range d {
+			dst = append(dst, unit...)
+		}
+	}
+	var err error
+	switch v := v.(type) {
+	case nil:
+		dst = append(dst, "null"...)
+	case bool:
+		dst = strconv.AppendBool(dst, v)
+	case string:
+		dst = jcs.AppendString(dst, v)
+	case float64:
+		dst, err = jcs.AppendNumber(dst, v)
+	case []any:
+		if len(v) == 0 {
+			return append(dst, "[]"...), nil
+		}
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			newline(depth + 1)
+			if dst, err = appendIndented(dst, e, unit, depth+1); err != nil {
+				return dst, err
+			}
+		}
+		newline(depth)
+		dst = append(dst, ']')
+	case object:
+		if len(v) == 0 {
+			return append(dst, "{}"...), nil
+		}
+		dst = append(dst, '{')
+		for i, m := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			newline(depth + 1)
+			dst = jcs.AppendString(dst, m.name)
+			dst = append(dst, ':')
+			if unit != "" {
+				dst = append(dst, ' ')
+			}
+			if dst, err = appendIndented(dst, m.value, unit, depth+1); err != nil {
+				return dst, err
+			}
+		}
+		newline(depth)
+		dst = append(dst, '}')
+	default:
+		return dst, fmt.Errorf("unexpected JSON value %T", v)
+	}
+	return dst, err
+}

@@ -1,0 +1,195 @@
+// Command echo serves the echo agent (internal/echo) over every A2A binding:
+// JSON-RPC, HTTP+JSON and the agent card on the --http address, gRPC on the
+// --grpc address. Its behaviour is a fixed contract, used to test A2A
+// implementations against each other; send it "hello", "message hi",
+// "stream 5", "input", "slow 500", "fail" or "reject".
+//
+// Usage:
+//
+//	go run ./examples/echo --http 127.0.0.1:8080 --grpc 127.0.0.1:8081
+//
+// Port 0 picks a free port. On start it prints one line per endpoint, the
+// card URL first, and serves until interrupted.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/echo"
+	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		log.Fatalf("echo: %v", err)
+	}
+}
+
+// config is what the flags select.
+type config struct {
+	httpAddr, grpcAddr    string
+	jsonrpcPath, restPath string
+	publicHost            string
+	token                 string
+	chunkInterval         time.Duration
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("echo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.httpAddr, "http", "127.0.0.1:8080", "address for JSON-RPC, HTTP+JSON and the agent card (port 0: any free port)")
+	fs.StringVar(&c.grpcAddr, "grpc", "127.0.0.1:8081", `address for gRPC (port 0: any free port; "" serves no gRPC)`)
+	fs.StringVar(&c.jsonrpcPath, "jsonrpc-path", "/a2a/jsonrpc", "URL path of the JSON-RPC interface")
+	fs.StringVar(&c.restPath, "rest-path", "/a2a/rest", "URL path the HTTP+JSON routes are mounted under")
+	fs.StringVar(&c.publicHost, "public-host", "", "host name to put in the card's URLs (default: the listening address)")
+	fs.StringVar(&c.token, "token", "", `bearer token that authenticates callers for the extended card ("": any token)`)
+	fs.DurationVar(&c.chunkInterval, "chunk-interval", echo.DefaultChunkInterval, `pause between the chunks of "stream" (at most about 100ms)`)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: echo [--http host:port] [--grpc host:port] [flags]\n\n"+
+			"Serves the echo agent over JSON-RPC, HTTP+JSON and gRPC.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if !strings.HasPrefix(c.jsonrpcPath, "/") || !strings.HasPrefix(c.restPath, "/") {
+		return c, fmt.Errorf("--jsonrpc-path and --rest-path must start with /")
+	}
+	c.restPath = strings.TrimSuffix(c.restPath, "/")
+	if c.restPath == "" || c.restPath == c.jsonrpcPath || c.jsonrpcPath == runtime.AgentCardPath {
+		return c, fmt.Errorf("--rest-path %q and --jsonrpc-path %q must differ, and neither may be / or the card path", c.restPath, c.jsonrpcPath)
+	}
+	return c, nil
+}
+
+// run serves until ctx is done.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	httpLn, err := net.Listen("tcp", cfg.httpAddr)
+	if err != nil {
+		return fmt.Errorf("listening on --http %s: %w", cfg.httpAddr, err)
+	}
+	defer httpLn.Close()
+	var grpcLn net.Listener
+	if cfg.grpcAddr != "" {
+		if grpcLn, err = net.Listen("tcp", cfg.grpcAddr); err != nil {
+			return fmt.Errorf("listening on --grpc %s: %w", cfg.grpcAddr, err)
+		}
+		defer grpcLn.Close()
+	}
+
+	httpBase := "http://" + advertised(httpLn.Addr(), cfg.publicHost)
+	interfaces := []*a2av1.AgentInterface{
+		{Url: httpBase + cfg.jsonrpcPath, ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: runtime.ProtocolVersion},
+		{Url: httpBase + cfg.restPath, ProtocolBinding: runtime.BindingREST, ProtocolVersion: runtime.ProtocolVersion},
+	}
+	if grpcLn != nil {
+		interfaces = append(interfaces, &a2av1.AgentInterface{
+			Url: advertised(grpcLn.Addr(), cfg.publicHost), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: runtime.ProtocolVersion})
+	}
+	card := echo.Card(interfaces...)
+	srv, err := server.New(card, &echo.Agent{ChunkInterval: cfg.chunkInterval},
+		server.WithAuthenticator(echo.BearerAuthenticator(cfg.token)),
+		server.WithExtendedCard(echo.ExtendedCard(card)))
+	if err != nil {
+		return err
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle(runtime.AgentCardPath, runtime.NewAgentCardHandler(card))
+	mux.Handle(cfg.jsonrpcPath, a2av1.NewA2AServiceJSONRPCHandler(srv))
+	mux.Handle(cfg.restPath+"/", a2av1.NewA2AServiceRESTHandler(srv))
+	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	errs := make(chan error, 2)
+	go func() { errs <- httpSrv.Serve(httpLn) }()
+	var grpcSrv *grpc.Server
+	if grpcLn != nil {
+		grpcSrv = grpc.NewServer()
+		a2av1.RegisterA2AServiceGRPC(grpcSrv, srv)
+		go func() { errs <- grpcSrv.Serve(grpcLn) }()
+	}
+
+	fmt.Fprintf(stdout, "agent card  %s%s\n", httpBase, runtime.AgentCardPath)
+	for _, itf := range interfaces {
+		fmt.Fprintf(stdout, "%-11s %s\n", itf.GetProtocolBinding(), itf.GetUrl())
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errs:
+	}
+	return errors.Join(serveErr, shutdown(httpSrv, grpcSrv, srv))
+}
+
+// shutdown stops accepting calls, gives open calls a few seconds, then ends
+// the agent's work.
+func shutdown(httpSrv *http.Server, grpcSrv *grpc.Server, srv *server.Server) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var errs []error
+	if err := httpSrv.Shutdown(ctx); err != nil {
+		errs = append(errs, httpSrv.Close()) // streams still open: cut them
+	}
+	if grpcSrv != nil {
+		stopped := make(chan struct{})
+		go func() {
+			grpcSrv.GracefulStop()
+			close(stopped)
+		}()
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			grpcSrv.Stop()
+			<-stopped
+		}
+	}
+	if err := srv.Shutdown(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// advertised is the host:port clients should use for addr: the public host
+// when given, localhost for an unspecified listening address.
+func advertised(addr net.Addr, publicHost string) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return addr.String()
+	}
+	switch {
+	case publicHost != "":
+		host = publicHost
+	case host == "" || host == "0.0.0.0" || host == "::":
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
+}

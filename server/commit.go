@@ -1,0 +1,104 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/push"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// change computes the next snapshot of a task from the current one, and the
+// events announcing it. It must not modify cur; it may be called again with a
+// newer cur when another writer got in first.
+type change func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error)
+
+// maxConflicts bounds how often one write is retried after losing to other
+// writers. Writers in this process take the task's lock, so conflicts come
+// only from other replicas sharing the store.
+const maxConflicts = 32
+
+// commitLocked applies ch to the task and writes the result, starting from
+// rec (the writer's latest known record) and re-reading after a conflict.
+// On success the events reach the store's subscribers and, through the push
+// sender, every webhook of the task. The caller holds the task's lock, which
+// keeps webhook notifications in write order.
+func (s *Server) commitLocked(ctx context.Context, key taskKey, rec store.Record, ch change) (store.Record, error) {
+	for attempt := 0; ; attempt++ {
+		next, events, err := ch(rec.Task)
+		if err != nil {
+			return rec, err
+		}
+		v, err := s.store.UpdateTask(ctx, store.Update{Tenant: key.tenant, Task: next, Expect: rec.Version, Events: events})
+		if err == nil {
+			rec = store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next}
+			s.notifyLocked(ctx, key, events)
+			return rec, nil
+		}
+		if !errors.Is(err, store.ErrConflict) || attempt == maxConflicts {
+			return rec, err
+		}
+		if rec, err = s.store.Task(ctx, key.tenant, key.id); err != nil {
+			return rec, err
+		}
+	}
+}
+
+// notifyLocked hands events to the push sender for every webhook of the
+// task. It never blocks on a receiver.
+func (s *Server) notifyLocked(ctx context.Context, key taskKey, events []*a2av1.StreamResponse) {
+	if s.push == nil || len(events) == 0 {
+		return
+	}
+	cfgs, _, err := s.store.ListPushConfigs(ctx, key.tenant, key.id, "", 0)
+	if err != nil {
+		s.logger.LogAttrs(ctx, slog.LevelError, "a2a: reading push configs failed; notifications skipped",
+			slog.String("tenant", key.tenant), slog.String("taskId", key.id), slog.Any("error", err))
+		return
+	}
+	for _, cfg := range cfgs {
+		for _, ev := range events {
+			s.push.Send(push.Notification{Tenant: key.tenant, Config: cfg, Event: ev})
+		}
+	}
+}
+
+// errTerminal reports a write refused because the task already ended.
+func errTerminal(t *a2av1.Task) error {
+	return fmt.Errorf("server: task %q is %s: %w", t.GetId(), t.GetStatus().GetState(), store.ErrTerminal)
+}
+
+// setStatus is the change to a new state with an optional status message
+// (completed with the task's ids and the agent role).
+func setStatus(state a2av1.TaskState, msg *a2av1.Message) change {
+	return func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error) {
+		from := cur.GetStatus().GetState()
+		if store.IsTerminal(from) {
+			return nil, nil, errTerminal(cur)
+		}
+		if err := store.ValidTransition(from, state); err != nil {
+			return nil, nil, err
+		}
+		if msg != nil {
+			fillAgentMessage(msg, cur.GetId(), cur.GetContextId())
+		}
+		next := withStatus(cur, &a2av1.TaskStatus{State: state, Message: msg, Timestamp: now()})
+		return next, []*a2av1.StreamResponse{statusEvent(next)}, nil
+	}
+}
+
+// fillAgentMessage gives an outgoing message what the protocol requires of
+// it: an id, the agent role and the task's ids.
+func fillAgentMessage(m *a2av1.Message, taskID, contextID string) {
+	if m.GetMessageId() == "" {
+		m.MessageId = newID()
+	}
+	if m.GetRole() == a2av1.Role_ROLE_UNSPECIFIED {
+		m.Role = a2av1.Role_ROLE_AGENT
+	}
+	m.TaskId = taskID
+	m.ContextId = contextID
+}

@@ -1,0 +1,83 @@
+// Package server is the default implementation of a2av1.A2AServiceHandler:
+// all eleven A2A operations with the task semantics the specification
+// requires, over an Executor that the agent author writes.
+//
+//	exec := server.ExecutorFunc(func(ctx context.Context, req *server.Request, ev *server.Events) error {
+//		if err := ev.Artifact(server.TextArtifact("", "Echo: "+req.Text())); err != nil {
+//			return err
+//		}
+//		return ev.Complete(nil)
+//	})
+//	srv, err := server.New(card, exec)
+//	…
+//	http.Handle("/a2a", a2av1.NewA2AServiceJSONRPCHandler(srv))
+//
+// # What the server does
+//
+// SendMessage without a taskId runs the executor for a new task; the task is
+// created (SUBMITTED, with the message in its history) at the executor's
+// first event, so an executor that answers with Events.Reply creates no
+// task. A message with a taskId continues that task: TaskNotFound if the
+// caller cannot see it, UnsupportedOperation if it is terminal,
+// InvalidParams if its contextId differs. If the task's execution is still
+// running, the message joins the history and arrives on Request.FollowUps;
+// otherwise a new turn starts. SendMessage blocks until the task is terminal
+// or interrupted unless returnImmediately is set, and applies historyLength.
+// An inline push config is stored before the task's first event.
+//
+// Streams (SendStreamingMessage, SubscribeToTask) send the task first, then
+// its status and artifact updates in the order they were written; every
+// subscriber of a task sees the same sequence. A stream ends after a terminal
+// state or INPUT_REQUIRED. It stays open through AUTH_REQUIRED: the agent may
+// resume once the client authenticated elsewhere (A2A §7.6.1); clients close
+// it when they like. SubscribeToTask accepts any non-terminal task,
+// INPUT_REQUIRED and AUTH_REQUIRED included.
+//
+// Slow readers: each subscriber has a bounded buffer in the store
+// (store.DefaultSubscriberBuffer events for the in-memory store). A stream
+// that falls further behind is dropped — it receives an error as its last
+// event saying to call SubscribeToTask again, which resumes from a fresh
+// snapshot — so neither the task nor the other subscribers ever wait for it.
+// A blocking SendMessage whose subscription is dropped resubscribes quietly.
+//
+// ListTasks orders by status timestamp (newest first, ties by id), filters by
+// contextId, status and statusTimestampAfter (inclusive), pages 50 tasks by
+// default and at most 100 (out of range: InvalidParams), reports totalSize,
+// drops artifacts unless includeArtifacts and trims histories to
+// historyLength. Its page tokens are opaque base64url positions in that
+// order (status time and task id), so tasks created while a client pages
+// cause neither duplicates nor gaps.
+//
+// CancelTask records CANCELED (all subscribers see it) and cancels the
+// running execution's context (cause ErrCanceled); an executor implementing
+// Canceler is asked first and may refuse. Canceling a CANCELED task returns
+// it; other terminal tasks give TaskNotCancelable.
+//
+// Push configs (when the card declares pushNotifications) are kept in the
+// store; every event of a task — the task itself when created, then each
+// status and artifact update — is posted to every config of the task by
+// package push, which orders, retries, bounds and guards the deliveries and
+// never blocks the task.
+//
+// Capabilities come from the card given to New: without streaming the
+// streaming operations answer UnsupportedOperation, without pushNotifications
+// the push operations and inline configs answer PushNotificationNotSupported,
+// without extendedAgentCard GetExtendedAgentCard answers
+// UnsupportedOperation. With it, the extended card (WithExtendedCard) is
+// served to authenticated callers only (WithAuthenticator).
+//
+// Tenants and owners: every task lives in the tenant of the request that
+// created it (runtime.CallInfo.Tenant) and is invisible — TaskNotFound — from
+// any other tenant. WithTaskOwner scopes tasks further to the identity that
+// created them.
+//
+// Storage: tasks are immutable snapshots in a store.Store (in memory by
+// default). Every change is an optimistic, versioned write that carries its
+// events, so a store shared by replicas can carry events between them. State
+// transitions are validated: nothing leaves a terminal state.
+//
+// Goroutines: one per running execution, which ends when Execute returns;
+// streams and blocking calls run on the caller's goroutine; push deliveries
+// run on the push sender's goroutines, one per webhook with pending work.
+// Shutdown waits for all of them.
+package server

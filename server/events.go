@@ -1,0 +1,291 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// Errors Events methods return besides store errors. An event for a task that
+// already ended (for example because a client canceled it) fails with an
+// error that matches store.ErrTerminal.
+var (
+	// ErrClosed: Events was used after Execute returned.
+	ErrClosed = errors.New("server: Events used after Execute returned")
+	// ErrReplied: the executor already answered with a direct message, so
+	// there is no task to report on.
+	ErrReplied = errors.New("server: the executor already replied with a message")
+	// ErrTaskStarted: Reply was called for a message that belongs to a task.
+	// A direct reply is only possible before the first task event; later,
+	// send messages as status messages (e.g. Complete(msg)).
+	ErrTaskStarted = errors.New("server: Reply after the task was created; use a status message instead")
+)
+
+// Events is the executor's side of one turn of a task: each method records
+// one change, which the server stores, streams and posts to webhooks before
+// the method returns. The task itself is created (in SUBMITTED, with the
+// message in its history) by the first event; a Reply before any event
+// answers without a task.
+//
+// Events takes ownership of the messages and artifacts passed to it: it
+// fills in missing ids, the agent role and the task's ids, and they must not
+// be modified afterwards. Methods are safe to call from several goroutines;
+// each change is applied in call order.
+type Events struct {
+	run      *run
+	req      *Request
+	storeCtx context.Context // outlives cancellation: final writes must land
+
+	mu      sync.Mutex
+	rec     store.Record // Task is nil until the task exists
+	replied bool
+	closed  bool
+	create  *creation // set when this turn creates its task
+}
+
+// creation is what the first event of a new task needs.
+type creation struct {
+	pushConfig *a2av1.TaskPushNotificationConfig // inline config, registered before the first event
+	handoff    *handoff
+}
+
+// Task returns the current snapshot of the task (read-only), or nil before the
+// first event of a new task.
+func (e *Events) Task() *a2av1.Task {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.rec.Task
+}
+
+// Submit creates the task (SUBMITTED) if it does not exist yet, without any
+// other event: clients waiting with returnImmediately get it now, before the
+// executor's first real progress.
+func (e *Events) Submit() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return ErrClosed
+	}
+	return e.ensureTaskLocked()
+}
+
+// Status moves the task to state, with an optional status message from the
+// agent.
+func (e *Events) Status(state a2av1.TaskState, msg *a2av1.Message) error {
+	return e.apply(setStatus(state, msg))
+}
+
+// Working moves the task to WORKING.
+func (e *Events) Working() error { return e.Status(a2av1.TaskState_TASK_STATE_WORKING, nil) }
+
+// Complete ends the task successfully (COMPLETED), optionally with a message.
+func (e *Events) Complete(msg *a2av1.Message) error {
+	return e.Status(a2av1.TaskState_TASK_STATE_COMPLETED, msg)
+}
+
+// Fail ends the task as FAILED; msg should say why.
+func (e *Events) Fail(msg *a2av1.Message) error {
+	return e.Status(a2av1.TaskState_TASK_STATE_FAILED, msg)
+}
+
+// Reject ends the task as REJECTED: the agent will not do it; msg should say
+// why.
+func (e *Events) Reject(msg *a2av1.Message) error {
+	return e.Status(a2av1.TaskState_TASK_STATE_REJECTED, msg)
+}
+
+// InputRequired pauses the task until the client sends another message; msg
+// says what is needed. Streams end here; the next message to the task starts
+// a new turn (or arrives on Request.FollowUps if Execute is still running).
+func (e *Events) InputRequired(msg *a2av1.Message) error {
+	return e.Status(a2av1.TaskState_TASK_STATE_INPUT_REQUIRED, msg)
+}
+
+// AuthRequired pauses the task until the client has authenticated with some
+// party out of band; msg says what is needed. Unlike INPUT_REQUIRED, streams
+// stay open, since the agent may resume on its own.
+func (e *Events) AuthRequired(msg *a2av1.Message) error {
+	return e.Status(a2av1.TaskState_TASK_STATE_AUTH_REQUIRED, msg)
+}
+
+// Artifact adds a complete artifact (or replaces the one with the same id).
+// An empty ArtifactId is replaced by a generated one.
+func (e *Events) Artifact(a *a2av1.Artifact) error { return e.ArtifactChunk(a, false, true) }
+
+// ArtifactChunk sends one piece of an artifact that is produced
+// incrementally: add appends a's parts to the artifact with the same id (the
+// first chunk has add false), last marks the final chunk.
+func (e *Events) ArtifactChunk(a *a2av1.Artifact, add, last bool) error {
+	if a == nil || len(a.GetParts()) == 0 {
+		return fmt.Errorf("server: an artifact needs at least one part")
+	}
+	if a.GetArtifactId() == "" {
+		if add {
+			return fmt.Errorf("server: an artifact chunk to append to needs the artifact's id")
+		}
+		a.ArtifactId = newID()
+	}
+	return e.apply(func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error) {
+		if store.IsTerminal(cur.GetStatus().GetState()) {
+			return nil, nil, errTerminal(cur)
+		}
+		next := withArtifact(cur, a, add)
+		return next, []*a2av1.StreamResponse{artifactEvent(next, a, add, last)}, nil
+	})
+}
+
+// Reply answers the message directly, without a task: the client receives
+// msg as the response (a stream carries only this message). It is only
+// possible as the first and only event of a message that does not belong to
+// a task yet.
+func (e *Events) Reply(msg *a2av1.Message) error {
+	if msg == nil || len(msg.GetParts()) == 0 {
+		return fmt.Errorf("server: a reply needs at least one part")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch {
+	case e.closed:
+		return ErrClosed
+	case e.replied:
+		return ErrReplied
+	case e.rec.Task != nil || e.create == nil:
+		return ErrTaskStarted
+	}
+	fillAgentMessage(msg, "", e.req.ContextID)
+	e.replied = true
+	e.create.handoff.deliver(outcome{reply: msg})
+	return nil
+}
+
+// apply creates the task if needed and commits ch to it.
+func (e *Events) apply(ch change) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return ErrClosed
+	}
+	if err := e.ensureTaskLocked(); err != nil {
+		return err
+	}
+	s, key := e.run.s, e.run.key
+	unlock := s.lock(key)
+	rec, err := s.commitLocked(e.storeCtx, key, e.rec, ch)
+	unlock()
+	if err != nil {
+		return err
+	}
+	e.rec = rec
+	return nil
+}
+
+// ensureTaskLocked creates the task of a new turn at its first event:
+// SUBMITTED, with the incoming message in its history. In this order, under
+// the task's lock: the task is stored, the run is registered (follow-ups and
+// cancels find it), the inline push config is saved, the initiating request
+// subscribes, and the webhooks get the task as the first event; only then is
+// the initiator told. So nothing that happens to the task can be missed by
+// the initiator's stream or by the inline webhook.
+func (e *Events) ensureTaskLocked() error {
+	if e.rec.Task != nil {
+		return nil
+	}
+	if e.replied {
+		return ErrReplied
+	}
+	r, s := e.run, e.run.s
+	task := &a2av1.Task{
+		Id:        r.key.id,
+		ContextId: e.req.ContextID,
+		Status:    &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_SUBMITTED, Timestamp: now()},
+		History:   []*a2av1.Message{e.req.Message},
+	}
+	unlock := s.lock(r.key)
+	defer unlock()
+	rec, err := s.store.CreateTask(e.storeCtx, store.Record{Tenant: r.key.tenant, Owner: r.owner, Task: task})
+	if err != nil {
+		err = internalError("creating the task", err)
+		e.create.handoff.deliver(outcome{err: err})
+		return err
+	}
+	e.rec = rec
+	s.register(r)
+	o := outcome{rec: rec}
+	if cfg := e.create.pushConfig; cfg != nil {
+		cfg.TaskId = task.Id
+		if err := s.store.SavePushConfig(e.storeCtx, r.key.tenant, cfg); err != nil {
+			o.err = internalError("saving the push notification config", err)
+		}
+	}
+	if h := e.create.handoff; h.wantSub && o.err == nil {
+		snap, sub, err := s.store.Subscribe(h.ctx, r.key.tenant, task.Id)
+		if err != nil {
+			o.err = internalError("subscribing to the new task", err)
+		} else {
+			o.rec, o.sub = snap, sub
+		}
+	}
+	s.notifyLocked(e.storeCtx, r.key, []*a2av1.StreamResponse{taskEvent(task)})
+	e.create.handoff.deliver(o)
+	return nil
+}
+
+// outcome is what the request that started a new task learns from its first
+// event: a direct reply, the created task (with a subscription when asked
+// for), or an error.
+type outcome struct {
+	reply *a2av1.Message
+	rec   store.Record
+	sub   store.Subscription
+	err   error
+}
+
+// handoff passes the outcome of a new task's first event from the execution
+// to the request that started it. If that request gave up (its client went
+// away), a subscription made for it is closed instead of leaking.
+type handoff struct {
+	ctx     context.Context // the initiating request's
+	wantSub bool
+	ch      chan outcome // buffered: delivering never blocks
+
+	mu        sync.Mutex
+	delivered bool
+	abandoned bool
+}
+
+func newHandoff(ctx context.Context, wantSub bool) *handoff {
+	return &handoff{ctx: ctx, wantSub: wantSub, ch: make(chan outcome, 1)}
+}
+
+func (h *handoff) deliver(o outcome) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.delivered:
+		return
+	case h.abandoned:
+		if o.sub != nil {
+			o.sub.Close()
+		}
+	default:
+		h.ch <- o
+	}
+	h.delivered = true
+}
+
+func (h *handoff) abandon() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.abandoned = true
+	select {
+	case o := <-h.ch:
+		if o.sub != nil {
+			o.sub.Close()
+		}
+	default:
+	}
+}

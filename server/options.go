@@ -1,0 +1,77 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/push"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// Option configures New.
+type Option func(*Server)
+
+// WithStore sets where tasks, events and push configs are kept; the default
+// is store.NewMemory().
+func WithStore(st store.Store) Option {
+	return func(s *Server) {
+		if st != nil {
+			s.store = st
+		}
+	}
+}
+
+// WithPushSender sets the webhook sender used when the card declares
+// capabilities.pushNotifications. The default is push.NewSender() (SSRF guard
+// on), closed by Shutdown; a sender given here belongs to the caller, who
+// closes it after Shutdown.
+func WithPushSender(p *push.Sender) Option {
+	return func(s *Server) {
+		if p != nil {
+			s.push, s.ownPush = p, false
+		}
+	}
+}
+
+// WithAuthenticator sets how callers are identified. Without one every caller
+// is anonymous, which among other things keeps the extended agent card
+// unreachable.
+func WithAuthenticator(a Authenticator) Option {
+	return func(s *Server) { s.authn = a }
+}
+
+// WithTaskOwner scopes tasks to their owners: owner(caller) is recorded when a
+// task is created, and a task is visible (Get, List, Cancel, Subscribe,
+// follow-up messages, push configs) only to callers with the same owner;
+// others get TaskNotFound, as if it did not exist. OwnerByCallerID is the
+// usual choice. Without it every caller of a tenant sees all its tasks.
+func WithTaskOwner(owner func(Caller) string) Option {
+	return func(s *Server) { s.owner = owner }
+}
+
+// WithExtendedCard sets the extended agent card served to authenticated
+// callers when the public card declares capabilities.extendedAgentCard.
+func WithExtendedCard(card *a2av1.AgentCard) Option {
+	return func(s *Server) {
+		if card != nil {
+			s.extended = func(context.Context, Caller) (*a2av1.AgentCard, error) { return card, nil }
+		}
+	}
+}
+
+// WithExtendedCardFunc is WithExtendedCard for cards that depend on the
+// caller. Returning a nil card answers ExtendedAgentCardNotConfigured.
+func WithExtendedCardFunc(f func(ctx context.Context, c Caller) (*a2av1.AgentCard, error)) Option {
+	return func(s *Server) { s.extended = f }
+}
+
+// WithLogger sets the logger for executor failures and other errors clients
+// do not see in detail (default slog.Default()).
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Server) {
+		if l != nil {
+			s.logger = l
+		}
+	}
+}

@@ -1,0 +1,484 @@
+package push
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"google.golang.org/protobuf/proto"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// receiver is a webhook on loopback that records what it gets and answers
+// with the status its respond function picks.
+type receiver struct {
+	*httptest.Server
+	mu      sync.Mutex
+	got     []received
+	arrived chan received
+	respond func(n int) int // n: 1-based request number
+	block   chan struct{}   // when not nil, requests wait for it to close
+}
+
+type received struct {
+	path   string
+	header http.Header
+	event  *a2av1.StreamResponse
+	raw    string
+}
+
+func newReceiver(t *testing.T, respond func(n int) int) *receiver {
+	r := &receiver{arrived: make(chan received, 1000), respond: respond}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		ev := new(a2av1.StreamResponse)
+		_ = runtime.UnmarshalJSON(body, ev)
+		rec := received{path: req.URL.Path, header: req.Header.Clone(), event: ev, raw: string(body)}
+		r.mu.Lock()
+		r.got = append(r.got, rec)
+		n := len(r.got)
+		block := r.block
+		r.mu.Unlock()
+		r.arrived <- rec
+		if block != nil {
+			select {
+			case <-block:
+			case <-req.Context().Done():
+			}
+		}
+		status := http.StatusOK
+		if r.respond != nil {
+			status = r.respond(n)
+		}
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.got)
+}
+
+func (r *receiver) wait(t *testing.T) received {
+	t.Helper()
+	select {
+	case rec := <-r.arrived:
+		return rec
+	case <-time.After(10 * time.Second):
+		t.Fatal("no request reached the receiver within 10s")
+		return received{}
+	}
+}
+
+// failures collects what the failure hook reports.
+type failures struct {
+	mu  sync.Mutex
+	got []Failure
+	ch  chan Failure
+}
+
+func newFailures() *failures { return &failures{ch: make(chan Failure, 1000)} }
+
+func (f *failures) hook(fl Failure) {
+	f.mu.Lock()
+	f.got = append(f.got, fl)
+	f.mu.Unlock()
+	f.ch <- fl
+}
+
+func (f *failures) wait(t *testing.T) Failure {
+	t.Helper()
+	select {
+	case fl := <-f.ch:
+		return fl
+	case <-time.After(10 * time.Second):
+		t.Fatal("the failure hook was not called within 10s")
+		return Failure{}
+	}
+}
+
+// sleeps records the backoff waits instead of sleeping them.
+type sleeps struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
+	s.mu.Lock()
+	s.d = append(s.d, d)
+	s.mu.Unlock()
+	return ctx.Err()
+}
+
+func newSender(t *testing.T, opts ...Option) *Sender {
+	s := NewSender(opts...)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = s.Close(ctx)
+	})
+	return s
+}
+
+func cfgFor(r *receiver, id string) *a2av1.TaskPushNotificationConfig {
+	return &a2av1.TaskPushNotificationConfig{TaskId: "task-1", Id: id, Url: r.URL + "/hook/" + id}
+}
+
+func statusEvent() *a2av1.StreamResponse {
+	return &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_StatusUpdate{StatusUpdate: &a2av1.TaskStatusUpdateEvent{
+		TaskId: "task-1", ContextId: "ctx-1", Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING},
+	}}}
+}
+
+func numbered(i int) *a2av1.StreamResponse {
+	return &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_ArtifactUpdate{ArtifactUpdate: &a2av1.TaskArtifactUpdateEvent{
+		TaskId: "task-1", ContextId: "ctx-1",
+		Artifact: &a2av1.Artifact{ArtifactId: "a", Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: fmt.Sprint(i)}}}},
+	}}}
+}
+
+func TestDeliveryRequest(t *testing.T) {
+	r := newReceiver(t, nil)
+	s := newSender(t, AllowPrivateNetworks())
+	cfg := cfgFor(r, "p1")
+	cfg.Token = "tok-123"
+	cfg.Authentication = &a2av1.AuthenticationInfo{Scheme: "Bearer", Credentials: "secret"}
+	ev := statusEvent()
+	s.Send(Notification{Tenant: "t", Config: cfg, Event: ev})
+	got := r.wait(t)
+	for h, want := range map[string]string{
+		"Content-Type":             "application/a2a+json",
+		"Authorization":            "Bearer secret",
+		"X-A2A-Notification-Token": "tok-123",
+		"A2A-Notification-Token":   "tok-123",
+	} {
+		if v := got.header.Get(h); v != want {
+			t.Errorf("header %s = %q, want %q", h, v, want)
+		}
+	}
+	if !proto.Equal(got.event, ev) {
+		t.Errorf("body %s does not decode to the event sent", got.raw)
+	}
+	if !strings.Contains(got.raw, `"statusUpdate"`) || !strings.Contains(got.raw, `"taskId":"task-1"`) {
+		t.Errorf("body %s is not a camelCase StreamResponse", got.raw)
+	}
+}
+
+func TestNoAuthorizationWithoutCredentials(t *testing.T) {
+	r := newReceiver(t, nil)
+	s := newSender(t, AllowPrivateNetworks())
+	cfg := cfgFor(r, "p1")
+	cfg.Authentication = &a2av1.AuthenticationInfo{Scheme: "Bearer"}
+	s.Send(Notification{Config: cfg, Event: statusEvent()})
+	got := r.wait(t)
+	for _, h := range []string{"Authorization", TokenHeader, AltTokenHeader} {
+		if v := got.header.Get(h); v != "" {
+			t.Errorf("header %s = %q, want none", h, v)
+		}
+	}
+}
+
+func TestPerConfigOrdering(t *testing.T) {
+	r := newReceiver(t, nil)
+	s := newSender(t, AllowPrivateNetworks())
+	const n = 100
+	a, b := cfgFor(r, "a"), cfgFor(r, "b")
+	for i := range n {
+		s.Send(Notification{Config: a, Event: numbered(i)})
+		s.Send(Notification{Config: b, Event: numbered(i)})
+	}
+	perConfig := map[string][]string{}
+	for range 2 * n {
+		got := r.wait(t)
+		perConfig[got.path] = append(perConfig[got.path], got.event.GetArtifactUpdate().GetArtifact().GetParts()[0].GetText())
+	}
+	for path, texts := range perConfig {
+		for i, text := range texts {
+			if text != fmt.Sprint(i) {
+				t.Fatalf("events for %s arrived out of order: %v", path, texts)
+			}
+		}
+	}
+	if len(perConfig) != 2 {
+		t.Fatalf("requests went to %d webhooks, want 2", len(perConfig))
+	}
+}
+
+func TestRetryWithBackoffThenSuccess(t *testing.T) {
+	r := newReceiver(t, func(n int) int {
+		if n <= 2 {
+			return http.StatusServiceUnavailable
+		}
+		return http.StatusNoContent
+	})
+	fl := newFailures()
+	s := newSender(t, AllowPrivateNetworks(), WithBackoff(100*time.Millisecond, time.Second), OnFailure(fl.hook))
+	sl := &sleeps{}
+	s.sleep = sl.sleep
+	s.Send(Notification{Config: cfgFor(r, "p"), Event: statusEvent()})
+	for range 3 {
+		r.wait(t)
+	}
+	closeSender(t, s)
+	if len(fl.got) != 0 {
+		t.Fatalf("failure hook called: %+v", fl.got)
+	}
+	if len(sl.d) != 2 {
+		t.Fatalf("waited %d times, want 2 (between 3 attempts)", len(sl.d))
+	}
+	checkWait(t, sl.d[0], 100*time.Millisecond)
+	checkWait(t, sl.d[1], 200*time.Millisecond)
+}
+
+// checkWait checks a jittered wait for the given step: in [step/2, step].
+func checkWait(t *testing.T, d, step time.Duration) {
+	t.Helper()
+	if d < step/2 || d > step {
+		t.Errorf("wait %v is outside [%v, %v]", d, step/2, step)
+	}
+}
+
+func closeSender(t *testing.T, s *Sender) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
+func TestGiveUpAfterMaxAttempts(t *testing.T) {
+	r := newReceiver(t, func(int) int { return http.StatusInternalServerError })
+	fl := newFailures()
+	s := newSender(t, AllowPrivateNetworks(), WithMaxAttempts(5), WithBackoff(100*time.Millisecond, 300*time.Millisecond), OnFailure(fl.hook))
+	sl := &sleeps{}
+	s.sleep = sl.sleep
+	cfg := cfgFor(r, "p")
+	s.Send(Notification{Tenant: "ten", Config: cfg, Event: statusEvent()})
+	f := fl.wait(t)
+	var se *StatusError
+	if f.Attempts != 5 || !errors.As(f.Err, &se) || se.StatusCode != 500 || f.Tenant != "ten" || f.Config != cfg {
+		t.Fatalf("failure = %+v, want 5 attempts ending in a 500 StatusError for the config sent", f)
+	}
+	if r.count() != 5 {
+		t.Fatalf("receiver got %d requests, want 5", r.count())
+	}
+	closeSender(t, s)
+	if len(sl.d) != 4 {
+		t.Fatalf("waited %d times, want 4", len(sl.d))
+	}
+	for i, step := range []time.Duration{100, 200, 300, 300} { // doubling, capped
+		checkWait(t, sl.d[i], step*time.Millisecond)
+	}
+}
+
+func TestPermanentFailuresAreNotRetried(t *testing.T) {
+	for _, status := range []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusTemporaryRedirect} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			target := newReceiver(t, nil)
+			r := newReceiver(t, func(int) int { return status })
+			if status == http.StatusTemporaryRedirect {
+				r.Config.Handler = http.RedirectHandler(target.URL, status)
+			}
+			fl := newFailures()
+			s := newSender(t, AllowPrivateNetworks(), OnFailure(fl.hook))
+			s.Send(Notification{Config: cfgFor(r, "p"), Event: statusEvent()})
+			f := fl.wait(t)
+			var se *StatusError
+			if f.Attempts != 1 || !errors.As(f.Err, &se) || se.StatusCode != status {
+				t.Fatalf("failure = %+v, want one attempt and StatusError %d", f, status)
+			}
+			if target.count() != 0 {
+				t.Fatal("the redirect was followed")
+			}
+		})
+	}
+}
+
+func TestRetryableStatuses(t *testing.T) {
+	for status, want := range map[int]bool{408: true, 425: true, 429: true, 500: true, 502: true, 503: true, 400: false, 403: false, 404: false, 410: false, 301: false} {
+		if got := retryable(&StatusError{StatusCode: status}); got != want {
+			t.Errorf("retryable(%d) = %v, want %v", status, got, want)
+		}
+	}
+	if !retryable(errors.New("connection reset")) {
+		t.Error("a transport error is not retried")
+	}
+	if retryable(fmt.Errorf("dial: %w", ErrBlockedAddress)) {
+		t.Error("a blocked address is retried")
+	}
+}
+
+func TestAttemptTimeout(t *testing.T) {
+	r := newReceiver(t, nil)
+	r.block = make(chan struct{})
+	defer close(r.block)
+	fl := newFailures()
+	s := newSender(t, AllowPrivateNetworks(), WithTimeout(50*time.Millisecond), WithMaxAttempts(1), OnFailure(fl.hook))
+	s.Send(Notification{Config: cfgFor(r, "p"), Event: statusEvent()})
+	f := fl.wait(t)
+	if !errors.Is(f.Err, context.DeadlineExceeded) {
+		t.Fatalf("failure error = %v, want a deadline error", f.Err)
+	}
+}
+
+// TestSlowReceiverNeverBlocksSend: Send returns at once while the receiver
+// holds the first request, and a full queue drops instead of blocking.
+func TestSlowReceiverNeverBlocksSend(t *testing.T) {
+	r := newReceiver(t, nil)
+	r.block = make(chan struct{})
+	fl := newFailures()
+	s := newSender(t, AllowPrivateNetworks(), WithQueueLimit(2), OnFailure(fl.hook))
+	cfg := cfgFor(r, "p")
+	s.Send(Notification{Config: cfg, Event: numbered(0)})
+	r.wait(t) // the worker holds notification 0
+	for i := 1; i <= 4; i++ {
+		s.Send(Notification{Config: cfg, Event: numbered(i)}) // 1, 2 queue; 3, 4 are dropped
+	}
+	for range 2 {
+		if f := fl.wait(t); !errors.Is(f.Err, ErrQueueFull) || f.Attempts != 0 {
+			t.Fatalf("failure = %+v, want a dropped notification (ErrQueueFull)", f)
+		}
+	}
+	close(r.block)
+	for range 2 {
+		r.wait(t)
+	}
+	closeSender(t, s)
+	if r.count() != 3 {
+		t.Fatalf("receiver got %d requests, want 3", r.count())
+	}
+}
+
+func TestSSRFGuardAtDialTime(t *testing.T) {
+	r := newReceiver(t, nil)
+	port := r.URL[strings.LastIndex(r.URL, ":")+1:]
+	for _, url := range []string{
+		r.URL,                      // 127.0.0.1 literal
+		"http://localhost:" + port, // a name resolved to loopback when dialled
+		"http://[::ffff:127.0.0.1]:" + port,
+	} {
+		t.Run(url, func(t *testing.T) {
+			fl := newFailures()
+			s := newSender(t, OnFailure(fl.hook))
+			s.Send(Notification{Config: &a2av1.TaskPushNotificationConfig{TaskId: "t", Id: "p", Url: url}, Event: statusEvent()})
+			f := fl.wait(t)
+			if !errors.Is(f.Err, ErrBlockedAddress) || f.Attempts != 1 {
+				t.Fatalf("failure = %+v, want ErrBlockedAddress after one attempt", f)
+			}
+		})
+	}
+	if r.count() != 0 {
+		t.Fatalf("the guard let %d requests through", r.count())
+	}
+}
+
+func TestBlockedAddresses(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1": "loopback", "127.9.9.9": "loopback", "::1": "loopback",
+		"10.1.2.3": "private", "172.16.0.1": "private", "172.31.255.255": "private", "192.168.1.1": "private", "fd00::1": "private",
+		"169.254.169.254": "link-local", "fe80::1": "link-local",
+		"0.0.0.0": "unspecified", "0.1.2.3": "unspecified", "::": "unspecified",
+		"224.0.0.1": "multicast", "239.1.1.1": "multicast", "ff02::1": "multicast",
+		"255.255.255.255": "broadcast",
+		"::ffff:10.0.0.1": "private",
+		"8.8.8.8":         "", "172.32.0.1": "", "2001:4860:4860::8888": "", "93.184.216.34": "",
+	} {
+		if got := blockedReason(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("blockedReason(%s) = %q, want %q", addr, got, want)
+		}
+	}
+}
+
+func TestCheckURL(t *testing.T) {
+	guarded, open := NewSender(), NewSender(AllowPrivateNetworks())
+	defer guarded.Close(context.Background())
+	defer open.Close(context.Background())
+	tests := []struct {
+		url           string
+		guarded, open bool // accepted?
+	}{
+		{"https://hooks.example.com/a2a", true, true},
+		{"http://hooks.example.com:8080/x?y=1", true, true},
+		{"ftp://hooks.example.com/", false, false},
+		{"/relative", false, false},
+		{"https://user:pw@hooks.example.com/", false, false},
+		{"http://127.0.0.1:9/", false, true},
+		{"http://localhost/", false, true},
+		{"http://LOCALHOST./", false, true},
+		{"http://[::1]/", false, true},
+		{"http://192.168.0.10/", false, true},
+		{"http://169.254.169.254/latest/meta-data", false, true},
+		{"://bad", false, false},
+	}
+	for _, tc := range tests {
+		if err := guarded.CheckURL(tc.url); (err == nil) != tc.guarded {
+			t.Errorf("guarded CheckURL(%q) = %v, want accepted=%v", tc.url, err, tc.guarded)
+		}
+		if err := open.CheckURL(tc.url); (err == nil) != tc.open {
+			t.Errorf("open CheckURL(%q) = %v, want accepted=%v", tc.url, err, tc.open)
+		}
+	}
+}
+
+func TestForgetStopsDelivery(t *testing.T) {
+	r := newReceiver(t, nil)
+	r.block = make(chan struct{})
+	defer close(r.block)
+	fl := newFailures()
+	s := newSender(t, AllowPrivateNetworks(), OnFailure(fl.hook))
+	cfg := cfgFor(r, "p")
+	s.Send(Notification{Tenant: "t", Config: cfg, Event: numbered(0)})
+	r.wait(t)
+	s.Send(Notification{Tenant: "t", Config: cfg, Event: numbered(1)})
+	s.Forget("t", cfg.TaskId, cfg.Id)
+	closeSender(t, s)
+	if r.count() != 1 || len(fl.got) != 0 {
+		t.Fatalf("after Forget: %d requests, failures %+v; want the one in flight only and no failures", r.count(), fl.got)
+	}
+}
+
+func TestCloseReportsUndelivered(t *testing.T) {
+	r := newReceiver(t, nil)
+	r.block = make(chan struct{})
+	defer close(r.block)
+	fl := newFailures()
+	s := NewSender(AllowPrivateNetworks(), OnFailure(fl.hook))
+	cfg := cfgFor(r, "p")
+	s.Send(Notification{Config: cfg, Event: numbered(0)})
+	r.wait(t)
+	s.Send(Notification{Config: cfg, Event: numbered(1)})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := s.Close(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Close = %v, want the context's error", err)
+	}
+	if len(fl.got) != 2 {
+		t.Fatalf("failures %+v, want the in-flight and the queued notification reported", fl.got)
+	}
+	for _, f := range fl.got {
+		if !errors.Is(f.Err, ErrClosed) {
+			t.Fatalf("failure %+v, want ErrClosed", f)
+		}
+	}
+	s.Send(Notification{Config: cfg, Event: numbered(2)}) // after Close: reported at once
+	if len(fl.got) != 3 || !errors.Is(fl.got[2].Err, ErrClosed) {
+		t.Fatalf("Send after Close: failures %+v, want a third ErrClosed", fl.got)
+	}
+}

@@ -1,0 +1,145 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/types/known/emptypb"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// Page size of ListTaskPushNotificationConfigs when the request gives none,
+// and its maximum (larger requests are served this many).
+const (
+	DefaultPushConfigPageSize = 100
+	MaxPushConfigPageSize     = 100
+)
+
+// pushGate answers PushNotificationNotSupported when the card does not
+// declare push notifications, then resolves the caller and the task.
+func (s *Server) pushGate(ctx context.Context, tenant, taskID string) (*call, error) {
+	if !s.pushEnabled {
+		return nil, runtime.PushNotificationNotSupported()
+	}
+	if taskID == "" {
+		return nil, runtime.InvalidParams("taskId is required", runtime.FieldViolation{Field: "taskId", Description: "required"})
+	}
+	c, err := s.begin(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.load(c, taskID); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// CreateTaskPushNotificationConfig implements a2av1.A2AServiceHandler. The
+// client's id is kept (an existing config with that id is replaced), an empty
+// one is generated. The url must be an absolute http(s) URL; with the
+// sender's SSRF guard on, literal private addresses and localhost are refused
+// here already. Events from now on are posted to it.
+func (s *Server) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av1.TaskPushNotificationConfig) (*a2av1.TaskPushNotificationConfig, error) {
+	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.push.CheckURL(req.GetUrl()); err != nil {
+		return nil, runtime.InvalidParams(err.Error(), runtime.FieldViolation{Field: "url", Description: err.Error()})
+	}
+	if req.GetId() == "" {
+		req.Id = newID()
+	}
+	key := c.key(req.GetTaskId())
+	// Under the task's lock, so that no event of the task is committed
+	// between the config being stored and being visible to notifications.
+	unlock := s.lock(key)
+	err = s.store.SavePushConfig(c.ctx, c.tenant, req)
+	unlock()
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, runtime.TaskNotFound(req.GetTaskId())
+	case err != nil:
+		return nil, internalError("saving the push notification config", err)
+	}
+	return req, nil
+}
+
+// GetTaskPushNotificationConfig implements a2av1.A2AServiceHandler. An
+// unknown task or config is TaskNotFound (A2A §3.1.8).
+func (s *Server) GetTaskPushNotificationConfig(ctx context.Context, req *a2av1.GetTaskPushNotificationConfigRequest) (*a2av1.TaskPushNotificationConfig, error) {
+	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId())
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.store.PushConfig(c.ctx, c.tenant, req.GetTaskId(), req.GetId())
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, runtime.NewError(runtime.CodeTaskNotFound,
+			fmt.Sprintf("task %q has no push notification config %q", req.GetTaskId(), req.GetId())).
+			WithMetadata("taskId", req.GetTaskId()).WithMetadata("configId", req.GetId())
+	case err != nil:
+		return nil, internalError("reading the push notification config", err)
+	}
+	return cfg, nil
+}
+
+// ListTaskPushNotificationConfigs implements a2av1.A2AServiceHandler: the
+// task's configs ordered by id, pageSize at a time (0: 100; at most 100).
+func (s *Server) ListTaskPushNotificationConfigs(ctx context.Context, req *a2av1.ListTaskPushNotificationConfigsRequest) (*a2av1.ListTaskPushNotificationConfigsResponse, error) {
+	size := int(req.GetPageSize())
+	switch {
+	case size < 0:
+		return nil, runtime.InvalidParams(fmt.Sprintf("pageSize must not be negative, got %d", size),
+			runtime.FieldViolation{Field: "pageSize", Description: "must be >= 0"})
+	case size == 0:
+		size = DefaultPushConfigPageSize
+	case size > MaxPushConfigPageSize:
+		size = MaxPushConfigPageSize
+	}
+	after := ""
+	if tok := req.GetPageToken(); tok != "" {
+		var err error
+		if after, err = decodeConfigCursor(tok); err != nil {
+			return nil, runtime.InvalidParams("pageToken is not a token this server issued; start again without one",
+				runtime.FieldViolation{Field: "pageToken", Description: err.Error()})
+		}
+	}
+	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId())
+	if err != nil {
+		return nil, err
+	}
+	cfgs, more, err := s.store.ListPushConfigs(c.ctx, c.tenant, req.GetTaskId(), after, size)
+	if err != nil {
+		return nil, internalError("listing push notification configs", err)
+	}
+	resp := &a2av1.ListTaskPushNotificationConfigsResponse{Configs: cfgs}
+	if more && len(cfgs) > 0 {
+		resp.NextPageToken = encodeConfigCursor(cfgs[len(cfgs)-1].GetId())
+	}
+	return resp, nil
+}
+
+// DeleteTaskPushNotificationConfig implements a2av1.A2AServiceHandler.
+// Deleting a config that does not exist succeeds (idempotent); an unknown
+// task is TaskNotFound. Notifications still queued for the config are
+// dropped.
+func (s *Server) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av1.DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
+	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId())
+	if err != nil {
+		return nil, err
+	}
+	key := c.key(req.GetTaskId())
+	unlock := s.lock(key)
+	err = s.store.DeletePushConfig(c.ctx, c.tenant, req.GetTaskId(), req.GetId())
+	unlock()
+	if err != nil {
+		return nil, internalError("deleting the push notification config", err)
+	}
+	s.push.Forget(c.tenant, req.GetTaskId(), req.GetId())
+	return &emptypb.Empty{}, nil
+}

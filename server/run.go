@@ -1,0 +1,252 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// followUpBuffer is how many follow-up messages wait on Request.FollowUps
+// before further ones are queued for the next turn instead.
+const followUpBuffer = 16
+
+// run is the live execution of one task in this process: one goroutine that
+// calls Execute once per turn, for as long as follow-up messages keep the
+// task going. At most one run exists per task (Server.runs, under the task's
+// lock); it ends when a turn leaves the task terminal, or interrupted with no
+// message waiting.
+type run struct {
+	s      *Server
+	key    taskKey
+	owner  string
+	ctx    context.Context // the executor's; canceled by CancelTask and Shutdown
+	cancel context.CancelCauseFunc
+	stop   func() bool // detaches ctx from the server's shutdown
+
+	followUps chan *a2av1.Message
+	overflow  []*a2av1.Message // guarded by the task's lock
+}
+
+// newRun prepares the run of a task for the request c. The execution context
+// keeps the request's values (call info, caller) but not its cancellation:
+// the task outlives the request.
+func (s *Server) newRun(c *call, key taskKey) *run {
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(c.ctx))
+	r := &run{s: s, key: key, owner: c.owner, ctx: ctx, cancel: cancel, followUps: make(chan *a2av1.Message, followUpBuffer)}
+	r.stop = context.AfterFunc(s.base, func() { cancel(context.Cause(s.base)) })
+	return r
+}
+
+// errShuttingDown answers messages that arrive during Shutdown.
+func errShuttingDown() error {
+	return runtime.NewError(runtime.CodeInternal, "the agent is shutting down; try again later")
+}
+
+// launch starts the run's goroutine with its first turn.
+func (s *Server) launch(r *run, first *Events) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		r.release()
+		return errShuttingDown()
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go r.loop(first)
+	return nil
+}
+
+func (r *run) release() {
+	r.stop()
+	r.cancel(nil)
+}
+
+func (s *Server) register(r *run) {
+	s.mu.Lock()
+	s.runs[r.key] = r
+	s.mu.Unlock()
+}
+
+func (s *Server) unregister(r *run) {
+	s.mu.Lock()
+	if s.runs[r.key] == r {
+		delete(s.runs, r.key)
+	}
+	s.mu.Unlock()
+}
+
+func (s *Server) runOf(key taskKey) *run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.runs[key]
+}
+
+// loop runs turns until the task needs no more.
+func (r *run) loop(ev *Events) {
+	defer r.s.wg.Done()
+	defer r.release()
+	for ev != nil {
+		ev = r.finish(ev, r.execute(ev))
+	}
+}
+
+// execute calls the executor, turning a panic into an error.
+func (r *run) execute(ev *Events) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("executor panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return r.s.exec.Execute(r.ctx, ev.req, ev)
+}
+
+// deliverLocked hands a follow-up message to the running execution; the
+// caller holds the task's lock.
+func (r *run) deliverLocked(msg *a2av1.Message) {
+	select {
+	case r.followUps <- msg:
+	default:
+		r.overflow = append(r.overflow, msg)
+	}
+}
+
+// takeFollowUpsLocked removes and returns the follow-ups not yet taken.
+func (r *run) takeFollowUpsLocked() []*a2av1.Message {
+	var out []*a2av1.Message
+	for {
+		select {
+		case m := <-r.followUps:
+			out = append(out, m)
+		default:
+			out = append(out, r.overflow...)
+			r.overflow = nil
+			return out
+		}
+	}
+}
+
+// finish settles the task after Execute returned err and returns the next
+// turn, if any:
+//
+//   - a new task that got no event: its initiator receives err (or
+//     InvalidAgentResponse for a nil error); no task exists;
+//   - a terminal task stays as it is;
+//   - an error fails the task;
+//   - follow-up messages the turn did not take start the next turn (the task
+//     goes back to SUBMITTED if it was interrupted);
+//   - a task left SUBMITTED or WORKING is completed; an interrupted one waits.
+func (r *run) finish(ev *Events, err error) *Events {
+	s := r.s
+	ev.mu.Lock()
+	ev.closed = true
+	rec, replied := ev.rec, ev.replied
+	ev.mu.Unlock()
+
+	if rec.Task == nil {
+		switch {
+		case replied && err != nil:
+			s.logExecError(r, "executor failed after replying", err)
+		case !replied:
+			if err == nil {
+				err = runtime.InvalidAgentResponse("the agent finished without replying or reporting a task")
+			} else if !isA2AError(err) {
+				s.logExecError(r, "executor failed before creating the task", err)
+			}
+			ev.create.handoff.deliver(outcome{err: runtime.AsError(err)})
+		}
+		return nil
+	}
+
+	unlock := s.lock(r.key)
+	defer unlock()
+	cur, lerr := s.store.Task(ev.storeCtx, r.key.tenant, r.key.id)
+	if lerr != nil {
+		s.logExecError(r, "reading the task after its turn failed", lerr)
+		s.unregister(r)
+		return nil
+	}
+	state := cur.Task.GetStatus().GetState()
+	var settle change
+	switch left := r.takeFollowUpsLocked(); {
+	case store.IsTerminal(state):
+	case err != nil:
+		// An execution that stops because its context was canceled (by
+		// Shutdown) is expected, not an executor failure worth an error log.
+		stopped := r.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(r.ctx)))
+		if !isA2AError(err) && !stopped {
+			s.logExecError(r, "executor failed", err)
+		}
+		settle = setStatus(a2av1.TaskState_TASK_STATE_FAILED, AgentMessage(r.failureText(err)))
+	case len(left) > 0:
+		if store.IsInterrupted(state) {
+			var cerr error
+			if cur, cerr = s.commitLocked(ev.storeCtx, r.key, cur, setStatus(a2av1.TaskState_TASK_STATE_SUBMITTED, nil)); cerr != nil {
+				s.logExecError(r, "restarting the task for a follow-up failed", cerr)
+				s.unregister(r)
+				return nil
+			}
+		}
+		for _, m := range left[1:] {
+			r.deliverLocked(m)
+		}
+		return s.nextTurn(r, ev.req, cur, left[0])
+	case !store.IsInterrupted(state):
+		settle = setStatus(a2av1.TaskState_TASK_STATE_COMPLETED, nil)
+	}
+	if settle != nil {
+		if _, cerr := s.commitLocked(ev.storeCtx, r.key, cur, settle); cerr != nil && !errors.Is(cerr, store.ErrTerminal) {
+			s.logExecError(r, "settling the task failed", cerr)
+		}
+	}
+	s.unregister(r)
+	return nil
+}
+
+// nextTurn builds the Events of another turn of r's task for msg, carrying
+// over what the previous request said about the caller.
+func (s *Server) nextTurn(r *run, prev *Request, rec store.Record, msg *a2av1.Message) *Events {
+	req := &Request{
+		TaskID:              r.key.id,
+		ContextID:           rec.Task.GetContextId(),
+		Message:             msg,
+		Task:                rec.Task,
+		History:             rec.Task.GetHistory(),
+		Tenant:              r.key.tenant,
+		Caller:              prev.Caller,
+		Extensions:          prev.Extensions,
+		AcceptedOutputModes: prev.AcceptedOutputModes,
+		Metadata:            prev.Metadata,
+		run:                 r,
+	}
+	return &Events{run: r, req: req, storeCtx: context.WithoutCancel(r.ctx), rec: rec}
+}
+
+// failureText is the status message of a task whose executor returned err:
+// an A2A error's own message, otherwise a generic text (the details are in
+// the log, not on the wire).
+func (r *run) failureText(err error) string {
+	if errors.Is(context.Cause(r.ctx), ErrShutdown) {
+		return "the agent shut down while working on the task"
+	}
+	var e *runtime.Error
+	if errors.As(err, &e) && e.Code() != runtime.CodeInternal {
+		return e.Message()
+	}
+	return "the agent failed while working on the task"
+}
+
+func isA2AError(err error) bool {
+	var e *runtime.Error
+	return errors.As(err, &e) && e.Code() != runtime.CodeInternal
+}
+
+func (s *Server) logExecError(r *run, msg string, err error) {
+	s.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: "+msg,
+		slog.String("tenant", r.key.tenant), slog.String("taskId", r.key.id), slog.Any("error", err))
+}

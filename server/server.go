@@ -1,0 +1,199 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server/push"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// Causes of a canceled execution context (context.Cause inside Execute).
+var (
+	// ErrCanceled: a client canceled the task.
+	ErrCanceled = errors.New("server: task canceled by a client")
+	// ErrShutdown: the server is shutting down.
+	ErrShutdown = errors.New("server: shutting down")
+)
+
+// Server is the default a2av1.A2AServiceHandler: the eleven A2A operations
+// over an Executor and a store.Store. Serve it with any binding, e.g.
+// a2av1.NewA2AServiceJSONRPCHandler(srv). It is safe for concurrent use.
+type Server struct {
+	card *a2av1.AgentCard
+	exec Executor
+
+	store    store.Store
+	push     *push.Sender // nil when the card does not declare push notifications
+	ownPush  bool
+	authn    Authenticator
+	owner    func(Caller) string
+	extended func(context.Context, Caller) (*a2av1.AgentCard, error)
+	logger   *slog.Logger
+
+	streaming, pushEnabled, extendedEnabled bool
+
+	// locks serialise the writes this server makes to one task, so that its
+	// store writes and webhook notifications happen in one order. A task
+	// maps to one stripe by a hash of its key.
+	locks [lockStripes]sync.Mutex
+
+	mu     sync.Mutex
+	runs   map[taskKey]*run // tasks with an execution in this process
+	closed bool
+	wg     sync.WaitGroup // running executions
+
+	base     context.Context // canceled by Shutdown
+	stopBase context.CancelCauseFunc
+}
+
+var _ a2av1.A2AServiceHandler = (*Server)(nil)
+
+// lockStripes is the number of task lock stripes.
+const lockStripes = 256
+
+// taskKey identifies a task across tenants.
+type taskKey struct{ tenant, id string }
+
+// New returns a server for the agent described by card, whose work exec
+// does. The card's capabilities switch operations on: streaming
+// (SendStreamingMessage, SubscribeToTask), pushNotifications (the push config
+// operations, inline configs and webhook delivery) and extendedAgentCard; an
+// absent or false capability answers UnsupportedOperation (push:
+// PushNotificationNotSupported). The card is read once; it is not modified.
+func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) {
+	if card == nil {
+		return nil, errors.New("server: New needs the agent card (for its capabilities)")
+	}
+	if exec == nil {
+		return nil, errors.New("server: New needs an Executor")
+	}
+	s := &Server{
+		card:   card,
+		exec:   exec,
+		logger: slog.Default(),
+		runs:   make(map[taskKey]*run),
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.store == nil {
+		s.store = store.NewMemory()
+	}
+	caps := card.GetCapabilities()
+	s.streaming = caps.GetStreaming()
+	s.pushEnabled = caps.GetPushNotifications()
+	s.extendedEnabled = caps.GetExtendedAgentCard()
+	if !s.pushEnabled {
+		s.push = nil
+	} else if s.push == nil {
+		s.push, s.ownPush = push.NewSender(push.WithLogger(s.logger)), true
+	}
+	s.base, s.stopBase = context.WithCancelCause(context.Background())
+	return s, nil
+}
+
+// Shutdown stops accepting messages, cancels running executions (their
+// context's cause is ErrShutdown) and waits for them to return, then lets
+// pending webhook deliveries finish, all until ctx is done. Open streams end
+// when their clients leave or their tasks finish.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.stopBase(ErrShutdown)
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("server: executions still running at the shutdown deadline: %w", ctx.Err())
+	}
+	if s.ownPush {
+		return s.push.Close(ctx)
+	}
+	return nil
+}
+
+// call is what every operation learns about its caller first.
+type call struct {
+	ctx    context.Context
+	tenant string
+	caller Caller
+	owner  string
+	info   *runtime.CallInfo
+}
+
+// begin authenticates the request and resolves its tenant and owner. The
+// tenant comes from the binding (runtime.CallInfo), or from the request when
+// the server is called directly.
+func (s *Server) begin(ctx context.Context, tenant string) (*call, error) {
+	c := &call{ctx: ctx, tenant: tenant}
+	if info, ok := runtime.CallInfoFromContext(ctx); ok {
+		c.info = info
+		c.tenant = info.Tenant
+	}
+	if s.authn != nil {
+		caller, err := s.authn(ctx, c.info)
+		if err != nil {
+			return nil, err
+		}
+		c.caller = caller
+		if caller.Authenticated() {
+			c.ctx = context.WithValue(ctx, callerKey{}, caller)
+		}
+	}
+	if s.owner != nil {
+		c.owner = s.owner(c.caller)
+	}
+	return c, nil
+}
+
+func (c *call) key(id string) taskKey { return taskKey{c.tenant, id} }
+
+// load returns a task the caller may see. A task of another tenant or owner
+// is TaskNotFound, exactly like a missing one.
+func (s *Server) load(c *call, id string) (store.Record, error) {
+	rec, err := s.store.Task(c.ctx, c.tenant, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound) || err == nil && rec.Owner != c.owner:
+		return store.Record{}, runtime.TaskNotFound(id)
+	case err != nil:
+		return store.Record{}, runtime.Internal(fmt.Errorf("reading task %q: %w", id, err))
+	}
+	return rec, nil
+}
+
+// lock locks the stripe of a task and returns its unlock function.
+func (s *Server) lock(k taskKey) func() {
+	// FNV-1a over tenant and id: cheap, and spreads UUIDs well.
+	h := uint32(2166136261)
+	for i := 0; i < len(k.tenant); i++ {
+		h = (h ^ uint32(k.tenant[i])) * 16777619
+	}
+	h = (h ^ 0xff) * 16777619
+	for i := 0; i < len(k.id); i++ {
+		h = (h ^ uint32(k.id[i])) * 16777619
+	}
+	m := &s.locks[h%lockStripes]
+	m.Lock()
+	return m.Unlock
+}
+
+// internalError wraps an unexpected store (or other) failure for the client,
+// keeping its cause for the binding's log.
+func internalError(what string, err error) error {
+	var e *runtime.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return runtime.Internal(fmt.Errorf("%s: %w", what, err))
+}

@@ -1,0 +1,135 @@
+package server
+
+import (
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+)
+
+// Task snapshots are immutable and shared (by the store, by streams, by
+// responses being encoded), so every change builds a new Task that points to
+// the unchanged parts of the old one. These helpers are the only places that
+// build snapshots; nothing here modifies its input.
+
+// shallow returns a new Task sharing every field of t.
+func shallow(t *a2av1.Task) *a2av1.Task {
+	return &a2av1.Task{
+		Id:        t.GetId(),
+		ContextId: t.GetContextId(),
+		Status:    t.GetStatus(),
+		Artifacts: t.GetArtifacts(),
+		History:   t.GetHistory(),
+		Metadata:  t.GetMetadata(),
+	}
+}
+
+// appended returns a new slice holding s and then more. It never writes into
+// s's spare capacity: that array may back a snapshot someone else is reading
+// or another writer's attempt.
+func appended[T any](s []T, more ...T) []T {
+	out := make([]T, 0, len(s)+len(more))
+	return append(append(out, s...), more...)
+}
+
+// withStatus returns t in a new status. The previous status message, if any,
+// moves into the history, so the history keeps the conversation in order
+// while the current status message stays where clients look for it.
+func withStatus(t *a2av1.Task, st *a2av1.TaskStatus) *a2av1.Task {
+	n := shallow(t)
+	n.Status = st
+	if prev := t.GetStatus().GetMessage(); prev != nil {
+		n.History = appended(t.GetHistory(), prev)
+	}
+	return n
+}
+
+// withMessage returns t with msg at the end of its history.
+func withMessage(t *a2av1.Task, msg *a2av1.Message) *a2av1.Task {
+	n := shallow(t)
+	n.History = appended(t.GetHistory(), msg)
+	return n
+}
+
+// withArtifact returns t with the artifact chunk a applied: appended to the
+// parts of the artifact with the same id when add is set (a new artifact if
+// there is none yet), otherwise added or replacing that artifact.
+func withArtifact(t *a2av1.Task, a *a2av1.Artifact, add bool) *a2av1.Task {
+	n := shallow(t)
+	for i, old := range t.GetArtifacts() {
+		if old.GetArtifactId() != a.GetArtifactId() {
+			continue
+		}
+		merged := a
+		if add {
+			merged = &a2av1.Artifact{
+				ArtifactId:  old.GetArtifactId(),
+				Name:        firstNonEmpty(a.GetName(), old.GetName()),
+				Description: firstNonEmpty(a.GetDescription(), old.GetDescription()),
+				Parts:       appended(old.GetParts(), a.GetParts()...),
+				Metadata:    old.GetMetadata(),
+				Extensions:  old.GetExtensions(),
+			}
+			if a.GetMetadata() != nil {
+				merged.Metadata = a.GetMetadata()
+			}
+			if len(a.GetExtensions()) > 0 {
+				merged.Extensions = a.GetExtensions()
+			}
+		}
+		arts := appended(t.GetArtifacts())
+		arts[i] = merged
+		n.Artifacts = arts
+		return n
+	}
+	n.Artifacts = appended(t.GetArtifacts(), a)
+	return n
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// taskEvent is the stream event carrying a whole task.
+func taskEvent(t *a2av1.Task) *a2av1.StreamResponse {
+	return &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Task{Task: t}}
+}
+
+// statusEvent is the status-update event of snapshot t.
+func statusEvent(t *a2av1.Task) *a2av1.StreamResponse {
+	return &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_StatusUpdate{StatusUpdate: &a2av1.TaskStatusUpdateEvent{
+		TaskId: t.GetId(), ContextId: t.GetContextId(), Status: t.GetStatus(),
+	}}}
+}
+
+// artifactEvent is the artifact-update event of chunk a of task t.
+func artifactEvent(t *a2av1.Task, a *a2av1.Artifact, add, last bool) *a2av1.StreamResponse {
+	return &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_ArtifactUpdate{ArtifactUpdate: &a2av1.TaskArtifactUpdateEvent{
+		TaskId: t.GetId(), ContextId: t.GetContextId(), Artifact: a, Append: add, LastChunk: last,
+	}}}
+}
+
+// view returns t as a response shows it: history trimmed to the last
+// historyLength messages (nil: all; 0: none, the member is omitted), and
+// artifacts dropped unless includeArtifacts. It returns t itself when nothing
+// changes, so the common case copies nothing.
+func view(t *a2av1.Task, historyLength *int32, includeArtifacts bool) *a2av1.Task {
+	trim := historyLength != nil && int(*historyLength) < len(t.GetHistory())
+	drop := !includeArtifacts && len(t.GetArtifacts()) > 0
+	if !trim && !drop {
+		return t
+	}
+	n := shallow(t)
+	if trim {
+		if *historyLength <= 0 {
+			n.History = nil
+		} else {
+			h := t.GetHistory()
+			n.History = h[len(h)-int(*historyLength) : len(h) : len(h)]
+		}
+	}
+	if drop {
+		n.Artifacts = nil
+	}
+	return n
+}

@@ -1,0 +1,234 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// GetTask implements a2av1.A2AServiceHandler: the task with its history
+// trimmed to historyLength (unset: all of it).
+func (s *Server) GetTask(ctx context.Context, req *a2av1.GetTaskRequest) (*a2av1.Task, error) {
+	if req.HistoryLength != nil && *req.HistoryLength < 0 {
+		return nil, negativeHistory("historyLength", *req.HistoryLength)
+	}
+	c, err := s.begin(ctx, req.GetTenant())
+	if err != nil {
+		return nil, err
+	}
+	rec, err := s.load(c, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return view(rec.Task, req.HistoryLength, true), nil
+}
+
+// Page sizes of ListTasks (A2A §3.1.4: default 50, at most 100).
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 100
+)
+
+// ListTasks implements a2av1.A2AServiceHandler: the caller's tasks in the
+// request's tenant, newest status update first, filtered by contextId,
+// status and statusTimestampAfter (inclusive), in pages of pageSize
+// (default 50, 1–100). Page tokens are positions in that order, so tasks
+// created while a client pages never cause duplicates or gaps. Artifacts are
+// included only with includeArtifacts; historyLength trims each history.
+func (s *Server) ListTasks(ctx context.Context, req *a2av1.ListTasksRequest) (*a2av1.ListTasksResponse, error) {
+	size := int32(DefaultPageSize)
+	if req.PageSize != nil {
+		size = *req.PageSize
+		if size < 1 || size > MaxPageSize {
+			return nil, runtime.InvalidParams(fmt.Sprintf("pageSize must be between 1 and %d, got %d", MaxPageSize, size),
+				runtime.FieldViolation{Field: "pageSize", Description: fmt.Sprintf("must be between 1 and %d", MaxPageSize)})
+		}
+	}
+	if req.HistoryLength != nil && *req.HistoryLength < 0 {
+		return nil, negativeHistory("historyLength", *req.HistoryLength)
+	}
+	q := store.Query{ContextID: req.GetContextId(), State: req.GetStatus(), Limit: int(size)}
+	if ts := req.GetStatusTimestampAfter(); ts != nil {
+		if err := ts.CheckValid(); err != nil {
+			return nil, runtime.InvalidParams("statusTimestampAfter is not a valid timestamp",
+				runtime.FieldViolation{Field: "statusTimestampAfter", Description: err.Error()})
+		}
+		q.UpdatedAfter = ts.AsTime()
+	}
+	if tok := req.GetPageToken(); tok != "" {
+		cur, err := decodeTaskCursor(tok)
+		if err != nil {
+			return nil, runtime.InvalidParams("pageToken is not a token this server issued; start again without one",
+				runtime.FieldViolation{Field: "pageToken", Description: err.Error()})
+		}
+		q.After = &cur
+	}
+	c, err := s.begin(ctx, req.GetTenant())
+	if err != nil {
+		return nil, err
+	}
+	q.Owner = c.owner
+	page, err := s.store.ListTasks(c.ctx, c.tenant, q)
+	if err != nil {
+		return nil, internalError("listing tasks", err)
+	}
+	resp := &a2av1.ListTasksResponse{
+		Tasks:     make([]*a2av1.Task, len(page.Records)),
+		PageSize:  size,
+		TotalSize: int32(page.Total),
+	}
+	for i, rec := range page.Records {
+		resp.Tasks[i] = view(rec.Task, req.HistoryLength, req.GetIncludeArtifacts())
+	}
+	if page.More && len(page.Records) > 0 {
+		resp.NextPageToken = encodeTaskCursor(store.CursorOf(page.Records[len(page.Records)-1].Task))
+	}
+	return resp, nil
+}
+
+// CancelTask implements a2av1.A2AServiceHandler. A task that is not terminal
+// is recorded as CANCELED (every subscriber sees it) and its running
+// execution, if any, has its context canceled. Canceling a CANCELED task
+// returns it unchanged; other terminal tasks give TaskNotCancelable. An
+// executor implementing Canceler may refuse.
+func (s *Server) CancelTask(ctx context.Context, req *a2av1.CancelTaskRequest) (*a2av1.Task, error) {
+	c, err := s.begin(ctx, req.GetTenant())
+	if err != nil {
+		return nil, err
+	}
+	key := c.key(req.GetId())
+	rec, err := s.load(c, key.id)
+	if err != nil {
+		return nil, err
+	}
+	if done, err := cancelOutcome(rec.Task); done {
+		return rec.Task, err
+	}
+	if cn, ok := s.exec.(Canceler); ok {
+		if err := cn.Cancel(c.ctx, rec.Task); err != nil {
+			var e *runtime.Error
+			if errors.As(err, &e) {
+				return nil, e
+			}
+			return nil, runtime.TaskNotCancelable(key.id).WithCause(err)
+		}
+	}
+	unlock := s.lock(key)
+	rec, err = s.commitLocked(c.ctx, key, rec, setStatus(a2av1.TaskState_TASK_STATE_CANCELED, nil))
+	r := s.runOf(key)
+	unlock()
+	if errors.Is(err, store.ErrTerminal) {
+		if rec, err = s.load(c, key.id); err != nil {
+			return nil, err
+		}
+		_, err = cancelOutcome(rec.Task)
+		return rec.Task, err
+	}
+	if err != nil {
+		return nil, internalError("canceling the task", err)
+	}
+	if r != nil {
+		r.cancel(ErrCanceled)
+	}
+	return rec.Task, nil
+}
+
+// cancelOutcome decides a cancel of a task that is already terminal: a
+// CANCELED task is returned as is, others are TaskNotCancelable.
+func cancelOutcome(t *a2av1.Task) (done bool, err error) {
+	switch st := t.GetStatus().GetState(); {
+	case st == a2av1.TaskState_TASK_STATE_CANCELED:
+		return true, nil
+	case store.IsTerminal(st):
+		return true, runtime.TaskNotCancelable(t.GetId())
+	}
+	return false, nil
+}
+
+// SubscribeToTask implements a2av1.A2AServiceHandler: the current task
+// first, then its updates as they happen, until a terminal state or
+// INPUT_REQUIRED (a task already waiting for input can be subscribed to; its
+// stream ends at the next such state). Terminal tasks give
+// UnsupportedOperation.
+func (s *Server) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTaskRequest, stream runtime.Stream[*a2av1.StreamResponse]) error {
+	if !s.streaming {
+		return errNoStreaming()
+	}
+	c, err := s.begin(ctx, req.GetTenant())
+	if err != nil {
+		return err
+	}
+	rec, sub, err := s.store.Subscribe(c.ctx, c.tenant, req.GetId())
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return runtime.TaskNotFound(req.GetId())
+	case err != nil:
+		return internalError("subscribing to the task", err)
+	case rec.Owner != c.owner:
+		sub.Close()
+		return runtime.TaskNotFound(req.GetId())
+	case store.IsTerminal(rec.Task.GetStatus().GetState()):
+		sub.Close()
+		return runtime.UnsupportedOperation(fmt.Sprintf("task %q is %s; there is nothing left to subscribe to (use GetTask)",
+			req.GetId(), rec.Task.GetStatus().GetState())).WithMetadata("taskId", req.GetId())
+	}
+	return s.relay(c, stream, rec.Task, sub)
+}
+
+// relay sends first (the task snapshot) and then the events of sub until the
+// stream's end condition. A subscriber dropped for lagging gets an error as
+// its last event, telling it to subscribe again.
+func (s *Server) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], first *a2av1.Task, sub store.Subscription) error {
+	defer sub.Close()
+	if err := stream.Send(taskEvent(first)); err != nil {
+		return err
+	}
+	if store.IsTerminal(first.GetStatus().GetState()) {
+		return nil
+	}
+	for {
+		select {
+		case ev, ok := <-sub.Events():
+			if !ok {
+				return s.subscriptionEnd(c, sub.Err())
+			}
+			if err := stream.Send(ev.Response); err != nil {
+				return err
+			}
+			if endsStream(ev.Response) {
+				return nil
+			}
+		case <-c.ctx.Done():
+			return c.ctx.Err()
+		}
+	}
+}
+
+func (s *Server) subscriptionEnd(c *call, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrSlowSubscriber):
+		return runtime.NewError(runtime.CodeInternal,
+			"this stream fell too far behind the task and was closed; call SubscribeToTask to continue from the current task")
+	case c.ctx.Err() != nil:
+		return c.ctx.Err()
+	}
+	return internalError("following the task", err)
+}
+
+// endsStream reports whether ev ends a stream: a terminal state or
+// INPUT_REQUIRED. AUTH_REQUIRED keeps the stream open (A2A §7.6.1: the agent
+// may resume once the client authenticated elsewhere).
+func endsStream(ev *a2av1.StreamResponse) bool {
+	st := ev.GetStatusUpdate()
+	if st == nil {
+		return false
+	}
+	state := st.GetStatus().GetState()
+	return store.IsTerminal(state) || state == a2av1.TaskState_TASK_STATE_INPUT_REQUIRED
+}

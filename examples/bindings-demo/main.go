@@ -1,13 +1,17 @@
-// Command jsonrpc-demo starts a JSON-RPC 2.0 A2A server built from the code
-// protoc-gen-a2a generated for the bundled a2a.proto, then calls every one of
-// the eleven operations through the generated JSON-RPC client and prints what
-// happened. It uses loopback only and exits when done (unless -serve is given).
+// Command bindings-demo serves one handler — the tiny in-memory test agent —
+// over all three A2A bindings from the code protoc-gen-a2a generated for the
+// bundled a2a.proto: JSON-RPC 2.0 and HTTP+JSON on one HTTP listener, gRPC on
+// another, with an agent card listing the three interfaces. Then, for each
+// binding, it discovers the agent from its card (package agentcard), builds
+// the generated client for that interface and calls every one of the eleven
+// operations, printing what happened. Loopback only; it exits when done
+// unless -serve is given.
 //
 // Usage:
 //
-//	go run ./examples/jsonrpc-demo             # run the exchange and exit
-//	go run ./examples/jsonrpc-demo -serve      # keep serving afterwards
-//	go run ./examples/jsonrpc-demo -addr 127.0.0.1:8080 -serve
+//	go run ./examples/bindings-demo             # run the exchanges and exit
+//	go run ./examples/bindings-demo -serve      # keep serving afterwards
+//	go run ./examples/bindings-demo -addr 127.0.0.1:8080 -grpc 127.0.0.1:8081 -serve
 package main
 
 import (
@@ -23,40 +27,52 @@ import (
 	"os/signal"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/agentcard"
 	"github.com/a2agen/a2agen/internal/testagent"
 	"github.com/a2agen/a2agen/runtime"
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:0", "listen address (port 0 picks a free port)")
-	serve := flag.Bool("serve", false, "keep serving after the exchange until interrupted")
+	addr := flag.String("addr", "127.0.0.1:0", "HTTP listen address for JSON-RPC, HTTP+JSON and the card (port 0 picks a free port)")
+	grpcAddr := flag.String("grpc", "127.0.0.1:0", "gRPC listen address (port 0 picks a free port)")
+	serve := flag.Bool("serve", false, "keep serving after the exchanges until interrupted")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "Usage: jsonrpc-demo [-addr host:port] [-serve]\n\n"+
-			"Serves the generated A2A JSON-RPC binding on loopback and calls all eleven operations\n"+
-			"through the generated client.\n\nFlags:\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: bindings-demo [-addr host:port] [-grpc host:port] [-serve]\n\n"+
+			"Serves one A2A handler over JSON-RPC, HTTP+JSON and gRPC on loopback and calls all\n"+
+			"eleven operations through the generated client of each binding, chosen from the card.\n\nFlags:\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if err := run(*addr, *serve, os.Stdout); err != nil {
-		log.Fatalf("jsonrpc-demo: %v", err)
+	if err := run(*addr, *grpcAddr, *serve, os.Stdout); err != nil {
+		log.Fatalf("bindings-demo: %v", err)
 	}
 }
 
-func run(addr string, serve bool, out io.Writer) error {
+func run(addr, grpcAddr string, serve bool, out io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	gln, err := net.Listen("tcp", grpcAddr)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("listen on %s: %w", grpcAddr, err)
+	}
 	base := "http://" + ln.Addr().String()
 	card := &a2av1.AgentCard{
-		Name: "jsonrpc-demo", Description: "Echoes what it is sent.", Version: "0.1.0",
-		SupportedInterfaces: []*a2av1.AgentInterface{{Url: base + "/a2a", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: runtime.ProtocolVersion}},
-		Capabilities:        &a2av1.AgentCapabilities{Streaming: proto.Bool(true), PushNotifications: proto.Bool(true), ExtendedAgentCard: proto.Bool(true)},
-		DefaultInputModes:   []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"},
+		Name: "bindings-demo", Description: "Echoes what it is sent.", Version: "0.1.0",
+		SupportedInterfaces: []*a2av1.AgentInterface{
+			{Url: base + "/a2a/jsonrpc", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: runtime.ProtocolVersion},
+			{Url: base + "/a2a/rest", ProtocolBinding: runtime.BindingREST, ProtocolVersion: runtime.ProtocolVersion},
+			{Url: gln.Addr().String(), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: runtime.ProtocolVersion},
+		},
+		Capabilities:      &a2av1.AgentCapabilities{Streaming: proto.Bool(true), PushNotifications: proto.Bool(true), ExtendedAgentCard: proto.Bool(true)},
+		DefaultInputModes: []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"},
 		Skills: []*a2av1.AgentSkill{{Id: "echo", Name: "Echo", Description: "Replies with the text it received.", Tags: []string{"demo"}}},
 	}
 	agent := testagent.New()
@@ -65,14 +81,32 @@ func run(addr string, serve bool, out io.Writer) error {
 
 	mux := http.NewServeMux()
 	mux.Handle(runtime.AgentCardPath, runtime.NewAgentCardHandler(card))
-	mux.Handle("/a2a", a2av1.NewA2AServiceJSONRPCHandler(agent))
+	mux.Handle("/a2a/jsonrpc", a2av1.NewA2AServiceJSONRPCHandler(agent))
+	mux.Handle("/a2a/rest/", a2av1.NewA2AServiceRESTHandler(agent)) // the subtree prefix is stripped automatically
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln) //nolint:errcheck // Serve returns ErrServerClosed on Shutdown
 	defer srv.Close()
-	fmt.Fprintf(out, "serving  %s%s (agent card)\n         %s/a2a (JSON-RPC 2.0)\n\n", base, runtime.AgentCardPath, base)
+	gsrv := grpc.NewServer()
+	a2av1.RegisterA2AServiceGRPC(gsrv, agent)
+	go gsrv.Serve(gln) //nolint:errcheck // Serve returns after Stop
+	defer gsrv.Stop()
 
-	if err := exchange(context.Background(), a2av1.NewA2AServiceJSONRPCClient(base+"/a2a"), out); err != nil {
-		return err
+	fmt.Fprintf(out, "serving  %s%s (agent card)\n", base, runtime.AgentCardPath)
+	for _, in := range card.GetSupportedInterfaces() {
+		fmt.Fprintf(out, "         %-10s %s\n", in.GetProtocolBinding(), in.GetUrl())
+	}
+	ctx := context.Background()
+	for _, binding := range []string{runtime.BindingJSONRPC, runtime.BindingREST, runtime.BindingGRPC} {
+		c, err := agentcard.Discover(ctx, base, agentcard.WithBindings(binding))
+		if err != nil {
+			return fmt.Errorf("discover a %s interface: %w", binding, err)
+		}
+		fmt.Fprintf(out, "\n== %s client for %s (chosen from the card)\n", binding, c.Interface.GetUrl())
+		err = exchange(ctx, c, out)
+		c.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", binding, err)
+		}
 	}
 	if !serve {
 		return nil
@@ -83,6 +117,7 @@ func run(addr string, serve bool, out io.Writer) error {
 	<-sig
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	gsrv.GracefulStop()
 	return srv.Shutdown(ctx)
 }
 

@@ -4,7 +4,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all generate test vet race check-generate golden bench demo fuzz tools help
+.PHONY: all generate test vet race check-generate golden bench bench-interop demo demo-bindings fuzz tools help
 
 all: test
 
@@ -31,8 +31,16 @@ golden: ## rewrite the golden files after a reviewed generator change
 bench: ## benchmarks of the runtime (router overhead, streaming)
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
+bench-interop: ## load benchmark: examples/echo vs the official Go SDK, side by side (interop/loadbench)
+	cd interop && $(GO) run ./loadbench $(BENCH_INTEROP_FLAGS)
+
 fuzz: ## run each fuzz target for 30s
 	$(GO) test -run '^$$' -fuzz FuzzJSONRPCRequest -fuzztime 30s ./runtime/
+	$(GO) test -run '^$$' -fuzz FuzzPathMatch -fuzztime 30s ./runtime/
+	$(GO) test -run '^$$' -fuzz FuzzQueryBinding -fuzztime 30s ./runtime/
+	$(GO) test -run '^$$' -fuzz FuzzRESTRequest -fuzztime 30s ./runtime/
 
-demo: ## a generated JSON-RPC server and client exchanging all eleven operations
-	$(GO) run ./examples/jsonrpc-demo
+demo: demo-bindings ## the main demo
+
+demo-bindings: ## one handler on JSON-RPC, HTTP+JSON and gRPC; clients from the card call all eleven operations
+	$(GO) run ./examples/bindings-demo

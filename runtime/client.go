@@ -9,7 +9,7 @@ import (
 
 // ClientTransport carries calls of any operation over one binding. Generated
 // clients are thin typed wrappers over a transport, so every binding shares one
-// client interface: NewJSONRPCTransport today, REST and gRPC transports later.
+// client interface: NewJSONRPCTransport, NewRESTTransport and NewGRPCTransport.
 type ClientTransport interface {
 	// Unary sends req for op and decodes the answer into resp. A2A errors come
 	// back as *Error.

@@ -90,6 +90,9 @@ func unmarshalJSON(b []byte, m proto.Message) error {
 		proto.Reset(m)
 		err = jsonUnmarshalOptions.Unmarshal(b, m)
 	}
+	if err != nil && retryWrappedLists(b, m) {
+		err = nil
+	}
 	if err != nil {
 		return fmt.Errorf("decoding %s: %w", m.ProtoReflect().Descriptor().FullName(), err)
 	}

@@ -2,8 +2,14 @@
 // and that does not depend on a particular service: the operation table types,
 // the A2A error model and its mapping onto each binding, the ProtoJSON codec,
 // required-field validation, service parameters (A2A-Version, A2A-Extensions,
-// tenant), the JSON-RPC 2.0 binding (server and client), Server-Sent Events,
-// and agent-card serving.
+// tenant), the three bindings — JSON-RPC 2.0, HTTP+JSON (path patterns
+// compiled from google.api.http rules, query binding) and gRPC — each as a
+// server router and a client transport, Server-Sent Events, and agent-card
+// serving.
+//
+// Files are named after the binding or concern they hold: jsonrpc_*.go,
+// rest_*.go, grpc_*.go, pattern.go, query*.go, sse*.go, serve.go (what every
+// server binding shares), errors*.go, codec.go, validate.go, serviceparams.go.
 //
 // The package is type-agnostic: it works on proto.Message values and their
 // descriptors. Generated code supplies the types, one small constructor call per

@@ -15,6 +15,13 @@ const (
 	paramExtensions = "A2A-Extensions"
 )
 
+// The canonical http.Header keys of the parameters ("A2a-Version"), computed
+// once so that reading them costs no allocation per request.
+var (
+	canonicalVersion    = http.CanonicalHeaderKey(paramVersion)
+	canonicalExtensions = http.CanonicalHeaderKey(paramExtensions)
+)
+
 // versionWhenAbsent is what the spec makes a server assume when a request
 // carries no A2A-Version (or an empty one).
 const versionWhenAbsent = "0.3"
@@ -29,7 +36,7 @@ func (c *handlerConfig) newCallInfo(binding string, op *Operation, header http.H
 	if err != nil {
 		return nil, err
 	}
-	extensions := ParseExtensions(serviceParamValues(header, paramExtensions))
+	extensions := ParseExtensions(serviceParamValues(header, paramExtensions, canonicalExtensions))
 	var missing []string
 	for _, uri := range c.requiredExtensions {
 		if !slices.Contains(extensions, uri) && !slices.Contains(missing, uri) {
@@ -52,7 +59,7 @@ func (c *handlerConfig) newCallInfo(binding string, op *Operation, header http.H
 // non-empty A2A-Version header value wins over the query parameter.
 func (c *handlerConfig) negotiateVersion(header http.Header, queryVersion string) (string, *Error) {
 	requested := ""
-	for _, v := range serviceParamValues(header, paramVersion) {
+	for _, v := range serviceParamValues(header, paramVersion, canonicalVersion) {
 		if v = strings.TrimSpace(v); v != "" {
 			requested = v
 			break
@@ -154,8 +161,7 @@ func ParseExtensions(values []string) []string {
 // case-insensitively: http.Header canonicalises keys it parses
 // ("A2a-Version"), but headers built by hand or from gRPC metadata may hold
 // other spellings ("a2a-version").
-func serviceParamValues(h http.Header, key string) []string {
-	canonical := http.CanonicalHeaderKey(key)
+func serviceParamValues(h http.Header, key, canonical string) []string {
 	values := h[canonical]
 	for k, vs := range h {
 		if k != canonical && strings.EqualFold(k, key) {

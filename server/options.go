@@ -34,6 +34,14 @@ func WithPushSender(p *push.Sender) Option {
 	}
 }
 
+// WithPushOptions configures the webhook sender the server creates (and
+// closes in Shutdown) when none is given with WithPushSender — for example
+// push.AllowPrivateNetworks() for webhooks on a private network or loopback.
+// It has no effect together with WithPushSender.
+func WithPushOptions(opts ...push.Option) Option {
+	return func(s *Server) { s.pushOpts = append(s.pushOpts, opts...) }
+}
+
 // WithAuthenticator sets how callers are identified. Without one every caller
 // is anonymous, which among other things keeps the extended agent card
 // unreachable.

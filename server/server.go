@@ -31,6 +31,7 @@ type Server struct {
 	store    store.Store
 	push     *push.Sender // nil when the card does not declare push notifications
 	ownPush  bool
+	pushOpts []push.Option // for the sender the server creates itself
 	authn    Authenticator
 	owner    func(Caller) string
 	extended func(context.Context, Caller) (*a2av1.AgentCard, error)
@@ -92,7 +93,8 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 	if !s.pushEnabled {
 		s.push = nil
 	} else if s.push == nil {
-		s.push, s.ownPush = push.NewSender(push.WithLogger(s.logger)), true
+		opts := append([]push.Option{push.WithLogger(s.logger)}, s.pushOpts...)
+		s.push, s.ownPush = push.NewSender(opts...), true
 	}
 	s.base, s.stopBase = context.WithCancelCause(context.Background())
 	return s, nil

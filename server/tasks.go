@@ -39,9 +39,14 @@ const (
 // (default 50, 1–100). Page tokens are positions in that order, so tasks
 // created while a client pages never cause duplicates or gaps. Artifacts are
 // included only with includeArtifacts; historyLength trims each history.
+//
+// An explicit pageSize of 0 is taken as "unset": the official Go SDK's gRPC
+// client (v2.3.1) always sends the field, 0 when its caller chose none, and
+// refusing it would make ListTasks unusable from that client. Negative sizes
+// and sizes above MaxPageSize are InvalidParams.
 func (s *Server) ListTasks(ctx context.Context, req *a2av1.ListTasksRequest) (*a2av1.ListTasksResponse, error) {
 	size := int32(DefaultPageSize)
-	if req.PageSize != nil {
+	if req.PageSize != nil && *req.PageSize != 0 {
 		size = *req.PageSize
 		if size < 1 || size > MaxPageSize {
 			return nil, runtime.InvalidParams(fmt.Sprintf("pageSize must be between 1 and %d, got %d", MaxPageSize, size),

@@ -110,9 +110,13 @@ func TestListTasks(t *testing.T) {
 			}
 		}
 
-		for _, size := range []int32{0, -1, 101} {
+		for _, size := range []int32{-1, 101} {
 			_, err := e.c.ListTasks(ctxT(t), &a2av1.ListTasksRequest{PageSize: ptr(size)})
 			wantCode(t, fmt.Sprintf("pageSize %d", size), err, runtime.ErrInvalidParams)
+		}
+		// An explicit 0 is "unset" (the official Go SDK's gRPC client sends it).
+		if got := list(&a2av1.ListTasksRequest{PageSize: ptr[int32](0)}); got.GetPageSize() != server.DefaultPageSize {
+			t.Fatalf("pageSize 0: echoed %d, want the default %d", got.GetPageSize(), server.DefaultPageSize)
 		}
 		if got := list(&a2av1.ListTasksRequest{PageSize: ptr[int32](100)}); got.GetPageSize() != 100 {
 			t.Fatalf("pageSize 100: echoed %d", got.GetPageSize())

@@ -33,6 +33,7 @@ import (
 	"github.com/a2agen/a2agen/internal/echo"
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server"
+	"github.com/a2agen/a2agen/server/push"
 )
 
 func main() {
@@ -53,6 +54,7 @@ type config struct {
 	publicHost            string
 	token                 string
 	chunkInterval         time.Duration
+	allowPrivateWebhooks  bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -65,6 +67,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.restPath, "rest-path", "/a2a/rest", "URL path the HTTP+JSON routes are mounted under")
 	fs.StringVar(&c.publicHost, "public-host", "", "host name to put in the card's URLs (default: the listening address)")
 	fs.StringVar(&c.token, "token", "", `bearer token that authenticates callers for the extended card ("": any token)`)
+	fs.BoolVar(&c.allowPrivateWebhooks, "allow-private-webhooks", false,
+		"deliver push notifications to loopback and private-network addresses (the SSRF guard refuses them by default; for tests and private deployments)")
 	fs.DurationVar(&c.chunkInterval, "chunk-interval", echo.DefaultChunkInterval, `pause between the chunks of "stream" (at most about 100ms)`)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: echo [--http host:port] [--grpc host:port] [flags]\n\n"+
@@ -116,9 +120,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			Url: advertised(grpcLn.Addr(), cfg.publicHost), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: runtime.ProtocolVersion})
 	}
 	card := echo.Card(interfaces...)
-	srv, err := server.New(card, &echo.Agent{ChunkInterval: cfg.chunkInterval},
+	opts := []server.Option{
 		server.WithAuthenticator(echo.BearerAuthenticator(cfg.token)),
-		server.WithExtendedCard(echo.ExtendedCard(card)))
+		server.WithExtendedCard(echo.ExtendedCard(card)),
+	}
+	if cfg.allowPrivateWebhooks {
+		opts = append(opts, server.WithPushOptions(push.AllowPrivateNetworks()))
+	}
+	srv, err := server.New(card, &echo.Agent{ChunkInterval: cfg.chunkInterval}, opts...)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,122 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Liberal input shapes. Some peers put a bare JSON array where ProtoJSON has
+// a message whose only field is that array — the official Go SDK (v2.3.1)
+// writes a SecurityRequirement as {"schemes":{"bearer":["read"]}} instead of
+// {"schemes":{"bearer":{"list":["read"]}}} (facts §13 #15). When strict
+// decoding fails, the decoder rewrites such arrays into the wrapper object and
+// tries once more. The rule is generic — any message with exactly one field,
+// a repeated non-map field — so no message type is special-cased, and the
+// rewrite runs only on input that failed to decode, never on the hot path.
+
+// normalizeWrappedLists returns b with bare arrays wrapped for md, and
+// whether anything changed. Input that is not JSON is returned unchanged.
+func normalizeWrappedLists(b []byte, md protoreflect.MessageDescriptor) ([]byte, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return b, false
+	}
+	v, changed := wrapLists(v, md)
+	if !changed {
+		return b, false
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return b, false
+	}
+	return out, true
+}
+
+// soleListField returns the only field of md when it is a repeated, non-map
+// field, else nil. Well-known types have their own JSON forms and are skipped.
+func soleListField(md protoreflect.MessageDescriptor) protoreflect.FieldDescriptor {
+	if strings.HasPrefix(string(md.FullName()), "google.protobuf.") || md.Fields().Len() != 1 {
+		return nil
+	}
+	if f := md.Fields().Get(0); f.IsList() {
+		return f
+	}
+	return nil
+}
+
+// wrapLists walks v (decoded JSON) along md and wraps bare arrays found where
+// a single-list message is expected.
+func wrapLists(v any, md protoreflect.MessageDescriptor) (any, bool) {
+	obj, ok := v.(map[string]any)
+	if !ok || strings.HasPrefix(string(md.FullName()), "google.protobuf.") {
+		return v, false
+	}
+	changed := false
+	for key, val := range obj {
+		fd := md.Fields().ByJSONName(key)
+		if fd == nil {
+			fd = md.Fields().ByName(protoreflect.Name(key))
+		}
+		if fd == nil {
+			continue
+		}
+		var c bool
+		switch {
+		case fd.IsMap():
+			if vd := fd.MapValue(); vd.Kind() == protoreflect.MessageKind {
+				if m, ok := val.(map[string]any); ok {
+					for k, mv := range m {
+						if m[k], c = wrapMessage(mv, vd.Message()); c {
+							changed = true
+						}
+					}
+				}
+			}
+		case fd.Kind() != protoreflect.MessageKind:
+		case fd.IsList():
+			if list, ok := val.([]any); ok {
+				for i, e := range list {
+					if list[i], c = wrapMessage(e, fd.Message()); c {
+						changed = true
+					}
+				}
+			}
+		default:
+			if obj[key], c = wrapMessage(val, fd.Message()); c {
+				changed = true
+			}
+		}
+	}
+	return obj, changed
+}
+
+// wrapMessage handles one value expected to be a message of type md.
+func wrapMessage(v any, md protoreflect.MessageDescriptor) (any, bool) {
+	if list, ok := v.([]any); ok {
+		if f := soleListField(md); f != nil {
+			return map[string]any{f.JSONName(): list}, true
+		}
+		return v, false
+	}
+	return wrapLists(v, md)
+}
+
+// retryWrappedLists is the fallback of unmarshalJSON after a failed decode.
+func retryWrappedLists(b []byte, m proto.Message) bool {
+	nb, changed := normalizeWrappedLists(b, m.ProtoReflect().Descriptor())
+	if !changed {
+		return false
+	}
+	proto.Reset(m)
+	if strictUnmarshalOptions.Unmarshal(nb, m) == nil {
+		return true
+	}
+	proto.Reset(m)
+	return jsonUnmarshalOptions.Unmarshal(nb, m) == nil
+}

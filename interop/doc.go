@@ -1,0 +1,30 @@
+// Package interop proves, on every run of its tests, that a2agen and the
+// official Go SDK (github.com/a2aproject/a2a-go/v2 v2.3.1) understand each
+// other in both directions, over JSON-RPC, HTTP+JSON and gRPC.
+//
+// The module is separate from a2agen's so that the main module never
+// depends on another A2A implementation. The two implementations cannot
+// share a binary either: both register the lf.a2a.v1 protobuf types, and
+// protobuf-go refuses a second registration at init. So the SDK lives in its
+// own program, ./sdkpeer, which imports only the SDK, and the tests (which
+// import only a2agen) talk to it as a separate process:
+//
+//   - the SDK's client against a2agen's examples/echo: every operation, the
+//     error cases, streaming, re-subscription and push delivery to a webhook
+//     in the test process (TestSDKClientToOurServer);
+//   - a2agen's generated clients against the SDK serving the same echo
+//     contract (TestOurClientsToSDKServer);
+//   - one test per SDK deviation from the specification that a2agen
+//     tolerates (TestDeviation_*), each asserting both that the SDK still
+//     behaves that way on the wire and that a2agen copes.
+//
+// ./loadbench runs the same two servers side by side under closed-loop load;
+// see docs/performance.md. Run the tests with
+//
+//	cd interop && go test -count=1 ./...
+//
+// The module requires the main module through a replace directive (../),
+// so it always tests the working tree; when the main module gains a
+// dependency that the tested packages use, run "go mod tidy" here too. The
+// SDK is pinned at v2.3.1 in go.mod.
+package interop

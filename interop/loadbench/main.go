@@ -1,0 +1,153 @@
+// Command loadbench measures a2agen's default server (examples/echo) and the
+// official Go SDK's server (interop/sdkpeer, same echo contract) side by
+// side under closed-loop load, on loopback.
+//
+// For each binding (JSON-RPC, HTTP+JSON, gRPC), workload (SendMessage
+// "hello", SendStreamingMessage "stream 10") and concurrency (1, 16, 64) it
+// runs the two servers in alternation for a fixed duration each and prints
+// a Markdown table: requests per second, p50 and p99 latency, and the ratio
+// ours/theirs. A streaming request counts once, from sending to the end of
+// its 13th event.
+//
+// The load client is neutral: for the HTTP bindings it posts the same
+// hand-built bytes to both servers with net/http, for gRPC it calls
+// grpc.ClientConn.Invoke/NewStream with a2agen's message types (the SDK
+// server runs in another process, so the types never meet in one binary).
+//
+// Run it from the interop module (it builds both servers first):
+//
+//	cd interop && go run ./loadbench -duration 3s
+//
+// or "make bench-interop" at the repository root.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "loadbench:", err)
+		os.Exit(1)
+	}
+}
+
+// config holds the flags.
+type config struct {
+	duration      time.Duration
+	warmup        time.Duration
+	concurrency   []int
+	bindings      []string
+	workloads     []string
+	rounds        int
+	repo          string
+	echoArgs      []string
+	serverProcs   int
+	chunkInterval time.Duration
+}
+
+func run() error {
+	var cfg config
+	var conc, binds, works, echoArgs string
+	flag.DurationVar(&cfg.duration, "duration", 3*time.Second, "measured duration of each run")
+	flag.DurationVar(&cfg.warmup, "warmup", 500*time.Millisecond, "unmeasured load before each run")
+	flag.StringVar(&conc, "concurrency", "1,16,64", "comma-separated numbers of closed-loop workers")
+	flag.StringVar(&binds, "bindings", "JSONRPC,HTTP+JSON,GRPC", "comma-separated bindings")
+	flag.StringVar(&works, "workloads", "hello,stream10", "comma-separated workloads: hello (SendMessage), stream10 (SendStreamingMessage \"stream 10\")")
+	flag.IntVar(&cfg.rounds, "rounds", 2, "alternations ours/theirs per cell; the first server alternates between rounds")
+	flag.StringVar(&cfg.repo, "repo", "..", "repository root, where examples/echo lives")
+	flag.StringVar(&echoArgs, "echo-args", "", "extra flags for examples/echo, space-separated")
+	flag.IntVar(&cfg.serverProcs, "server-procs", 0, "GOMAXPROCS of both servers (0: Go's default)")
+	flag.DurationVar(&cfg.chunkInterval, "chunk-interval", 0, "pause between the chunks of \"stream 10\" on both servers (0: none, so that server work is measured, not sleeping)")
+	flag.Parse()
+
+	var err error
+	if cfg.concurrency, err = parseInts(conc); err != nil {
+		return fmt.Errorf("-concurrency: %w", err)
+	}
+	cfg.bindings = splitList(binds)
+	for _, b := range cfg.bindings {
+		if b != "JSONRPC" && b != "HTTP+JSON" && b != "GRPC" {
+			return fmt.Errorf("-bindings: unknown binding %q (want JSONRPC, HTTP+JSON, GRPC)", b)
+		}
+	}
+	cfg.workloads = splitList(works)
+	for _, w := range cfg.workloads {
+		if _, ok := workloads[w]; !ok {
+			return fmt.Errorf("-workloads: unknown workload %q (want hello, stream10)", w)
+		}
+	}
+	if cfg.rounds < 1 || cfg.duration <= 0 {
+		return fmt.Errorf("-rounds must be at least 1 and -duration positive")
+	}
+	cfg.echoArgs = strings.Fields(echoArgs)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	bins, cleanup, err := buildServers(ctx, cfg.repo)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+
+	fmt.Fprintf(os.Stderr, "loadbench: %s, %d CPUs, GOMAXPROCS %d (load client)\n", cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	var rows []row
+	for _, b := range cfg.bindings {
+		for _, w := range cfg.workloads {
+			r, err := benchCell(ctx, cfg, bins, b, w)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, r...)
+		}
+	}
+	printTable(os.Stdout, cfg, rows)
+	return nil
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range splitList(s) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty list")
+	}
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo, or the GOARCH.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return runtime.GOARCH
+}

@@ -1,0 +1,133 @@
+package interop
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// webhook is a push notification receiver on loopback that records every
+// delivery, decoded with a2agen's codec.
+type webhook struct {
+	srv   *httptest.Server
+	mu    sync.Mutex
+	posts []pushPost
+}
+
+// pushPost is one delivery as the receiver saw it.
+type pushPost struct {
+	header http.Header
+	body   []byte
+	event  *a2av1.StreamResponse
+	err    error // decoding error, if the body was not a StreamResponse
+}
+
+func newWebhook(t *testing.T) *webhook {
+	w := &webhook{}
+	w.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		ev := &a2av1.StreamResponse{}
+		err := runtime.UnmarshalJSON(body, ev)
+		w.mu.Lock()
+		w.posts = append(w.posts, pushPost{header: r.Header.Clone(), body: body, event: ev, err: err})
+		w.mu.Unlock()
+		rw.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(w.srv.Close)
+	return w
+}
+
+func (w *webhook) url() string { return w.srv.URL + "/push" }
+
+// forTask returns the deliveries whose event belongs to taskID.
+func (w *webhook) forTask(taskID string) []pushPost {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []pushPost
+	for _, p := range w.posts {
+		if p.err == nil && eventTaskID(p.event) == taskID {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// withHeader returns the deliveries carrying header key = value.
+func (w *webhook) withHeader(key, value string) []pushPost {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []pushPost
+	for _, p := range w.posts {
+		if slices.Contains(p.header.Values(key), value) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// waitTerminal waits (bounded) until a delivery for taskID carries a
+// terminal state and returns all deliveries for that task.
+func (w *webhook) waitTerminal(t *testing.T, taskID string) []pushPost {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		posts := w.forTask(taskID)
+		if slices.ContainsFunc(posts, func(p pushPost) bool { return isTerminal(eventState(p.event)) }) {
+			return posts
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no push delivery with a terminal state for task %s within 15s; got %d deliveries: %v", taskID, len(posts), describePosts(posts))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func describePosts(posts []pushPost) []string {
+	out := make([]string, len(posts))
+	for i, p := range posts {
+		out[i] = describeEvent(p.event)
+	}
+	return out
+}
+
+// eventTaskID is the task an event belongs to ("" for a direct Message without a task).
+func eventTaskID(ev *a2av1.StreamResponse) string {
+	switch {
+	case ev.GetTask() != nil:
+		return ev.GetTask().GetId()
+	case ev.GetStatusUpdate() != nil:
+		return ev.GetStatusUpdate().GetTaskId()
+	case ev.GetArtifactUpdate() != nil:
+		return ev.GetArtifactUpdate().GetTaskId()
+	default:
+		return ev.GetMessage().GetTaskId()
+	}
+}
+
+// eventState is the task state an event carries, UNSPECIFIED for artifacts and messages.
+func eventState(ev *a2av1.StreamResponse) a2av1.TaskState {
+	switch {
+	case ev.GetTask() != nil:
+		return ev.GetTask().GetStatus().GetState()
+	case ev.GetStatusUpdate() != nil:
+		return ev.GetStatusUpdate().GetStatus().GetState()
+	default:
+		return a2av1.TaskState_TASK_STATE_UNSPECIFIED
+	}
+}
+
+func isTerminal(s a2av1.TaskState) bool {
+	switch s {
+	case a2av1.TaskState_TASK_STATE_COMPLETED, a2av1.TaskState_TASK_STATE_FAILED,
+		a2av1.TaskState_TASK_STATE_CANCELED, a2av1.TaskState_TASK_STATE_REJECTED:
+		return true
+	}
+	return false
+}

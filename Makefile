@@ -4,7 +4,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all generate test vet race check-generate golden bench bench-interop demo demo-bindings fuzz tools help
+.PHONY: all generate test vet race check-generate golden bench bench-interop demo demo-scaffold demo-bindings run-example fuzz tools help
 
 all: test
 
@@ -22,11 +22,13 @@ vet: ## go vet
 race: ## all tests with the race detector
 	$(GO) test -race -count=1 $(PKGS)
 
-check-generate: ## fail when committed generated code is stale
+check-generate: ## fail when committed generated code (a2a/v1, scaffolded examples) is stale
 	$(GO) test -count=1 -run 'TestGeneratedCodeIsFresh' ./internal/gen/
+	$(GO) test -count=1 -run 'TestExamplesAreFresh' ./internal/scaffold/
 
 golden: ## rewrite the golden files after a reviewed generator change
 	$(GO) test -count=1 -run 'TestGolden' ./internal/gen/ -update
+	$(GO) test -count=1 -run 'TestProjectGolden' ./internal/scaffold/ -update
 
 bench: ## benchmarks of the runtime (router overhead, streaming)
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
@@ -40,7 +42,13 @@ fuzz: ## run each fuzz target for 30s
 	$(GO) test -run '^$$' -fuzz FuzzQueryBinding -fuzztime 30s ./runtime/
 	$(GO) test -run '^$$' -fuzz FuzzRESTRequest -fuzztime 30s ./runtime/
 
-demo: demo-bindings ## the main demo
+demo: demo-scaffold ## the main demo
+
+demo-scaffold: ## a2a-scaffold creates an agent from examples/travel-agent/agent.yaml, builds it, runs it and calls it
+	$(GO) run ./examples/scaffold-demo
+
+run-example: ## serve the committed travel agent (partner token: demo-token)
+	cd examples/travel-agent && TRAVEL_AGENT_TOKEN=demo-token $(GO) run .
 
 demo-bindings: ## one handler on JSON-RPC, HTTP+JSON and gRPC; clients from the card call all eleven operations
 	$(GO) run ./examples/bindings-demo

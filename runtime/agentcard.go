@@ -3,9 +3,11 @@ package runtime
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -99,6 +101,32 @@ func NewAgentCardHandler(card proto.Message, opts ...AgentCardOption) http.Handl
 	return h
 }
 
+// NewAgentCardJSONHandler is NewAgentCardHandler for a card that is already
+// serialised: it serves body byte for byte (for a card whose exact bytes
+// matter, such as a signed one or the one a2a-scaffold card prints), with
+// the same ETag, caching and CORS answers. body must be a JSON document; one
+// that is not is logged once and answered with 500. WithCardProvider does
+// not apply.
+func NewAgentCardJSONHandler(body []byte, opts ...AgentCardOption) http.Handler {
+	cfg := agentCardConfig{maxAge: DefaultCardMaxAge, logger: slog.Default()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	h := &agentCardHandler{
+		cacheControl: "public, max-age=" + strconv.FormatInt(int64(cfg.maxAge/time.Second), 10),
+		logger:       cfg.logger,
+	}
+	if !json.Valid(body) {
+		err := fmt.Errorf("the agent card is not a JSON document")
+		h.logger.Error("agent card cannot be served", "error", err)
+		h.static = cardDocument{err: err}
+		return h
+	}
+	body = slices.Clone(body)
+	h.static = cardDocument{body: body, etag: cardETag(body)}
+	return h
+}
+
 type agentCardHandler struct {
 	static       cardDocument
 	provider     func(*http.Request) (proto.Message, error)
@@ -123,8 +151,14 @@ func renderCard(card proto.Message) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("serialising the agent card: %w", err)
 	}
+	return body, cardETag(body), nil
+}
+
+// cardETag is the strong entity tag of a serialised card: a hash of its
+// bytes.
+func cardETag(body []byte) string {
 	sum := sha256.Sum256(body)
-	return body, `"` + hex.EncodeToString(sum[:16]) + `"`, nil
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
 }
 
 func (h *agentCardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

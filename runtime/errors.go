@@ -116,6 +116,7 @@ type Error struct {
 	message    string
 	metadata   map[string]string
 	violations []FieldViolation
+	challenges []string // WWW-Authenticate challenges (auth.go)
 	cause      error
 }
 

@@ -127,6 +127,10 @@ var serverStreamDesc = grpc.StreamDesc{ServerStreams: true}
 
 // Unary implements ClientTransport.
 func (t *GRPCTransport) Unary(ctx context.Context, op *Operation, req, resp proto.Message) error {
+	// t must outlive the call: the cleanup of NewGRPCTransport closes the
+	// connection as soon as t is unreachable, which it would be once its
+	// fields are loaded.
+	defer goruntime.KeepAlive(t)
 	err := t.cc.Invoke(metadata.AppendToOutgoingContext(ctx, t.md...), op.Procedure, t.request(req), resp, t.callOpts...)
 	if err != nil {
 		return grpcCallError(ctx, op.Name, err)
@@ -138,6 +142,7 @@ func (t *GRPCTransport) Unary(ctx context.Context, op *Operation, req, resp prot
 // the call, which ends the server's handler.
 func (t *GRPCTransport) Stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
 	return func(yield func(proto.Message, error) bool) {
+		defer goruntime.KeepAlive(t) // see Unary
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		cs, err := t.cc.NewStream(metadata.AppendToOutgoingContext(ctx, t.md...), &serverStreamDesc, op.Procedure, t.callOpts...)

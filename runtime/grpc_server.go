@@ -29,6 +29,9 @@ import (
 //     a2a-extensions is split on commas and merged across entries, with the
 //     HandlerOptions of the other bindings (WithVersionPolicy,
 //     WithSupportedVersions, WithRequiredExtensions, WithTenant);
+//   - WithAuthenticator runs next (the AuthRequest holds the metadata and
+//     the peer's TLS state); its challenges travel as www-authenticate
+//     trailer metadata;
 //   - required fields are validated (InvalidParams with a
 //     google.rpc.BadRequest), then the tenant field is reconciled with
 //     WithTenant;
@@ -135,25 +138,33 @@ func (s *grpcService) unaryHandler(ep *Endpoint) grpc.MethodHandler {
 	}
 }
 
-// prepare negotiates the service parameters of a call, validates the
-// request's required fields and applies the interface tenant.
-func (s *grpcService) prepare(ctx context.Context, ep *Endpoint, req proto.Message) (*CallInfo, *Error) {
+// prepare negotiates the service parameters of a call, authenticates it,
+// validates the request's required fields and applies the interface
+// tenant. It returns the context to serve the call with.
+func (s *grpcService) prepare(ctx context.Context, ep *Endpoint, req proto.Message) (context.Context, *CallInfo, *Error) {
 	info, e := s.cfg.newCallInfo(BindingGRPC, ep.Operation, headerFromIncomingMetadata(ctx), "")
 	if e != nil {
-		return nil, e
+		return ctx, nil, e
+	}
+	ctx, e = s.cfg.authenticate(ctx, s.cfg.grpcAuthRequest(ctx, info))
+	if e != nil {
+		return ctx, info, e
 	}
 	if err := s.svc.Validate(req); err != nil {
-		return info, AsError(err)
+		return ctx, info, AsError(err)
 	}
 	if e := s.cfg.applyTenant(info, req); e != nil {
-		return info, e
+		return ctx, info, e
 	}
-	return info, nil
+	return ctx, info, nil
 }
 
 func (s *grpcService) serveUnary(ctx context.Context, ep *Endpoint, req proto.Message) (any, error) {
-	info, e := s.prepare(ctx, ep, req)
+	ctx, info, e := s.prepare(ctx, ep, req)
 	if e != nil {
+		if md := grpcChallenges(e); md != nil {
+			_ = grpc.SetTrailer(ctx, md)
+		}
 		return nil, grpcStatus(e, time.Now()).Err()
 	}
 	ctx = WithCallInfo(ctx, info)
@@ -206,8 +217,11 @@ func (s *grpcService) serveStream(ep *Endpoint, ss grpc.ServerStream) error {
 	if err := ss.RecvMsg(req); err != nil {
 		return err // grpc-go has already answered (see RegisterGRPC)
 	}
-	info, e := s.prepare(ctx, ep, req)
+	ctx, info, e := s.prepare(ctx, ep, req)
 	if e != nil {
+		if md := grpcChallenges(e); md != nil {
+			ss.SetTrailer(md)
+		}
 		return grpcStatus(e, time.Now()).Err()
 	}
 	ctx = WithCallInfo(ctx, info)

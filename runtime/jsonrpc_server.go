@@ -24,6 +24,9 @@ import (
 //     than application/json or application/a2a+json (parameters such as
 //     charset ignored; a missing Content-Type is accepted) gets 415, which also
 //     keeps browsers from posting cross-site forms to the endpoint.
+//   - Authentication errors (WithAuthenticator, or a handler's) are sent
+//     with HTTP 401 (Unauthenticated, -31401) or 403 (Unauthorized, -31403)
+//     and their challenges as WWW-Authenticate headers.
 //   - Every other JSON-RPC error is sent with HTTP 200, as the official SDK does,
 //     including a body larger than WithMaxBodyBytes (InvalidRequest, id null,
 //     a message naming the limit): the JSON-RPC client reads the error instead
@@ -32,11 +35,14 @@ import (
 //   - A request without an id (a notification) is still answered, with id null.
 //   - Absent or null params are taken as {}.
 //   - The order of checks is: envelope, method, service parameters
-//     (A2A-Version, A2A-Extensions), params decoding, required fields, tenant.
+//     (A2A-Version, A2A-Extensions), authentication, params decoding,
+//     required fields, tenant.
 //   - Streaming rpcs answer text/event-stream. An error before the first
 //     event (including one the handler returns before sending anything) is
-//     sent as a plain application/json JSON-RPC error, not as an SSE event;
-//     clients branch on the response Content-Type. An error after the first
+//     sent as a plain application/json JSON-RPC error, not as an SSE event
+//     (clients branch on the response Content-Type) — except for a client
+//     whose Accept lists text/event-stream and no JSON type, which gets it
+//     as the only event of a 200 SSE response (see fail). An error after the first
 //     event is sent as a final event holding a JSON-RPC error response.
 //   - Extensions the handler activated (ActivateExtension) are echoed in the
 //     A2A-Extensions response header; for streams, those activated before the
@@ -101,27 +107,35 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// Streaming calls from a client that accepts only text/event-stream get
+	// their early errors as an SSE stream too (see fail).
+	sseErrors := ep.IsStreaming() && acceptsEventStream(r.Header.Get("Accept"))
 	info, e := h.cfg.newCallInfo(BindingJSONRPC, ep.Operation, r.Header, "")
 	if e != nil {
-		h.writeError(w, http.StatusOK, req.id, info, e)
+		h.fail(w, sseErrors, req.id, info, e)
+		return
+	}
+	ctx, e := h.cfg.authenticate(r.Context(), h.cfg.httpAuthRequest(r, info))
+	if e != nil {
+		h.fail(w, sseErrors, req.id, info, e)
 		return
 	}
 	msg := ep.NewRequest()
 	if err := unmarshalJSON(req.params, msg); err != nil {
-		h.writeError(w, http.StatusOK, req.id, info, paramsError(err))
+		h.fail(w, sseErrors, req.id, info, paramsError(err))
 		return
 	}
 	if err := h.svc.Validate(msg); err != nil {
-		h.writeError(w, http.StatusOK, req.id, info, AsError(err))
+		h.fail(w, sseErrors, req.id, info, AsError(err))
 		return
 	}
 	if e := h.cfg.applyTenant(info, msg); e != nil {
-		h.writeError(w, http.StatusOK, req.id, info, e)
+		h.fail(w, sseErrors, req.id, info, e)
 		return
 	}
-	ctx := WithCallInfo(r.Context(), info)
+	ctx = WithCallInfo(ctx, info)
 	if ep.IsStreaming() {
-		h.serveStream(ctx, w, ep, req.id, info, msg)
+		h.serveStream(ctx, w, ep, req.id, info, msg, sseErrors)
 		return
 	}
 	h.serveUnary(ctx, w, ep, req.id, info, msg)
@@ -201,10 +215,13 @@ func (h *jsonrpcHandler) handlerError(ctx context.Context, ep *Endpoint, err err
 	return h.cfg.handlerError(ctx, BindingJSONRPC, ep, err)
 }
 
-// writeError sends a JSON-RPC error response with the given HTTP status.
+// writeError sends a JSON-RPC error response with the given HTTP status;
+// authentication errors are sent with 401 or 403 and their challenges (see
+// jsonrpcStatus).
 func (h *jsonrpcHandler) writeError(w http.ResponseWriter, status int, id []byte, info *CallInfo, e *Error) {
 	out := appendErrorResponse(nil, id, marshalJSONRPCError(e, time.Now()))
-	writeJSON(w, status, info, out)
+	setChallenges(w.Header(), e)
+	writeJSON(w, jsonrpcStatus(status, e), info, out)
 }
 
 // writeJSON writes a complete application/json response made of parts.
@@ -212,7 +229,7 @@ func writeJSON(w http.ResponseWriter, status int, info *CallInfo, parts ...[]byt
 	writeBody(w, status, "application/json", info, parts...)
 }
 
-func (h *jsonrpcHandler) serveStream(ctx context.Context, w http.ResponseWriter, ep *Endpoint, id []byte, info *CallInfo, msg proto.Message) {
+func (h *jsonrpcHandler) serveStream(ctx context.Context, w http.ResponseWriter, ep *Endpoint, id []byte, info *CallInfo, msg proto.Message, sseErrors bool) {
 	h.cfg.serveSSE(ctx, w, ep, info, msg, h.svc.Desc.Required, &sseFraming{
 		binding: BindingJSONRPC,
 		event: func(dst, result []byte) []byte {
@@ -222,7 +239,41 @@ func (h *jsonrpcHandler) serveStream(ctx context.Context, w http.ResponseWriter,
 			return appendErrorResponse(dst, id, marshalJSONRPCError(e, now))
 		},
 		writeError: func(w http.ResponseWriter, info *CallInfo, e *Error) {
-			h.writeError(w, http.StatusOK, id, info, e)
+			h.fail(w, sseErrors, id, info, e)
 		},
 	})
+}
+
+// fail answers an error of a call whose method is known. For a streaming
+// call whose client sent "Accept: text/event-stream" (and not JSON) the error
+// is one SSE event in a 200 response: the official Go SDK's client (v2.3.1)
+// reads every streaming answer as SSE and would otherwise see an empty
+// stream. Authentication failures keep their 401/403 and challenges, and
+// every other answer is the plain application/json error response.
+func (h *jsonrpcHandler) fail(w http.ResponseWriter, sseErrors bool, id []byte, info *CallInfo, e *Error) {
+	if !sseErrors || jsonrpcStatus(http.StatusOK, e) != http.StatusOK {
+		h.writeError(w, http.StatusOK, id, info, e)
+		return
+	}
+	setActivatedExtensions(w.Header(), info)
+	sse := newSSEWriter(w)
+	if err := sse.writeEvent(appendErrorResponse(nil, id, marshalJSONRPCError(e, time.Now()))); err != nil {
+		h.cfg.logger.Debug("a2a: writing a JSON-RPC stream error event failed", "error", err)
+	}
+}
+
+// acceptsEventStream reports whether an Accept header asks for
+// text/event-stream without also accepting JSON.
+func acceptsEventStream(accept string) bool {
+	sse, json := false, false
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, _, _ := strings.Cut(part, ";")
+		switch strings.ToLower(strings.TrimSpace(mt)) {
+		case sseContentType:
+			sse = true
+		case "application/json", "application/a2a+json", "application/*", "*/*":
+			json = true
+		}
+	}
+	return sse && !json
 }

@@ -30,6 +30,7 @@ type handlerConfig struct {
 	requiredExtensions []string
 	tenant             string
 	logger             *slog.Logger
+	authenticator      Authenticator // auth.go
 	// pathPrefix is the HTTP+JSON mount point set by WithPathPrefix;
 	// pathPrefixSet turns off the detection from http.Request.Pattern.
 	pathPrefix    string

@@ -69,6 +69,9 @@ import (
 //     ends.
 //   - Handler errors that are not *Error are answered as InternalError and
 //     logged without their text; a panic is recovered and logged.
+//   - WithAuthenticator runs after the route and the service parameters,
+//     before the request is bound; its errors are answered 401 or 403 with
+//     their challenges as WWW-Authenticate headers.
 func NewRESTHandler(svc *Service, opts ...HandlerOption) http.Handler {
 	cfg := newHandlerConfig(opts)
 	return &restHandler{svc: svc, cfg: cfg, router: newRESTRouter(svc, cfg.logger), mount: newPathMount(cfg)}
@@ -121,6 +124,11 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, 0, accept, nil, e)
 		return
 	}
+	ctx, e := h.cfg.authenticate(r.Context(), h.cfg.httpAuthRequest(r, info))
+	if e != nil {
+		h.writeError(w, 0, accept, info, e)
+		return
+	}
 	msg := ep.NewRequest()
 	if status, e := h.bind(w, r, route, segs, msg); e != nil {
 		h.writeError(w, status, accept, info, e)
@@ -134,7 +142,7 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, 0, accept, info, e)
 		return
 	}
-	ctx := WithCallInfo(r.Context(), info)
+	ctx = WithCallInfo(ctx, info)
 	if ep.IsStreaming() {
 		h.serveStream(ctx, w, ep, accept, info, msg)
 		return
@@ -278,5 +286,6 @@ func (h *restHandler) writeError(w http.ResponseWriter, status int, mediaType st
 	if status == 0 {
 		status = e.code.HTTPStatus()
 	}
+	setChallenges(w.Header(), e)
 	writeBody(w, status, mediaType, info, marshalStatus(e, status, time.Now()))
 }

@@ -289,6 +289,5 @@ func cardWith(streaming, push, extended *bool) *a2av1.AgentCard {
 	return c
 }
 
-
 // discardLogger keeps expected executor failures out of the test output.
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

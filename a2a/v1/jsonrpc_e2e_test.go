@@ -125,3 +125,37 @@ func TestJSONRPCDeleteResultIsEmptyObject(t *testing.T) {
 		t.Fatalf("Delete response = %s, want %s", raw, want)
 	}
 }
+
+// TestJSONRPCEarlyStreamErrorFollowsAccept pins how an error that happens
+// before the first event of a stream is answered: as one SSE error event in a
+// 200 when the client accepts only text/event-stream (what the official Go
+// SDK's client reads), else as a plain application/json error response.
+func TestJSONRPCEarlyStreamErrorFollowsAccept(t *testing.T) {
+	url := serveJSONRPC(t, testagent.New())
+	body := `{"jsonrpc":"2.0","id":"s1","method":"SubscribeToTask","params":{"id":"no-such-task"}}`
+	for _, tt := range []struct {
+		accept, wantType, wantBody string
+	}{
+		{"text/event-stream", "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"error\":{\"code\":-32001,"},
+		{"application/json, text/event-stream", "application/json", "{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"error\":{\"code\":-32001,"},
+		{"", "application/json", "{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"error\":{\"code\":-32001,"},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if tt.accept != "" {
+			req.Header.Set("Accept", tt.accept)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || !strings.HasPrefix(ct, tt.wantType) {
+			t.Errorf("Accept %q: HTTP %d %s, want 200 %s", tt.accept, resp.StatusCode, ct, tt.wantType)
+		}
+		if !strings.HasPrefix(string(raw), tt.wantBody) {
+			t.Errorf("Accept %q: body %s, want it to start with %s", tt.accept, raw, tt.wantBody)
+		}
+	}
+}

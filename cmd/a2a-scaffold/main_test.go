@@ -44,12 +44,12 @@ func TestVersionAndHelp(t *testing.T) {
 		t.Errorf("--version: %+v", r)
 	}
 	r := runCLI(t, "", "--help")
-	for _, want := range []string{"validate", "card", "proto", "completion", "Examples:"} {
+	for _, want := range []string{"new", "generate", "validate", "card", "proto", "completion", "Examples:"} {
 		if r.code != 0 || !strings.Contains(r.stdout, want) {
 			t.Errorf("--help lacks %q: %+v", want, r)
 		}
 	}
-	for _, cmd := range [][]string{{"validate"}, {"card"}, {"card", "verify"}, {"proto"}, {"help"}, {"completion"}, {"completion", "bash"}, {"completion", "zsh"}, {"completion", "fish"}, {"completion", "powershell"}} {
+	for _, cmd := range [][]string{{"new"}, {"generate"}, {"validate"}, {"card"}, {"card", "verify"}, {"proto"}, {"help"}, {"completion"}, {"completion", "bash"}, {"completion", "zsh"}, {"completion", "fish"}, {"completion", "powershell"}} {
 		r := runCLI(t, "", append(cmd, "--help")...)
 		if r.code != 0 || !strings.Contains(r.stdout, "Examples:") {
 			t.Errorf("%v --help has no examples: %+v", cmd, r)

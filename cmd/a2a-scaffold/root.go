@@ -68,13 +68,16 @@ func newRootCommand() *cobra.Command {
 		Use:   "a2a-scaffold",
 		Short: "Create A2A agents from an agent manifest (agent.yaml)",
 		Long: `a2a-scaffold works with agent manifests: agent.yaml files that describe an
-A2A agent (identity, bindings, skills, security, extensions). It validates
-them, prints the agent card they describe, signs and verifies cards, and
-writes the A2A proto for protoc users.
+A2A agent (identity, bindings, skills, security, extensions). It creates
+runnable agent projects from them and regenerates those projects when the
+manifest changes, validates manifests, prints the agent card they describe,
+signs and verifies cards, and writes the A2A proto for protoc users.
 
 The manifest format is documented in docs/manifest.md; its JSON Schema lets
 editors complete and check agent.yaml.`,
-		Example: `  a2a-scaffold validate agent.yaml
+		Example: `  a2a-scaffold new weather && cd weather && go mod tidy && make run
+  a2a-scaffold generate
+  a2a-scaffold validate agent.yaml
   a2a-scaffold card agent.yaml --url https://agent.example.com
   a2a-scaffold proto --out proto
   a2a-scaffold completion bash > /etc/bash_completion.d/a2a-scaffold`,
@@ -84,7 +87,7 @@ editors complete and check agent.yaml.`,
 	}
 	root.SetVersionTemplate("a2a-scaffold v{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newValidateCommand(), newCardCommand(), newProtoCommand())
+	root.AddCommand(newNewCommand(), newGenerateCommand(), newValidateCommand(), newCardCommand(), newProtoCommand())
 	return root
 }
 

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goCommand runs the go command in dir against the module cache only: no
+// network (GOPROXY=off), go.mod may be completed from the cache
+// (-mod=mod), no workspace.
+func goCommand(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not installed")
+	}
+	cmd := exec.Command(goBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return string(out)
+}
+
+// snapshot reads every file of dir (not recursively).
+func snapshot(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = data
+	}
+	return out
+}
+
+// TestScaffoldEndToEnd creates a project from the richest golden manifest
+// (every binding, every kind of security scheme, an extended card) against
+// this checkout, builds it and runs its tests; then edits its manifest
+// (adds a skill, removes one, changes a scheme), regenerates, and checks
+// that user code is untouched, the new skill has a stub, the removed one is
+// reported, a second generate changes nothing, --check passes, and the
+// project still builds and passes its tests.
+func TestScaffoldEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a generated project")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "travel")
+	manifestFile := filepath.Join(root, "testdata", "golden", "scaffold", "full", "agent.yaml")
+	if r := runCLI(t, "", "new", "travel", "--manifest", manifestFile, "--dir", dir, "--a2agen", root); r.code != 0 {
+		t.Fatalf("new: %+v", r)
+	}
+	goCommand(t, dir, "build", "./...")
+	goCommand(t, dir, "test", "-count=1", "./...")
+
+	// The user writes code in a skill, then edits the manifest.
+	skillPlan := filepath.Join(dir, "skill_plan.go")
+	code, _ := os.ReadFile(skillPlan)
+	if err := os.WriteFile(skillPlan, append(code, []byte("\n// Written by the user.\nconst planGreeting = \"bon voyage\"\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	yaml := string(before["agent.yaml"])
+	edits := []struct{ old, new string }{
+		// Remove the book-trip skill.
+		{`  - id: book-trip
+    name: Book
+    description: Books flights and hotels.
+    tags: [booking]
+    securityRequirements:
+      - key: []
+        mtls: []
+`, ""},
+		// Add a weather skill.
+		{`securitySchemes:
+`, `  - id: weather
+    name: Weather
+    description: Tells the weather at the destination.
+    tags: [travel]
+    examples: [Weather in Porto]
+securitySchemes:
+`},
+		// The partner key moves from a header to the query.
+		{`    location: header
+    name: X-API-Key`, `    location: query
+    name: partner_key`},
+	}
+	for _, e := range edits {
+		if !strings.Contains(yaml, e.old) {
+			t.Fatalf("the manifest lacks %q", e.old)
+		}
+		yaml = strings.Replace(yaml, e.old, e.new, 1)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "agent.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before["agent.yaml"] = []byte(yaml)
+
+	if r := runCLI(t, "", "generate", "--check", "--dir", dir); r.code != 1 || !strings.Contains(r.stdout, "stale: a2a_card.gen.go") || !strings.Contains(r.stdout, "stale: skill_weather.go") {
+		t.Errorf("generate --check after the edit: %+v", r)
+	}
+	r := runCLI(t, "", "generate", "--dir", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, `created skill_weather.go: a stub for skill "weather"`) ||
+		!strings.Contains(r.stdout, "warning: skill_book_trip.go: no skill of agent.yaml uses this file any more") {
+		t.Fatalf("generate: %+v", r)
+	}
+	after := snapshot(t, dir)
+	for name, data := range before {
+		if !bytes.Equal(after[name], data) && !strings.HasPrefix(name, "a2a_") {
+			t.Errorf("generate modified %s, which is the user's", name)
+		}
+	}
+	if _, ok := after["skill_weather.go"]; !ok {
+		t.Error("no stub for the new skill")
+	}
+	if !bytes.Contains(after["a2a_card.gen.go"], []byte(`"name": "partner_key"`)) || bytes.Contains(after["a2a_card.gen.go"], []byte("book-trip")) {
+		t.Error("the card does not follow the edited manifest")
+	}
+
+	if r := runCLI(t, "", "generate", "--dir", dir); r.code != 0 || !strings.HasSuffix(r.stdout, dir+": up to date\n") || strings.Contains(r.stdout, "wrote") {
+		t.Errorf("second generate: %+v", r)
+	}
+	if again := snapshot(t, dir); !equalSnapshots(again, after) {
+		t.Error("a second generate changed files")
+	}
+	if r := runCLI(t, "", "generate", "--check", "--dir", dir); r.code != 0 {
+		t.Errorf("generate --check: %+v", r)
+	}
+	goCommand(t, dir, "build", "./...")
+	goCommand(t, dir, "test", "-count=1", "./...")
+}
+
+func equalSnapshots(a, b map[string][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !bytes.Equal(b[k], v) {
+			return false
+		}
+	}
+	return true
+}

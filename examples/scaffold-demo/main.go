@@ -1,0 +1,203 @@
+// Command scaffold-demo is `make demo`: the main job of a2agen from start to
+// finish. It creates an agent project from the example manifest
+// examples/travel-agent/agent.yaml with a2a-scaffold (in a temporary
+// directory, built against this checkout), builds it, runs it, discovers
+// it from its agent card and calls every skill on every binding it
+// serves — JSON-RPC, HTTP+JSON and gRPC — then stops it.
+//
+// Run it from the repository root:
+//
+//	go run ./examples/scaffold-demo            # or: make demo
+//	go run ./examples/scaffold-demo -keep      # keep the project to explore it
+//
+// The scaffolded skills are stubs that echo their input; the committed
+// examples/travel-agent is the same manifest with the skills written.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/agentcard"
+	"github.com/a2agen/a2agen/internal/scaffold"
+	"github.com/a2agen/a2agen/runtime"
+)
+
+func main() {
+	keep := flag.Bool("keep", false, "keep the scaffolded project instead of deleting it")
+	flag.Parse()
+	if err := run(*keep, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "scaffold-demo:", err)
+		os.Exit(1)
+	}
+}
+
+const manifestPath = "examples/travel-agent/agent.yaml"
+
+func run(keep bool, out io.Writer) error {
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(root, manifestPath)); err != nil {
+		return fmt.Errorf("run me from the root of the a2agen checkout: %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "a2agen-demo-")
+	if err != nil {
+		return err
+	}
+	if keep {
+		defer fmt.Fprintf(out, "\nthe project is in %s\n", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	dir := filepath.Join(tmp, "travel-agent")
+
+	step(out, "a2a-scaffold new travel-agent --manifest %s --dir %s --module example.com/travel-agent --a2agen .", manifestPath, dir)
+	report, err := scaffold.NewProject(scaffold.NewOptions{
+		Name: "travel-agent", Dir: dir, Manifest: manifestPath, Module: "example.com/travel-agent", A2agenDir: root,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  wrote %s\n", strings.Join(report.Written, " "))
+
+	step(out, "go build -o agent . (in the project)")
+	build := exec.Command("go", "build", "-o", "agent", ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	if b, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("building the project: %v\n%s", err, b)
+	}
+
+	step(out, "./agent")
+	agent := exec.Command(filepath.Join(dir, "agent"))
+	agent.Dir = dir
+	agent.Stdout, agent.Stderr = prefixed(out, "  agent| "), prefixed(out, "  agent| ")
+	if err := agent.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		_ = agent.Process.Signal(os.Interrupt)
+		_ = agent.Wait()
+	}()
+
+	base := "http://127.0.0.1:18080"
+	if err := waitForCard(base + runtime.AgentCardPath); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	card, err := agentcard.NewCache(http.DefaultClient).Fetch(ctx, base)
+	if err != nil {
+		return err
+	}
+	step(out, "GET %s%s", base, runtime.AgentCardPath)
+	fmt.Fprintf(out, "  %s %s: %d skills, %d interfaces\n", card.GetName(), card.GetVersion(), len(card.GetSkills()), len(card.GetSupportedInterfaces()))
+
+	for _, iface := range card.GetSupportedInterfaces() {
+		c, err := agentcard.NewClient(card, agentcard.WithBindings(iface.GetProtocolBinding()))
+		if err != nil {
+			return err
+		}
+		for _, skill := range card.GetSkills() {
+			text := skill.GetExamples()[0]
+			step(out, "%s %s: SendMessage %q to skill %s", iface.GetProtocolBinding(), iface.GetUrl(), text, skill.GetId())
+			resp, err := c.SendMessage(ctx, message(text, skill.GetId()))
+			if err != nil {
+				c.Close()
+				return err
+			}
+			task := resp.GetTask()
+			fmt.Fprintf(out, "  task %s: %s, artifact %q\n", task.GetId(), task.GetStatus().GetState(), artifactText(task))
+		}
+		if _, err := c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{}); err != nil {
+			fmt.Fprintf(out, "  GetExtendedAgentCard without credentials: %v\n", err)
+		}
+		c.Close()
+	}
+	fmt.Fprintln(out, "\nNext: write the skills (skill_*.go) and the credential checks (auth.go) of the project;")
+	fmt.Fprintln(out, "examples/travel-agent is this project with them written.")
+	return nil
+}
+
+// step prints what the demo does next, shell style.
+func step(out io.Writer, format string, args ...any) {
+	fmt.Fprintf(out, "\n$ "+format+"\n", args...)
+}
+
+// waitForCard polls the card URL until the agent answers (at most 10s).
+func waitForCard(url string) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return errors.Join(errors.New("the agent did not serve its card within 10s"), err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// message is a user message naming its skill in the metadata key the
+// scaffolded routing reads.
+func message(text, skill string) *a2av1.SendMessageRequest {
+	md, _ := structpb.NewStruct(map[string]any{scaffold.SkillMetadataKey: skill})
+	return &a2av1.SendMessageRequest{Message: &a2av1.Message{
+		MessageId: fmt.Sprintf("demo-%d", time.Now().UnixNano()),
+		Role:      a2av1.Role_ROLE_USER,
+		Parts:     []*a2av1.Part{{Content: &a2av1.Part_Text{Text: text}}},
+		Metadata:  md,
+	}}
+}
+
+func artifactText(t *a2av1.Task) string {
+	var b strings.Builder
+	for _, a := range t.GetArtifacts() {
+		for _, p := range a.GetParts() {
+			b.WriteString(p.GetText())
+		}
+	}
+	return b.String()
+}
+
+// prefixed writes each line of the agent's output with a prefix.
+func prefixed(out io.Writer, prefix string) io.Writer {
+	r, w := io.Pipe()
+	go func() {
+		buf := make([]byte, 4096)
+		pending := ""
+		for {
+			n, err := r.Read(buf)
+			pending += string(buf[:n])
+			for {
+				i := strings.IndexByte(pending, '\n')
+				if i < 0 {
+					break
+				}
+				fmt.Fprintln(out, prefix+pending[:i])
+				pending = pending[i+1:]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return w
+}

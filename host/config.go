@@ -1,0 +1,78 @@
+package host
+
+import (
+	"context"
+	"crypto/tls"
+	"log/slog"
+	"net"
+
+	"github.com/a2agen/a2agen/auth"
+	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server"
+	"github.com/a2agen/a2agen/server/push"
+)
+
+// SkillMetadataKey is the metadata key (of a message or of the request)
+// whose string value names the skill a message is for.
+const SkillMetadataKey = "a2a-scaffold/skill"
+
+// Binding is one interface the agent serves.
+type Binding struct {
+	// Protocol is runtime.BindingJSONRPC, runtime.BindingREST or
+	// runtime.BindingGRPC.
+	Protocol string
+	// Address is the listen address, host:port. HTTP bindings with the
+	// same Address share one listener.
+	Address string
+	// Path is where an HTTP binding is mounted ("/" or "/a2a"); unused for
+	// gRPC.
+	Path string
+	// Tenant is the interface's tenant; requests for another tenant are
+	// refused.
+	Tenant string
+}
+
+// Skill is the code behind one skill of the card.
+type Skill struct {
+	// ID is the skill's id on the card.
+	ID string
+	// Run does the skill's work for one message, like server.Executor.
+	Run func(ctx context.Context, req *server.Request, events *server.Events) error
+}
+
+// Config describes the agent to run.
+type Config struct {
+	// CardJSON is the public agent card. It is served byte for byte at
+	// runtime.AgentCardPath on every HTTP listener, and parsed for the
+	// capabilities, skills and security it declares.
+	CardJSON []byte
+	// ExtendedCardJSON is the extended card served to authenticated
+	// callers by GetExtendedAgentCard; nil when the agent has none.
+	ExtendedCardJSON []byte
+	// Bindings are the interfaces to serve.
+	Bindings []Binding
+	// Skills hold one entry for every skill of the public and the extended
+	// card.
+	Skills []Skill
+	// Route picks the skill of a message that neither names one nor goes to
+	// the only skill; "" means the first skill of the public card. Nil
+	// always answers "".
+	Route func(ctx context.Context, req *server.Request) string
+	// Verifiers check the credentials of the card's security schemes.
+	Verifiers auth.Verifiers
+	// TLS, when set, serves every listener over TLS (see
+	// auth.ServerTLSConfig; mtls schemes need client CAs).
+	TLS *tls.Config
+	// Listen opens the listener of an address; nil means net.Listen.
+	// Tests map addresses to free loopback ports with it.
+	Listen func(network, address string) (net.Listener, error)
+	// Push configures webhook delivery when the card declares push
+	// notifications.
+	Push []push.Option
+	// ServerOptions and HandlerOptions are passed on to server.New and to
+	// every binding.
+	ServerOptions  []server.Option
+	HandlerOptions []runtime.HandlerOption
+	// Logger receives errors clients do not see; nil means slog.Default().
+	Logger *slog.Logger
+}

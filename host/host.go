@@ -1,0 +1,341 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/auth"
+	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server"
+	"github.com/a2agen/a2agen/server/push"
+)
+
+// ShutdownTimeout is how long Wait lets open calls finish before it cuts
+// them.
+const ShutdownTimeout = 5 * time.Second
+
+// Agent is a running agent.
+type Agent struct {
+	card, extended *a2av1.AgentCard
+	srv            *server.Server
+	sender         *push.Sender // owned; nil without push
+	guard          *auth.Guard
+	tls            bool
+
+	listeners map[string]net.Listener // by Binding.Address
+	https     []*http.Server
+	grpcs     []*grpc.Server
+	errs      chan error
+}
+
+// Start parses the cards, builds the server and its bindings, opens every
+// listener and starts serving. It fails, with every listener closed, when
+// the configuration is inconsistent (a card skill without a handler, a
+// security scheme that cannot be enforced) or an address cannot be
+// listened on.
+func Start(cfg Config) (*Agent, error) {
+	a := &Agent{listeners: map[string]net.Listener{}, errs: make(chan error, 1), tls: cfg.TLS != nil}
+	if err := a.build(cfg); err != nil {
+		return nil, err
+	}
+	if err := a.listen(cfg); err != nil {
+		a.closeListeners()
+		_ = a.srv.Shutdown(context.Background())
+		a.closeSender(context.Background())
+		return nil, err
+	}
+	a.serve(cfg)
+	return a, nil
+}
+
+// Run starts the agent of cfg and serves until ctx is done (see Wait).
+func Run(ctx context.Context, cfg Config) error {
+	a, err := Start(cfg)
+	if err != nil {
+		return err
+	}
+	return a.Wait(ctx)
+}
+
+func (a *Agent) build(cfg Config) error {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	a.card = &a2av1.AgentCard{}
+	if err := runtime.UnmarshalJSON(cfg.CardJSON, a.card); err != nil {
+		return fmt.Errorf("host: the agent card does not decode: %w", err)
+	}
+	if cfg.ExtendedCardJSON != nil {
+		a.extended = &a2av1.AgentCard{}
+		if err := runtime.UnmarshalJSON(cfg.ExtendedCardJSON, a.extended); err != nil {
+			return fmt.Errorf("host: the extended agent card does not decode: %w", err)
+		}
+	}
+	if len(cfg.Bindings) == 0 {
+		return errors.New("host: Config.Bindings is empty: the agent would serve nothing")
+	}
+	sopts := []server.Option{server.WithLogger(logger)}
+	if len(a.card.GetSecuritySchemes()) > 0 {
+		g, err := auth.New(a.card, cfg.Verifiers)
+		if err != nil {
+			return err
+		}
+		a.guard = g
+		// Tasks belong to the caller who created them.
+		sopts = append(sopts, server.WithAuthenticator(auth.Caller), server.WithTaskOwner(server.OwnerByCallerID))
+	}
+	r, err := newRouter(a.card, a.extended, cfg.Skills, cfg.Route, a.guard)
+	if err != nil {
+		return err
+	}
+	if a.extended != nil {
+		sopts = append(sopts, server.WithExtendedCard(a.extended))
+	}
+	if a.card.GetCapabilities().GetPushNotifications() {
+		a.sender = push.NewSender(append([]push.Option{push.WithLogger(logger)}, cfg.Push...)...)
+		sopts = append(sopts, server.WithPushSender(a.sender))
+	}
+	a.srv, err = server.New(a.card, r, append(sopts, cfg.ServerOptions...)...)
+	if err != nil {
+		a.closeSender(context.Background())
+		return err
+	}
+	return nil
+}
+
+// handlerOptions are the options of one binding.
+func (a *Agent) handlerOptions(cfg Config, b Binding) []runtime.HandlerOption {
+	var opts []runtime.HandlerOption
+	if cfg.Logger != nil {
+		opts = append(opts, runtime.WithLogger(cfg.Logger))
+	}
+	if b.Tenant != "" {
+		opts = append(opts, runtime.WithTenant(b.Tenant))
+	}
+	if a.guard != nil {
+		opts = append(opts, a.guard.HandlerOption())
+	}
+	var required []string
+	for _, e := range a.card.GetCapabilities().GetExtensions() {
+		if e.GetRequired() {
+			required = append(required, e.GetUri())
+		}
+	}
+	if len(required) > 0 {
+		opts = append(opts, runtime.WithRequiredExtensions(required...))
+	}
+	return append(opts, cfg.HandlerOptions...)
+}
+
+// listen opens one listener per distinct address.
+func (a *Agent) listen(cfg Config) error {
+	listen := cfg.Listen
+	if listen == nil {
+		listen = net.Listen
+	}
+	for _, b := range cfg.Bindings {
+		if _, ok := a.listeners[b.Address]; ok {
+			continue
+		}
+		ln, err := listen("tcp", b.Address)
+		if err != nil {
+			return fmt.Errorf("host: listening on %s for %s: %w", b.Address, b.Protocol, err)
+		}
+		a.listeners[b.Address] = ln
+	}
+	return nil
+}
+
+// serve starts one HTTP server per HTTP address (the card, then the
+// bindings at their paths) and one gRPC server per gRPC address.
+func (a *Agent) serve(cfg Config) {
+	var addrs []string
+	byAddr := map[string][]Binding{}
+	for _, b := range cfg.Bindings {
+		if _, ok := byAddr[b.Address]; !ok {
+			addrs = append(addrs, b.Address)
+		}
+		byAddr[b.Address] = append(byAddr[b.Address], b)
+	}
+	card := runtime.NewAgentCardJSONHandler(cfg.CardJSON)
+	for _, addr := range addrs {
+		ln := a.listeners[addr]
+		bs := byAddr[addr]
+		if bs[0].Protocol == runtime.BindingGRPC {
+			var gopts []grpc.ServerOption
+			if cfg.TLS != nil {
+				gopts = append(gopts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
+			}
+			g := grpc.NewServer(gopts...)
+			a2av1.RegisterA2AServiceGRPC(g, a.srv, a.handlerOptions(cfg, bs[0])...)
+			a.grpcs = append(a.grpcs, g)
+			go func() { a.report(g.Serve(ln)) }()
+			continue
+		}
+		mux := http.NewServeMux()
+		mux.Handle(runtime.AgentCardPath, card)
+		for _, b := range bs {
+			opts := a.handlerOptions(cfg, b)
+			switch b.Protocol {
+			case runtime.BindingJSONRPC:
+				pattern := b.Path
+				if pattern == "/" {
+					pattern = "/{$}" // the root only, not every path
+				}
+				mux.Handle(pattern, a2av1.NewA2AServiceJSONRPCHandler(a.srv, opts...))
+			case runtime.BindingREST:
+				prefix := b.Path
+				if prefix == "/" {
+					prefix = ""
+				}
+				mux.Handle(prefix+"/", a2av1.NewA2AServiceRESTHandler(a.srv, append(opts, runtime.WithPathPrefix(prefix))...))
+			}
+		}
+		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(loggerOf(cfg).Handler(), slog.LevelWarn)}
+		a.https = append(a.https, hs)
+		if cfg.TLS != nil {
+			hs.TLSConfig = cfg.TLS.Clone()
+			go func() { a.report(hs.ServeTLS(ln, "", "")) }()
+		} else {
+			go func() { a.report(hs.Serve(ln)) }()
+		}
+	}
+}
+
+func loggerOf(cfg Config) *slog.Logger {
+	if cfg.Logger != nil {
+		return cfg.Logger
+	}
+	return slog.Default()
+}
+
+// report passes the first failure of a listener to Wait.
+func (a *Agent) report(err error) {
+	if err == nil || errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
+		return
+	}
+	select {
+	case a.errs <- err:
+	default:
+	}
+}
+
+// Card returns the public agent card (read-only).
+func (a *Agent) Card() *a2av1.AgentCard { return a.card }
+
+// Server returns the default server behind the bindings.
+func (a *Agent) Server() *server.Server { return a.srv }
+
+// Addr returns the address the binding's listener actually listens on
+// (useful when its Address has port 0), or nil for an unknown binding.
+func (a *Agent) Addr(b Binding) net.Addr {
+	ln, ok := a.listeners[b.Address]
+	if !ok {
+		return nil
+	}
+	return ln.Addr()
+}
+
+// URL returns where binding b answers on this machine: http(s)://host:port
+// plus the path for the HTTP bindings, host:port for gRPC (an unspecified
+// host is given as 127.0.0.1).
+func (a *Agent) URL(b Binding) string {
+	addr := a.Addr(b)
+	if addr == nil {
+		return ""
+	}
+	hostport := addr.String()
+	if host, port, err := net.SplitHostPort(hostport); err == nil {
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			hostport = net.JoinHostPort("127.0.0.1", port)
+		}
+	}
+	if b.Protocol == runtime.BindingGRPC {
+		return hostport
+	}
+	scheme := "http://"
+	if a.tls {
+		scheme = "https://"
+	}
+	path := b.Path
+	if path == "/" {
+		path = ""
+	}
+	return scheme + hostport + path
+}
+
+// CardURL returns where the agent card is served on the listener of HTTP
+// binding b, or "" for a gRPC binding (or an unknown one).
+func (a *Agent) CardURL(b Binding) string {
+	if b.Protocol == runtime.BindingGRPC || a.Addr(b) == nil {
+		return ""
+	}
+	return a.URL(Binding{Protocol: b.Protocol, Address: b.Address, Path: "/"}) + runtime.AgentCardPath
+}
+
+// Wait serves until ctx is done or a listener fails, then shuts the agent
+// down, giving open calls ShutdownTimeout to finish.
+func (a *Agent) Wait(ctx context.Context) error {
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-a.errs:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	return errors.Join(serveErr, a.Shutdown(sctx))
+}
+
+// Shutdown stops accepting calls, lets open calls finish until ctx is done
+// (then cuts them), ends the agent's running work and delivers pending
+// push notifications.
+func (a *Agent) Shutdown(ctx context.Context) error {
+	var errs []error
+	for _, hs := range a.https {
+		if err := hs.Shutdown(ctx); err != nil {
+			errs = append(errs, hs.Close())
+		}
+	}
+	for _, g := range a.grpcs {
+		stopped := make(chan struct{})
+		go func() {
+			g.GracefulStop()
+			close(stopped)
+		}()
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			g.Stop()
+			<-stopped
+		}
+	}
+	a.closeListeners()
+	if err := a.srv.Shutdown(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	a.closeSender(ctx)
+	return errors.Join(slices.DeleteFunc(errs, func(e error) bool { return e == nil })...)
+}
+
+func (a *Agent) closeListeners() {
+	for _, ln := range a.listeners {
+		_ = ln.Close() // already closed by its server, or never served
+	}
+}
+
+func (a *Agent) closeSender(ctx context.Context) {
+	if a.sender != nil {
+		_ = a.sender.Close(ctx)
+	}
+}

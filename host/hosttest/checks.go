@@ -1,0 +1,96 @@
+package hosttest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/host"
+	"github.com/a2agen/a2agen/runtime"
+)
+
+var messageCount atomic.Int64
+
+// Message returns a request sending text as a new user message; a
+// non-empty skill is named in its metadata under host.SkillMetadataKey.
+func Message(text, skill string) *a2av1.SendMessageRequest {
+	m := &a2av1.Message{
+		MessageId: fmt.Sprintf("hosttest-%d", messageCount.Add(1)),
+		Role:      a2av1.Role_ROLE_USER,
+		Parts:     []*a2av1.Part{{Content: &a2av1.Part_Text{Text: text}}},
+	}
+	if skill != "" {
+		m.Metadata = &structpb.Struct{Fields: map[string]*structpb.Value{host.SkillMetadataKey: structpb.NewStringValue(skill)}}
+	}
+	return &a2av1.SendMessageRequest{Message: m}
+}
+
+// Card decodes an agent card document, failing the test when it does not
+// decode.
+func Card(t testing.TB, doc string) *a2av1.AgentCard {
+	t.Helper()
+	c := &a2av1.AgentCard{}
+	if err := runtime.UnmarshalJSON([]byte(doc), c); err != nil {
+		t.Fatalf("hosttest: agent card: %v", err)
+	}
+	return c
+}
+
+// CheckCard fails the test unless every HTTP address of bindings serves
+// want, byte for byte, at runtime.AgentCardPath.
+func (a *Agent) CheckCard(t testing.TB, bindings []host.Binding, want string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, b := range bindings {
+		if b.Protocol == runtime.BindingGRPC || seen[b.Address] {
+			continue
+		}
+		seen[b.Address] = true
+		url := a.CardURL(b)
+		resp, err := a.HTTPClient().Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 || !bytes.Equal(got, []byte(want)) {
+			t.Errorf("GET %s: %d %v\n%s\nwant:\n%s", url, resp.StatusCode, err, got, want)
+		}
+	}
+}
+
+// CheckExtendedCard fails the test unless binding b serves want as the
+// extended card to a caller with the test credentials, and refuses an
+// anonymous caller with Unauthenticated.
+func (a *Agent) CheckExtendedCard(t testing.TB, b host.Binding, want *a2av1.AgentCard) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := a.Client(t, b, want, "").GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
+	if err != nil {
+		t.Fatalf("GetExtendedAgentCard with credentials: %v", err)
+	}
+	if !proto.Equal(got, want) {
+		t.Errorf("GetExtendedAgentCard returned another card:\n%v\nwant:\n%v", got, want)
+	}
+	if _, err := a.ClientWith(t, b).GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{}); !errors.Is(err, runtime.ErrUnauthenticated) {
+		t.Errorf("GetExtendedAgentCard without credentials: %v, want Unauthenticated", err)
+	}
+}
+
+// CheckRefusesAnonymous fails the test unless binding b refuses a message
+// without credentials with Unauthenticated.
+func (a *Agent) CheckRefusesAnonymous(t testing.TB, b host.Binding) {
+	t.Helper()
+	_, err := a.ClientWith(t, b).SendMessage(context.Background(), Message("hello", ""))
+	if !errors.Is(err, runtime.ErrUnauthenticated) {
+		t.Errorf("SendMessage without credentials: %v, want Unauthenticated", err)
+	}
+}

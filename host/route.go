@@ -1,0 +1,168 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/auth"
+	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server"
+)
+
+// skillEntry is a skill with what the card says about it.
+type skillEntry struct {
+	Skill
+	extended     bool // listed on the extended card only
+	requirements []*a2av1.SecurityRequirement
+}
+
+// router is the server.Executor of an agent: it picks a skill for each
+// message, checks the skill's security requirements and runs it.
+type router struct {
+	skills []*skillEntry // public skills first, in card order
+	public int           // how many of skills are public
+	route  func(ctx context.Context, req *server.Request) string
+	guard  *auth.Guard // nil when the card declares no security scheme
+}
+
+// newRouter matches the handlers to the skills of the cards: every skill
+// needs exactly one handler.
+func newRouter(public, extended *a2av1.AgentCard, skills []Skill, route func(context.Context, *server.Request) string, guard *auth.Guard) (*router, error) {
+	byID := map[string]Skill{}
+	for _, s := range skills {
+		if s.Run == nil {
+			return nil, fmt.Errorf("host: skill %q has no Run function", s.ID)
+		}
+		if _, dup := byID[s.ID]; dup {
+			return nil, fmt.Errorf("host: skill %q is given twice", s.ID)
+		}
+		byID[s.ID] = s
+	}
+	r := &router{route: route, guard: guard}
+	add := func(cs *a2av1.AgentSkill, ext bool) error {
+		s, ok := byID[cs.GetId()]
+		if !ok {
+			return fmt.Errorf("host: skill %q of the card has no Run function in Config.Skills", cs.GetId())
+		}
+		delete(byID, cs.GetId())
+		r.skills = append(r.skills, &skillEntry{Skill: s, extended: ext, requirements: cs.GetSecurityRequirements()})
+		return nil
+	}
+	for _, cs := range public.GetSkills() {
+		if err := add(cs, false); err != nil {
+			return nil, err
+		}
+	}
+	r.public = len(r.skills)
+	if extended != nil {
+		for _, cs := range extended.GetSkills() {
+			if _, done := byID[cs.GetId()]; !done && r.find(cs.GetId()) != nil {
+				continue // a public skill, repeated on the extended card
+			}
+			if err := add(cs, true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if r.public == 0 {
+		return nil, fmt.Errorf("host: the agent card lists no skill")
+	}
+	if len(byID) > 0 {
+		ids := make([]string, 0, len(byID))
+		for id := range byID {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		return nil, fmt.Errorf("host: Config.Skills has skills the cards do not list: %s", strings.Join(ids, ", "))
+	}
+	return r, nil
+}
+
+func (r *router) find(id string) *skillEntry {
+	for _, s := range r.skills {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// Execute implements server.Executor.
+func (r *router) Execute(ctx context.Context, req *server.Request, events *server.Events) error {
+	s, err := r.pick(ctx, req)
+	if err != nil {
+		return err
+	}
+	if r.guard != nil {
+		if err := r.guard.Check(auth.IdentityOf(req.Caller), s.requirements); err != nil {
+			return err
+		}
+	}
+	return s.Run(ctx, req, events)
+}
+
+// pick applies the routing rules of the package documentation.
+func (r *router) pick(ctx context.Context, req *server.Request) (*skillEntry, error) {
+	if len(r.skills) == 1 {
+		return r.skills[0], nil
+	}
+	if id, ok := namedSkill(req); ok {
+		s := r.find(id)
+		if s == nil || (s.extended && !req.Caller.Authenticated()) {
+			return nil, runtime.InvalidParams(fmt.Sprintf("unknown skill %q in metadata %q; this agent's skills: %s", id, SkillMetadataKey, r.publicIDs()),
+				runtime.FieldViolation{Field: "message.metadata", Description: "names an unknown skill"})
+		}
+		return s, nil
+	}
+	id := ""
+	if r.route != nil {
+		id = r.route(ctx, req)
+	}
+	if id == "" {
+		return r.skills[0], nil
+	}
+	s := r.find(id)
+	if s == nil {
+		return nil, runtime.Internal(fmt.Errorf("host: Route returned %q, which is not a skill of the agent (%s)", id, r.publicIDs()))
+	}
+	return s, nil
+}
+
+func (r *router) publicIDs() string {
+	ids := make([]string, r.public)
+	for i, s := range r.skills[:r.public] {
+		ids[i] = s.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+// namedSkill finds the skill a message names (see the package
+// documentation for the order).
+func namedSkill(req *server.Request) (string, bool) {
+	if id, ok := skillIn(req.Message.GetMetadata()); ok {
+		return id, true
+	}
+	for i := len(req.History) - 1; i >= 0; i-- {
+		if id, ok := skillIn(req.History[i].GetMetadata()); ok {
+			return id, true
+		}
+	}
+	return skillIn(req.Metadata)
+}
+
+func skillIn(md *structpb.Struct) (string, bool) {
+	v, ok := md.GetFields()[SkillMetadataKey]
+	if !ok {
+		return "", false
+	}
+	s, ok := v.GetKind().(*structpb.Value_StringValue)
+	if !ok {
+		return "", false
+	}
+	return s.StringValue, true
+}

@@ -1,0 +1,294 @@
+package scaffold
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/a2agen/a2agen/internal/manifest"
+)
+
+// The generated Go files of a project: data taken from the manifest, and
+// the few lines that hand it to package host.
+
+// cardFile holds the card documents, exactly as CardJSON renders them (and
+// a2a-scaffold card prints them).
+func (p *project) cardFile() ([]byte, error) {
+	f := newGoFile(true)
+	public, err := CardJSON(p.m.AgentCard(""))
+	if err != nil {
+		return nil, err
+	}
+	docLines(f, ("agentCardJSON is the public agent card, served byte for byte at /.well-known/agent-card.json on every HTTP address: what `a2a-scaffold card agent.yaml` prints."))
+	f.Const().Id("agentCardJSON").Op("=").Add(stringConst(string(public)))
+	if p.hasExtendedCard() {
+		ext, err := CardJSON(p.m.ExtendedAgentCard(""))
+		if err != nil {
+			return nil, err
+		}
+		f.Line()
+		docLines(f, ("extendedAgentCardJSON is the extended agent card, which GetExtendedAgentCard serves to authenticated callers only: what `a2a-scaffold card --extended agent.yaml` prints."))
+		f.Const().Id("extendedAgentCardJSON").Op("=").Add(stringConst(string(ext)))
+	}
+	return render(f)
+}
+
+func (p *project) hasExtendedCard() bool {
+	c := p.m.Capabilities.ExtendedAgentCard
+	return c != nil && *c
+}
+
+// skillsFile lists the skills and the user-owned functions behind them.
+func (p *project) skillsFile() ([]byte, error) {
+	f := newGoFile(true)
+	docLines(f, (`skills are the skills of agent.yaml, each with the function that does its work (in its skill_<id>.go). A message goes to the only skill; else to the skill its metadata names under "` +
+		SkillMetadataKey + `" (host.SkillMetadataKey), in the message, an earlier message of its task or the request; else to the one route (route.go) picks. The skill's securityRequirements are checked before it runs.`))
+	f.Var().Id("skills").Op("=").Index().Qual(pkgHost, "Skill").CustomFunc(multiTerminated, func(g *jen.Group) {
+		for _, s := range p.skills {
+			note := s.Name
+			if s.Extended {
+				note += " (extended card only)"
+			}
+			g.Values(jen.Id("ID").Op(":").Lit(s.ID), jen.Id("Run").Op(":").Id(s.Func)).Op(",").Comment(note)
+		}
+	})
+	return render(f)
+}
+
+// SkillMetadataKey is the metadata key that names a message's skill
+// (host.SkillMetadataKey, repeated here so that the scaffolder does not
+// link the host package).
+const SkillMetadataKey = "a2a-scaffold/skill"
+
+// bindingConst is the runtime constant naming a binding.
+func bindingConst(p manifest.Protocol) string {
+	switch p {
+	case manifest.ProtocolJSONRPC:
+		return "BindingJSONRPC"
+	case manifest.ProtocolHTTPJSON:
+		return "BindingREST"
+	}
+	return "BindingGRPC"
+}
+
+// serveFile configures host for the manifest and holds runMain.
+func (p *project) serveFile() ([]byte, error) {
+	f := newGoFile(true)
+	m := p.m
+
+	docLines(f, ("bindings are the interfaces of agent.yaml, in its order."))
+	f.Var().Id("bindings").Op("=").Index().Qual(pkgHost, "Binding").CustomFunc(multi, func(g *jen.Group) {
+		for _, b := range m.Bindings {
+			fields := []jen.Code{
+				jen.Id("Protocol").Op(":").Qual(pkgRuntime, bindingConst(b.Protocol)),
+				jen.Id("Address").Op(":").Lit(b.Address),
+			}
+			if b.Protocol.IsHTTP() {
+				fields = append(fields, jen.Id("Path").Op(":").Lit(b.Path))
+			}
+			if b.Tenant != "" {
+				fields = append(fields, jen.Id("Tenant").Op(":").Lit(b.Tenant))
+			}
+			g.Values(fields...)
+		}
+	})
+	f.Line()
+
+	doc := "agentConfig is the agent agent.yaml describes: its cards, bindings and skills; verifiers (auth.go) check the credentials of its security schemes"
+	if len(m.SecuritySchemes) > 0 {
+		names := make([]string, len(m.SecuritySchemes))
+		for i, s := range m.SecuritySchemes {
+			names[i] = s.Name
+		}
+		doc += " (" + strings.Join(names, ", ") + ")"
+	}
+	doc += " and route (route.go) picks the skill of messages that name none."
+	docLines(f, (doc))
+	f.Func().Id("agentConfig").Params().Qual(pkgHost, "Config").Block(
+		jen.Return(jen.Qual(pkgHost, "Config").CustomFunc(multi, func(g *jen.Group) {
+			g.Id("CardJSON").Op(":").Index().Byte().Parens(jen.Id("agentCardJSON"))
+			if p.hasExtendedCard() {
+				g.Id("ExtendedCardJSON").Op(":").Index().Byte().Parens(jen.Id("extendedAgentCardJSON"))
+			}
+			g.Id("Bindings").Op(":").Id("bindings")
+			g.Id("Skills").Op(":").Id("skills")
+			g.Id("Route").Op(":").Id("route")
+			g.Id("Verifiers").Op(":").Id("verifiers").Call()
+			if opts := pushOptions(m.Push); len(opts) > 0 {
+				g.Id("Push").Op(":").Index().Qual(pkgPush, "Option").CustomFunc(multiTerminated, func(g *jen.Group) {
+					for _, o := range opts {
+						g.Add(o)
+					}
+				})
+			}
+		})),
+	)
+	f.Line()
+
+	docLines(f, ("runMain serves the agent until ctx is done and returns the process's exit code. -tls-cert and -tls-key serve every address over TLS; -client-ca makes the agent verify client certificates against those CAs (mtls schemes). Addresses, paths and everything else come from agent.yaml."))
+	f.Func().Id("runMain").Params(
+		jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Index().String(), jen.List(jen.Id("stdout"), jen.Id("stderr")).Qual("io", "Writer"),
+	).Int().Block(
+		jen.Id("flags").Op(":=").Qual("flag", "NewFlagSet").Call(jen.Lit(strings.ToLower(slugName(m.Name))), jen.Qual("flag", "ContinueOnError")),
+		jen.Id("flags").Dot("SetOutput").Call(jen.Id("stderr")),
+		jen.Id("tlsCert").Op(":=").Id("flags").Dot("String").Call(jen.Lit("tls-cert"), jen.Lit(""), jen.Lit("PEM certificate (chain) to serve TLS with")),
+		jen.Id("tlsKey").Op(":=").Id("flags").Dot("String").Call(jen.Lit("tls-key"), jen.Lit(""), jen.Lit("PEM private key of -tls-cert")),
+		jen.Id("clientCA").Op(":=").Id("flags").Dot("String").Call(jen.Lit("client-ca"), jen.Lit(""), jen.Lit("PEM CA certificates client certificates are verified against (mtls)")),
+		jen.If(jen.Err().Op(":=").Id("flags").Dot("Parse").Call(jen.Id("args")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(2))),
+		jen.Id("cfg").Op(":=").Id("agentConfig").Call(),
+		jen.If(jen.Op("*").Id("tlsCert").Op("!=").Lit("").Op("||").Op("*").Id("tlsKey").Op("!=").Lit("").Op("||").Op("*").Id("clientCA").Op("!=").Lit("")).Block(
+			jen.List(jen.Id("tlsConfig"), jen.Err()).Op(":=").Qual(pkgAuth, "ServerTLSConfig").Call(jen.Op("*").Id("tlsCert"), jen.Op("*").Id("tlsKey"), jen.Op("*").Id("clientCA")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(
+				jen.Qual("fmt", "Fprintln").Call(jen.Id("stderr"), jen.Err()),
+				jen.Return(jen.Lit(1)),
+			),
+			jen.Id("cfg").Dot("TLS").Op("=").Id("tlsConfig"),
+		),
+		jen.List(jen.Id("agent"), jen.Err()).Op(":=").Qual(pkgHost, "Start").Call(jen.Id("cfg")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(
+			jen.Qual("fmt", "Fprintln").Call(jen.Id("stderr"), jen.Err()),
+			jen.Return(jen.Lit(1)),
+		),
+		jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("cfg").Dot("Bindings")).Block(
+			jen.If(jen.Id("u").Op(":=").Id("agent").Dot("CardURL").Call(jen.Id("b")), jen.Id("u").Op("!=").Lit("")).Block(
+				jen.Qual("fmt", "Fprintf").Call(jen.Id("stdout"), jen.Lit("%-9s %s\n"), jen.Lit("card"), jen.Id("u")),
+				jen.Break(),
+			),
+		),
+		jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("cfg").Dot("Bindings")).Block(
+			jen.Qual("fmt", "Fprintf").Call(jen.Id("stdout"), jen.Lit("%-9s %s\n"), jen.Id("b").Dot("Protocol"), jen.Id("agent").Dot("URL").Call(jen.Id("b"))),
+		),
+		jen.If(jen.Err().Op(":=").Id("agent").Dot("Wait").Call(jen.Id("ctx")), jen.Err().Op("!=").Nil()).Block(
+			jen.Qual("fmt", "Fprintln").Call(jen.Id("stderr"), jen.Err()),
+			jen.Return(jen.Lit(1)),
+		),
+		jen.Return(jen.Lit(0)),
+	)
+	return render(f)
+}
+
+// pushOptions are the push.Options of the manifest's push settings.
+func pushOptions(p manifest.PushDelivery) []jen.Code {
+	var out []jen.Code
+	if p.Timeout > 0 {
+		out = append(out, jen.Qual(pkgPush, "WithTimeout").Call(duration(p.Timeout)).Op(","))
+	}
+	if p.MaxRetries != nil {
+		out = append(out, jen.Qual(pkgPush, "WithMaxAttempts").Call(jen.Lit(*p.MaxRetries+1)).Op(",").Comment(fmt.Sprintf("maxRetries: %d", *p.MaxRetries)))
+	}
+	if p.InitialBackoff > 0 || p.MaxBackoff > 0 {
+		out = append(out, jen.Qual(pkgPush, "WithBackoff").Call(duration(p.InitialBackoff), duration(p.MaxBackoff)).Op(","))
+	}
+	if p.AllowPrivateNetworks {
+		out = append(out, jen.Qual(pkgPush, "AllowPrivateNetworks").Call().Op(","))
+	}
+	return out
+}
+
+// slugName is the agent's name reduced to letters, digits and "-", for the
+// flag set's name.
+func slugName(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			continue
+		}
+		dash = true
+	}
+	if b.Len() == 0 {
+		return "agent"
+	}
+	return b.String()
+}
+
+// testFile is the project's generated test: it starts the agent on
+// loopback and calls every skill on every binding through the generated
+// clients, checks the served card and, where the manifest has them, the
+// extended card and the refusal of anonymous callers.
+func (p *project) testFile() ([]byte, error) {
+	f := newGoFile(true)
+	m := p.m
+	ctx := jen.Qual("context", "Background").Call()
+
+	docLines(f, ("TestEverySkillOnEveryBinding starts the agent on loopback ports and sends a message to every skill on every binding of agent.yaml through the generated clients, with the credentials the skill needs (see hosttest.Verifiers)."))
+	f.Func().Id("TestEverySkillOnEveryBinding").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
+		g.Id("card").Op(":=").Id("agent").Dot("Card").Call()
+		if p.hasExtendedCard() {
+			g.Id("extended").Op(":=").Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))
+		}
+		g.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
+			jen.For(jen.List(jen.Id("_"), jen.Id("tc")).Op(":=").Range().Index().Struct(
+				jen.Id("skill").Op(",").Id("text").String(),
+				jen.Id("card").Op("*").Qual(pkgA2A, "AgentCard"),
+			).CustomFunc(multi, func(g *jen.Group) {
+				for _, s := range p.skills {
+					text := "hello"
+					if len(s.Examples) > 0 {
+						text = s.Examples[0]
+					}
+					card := "card"
+					if s.Extended {
+						card = "extended"
+					}
+					g.Values(jen.Lit(s.ID), jen.Lit(text), jen.Id(card))
+				}
+			})).Block(
+				jen.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Op("+").Lit("/").Op("+").Id("tc").Dot("skill"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+					jen.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id("tc").Dot("card"), jen.Id("tc").Dot("skill")),
+					jen.List(jen.Id("resp"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(jen.Id("tc").Dot("text"), jen.Id("tc").Dot("skill"))),
+					jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
+					jen.If(jen.Id("resp").Dot("GetTask").Call().Op("==").Nil().Op("&&").Id("resp").Dot("GetMessage").Call().Op("==").Nil()).Block(
+						jen.Id("t").Dot("Fatal").Call(jen.Lit("the response holds neither a task nor a message")),
+					),
+				)),
+			),
+		)
+	})
+	f.Line()
+
+	docLines(f, ("TestAgentCard checks that every HTTP address serves exactly the card of agent.yaml."))
+	f.Func().Id("TestAgentCard").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call()).Dot("CheckCard").Call(jen.Id("t"), jen.Id("bindings"), jen.Id("agentCardJSON")),
+	)
+
+	if p.hasExtendedCard() {
+		f.Line()
+		docLines(f, ("TestExtendedCard checks that every binding serves the extended card to authenticated callers only."))
+		f.Func().Id("TestExtendedCard").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+			jen.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call()),
+			jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
+				jen.Id("agent").Dot("CheckExtendedCard").Call(jen.Id("t"), jen.Id("b"), jen.Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))),
+			),
+		)
+	}
+	if requiresAuthentication(m.SecurityRequirements) {
+		f.Line()
+		docLines(f, ("TestCallsNeedCredentials checks that every binding refuses a message without credentials, as the securityRequirements of agent.yaml say."))
+		f.Func().Id("TestCallsNeedCredentials").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+			jen.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call()),
+			jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
+				jen.Id("agent").Dot("CheckRefusesAnonymous").Call(jen.Id("t"), jen.Id("b")),
+			),
+		)
+	}
+	return render(f)
+}
+
+// requiresAuthentication reports whether reqs refuse anonymous callers:
+// there is a requirement and none of them is empty.
+func requiresAuthentication(reqs []manifest.SecurityRequirement) bool {
+	for _, r := range reqs {
+		if len(r.Schemes) == 0 {
+			return false
+		}
+	}
+	return len(reqs) > 0
+}

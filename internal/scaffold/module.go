@@ -1,0 +1,140 @@
+package scaffold
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/a2agen/a2agen/internal/gen"
+)
+
+// a2agenModule is the module path of a2agen.
+const a2agenModule = "github.com/a2agen/a2agen"
+
+// A2agenVersion is the a2agen version new projects require: the version
+// a2a-scaffold was built at when it was installed from a module version
+// (go install …@v1.2.3), else v<gen.Version>.
+func A2agenVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path == a2agenModule && isRelease(bi.Main.Version) {
+			return bi.Main.Version
+		}
+		for _, d := range bi.Deps {
+			if d.Path == a2agenModule && isRelease(d.Version) {
+				return d.Version
+			}
+		}
+	}
+	return "v" + gen.Version
+}
+
+func isRelease(v string) bool { return strings.HasPrefix(v, "v") && v != "(devel)" }
+
+// modulePath reads the module path of a go.mod file.
+func modulePath(gomod []byte) string {
+	s := bufio.NewScanner(bytes.NewReader(gomod))
+	for s.Scan() {
+		line := strings.TrimSpace(s.Text())
+		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
+
+// enclosingModule finds the go.mod of the module dir (an absolute path)
+// would belong to: in dir or the nearest parent. It returns the module's
+// directory and path, or "" when there is none.
+func enclosingModule(dir string) (modDir, modPath string, err error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil {
+			return d, modulePath(data), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", "", err
+		}
+		if filepath.Dir(d) == d {
+			return "", "", nil
+		}
+	}
+}
+
+// packagePath is the import path of dir inside the module at modDir.
+func packagePath(modDir, modPath, dir string) (string, error) {
+	rel, err := filepath.Rel(modDir, dir)
+	if err != nil {
+		return "", err
+	}
+	if rel == "." {
+		return modPath, nil
+	}
+	return modPath + "/" + filepath.ToSlash(rel), nil
+}
+
+// Requirement is one module requirement of a go.mod.
+type Requirement struct {
+	Path, Version string
+}
+
+// requirements reads the require directives of a go.mod (both forms),
+// in file order.
+func requirements(gomod []byte) []Requirement {
+	var out []Requirement
+	block := false
+	for line := range strings.SplitSeq(string(gomod), "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		f := strings.Fields(line)
+		switch {
+		case block && len(f) == 1 && f[0] == ")":
+			block = false
+		case block && len(f) == 2:
+			out = append(out, Requirement{f[0], f[1]})
+		case len(f) == 2 && f[0] == "require" && f[1] == "(":
+			block = true
+		case len(f) == 3 && f[0] == "require":
+			out = append(out, Requirement{f[1], f[2]})
+		}
+	}
+	return out
+}
+
+// buildRequirements are the modules linked into this binary other than
+// a2agen: what a project needs besides a2agen, when a2a-scaffold itself
+// was built from a module version with its dependencies.
+func buildRequirements() []Requirement {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return nil
+	}
+	var out []Requirement
+	for _, d := range bi.Deps {
+		if d.Path != a2agenModule && d.Replace == nil {
+			out = append(out, Requirement{d.Path, d.Version})
+		}
+	}
+	return out
+}
+
+// checkout reads the go.mod requirements and the go.sum of a local a2agen
+// checkout after checking that dir holds one.
+func checkout(dir string) (reqs []Requirement, goSum []byte, err error) {
+	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("--a2agen %s: %w", dir, err)
+	}
+	if p := modulePath(gomod); p != a2agenModule {
+		return nil, nil, fmt.Errorf("--a2agen %s: its go.mod declares module %q, not %s", dir, p, a2agenModule)
+	}
+	goSum, err = os.ReadFile(filepath.Join(dir, "go.sum"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("--a2agen %s: %w", dir, err)
+	}
+	return requirements(gomod), goSum, nil
+}

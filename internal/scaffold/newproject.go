@@ -1,0 +1,179 @@
+package scaffold
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/a2agen/a2agen/internal/manifest"
+)
+
+// NewOptions are the settings of NewProject.
+type NewOptions struct {
+	// Name names the project (and, without Dir, its directory); it is the
+	// agent's name in a starter manifest.
+	Name string
+	// Dir is where the project goes (default: Name).
+	Dir string
+	// Manifest is the manifest file to start from; empty writes the
+	// starter manifest (manifest.Starter) and its schema.
+	Manifest string
+	// Module overrides the manifest's module path. When it names the
+	// package Dir would be inside an enclosing module, the project is that
+	// package: no go.mod is written.
+	Module string
+	// A2agenDir points go.mod at a local a2agen checkout (a replace), and
+	// its go.sum is copied, so that the project builds offline.
+	A2agenDir string
+	// Force allows a non-empty Dir; its files are then treated as
+	// GenerateProject treats them (generated ones rewritten, others kept).
+	Force bool
+}
+
+// NewProject creates an agent project (see Files for what it holds) and
+// reports the files it wrote. It refuses a non-empty directory unless
+// opts.Force.
+func NewProject(opts NewOptions) (*Report, error) {
+	if strings.TrimSpace(opts.Name) == "" {
+		return nil, errors.New("the project needs a name")
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = opts.Name
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkEmpty(dir, opts.Force); err != nil {
+		return nil, err
+	}
+
+	// The manifest: the given file, an agent.yaml already there (--force),
+	// or the starter.
+	existing, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var data []byte
+	switch {
+	case opts.Manifest != "":
+		if data, err = os.ReadFile(opts.Manifest); err != nil {
+			return nil, fmt.Errorf("reading the manifest: %w", err)
+		}
+		if existing != nil && !bytes.Equal(existing, data) {
+			return nil, fmt.Errorf("%s already holds another %s; remove it, or leave out --manifest to use it", dir, ManifestFile)
+		}
+	case existing != nil:
+		data = existing
+	default:
+		data = manifest.Starter(opts.Name)
+		if opts.Module != "" {
+			// The starter names a module of its own; the one given wins.
+			data = bytes.Replace(data, []byte("\nmodule: "+starterModule(data)+"\n"), []byte("\nmodule: "+opts.Module+"\n"), 1)
+		}
+	}
+	name := opts.Manifest
+	if name == "" {
+		name = filepath.Join(dir, ManifestFile)
+	}
+	m, err := manifest.Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+
+	popts := ProjectOptions{Module: opts.Module, A2agenVersion: A2agenVersion(), Requires: buildRequirements(), Manifest: data}
+	if popts.Module == "" {
+		popts.Module = m.Module
+	}
+	modDir, modPath, err := enclosingModule(absDir)
+	if err != nil {
+		return nil, err
+	}
+	inside := false
+	if modDir != "" && modDir != absDir {
+		pkg, err := packagePath(modDir, modPath, absDir)
+		if err != nil {
+			return nil, err
+		}
+		inside = popts.Module == pkg
+	}
+	popts.Standalone = !inside
+	if popts.Standalone {
+		if popts.Module == "" {
+			return nil, fmt.Errorf("%s sets no module: give --module, or set module in the manifest", name)
+		}
+		if opts.A2agenDir != "" {
+			abs, err := filepath.Abs(opts.A2agenDir)
+			if err != nil {
+				return nil, err
+			}
+			if popts.Requires, popts.GoSum, err = checkout(abs); err != nil {
+				return nil, err
+			}
+			popts.A2agenDir = filepath.ToSlash(abs)
+		}
+	} else if opts.A2agenDir != "" {
+		return nil, fmt.Errorf("--a2agen does not apply: %s is the package %s of the module in %s, which has its own go.mod", dir, popts.Module, modDir)
+	}
+
+	files, err := Files(m, popts)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return apply(dir, files, true, false)
+}
+
+// starterModule returns the module path written in a starter manifest.
+func starterModule(data []byte) string {
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "module: "); ok {
+			return rest
+		}
+	}
+	return ""
+}
+
+// checkEmpty refuses a directory that holds anything, unless force.
+func checkEmpty(dir string, force bool) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 && !force {
+		return fmt.Errorf("%s is not empty; choose another directory, or use --force to write into it (its generated files are rewritten, other files kept)", dir)
+	}
+	return nil
+}
+
+// GenerateProject regenerates the project in dir from its agent.yaml: it
+// rewrites stale generated files, writes a stub for each new skill (and
+// any other missing user-owned file), never modifies a user-owned file,
+// and reports skill files no skill uses any more. With check it writes
+// nothing and reports what it would write.
+func GenerateProject(dir string, check bool) (*Report, error) {
+	path := filepath.Join(dir, ManifestFile)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no %s: run this in a project made by a2a-scaffold new, or give --dir", dir, ManifestFile)
+	}
+	m, err := manifest.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	_, statErr := os.Stat(filepath.Join(dir, "go.mod"))
+	files, err := Files(m, ProjectOptions{Module: m.Module, Standalone: statErr == nil})
+	if err != nil {
+		return nil, err
+	}
+	return apply(dir, files, false, check)
+}

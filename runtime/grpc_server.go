@@ -2,9 +2,7 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -187,28 +185,10 @@ func (s *grpcService) fail(ctx context.Context, ep *Endpoint, err error) error {
 	return grpcStatus(s.handlerError(ctx, ep, err), time.Now()).Err()
 }
 
-// handlerError converts what a handler returned into the *Error to send and
-// logs the cause of Internal and InvalidAgentResponse errors. A call whose
-// client went away is logged at debug level only.
+// handlerError converts what a handler returned into the *Error to send,
+// logging what the client does not see (shared by every binding).
 func (s *grpcService) handlerError(ctx context.Context, ep *Endpoint, err error) *Error {
-	e := AsError(err)
-	if e == nil { // a typed nil *Error returned as a non-nil error
-		err = errors.New("handler returned a nil *Error as its error")
-		e = Internal(err)
-	}
-	if e.code != CodeInternal && e.code != CodeInvalidAgentResponse {
-		return e
-	}
-	level := slog.LevelError
-	if ctx.Err() != nil {
-		level = slog.LevelDebug
-	}
-	attrs := []slog.Attr{slog.String("method", ep.Operation.Procedure), slog.Any("error", err)}
-	if e.cause != nil && e.cause != err {
-		attrs = append(attrs, slog.Any("cause", e.cause))
-	}
-	s.cfg.logger.LogAttrs(ctx, level, "a2a: gRPC handler failed", attrs...)
-	return e
+	return s.cfg.handlerError(ctx, BindingGRPC, ep, err)
 }
 
 func (s *grpcService) serveStream(ep *Endpoint, ss grpc.ServerStream) error {

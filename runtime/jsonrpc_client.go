@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -108,41 +107,20 @@ func (t *jsonrpcTransport) Stream(ctx context.Context, op *Operation, req proto.
 			yield(nil, t.nonStreamAnswer(op, hresp, id))
 			return
 		}
-		events := newSSEReader(hresp.Body, t.cfg.maxResponseBytes)
-		for {
-			data, err := events.next()
-			switch {
-			case err == nil:
-			case errors.Is(err, io.EOF):
-				return
-			case errors.Is(err, errSSETooLarge):
-				yield(nil, Errorf(CodeInvalidAgentResponse, "%s stream: %w", op.Name, err))
-				return
-			default:
-				if ctxErr := ctx.Err(); ctxErr != nil {
-					err = ctxErr
-				}
-				yield(nil, fmt.Errorf("a2a: JSON-RPC %s: reading the stream: %w", op.Name, err))
-				return
-			}
+		readSSEEvents(ctx, hresp.Body, t.cfg.maxResponseBytes, "JSON-RPC", op, yield, func(data []byte) (proto.Message, error) {
 			result, err := decodeResponse(data, id)
 			if err != nil {
-				yield(nil, err)
-				return
+				return nil, err
 			}
 			if result == nil || string(result) == "null" {
-				yield(nil, Errorf(CodeInvalidAgentResponse, "a %s stream event has neither result nor error", op.Name))
-				return
+				return nil, Errorf(CodeInvalidAgentResponse, "a %s stream event has neither result nor error", op.Name)
 			}
 			m := newResp()
 			if err := unmarshalJSON(result, m); err != nil {
-				yield(nil, Errorf(CodeInvalidAgentResponse, "a %s stream event does not decode: %w", op.Name, err))
-				return
+				return nil, Errorf(CodeInvalidAgentResponse, "a %s stream event does not decode: %w", op.Name, err)
 			}
-			if !yield(m, nil) {
-				return
-			}
-		}
+			return m, nil
+		})
 	}
 }
 

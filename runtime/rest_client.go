@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -396,41 +395,21 @@ func (t *restTransport) Stream(ctx context.Context, op *Operation, req proto.Mes
 			yield(nil, t.nonStreamAnswer(op, hresp))
 			return
 		}
-		events := newSSEReader(hresp.Body, t.cfg.maxResponseBytes)
-		for {
-			data, err := events.next()
-			switch {
-			case err == nil:
-			case errors.Is(err, io.EOF):
-				return
-			case errors.Is(err, errSSETooLarge):
-				yield(nil, Errorf(CodeInvalidAgentResponse, "%s stream: %w", op.Name, err))
-				return
-			default:
-				if ctxErr := ctx.Err(); ctxErr != nil {
-					err = ctxErr
-				}
-				yield(nil, fmt.Errorf("a2a: HTTP+JSON %s: reading the stream: %w", op.Name, err))
-				return
-			}
+		readSSEEvents(ctx, hresp.Body, t.cfg.maxResponseBytes, "HTTP+JSON", op, yield, func(data []byte) (proto.Message, error) {
 			m := newResp()
 			if err := unmarshalJSON(data, m); err != nil {
-				yield(nil, Errorf(CodeInvalidAgentResponse, "a %s stream event does not decode: %w", op.Name, err))
-				return
+				return nil, Errorf(CodeInvalidAgentResponse, "a %s stream event does not decode: %w", op.Name, err)
 			}
 			if isEmptyMessage(m) {
 				// Either an event with nothing in it or {"error":{…}}: the
 				// error member is unknown to the response type, so it
 				// decoded to an empty message.
 				if e := decodeErrorEvent(data); e != nil {
-					yield(nil, e)
-					return
+					return nil, e
 				}
 			}
-			if !yield(m, nil) {
-				return
-			}
-		}
+			return m, nil
+		})
 	}
 }
 

@@ -3,10 +3,13 @@ package runtime
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+
+	"google.golang.org/protobuf/proto"
 )
 
 // Server-Sent Events (WHATWG HTML §9.2) as the A2A HTTP bindings use them:
@@ -180,4 +183,39 @@ func (s *sseReader) readLine() ([]byte, error) {
 func trimLineEnd(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte("\n"))
 	return bytes.TrimSuffix(b, []byte("\r"))
+}
+
+// readSSEEvents is the receiving loop of the HTTP bindings' stream clients:
+// it reads the events of body, turns each event's data into a response with
+// decode and yields it, until the stream ends, decode or the reader fails
+// (the error is yielded, then the loop stops), or the caller stops ranging.
+// binding names the binding in transport errors.
+func readSSEEvents(ctx context.Context, body io.Reader, limit int64, binding string, op *Operation,
+	yield func(proto.Message, error) bool, decode func(data []byte) (proto.Message, error)) {
+	events := newSSEReader(body, limit)
+	for {
+		data, err := events.next()
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF):
+			return
+		case errors.Is(err, errSSETooLarge):
+			yield(nil, Errorf(CodeInvalidAgentResponse, "%s stream: %w", op.Name, err))
+			return
+		default:
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				err = ctxErr
+			}
+			yield(nil, fmt.Errorf("a2a: %s %s: reading the stream: %w", binding, op.Name, err))
+			return
+		}
+		m, err := decode(data)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if !yield(m, nil) {
+			return
+		}
+	}
 }

@@ -126,44 +126,11 @@ func (p *project) serveFile() ([]byte, error) {
 	)
 	f.Line()
 
-	docLines(f, ("runMain serves the agent until ctx is done and returns the process's exit code. -tls-cert and -tls-key serve every address over TLS; -client-ca makes the agent verify client certificates against those CAs (mtls schemes). Addresses, paths and everything else come from agent.yaml."))
+	docLines(f, ("runMain serves the agent until ctx is done and returns the process's exit code; host.Main reads the flags (-tls-cert, -tls-key, -client-ca). Addresses, paths and everything else come from agent.yaml."))
 	f.Func().Id("runMain").Params(
 		jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Index().String(), jen.List(jen.Id("stdout"), jen.Id("stderr")).Qual("io", "Writer"),
 	).Int().Block(
-		jen.Id("flags").Op(":=").Qual("flag", "NewFlagSet").Call(jen.Lit(strings.ToLower(slugName(m.Name))), jen.Qual("flag", "ContinueOnError")),
-		jen.Id("flags").Dot("SetOutput").Call(jen.Id("stderr")),
-		jen.Id("tlsCert").Op(":=").Id("flags").Dot("String").Call(jen.Lit("tls-cert"), jen.Lit(""), jen.Lit("PEM certificate (chain) to serve TLS with")),
-		jen.Id("tlsKey").Op(":=").Id("flags").Dot("String").Call(jen.Lit("tls-key"), jen.Lit(""), jen.Lit("PEM private key of -tls-cert")),
-		jen.Id("clientCA").Op(":=").Id("flags").Dot("String").Call(jen.Lit("client-ca"), jen.Lit(""), jen.Lit("PEM CA certificates client certificates are verified against (mtls)")),
-		jen.If(jen.Err().Op(":=").Id("flags").Dot("Parse").Call(jen.Id("args")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(2))),
-		jen.Id("cfg").Op(":=").Id("agentConfig").Call(),
-		jen.If(jen.Op("*").Id("tlsCert").Op("!=").Lit("").Op("||").Op("*").Id("tlsKey").Op("!=").Lit("").Op("||").Op("*").Id("clientCA").Op("!=").Lit("")).Block(
-			jen.List(jen.Id("tlsConfig"), jen.Err()).Op(":=").Qual(pkgAuth, "ServerTLSConfig").Call(jen.Op("*").Id("tlsCert"), jen.Op("*").Id("tlsKey"), jen.Op("*").Id("clientCA")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(
-				jen.Qual("fmt", "Fprintln").Call(jen.Id("stderr"), jen.Err()),
-				jen.Return(jen.Lit(1)),
-			),
-			jen.Id("cfg").Dot("TLS").Op("=").Id("tlsConfig"),
-		),
-		jen.List(jen.Id("agent"), jen.Err()).Op(":=").Qual(pkgHost, "Start").Call(jen.Id("cfg")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(
-			jen.Qual("fmt", "Fprintln").Call(jen.Id("stderr"), jen.Err()),
-			jen.Return(jen.Lit(1)),
-		),
-		jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("cfg").Dot("Bindings")).Block(
-			jen.If(jen.Id("u").Op(":=").Id("agent").Dot("CardURL").Call(jen.Id("b")), jen.Id("u").Op("!=").Lit("")).Block(
-				jen.Qual("fmt", "Fprintf").Call(jen.Id("stdout"), jen.Lit("%-9s %s\n"), jen.Lit("card"), jen.Id("u")),
-				jen.Break(),
-			),
-		),
-		jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("cfg").Dot("Bindings")).Block(
-			jen.Qual("fmt", "Fprintf").Call(jen.Id("stdout"), jen.Lit("%-9s %s\n"), jen.Id("b").Dot("Protocol"), jen.Id("agent").Dot("URL").Call(jen.Id("b"))),
-		),
-		jen.If(jen.Err().Op(":=").Id("agent").Dot("Wait").Call(jen.Id("ctx")), jen.Err().Op("!=").Nil()).Block(
-			jen.Qual("fmt", "Fprintln").Call(jen.Id("stderr"), jen.Err()),
-			jen.Return(jen.Lit(1)),
-		),
-		jen.Return(jen.Lit(0)),
+		jen.Return(jen.Qual(pkgHost, "Main").Call(jen.Id("ctx"), jen.Lit(strings.ToLower(slugName(m.Name))), jen.Id("agentConfig").Call(), jen.Id("args"), jen.Id("stdout"), jen.Id("stderr"))),
 	)
 	return render(f)
 }

@@ -4,12 +4,9 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"io"
 	"time"
 
-	"github.com/a2agen/a2agen/auth"
 	"github.com/a2agen/a2agen/host"
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server/push"
@@ -43,44 +40,8 @@ func agentConfig() host.Config {
 }
 
 // runMain serves the agent until ctx is done and returns the process's exit
-// code. -tls-cert and -tls-key serve every address over TLS; -client-ca makes
-// the agent verify client certificates against those CAs (mtls schemes).
+// code; host.Main reads the flags (-tls-cert, -tls-key, -client-ca).
 // Addresses, paths and everything else come from agent.yaml.
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flags := flag.NewFlagSet("travel-planner", flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	tlsCert := flags.String("tls-cert", "", "PEM certificate (chain) to serve TLS with")
-	tlsKey := flags.String("tls-key", "", "PEM private key of -tls-cert")
-	clientCA := flags.String("client-ca", "", "PEM CA certificates client certificates are verified against (mtls)")
-	if err := flags.Parse(args); err != nil {
-		return 2
-	}
-	cfg := agentConfig()
-	if *tlsCert != "" || *tlsKey != "" || *clientCA != "" {
-		tlsConfig, err := auth.ServerTLSConfig(*tlsCert, *tlsKey, *clientCA)
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
-		}
-		cfg.TLS = tlsConfig
-	}
-	agent, err := host.Start(cfg)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	for _, b := range cfg.Bindings {
-		if u := agent.CardURL(b); u != "" {
-			fmt.Fprintf(stdout, "%-9s %s\n", "card", u)
-			break
-		}
-	}
-	for _, b := range cfg.Bindings {
-		fmt.Fprintf(stdout, "%-9s %s\n", b.Protocol, agent.URL(b))
-	}
-	if err := agent.Wait(ctx); err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	return 0
+	return host.Main(ctx, "travel-planner", agentConfig(), args, stdout, stderr)
 }

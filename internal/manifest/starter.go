@@ -27,13 +27,14 @@ func Starter(name string) []byte {
 	}
 	var b bytes.Buffer
 	// The template is fixed and its data cannot fail to render.
-	_ = starterTemplate.Execute(&b, struct{ Name, Module string }{name, "example.com/" + slug(name)})
+	_ = starterTemplate.Execute(&b, struct{ Name, Module string }{name, "example.com/" + Slug(name)})
 	return b.Bytes()
 }
 
-// slug lower-cases s and replaces each run of characters other than ASCII
-// letters and digits with one "-".
-func slug(s string) string {
+// Slug lower-cases s and replaces each run of characters other than ASCII
+// letters and digits with one "-" ("Travel Agent" → "travel-agent"); it is
+// "agent" when nothing remains. Module paths and program names use it.
+func Slug(s string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(s) {

@@ -130,7 +130,7 @@ func (p *project) serveFile() ([]byte, error) {
 	f.Func().Id("runMain").Params(
 		jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Index().String(), jen.List(jen.Id("stdout"), jen.Id("stderr")).Qual("io", "Writer"),
 	).Int().Block(
-		jen.Return(jen.Qual(pkgHost, "Main").Call(jen.Id("ctx"), jen.Lit(strings.ToLower(slugName(m.Name))), jen.Id("agentConfig").Call(), jen.Id("args"), jen.Id("stdout"), jen.Id("stderr"))),
+		jen.Return(jen.Qual(pkgHost, "Main").Call(jen.Id("ctx"), jen.Lit(manifest.Slug(m.Name)), jen.Id("agentConfig").Call(), jen.Id("args"), jen.Id("stdout"), jen.Id("stderr"))),
 	)
 	return render(f)
 }
@@ -151,28 +151,6 @@ func pushOptions(p manifest.PushDelivery) []jen.Code {
 		out = append(out, jen.Qual(pkgPush, "AllowPrivateNetworks").Call().Op(","))
 	}
 	return out
-}
-
-// slugName is the agent's name reduced to letters, digits and "-", for the
-// flag set's name.
-func slugName(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		if ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteRune(r)
-			continue
-		}
-		dash = true
-	}
-	if b.Len() == 0 {
-		return "agent"
-	}
-	return b.String()
 }
 
 // testFile is the project's generated test: it starts the agent on

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/a2agen/a2agen/internal/manifest"
 )
 
 // The user-owned Go files of a project: written once, as a starting point,
@@ -14,7 +16,7 @@ import (
 // runMain.
 func (p *project) mainFile() ([]byte, error) {
 	f := newGoFile(false)
-	for _, line := range wrap(fmt.Sprintf("Command %s is the %s A2A agent: %s", slugName(p.m.Name), p.m.Name, p.m.Description), 76) {
+	for _, line := range wrap(fmt.Sprintf("Command %s is the %s A2A agent: %s", manifest.Slug(p.m.Name), p.m.Name, p.m.Description), 76) {
 		f.PackageComment(line)
 	}
 	f.PackageComment("")

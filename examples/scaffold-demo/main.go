@@ -15,11 +15,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -65,9 +67,15 @@ func run(keep bool, out io.Writer) error {
 	}
 	dir := filepath.Join(tmp, "travel-agent")
 
-	step(out, "a2a-scaffold new travel-agent --manifest %s --dir %s --module example.com/travel-agent --a2agen .", manifestPath, dir)
+	// The example manifest listens on fixed ports; the demo moves them to free
+	// ones so that it runs wherever those ports are taken.
+	manifest, httpAddr, err := withFreePorts(filepath.Join(root, manifestPath), tmp)
+	if err != nil {
+		return err
+	}
+	step(out, "a2a-scaffold new travel-agent --manifest %s --dir %s --module example.com/travel-agent --a2agen .", manifest, dir)
 	report, err := scaffold.NewProject(scaffold.NewOptions{
-		Name: "travel-agent", Dir: dir, Manifest: manifestPath, Module: "example.com/travel-agent", A2agenDir: root,
+		Name: "travel-agent", Dir: dir, Manifest: manifest, Module: "example.com/travel-agent", A2agenDir: root,
 	})
 	if err != nil {
 		return err
@@ -94,7 +102,7 @@ func run(keep bool, out io.Writer) error {
 		_ = agent.Wait()
 	}()
 
-	base := "http://127.0.0.1:18080"
+	base := "http://" + httpAddr
 	if err := waitForCard(base + runtime.AgentCardPath); err != nil {
 		return err
 	}
@@ -130,6 +138,47 @@ func run(keep bool, out io.Writer) error {
 	fmt.Fprintln(out, "\nNext: write the skills (skill_*.go) and the credential checks (auth.go) of the project;")
 	fmt.Fprintln(out, "examples/travel-agent is this project with them written.")
 	return nil
+}
+
+// Addresses of the example manifest.
+const (
+	exampleHTTPAddr = "127.0.0.1:18080"
+	exampleGRPCAddr = "127.0.0.1:19090"
+)
+
+// withFreePorts writes a copy of the manifest into dir with its listen
+// addresses moved to free loopback ports, and returns the copy's path and the
+// new HTTP address.
+func withFreePorts(manifest, dir string) (path, httpAddr string, err error) {
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		return "", "", err
+	}
+	if !bytes.Contains(data, []byte(exampleHTTPAddr)) || !bytes.Contains(data, []byte(exampleGRPCAddr)) {
+		return "", "", fmt.Errorf("%s no longer listens on %s and %s; update the demo", manifest, exampleHTTPAddr, exampleGRPCAddr)
+	}
+	httpAddr, err = freeLoopbackAddr()
+	if err != nil {
+		return "", "", err
+	}
+	grpcAddr, err := freeLoopbackAddr()
+	if err != nil {
+		return "", "", err
+	}
+	data = bytes.ReplaceAll(data, []byte(exampleHTTPAddr), []byte(httpAddr))
+	data = bytes.ReplaceAll(data, []byte(exampleGRPCAddr), []byte(grpcAddr))
+	path = filepath.Join(dir, "agent.yaml")
+	return path, httpAddr, os.WriteFile(path, data, 0o644)
+}
+
+// freeLoopbackAddr returns a loopback address whose port was free a moment ago.
+func freeLoopbackAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }
 
 // step prints what the demo does next, shell style.

@@ -198,7 +198,24 @@ func (d *decoder) bindings(f fields) []Binding {
 		out = append(out, b)
 		d.bindingConflicts(out, bf)
 	}
+	d.needHTTPBinding(f, out, len(nodes))
 	return out
+}
+
+// needHTTPBinding reports a manifest whose bindings are all gRPC: the agent
+// card is served on the HTTP listener of a JSON-RPC or HTTP+JSON binding, and
+// without a card clients cannot discover the gRPC interface. It stays quiet
+// while a binding has an unknown name (that error is reported already).
+func (d *decoder) needHTTPBinding(f fields, bindings []Binding, declared int) {
+	if len(bindings) == 0 || len(bindings) != declared {
+		return
+	}
+	for _, b := range bindings {
+		if b.Protocol != ProtocolGRPC {
+			return
+		}
+	}
+	d.errorf(f.get("bindings"), "bindings", "add a JSONRPC or HTTP+JSON binding: its HTTP listener also serves the agent card (%s), without which clients cannot discover the GRPC interface", "/.well-known/agent-card.json")
 }
 
 // protocol resolves a binding name, suggesting the A2A spelling of near

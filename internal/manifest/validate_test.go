@@ -211,6 +211,25 @@ skills:
 		},
 	},
 	{
+		name: "only gRPC bindings leave the card nowhere to be served",
+		yaml: `apiVersion: a2agen/v1
+name: Echo
+description: Echoes.
+version: "1.0.0"
+bindings:
+  - binding: GRPC
+skills:
+  - id: echo
+    name: Echo
+    description: Echoes text.
+    tags: [demo]
+`,
+		want: []string{
+			"agent.yaml:6:3: bindings: add a JSONRPC or HTTP+JSON binding: its HTTP listener also serves the agent card (/.well-known/agent-card.json), without which clients cannot discover the GRPC interface",
+		},
+		schemaMisses: true,
+	},
+	{
 		name: "bad enum values in security schemes",
 		yaml: minimal + `securitySchemes:
   key:

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -160,8 +161,24 @@ func (e *Error) WithChallenge(challenge string) *Error {
 	return &c
 }
 
-// Challenges returns the authentication challenges of the error.
+// Challenges returns the authentication challenges of the error. On the
+// client side of the HTTP bindings they are the WWW-Authenticate headers of
+// the answer, so a caller learns which scheme the agent wants.
 func (e *Error) Challenges() []string { return slices.Clone(e.challenges) }
+
+// withResponseChallenges adds the WWW-Authenticate challenges of an HTTP
+// answer to the *Error decoded from it; other errors pass unchanged.
+func withResponseChallenges(err error, h http.Header) error {
+	vs := h.Values("WWW-Authenticate")
+	var e *Error
+	if len(vs) == 0 || !errors.As(err, &e) {
+		return err
+	}
+	for _, v := range vs {
+		e = e.WithChallenge(v)
+	}
+	return e
+}
 
 // authenticate runs the configured Authenticator for a call. It returns the
 // context to serve the call with, or the error to answer.

@@ -137,6 +137,12 @@ func TestAuthenticatorOnEveryBinding(t *testing.T) {
 					if !errors.Is(err, tc.wantErr) {
 						t.Fatalf("error %v, want %v", err, tc.wantErr)
 					}
+					// The HTTP clients hand the WWW-Authenticate challenges on.
+					var e *runtime.Error
+					if binding != runtime.BindingGRPC && (!errors.As(err, &e) || len(e.Challenges()) == 0 ||
+						!strings.HasPrefix(e.Challenges()[0], "Bearer ")) {
+						t.Errorf("challenges of %v = %q, want the server's Bearer challenge", err, e.Challenges())
+					}
 					return
 				}
 				if err != nil {

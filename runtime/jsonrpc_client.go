@@ -261,6 +261,11 @@ func decodeResponse(raw []byte, id string) ([]byte, error) {
 // statusError reports a non-200 answer: a JSON-RPC error body is decoded,
 // anything else becomes an error chosen by the HTTP status.
 func statusError(hresp *http.Response, body []byte) error {
+	return withResponseChallenges(statusErrorBody(hresp, body), hresp.Header)
+}
+
+// statusErrorBody is statusError without the challenges.
+func statusErrorBody(hresp *http.Response, body []byte) error {
 	if isJSONMediaType(hresp.Header.Get("Content-Type")) && len(body) > 0 {
 		if doc := bytes.TrimLeft(body, " \t\r\n"); len(doc) > 0 && doc[0] == '{' && json.Valid(doc) {
 			if env, err := scanEnvelope(doc); err == nil && env.error != nil && string(env.error) != "null" {

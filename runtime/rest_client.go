@@ -360,7 +360,7 @@ func (t *restTransport) Unary(ctx context.Context, op *Operation, req, resp prot
 		return fmt.Errorf("a2a: HTTP+JSON %s: reading the response: %w", op.Name, err)
 	}
 	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
-		return decodeRESTError(hresp.StatusCode, hresp.Status, raw)
+		return withResponseChallenges(decodeRESTError(hresp.StatusCode, hresp.Status, raw), hresp.Header)
 	}
 	proto.Reset(resp)
 	if isEmptyJSON(raw) {
@@ -422,7 +422,7 @@ func (t *restTransport) nonStreamAnswer(op *Operation, hresp *http.Response) err
 		return fmt.Errorf("a2a: HTTP+JSON %s: reading the response: %w", op.Name, err)
 	}
 	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
-		return decodeRESTError(hresp.StatusCode, hresp.Status, raw)
+		return withResponseChallenges(decodeRESTError(hresp.StatusCode, hresp.Status, raw), hresp.Header)
 	}
 	if e := decodeErrorEvent(raw); e != nil {
 		return e

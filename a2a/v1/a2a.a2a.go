@@ -296,7 +296,7 @@ const (
 )
 
 // A2AServiceHandler is the server side of the lf.a2a.v1.A2AService service: an
-// agent implements it and serves it with NewA2AServiceJSONRPCHandler or
+// agent implements it and serves it with NewA2AServiceJSONRPCHandler,
 // NewA2AServiceRESTHandler or RegisterA2AServiceGRPC. Embed
 // UnimplementedA2AServiceHandler to leave rpcs out. Return *runtime.Error
 // values (runtime.TaskNotFound and friends) to send A2A errors; any other error

@@ -35,6 +35,14 @@ func handlerResults(op *operation) []jen.Code {
 }
 
 // emitHandler writes the handler interface.
+// orList joins items as prose: "A", "A or B", "A, B or C".
+func orList(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
 func (e *serviceEmitter) emitHandler() {
 	var serves []string
 	for _, b := range e.bindings {
@@ -47,7 +55,7 @@ func (e *serviceEmitter) emitHandler() {
 			"Return *runtime.Error values (runtime.TaskNotFound and friends) to send A2A errors; "+
 			"any other error reaches the client as an internal error. "+
 			"A server-streaming method sends each response on stream and returns when the stream is complete.",
-			e.n.Handler, e.fullName(), strings.Join(serves, " or "), e.n.Unimplemented)),
+			e.n.Handler, e.fullName(), orList(serves), e.n.Unimplemented)),
 		protoCommentLines(e.sm.service.Comments.Leading),
 		paragraphs(e.serviceDeprecation()),
 	))

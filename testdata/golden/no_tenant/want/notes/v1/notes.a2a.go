@@ -165,7 +165,7 @@ const (
 
 // NoteServiceHandler is the server side of the demo.notes.v1.NoteService
 // service: an agent implements it and serves it with
-// NewNoteServiceJSONRPCHandler or NewNoteServiceRESTHandler or
+// NewNoteServiceJSONRPCHandler, NewNoteServiceRESTHandler or
 // RegisterNoteServiceGRPC. Embed UnimplementedNoteServiceHandler to leave rpcs
 // out. Return *runtime.Error values (runtime.TaskNotFound and friends) to send
 // A2A errors; any other error reaches the client as an internal error. A

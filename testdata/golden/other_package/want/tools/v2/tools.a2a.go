@@ -98,7 +98,7 @@ const (
 
 // ToolServiceHandler is the server side of the acme.tools.v2.ToolService
 // service: an agent implements it and serves it with
-// NewToolServiceJSONRPCHandler or NewToolServiceRESTHandler or
+// NewToolServiceJSONRPCHandler, NewToolServiceRESTHandler or
 // RegisterToolServiceGRPC. Embed UnimplementedToolServiceHandler to leave rpcs
 // out. Return *runtime.Error values (runtime.TaskNotFound and friends) to send
 // A2A errors; any other error reaches the client as an internal error. A

@@ -6,7 +6,7 @@
 //
 //	protoc -I proto \
 //	  --go_out=. --go_opt=module=example.com/agent \
-//	  --a2a_out=. --a2a_opt=module=example.com/agent,bindings=jsonrpc \
+//	  --a2a_out=. --a2a_opt=module=example.com/agent,bindings=jsonrpc,rest,grpc \
 //	  proto/lf/a2a/v1/a2a.proto
 //
 // See `protoc-gen-a2a --help` for the parameters.
@@ -29,13 +29,13 @@ It is a protoc plugin: protoc runs it, it is not run by hand.
 Usage:
   protoc -I proto \
     --go_out=. --go_opt=module=example.com/agent \
-    --a2a_out=. --a2a_opt=module=example.com/agent,bindings=jsonrpc \
+    --a2a_out=. --a2a_opt=module=example.com/agent,bindings=jsonrpc,rest,grpc \
     proto/lf/a2a/v1/a2a.proto
 
 Parameters (--a2a_opt, comma separated):
-  bindings=<names>        bindings to emit constructors for, comma separated:
-                          jsonrpc (default); rest and grpc are not implemented
-                          yet in this version
+  bindings=<names>        bindings to emit server and client constructors for,
+                          comma separated: jsonrpc, rest, grpc (default: all
+                          three); unknown names are errors
   paths=source_relative   place output next to the .proto instead of by
                           Go import path (as for protoc-gen-go)
   module=<path>           strip this module path from output file names

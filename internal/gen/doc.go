@@ -7,7 +7,8 @@
 //   - a runtime.ServiceDesc (operations, HTTP rules, REQUIRED fields),
 //   - the handler interface and an Unimplemented handler,
 //   - a constructor binding a handler to the operations (*runtime.Service),
-//   - a server constructor per binding (JSON-RPC today),
+//   - a server constructor per binding (JSON-RPC, HTTP+JSON, gRPC), with
+//     each HTTP rule's path template compiled into a runtime.PathPattern,
 //   - the client interface, its constructor over any runtime.ClientTransport
 //     and a client constructor per binding.
 //

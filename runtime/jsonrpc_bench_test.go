@@ -41,11 +41,16 @@ type benchBody struct{ bytes.Reader }
 func (*benchBody) Close() error { return nil }
 
 func benchServe(b *testing.B, body string, wantStatus int) {
-	h := NewJSONRPCHandler(newTestService(nil), WithLogger(slogDiscard()))
-	data := []byte(body)
-	rb := &benchBody{}
 	req := httptest.NewRequest(http.MethodPost, "/", nil)
 	req.Header.Set("Content-Type", "application/json")
+	benchHandler(b, NewJSONRPCHandler(newTestService(nil), WithLogger(slogDiscard())), req, body, wantStatus)
+}
+
+// benchHandler serves req, with body as its body, again and again, and
+// checks the last answer's status.
+func benchHandler(b *testing.B, h http.Handler, req *http.Request, body string, wantStatus int) {
+	data := []byte(body)
+	rb := &benchBody{}
 	req.Header.Set("A2A-Version", "1.0")
 	w := &benchWriter{h: make(http.Header)}
 	b.SetBytes(int64(len(data)))
@@ -69,7 +74,13 @@ func BenchmarkJSONRPCUnary(b *testing.B) {
 // BenchmarkJSONRPCUnaryBaseline is the work of BenchmarkJSONRPCUnary that
 // any binding must do: decode the params, call the handler, encode the result.
 func BenchmarkJSONRPCUnaryBaseline(b *testing.B) {
-	svc := newTestService(nil)
+	benchCodecBaseline(b, newTestService(nil))
+}
+
+// benchCodecBaseline decodes benchParams into the request of svc's "Send"
+// endpoint, calls it and encodes the result: the work of a unary call that
+// does not depend on the binding.
+func benchCodecBaseline(b *testing.B, svc *Service) {
 	ep := svc.Endpoint("Send")
 	params := []byte(benchParams)
 	ctx := context.Background()

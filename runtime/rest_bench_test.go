@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -14,27 +13,11 @@ import (
 // is an upper bound of it that does not depend on two large measurements.
 
 func benchServeREST(b *testing.B, method, target, body string, wantStatus int) {
-	h := NewRESTHandler(newRESTTestService(nil), WithLogger(slogDiscard()))
-	data := []byte(body)
-	rb := &benchBody{}
 	req := httptest.NewRequest(method, target, nil)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	req.Header.Set("A2A-Version", "1.0")
-	w := &benchWriter{h: make(http.Header)}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		rb.Reset(data)
-		req.Body, req.ContentLength = rb, int64(len(data))
-		clear(w.h)
-		w.status, w.n = 0, 0
-		h.ServeHTTP(w, req)
-	}
-	if w.status != wantStatus || w.n == 0 {
-		b.Fatalf("status %d, %d bytes", w.status, w.n)
-	}
+	benchHandler(b, NewRESTHandler(newRESTTestService(nil), WithLogger(slogDiscard())), req, body, wantStatus)
 }
 
 // BenchmarkRESTUnary is POST /send with a SendMessage-like body of about
@@ -46,24 +29,7 @@ func BenchmarkRESTUnary(b *testing.B) {
 // BenchmarkRESTUnaryBaseline is the work of BenchmarkRESTUnary that any
 // binding must do: decode the body, call the handler, encode the result.
 func BenchmarkRESTUnaryBaseline(b *testing.B) {
-	svc := newRESTTestService(nil)
-	ep := svc.Endpoint("Send")
-	body := []byte(benchParams)
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		req := ep.NewRequest()
-		if err := unmarshalJSON(body, req); err != nil {
-			b.Fatal(err)
-		}
-		resp, err := ep.CallUnary(ctx, req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := marshalJSON(resp, svc.Desc.Required); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchCodecBaseline(b, newRESTTestService(nil))
 }
 
 // BenchmarkRESTUnaryEmpty is DELETE /items/{text}: a path variable, an

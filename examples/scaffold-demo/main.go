@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -48,7 +49,8 @@ func main() {
 
 const manifestPath = "examples/travel-agent/agent.yaml"
 
-func run(keep bool, out io.Writer) error {
+func run(keep bool, w io.Writer) error {
+	out := &lockedWriter{w: w}
 	root, err := os.Getwd()
 	if err != nil {
 		return err
@@ -93,13 +95,17 @@ func run(keep bool, out io.Writer) error {
 	step(out, "./agent")
 	agent := exec.Command(filepath.Join(dir, "agent"))
 	agent.Dir = dir
-	agent.Stdout, agent.Stderr = prefixed(out, "  agent| "), prefixed(out, "  agent| ")
+	stdout := &linePrefixer{out: out, prefix: "  agent| "}
+	stderr := &linePrefixer{out: out, prefix: "  agent| "}
+	agent.Stdout, agent.Stderr = stdout, stderr
 	if err := agent.Start(); err != nil {
 		return err
 	}
 	defer func() {
 		_ = agent.Process.Signal(os.Interrupt)
-		_ = agent.Wait()
+		_ = agent.Wait() // after Wait, os/exec has stopped copying output
+		stdout.flush()
+		stderr.flush()
 	}()
 
 	base := "http://" + httpAddr
@@ -226,27 +232,45 @@ func artifactText(t *a2av1.Task) string {
 	return b.String()
 }
 
-// prefixed writes each line of the agent's output with a prefix.
-func prefixed(out io.Writer, prefix string) io.Writer {
-	r, w := io.Pipe()
-	go func() {
-		buf := make([]byte, 4096)
-		pending := ""
-		for {
-			n, err := r.Read(buf)
-			pending += string(buf[:n])
-			for {
-				i := strings.IndexByte(pending, '\n')
-				if i < 0 {
-					break
-				}
-				fmt.Fprintln(out, prefix+pending[:i])
-				pending = pending[i+1:]
-			}
-			if err != nil {
-				return
-			}
+// lockedWriter serialises writes to one writer: the demo's own output and
+// the agent's stdout and stderr (copied by os/exec goroutines) all go to out.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// linePrefixer writes each complete line it receives to out with a prefix.
+// A partial line waits for its end or for flush.
+type linePrefixer struct {
+	out     io.Writer
+	prefix  string
+	pending []byte
+}
+
+func (l *linePrefixer) Write(p []byte) (int, error) {
+	l.pending = append(l.pending, p...)
+	for {
+		i := bytes.IndexByte(l.pending, '\n')
+		if i < 0 {
+			return len(p), nil
 		}
-	}()
-	return w
+		if _, err := fmt.Fprintf(l.out, "%s%s\n", l.prefix, l.pending[:i]); err != nil {
+			return 0, err
+		}
+		l.pending = l.pending[i+1:]
+	}
+}
+
+// flush writes a last line that ended without a newline.
+func (l *linePrefixer) flush() {
+	if len(l.pending) > 0 {
+		fmt.Fprintf(l.out, "%s%s\n", l.prefix, l.pending)
+		l.pending = nil
+	}
 }

@@ -162,19 +162,32 @@ func (e *Error) WithChallenge(challenge string) *Error {
 }
 
 // Challenges returns the authentication challenges of the error. On the
-// client side of the HTTP bindings they are the WWW-Authenticate headers of
-// the answer, so a caller learns which scheme the agent wants.
+// client side they are what the agent sent with the error — the
+// WWW-Authenticate headers of an HTTP answer, the www-authenticate trailer
+// metadata of a gRPC status — so a caller learns which scheme the agent
+// wants.
 func (e *Error) Challenges() []string { return slices.Clone(e.challenges) }
 
 // withResponseChallenges adds the WWW-Authenticate challenges of an HTTP
 // answer to the *Error decoded from it; other errors pass unchanged.
 func withResponseChallenges(err error, h http.Header) error {
-	vs := h.Values("WWW-Authenticate")
+	return withChallenges(err, h.Values("WWW-Authenticate"))
+}
+
+// withTrailerChallenges adds the www-authenticate trailer entries of a gRPC
+// call to the *Error decoded from its status; other errors pass unchanged.
+func withTrailerChallenges(err error, trailer metadata.MD) error {
+	return withChallenges(err, trailer.Get("www-authenticate"))
+}
+
+// withChallenges returns the *Error in err with challenges added, or err
+// unchanged when it has none or is no *Error.
+func withChallenges(err error, challenges []string) error {
 	var e *Error
-	if len(vs) == 0 || !errors.As(err, &e) {
+	if len(challenges) == 0 || !errors.As(err, &e) {
 		return err
 	}
-	for _, v := range vs {
+	for _, v := range challenges {
 		e = e.WithChallenge(v)
 	}
 	return e

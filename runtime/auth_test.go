@@ -137,12 +137,18 @@ func TestAuthenticatorOnEveryBinding(t *testing.T) {
 					if !errors.Is(err, tc.wantErr) {
 						t.Fatalf("error %v, want %v", err, tc.wantErr)
 					}
-					// The HTTP clients hand the WWW-Authenticate challenges on.
-					var e *runtime.Error
-					if binding != runtime.BindingGRPC && (!errors.As(err, &e) || len(e.Challenges()) == 0 ||
-						!strings.HasPrefix(e.Challenges()[0], "Bearer ")) {
-						t.Errorf("challenges of %v = %q, want the server's Bearer challenge", err, e.Challenges())
+					// Every client hands the server's challenges on, for
+					// unary and streaming calls alike.
+					wantBearerChallenge(t, err)
+					var streamErr error
+					for _, err := range c.SubscribeToTask(context.Background(), &a2av1.SubscribeToTaskRequest{Id: "t1"}) {
+						streamErr = err
+						break
 					}
+					if !errors.Is(streamErr, tc.wantErr) {
+						t.Fatalf("stream error %v, want %v", streamErr, tc.wantErr)
+					}
+					wantBearerChallenge(t, streamErr)
 					return
 				}
 				if err != nil {
@@ -153,6 +159,16 @@ func TestAuthenticatorOnEveryBinding(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// wantBearerChallenge fails t unless err is an *Error carrying the test
+// server's Bearer challenge.
+func wantBearerChallenge(t *testing.T, err error) {
+	t.Helper()
+	var e *runtime.Error
+	if !errors.As(err, &e) || len(e.Challenges()) == 0 || !strings.HasPrefix(e.Challenges()[0], "Bearer ") {
+		t.Errorf("challenges of %v = %q, want the server's Bearer challenge", err, e.Challenges())
 	}
 }
 

@@ -131,9 +131,11 @@ func (t *GRPCTransport) Unary(ctx context.Context, op *Operation, req, resp prot
 	// connection as soon as t is unreachable, which it would be once its
 	// fields are loaded.
 	defer goruntime.KeepAlive(t)
-	err := t.cc.Invoke(metadata.AppendToOutgoingContext(ctx, t.md...), op.Procedure, t.request(req), resp, t.callOpts...)
+	var trailer metadata.MD
+	opts := append(t.callOpts[:len(t.callOpts):len(t.callOpts)], grpc.Trailer(&trailer))
+	err := t.cc.Invoke(metadata.AppendToOutgoingContext(ctx, t.md...), op.Procedure, t.request(req), resp, opts...)
 	if err != nil {
-		return grpcCallError(ctx, op.Name, err)
+		return withTrailerChallenges(grpcCallError(ctx, op.Name, err), trailer)
 	}
 	return nil
 }
@@ -164,7 +166,7 @@ func (t *GRPCTransport) Stream(ctx context.Context, op *Operation, req proto.Mes
 			m := newResp()
 			if err := cs.RecvMsg(m); err != nil {
 				if !errors.Is(err, io.EOF) {
-					yield(nil, grpcCallError(ctx, op.Name, err))
+					yield(nil, withTrailerChallenges(grpcCallError(ctx, op.Name, err), cs.Trailer()))
 				}
 				return
 			}

@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"path/filepath"
 	"strings"
@@ -9,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/host"
 	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server"
 )
 
 // syncBuffer is a strings.Builder safe for one writer and one reader.
@@ -88,5 +91,135 @@ func TestMainServesUntilCanceled(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Main still running 10s after its context was canceled")
+	}
+}
+
+// plainCard is a card without security, for Main tests that call the agent.
+func plainCard(t *testing.T) []byte {
+	t.Helper()
+	card := &a2av1.AgentCard{
+		Name: "plain", Description: "d", Version: "1", Capabilities: &a2av1.AgentCapabilities{},
+		DefaultInputModes: []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"},
+		Skills: []*a2av1.AgentSkill{{Id: "a", Name: "A", Description: "a", Tags: []string{"t"}}},
+	}
+	b, err := runtime.MarshalJSON(card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// completeWith is a skill that completes a task with the message's text.
+func completeWith(_ context.Context, req *server.Request, ev *server.Events) error {
+	return ev.Complete(server.AgentMessage(req.Text()))
+}
+
+// runMain starts Main with args in the background and returns its stdout
+// once it printed want lines, and a function that stops it and returns its
+// exit code.
+func runMain(t *testing.T, cfg host.Config, args []string, lines int) (stdout string, stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- host.Main(ctx, "agent", cfg, args, &out, &errOut) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(out.String(), "\n") < lines && time.Now().Before(deadline) {
+		select {
+		case code := <-done:
+			cancel()
+			t.Fatalf("Main exited with %d: %s", code, errOut.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	stop = func() int {
+		cancel()
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(10 * time.Second):
+			t.Fatal("Main still running 10s after its context was canceled")
+			return -1
+		}
+	}
+	t.Cleanup(func() { cancel() })
+	return out.String(), stop
+}
+
+// TestMainListen checks that -listen moves a binding to another address:
+// the agent answers there and prints it, and the configured address stays
+// free.
+func TestMainListen(t *testing.T) {
+	configured, moved := freeAddr(t), freeAddr(t)
+	cfg := host.Config{CardJSON: plainCard(t), Skills: []host.Skill{{ID: "a", Run: completeWith}},
+		Bindings: []host.Binding{{Protocol: runtime.BindingJSONRPC, Address: configured, Path: "/"}}}
+	out, stop := runMain(t, cfg, []string{"-listen", configured + "=" + moved}, 2)
+	if !strings.Contains(out, "JSONRPC   http://"+moved) {
+		t.Errorf("stdout %q does not show the moved address %s", out, moved)
+	}
+	c := a2av1.NewA2AServiceJSONRPCClient("http://" + moved + "/")
+	if _, err := c.SendMessage(context.Background(), message("hi", "")); err != nil {
+		t.Errorf("calling the agent on the moved address: %v", err)
+	}
+	if ln, err := net.Listen("tcp", configured); err != nil {
+		t.Errorf("the configured address %s is still taken: %v", configured, err)
+	} else {
+		ln.Close()
+	}
+	if code := stop(); code != 0 {
+		t.Errorf("exit %d, want 0", code)
+	}
+}
+
+// TestMainFlagErrors pins the answers to bad flags: exit 2 and a message
+// that says what to fix.
+func TestMainFlagErrors(t *testing.T) {
+	addr := freeAddr(t)
+	cfg := host.Config{CardJSON: plainCard(t), Skills: []host.Skill{{ID: "a", Run: completeWith}},
+		Bindings: []host.Binding{{Protocol: runtime.BindingJSONRPC, Address: addr, Path: "/"}}}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-listen", "127.0.0.1:1=0.0.0.0:8080"}, 2, "no binding listens on 127.0.0.1:1; the agent's addresses are " + addr},
+		{[]string{"-listen", "0.0.0.0:8080"}, 2, `"0.0.0.0:8080" is not FROM=TO`},
+		{[]string{"-listen", addr + "=a:1", "-listen", addr + "=b:1"}, 2, addr + " is replaced twice"},
+		{[]string{"-max-terminal-tasks", "-1"}, 2, "must not be negative"},
+		{[]string{"-terminal-task-ttl", "soon"}, 2, "invalid value"},
+		{[]string{"extra"}, 2, `takes no arguments, got ["extra"]`},
+		{[]string{"-help"}, 0, "-listen " + addr + "=0.0.0.0:8080"},
+	} {
+		var stdout, stderr syncBuffer
+		code := host.Main(context.Background(), "agent", cfg, tc.args, &stdout, &stderr)
+		if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant exit %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
+		}
+	}
+}
+
+// TestMainTaskRetention checks that -max-terminal-tasks bounds the tasks
+// the agent keeps: the oldest finished task is gone, the newest is kept.
+func TestMainTaskRetention(t *testing.T) {
+	addr := freeAddr(t)
+	cfg := host.Config{CardJSON: plainCard(t), Skills: []host.Skill{{ID: "a", Run: completeWith}},
+		Bindings: []host.Binding{{Protocol: runtime.BindingJSONRPC, Address: addr, Path: "/"}}}
+	_, stop := runMain(t, cfg, []string{"-max-terminal-tasks", "1"}, 2)
+	defer stop()
+	ctx := context.Background()
+	c := a2av1.NewA2AServiceJSONRPCClient("http://" + addr + "/")
+	var ids []string
+	for _, text := range []string{"first", "second"} {
+		resp, err := c.SendMessage(ctx, message(text, ""))
+		if err != nil || resp.GetTask().GetId() == "" {
+			t.Fatalf("SendMessage %q = %v, %v; want a task", text, resp, err)
+		}
+		ids = append(ids, resp.GetTask().GetId())
+	}
+	if _, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: ids[0]}); !errors.Is(err, runtime.ErrTaskNotFound) {
+		t.Errorf("GetTask of the oldest finished task: %v, want TaskNotFound", err)
+	}
+	if _, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: ids[1]}); err != nil {
+		t.Errorf("GetTask of the newest finished task: %v", err)
 	}
 }

@@ -33,8 +33,8 @@ func agentConfig() host.Config {
 }
 
 // runMain serves the agent until ctx is done and returns the process's exit
-// code; host.Main reads the flags (-tls-cert, -tls-key, -client-ca).
-// Addresses, paths and everything else come from agent.yaml.
+// code; host.Main reads the flags (-help lists them: TLS, -listen address
+// overrides, task retention). Everything else comes from agent.yaml.
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return host.Main(ctx, "travel-agent", agentConfig(), args, stdout, stderr)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 )
@@ -29,14 +30,38 @@ func WithSubscriberBuffer(n int) MemoryOption {
 	}
 }
 
-// Memory is the in-memory Store. It keeps everything until the process ends
-// (nothing is evicted), delivers events to subscribers without blocking the
-// writer, and is safe for concurrent use. Reads of a task take no lock on the
-// task: records are immutable and published atomically.
+// WithTerminalTaskTTL removes a task, with its push-notification configs,
+// once it has been in a terminal state for longer than d: from then on the
+// store reports it not found (GetTask answers TaskNotFound) and listings leave
+// it out. Tasks that have not ended are never removed. d <= 0 (the default)
+// keeps terminal tasks until the process ends.
+func WithTerminalTaskTTL(d time.Duration) MemoryOption {
+	return func(m *Memory) { m.ttl = max(d, 0) }
+}
+
+// WithMaxTerminalTasks keeps at most n terminal tasks in the store (over all
+// tenants): when one more task ends, the task that ended first is removed,
+// with its push-notification configs. Tasks that have not ended are never
+// removed and do not count. n <= 0 (the default) sets no limit.
+func WithMaxTerminalTasks(n int) MemoryOption {
+	return func(m *Memory) { m.maxTerminal = max(n, 0) }
+}
+
+// Memory is the in-memory Store. By default it keeps everything until the
+// process ends; WithTerminalTaskTTL and WithMaxTerminalTasks bound what it
+// keeps of finished tasks. It delivers events to subscribers without blocking
+// the writer, and is safe for concurrent use. Reads of a task take no lock on
+// the task: records are immutable and published atomically.
 type Memory struct {
 	mu      sync.RWMutex
 	tenants map[string]*memTenant
 	buffer  int
+
+	// Retention of terminal tasks (retention.go); guarded by mu.
+	ttl         time.Duration
+	maxTerminal int
+	now         func() time.Time
+	ended       endedQueue
 }
 
 type memTenant struct {
@@ -52,23 +77,37 @@ type memEntry struct {
 	mu   sync.Mutex
 	rec  atomic.Pointer[Record]
 	subs []*memSub // guarded by mu
+
+	endedAt time.Time // when the task became terminal, if retention is on; guarded by Memory.mu
 }
 
 var _ Store = (*Memory)(nil)
 
 // NewMemory returns an empty in-memory store.
 func NewMemory(opts ...MemoryOption) *Memory {
-	m := &Memory{tenants: make(map[string]*memTenant), buffer: DefaultSubscriberBuffer}
+	m := &Memory{tenants: make(map[string]*memTenant), buffer: DefaultSubscriberBuffer, now: time.Now}
 	for _, o := range opts {
 		o(m)
 	}
 	return m
 }
 
+// liveLocked reports whether tenant t holds the task and it has not outlived
+// WithTerminalTaskTTL. Called with m.mu held.
+func (m *Memory) liveLocked(t *memTenant, id string) bool {
+	if t == nil {
+		return false
+	}
+	e := t.tasks[id]
+	return e != nil && !m.expiredLocked(e)
+}
+
+// entry returns the live entry of a task, or nil when there is none or it
+// has outlived WithTerminalTaskTTL.
 func (m *Memory) entry(tenant, id string) *memEntry {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if t := m.tenants[tenant]; t != nil {
+	if t := m.tenants[tenant]; m.liveLocked(t, id) {
 		return t.tasks[id]
 	}
 	return nil
@@ -84,6 +123,7 @@ func (m *Memory) CreateTask(_ context.Context, rec Record) (Record, error) {
 	rec.Version = 1
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.sweepLocked() // a task past its TTL must not block its id
 	t := m.tenants[rec.Tenant]
 	if t == nil {
 		t = &memTenant{tasks: make(map[string]*memEntry), configs: make(map[string]map[string]*a2av1.TaskPushNotificationConfig)}
@@ -95,6 +135,9 @@ func (m *Memory) CreateTask(_ context.Context, rec Record) (Record, error) {
 	e := &memEntry{}
 	e.rec.Store(&rec)
 	t.tasks[rec.Task.GetId()] = e
+	if IsTerminal(rec.Task.GetStatus().GetState()) {
+		m.endedLocked(rec.Tenant, rec.Task.GetId(), e)
+	}
 	return rec, nil
 }
 
@@ -116,6 +159,17 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 	if e == nil {
 		return 0, fmt.Errorf("%w: task %q", ErrNotFound, u.Task.GetId())
 	}
+	v, err := e.update(u)
+	if err == nil && IsTerminal(u.Task.GetStatus().GetState()) {
+		m.mu.Lock()
+		m.endedLocked(u.Tenant, u.Task.GetId(), e)
+		m.mu.Unlock()
+	}
+	return v, err
+}
+
+// update is UpdateTask on the entry of the task.
+func (e *memEntry) update(u Update) (int64, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cur := e.rec.Load()
@@ -188,7 +242,9 @@ func (m *Memory) ListTasks(_ context.Context, tenant string, q Query) (Page, err
 	if t != nil {
 		entries = make([]*memEntry, 0, len(t.tasks))
 		for _, e := range t.tasks {
-			entries = append(entries, e)
+			if !m.expiredLocked(e) {
+				entries = append(entries, e)
+			}
 		}
 	}
 	m.mu.RUnlock()
@@ -309,7 +365,7 @@ func (m *Memory) SavePushConfig(_ context.Context, tenant string, cfg *a2av1.Tas
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.tenants[tenant]
-	if t == nil || t.tasks[cfg.GetTaskId()] == nil {
+	if !m.liveLocked(t, cfg.GetTaskId()) {
 		return fmt.Errorf("%w: task %q", ErrNotFound, cfg.GetTaskId())
 	}
 	byID := t.configs[cfg.GetTaskId()]
@@ -325,7 +381,7 @@ func (m *Memory) SavePushConfig(_ context.Context, tenant string, cfg *a2av1.Tas
 func (m *Memory) PushConfig(_ context.Context, tenant, taskID, id string) (*a2av1.TaskPushNotificationConfig, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if t := m.tenants[tenant]; t != nil {
+	if t := m.tenants[tenant]; m.liveLocked(t, taskID) {
 		if cfg := t.configs[taskID][id]; cfg != nil {
 			return cfg, nil
 		}
@@ -337,7 +393,7 @@ func (m *Memory) PushConfig(_ context.Context, tenant, taskID, id string) (*a2av
 func (m *Memory) ListPushConfigs(_ context.Context, tenant, taskID, after string, limit int) ([]*a2av1.TaskPushNotificationConfig, bool, error) {
 	m.mu.RLock()
 	var all []*a2av1.TaskPushNotificationConfig
-	if t := m.tenants[tenant]; t != nil {
+	if t := m.tenants[tenant]; m.liveLocked(t, taskID) {
 		for id, cfg := range t.configs[taskID] {
 			if id > after {
 				all = append(all, cfg)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -14,6 +15,14 @@ import (
 
 func TestMemoryConformance(t *testing.T) {
 	storetest.Run(t, func(*testing.T) store.Store { return store.NewMemory() })
+}
+
+// TestMemoryWithRetentionConformance: bounds that the suite never reaches
+// change nothing of the Store contract.
+func TestMemoryWithRetentionConformance(t *testing.T) {
+	storetest.Run(t, func(*testing.T) store.Store {
+		return store.NewMemory(store.WithTerminalTaskTTL(time.Hour), store.WithMaxTerminalTasks(10_000))
+	})
 }
 
 // TestMemorySubscriberBuffer checks that WithSubscriberBuffer(n) lets a

@@ -1,0 +1,98 @@
+package store
+
+import "time"
+
+// Retention of terminal tasks in the in-memory store (WithTerminalTaskTTL,
+// WithMaxTerminalTasks). Tasks are queued in the order they end; removal
+// happens when a task ends or is created (amortised O(1) per write), and in
+// between, reads treat a task past its TTL as already gone, so the TTL holds
+// exactly even when the store sees no writes.
+
+// endedTask is a terminal task waiting for its removal.
+type endedTask struct {
+	tenant, id string
+	e          *memEntry
+}
+
+// endedQueue holds terminal tasks in the order they ended.
+type endedQueue struct {
+	items []endedTask
+	head  int // items[:head] are gone
+}
+
+func (q *endedQueue) len() int { return len(q.items) - q.head }
+
+func (q *endedQueue) push(t endedTask) { q.items = append(q.items, t) }
+
+func (q *endedQueue) front() endedTask { return q.items[q.head] }
+
+func (q *endedQueue) pop() {
+	q.items[q.head] = endedTask{}
+	q.head++
+	// Reuse the front of the slice once half of it is gone, so that the
+	// queue's memory follows its length.
+	if q.head > 64 && q.head*2 >= len(q.items) {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+}
+
+// retains reports whether the store bounds its terminal tasks.
+func (m *Memory) retains() bool { return m.ttl > 0 || m.maxTerminal > 0 }
+
+// endedLocked records that the task of e has become terminal and removes
+// the terminal tasks the retention options no longer allow. Called with
+// m.mu held.
+func (m *Memory) endedLocked(tenant, id string, e *memEntry) {
+	if !m.retains() {
+		return
+	}
+	e.endedAt = m.now()
+	m.ended.push(endedTask{tenant: tenant, id: id, e: e})
+	m.sweepLocked()
+}
+
+// sweepLocked removes terminal tasks, oldest first, while there are more
+// than WithMaxTerminalTasks allows or the oldest has outlived the TTL. Tasks
+// end in queue order, so the expired ones are always at the front. Called
+// with m.mu held.
+func (m *Memory) sweepLocked() {
+	if m.ended.len() == 0 {
+		return
+	}
+	now := m.now()
+	for m.ended.len() > 0 {
+		f := m.ended.front()
+		over := m.maxTerminal > 0 && m.ended.len() > m.maxTerminal
+		if !over && !m.expiredAt(f.e, now) {
+			return
+		}
+		m.ended.pop()
+		m.removeLocked(f.tenant, f.id, f.e)
+	}
+}
+
+// expiredLocked reports whether the task of e has outlived the TTL. Called
+// with m.mu held (read or write).
+func (m *Memory) expiredLocked(e *memEntry) bool {
+	return m.ttl > 0 && !e.endedAt.IsZero() && m.expiredAt(e, m.now())
+}
+
+func (m *Memory) expiredAt(e *memEntry, now time.Time) bool {
+	return m.ttl > 0 && now.Sub(e.endedAt) > m.ttl
+}
+
+// removeLocked deletes the task of e and its push configs, unless the id
+// has meanwhile been taken by another entry. Called with m.mu held.
+func (m *Memory) removeLocked(tenant, id string, e *memEntry) {
+	t := m.tenants[tenant]
+	if t == nil || t.tasks[id] != e {
+		return
+	}
+	delete(t.tasks, id)
+	delete(t.configs, id)
+	if len(t.tasks) == 0 && len(t.configs) == 0 {
+		delete(m.tenants, tenant)
+	}
+}

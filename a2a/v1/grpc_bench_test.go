@@ -151,40 +151,42 @@ func handWrittenBenchConn(b *testing.B, answers *grpcBenchAnswers) *grpc.ClientC
 	return benchGRPCServer(b, func(s *grpc.Server) { s.RegisterService(&handWrittenDesc, answers) })
 }
 
-// BenchmarkGRPCUnary is one SendMessage round trip.
-func BenchmarkGRPCUnary(b *testing.B) {
-	answers, req, ctx := newGRPCBenchAnswers(), grpcBenchRequest(), context.Background()
-	b.Run("a2agen", func(b *testing.B) {
-		c := generatedBenchClient(b, answers)
-		b.ReportAllocs()
-		for b.Loop() {
-			resp, err := c.SendMessage(ctx, req)
-			if err != nil || resp.GetTask() == nil {
-				b.Fatalf("SendMessage = %v, %v", resp, err)
-			}
-		}
-	})
-	b.Run("handwritten", func(b *testing.B) {
-		cc := handWrittenBenchConn(b, answers)
-		b.ReportAllocs()
-		for b.Loop() {
-			resp := new(a2av1.SendMessageResponse)
-			err := cc.Invoke(metadata.AppendToOutgoingContext(ctx, "a2a-version", runtime.ProtocolVersion), "/lf.a2a.v1.A2AService/SendMessage", req, resp)
-			if err != nil || resp.GetTask() == nil {
-				b.Fatalf("SendMessage = %v, %v", resp, err)
-			}
-		}
-	})
+// grpcBenchShape is one call shape measured on both sides: a function that
+// makes one call through the generated client, and one that makes the same
+// call through the hand-written service.
+type grpcBenchShape struct {
+	name        string
+	a2agen      func(b *testing.B, c a2av1.A2AServiceClient)
+	handwritten func(b *testing.B, cc *grpc.ClientConn)
 }
 
-// BenchmarkGRPCStream is one SendStreamingMessage call receiving ten events.
-func BenchmarkGRPCStream(b *testing.B) {
-	answers, req, ctx := newGRPCBenchAnswers(), grpcBenchRequest(), context.Background()
+// grpcBenchShapes are the shapes measured: a unary SendMessage, and a
+// SendStreamingMessage receiving every event.
+func grpcBenchShapes(answers *grpcBenchAnswers) (unary, stream grpcBenchShape) {
+	req, ctx := grpcBenchRequest(), context.Background()
 	want := len(answers.events)
-	b.Run("a2agen", func(b *testing.B) {
-		c := generatedBenchClient(b, answers)
-		b.ReportAllocs()
-		for b.Loop() {
+	// Like the generated client, the hand-written one adds the metadata on
+	// every call.
+	versioned := func() context.Context {
+		return metadata.AppendToOutgoingContext(ctx, "a2a-version", runtime.ProtocolVersion)
+	}
+	unary = grpcBenchShape{
+		name: "unary",
+		a2agen: func(b *testing.B, c a2av1.A2AServiceClient) {
+			if resp, err := c.SendMessage(ctx, req); err != nil || resp.GetTask() == nil {
+				b.Fatalf("SendMessage = %v, %v", resp, err)
+			}
+		},
+		handwritten: func(b *testing.B, cc *grpc.ClientConn) {
+			resp := new(a2av1.SendMessageResponse)
+			if err := cc.Invoke(versioned(), "/lf.a2a.v1.A2AService/SendMessage", req, resp); err != nil || resp.GetTask() == nil {
+				b.Fatalf("SendMessage = %v, %v", resp, err)
+			}
+		},
+	}
+	stream = grpcBenchShape{
+		name: "stream",
+		a2agen: func(b *testing.B, c a2av1.A2AServiceClient) {
 			n := 0
 			for _, err := range c.SendStreamingMessage(ctx, req) {
 				if err != nil {
@@ -195,15 +197,11 @@ func BenchmarkGRPCStream(b *testing.B) {
 			if n != want {
 				b.Fatalf("%d events, want %d", n, want)
 			}
-		}
-	})
-	b.Run("handwritten", func(b *testing.B) {
-		cc := handWrittenBenchConn(b, answers)
-		desc := &handWrittenDesc.Streams[0]
-		b.ReportAllocs()
-		for b.Loop() {
-			sctx, cancel := context.WithCancel(metadata.AppendToOutgoingContext(ctx, "a2a-version", runtime.ProtocolVersion))
-			cs, err := cc.NewStream(sctx, desc, "/lf.a2a.v1.A2AService/SendStreamingMessage")
+		},
+		handwritten: func(b *testing.B, cc *grpc.ClientConn) {
+			sctx, cancel := context.WithCancel(versioned())
+			defer cancel()
+			cs, err := cc.NewStream(sctx, &handWrittenDesc.Streams[0], "/lf.a2a.v1.A2AService/SendStreamingMessage")
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -215,8 +213,7 @@ func BenchmarkGRPCStream(b *testing.B) {
 			}
 			n := 0
 			for {
-				ev := new(a2av1.StreamResponse)
-				if err := cs.RecvMsg(ev); err != nil {
+				if err := cs.RecvMsg(new(a2av1.StreamResponse)); err != nil {
 					if !errors.Is(err, io.EOF) {
 						b.Fatal(err)
 					}
@@ -224,12 +221,44 @@ func BenchmarkGRPCStream(b *testing.B) {
 				}
 				n++
 			}
-			cancel()
 			if n != want {
 				b.Fatalf("%d events, want %d", n, want)
 			}
+		},
+	}
+	return unary, stream
+}
+
+// benchGRPCSides runs a shape on each side as a sub-benchmark of its own.
+func benchGRPCSides(b *testing.B, answers *grpcBenchAnswers, shape grpcBenchShape) {
+	b.Run("a2agen", func(b *testing.B) {
+		c := generatedBenchClient(b, answers)
+		b.ReportAllocs()
+		for b.Loop() {
+			shape.a2agen(b, c)
 		}
 	})
+	b.Run("handwritten", func(b *testing.B) {
+		cc := handWrittenBenchConn(b, answers)
+		b.ReportAllocs()
+		for b.Loop() {
+			shape.handwritten(b, cc)
+		}
+	})
+}
+
+// BenchmarkGRPCUnary is one SendMessage round trip.
+func BenchmarkGRPCUnary(b *testing.B) {
+	answers := newGRPCBenchAnswers()
+	unary, _ := grpcBenchShapes(answers)
+	benchGRPCSides(b, answers, unary)
+}
+
+// BenchmarkGRPCStream is one SendStreamingMessage call receiving ten events.
+func BenchmarkGRPCStream(b *testing.B) {
+	answers := newGRPCBenchAnswers()
+	_, stream := grpcBenchShapes(answers)
+	benchGRPCSides(b, answers, stream)
 }
 
 // BenchmarkGRPCInterleaved answers "how much slower is the generated binding"
@@ -242,72 +271,9 @@ func BenchmarkGRPCStream(b *testing.B) {
 //
 //	go test -run '^$' -bench GRPCInterleaved -count 10 ./a2a/v1/
 func BenchmarkGRPCInterleaved(b *testing.B) {
-	answers, req, ctx := newGRPCBenchAnswers(), grpcBenchRequest(), context.Background()
-	want := len(answers.events)
-	versioned := metadata.AppendToOutgoingContext(ctx, "a2a-version", runtime.ProtocolVersion)
-	shapes := []struct {
-		name        string
-		a2agen      func(b *testing.B, c a2av1.A2AServiceClient)
-		handwritten func(b *testing.B, cc *grpc.ClientConn)
-	}{
-		{
-			name: "unary",
-			a2agen: func(b *testing.B, c a2av1.A2AServiceClient) {
-				if resp, err := c.SendMessage(ctx, req); err != nil || resp.GetTask() == nil {
-					b.Fatalf("SendMessage = %v, %v", resp, err)
-				}
-			},
-			handwritten: func(b *testing.B, cc *grpc.ClientConn) {
-				resp := new(a2av1.SendMessageResponse)
-				if err := cc.Invoke(versioned, "/lf.a2a.v1.A2AService/SendMessage", req, resp); err != nil || resp.GetTask() == nil {
-					b.Fatalf("SendMessage = %v, %v", resp, err)
-				}
-			},
-		},
-		{
-			name: "stream",
-			a2agen: func(b *testing.B, c a2av1.A2AServiceClient) {
-				n := 0
-				for _, err := range c.SendStreamingMessage(ctx, req) {
-					if err != nil {
-						b.Fatal(err)
-					}
-					n++
-				}
-				if n != want {
-					b.Fatalf("%d events, want %d", n, want)
-				}
-			},
-			handwritten: func(b *testing.B, cc *grpc.ClientConn) {
-				sctx, cancel := context.WithCancel(versioned)
-				defer cancel()
-				cs, err := cc.NewStream(sctx, &handWrittenDesc.Streams[0], "/lf.a2a.v1.A2AService/SendStreamingMessage")
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := cs.SendMsg(req); err != nil {
-					b.Fatal(err)
-				}
-				if err := cs.CloseSend(); err != nil {
-					b.Fatal(err)
-				}
-				n := 0
-				for {
-					if err := cs.RecvMsg(new(a2av1.StreamResponse)); err != nil {
-						if !errors.Is(err, io.EOF) {
-							b.Fatal(err)
-						}
-						break
-					}
-					n++
-				}
-				if n != want {
-					b.Fatalf("%d events, want %d", n, want)
-				}
-			},
-		},
-	}
-	for _, shape := range shapes {
+	answers := newGRPCBenchAnswers()
+	unary, stream := grpcBenchShapes(answers)
+	for _, shape := range []grpcBenchShape{unary, stream} {
 		b.Run(shape.name, func(b *testing.B) {
 			c, cc := generatedBenchClient(b, answers), handWrittenBenchConn(b, answers)
 			var ours, theirs time.Duration

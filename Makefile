@@ -36,11 +36,20 @@ bench: ## benchmarks of the runtime (router overhead, streaming)
 bench-interop: ## load benchmark: examples/echo vs the official Go SDK, side by side (interop/loadbench)
 	cd interop && $(GO) run ./loadbench $(BENCH_INTEROP_FLAGS)
 
-fuzz: ## run each fuzz target for 30s
-	$(GO) test -run '^$$' -fuzz FuzzJSONRPCRequest -fuzztime 30s ./runtime/
-	$(GO) test -run '^$$' -fuzz FuzzPathMatch -fuzztime 30s ./runtime/
-	$(GO) test -run '^$$' -fuzz FuzzQueryBinding -fuzztime 30s ./runtime/
-	$(GO) test -run '^$$' -fuzz FuzzRESTRequest -fuzztime 30s ./runtime/
+FUZZTIME ?= 30s
+FUZZ_TARGETS = \
+	runtime:FuzzJSONRPCRequest runtime:FuzzScanEnvelope runtime:FuzzRESTRequest \
+	runtime:FuzzPathMatch runtime:FuzzQueryBinding runtime:FuzzSSEReader \
+	runtime:FuzzJSONRPCResponse runtime:FuzzRESTError runtime:FuzzGRPCStatus \
+	internal/manifest:FuzzParse internal/gen:FuzzParsePathTemplate internal/jcs:FuzzCanonicalize \
+	internal/scaffold:FuzzVerify
+
+fuzz: ## run each fuzz target for FUZZTIME (default 30s)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./$$pkg/; \
+	done
 
 demo: demo-scaffold ## the main demo
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/store"
 )
 
 // bindings are the protocolBinding names of the three standard bindings.
@@ -207,7 +208,7 @@ func waitTerminal(t *testing.T, c a2av1.A2AServiceClient, id string) *a2av1.Task
 		if err != nil {
 			t.Fatalf("GetTask %s while waiting for it to end: %v", id, err)
 		}
-		if isTerminal(task.GetStatus().GetState()) {
+		if store.IsTerminal(task.GetStatus().GetState()) {
 			return task
 		}
 		select {

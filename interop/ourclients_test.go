@@ -12,6 +12,7 @@ import (
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/agentcard"
 	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server/store"
 )
 
 // startSDKPeer runs "sdkpeer serve" on loopback for the calling test.
@@ -162,7 +163,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 			Message:       userMessage("slow 300"),
 			Configuration: &a2av1.SendMessageConfiguration{ReturnImmediately: true},
 		})
-		if isTerminal(task.GetStatus().GetState()) {
+		if store.IsTerminal(task.GetStatus().GetState()) {
 			t.Fatalf("returnImmediately answered a %s task", task.GetStatus().GetState())
 		}
 		done := waitTerminal(t, c, task.GetId())
@@ -415,7 +416,7 @@ func checkDeliveries(t *testing.T, posts []pushPost, authorization, tokenHeader,
 			t.Errorf("delivery %d (%s): %s %q, want %q", i, describeEvent(p.event), tokenHeader, got, token)
 		}
 	}
-	if last := posts[len(posts)-1]; !isTerminal(eventState(last.event)) {
+	if last := posts[len(posts)-1]; !store.IsTerminal(eventState(last.event)) {
 		t.Errorf("last delivery is %s, want the terminal state", describeEvent(last.event))
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server/store"
 )
 
 // webhook is a push notification receiver on loopback that records every
@@ -79,7 +80,7 @@ func (w *webhook) waitTerminal(t *testing.T, taskID string) []pushPost {
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		posts := w.forTask(taskID)
-		if slices.ContainsFunc(posts, func(p pushPost) bool { return isTerminal(eventState(p.event)) }) {
+		if slices.ContainsFunc(posts, func(p pushPost) bool { return store.IsTerminal(eventState(p.event)) }) {
 			return posts
 		}
 		if time.Now().After(deadline) {
@@ -121,13 +122,4 @@ func eventState(ev *a2av1.StreamResponse) a2av1.TaskState {
 	default:
 		return a2av1.TaskState_TASK_STATE_UNSPECIFIED
 	}
-}
-
-func isTerminal(s a2av1.TaskState) bool {
-	switch s {
-	case a2av1.TaskState_TASK_STATE_COMPLETED, a2av1.TaskState_TASK_STATE_FAILED,
-		a2av1.TaskState_TASK_STATE_CANCELED, a2av1.TaskState_TASK_STATE_REJECTED:
-		return true
-	}
-	return false
 }

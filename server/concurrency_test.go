@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -122,7 +123,7 @@ func TestManySubscribers(t *testing.T) {
 		wg.Wait()
 		want := []string{"task INPUT_REQUIRED", "status SUBMITTED", "artifact Echo: stream 3 as text+last", "status COMPLETED"}
 		for i, got := range results {
-			if !equal(got, want) {
+			if !slices.Equal(got, want) {
 				t.Fatalf("subscriber %d saw %q, want %q", i, got, want)
 			}
 		}

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -53,7 +54,7 @@ func TestEchoContractStreams(t *testing.T) {
 				if err != nil {
 					t.Fatalf("stream: %v (after %v)", err, describeAll(evs))
 				}
-				if got := describeAll(evs); !equal(got, tc.want) {
+				if got := describeAll(evs); !slices.Equal(got, tc.want) {
 					t.Fatalf("events\n got %q\nwant %q", got, tc.want)
 				}
 				checkStreamIDs(t, evs)
@@ -126,7 +127,7 @@ func TestEchoContractFollowUp(t *testing.T) {
 						t.Fatal(err)
 					}
 					want := []string{"task SUBMITTED", "artifact Echo: stream 5 is just text now+last", "status COMPLETED"}
-					if got := describeAll(evs); !equal(got, want) {
+					if got := describeAll(evs); !slices.Equal(got, want) {
 						t.Fatalf("follow-up stream %q, want %q", got, want)
 					}
 					if evs[0].GetTask().GetId() != first.GetId() {

@@ -230,18 +230,6 @@ func describeAll(evs []*a2av1.StreamResponse) []string {
 
 func short(s a2av1.TaskState) string { return strings.TrimPrefix(s.String(), "TASK_STATE_") }
 
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // artifactText is the text of a task's only artifact.
 func artifactText(t testing.TB, task *a2av1.Task) string {
 	t.Helper()

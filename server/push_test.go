@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -98,7 +99,7 @@ func TestInlinePushConfig(t *testing.T) {
 		want := []string{"task SUBMITTED", "status WORKING", "artifact chunk 1/3;", "artifact chunk 2/3;+append",
 			"artifact chunk 3/3;+append+last", "status COMPLETED"}
 		got := describeAll(evs)
-		if !equal(got[:6], want) || len(got) != 6 {
+		if !slices.Equal(got[:6], want) || len(got) != 6 {
 			t.Fatalf("webhook events %q, want %q", got, want)
 		}
 		if evs[0].GetTask().GetId() != task.GetId() {
@@ -343,7 +344,7 @@ func TestPushEveryConfig(t *testing.T) {
 		send(t, e.c, &a2av1.SendMessageRequest{Message: followUp("answer", task.GetId())})
 		want := []string{"status SUBMITTED", "artifact Echo: answer+last", "status COMPLETED"}
 		for name, hook := range map[string]*webhook{"one": one, "two": two} {
-			if got := describeAll(hook.waitN(t, 3)); !equal(got, want) {
+			if got := describeAll(hook.waitN(t, 3)); !slices.Equal(got, want) {
 				t.Fatalf("webhook %s got %q, want %q", name, got, want)
 			}
 		}

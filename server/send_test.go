@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -205,7 +206,7 @@ func TestFollowUpNotTakenStartsNextTurn(t *testing.T) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if !equal(turns, []string{"first", "second"}) {
+		if !slices.Equal(turns, []string{"first", "second"}) {
 			t.Fatalf("turns %q", turns)
 		}
 	})

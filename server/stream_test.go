@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -157,7 +158,7 @@ func TestAuthRequiredKeepsStreaming(t *testing.T) {
 			}
 		}
 		want := []string{"task SUBMITTED", "status AUTH_REQUIRED+msg", "status WORKING", "status COMPLETED"}
-		if !equal(got, want) {
+		if !slices.Equal(got, want) {
 			t.Fatalf("stream %q, want %q", got, want)
 		}
 	})
@@ -194,7 +195,7 @@ func TestSubscribeToTask(t *testing.T) {
 		<-ready
 		send(t, e.c, &a2av1.SendMessageRequest{Message: followUp("answer", waiting.GetId())})
 		want := []string{"task INPUT_REQUIRED", "status SUBMITTED", "artifact Echo: answer+last", "status COMPLETED"}
-		if evs := <-got; !equal(evs, want) {
+		if evs := <-got; !slices.Equal(evs, want) {
 			t.Fatalf("subscription %q, want %q", evs, want)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -246,7 +247,7 @@ func TestCancelTask(t *testing.T) {
 		if cause := <-causes; !errors.Is(cause, server.ErrCanceled) {
 			t.Fatalf("execution context cause %v, want ErrCanceled", cause)
 		}
-		if evs := <-streamed; !equal(evs, []string{"task WORKING", "status CANCELED"}) {
+		if evs := <-streamed; !slices.Equal(evs, []string{"task WORKING", "status CANCELED"}) {
 			t.Fatalf("subscriber saw %q", evs)
 		}
 		again, err := e.c.CancelTask(ctxT(t), &a2av1.CancelTaskRequest{Id: task.GetId()})

@@ -33,7 +33,7 @@ func requiredFields(svc *protogen.Service) []requiredMessage {
 		fields := md.Fields()
 		for i := range fields.Len() {
 			fd := fields.Get(i)
-			if isRequired(fd) {
+			if IsRequired(fd) {
 				names = append(names, fd.Name())
 			}
 			switch {
@@ -63,8 +63,8 @@ func requiredFields(svc *protogen.Service) []requiredMessage {
 	return out
 }
 
-// isRequired reports whether fd carries (google.api.field_behavior) = REQUIRED.
-func isRequired(fd protoreflect.FieldDescriptor) bool {
+// IsRequired reports whether fd carries (google.api.field_behavior) = REQUIRED.
+func IsRequired(fd protoreflect.FieldDescriptor) bool {
 	opts := fd.Options()
 	if opts == nil {
 		return false

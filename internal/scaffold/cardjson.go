@@ -8,13 +8,13 @@ import (
 	"slices"
 	"strconv"
 
-	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/gen"
 	"github.com/a2agen/a2agen/internal/jcs"
 )
 
@@ -80,7 +80,7 @@ func presenceValue(m protoreflect.Message) (any, error) {
 		// real oneof is not invented: a second member would make the
 		// document invalid.
 		inOneof := fd.ContainingOneof() != nil && !fd.ContainingOneof().IsSynthetic()
-		if !m.Has(fd) && (inOneof || !isRequired(fd)) {
+		if !m.Has(fd) && (inOneof || !gen.IsRequired(fd)) {
 			continue
 		}
 		v, err := fieldValue(m, fd)
@@ -90,16 +90,6 @@ func presenceValue(m protoreflect.Message) (any, error) {
 		obj = append(obj, member{fd.JSONName(), v})
 	}
 	return obj, nil
-}
-
-// isRequired reports a (google.api.field_behavior) = REQUIRED field.
-func isRequired(fd protoreflect.FieldDescriptor) bool {
-	opts := fd.Options()
-	if opts == nil {
-		return false
-	}
-	behaviors, _ := proto.GetExtension(opts, annotations.E_FieldBehavior).([]annotations.FieldBehavior)
-	return slices.Contains(behaviors, annotations.FieldBehavior_REQUIRED)
 }
 
 func fieldValue(m protoreflect.Message, fd protoreflect.FieldDescriptor) (any, error) {

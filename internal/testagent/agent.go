@@ -14,6 +14,7 @@ import (
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server/store"
 )
 
 // Agent implements a2av1.A2AServiceHandler in memory. The zero value is not
@@ -61,15 +62,6 @@ func textPart(s string) *a2av1.Part {
 	return &a2av1.Part{Content: &a2av1.Part_Text{Text: s}}
 }
 
-func isTerminal(s a2av1.TaskState) bool {
-	switch s {
-	case a2av1.TaskState_TASK_STATE_COMPLETED, a2av1.TaskState_TASK_STATE_FAILED,
-		a2av1.TaskState_TASK_STATE_CANCELED, a2av1.TaskState_TASK_STATE_REJECTED:
-		return true
-	}
-	return false
-}
-
 // run creates or continues a task for the message and returns it (a clone)
 // or a direct reply.
 func (a *Agent) run(ctx context.Context, req *a2av1.SendMessageRequest) (*a2av1.SendMessageResponse, error) {
@@ -93,7 +85,7 @@ func (a *Agent) run(ctx context.Context, req *a2av1.SendMessageRequest) (*a2av1.
 		if task == nil {
 			return nil, runtime.TaskNotFound(id)
 		}
-		if isTerminal(task.GetStatus().GetState()) {
+		if store.IsTerminal(task.GetStatus().GetState()) {
 			return nil, runtime.UnsupportedOperation(fmt.Sprintf("task %q is in a terminal state", id))
 		}
 		if c := msg.GetContextId(); c != "" && c != task.GetContextId() {
@@ -234,7 +226,7 @@ func (a *Agent) CancelTask(ctx context.Context, req *a2av1.CancelTaskRequest) (*
 	case t == nil:
 		return nil, runtime.TaskNotFound(req.GetId())
 	case t.GetStatus().GetState() == a2av1.TaskState_TASK_STATE_CANCELED:
-	case isTerminal(t.GetStatus().GetState()):
+	case store.IsTerminal(t.GetStatus().GetState()):
 		return nil, runtime.TaskNotCancelable(req.GetId())
 	default:
 		t.Status = &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_CANCELED, Timestamp: timestamppb.Now()}
@@ -255,7 +247,7 @@ func (a *Agent) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTaskR
 	switch {
 	case snap == nil:
 		return runtime.TaskNotFound(req.GetId())
-	case isTerminal(snap.GetStatus().GetState()):
+	case store.IsTerminal(snap.GetStatus().GetState()):
 		return runtime.UnsupportedOperation(fmt.Sprintf("task %q is in a terminal state", req.GetId()))
 	}
 	return stream.Send(&a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Task{Task: snap}})

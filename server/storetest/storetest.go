@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -303,18 +304,6 @@ func ids(recs []store.Record) []string {
 	return out
 }
 
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func testListOrderAndFilters(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	mustCreate(t, s, "", "", newTask("a", "c1", completed, 1*time.Second))
@@ -347,7 +336,7 @@ func testListOrderAndFilters(t *testing.T, s store.Store) {
 		if err != nil {
 			t.Fatalf("%s: ListTasks: %v", tc.name, err)
 		}
-		if got := ids(page.Records); !equalStrings(got, tc.want) || page.Total != tc.total {
+		if got := ids(page.Records); !slices.Equal(got, tc.want) || page.Total != tc.total {
 			t.Errorf("%s: got %v (total %d), want %v (total %d)", tc.name, got, page.Total, tc.want, tc.total)
 		}
 		if page.More != tc.more {
@@ -391,10 +380,10 @@ func testListPaging(t *testing.T, s store.Store) {
 		// Pairs share a timestamp so that the id tie-break is paged too.
 		mustCreate(t, s, "", "", newTask(fmt.Sprintf("t%02d", i), "c", working, time.Duration(i/2)*time.Second))
 	}
-	if got := walk(t, s, 10, nil); !equalStrings(got, want) {
+	if got := walk(t, s, 10, nil); !slices.Equal(got, want) {
 		t.Fatalf("pages of 10 gave %v, want %v", got, want)
 	}
-	if got := walk(t, s, 1, nil); !equalStrings(got, want) {
+	if got := walk(t, s, 1, nil); !slices.Equal(got, want) {
 		t.Fatalf("pages of 1 gave %v, want %v", got, want)
 	}
 }
@@ -416,7 +405,7 @@ func testListPagingUnderInserts(t *testing.T, s store.Store) {
 			mustCreate(t, s, "", "", newTask(fmt.Sprintf("new%02d", n), "c", working, time.Hour+time.Duration(n)*time.Second))
 		}
 	})
-	if !equalStrings(got, want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("walking pages while inserting gave %v, want every old task exactly once: %v", got, want)
 	}
 }
@@ -720,7 +709,7 @@ func testPushConfigPaging(t *testing.T, s store.Store) {
 		}
 		after = cfgs[len(cfgs)-1].GetId()
 	}
-	if !equalStrings(got, []string{"a", "b", "c", "d", "e"}) {
+	if !slices.Equal(got, []string{"a", "b", "c", "d", "e"}) {
 		t.Fatalf("paging by 2 gave %v, want a b c d e", got)
 	}
 	all, more, err := s.ListPushConfigs(ctx, "", "t1", "", 0)

@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
+	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
-	"github.com/a2agen/a2agen/server/push"
 	"github.com/a2agen/a2agen/server/store"
 )
 
@@ -23,19 +22,29 @@ const maxConflicts = 32
 
 // commitLocked applies ch to the task and writes the result, starting from
 // rec (the writer's latest known record) and re-reading after a conflict.
-// On success the events reach the store's subscribers and, through the push
-// sender, every webhook of the task. The caller holds the task's lock, which
-// keeps webhook notifications in write order.
-func (s *Server) commitLocked(ctx context.Context, key taskKey, rec store.Record, ch change) (store.Record, error) {
+// On success the store publishes the events to the task's subscribers and
+// queues them, in the same write, for every webhook of the task. byRun says
+// that the writer is the task's execution in this process, which renews its
+// execution record. The caller holds the task's lock.
+func (s *Server) commitLocked(ctx context.Context, key taskKey, rec store.Record, ch change, byRun bool) (store.Record, error) {
 	for attempt := 0; ; attempt++ {
 		next, events, err := ch(rec.Task)
 		if err != nil {
 			return rec, err
 		}
-		v, err := s.store.UpdateTask(ctx, store.Update{Tenant: key.tenant, Task: next, Expect: rec.Version, Events: events})
+		u := store.Update{Tenant: key.tenant, Task: next, Expect: rec.Version, Events: events}
+		if byRun {
+			u.Runner, u.LeaseUntil = s.runner, s.leaseEnd()
+		}
+		v, err := s.store.UpdateTask(ctx, u)
 		if err == nil {
-			rec = store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next}
-			s.notifyLocked(ctx, key, events)
+			rec = store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next, Runner: rec.Runner, LeaseUntil: rec.LeaseUntil}
+			switch {
+			case store.IsTerminal(next.GetStatus().GetState()):
+				rec.Runner, rec.LeaseUntil = "", time.Time{}
+			case byRun:
+				rec.Runner, rec.LeaseUntil = u.Runner, u.LeaseUntil
+			}
 			return rec, nil
 		}
 		if !errors.Is(err, store.ErrConflict) || attempt == maxConflicts {
@@ -43,25 +52,6 @@ func (s *Server) commitLocked(ctx context.Context, key taskKey, rec store.Record
 		}
 		if rec, err = s.store.Task(ctx, key.tenant, key.id); err != nil {
 			return rec, err
-		}
-	}
-}
-
-// notifyLocked hands events to the push sender for every webhook of the
-// task. It never blocks on a receiver.
-func (s *Server) notifyLocked(ctx context.Context, key taskKey, events []*a2av1.StreamResponse) {
-	if s.push == nil || len(events) == 0 {
-		return
-	}
-	cfgs, _, err := s.store.ListPushConfigs(ctx, key.tenant, key.id, "", 0)
-	if err != nil {
-		s.logger.LogAttrs(ctx, slog.LevelError, "a2a: reading push configs failed; notifications skipped",
-			slog.String("tenant", key.tenant), slog.String("taskId", key.id), slog.Any("error", err))
-		return
-	}
-	for _, cfg := range cfgs {
-		for _, ev := range events {
-			s.push.Send(push.Notification{Tenant: key.tenant, Config: cfg, Event: ev})
 		}
 	}
 }

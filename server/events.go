@@ -174,7 +174,7 @@ func (e *Events) apply(ch change) error {
 	}
 	s, key := e.run.s, e.run.key
 	unlock := s.lock(key)
-	rec, err := s.commitLocked(e.storeCtx, key, e.rec, ch)
+	rec, err := s.commitLocked(e.storeCtx, key, e.rec, ch, true)
 	unlock()
 	if err != nil {
 		return err
@@ -185,11 +185,12 @@ func (e *Events) apply(ch change) error {
 
 // ensureTaskLocked creates the task of a new turn at its first event:
 // SUBMITTED, with the incoming message in its history. In this order, under
-// the task's lock: the task is stored, the run is registered (follow-ups and
-// cancels find it), the inline push config is saved, the initiating request
-// subscribes, and the webhooks get the task as the first event; only then is
-// the initiator told. So nothing that happens to the task can be missed by
-// the initiator's stream or by the inline webhook.
+// the task's lock: the task is stored in one write together with the inline
+// push config and the delivery of the task to it (so the webhook gets the
+// task as its first event), the run is registered (follow-ups and cancels
+// find it), and the initiating request subscribes; only then is the
+// initiator told. So nothing that happens to the task can be missed by the
+// initiator's stream or by the inline webhook.
 func (e *Events) ensureTaskLocked() error {
 	if e.rec.Task != nil {
 		return nil
@@ -204,9 +205,15 @@ func (e *Events) ensureTaskLocked() error {
 		Status:    &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_SUBMITTED, Timestamp: now()},
 		History:   []*a2av1.Message{e.req.Message},
 	}
+	creation := store.Creation{Record: store.Record{Tenant: r.key.tenant, Owner: r.owner, Task: task, Runner: s.runner, LeaseUntil: s.leaseEnd()}}
+	if cfg := e.create.pushConfig; cfg != nil {
+		cfg.TaskId = task.Id
+		creation.PushConfigs = []*a2av1.TaskPushNotificationConfig{cfg}
+		creation.Events = []*a2av1.StreamResponse{taskEvent(task)}
+	}
 	unlock := s.lock(r.key)
 	defer unlock()
-	rec, err := s.store.CreateTask(e.storeCtx, store.Record{Tenant: r.key.tenant, Owner: r.owner, Task: task})
+	rec, err := s.store.CreateTask(e.storeCtx, creation)
 	if err != nil {
 		err = internalError("creating the task", err)
 		e.create.handoff.deliver(outcome{err: err})
@@ -215,13 +222,7 @@ func (e *Events) ensureTaskLocked() error {
 	e.rec = rec
 	s.register(r)
 	o := outcome{rec: rec}
-	if cfg := e.create.pushConfig; cfg != nil {
-		cfg.TaskId = task.Id
-		if err := s.store.SavePushConfig(e.storeCtx, r.key.tenant, cfg); err != nil {
-			o.err = internalError("saving the push notification config", err)
-		}
-	}
-	if h := e.create.handoff; h.wantSub && o.err == nil {
+	if h := e.create.handoff; h.wantSub {
 		snap, sub, err := s.store.Subscribe(h.ctx, r.key.tenant, task.Id)
 		if err != nil {
 			o.err = internalError("subscribing to the new task", err)
@@ -229,7 +230,6 @@ func (e *Events) ensureTaskLocked() error {
 			o.rec, o.sub = snap, sub
 		}
 	}
-	s.notifyLocked(e.storeCtx, r.key, []*a2av1.StreamResponse{taskEvent(task)})
 	e.create.handoff.deliver(o)
 	return nil
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/push"
@@ -12,8 +13,9 @@ import (
 // Option configures New.
 type Option func(*Server)
 
-// WithStore sets where tasks, events and push configs are kept; the default
-// is store.NewMemory().
+// WithStore sets where tasks, their events, push configs and pending
+// webhook deliveries are kept; the default is store.NewMemory(). The server
+// does not close the store: its owner does, after Shutdown.
 func WithStore(st store.Store) Option {
 	return func(s *Server) {
 		if st != nil {
@@ -80,6 +82,24 @@ func WithLogger(l *slog.Logger) Option {
 	return func(s *Server) {
 		if l != nil {
 			s.logger = l
+		}
+	}
+}
+
+// DefaultRunLease is how long the execution record of a running task holds
+// without renewal; see WithRunLease.
+const DefaultRunLease = 30 * time.Second
+
+// WithRunLease sets how long this server's claim on the tasks it executes
+// holds without renewal (d < 1s keeps DefaultRunLease). The server renews
+// its claims every third of d; another server instance sharing the store
+// (or this one after a restart) settles the tasks of an instance whose
+// claims ran out, or whose process on the same host is gone, as FAILED. A
+// shorter lease notices a dead replica sooner and costs more renewals.
+func WithRunLease(d time.Duration) Option {
+	return func(s *Server) {
+		if d >= time.Second {
+			s.runLease = d
 		}
 	}
 }

@@ -127,7 +127,7 @@ func (s *Server) ListTaskPushNotificationConfigs(ctx context.Context, req *a2av1
 // DeleteTaskPushNotificationConfig implements a2av1.A2AServiceHandler.
 // Deleting a config that does not exist succeeds (idempotent); an unknown
 // task is TaskNotFound. Notifications still queued for the config are
-// dropped.
+// dropped (an attempt in flight finishes).
 func (s *Server) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av1.DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
 	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId())
 	if err != nil {
@@ -140,6 +140,5 @@ func (s *Server) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av
 	if err != nil {
 		return nil, internalError("deleting the push notification config", err)
 	}
-	s.push.Forget(c.tenant, req.GetTaskId(), req.GetId())
 	return &emptypb.Empty{}, nil
 }

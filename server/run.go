@@ -186,7 +186,7 @@ func (r *run) finish(ev *Events, err error) *Events {
 	case len(left) > 0:
 		if store.IsInterrupted(state) {
 			var cerr error
-			if cur, cerr = s.commitLocked(ev.storeCtx, r.key, cur, setStatus(a2av1.TaskState_TASK_STATE_SUBMITTED, nil)); cerr != nil {
+			if cur, cerr = s.commitLocked(ev.storeCtx, r.key, cur, setStatus(a2av1.TaskState_TASK_STATE_SUBMITTED, nil), true); cerr != nil {
 				s.logExecError(r, "restarting the task for a follow-up failed", cerr)
 				s.unregister(r)
 				return nil
@@ -200,7 +200,7 @@ func (r *run) finish(ev *Events, err error) *Events {
 		settle = setStatus(a2av1.TaskState_TASK_STATE_COMPLETED, nil)
 	}
 	if settle != nil {
-		if _, cerr := s.commitLocked(ev.storeCtx, r.key, cur, settle); cerr != nil && !errors.Is(cerr, store.ErrTerminal) {
+		if _, cerr := s.commitLocked(ev.storeCtx, r.key, cur, settle, true); cerr != nil && !errors.Is(cerr, store.ErrTerminal) {
 			s.logExecError(r, "settling the task failed", cerr)
 		}
 	}

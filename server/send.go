@@ -216,7 +216,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 		next := withStatus(cur, &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_SUBMITTED, Timestamp: now()})
 		next = withMessage(next, msg)
 		return next, []*a2av1.StreamResponse{statusEvent(next)}, nil
-	})
+	}, resume)
 	if errors.Is(err, store.ErrTerminal) {
 		return started{}, terminalTaskError(rec.Task)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
@@ -39,6 +40,12 @@ type Server struct {
 
 	streaming, pushEnabled, extendedEnabled bool
 
+	// runner names this server instance in the execution records of the
+	// tasks it runs; runLease is how long such a record holds without
+	// renewal (recovery.go).
+	runner   string
+	runLease time.Duration
+
 	// locks serialise the writes this server makes to one task, so that its
 	// store writes and webhook notifications happen in one order. A task
 	// maps to one stripe by a hash of its key.
@@ -48,6 +55,7 @@ type Server struct {
 	runs   map[taskKey]*run // tasks with an execution in this process
 	closed bool
 	wg     sync.WaitGroup // running executions
+	bg     sync.WaitGroup // lease renewal and recovery
 
 	base     context.Context // canceled by Shutdown
 	stopBase context.CancelCauseFunc
@@ -75,10 +83,11 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 		return nil, errors.New("server: New needs an Executor")
 	}
 	s := &Server{
-		card:   card,
-		exec:   exec,
-		logger: slog.Default(),
-		runs:   make(map[taskKey]*run),
+		card:     card,
+		exec:     exec,
+		logger:   slog.Default(),
+		runs:     make(map[taskKey]*run),
+		runLease: DefaultRunLease,
 	}
 	for _, o := range opts {
 		o(s)
@@ -96,14 +105,24 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 		opts := append([]push.Option{push.WithLogger(s.logger)}, s.pushOpts...)
 		s.push, s.ownPush = push.NewSender(opts...), true
 	}
+	if s.push != nil {
+		if err := s.push.Start(s.store); err != nil {
+			return nil, fmt.Errorf("server: starting webhook delivery: %w", err)
+		}
+	}
+	s.runner = store.NewRunnerID()
 	s.base, s.stopBase = context.WithCancelCause(context.Background())
+	s.bg.Add(1)
+	go s.maintain()
 	return s, nil
 }
 
 // Shutdown stops accepting messages, cancels running executions (their
 // context's cause is ErrShutdown) and waits for them to return, then lets
-// pending webhook deliveries finish, all until ctx is done. Open streams end
-// when their clients leave or their tasks finish.
+// the webhook deliveries in flight finish, all until ctx is done (deliveries
+// not made stay in the store's outbox). Open streams end when their clients
+// leave or their tasks finish. The store is the caller's to close after
+// Shutdown.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
@@ -119,6 +138,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("server: executions still running at the shutdown deadline: %w", ctx.Err())
 	}
+	s.bg.Wait()
 	if s.ownPush {
 		return s.push.Close(ctx)
 	}

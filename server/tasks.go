@@ -123,7 +123,7 @@ func (s *Server) CancelTask(ctx context.Context, req *a2av1.CancelTaskRequest) (
 		}
 	}
 	unlock := s.lock(key)
-	rec, err = s.commitLocked(c.ctx, key, rec, setStatus(a2av1.TaskState_TASK_STATE_CANCELED, nil))
+	rec, err = s.commitLocked(c.ctx, key, rec, setStatus(a2av1.TaskState_TASK_STATE_CANCELED, nil), false)
 	r := s.runOf(key)
 	unlock()
 	if errors.Is(err, store.ErrTerminal) {

@@ -17,8 +17,9 @@ const (
 	DefaultInitialBackoff = 500 * time.Millisecond
 	// DefaultMaxBackoff caps the wait between attempts.
 	DefaultMaxBackoff = 30 * time.Second
-	// DefaultQueueLimit is how many notifications may wait per config.
-	DefaultQueueLimit = 1024
+	// DefaultConcurrency is how many deliveries a sender makes at once
+	// (to different webhook configs: each config gets one at a time).
+	DefaultConcurrency = 64
 
 	defaultDialTimeout = 5 * time.Second
 	defaultKeepAlive   = 30 * time.Second
@@ -31,7 +32,7 @@ type config struct {
 	timeout      time.Duration
 	maxAttempts  int
 	initial, max time.Duration
-	queueLimit   int
+	concurrency  int
 	allowPrivate bool
 	onFailure    func(Failure)
 	logger       *slog.Logger
@@ -43,7 +44,7 @@ func newConfig(opts []Option) config {
 		maxAttempts: DefaultMaxAttempts,
 		initial:     DefaultInitialBackoff,
 		max:         DefaultMaxBackoff,
-		queueLimit:  DefaultQueueLimit,
+		concurrency: DefaultConcurrency,
 		logger:      slog.Default(),
 	}
 	for _, o := range opts {
@@ -89,15 +90,13 @@ func WithBackoff(initial, max time.Duration) Option {
 	}
 }
 
-// WithQueueLimit sets how many notifications may wait for delivery per
-// config; when a receiver is so slow that its queue is full, new
-// notifications for it are dropped and reported to the failure hook, so that
-// a slow receiver costs bounded memory and never slows the task down.
-// n < 1 keeps DefaultQueueLimit.
-func WithQueueLimit(n int) Option {
+// WithConcurrency sets how many deliveries are made at once (each webhook
+// config still gets one at a time, in order); n < 1 keeps
+// DefaultConcurrency.
+func WithConcurrency(n int) Option {
 	return func(c *config) {
 		if n >= 1 {
-			c.queueLimit = n
+			c.concurrency = n
 		}
 	}
 }
@@ -112,9 +111,8 @@ func AllowPrivateNetworks() Option {
 }
 
 // OnFailure sets a hook called once for every notification that is given up:
-// after its last failed attempt, on an error that retrying cannot fix, or
-// when it is dropped from a full queue. It runs on the sender's goroutines
-// (or, for drops, on the caller of Send) and must not block.
+// after its last failed attempt, or on an error that retrying cannot fix. It
+// runs on the sender's goroutines and must not block.
 func OnFailure(f func(Failure)) Option {
 	return func(c *config) { c.onFailure = f }
 }

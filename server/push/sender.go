@@ -2,17 +2,26 @@
 // event is POSTed as one StreamResponse JSON document to each webhook
 // registered for the task.
 //
-// A Sender keeps one queue per webhook config, so the events of a task reach
-// each receiver in the order they happened, and one receiver's troubles never
-// delay another's. Sending never blocks the caller: queues are bounded, and a
-// notification that cannot be delivered (after retries with exponential
-// backoff and jitter, or because its queue is full) is reported to a failure
-// hook. Requests carry
+// The deliveries come from a store's outbox (store.Outbox), where the task
+// write that produced an event queued one delivery per webhook config in
+// the same transaction. A Sender claims due deliveries with a lease, posts
+// them, and records the outcome in the outbox: done, retry at a time chosen
+// by capped exponential backoff with jitter (the attempt count and due time
+// live in the store, so retries survive restarts), or given up (reported to
+// a failure hook). The outbox hands out only the oldest pending delivery of
+// each config, so each receiver gets the events of a task in the order they
+// happened, and one receiver's troubles never delay another's.
+//
+// Delivery is at least once: a process that dies between a successful POST
+// and recording it, or whose lease runs out mid-attempt, leaves the delivery
+// to be posted again. Every request carries the delivery's stable identity,
+// which receivers can deduplicate on:
 //
 //	Content-Type: application/a2a+json
 //	Authorization: <scheme> <credentials>      from the config's authentication
 //	X-A2A-Notification-Token: <token>          and, for receivers built on the
 //	A2A-Notification-Token: <token>            official Go SDK, the same token
+//	X-A2A-Notification-Id: <delivery id>       task id/version.index/config id
 //
 // Addresses are checked when they are dialled, after name resolution, and
 // loopback, private, link-local, unspecified and multicast addresses are
@@ -34,6 +43,7 @@ import (
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server/store"
 )
 
 // ContentType is the media type of a notification body.
@@ -47,17 +57,15 @@ const (
 	AltTokenHeader = "A2A-Notification-Token"
 )
 
+// IDHeader carries the delivery's stable identity (store.DeliveryID): the
+// same on every attempt, after a restart and from any replica, so that a
+// receiver can drop a notification it has already processed. A2A names no
+// such header; this one follows the token header's naming.
+const IDHeader = "X-A2A-Notification-Id"
+
 // maxResponseBytes is how much of a receiver's answer is read (and thrown
 // away) so that the connection can be reused.
 const maxResponseBytes = 64 << 10
-
-// Errors reported in Failure.Err besides transport errors and ErrBlockedAddress.
-var (
-	// ErrQueueFull: the config's queue was full; the notification was dropped.
-	ErrQueueFull = errors.New("push: delivery queue full")
-	// ErrClosed: the sender was closed before the notification was delivered.
-	ErrClosed = errors.New("push: sender closed")
-)
 
 // StatusError is a receiver's non-2xx answer.
 type StatusError struct {
@@ -70,6 +78,8 @@ func (e *StatusError) Error() string {
 
 // Notification is one event for one webhook config.
 type Notification struct {
+	// ID is the delivery's stable identity (sent in IDHeader).
+	ID     string
 	Tenant string
 	// Config is the webhook: TaskId, Id, Url, Token, Authentication. It is
 	// read, never modified.
@@ -82,44 +92,34 @@ type Notification struct {
 // Failure describes a notification that was given up.
 type Failure struct {
 	Notification
-	// Attempts is how many requests were made (0 when it was dropped).
+	// Attempts is how many requests were made.
 	Attempts int
-	// Err is the last error: a *StatusError, a transport error (possibly
-	// wrapping ErrBlockedAddress), ErrQueueFull or ErrClosed.
+	// Err is the last error: a *StatusError, or a transport error (possibly
+	// wrapping ErrBlockedAddress).
 	Err error
 }
 
-// Sender delivers notifications. It is safe for concurrent use. Close it to
-// stop its goroutines (it starts one per webhook with queued notifications,
-// which ends when the queue is empty).
+// Sender delivers the notifications of an outbox (see Start). It is safe
+// for concurrent use. Close it to stop its goroutines.
 type Sender struct {
 	cfg       config
 	client    *http.Client
 	transport *http.Transport
-	// sleep waits between attempts; tests replace it.
-	sleep func(ctx context.Context, d time.Duration) error
+	// now is the clock of due times; tests replace it.
+	now func() time.Time
 
-	ctx    context.Context // canceled by Close: in-flight attempts stop
+	worker string          // lease owner in the outbox
+	ctx    context.Context // canceled by Close at its deadline: in-flight attempts stop
 	cancel context.CancelFunc
 
-	mu     sync.Mutex
-	queues map[queueKey]*queue
-	closed bool
-	wg     sync.WaitGroup
+	mu      sync.Mutex
+	started bool
+	closing chan struct{} // closed by Close: claim nothing new, drain what is due
+	done    chan struct{} // closed when the dispatcher has stopped
 }
 
-type queueKey struct{ tenant, taskID, configID string }
-
-// queue holds the notifications waiting for one config; at most one worker
-// drains it, which gives per-config ordering.
-type queue struct {
-	key    queueKey
-	items  []Notification
-	ctx    context.Context // canceled by Forget
-	cancel context.CancelFunc
-}
-
-// NewSender returns a sender configured by opts.
+// NewSender returns a sender configured by opts. It delivers nothing until
+// Start gives it an outbox.
 func NewSender(opts ...Option) *Sender {
 	cfg := newConfig(opts)
 	tr := &http.Transport{
@@ -142,137 +142,29 @@ func NewSender(opts ...Option) *Sender {
 			// the client chose after the URL was checked; a 3xx is a failure.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
-		sleep:  sleepContext,
-		ctx:    ctx,
-		cancel: cancel,
-		queues: make(map[queueKey]*queue),
+		now:     time.Now,
+		worker:  store.NewRunnerID(),
+		ctx:     ctx,
+		cancel:  cancel,
+		closing: make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 }
 
-// Send queues n for delivery and returns at once. Notifications for the same
-// config are delivered one at a time, in the order they were sent.
-func (s *Sender) Send(n Notification) {
-	key := queueKey{n.Tenant, n.Config.GetTaskId(), n.Config.GetId()}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		s.fail(Failure{Notification: n, Err: ErrClosed})
-		return
-	}
-	q := s.queues[key]
-	if q != nil && len(q.items) >= s.cfg.queueLimit {
-		s.mu.Unlock()
-		s.fail(Failure{Notification: n, Err: ErrQueueFull})
-		return
-	}
-	if q == nil {
-		q = &queue{key: key}
-		q.ctx, q.cancel = context.WithCancel(s.ctx)
-		s.queues[key] = q
-		s.wg.Add(1)
-		go s.drain(q)
-	}
-	q.items = append(q.items, n)
-	s.mu.Unlock()
-}
-
-// Forget drops the queued notifications of a config and stops its delivery
-// in progress; the server calls it when the config is deleted.
-func (s *Sender) Forget(tenant, taskID, configID string) {
-	key := queueKey{tenant, taskID, configID}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if q := s.queues[key]; q != nil {
-		q.items = nil
-		q.cancel()
-		delete(s.queues, key)
-	}
-}
-
-// Close stops accepting notifications, lets the queued ones be delivered
-// until ctx is done, then cancels what is left (reported as ErrClosed when
-// not yet attempted) and waits for the sender's goroutines to end.
-func (s *Sender) Close(ctx context.Context) error {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		s.wg.Wait()
-		close(done)
-	}()
-	var err error
-	select {
-	case <-done:
-	case <-ctx.Done():
-		err = ctx.Err()
-		s.cancel()
-		<-done
-	}
-	s.cancel()
-	s.transport.CloseIdleConnections()
-	return err
-}
-
-// drain delivers q's notifications until the queue is empty.
-func (s *Sender) drain(q *queue) {
-	defer s.wg.Done()
-	defer q.cancel()
-	for {
-		s.mu.Lock()
-		if len(q.items) == 0 || q.ctx.Err() != nil {
-			if s.queues[q.key] == q {
-				delete(s.queues, q.key)
-			}
-			rest := q.items
-			q.items = nil
-			s.mu.Unlock()
-			for _, n := range rest {
-				s.fail(Failure{Notification: n, Err: ErrClosed})
-			}
-			return
-		}
-		n := q.items[0]
-		q.items[0] = Notification{}
-		q.items = q.items[1:]
-		s.mu.Unlock()
-		s.deliver(q.ctx, n)
-	}
-}
-
-// deliver makes up to maxAttempts attempts to deliver n.
-func (s *Sender) deliver(ctx context.Context, n Notification) {
+// Post makes one delivery attempt of n, with the sender's timeout and SSRF
+// guard, and reports its outcome (nil for a 2xx answer). Start's dispatcher
+// uses it; it is exported for programs that deliver notifications of their
+// own.
+func (s *Sender) Post(ctx context.Context, n Notification) error {
 	body, err := runtime.MarshalJSON(n.Event)
 	if err != nil {
-		s.fail(Failure{Notification: n, Err: fmt.Errorf("push: encoding the event: %w", err)})
-		return
+		return &permanentError{fmt.Errorf("push: encoding the event: %w", err)}
 	}
-	for attempt := 1; ; attempt++ {
-		err := s.attempt(ctx, n.Config, body)
-		if err == nil {
-			return
-		}
-		if ctx.Err() != nil {
-			if s.ctx.Err() != nil { // Close, not Forget: report it
-				s.fail(Failure{Notification: n, Attempts: attempt, Err: ErrClosed})
-			}
-			return
-		}
-		if attempt >= s.cfg.maxAttempts || !retryable(err) {
-			s.fail(Failure{Notification: n, Attempts: attempt, Err: err})
-			return
-		}
-		if s.sleep(ctx, s.backoff(attempt)) != nil {
-			if s.ctx.Err() != nil {
-				s.fail(Failure{Notification: n, Attempts: attempt, Err: ErrClosed})
-			}
-			return
-		}
-	}
+	return s.attempt(ctx, n.Config, n.ID, body)
 }
 
 // attempt makes one request.
-func (s *Sender) attempt(ctx context.Context, cfg *a2av1.TaskPushNotificationConfig, body []byte) error {
+func (s *Sender) attempt(ctx context.Context, cfg *a2av1.TaskPushNotificationConfig, id string, body []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.GetUrl(), bytes.NewReader(body))
@@ -282,6 +174,9 @@ func (s *Sender) attempt(ctx context.Context, cfg *a2av1.TaskPushNotificationCon
 	req.Header.Set("Content-Type", ContentType)
 	if auth := cfg.GetAuthentication(); auth.GetScheme() != "" && auth.GetCredentials() != "" {
 		req.Header.Set("Authorization", auth.GetScheme()+" "+auth.GetCredentials())
+	}
+	if id != "" {
+		req.Header.Set(IDHeader, id)
 	}
 	if tok := cfg.GetToken(); tok != "" {
 		req.Header.Set(TokenHeader, tok)
@@ -336,17 +231,6 @@ func (s *Sender) backoff(attempt int) time.Duration {
 	step = min(step, s.cfg.max)
 	half := step / 2
 	return half + rand.N(half+1)
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // fail reports a given-up notification to the log and the hook.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,9 +16,11 @@ import (
 
 	"go.uber.org/goleak"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server/store"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -113,27 +116,84 @@ func (f *failures) wait(t *testing.T) Failure {
 	}
 }
 
-// sleeps records the backoff waits instead of sleeping them.
-type sleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
+// outbox is a memory store's outbox with helpers that queue notifications
+// the way the server does: a task write carrying events, for the configs of
+// the task. It records the backoff of every retry and makes the retry due at
+// once, so tests never sleep.
+type outbox struct {
+	*store.Memory
+	mu       sync.Mutex
+	versions map[string]int64 // tenant/task → version
+	waits    []time.Duration
+	attempts []int
 }
 
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	s.d = append(s.d, d)
-	s.mu.Unlock()
-	return ctx.Err()
+// clock is the sender's fixed time in tests: after everything the store
+// queues (at the real time), so every delivery is due.
+var clock = time.Now().Add(time.Hour)
+
+func newOutbox() *outbox { return &outbox{Memory: store.NewMemory(), versions: map[string]int64{}} }
+
+func (o *outbox) RetryDelivery(ctx context.Context, id string, attempts int, at time.Time) error {
+	o.mu.Lock()
+	o.waits = append(o.waits, at.Sub(clock))
+	o.attempts = append(o.attempts, attempts)
+	o.mu.Unlock()
+	return o.Memory.RetryDelivery(ctx, id, attempts, time.Time{})
 }
 
-func newSender(t *testing.T, opts ...Option) *Sender {
+func (o *outbox) retries() ([]time.Duration, []int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.waits), slices.Clone(o.attempts)
+}
+
+// send queues events for cfg (creating its task and storing cfg first when
+// needed) in one write of the task.
+func (o *outbox) send(t *testing.T, tenant string, cfg *a2av1.TaskPushNotificationConfig, events ...*a2av1.StreamResponse) {
+	t.Helper()
+	ctx := context.Background()
+	key := tenant + "/" + cfg.GetTaskId()
+	o.mu.Lock()
+	v, ok := o.versions[key]
+	o.mu.Unlock()
+	task := &a2av1.Task{Id: cfg.GetTaskId(), ContextId: "ctx-1", Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING, Timestamp: timestamppb.Now()}}
+	if !ok {
+		rec, err := o.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: tenant, Task: task}})
+		if err != nil {
+			t.Fatalf("CreateTask: %v", err)
+		}
+		v = rec.Version
+	}
+	if _, err := o.PushConfig(ctx, tenant, cfg.GetTaskId(), cfg.GetId()); err != nil {
+		if err := o.SavePushConfig(ctx, tenant, cfg); err != nil {
+			t.Fatalf("SavePushConfig: %v", err)
+		}
+	}
+	v, err := o.UpdateTask(ctx, store.Update{Tenant: tenant, Task: task, Expect: v, Events: events})
+	if err != nil {
+		t.Fatalf("UpdateTask: %v", err)
+	}
+	o.mu.Lock()
+	o.versions[key] = v
+	o.mu.Unlock()
+}
+
+// newSender returns a sender delivering from a new outbox, closed when the
+// test ends.
+func newSender(t *testing.T, opts ...Option) (*Sender, *outbox) {
 	s := NewSender(opts...)
+	s.now = func() time.Time { return clock }
+	o := newOutbox()
+	if err := s.Start(o); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = s.Close(ctx)
 	})
-	return s
+	return s, o
 }
 
 func cfgFor(r *receiver, id string) *a2av1.TaskPushNotificationConfig {
@@ -155,12 +215,12 @@ func numbered(i int) *a2av1.StreamResponse {
 
 func TestDeliveryRequest(t *testing.T) {
 	r := newReceiver(t, nil)
-	s := newSender(t, AllowPrivateNetworks())
+	_, q := newSender(t, AllowPrivateNetworks())
 	cfg := cfgFor(r, "p1")
 	cfg.Token = "tok-123"
 	cfg.Authentication = &a2av1.AuthenticationInfo{Scheme: "Bearer", Credentials: "secret"}
 	ev := statusEvent()
-	s.Send(Notification{Tenant: "t", Config: cfg, Event: ev})
+	q.send(t, "t", cfg, ev)
 	got := r.wait(t)
 	for h, want := range map[string]string{
 		"Content-Type":             "application/a2a+json",
@@ -182,10 +242,10 @@ func TestDeliveryRequest(t *testing.T) {
 
 func TestNoAuthorizationWithoutCredentials(t *testing.T) {
 	r := newReceiver(t, nil)
-	s := newSender(t, AllowPrivateNetworks())
+	_, q := newSender(t, AllowPrivateNetworks())
 	cfg := cfgFor(r, "p1")
 	cfg.Authentication = &a2av1.AuthenticationInfo{Scheme: "Bearer"}
-	s.Send(Notification{Config: cfg, Event: statusEvent()})
+	q.send(t, "", cfg, statusEvent())
 	got := r.wait(t)
 	for _, h := range []string{"Authorization", TokenHeader, AltTokenHeader} {
 		if v := got.header.Get(h); v != "" {
@@ -196,12 +256,13 @@ func TestNoAuthorizationWithoutCredentials(t *testing.T) {
 
 func TestPerConfigOrdering(t *testing.T) {
 	r := newReceiver(t, nil)
-	s := newSender(t, AllowPrivateNetworks())
+	_, q := newSender(t, AllowPrivateNetworks())
 	const n = 100
 	a, b := cfgFor(r, "a"), cfgFor(r, "b")
+	b.TaskId = "task-2" // a write queues an event for every config of its task
 	for i := range n {
-		s.Send(Notification{Config: a, Event: numbered(i)})
-		s.Send(Notification{Config: b, Event: numbered(i)})
+		q.send(t, "", a, numbered(i))
+		q.send(t, "", b, numbered(i))
 	}
 	perConfig := map[string][]string{}
 	for range 2 * n {
@@ -228,10 +289,8 @@ func TestRetryWithBackoffThenSuccess(t *testing.T) {
 		return http.StatusNoContent
 	})
 	fl := newFailures()
-	s := newSender(t, AllowPrivateNetworks(), WithBackoff(100*time.Millisecond, time.Second), OnFailure(fl.hook))
-	sl := &sleeps{}
-	s.sleep = sl.sleep
-	s.Send(Notification{Config: cfgFor(r, "p"), Event: statusEvent()})
+	s, q := newSender(t, AllowPrivateNetworks(), WithBackoff(100*time.Millisecond, time.Second), OnFailure(fl.hook))
+	q.send(t, "", cfgFor(r, "p"), statusEvent())
 	for range 3 {
 		r.wait(t)
 	}
@@ -239,11 +298,15 @@ func TestRetryWithBackoffThenSuccess(t *testing.T) {
 	if len(fl.got) != 0 {
 		t.Fatalf("failure hook called: %+v", fl.got)
 	}
-	if len(sl.d) != 2 {
-		t.Fatalf("waited %d times, want 2 (between 3 attempts)", len(sl.d))
+	waits, attempts := q.retries()
+	if len(waits) != 2 || !slices.Equal(attempts, []int{1, 2}) {
+		t.Fatalf("retries scheduled: waits %v, attempts %v; want 2 (between 3 attempts) recording 1 and 2 attempts", waits, attempts)
 	}
-	checkWait(t, sl.d[0], 100*time.Millisecond)
-	checkWait(t, sl.d[1], 200*time.Millisecond)
+	checkWait(t, waits[0], 100*time.Millisecond)
+	checkWait(t, waits[1], 200*time.Millisecond)
+	if n := q.Stats().PendingDeliveries; n != 0 {
+		t.Fatalf("%d deliveries left in the outbox after success, want 0", n)
+	}
 }
 
 // checkWait checks a jittered wait for the given step: in [step/2, step].
@@ -266,25 +329,27 @@ func closeSender(t *testing.T, s *Sender) {
 func TestGiveUpAfterMaxAttempts(t *testing.T) {
 	r := newReceiver(t, func(int) int { return http.StatusInternalServerError })
 	fl := newFailures()
-	s := newSender(t, AllowPrivateNetworks(), WithMaxAttempts(5), WithBackoff(100*time.Millisecond, 300*time.Millisecond), OnFailure(fl.hook))
-	sl := &sleeps{}
-	s.sleep = sl.sleep
+	s, q := newSender(t, AllowPrivateNetworks(), WithMaxAttempts(5), WithBackoff(100*time.Millisecond, 300*time.Millisecond), OnFailure(fl.hook))
 	cfg := cfgFor(r, "p")
-	s.Send(Notification{Tenant: "ten", Config: cfg, Event: statusEvent()})
+	q.send(t, "ten", cfg, statusEvent())
 	f := fl.wait(t)
 	var se *StatusError
-	if f.Attempts != 5 || !errors.As(f.Err, &se) || se.StatusCode != 500 || f.Tenant != "ten" || f.Config != cfg {
+	if f.Attempts != 5 || !errors.As(f.Err, &se) || se.StatusCode != 500 || f.Tenant != "ten" || f.Config.GetUrl() != cfg.GetUrl() || f.ID == "" {
 		t.Fatalf("failure = %+v, want 5 attempts ending in a 500 StatusError for the config sent", f)
 	}
 	if r.count() != 5 {
 		t.Fatalf("receiver got %d requests, want 5", r.count())
 	}
 	closeSender(t, s)
-	if len(sl.d) != 4 {
-		t.Fatalf("waited %d times, want 4", len(sl.d))
+	waits, _ := q.retries()
+	if len(waits) != 4 {
+		t.Fatalf("%d retries scheduled, want 4", len(waits))
 	}
 	for i, step := range []time.Duration{100, 200, 300, 300} { // doubling, capped
-		checkWait(t, sl.d[i], step*time.Millisecond)
+		checkWait(t, waits[i], step*time.Millisecond)
+	}
+	if n := q.Stats().PendingDeliveries; n != 0 {
+		t.Fatalf("%d deliveries left in the outbox after giving up, want 0", n)
 	}
 }
 
@@ -297,8 +362,8 @@ func TestPermanentFailuresAreNotRetried(t *testing.T) {
 				r.Config.Handler = http.RedirectHandler(target.URL, status)
 			}
 			fl := newFailures()
-			s := newSender(t, AllowPrivateNetworks(), OnFailure(fl.hook))
-			s.Send(Notification{Config: cfgFor(r, "p"), Event: statusEvent()})
+			_, q := newSender(t, AllowPrivateNetworks(), OnFailure(fl.hook))
+			q.send(t, "", cfgFor(r, "p"), statusEvent())
 			f := fl.wait(t)
 			var se *StatusError
 			if f.Attempts != 1 || !errors.As(f.Err, &se) || se.StatusCode != status {
@@ -330,40 +395,96 @@ func TestAttemptTimeout(t *testing.T) {
 	r.block = make(chan struct{})
 	defer close(r.block)
 	fl := newFailures()
-	s := newSender(t, AllowPrivateNetworks(), WithTimeout(50*time.Millisecond), WithMaxAttempts(1), OnFailure(fl.hook))
-	s.Send(Notification{Config: cfgFor(r, "p"), Event: statusEvent()})
+	_, q := newSender(t, AllowPrivateNetworks(), WithTimeout(50*time.Millisecond), WithMaxAttempts(1), OnFailure(fl.hook))
+	q.send(t, "", cfgFor(r, "p"), statusEvent())
 	f := fl.wait(t)
 	if !errors.Is(f.Err, context.DeadlineExceeded) {
 		t.Fatalf("failure error = %v, want a deadline error", f.Err)
 	}
 }
 
-// TestSlowReceiverNeverBlocksSend: Send returns at once while the receiver
-// holds the first request, and a full queue drops instead of blocking.
-func TestSlowReceiverNeverBlocksSend(t *testing.T) {
-	r := newReceiver(t, nil)
-	r.block = make(chan struct{})
-	fl := newFailures()
-	s := newSender(t, AllowPrivateNetworks(), WithQueueLimit(2), OnFailure(fl.hook))
-	cfg := cfgFor(r, "p")
-	s.Send(Notification{Config: cfg, Event: numbered(0)})
-	r.wait(t) // the worker holds notification 0
-	for i := 1; i <= 4; i++ {
-		s.Send(Notification{Config: cfg, Event: numbered(i)}) // 1, 2 queue; 3, 4 are dropped
-	}
-	for range 2 {
-		if f := fl.wait(t); !errors.Is(f.Err, ErrQueueFull) || f.Attempts != 0 {
-			t.Fatalf("failure = %+v, want a dropped notification (ErrQueueFull)", f)
+// TestSlowReceiverDelaysOnlyItsConfig: while one receiver holds a request,
+// the other config's deliveries go on, and the held config's next delivery
+// waits for the first (per-config order).
+func TestSlowReceiverDelaysOnlyItsConfig(t *testing.T) {
+	slow, fast := newReceiver(t, nil), newReceiver(t, nil)
+	slow.block = make(chan struct{})
+	_, q := newSender(t, AllowPrivateNetworks())
+	q.send(t, "", cfgFor(slow, "slow"), numbered(0))
+	slow.wait(t) // held
+	q.send(t, "", cfgFor(slow, "slow"), numbered(1))
+	for i := range 5 {
+		q.send(t, "", &a2av1.TaskPushNotificationConfig{TaskId: "task-2", Id: "fast", Url: fast.URL + "/hook"}, numbered(i))
+		if got := fast.wait(t); got.event.GetArtifactUpdate().GetArtifact().GetParts()[0].GetText() != fmt.Sprint(i) {
+			t.Fatalf("fast receiver got %s, want event %d", got.raw, i)
 		}
 	}
-	close(r.block)
-	for range 2 {
-		r.wait(t)
+	if slow.count() != 1 {
+		t.Fatalf("slow receiver got %d requests while holding the first, want 1", slow.count())
 	}
-	closeSender(t, s)
-	if r.count() != 3 {
-		t.Fatalf("receiver got %d requests, want 3", r.count())
+	close(slow.block)
+	if got := slow.wait(t); got.event.GetArtifactUpdate().GetArtifact().GetParts()[0].GetText() != "1" {
+		t.Fatalf("slow receiver's second request %s, want event 1", got.raw)
 	}
+}
+
+// TestNotificationID: every attempt of a delivery carries the same id, the
+// one the outbox gave it.
+func TestNotificationID(t *testing.T) {
+	r := newReceiver(t, func(n int) int {
+		if n == 1 {
+			return http.StatusServiceUnavailable
+		}
+		return http.StatusOK
+	})
+	_, q := newSender(t, AllowPrivateNetworks(), WithBackoff(time.Millisecond, time.Millisecond))
+	q.send(t, "", cfgFor(r, "p"), statusEvent())
+	a, b := r.wait(t), r.wait(t)
+	id := a.header.Get(IDHeader)
+	if id == "" || b.header.Get(IDHeader) != id || !strings.HasPrefix(id, "task-1/") || !strings.HasSuffix(id, "/p") {
+		t.Fatalf("notification ids %q and %q, want one store.DeliveryID (task-1/…/p) on both attempts", id, b.header.Get(IDHeader))
+	}
+}
+
+// TestRetriesSurviveARestart: the attempt count lives in the outbox, so a
+// new sender (a restarted agent) continues where the old one stopped and
+// gives up after the total number of attempts.
+func TestRetriesSurviveARestart(t *testing.T) {
+	r := newReceiver(t, func(int) int { return http.StatusServiceUnavailable })
+	fl := newFailures()
+	first := NewSender(AllowPrivateNetworks(), WithMaxAttempts(3), OnFailure(fl.hook))
+	first.now = func() time.Time { return clock }
+	q := newOutbox()
+	q.send(t, "", cfgFor(r, "p"), statusEvent())
+	// Let the first sender make exactly one attempt: retries it schedules
+	// are due an hour after its clock.
+	first.now = func() time.Time { return clock }
+	stopAfterOne := &retryLater{outbox: q}
+	if err := first.Start(stopAfterOne); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t)
+	closeSender(t, first)
+	if len(fl.got) != 0 {
+		t.Fatalf("the first sender gave up: %+v", fl.got)
+	}
+	second := NewSender(AllowPrivateNetworks(), WithMaxAttempts(3), OnFailure(fl.hook))
+	second.now = func() time.Time { return clock.Add(2 * time.Hour) }
+	if err := second.Start(q); err != nil {
+		t.Fatal(err)
+	}
+	defer closeSender(t, second)
+	f := fl.wait(t)
+	if f.Attempts != 3 || r.count() != 3 {
+		t.Fatalf("after the restart: gave up after %d attempts, %d requests; want 3 in total", f.Attempts, r.count())
+	}
+}
+
+// retryLater schedules retries an hour later than asked.
+type retryLater struct{ *outbox }
+
+func (o *retryLater) RetryDelivery(ctx context.Context, id string, attempts int, at time.Time) error {
+	return o.Memory.RetryDelivery(ctx, id, attempts, at.Add(time.Hour))
 }
 
 func TestSSRFGuardAtDialTime(t *testing.T) {
@@ -376,8 +497,8 @@ func TestSSRFGuardAtDialTime(t *testing.T) {
 	} {
 		t.Run(url, func(t *testing.T) {
 			fl := newFailures()
-			s := newSender(t, OnFailure(fl.hook))
-			s.Send(Notification{Config: &a2av1.TaskPushNotificationConfig{TaskId: "t", Id: "p", Url: url}, Event: statusEvent()})
+			_, q := newSender(t, OnFailure(fl.hook))
+			q.send(t, "", &a2av1.TaskPushNotificationConfig{TaskId: "t", Id: "p", Url: url}, statusEvent())
 			f := fl.wait(t)
 			if !errors.Is(f.Err, ErrBlockedAddress) || f.Attempts != 1 {
 				t.Fatalf("failure = %+v, want ErrBlockedAddress after one attempt", f)
@@ -437,48 +558,53 @@ func TestCheckURL(t *testing.T) {
 	}
 }
 
-func TestForgetStopsDelivery(t *testing.T) {
+func TestDeletedConfigGetsNothingMore(t *testing.T) {
 	r := newReceiver(t, nil)
 	r.block = make(chan struct{})
-	defer close(r.block)
 	fl := newFailures()
-	s := newSender(t, AllowPrivateNetworks(), OnFailure(fl.hook))
+	s, q := newSender(t, AllowPrivateNetworks(), OnFailure(fl.hook))
 	cfg := cfgFor(r, "p")
-	s.Send(Notification{Tenant: "t", Config: cfg, Event: numbered(0)})
+	q.send(t, "t", cfg, numbered(0))
 	r.wait(t)
-	s.Send(Notification{Tenant: "t", Config: cfg, Event: numbered(1)})
-	s.Forget("t", cfg.TaskId, cfg.Id)
+	q.send(t, "t", cfg, numbered(1))
+	if err := q.DeletePushConfig(context.Background(), "t", cfg.TaskId, cfg.Id); err != nil {
+		t.Fatal(err)
+	}
+	close(r.block)
 	closeSender(t, s)
-	if r.count() != 1 || len(fl.got) != 0 {
-		t.Fatalf("after Forget: %d requests, failures %+v; want the one in flight only and no failures", r.count(), fl.got)
+	if r.count() != 1 || len(fl.got) != 0 || q.Stats().PendingDeliveries != 0 {
+		t.Fatalf("after the delete: %d requests, failures %+v, %d pending; want the one in flight only, no failures, none pending",
+			r.count(), fl.got, q.Stats().PendingDeliveries)
 	}
 }
 
-func TestCloseReportsUndelivered(t *testing.T) {
+func TestCloseLeavesUndeliveredInTheOutbox(t *testing.T) {
 	r := newReceiver(t, nil)
 	r.block = make(chan struct{})
 	defer close(r.block)
 	fl := newFailures()
 	s := NewSender(AllowPrivateNetworks(), OnFailure(fl.hook))
+	s.now = func() time.Time { return clock }
+	q := newOutbox()
+	if err := s.Start(q); err != nil {
+		t.Fatal(err)
+	}
 	cfg := cfgFor(r, "p")
-	s.Send(Notification{Config: cfg, Event: numbered(0)})
+	q.send(t, "", cfg, numbered(0))
 	r.wait(t)
-	s.Send(Notification{Config: cfg, Event: numbered(1)})
+	q.send(t, "", cfg, numbered(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if err := s.Close(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Close = %v, want the context's error", err)
 	}
-	if len(fl.got) != 2 {
-		t.Fatalf("failures %+v, want the in-flight and the queued notification reported", fl.got)
+	if len(fl.got) != 0 {
+		t.Fatalf("failures %+v, want none: undelivered notifications are not given up", fl.got)
 	}
-	for _, f := range fl.got {
-		if !errors.Is(f.Err, ErrClosed) {
-			t.Fatalf("failure %+v, want ErrClosed", f)
-		}
+	if n := q.Stats().PendingDeliveries; n != 2 {
+		t.Fatalf("%d deliveries in the outbox after Close, want both (the cut attempt and the queued one)", n)
 	}
-	s.Send(Notification{Config: cfg, Event: numbered(2)}) // after Close: reported at once
-	if len(fl.got) != 3 || !errors.Is(fl.got[2].Err, ErrClosed) {
-		t.Fatalf("Send after Close: failures %+v, want a third ErrClosed", fl.got)
+	if err := s.Start(q); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Start after Close = %v, want ErrClosed", err)
 	}
 }

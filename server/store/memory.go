@@ -13,10 +13,6 @@ import (
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 )
 
-// DefaultSubscriberBuffer is how many events a subscriber of the in-memory
-// store may lag behind before it is dropped with ErrSlowSubscriber.
-const DefaultSubscriberBuffer = 128
-
 // MemoryOption configures NewMemory.
 type MemoryOption func(*Memory)
 
@@ -34,7 +30,8 @@ func WithSubscriberBuffer(n int) MemoryOption {
 // once it has been in a terminal state for longer than d: from then on the
 // store reports it not found (GetTask answers TaskNotFound) and listings leave
 // it out. Tasks that have not ended are never removed. d <= 0 (the default)
-// keeps terminal tasks until the process ends.
+// keeps terminal tasks until the process ends. Deliveries still pending for
+// a removed task are kept until they are done.
 func WithTerminalTaskTTL(d time.Duration) MemoryOption {
 	return func(m *Memory) { m.ttl = max(d, 0) }
 }
@@ -47,36 +44,64 @@ func WithMaxTerminalTasks(n int) MemoryOption {
 	return func(m *Memory) { m.maxTerminal = max(n, 0) }
 }
 
-// Memory is the in-memory Store. By default it keeps everything until the
-// process ends; WithTerminalTaskTTL and WithMaxTerminalTasks bound what it
-// keeps of finished tasks. It delivers events to subscribers without blocking
-// the writer, and is safe for concurrent use. Reads of a task take no lock on
-// the task: records are immutable and published atomically.
+// DefaultMaxPendingDeliveries is how many deliveries the in-memory outbox
+// keeps per webhook config; see WithMaxPendingDeliveries.
+const DefaultMaxPendingDeliveries = 1024
+
+// WithMaxPendingDeliveries bounds the in-memory outbox: a webhook config
+// that already has n deliveries waiting (its receiver is down or slow) gets
+// no more until they drain; the dropped ones are counted in
+// MemoryStats.DroppedDeliveries. n < 1 keeps DefaultMaxPendingDeliveries.
+func WithMaxPendingDeliveries(n int) MemoryOption {
+	return func(m *Memory) {
+		if n >= 1 {
+			m.maxPending = n
+		}
+	}
+}
+
+// Memory is the in-memory Store: nothing survives the process. By default
+// it keeps every task until the process ends; WithTerminalTaskTTL and
+// WithMaxTerminalTasks bound what it keeps of finished tasks. It delivers
+// events to subscribers without blocking the writer, and is safe for
+// concurrent use. Reads of a task take no lock on the task: records are
+// immutable and published atomically.
 type Memory struct {
 	mu      sync.RWMutex
 	tenants map[string]*memTenant
 	buffer  int
+	broker  *Broker
+	closed  atomic.Bool
 
 	// Retention of terminal tasks (retention.go); guarded by mu.
 	ttl         time.Duration
 	maxTerminal int
 	now         func() time.Time
 	ended       endedQueue
+
+	// Execution records: the unfinished tasks of each runner.
+	runMu sync.Mutex
+	runs  map[string]map[*memEntry]struct{}
+
+	// Push configs and the outbox (memory_outbox.go); guarded by pmu.
+	pmu        sync.Mutex
+	outbox     memOutbox
+	maxPending int
 }
 
 type memTenant struct {
 	tasks   map[string]*memEntry
-	configs map[string]map[string]*a2av1.TaskPushNotificationConfig // task id → config id → config
+	configs map[string]map[string]*a2av1.TaskPushNotificationConfig // task id → config id → config; guarded by Memory.pmu
 }
 
-// memEntry is one task: its current record and its subscribers. mu
-// serialises writes and subscriber changes, so every subscriber sees the
-// events of the task in the same order; the record is published atomically
-// so that readers take no lock.
+// memEntry is one task: its current record. mu serialises its writes (and
+// their publication, so that every subscriber sees the events of the task
+// in the same order); the record is published atomically so that readers
+// take no lock.
 type memEntry struct {
-	mu   sync.Mutex
-	rec  atomic.Pointer[Record]
-	subs []*memSub // guarded by mu
+	mu      sync.Mutex
+	rec     atomic.Pointer[Record]
+	configs atomic.Int32 // how many push configs the task has
 
 	endedAt time.Time // when the task became terminal, if retention is on; guarded by Memory.mu
 }
@@ -85,11 +110,36 @@ var _ Store = (*Memory)(nil)
 
 // NewMemory returns an empty in-memory store.
 func NewMemory(opts ...MemoryOption) *Memory {
-	m := &Memory{tenants: make(map[string]*memTenant), buffer: DefaultSubscriberBuffer, now: time.Now}
+	m := &Memory{
+		tenants:    make(map[string]*memTenant),
+		buffer:     DefaultSubscriberBuffer,
+		now:        time.Now,
+		runs:       make(map[string]map[*memEntry]struct{}),
+		maxPending: DefaultMaxPendingDeliveries,
+	}
 	for _, o := range opts {
 		o(m)
 	}
+	m.broker = NewBroker(m.buffer)
+	m.outbox.init()
 	return m
+}
+
+// Close implements Store: subscriptions end with ErrClosed, later calls fail
+// with ErrClosed.
+func (m *Memory) Close() error {
+	if m.closed.Swap(true) {
+		return nil
+	}
+	m.broker.Close()
+	return nil
+}
+
+func (m *Memory) checkOpen() error {
+	if m.closed.Load() {
+		return ErrClosed
+	}
+	return nil
 }
 
 // liveLocked reports whether tenant t holds the task and it has not outlived
@@ -115,34 +165,68 @@ func (m *Memory) entry(tenant, id string) *memEntry {
 
 func (e *memEntry) snapshot() Record { return *e.rec.Load() }
 
-// CreateTask implements Store.
-func (m *Memory) CreateTask(_ context.Context, rec Record) (Record, error) {
+// CreateTask implements Tasks.
+func (m *Memory) CreateTask(_ context.Context, c Creation) (Record, error) {
+	if err := m.checkOpen(); err != nil {
+		return Record{}, err
+	}
+	rec := c.Record
 	if err := CheckSnapshot(rec.Task); err != nil {
 		return Record{}, err
 	}
+	id := rec.Task.GetId()
+	for _, cfg := range c.PushConfigs {
+		if cfg.GetId() == "" || cfg.GetTaskId() != id {
+			return Record{}, fmt.Errorf("store: push config %q of new task %q must have an id and the task's id (got %q)", cfg.GetId(), id, cfg.GetTaskId())
+		}
+	}
 	rec.Version = 1
+	if IsTerminal(rec.Task.GetStatus().GetState()) {
+		rec.Runner, rec.LeaseUntil = "", time.Time{}
+	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.sweepLocked() // a task past its TTL must not block its id
 	t := m.tenants[rec.Tenant]
 	if t == nil {
 		t = &memTenant{tasks: make(map[string]*memEntry), configs: make(map[string]map[string]*a2av1.TaskPushNotificationConfig)}
 		m.tenants[rec.Tenant] = t
 	}
-	if _, dup := t.tasks[rec.Task.GetId()]; dup {
-		return Record{}, fmt.Errorf("%w: task %q", ErrExists, rec.Task.GetId())
+	if _, dup := t.tasks[id]; dup {
+		m.mu.Unlock()
+		return Record{}, fmt.Errorf("%w: task %q", ErrExists, id)
 	}
 	e := &memEntry{}
 	e.rec.Store(&rec)
-	t.tasks[rec.Task.GetId()] = e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t.tasks[id] = e
 	if IsTerminal(rec.Task.GetStatus().GetState()) {
-		m.endedLocked(rec.Tenant, rec.Task.GetId(), e)
+		m.endedLocked(rec.Tenant, id, e)
 	}
+	m.mu.Unlock()
+	if len(c.PushConfigs) > 0 {
+		m.pmu.Lock()
+		byID := t.configs[id]
+		if byID == nil {
+			byID = make(map[string]*a2av1.TaskPushNotificationConfig)
+			t.configs[id] = byID
+		}
+		for _, cfg := range c.PushConfigs {
+			byID[cfg.GetId()] = cfg
+		}
+		e.configs.Store(int32(len(byID)))
+		m.enqueueLocked(rec.Tenant, id, 1, c.Events, byID)
+		m.pmu.Unlock()
+	}
+	m.trackRun(e, "", rec.Runner)
 	return rec, nil
 }
 
-// Task implements Store.
+// Task implements Tasks.
 func (m *Memory) Task(_ context.Context, tenant, id string) (Record, error) {
+	if err := m.checkOpen(); err != nil {
+		return Record{}, err
+	}
 	e := m.entry(tenant, id)
 	if e == nil {
 		return Record{}, fmt.Errorf("%w: task %q", ErrNotFound, id)
@@ -150,8 +234,11 @@ func (m *Memory) Task(_ context.Context, tenant, id string) (Record, error) {
 	return e.snapshot(), nil
 }
 
-// UpdateTask implements Store.
+// UpdateTask implements Tasks.
 func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
+	if err := m.checkOpen(); err != nil {
+		return 0, err
+	}
 	if err := CheckSnapshot(u.Task); err != nil {
 		return 0, err
 	}
@@ -159,17 +246,6 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 	if e == nil {
 		return 0, fmt.Errorf("%w: task %q", ErrNotFound, u.Task.GetId())
 	}
-	v, err := e.update(u)
-	if err == nil && IsTerminal(u.Task.GetStatus().GetState()) {
-		m.mu.Lock()
-		m.endedLocked(u.Tenant, u.Task.GetId(), e)
-		m.mu.Unlock()
-	}
-	return v, err
-}
-
-// update is UpdateTask on the entry of the task.
-func (e *memEntry) update(u Update) (int64, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cur := e.rec.Load()
@@ -184,55 +260,130 @@ func (e *memEntry) update(u Update) (int64, error) {
 		return 0, err
 	}
 	v := cur.Version + 1
-	e.rec.Store(&Record{Tenant: cur.Tenant, Owner: cur.Owner, Version: v, Task: u.Task})
-	if len(e.subs) > 0 {
-		e.publish(v, u.Events)
+	next := &Record{Tenant: cur.Tenant, Owner: cur.Owner, Version: v, Task: u.Task, Runner: cur.Runner, LeaseUntil: cur.LeaseUntil}
+	if u.Runner != "" {
+		next.Runner, next.LeaseUntil = u.Runner, u.LeaseUntil
 	}
-	if IsTerminal(to) {
-		for _, s := range e.subs {
-			s.endLocked(nil)
+	terminal := IsTerminal(to)
+	if terminal {
+		next.Runner, next.LeaseUntil = "", time.Time{}
+	}
+	e.rec.Store(next)
+	if len(u.Events) > 0 && e.configs.Load() > 0 {
+		if t := m.tenantOf(u.Tenant); t != nil {
+			m.pmu.Lock()
+			m.enqueueLocked(u.Tenant, u.Task.GetId(), v, u.Events, t.configs[u.Task.GetId()])
+			m.pmu.Unlock()
 		}
-		e.subs = nil
+	}
+	m.broker.Publish(u.Tenant, u.Task.GetId(), v, u.Events, terminal)
+	if cur.Runner != next.Runner {
+		m.trackRun(e, cur.Runner, next.Runner)
+	}
+	if terminal {
+		m.mu.Lock()
+		m.endedLocked(u.Tenant, u.Task.GetId(), e)
+		m.mu.Unlock()
 	}
 	return v, nil
 }
 
-// publish hands events to every subscriber without blocking; a subscriber
-// whose buffer is full is dropped. Called with e.mu held.
-func (e *memEntry) publish(version int64, events []*a2av1.StreamResponse) {
-	for i := 0; i < len(e.subs); {
-		s := e.subs[i]
-		ok := true
-		for _, ev := range events {
-			select {
-			case s.ch <- Event{Version: version, Response: ev}:
-			default:
-				ok = false
-			}
-			if !ok {
-				break
-			}
+func (m *Memory) tenantOf(tenant string) *memTenant {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.tenants[tenant]
+}
+
+// trackRun moves e from the execution records of runner from to those of
+// runner to.
+func (m *Memory) trackRun(e *memEntry, from, to string) {
+	if from == to {
+		return
+	}
+	m.runMu.Lock()
+	defer m.runMu.Unlock()
+	if set := m.runs[from]; from != "" && set != nil {
+		delete(set, e)
+		if len(set) == 0 {
+			delete(m.runs, from)
 		}
-		if ok {
-			i++
-			continue
+	}
+	if to != "" {
+		set := m.runs[to]
+		if set == nil {
+			set = make(map[*memEntry]struct{})
+			m.runs[to] = set
 		}
-		e.removeLocked(i)
-		s.endLocked(ErrSlowSubscriber)
+		set[e] = struct{}{}
 	}
 }
 
-// removeLocked drops subscriber i (order among subscribers does not matter).
-func (e *memEntry) removeLocked(i int) {
-	last := len(e.subs) - 1
-	e.subs[i] = e.subs[last]
-	e.subs[i].idx = i
-	e.subs[last] = nil
-	e.subs = e.subs[:last]
+// RenewRuns implements Tasks.
+func (m *Memory) RenewRuns(_ context.Context, runner string, until time.Time) error {
+	if err := m.checkOpen(); err != nil {
+		return err
+	}
+	m.runMu.Lock()
+	entries := make([]*memEntry, 0, len(m.runs[runner]))
+	for e := range m.runs[runner] {
+		entries = append(entries, e)
+	}
+	m.runMu.Unlock()
+	for _, e := range entries {
+		e.mu.Lock()
+		cur := e.rec.Load()
+		if cur.Runner == runner && !IsTerminal(cur.Task.GetStatus().GetState()) {
+			n := *cur
+			n.LeaseUntil = until
+			e.rec.Store(&n)
+		}
+		e.mu.Unlock()
+	}
+	return nil
 }
 
-// ListTasks implements Store.
+// StaleRuns implements Tasks.
+func (m *Memory) StaleRuns(_ context.Context, self string, now time.Time, limit int) ([]Record, error) {
+	if err := m.checkOpen(); err != nil {
+		return nil, err
+	}
+	m.runMu.Lock()
+	var entries []*memEntry
+	for runner, set := range m.runs {
+		if runner == self {
+			continue
+		}
+		for e := range set {
+			entries = append(entries, e)
+		}
+	}
+	m.runMu.Unlock()
+	var out []Record
+	for _, e := range entries {
+		rec := e.snapshot()
+		state := rec.Task.GetStatus().GetState()
+		if state != a2av1.TaskState_TASK_STATE_SUBMITTED && state != a2av1.TaskState_TASK_STATE_WORKING {
+			continue
+		}
+		if rec.Runner == "" || rec.Runner == self || !(rec.LeaseUntil.Before(now) || RunnerGone(self, rec.Runner)) {
+			continue
+		}
+		if m.entry(rec.Tenant, rec.Task.GetId()) != e {
+			continue // removed meanwhile
+		}
+		out = append(out, rec)
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// ListTasks implements Tasks.
 func (m *Memory) ListTasks(_ context.Context, tenant string, q Query) (Page, error) {
+	if err := m.checkOpen(); err != nil {
+		return Page{}, err
+	}
 	if q.Limit < 1 {
 		return Page{}, fmt.Errorf("store: list limit %d must be positive", q.Limit)
 	}
@@ -282,125 +433,87 @@ func (m *Memory) ListTasks(_ context.Context, tenant string, q Query) (Page, err
 	return page, nil
 }
 
-// Subscribe implements Store.
+// Subscribe implements Subscriptions.
 func (m *Memory) Subscribe(ctx context.Context, tenant, id string) (Record, Subscription, error) {
-	e := m.entry(tenant, id)
-	if e == nil {
-		return Record{}, nil, fmt.Errorf("%w: task %q", ErrNotFound, id)
+	if err := m.checkOpen(); err != nil {
+		return Record{}, nil, err
 	}
-	s := &memSub{e: e}
-	e.mu.Lock()
-	rec := *e.rec.Load()
-	if IsTerminal(rec.Task.GetStatus().GetState()) {
-		s.ch = make(chan Event)
-		s.endLocked(nil)
-		e.mu.Unlock()
-		return rec, s, nil
-	}
-	s.ch = make(chan Event, m.buffer)
-	s.idx = len(e.subs)
-	e.subs = append(e.subs, s)
-	e.mu.Unlock()
-	if ctx.Done() != nil {
-		s.stop = context.AfterFunc(ctx, func() { s.end(ctx.Err()) })
-	}
-	return rec, s, nil
+	return m.broker.Subscribe(ctx, tenant, id, func(ctx context.Context) (Record, error) { return m.Task(ctx, tenant, id) })
 }
 
-// memSub is a subscription of the in-memory store. Its fields are guarded by
-// the entry's mutex.
-type memSub struct {
-	e     *memEntry
-	ch    chan Event
-	idx   int // position in e.subs while live
-	ended bool
-	err   error
-	stop  func() bool // stops the context callback
-}
-
-func (s *memSub) Events() <-chan Event { return s.ch }
-
-func (s *memSub) Err() error {
-	s.e.mu.Lock()
-	defer s.e.mu.Unlock()
-	return s.err
-}
-
-func (s *memSub) Close() {
-	s.end(nil)
-	if s.stop != nil {
-		s.stop()
-	}
-}
-
-// end ends the subscription with err (unless it already ended).
-func (s *memSub) end(err error) {
-	s.e.mu.Lock()
-	defer s.e.mu.Unlock()
-	if s.ended {
-		return
-	}
-	if s.idx < len(s.e.subs) && s.e.subs[s.idx] == s {
-		s.e.removeLocked(s.idx)
-	}
-	s.endLocked(err)
-}
-
-// endLocked marks the subscription ended and closes its channel; the caller
-// holds e.mu and has removed it from e.subs.
-func (s *memSub) endLocked(err error) {
-	if s.ended {
-		return
-	}
-	s.ended = true
-	s.err = err
-	close(s.ch)
-}
-
-// SavePushConfig implements Store.
+// SavePushConfig implements PushConfigs.
 func (m *Memory) SavePushConfig(_ context.Context, tenant string, cfg *a2av1.TaskPushNotificationConfig) error {
+	if err := m.checkOpen(); err != nil {
+		return err
+	}
 	if cfg.GetTaskId() == "" || cfg.GetId() == "" {
 		return fmt.Errorf("store: push config needs a task id and an id (got task %q, id %q)", cfg.GetTaskId(), cfg.GetId())
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.mu.RLock()
 	t := m.tenants[tenant]
-	if !m.liveLocked(t, cfg.GetTaskId()) {
+	live := m.liveLocked(t, cfg.GetTaskId())
+	var e *memEntry
+	if live {
+		e = t.tasks[cfg.GetTaskId()]
+	}
+	m.mu.RUnlock()
+	if !live {
 		return fmt.Errorf("%w: task %q", ErrNotFound, cfg.GetTaskId())
 	}
+	m.pmu.Lock()
+	defer m.pmu.Unlock()
 	byID := t.configs[cfg.GetTaskId()]
 	if byID == nil {
 		byID = make(map[string]*a2av1.TaskPushNotificationConfig)
 		t.configs[cfg.GetTaskId()] = byID
 	}
 	byID[cfg.GetId()] = cfg
+	e.configs.Store(int32(len(byID)))
+	m.outbox.replaceConfig(tenant, cfg)
 	return nil
 }
 
-// PushConfig implements Store.
+// PushConfig implements PushConfigs.
 func (m *Memory) PushConfig(_ context.Context, tenant, taskID, id string) (*a2av1.TaskPushNotificationConfig, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.tenants[tenant]; m.liveLocked(t, taskID) {
-		if cfg := t.configs[taskID][id]; cfg != nil {
+	if err := m.checkOpen(); err != nil {
+		return nil, err
+	}
+	if t := m.liveTenant(tenant, taskID); t != nil {
+		m.pmu.Lock()
+		cfg := t.configs[taskID][id]
+		m.pmu.Unlock()
+		if cfg != nil {
 			return cfg, nil
 		}
 	}
 	return nil, fmt.Errorf("%w: push config %q of task %q", ErrNotFound, id, taskID)
 }
 
-// ListPushConfigs implements Store.
-func (m *Memory) ListPushConfigs(_ context.Context, tenant, taskID, after string, limit int) ([]*a2av1.TaskPushNotificationConfig, bool, error) {
+// liveTenant returns the tenant when it holds the live task, else nil.
+func (m *Memory) liveTenant(tenant, taskID string) *memTenant {
 	m.mu.RLock()
-	var all []*a2av1.TaskPushNotificationConfig
+	defer m.mu.RUnlock()
 	if t := m.tenants[tenant]; m.liveLocked(t, taskID) {
+		return t
+	}
+	return nil
+}
+
+// ListPushConfigs implements PushConfigs.
+func (m *Memory) ListPushConfigs(_ context.Context, tenant, taskID, after string, limit int) ([]*a2av1.TaskPushNotificationConfig, bool, error) {
+	if err := m.checkOpen(); err != nil {
+		return nil, false, err
+	}
+	var all []*a2av1.TaskPushNotificationConfig
+	if t := m.liveTenant(tenant, taskID); t != nil {
+		m.pmu.Lock()
 		for id, cfg := range t.configs[taskID] {
 			if id > after {
 				all = append(all, cfg)
 			}
 		}
+		m.pmu.Unlock()
 	}
-	m.mu.RUnlock()
 	slices.SortFunc(all, func(a, b *a2av1.TaskPushNotificationConfig) int { return strings.Compare(a.GetId(), b.GetId()) })
 	if limit > 0 && len(all) > limit {
 		return all[:limit], true, nil
@@ -408,12 +521,26 @@ func (m *Memory) ListPushConfigs(_ context.Context, tenant, taskID, after string
 	return all, false, nil
 }
 
-// DeletePushConfig implements Store.
+// DeletePushConfig implements PushConfigs.
 func (m *Memory) DeletePushConfig(_ context.Context, tenant, taskID, id string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if t := m.tenants[tenant]; t != nil {
-		delete(t.configs[taskID], id)
+	if err := m.checkOpen(); err != nil {
+		return err
 	}
+	m.mu.RLock()
+	t := m.tenants[tenant]
+	var e *memEntry
+	if t != nil {
+		e = t.tasks[taskID]
+	}
+	m.mu.RUnlock()
+	m.pmu.Lock()
+	defer m.pmu.Unlock()
+	if t != nil {
+		delete(t.configs[taskID], id)
+		if e != nil {
+			e.configs.Store(int32(len(t.configs[taskID])))
+		}
+	}
+	m.outbox.dropConfig(tenant, taskID, id)
 	return nil
 }

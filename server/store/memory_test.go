@@ -33,7 +33,7 @@ func TestMemorySubscriberBuffer(t *testing.T) {
 	task := func() *a2av1.Task {
 		return &a2av1.Task{Id: "t", Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING, Timestamp: timestamppb.Now()}}
 	}
-	rec, err := s.CreateTask(ctx, store.Record{Task: task()})
+	rec, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: task()}})
 	if err != nil {
 		t.Fatal(err)
 	}

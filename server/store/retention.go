@@ -91,8 +91,12 @@ func (m *Memory) removeLocked(tenant, id string, e *memEntry) {
 		return
 	}
 	delete(t.tasks, id)
+	m.pmu.Lock()
 	delete(t.configs, id)
-	if len(t.tasks) == 0 && len(t.configs) == 0 {
+	empty := len(t.tasks) == 0 && len(t.configs) == 0
+	m.pmu.Unlock()
+	if empty {
 		delete(m.tenants, tenant)
 	}
+	m.trackRun(e, e.rec.Load().Runner, "")
 }

@@ -45,7 +45,7 @@ func retentionTask(id string, state a2av1.TaskState) *a2av1.Task {
 // startTask creates a working task; endTask completes it.
 func startTask(t *testing.T, m *Memory, tenant, id string) {
 	t.Helper()
-	if _, err := m.CreateTask(context.Background(), Record{Tenant: tenant, Task: retentionTask(id, a2av1.TaskState_TASK_STATE_WORKING)}); err != nil {
+	if _, err := m.CreateTask(context.Background(), Creation{Record: Record{Tenant: tenant, Task: retentionTask(id, a2av1.TaskState_TASK_STATE_WORKING)}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -140,7 +140,7 @@ func TestMaxTerminalTasks(t *testing.T) {
 		t.Fatalf("running tasks were removed: %v left", got)
 	}
 	// A task created terminal counts too (an agent may reject at once).
-	if _, err := m.CreateTask(context.Background(), Record{Tenant: "tenant-t", Task: retentionTask("r1", a2av1.TaskState_TASK_STATE_REJECTED)}); err != nil {
+	if _, err := m.CreateTask(context.Background(), Creation{Record: Record{Tenant: "tenant-t", Task: retentionTask("r1", a2av1.TaskState_TASK_STATE_REJECTED)}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := present(m, "tenant-t", "t1", "t3", "r1"); fmt.Sprint(got) != "[t3 r1]" {
@@ -190,7 +190,7 @@ func TestRetentionConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range 200 {
 				id := fmt.Sprint("g", g, "-", i)
-				rec, err := m.CreateTask(ctx, Record{Task: retentionTask(id, a2av1.TaskState_TASK_STATE_WORKING)})
+				rec, err := m.CreateTask(ctx, Creation{Record: Record{Task: retentionTask(id, a2av1.TaskState_TASK_STATE_WORKING)}})
 				if err != nil {
 					t.Error(err)
 					return
@@ -233,7 +233,7 @@ func BenchmarkTaskLifecycle(b *testing.B) {
 			for b.Loop() {
 				id := strconv.Itoa(i)
 				i++
-				rec, err := m.CreateTask(ctx, Record{Task: retentionTask(id, a2av1.TaskState_TASK_STATE_WORKING)})
+				rec, err := m.CreateTask(ctx, Creation{Record: Record{Task: retentionTask(id, a2av1.TaskState_TASK_STATE_WORKING)}})
 				if err != nil {
 					b.Fatal(err)
 				}

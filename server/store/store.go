@@ -1,21 +1,33 @@
-// Package store defines where the default A2A server keeps tasks, their event
-// streams and their push-notification configs, and provides the in-memory
-// implementation.
+// Package store defines where the default A2A server keeps its state, and
+// provides the in-memory implementation and the in-process event broker that
+// durable stores build on.
 //
-// A Store holds immutable task snapshots. Every change is an optimistic write:
-// the writer computes a new snapshot from the version it read and the store
-// accepts it only if that version is still current, so concurrent writers
-// (the running agent, a cancel request, a follow-up message, another server
-// replica) never lose each other's changes. A write may carry the stream
-// events it produced; the store delivers them, in write order, to every
-// subscriber of the task. Because events travel through the store, a store
-// shared by several server replicas (SQL, Redis, …) lets a client subscribed
-// on one replica follow a task that runs on another.
+// A Store is four parts, each with its own conformance suite in package
+// storetest:
 //
-// Snapshots are shared, never copied: a *a2av1.Task handed to or returned by a
-// store must not be modified by anyone. Build a new Task for every change.
+//   - Tasks: versioned task records. Every change is an optimistic write: the
+//     writer computes a new snapshot from the version it read and the store
+//     accepts it only if that version is still current, so concurrent writers
+//     (the running agent, a cancel, a follow-up, another replica) never lose
+//     each other's changes. The record also says which server instance runs
+//     the task's execution and until when its lease holds (the execution
+//     record), so that tasks orphaned by a crash can be found and settled.
+//   - Subscriptions: the live feed. A write carries the stream events it
+//     produced, and the store publishes them after the write is durable, in
+//     write order, to every subscriber of the task. Subscribe returns a
+//     snapshot and exactly the events written after it. Broker is the
+//     in-process feed the memory and SQLite stores use; a store shared by
+//     replicas publishes across processes instead.
+//   - PushConfigs: the webhook configs of each task.
+//   - Outbox: the pending push deliveries. The same write that stores a task
+//     change queues one delivery per event and webhook config of the task,
+//     atomically, so a crash can lose neither the change nor its
+//     notifications. Deliveries are leased to a worker, retried with their
+//     attempt count and due time kept in the store, and handed out in order
+//     per webhook config.
 //
-// Every implementation must pass the conformance suite in package storetest.
+// Snapshots are shared, never copied: a *a2av1.Task handed to or returned by
+// a store must not be modified by anyone. Build a new Task for every change.
 package store
 
 import (
@@ -27,9 +39,12 @@ import (
 )
 
 // Errors a Store reports. Implementations return these values (possibly
-// wrapped) so that callers can test them with errors.Is.
+// wrapped) so that callers can test them with errors.Is. Any other error is
+// a failure of the storage itself (a database error), which the server
+// answers with an Internal error.
 var (
-	// ErrNotFound: no task (or push config) with that id in that tenant.
+	// ErrNotFound: no task (or push config, or delivery) with that id in
+	// that tenant.
 	ErrNotFound = errors.New("store: not found")
 	// ErrExists: CreateTask with an id the tenant already uses.
 	ErrExists = errors.New("store: task already exists")
@@ -62,6 +77,28 @@ type Record struct {
 	Version int64
 	// Task is the immutable snapshot. Its Status.Timestamp orders listings.
 	Task *a2av1.Task
+	// Runner identifies the server instance (see NewRunnerID) whose
+	// execution works on the task, "" when none does. Stores clear it when
+	// the task becomes terminal.
+	Runner string
+	// LeaseUntil is when the runner's claim on the task ends unless it is
+	// renewed (RenewRuns or another write by the runner).
+	LeaseUntil time.Time
+}
+
+// Creation is a new task, written with what must exist from its first
+// moment on.
+type Creation struct {
+	// Record is the new task (Version is ignored: the stored record has
+	// version 1).
+	Record
+	// PushConfigs are stored together with the task (an inline config of
+	// the message that started it). Their TaskId must be the task's id.
+	PushConfigs []*a2av1.TaskPushNotificationConfig
+	// Events are queued in the outbox for every config in PushConfigs (they
+	// are not published to subscribers: nobody can follow a task before it
+	// exists). Their version is 1.
+	Events []*a2av1.StreamResponse
 }
 
 // Update is one optimistic write of a task.
@@ -71,9 +108,17 @@ type Update struct {
 	Task *a2av1.Task
 	// Expect is the version the new snapshot was computed from.
 	Expect int64
-	// Events are published to the task's subscribers, in order, if and only
-	// if the write succeeds. Each carries the new version.
+	// Events travel with the write, if and only if it succeeds: they are
+	// published to the task's subscribers, in order, once the write is
+	// durable, and queued in the outbox for every push config the task has
+	// at the time of the write. Each carries the new version.
 	Events []*a2av1.StreamResponse
+	// Runner, when not empty, records that this runner executes the task
+	// from now on, with its lease extended to LeaseUntil. Empty keeps the
+	// stored runner and lease. A write that makes the task terminal clears
+	// both.
+	Runner     string
+	LeaseUntil time.Time
 }
 
 // Event is one published stream event of a task.
@@ -142,30 +187,48 @@ type Page struct {
 	More bool
 }
 
-// Store keeps tasks, their event feeds and their push-notification configs.
-// Implementations are safe for concurrent use.
-type Store interface {
-	// CreateTask stores a new task (rec.Version is ignored; the stored
-	// record has version 1). ErrExists when the tenant already has the id.
-	CreateTask(ctx context.Context, rec Record) (Record, error)
+// Tasks keeps versioned task records and their execution records.
+type Tasks interface {
+	// CreateTask stores a new task with its push configs and queues its
+	// events for them, atomically. ErrExists when the tenant already has the
+	// id; ErrInvalidTransition for a malformed snapshot.
+	CreateTask(ctx context.Context, c Creation) (Record, error)
 	// Task returns the current record. ErrNotFound.
 	Task(ctx context.Context, tenant, id string) (Record, error)
-	// UpdateTask replaces the task if u.Expect is its current version and
-	// publishes u.Events. It returns the new version. Errors: ErrNotFound,
-	// ErrTerminal (the stored task is terminal), ErrConflict,
-	// ErrInvalidTransition. When the new state is terminal, every
-	// subscription ends (with Err() == nil) after receiving the events.
+	// UpdateTask replaces the task if u.Expect is its current version,
+	// queues u.Events for the task's push configs and, once the write is
+	// durable, publishes them to subscribers. It returns the new version.
+	// Errors: ErrNotFound, ErrTerminal (the stored task is terminal),
+	// ErrConflict, ErrInvalidTransition. When the new state is terminal,
+	// every subscription ends (with Err() == nil) after receiving the events.
 	UpdateTask(ctx context.Context, u Update) (int64, error)
 	// ListTasks returns a page of the tenant's tasks in listing order.
 	ListTasks(ctx context.Context, tenant string, q Query) (Page, error)
-	// Subscribe returns the current record and a subscription to the events
-	// written after it, atomically: nothing is missed in between. A terminal
-	// task yields its record and an already ended subscription. The
-	// subscription also ends when ctx is done. ErrNotFound.
-	Subscribe(ctx context.Context, tenant, id string) (Record, Subscription, error)
+	// RenewRuns extends to until the lease of every task that runner
+	// executes and that is not terminal.
+	RenewRuns(ctx context.Context, runner string, until time.Time) error
+	// StaleRuns returns up to limit tasks, of any tenant, that are
+	// SUBMITTED or WORKING, have a runner other than self, and whose runner
+	// has stopped: its lease ended before now, or it ran on this host in a
+	// process that no longer exists (RunnerGone). The server settles them.
+	StaleRuns(ctx context.Context, self string, now time.Time, limit int) ([]Record, error)
+}
 
+// Subscriptions is the live feed of task events.
+type Subscriptions interface {
+	// Subscribe returns the current record and a subscription to the events
+	// written after it, atomically: nothing is missed in between and nothing
+	// already in the snapshot is repeated. A terminal task yields its record
+	// and an already ended subscription. The subscription also ends when ctx
+	// is done. ErrNotFound.
+	Subscribe(ctx context.Context, tenant, id string) (Record, Subscription, error)
+}
+
+// PushConfigs keeps the webhook configs of tasks.
+type PushConfigs interface {
 	// SavePushConfig stores cfg (cfg.TaskId and cfg.Id must be set),
-	// replacing a config with the same id. The task must exist (ErrNotFound).
+	// replacing a config with the same id; deliveries of that config still
+	// pending go to the new config. The task must exist (ErrNotFound).
 	SavePushConfig(ctx context.Context, tenant string, cfg *a2av1.TaskPushNotificationConfig) error
 	// PushConfig returns one config. ErrNotFound.
 	PushConfig(ctx context.Context, tenant, taskID, id string) (*a2av1.TaskPushNotificationConfig, error)
@@ -173,6 +236,71 @@ type Store interface {
 	// id greater than after, at most limit (limit <= 0: all), and whether
 	// more follow.
 	ListPushConfigs(ctx context.Context, tenant, taskID, after string, limit int) ([]*a2av1.TaskPushNotificationConfig, bool, error)
-	// DeletePushConfig removes a config; removing a missing one succeeds.
+	// DeletePushConfig removes a config and the deliveries still pending
+	// for it; removing a missing one succeeds.
 	DeletePushConfig(ctx context.Context, tenant, taskID, id string) error
+}
+
+// Delivery is one event to post to one webhook.
+type Delivery struct {
+	// ID identifies the delivery; it is stable across attempts, restarts
+	// and replicas (see DeliveryID), so receivers can deduplicate on it.
+	ID string
+	// Tenant of the task.
+	Tenant string
+	// Config is the webhook (as currently stored).
+	Config *a2av1.TaskPushNotificationConfig
+	// Event is the StreamResponse to post.
+	Event *a2av1.StreamResponse
+	// Attempts is how many attempts failed before this claim.
+	Attempts int
+}
+
+// Claim asks the outbox for due deliveries.
+type Claim struct {
+	// Worker names the claimant (a runner id); the deliveries are leased to
+	// it until Now+Lease.
+	Worker string
+	Now    time.Time
+	Lease  time.Duration
+	// Max is the most deliveries returned (at least 1).
+	Max int
+}
+
+// Outbox keeps the push deliveries that are not done yet.
+type Outbox interface {
+	// ClaimDeliveries leases up to c.Max deliveries that are due (their
+	// retry time has come) and not leased to anyone (or whose lease ended).
+	// Only the oldest pending delivery of each webhook config can be
+	// claimed, so each config receives its events one at a time, in the
+	// order they were written.
+	ClaimDeliveries(ctx context.Context, c Claim) ([]Delivery, error)
+	// FinishDelivery removes a delivery that succeeded or was given up;
+	// removing a missing one succeeds.
+	FinishDelivery(ctx context.Context, id string) error
+	// RetryDelivery records a failed attempt (attempts: the total made so
+	// far) and releases the lease: the delivery is due again at at.
+	// ErrNotFound when it is gone (its config was deleted meanwhile).
+	RetryDelivery(ctx context.Context, id string, attempts int, at time.Time) error
+	// NextDelivery reports when the next pending delivery is due (its
+	// retry time or, for a leased one, its lease end), or false when the
+	// outbox is empty.
+	NextDelivery(ctx context.Context) (time.Time, bool, error)
+	// DeliveriesQueued is signalled (never blocking the writer) after a
+	// write queued deliveries, so that a dispatcher in this process starts
+	// at once instead of at its next poll. A store shared by several
+	// processes may also signal for writes made elsewhere.
+	DeliveriesQueued() <-chan struct{}
+}
+
+// Store is everything the default server keeps. Implementations are safe
+// for concurrent use and pass storetest.Run.
+type Store interface {
+	Tasks
+	Subscriptions
+	PushConfigs
+	Outbox
+	// Close releases the store: live subscriptions end with ErrClosed, and
+	// later calls fail with ErrClosed. It is idempotent.
+	Close() error
 }

@@ -1,0 +1,114 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// Execution records and recovery. Every task this server executes carries
+// its runner id and a lease in the store, renewed by every write of the
+// execution and by a ticker. When a server instance dies (a crash, kill -9,
+// a lost machine), its SUBMITTED and WORKING tasks keep its runner id but
+// their leases run out; any live instance sharing the store — or the same
+// agent after its restart, at once when the dead process ran on the same
+// host — then settles each as FAILED with a status message saying the agent
+// stopped, through an ordinary write, so subscribers and webhooks see the
+// final event. Tasks waiting for input need no execution and are left
+// alone: the next message starts a new turn.
+
+// staleBatch is how many orphaned tasks one recovery round settles.
+const staleBatch = 100
+
+// stoppedText is the status message of a task settled by recovery.
+const stoppedText = "the agent stopped while working on this task (it was restarted or crashed); send the message again to retry"
+
+// leaseEnd is the end of a lease taken now.
+func (s *Server) leaseEnd() time.Time { return time.Now().Add(s.runLease) }
+
+// maintain renews this server's leases and settles orphaned tasks until
+// Shutdown. The first recovery round runs at once, so that a restarted agent
+// settles what its previous process left behind before clients ask.
+func (s *Server) maintain() {
+	defer s.bg.Done()
+	s.recoverStale()
+	renew := time.NewTicker(s.runLease / 3)
+	defer renew.Stop()
+	sweep := time.NewTicker(s.runLease / 2)
+	defer sweep.Stop()
+	for {
+		select {
+		case <-renew.C:
+			s.renewRuns()
+		case <-sweep.C:
+			s.recoverStale()
+		case <-s.base.Done():
+			return
+		}
+	}
+}
+
+// renewRuns extends the leases of the tasks this server executes.
+func (s *Server) renewRuns() {
+	s.mu.Lock()
+	running := len(s.runs)
+	s.mu.Unlock()
+	if running == 0 {
+		return
+	}
+	if err := s.store.RenewRuns(context.Background(), s.runner, s.leaseEnd()); err != nil && !errors.Is(err, store.ErrClosed) {
+		s.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: renewing task leases failed", slog.Any("error", err))
+	}
+}
+
+// recoverStale settles the tasks whose runner stopped.
+func (s *Server) recoverStale() {
+	ctx := context.Background()
+	for {
+		recs, err := s.store.StaleRuns(ctx, s.runner, time.Now(), staleBatch)
+		if err != nil {
+			if !errors.Is(err, store.ErrClosed) {
+				s.logger.LogAttrs(ctx, slog.LevelError, "a2a: looking for orphaned tasks failed", slog.Any("error", err))
+			}
+			return
+		}
+		settled := 0
+		for _, rec := range recs {
+			if s.settleStale(ctx, rec) {
+				settled++
+			}
+		}
+		if len(recs) < staleBatch || settled == 0 || s.base.Err() != nil {
+			return
+		}
+	}
+}
+
+// settleStale fails one orphaned task, unless it changed since it was
+// found (another instance took it over, or settled it first).
+func (s *Server) settleStale(ctx context.Context, rec store.Record) bool {
+	key := taskKey{rec.Tenant, rec.Task.GetId()}
+	unlock := s.lock(key)
+	defer unlock()
+	// One attempt from the version that was found stale: after a conflict
+	// the task is someone else's again, and the next round looks anew.
+	next, events, err := setStatus(a2av1.TaskState_TASK_STATE_FAILED, AgentMessage(stoppedText))(rec.Task)
+	if err == nil {
+		_, err = s.store.UpdateTask(ctx, store.Update{Tenant: rec.Tenant, Task: next, Expect: rec.Version, Events: events})
+	}
+	switch {
+	case err == nil:
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: task failed: the instance running it stopped",
+			slog.String("tenant", rec.Tenant), slog.String("taskId", key.id), slog.String("runner", rec.Runner))
+		return true
+	case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrTerminal), errors.Is(err, store.ErrNotFound):
+		return false
+	}
+	s.logger.LogAttrs(ctx, slog.LevelError, "a2a: settling an orphaned task failed",
+		slog.String("tenant", rec.Tenant), slog.String("taskId", key.id), slog.Any("error", err))
+	return false
+}

@@ -1,0 +1,129 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// RunPushConfigs runs the conformance tests of store.PushConfigs.
+func RunPushConfigs(t *testing.T, newStore func(t *testing.T) PushConfigStore) {
+	suite[PushConfigStore]{
+		{"SaveGetDelete", testPushConfigs},
+		{"Paging", testPushConfigPaging},
+		{"TenantIsolation", testPushConfigTenants},
+		{"CreatedWithTask", testPushConfigsCreatedWithTask},
+	}.run(t, newStore)
+}
+
+func testPushConfigs(t *testing.T, s PushConfigStore) {
+	ctx := context.Background()
+	mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
+	err := s.SavePushConfig(ctx, "", &a2av1.TaskPushNotificationConfig{TaskId: "nope", Id: "p", Url: "https://x.example"})
+	wantErr(t, "SavePushConfig for an unknown task", err, store.ErrNotFound)
+	p1 := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p1", Url: "https://one.example", Token: "tok"}
+	if err := s.SavePushConfig(ctx, "", p1); err != nil {
+		t.Fatalf("SavePushConfig: %v", err)
+	}
+	got, err := s.PushConfig(ctx, "", "t1", "p1")
+	if err != nil || !proto.Equal(got, p1) {
+		t.Fatalf("PushConfig = %v, %v; want %v", got, err, p1)
+	}
+	p1b := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p1", Url: "https://two.example"}
+	if err := s.SavePushConfig(ctx, "", p1b); err != nil {
+		t.Fatalf("SavePushConfig (overwrite): %v", err)
+	}
+	if got, _ := s.PushConfig(ctx, "", "t1", "p1"); !proto.Equal(got, p1b) {
+		t.Fatalf("after overwriting, PushConfig = %v, want %v", got, p1b)
+	}
+	_, err = s.PushConfig(ctx, "", "t1", "p2")
+	wantErr(t, "PushConfig(missing)", err, store.ErrNotFound)
+	if err := s.DeletePushConfig(ctx, "", "t1", "p1"); err != nil {
+		t.Fatalf("DeletePushConfig: %v", err)
+	}
+	if err := s.DeletePushConfig(ctx, "", "t1", "p1"); err != nil {
+		t.Fatalf("DeletePushConfig again (must be idempotent): %v", err)
+	}
+	_, err = s.PushConfig(ctx, "", "t1", "p1")
+	wantErr(t, "PushConfig after delete", err, store.ErrNotFound)
+}
+
+func testPushConfigPaging(t *testing.T, s PushConfigStore) {
+	ctx := context.Background()
+	mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
+	for _, id := range []string{"c", "a", "e", "b", "d"} {
+		if err := s.SavePushConfig(ctx, "", &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: id, Url: "https://x.example/" + id}); err != nil {
+			t.Fatalf("SavePushConfig: %v", err)
+		}
+	}
+	var got []string
+	after := ""
+	for range 10 {
+		cfgs, more, err := s.ListPushConfigs(ctx, "", "t1", after, 2)
+		if err != nil {
+			t.Fatalf("ListPushConfigs: %v", err)
+		}
+		for _, c := range cfgs {
+			got = append(got, c.GetId())
+		}
+		if !more {
+			break
+		}
+		after = cfgs[len(cfgs)-1].GetId()
+	}
+	if !slices.Equal(got, []string{"a", "b", "c", "d", "e"}) {
+		t.Fatalf("paging by 2 gave %v, want a b c d e", got)
+	}
+	all, more, err := s.ListPushConfigs(ctx, "", "t1", "", 0)
+	if err != nil || len(all) != 5 || more {
+		t.Fatalf("ListPushConfigs(limit 0) = %d configs, more %v, %v; want all 5", len(all), more, err)
+	}
+}
+
+func testPushConfigTenants(t *testing.T, s PushConfigStore) {
+	ctx := context.Background()
+	mustCreate(t, s, "A", "", newTask("t1", "ca", submitted, 0))
+	mustCreate(t, s, "B", "", newTask("t1", "cb", submitted, 0))
+	if err := s.SavePushConfig(ctx, "A", &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://a.example"}); err != nil {
+		t.Fatalf("SavePushConfig(A): %v", err)
+	}
+	_, err := s.PushConfig(ctx, "B", "t1", "p")
+	wantErr(t, "PushConfig of tenant A read as tenant B", err, store.ErrNotFound)
+	cfgs, _, err := s.ListPushConfigs(ctx, "B", "t1", "", 0)
+	if err != nil || len(cfgs) != 0 {
+		t.Fatalf("ListPushConfigs(B) = %v, %v; want none", cfgs, err)
+	}
+	err = s.SavePushConfig(ctx, "C", &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://a.example"})
+	wantErr(t, "SavePushConfig for a task of another tenant", err, store.ErrNotFound)
+	if err := s.DeletePushConfig(ctx, "B", "t1", "p"); err != nil {
+		t.Fatalf("DeletePushConfig(B): %v", err)
+	}
+	if _, err := s.PushConfig(ctx, "A", "t1", "p"); err != nil {
+		t.Fatalf("tenant B's delete removed tenant A's config: %v", err)
+	}
+}
+
+func testPushConfigsCreatedWithTask(t *testing.T, s PushConfigStore) {
+	ctx := context.Background()
+	cfg := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "inline", Url: "https://hook.example", Token: "tok"}
+	if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0)},
+		PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg}}); err != nil {
+		t.Fatalf("CreateTask with a push config: %v", err)
+	}
+	got, err := s.PushConfig(ctx, "T", "t1", "inline")
+	if err != nil || !proto.Equal(got, cfg) {
+		t.Fatalf("PushConfig after CreateTask = %v, %v; want %v", got, err, cfg)
+	}
+	_, err = s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0)},
+		PushConfigs: []*a2av1.TaskPushNotificationConfig{{TaskId: "t1", Id: "other", Url: "https://x.example"}}})
+	wantErr(t, "CreateTask of an existing id with a push config", err, store.ErrExists)
+	if _, err := s.PushConfig(ctx, "T", "t1", "other"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a refused CreateTask stored its push config: %v", err)
+	}
+}

@@ -64,6 +64,11 @@ func (b *Broker) Publish(tenant, id string, version int64, events []*a2av1.Strea
 			s.held = append(s.held, heldWrite{version, events, terminal})
 			continue
 		}
+		if version <= s.floor {
+			// Written before the subscriber's snapshot was read, published
+			// after: the snapshot has it already.
+			continue
+		}
 		if !s.sendLocked(version, events) {
 			delete(t.subs, s)
 			s.endLocked(ErrSlowSubscriber)
@@ -110,7 +115,7 @@ func (b *Broker) Subscribe(ctx context.Context, tenant, id string, read func(con
 		return Record{}, nil, err
 	}
 	t.mu.Lock()
-	s.armed = true
+	s.armed, s.floor = true, rec.Version
 	held := s.held
 	s.held = nil
 	switch {
@@ -213,6 +218,7 @@ type brokerSub struct {
 	ch  chan Event
 
 	armed bool        // the snapshot is known; events go to ch
+	floor int64       // the snapshot's version; earlier writes are skipped
 	held  []heldWrite // published before armed
 	ended bool
 	err   error

@@ -9,23 +9,33 @@ import (
 	"strings"
 )
 
-// Runner ids name one server instance (one process) in the execution records
-// of its tasks and in the leases of push deliveries. They have the form
-// host/pid/random, so that an instance can tell at once that another one on
-// the same host is gone — its process no longer exists, or has the same pid
-// as the current process (a container restarted) — instead of waiting for
-// its lease to end.
+// Runner ids name one server instance in the execution records of its tasks
+// and in the leases of push deliveries. They have the form
+// host/pid/process/instance (the last two random: one per process, one per
+// instance), so that an instance can tell at once that another one on the
+// same host is gone — its process no longer exists, or its pid is now the
+// current process's under another process nonce (a container restarted as
+// pid 1) — instead of waiting for its lease to end. Several instances in one
+// process share host, pid and process nonce and never take each other for
+// gone.
 
-// NewRunnerID returns a new runner id for this process.
+// processNonce tells this process from an earlier one with the same pid.
+var processNonce = randomHex(4)
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails (crypto/rand since Go 1.24)
+	return hex.EncodeToString(b)
+}
+
+// NewRunnerID returns a new runner id for an instance in this process.
 func NewRunnerID() string {
 	host, err := os.Hostname()
 	if err != nil || host == "" {
 		host = "localhost"
 	}
 	host = strings.ReplaceAll(host, "/", "_")
-	var b [6]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand since Go 1.24)
-	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+	return fmt.Sprintf("%s/%d/%s/%s", host, os.Getpid(), processNonce, randomHex(4))
 }
 
 // RunnerHost returns the host part of a runner id ("" if it has none).
@@ -37,25 +47,25 @@ func RunnerHost(id string) string {
 	return host
 }
 
-// RunnerGone reports whether the runner id self knows that runner is no
-// longer running: it ran on the same host, and its process either has the
-// pid of self's process (which it then cannot be) or does not exist. For
-// runners on other hosts it reports false; only their lease can tell.
+// RunnerGone reports whether the instance self, which runs in this
+// process, knows that runner is no longer running: runner ran on the same
+// host, and its process either does not exist or has this process's pid
+// under another process nonce. For runners on other hosts it reports false;
+// only their lease can tell.
 func RunnerGone(self, runner string) bool {
 	if runner == "" || runner == self {
 		return false
 	}
-	host, rest, ok := strings.Cut(runner, "/")
-	if !ok || host != RunnerHost(self) {
+	parts := strings.SplitN(runner, "/", 4)
+	if len(parts) < 3 || parts[0] != RunnerHost(self) {
 		return false
 	}
-	pidText, _, _ := strings.Cut(rest, "/")
-	pid, err := strconv.Atoi(pidText)
+	pid, err := strconv.Atoi(parts[1])
 	if err != nil || pid <= 0 {
 		return false
 	}
 	if pid == os.Getpid() {
-		return true
+		return parts[2] != processNonce
 	}
 	return !processExists(pid)
 }

@@ -385,7 +385,7 @@ func testStaleRuns(t *testing.T, s store.Tasks) {
 	expired, valid := now.Add(-time.Second), now.Add(time.Minute)
 	// A runner on this host whose process cannot exist (pid beyond any
 	// kernel's maximum) is gone however long its lease runs.
-	goneHere := host + "/2147483646/dead"
+	goneHere := host + "/2147483646/0/dead"
 	for _, c := range []struct {
 		id, runner string
 		state      a2av1.TaskState

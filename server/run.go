@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
@@ -200,12 +201,49 @@ func (r *run) finish(ev *Events, err error) *Events {
 		settle = setStatus(a2av1.TaskState_TASK_STATE_COMPLETED, nil)
 	}
 	if settle != nil {
-		if _, cerr := s.commitLocked(ev.storeCtx, r.key, cur, settle, true); cerr != nil && !errors.Is(cerr, store.ErrTerminal) {
-			s.logExecError(r, "settling the task failed", cerr)
-		}
+		s.settleLocked(ev.storeCtx, r, cur, settle)
 	}
 	s.unregister(r)
 	return nil
+}
+
+// Settling a task whose execution has ended must not be lost to a passing
+// storage failure (a locked or full database): the write is retried with
+// growing pauses, the task's lock released in between, until it lands, the
+// task turns out to be settled already, Shutdown begins, or settleAttempts
+// are used up (the task then stays in its last state with this instance's
+// execution record, which recovery settles after a restart).
+const (
+	settleAttempts = 8
+	settlePause    = 100 * time.Millisecond
+	maxSettlePause = 5 * time.Second
+)
+
+// settleLocked commits settle, retrying after storage failures; the caller
+// holds the task's lock, which is released while pausing.
+func (s *Server) settleLocked(ctx context.Context, r *run, cur store.Record, settle change) {
+	pause := settlePause
+	for attempt := 1; ; attempt++ {
+		_, err := s.commitLocked(ctx, r.key, cur, settle, true)
+		if err == nil || errors.Is(err, store.ErrTerminal) || errors.Is(err, store.ErrNotFound) {
+			return
+		}
+		if attempt == settleAttempts || s.base.Err() != nil {
+			s.logExecError(r, "settling the task failed; giving up (recovery settles it after a restart)", err)
+			return
+		}
+		s.logExecError(r, "settling the task failed; retrying", err)
+		s.unlockKey(r.key)
+		select {
+		case <-time.After(pause):
+		case <-s.base.Done(): // one last attempt, then give up
+		}
+		s.stripe(r.key).Lock()
+		pause = min(2*pause, maxSettlePause)
+		if fresh, rerr := s.store.Task(ctx, r.key.tenant, r.key.id); rerr == nil {
+			cur = fresh
+		}
+	}
 }
 
 // nextTurn builds the Events of another turn of r's task for msg, carrying

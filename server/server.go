@@ -196,6 +196,16 @@ func (s *Server) load(c *call, id string) (store.Record, error) {
 
 // lock locks the stripe of a task and returns its unlock function.
 func (s *Server) lock(k taskKey) func() {
+	m := s.stripe(k)
+	m.Lock()
+	return m.Unlock
+}
+
+// unlockKey unlocks the stripe of a task locked with lock.
+func (s *Server) unlockKey(k taskKey) { s.stripe(k).Unlock() }
+
+// stripe is the mutex of a task's lock stripe.
+func (s *Server) stripe(k taskKey) *sync.Mutex {
 	// FNV-1a over tenant and id: cheap, and spreads UUIDs well.
 	h := uint32(2166136261)
 	for i := 0; i < len(k.tenant); i++ {
@@ -205,9 +215,7 @@ func (s *Server) lock(k taskKey) func() {
 	for i := 0; i < len(k.id); i++ {
 		h = (h ^ uint32(k.id[i])) * 16777619
 	}
-	m := &s.locks[h%lockStripes]
-	m.Lock()
-	return m.Unlock
+	return &s.locks[h%lockStripes]
 }
 
 // internalError wraps an unexpected store (or other) failure for the client,

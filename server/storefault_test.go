@@ -1,0 +1,93 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// faultyStore is a memory store whose writes fail while broken is set, the
+// way a full disk or a locked database file makes them fail.
+type faultyStore struct {
+	*store.Memory
+	broken atomic.Bool
+	// failAfter, when positive, breaks the store after that many more
+	// successful writes.
+	failAfter atomic.Int32
+}
+
+var errDisk = errors.New("disk I/O error")
+
+func (f *faultyStore) fault() error {
+	if n := f.failAfter.Load(); n > 0 {
+		if f.failAfter.Add(-1) == 0 {
+			f.broken.Store(true)
+		}
+		return nil
+	}
+	if f.broken.Load() {
+		return errDisk
+	}
+	return nil
+}
+
+func (f *faultyStore) CreateTask(ctx context.Context, c store.Creation) (store.Record, error) {
+	if err := f.fault(); err != nil {
+		return store.Record{}, err
+	}
+	return f.Memory.CreateTask(ctx, c)
+}
+
+func (f *faultyStore) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
+	if err := f.fault(); err != nil {
+		return 0, err
+	}
+	return f.Memory.UpdateTask(ctx, u)
+}
+
+// TestStorageFailures: a write the store refuses fails the call with an
+// Internal error (its cause is logged, not sent), the task never shows a
+// half-made change, and the server serves normally once the store works
+// again — also settling a task whose execution ended while it was broken.
+func TestStorageFailures(t *testing.T) {
+	forEachBinding(t, func(t *testing.T, b binding) {
+		st := &faultyStore{Memory: store.NewMemory()}
+		e := newEnv(t, b, nil, nil, server.WithStore(st), server.WithLogger(discardLogger()))
+
+		st.broken.Store(true)
+		_, err := e.c.SendMessage(ctxT(t), &a2av1.SendMessageRequest{Message: userMsg("hello")})
+		wantCode(t, "SendMessage while the store fails", err, runtime.ErrInternal)
+		var re *runtime.Error
+		if errors.As(err, &re) && re.Message() == errDisk.Error() {
+			t.Fatalf("the storage error %q reached the client", re.Message())
+		}
+		st.broken.Store(false)
+		if task := sendTask(t, e.c, "hello"); task.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED {
+			t.Fatalf("after the store recovered: %v, want COMPLETED", task.GetStatus().GetState())
+		}
+
+		// The store breaks after the task is created and before its
+		// artifact is written, and recovers a moment later: the task ends
+		// FAILED, with no artifact, and the blocking call returns it.
+		st.failAfter.Store(1)
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			st.broken.Store(false)
+		}()
+		task := sendTask(t, e.c, "hello")
+		if task.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_FAILED || len(task.GetArtifacts()) != 0 {
+			t.Fatalf("task after a failed artifact write: %v with %d artifacts, want FAILED with none", task.GetStatus().GetState(), len(task.GetArtifacts()))
+		}
+		got, err := e.c.GetTask(ctxT(t), &a2av1.GetTaskRequest{Id: task.GetId()})
+		if err != nil || got.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_FAILED {
+			t.Fatalf("GetTask = %v, %v; want the FAILED task", got.GetStatus().GetState(), err)
+		}
+	})
+}

@@ -42,7 +42,7 @@ FUZZ_TARGETS = \
 	runtime:FuzzPathMatch runtime:FuzzQueryBinding runtime:FuzzSSEReader \
 	runtime:FuzzJSONRPCResponse runtime:FuzzRESTError runtime:FuzzGRPCStatus \
 	internal/manifest:FuzzParse internal/gen:FuzzParsePathTemplate internal/jcs:FuzzCanonicalize \
-	internal/scaffold:FuzzVerify
+	internal/scaffold:FuzzVerify server/storeurl:FuzzParse
 
 fuzz: ## run each fuzz target for FUZZTIME (default 30s)
 	@set -e; for t in $(FUZZ_TARGETS); do \

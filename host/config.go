@@ -10,6 +10,7 @@ import (
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server"
 	"github.com/a2agen/a2agen/server/push"
+	"github.com/a2agen/a2agen/server/store"
 )
 
 // SkillMetadataKey is the metadata key (of a message or of the request)
@@ -69,6 +70,12 @@ type Config struct {
 	// Push configures webhook delivery when the card declares push
 	// notifications.
 	Push []push.Option
+	// Store keeps the agent's tasks, events and push configs
+	// (server.WithStore, ahead of ServerOptions). It belongs to the caller,
+	// who closes it after the agent has shut down. Nil: Start uses the
+	// server's default, an in-memory store, and Main opens the store its
+	// -store flag names.
+	Store store.Store
 	// ServerOptions and HandlerOptions are passed on to server.New and to
 	// every binding.
 	ServerOptions  []server.Option

@@ -85,7 +85,13 @@ func (a *Agent) build(cfg Config) error {
 	if len(cfg.Bindings) == 0 {
 		return errors.New("host: Config.Bindings is empty: the agent would serve nothing")
 	}
+	if err := checkListeners(cfg.Bindings); err != nil {
+		return err
+	}
 	sopts := []server.Option{server.WithLogger(logger)}
+	if cfg.Store != nil {
+		sopts = append(sopts, server.WithStore(cfg.Store))
+	}
 	if len(a.card.GetSecuritySchemes()) > 0 {
 		g, err := auth.New(a.card, cfg.Verifiers)
 		if err != nil {
@@ -338,4 +344,22 @@ func (a *Agent) closeSender(ctx context.Context) {
 	if a.sender != nil {
 		_ = a.sender.Close(ctx)
 	}
+}
+
+// checkListeners refuses a gRPC binding that shares its address with
+// another binding: one listener serves either gRPC or HTTP, and the other
+// binding would silently not be served.
+func checkListeners(bindings []Binding) error {
+	first := map[string]Binding{}
+	for _, b := range bindings {
+		f, seen := first[b.Address]
+		if !seen {
+			first[b.Address] = b
+			continue
+		}
+		if (f.Protocol == runtime.BindingGRPC) != (b.Protocol == runtime.BindingGRPC) || b.Protocol == runtime.BindingGRPC {
+			return fmt.Errorf("host: %s and %s bindings both listen on %s; gRPC needs an address of its own", f.Protocol, b.Protocol, b.Address)
+		}
+	}
+	return nil
 }

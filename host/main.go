@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/a2agen/a2agen/auth"
-	"github.com/a2agen/a2agen/server"
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/storeurl"
 )
 
 // Defaults of the task-retention flags of Main.
@@ -21,21 +23,41 @@ const (
 	DefaultMaxTerminalTasks = 10_000
 )
 
+// DefaultStore is the task store of Main when neither -store nor the
+// StoreEnv environment variable names one: a SQLite file under data/ in the
+// working directory, created on first start.
+const DefaultStore = "sqlite:data/agent.db"
+
+// StoreEnv is the environment variable Main reads the store URL from when
+// -store is not given (an empty value counts as unset).
+const StoreEnv = "A2A_STORE"
+
 // Main is the whole command-line life of an agent program: it reads its
-// flags, starts the agent of cfg, prints the card URL and one line per
-// binding, serves until ctx is done, shuts down, and returns the process's
-// exit code (0 after -help, 2 for bad flags, 1 for any other failure). name
-// is the program name in usage text. The flags:
+// flags, opens the task store, starts the agent of cfg, prints the card URL,
+// one line per binding and the store, serves until ctx is done, shuts down,
+// closes the store and returns the process's exit code (0 after -help, 2 for
+// bad flags, 1 for any other failure, such as a store that cannot be
+// opened). name is the program name in usage text and error messages. The
+// flags:
 //
 //   - -tls-cert, -tls-key: serve every address over TLS; -client-ca: verify
 //     client certificates against those CAs (mtls schemes);
 //   - -listen FROM=TO (repeatable): listen on TO instead of the address FROM
 //     of cfg (from agent.yaml), e.g. 0.0.0.0:8080 in a container; the card
 //     still advertises what it was generated with;
+//   - -store URL: where tasks are kept, as package storeurl reads it:
+//     memory, or sqlite:PATH for a SQLite file (relative paths start at
+//     the working directory; the directory and file are created). Without
+//     the flag, the StoreEnv environment variable (A2A_STORE) gives it,
+//     else DefaultStore (sqlite:data/agent.db);
 //   - -terminal-task-ttl, -max-terminal-tasks: how long and how many
-//     finished tasks the in-memory task store keeps (store.WithTerminalTaskTTL,
-//     store.WithMaxTerminalTasks; 0 = no bound). They do not apply when
-//     cfg.ServerOptions sets a store (server.WithStore).
+//     finished tasks the store keeps (0 = no bound).
+//
+// A program that brings its own store sets cfg.Store: Main then opens none,
+// leaves closing it to the program and refuses -store and the retention
+// flags. (A store passed as server.WithStore in cfg.ServerOptions also wins
+// over the one of -store, but Main still opens and closes that one: prefer
+// cfg.Store.)
 //
 // Everything else comes from cfg. Scaffolded projects call Main from their
 // generated runMain, so that the serving logic is the library's, not a copy
@@ -48,8 +70,9 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 	clientCA := flags.String("client-ca", "", "PEM CA certificates client certificates are verified against (mtls)")
 	listen := listenFlag{}
 	flags.Var(&listen, "listen", "listen on TO instead of the agent.yaml address FROM (`FROM=TO`, repeatable)")
-	ttl := flags.Duration("terminal-task-ttl", DefaultTerminalTaskTTL, "how long a finished task stays readable (0: until the process ends)")
+	ttl := flags.Duration("terminal-task-ttl", DefaultTerminalTaskTTL, "how long a finished task stays readable (0: no limit)")
 	maxTerminal := flags.Int("max-terminal-tasks", DefaultMaxTerminalTasks, "how many finished tasks are kept, oldest removed first (0: no limit)")
+	storeFlag := flags.String("store", DefaultStore, "`URL` of the task store: memory, or sqlite:PATH for a SQLite file (created when missing; a relative PATH starts at the working directory); without this flag $"+StoreEnv+" if set, else the default")
 	flags.Usage = func() { usage(flags, name, cfg) }
 	if err := flags.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -61,8 +84,7 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 		fmt.Fprintf(stderr, "%s takes no arguments, got %q; see %s -help\n", name, flags.Args(), name)
 		return 2
 	}
-	bindings, err := listen.apply(cfg.Bindings)
-	if err != nil {
+	if err := listen.check(cfg.Bindings); err != nil {
 		fmt.Fprintf(stderr, "%s: -listen: %v\n", name, err)
 		return 2
 	}
@@ -70,10 +92,17 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 		fmt.Fprintf(stderr, "%s: -terminal-task-ttl and -max-terminal-tasks must not be negative (0 means no bound)\n", name)
 		return 2
 	}
-	cfg.Bindings = bindings
-	mem := store.NewMemory(store.WithTerminalTaskTTL(*ttl), store.WithMaxTerminalTasks(*maxTerminal))
-	// First, so that a store the program sets in cfg.ServerOptions wins.
-	cfg.ServerOptions = append([]server.Option{server.WithStore(mem)}, cfg.ServerOptions...)
+	cfg.Listen = listen.wrap(cfg.Listen)
+	given := map[string]bool{}
+	flags.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if cfg.Store != nil && (given["store"] || given["terminal-task-ttl"] || given["max-terminal-tasks"]) {
+		fmt.Fprintf(stderr, "%s: -store, -terminal-task-ttl and -max-terminal-tasks do not apply: the program keeps its tasks in its own store\n", name)
+		return 2
+	}
+	storeURL, fromEnv := *storeFlag, false
+	if v := os.Getenv(StoreEnv); !given["store"] && v != "" {
+		storeURL, fromEnv = v, true
+	}
 	if *tlsCert != "" || *tlsKey != "" || *clientCA != "" {
 		tlsConfig, err := auth.ServerTLSConfig(*tlsCert, *tlsKey, *clientCA)
 		if err != nil {
@@ -82,9 +111,34 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 		}
 		cfg.TLS = tlsConfig
 	}
+	storeLine := "provided by the program"
+	var opened store.Store // the store Main opened and closes; nil for cfg.Store
+	if cfg.Store == nil {
+		st, err := storeurl.Open(ctx, storeURL, storeurl.Options{TerminalTaskTTL: *ttl, MaxTerminalTasks: *maxTerminal, Logger: cfg.Logger})
+		if err != nil {
+			if fromEnv {
+				fmt.Fprintf(stderr, "%s: %v (from $%s)\n", name, err, StoreEnv)
+			} else {
+				fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			}
+			return 1
+		}
+		opened, cfg.Store, storeLine = st, st, storeurl.Describe(storeURL)
+	}
+	closeStore := func() int {
+		if opened == nil {
+			return 0
+		}
+		if err := opened.Close(); err != nil {
+			fmt.Fprintf(stderr, "%s: closing store %s: %v\n", name, storeLine, err)
+			return 1
+		}
+		return 0
+	}
 	agent, err := Start(cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
+		closeStore()
 		return 1
 	}
 	for _, b := range cfg.Bindings {
@@ -96,11 +150,13 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 	for _, b := range cfg.Bindings {
 		fmt.Fprintf(stdout, "%-9s %s\n", b.Protocol, agent.URL(b))
 	}
+	fmt.Fprintf(stdout, "%-9s %s\n", "store", storeLine)
+	code := 0
 	if err := agent.Wait(ctx); err != nil {
 		fmt.Fprintln(stderr, err)
-		return 1
+		code = 1
 	}
-	return 0
+	return max(code, closeStore())
 }
 
 // usage prints the help of Main, with the program's own addresses in the
@@ -111,6 +167,7 @@ func usage(flags *flag.FlagSet, name string, cfg Config) {
 	for _, b := range cfg.Bindings {
 		fmt.Fprintf(out, "  %-9s %s%s\n", b.Protocol, b.Address, b.Path)
 	}
+	fmt.Fprintf(out, "\nTasks are kept in %s unless -store or $%s names another store:\n  %s\n", DefaultStore, StoreEnv, storeurl.Forms)
 	fmt.Fprintln(out, "\nFlags:")
 	flags.PrintDefaults()
 	from := "127.0.0.1:8080"
@@ -127,7 +184,11 @@ Examples:
   %[1]s -tls-cert cert.pem -tls-key key.pem
   # keep finished tasks for an hour, at most 1000 of them
   %[1]s -terminal-task-ttl 1h -max-terminal-tasks 1000
-`, name, from)
+  # keep tasks in memory only: nothing survives a restart
+  %[1]s -store memory
+  # keep tasks in a SQLite file elsewhere (-store wins over the variable)
+  %[3]s=sqlite:/var/lib/agent/agent.db %[1]s
+`, name, from, StoreEnv)
 }
 
 // listenFlag is the -listen flag: listen-address replacements, FROM → TO.
@@ -153,27 +214,40 @@ func (l listenFlag) Set(v string) error {
 	return nil
 }
 
-// apply returns a copy of bindings with the addresses replaced; every FROM
-// must be the address of a binding.
-func (l listenFlag) apply(bindings []Binding) ([]Binding, error) {
-	out := slices.Clone(bindings)
-	used := map[string]bool{}
-	for i := range out {
-		if to, ok := l[out[i].Address]; ok {
-			used[out[i].Address] = true
-			out[i].Address = to
+// check reports a FROM that is the address of no binding.
+func (l listenFlag) check(bindings []Binding) error {
+	have := map[string]bool{}
+	var addrs []string
+	for _, b := range bindings {
+		if !have[b.Address] {
+			have[b.Address] = true
+			addrs = append(addrs, b.Address)
 		}
 	}
 	for _, from := range slices.Sorted(maps.Keys(l)) {
-		if !used[from] {
-			var have []string
-			for _, b := range bindings {
-				if !slices.Contains(have, b.Address) {
-					have = append(have, b.Address)
-				}
-			}
-			return nil, fmt.Errorf("no binding listens on %s; the agent's addresses are %s", from, strings.Join(have, ", "))
+		if !have[from] {
+			return fmt.Errorf("no binding listens on %s; the agent's addresses are %s", from, strings.Join(addrs, ", "))
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// wrap returns a Config.Listen that opens TO where the agent asks for FROM.
+// The bindings keep their agent.yaml addresses, so each of them still gets
+// the listener of its own address: two FROMs moved to port 0 get two ports,
+// and a FROM moved onto another binding's address fails to listen instead of
+// joining that binding's listener.
+func (l listenFlag) wrap(listen func(network, address string) (net.Listener, error)) func(network, address string) (net.Listener, error) {
+	if len(l) == 0 {
+		return listen
+	}
+	if listen == nil {
+		listen = net.Listen
+	}
+	return func(network, address string) (net.Listener, error) {
+		if to, ok := l[address]; ok {
+			address = to
+		}
+		return listen(network, address)
+	}
 }

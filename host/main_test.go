@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -73,9 +74,9 @@ func TestMainServesUntilCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- host.Main(ctx, "agent", cfg, nil, &stdout, &stderr) }()
+	go func() { done <- host.Main(ctx, "agent", cfg, []string{"-store", "memory"}, &stdout, &stderr) }()
 
-	want := "card      http://" + addr + runtime.AgentCardPath + "\nJSONRPC   http://" + addr + "/a2a\n"
+	want := "card      http://" + addr + runtime.AgentCardPath + "\nJSONRPC   http://" + addr + "/a2a\nstore     memory\n"
 	deadline := time.Now().Add(10 * time.Second)
 	for stdout.String() != want && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -116,8 +117,18 @@ func completeWith(_ context.Context, req *server.Request, ev *server.Events) err
 
 // runMain starts Main with args in the background and returns its stdout
 // once it printed want lines, and a function that stops it and returns its
-// exit code.
+// exit code. Without a -store argument the agent keeps its tasks in memory,
+// so that tests write nothing into the package directory.
 func runMain(t *testing.T, cfg host.Config, args []string, lines int) (stdout string, stop func() int) {
+	t.Helper()
+	if !slices.Contains(args, "-store") {
+		args = append([]string{"-store", "memory"}, args...)
+	}
+	return startMain(t, cfg, args, lines)
+}
+
+// startMain is runMain with args as they are.
+func startMain(t *testing.T, cfg host.Config, args []string, lines int) (stdout string, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut syncBuffer
@@ -136,6 +147,9 @@ func runMain(t *testing.T, cfg host.Config, args []string, lines int) (stdout st
 		cancel()
 		select {
 		case code := <-done:
+			if code != 0 {
+				t.Logf("Main's stderr: %s", errOut.String())
+			}
 			return code
 		case <-time.After(10 * time.Second):
 			t.Fatal("Main still running 10s after its context was canceled")
@@ -153,7 +167,7 @@ func TestMainListen(t *testing.T) {
 	configured, moved := freeAddr(t), freeAddr(t)
 	cfg := host.Config{CardJSON: plainCard(t), Skills: []host.Skill{{ID: "a", Run: completeWith}},
 		Bindings: []host.Binding{{Protocol: runtime.BindingJSONRPC, Address: configured, Path: "/"}}}
-	out, stop := runMain(t, cfg, []string{"-listen", configured + "=" + moved}, 2)
+	out, stop := runMain(t, cfg, []string{"-listen", configured + "=" + moved}, 3)
 	if !strings.Contains(out, "JSONRPC   http://"+moved) {
 		t.Errorf("stdout %q does not show the moved address %s", out, moved)
 	}
@@ -189,6 +203,9 @@ func TestMainFlagErrors(t *testing.T) {
 		{[]string{"-terminal-task-ttl", "soon"}, 2, "invalid value"},
 		{[]string{"extra"}, 2, `takes no arguments, got ["extra"]`},
 		{[]string{"-help"}, 0, "-listen " + addr + "=0.0.0.0:8080"},
+		{[]string{"-help"}, 0, "  agent -store memory\n"},
+		{[]string{"-help"}, 0, "  A2A_STORE=sqlite:/var/lib/agent/agent.db agent\n"},
+		{[]string{"-help"}, 0, "-store URL"},
 	} {
 		var stdout, stderr syncBuffer
 		code := host.Main(context.Background(), "agent", cfg, tc.args, &stdout, &stderr)
@@ -204,7 +221,7 @@ func TestMainTaskRetention(t *testing.T) {
 	addr := freeAddr(t)
 	cfg := host.Config{CardJSON: plainCard(t), Skills: []host.Skill{{ID: "a", Run: completeWith}},
 		Bindings: []host.Binding{{Protocol: runtime.BindingJSONRPC, Address: addr, Path: "/"}}}
-	_, stop := runMain(t, cfg, []string{"-max-terminal-tasks", "1"}, 2)
+	_, stop := runMain(t, cfg, []string{"-max-terminal-tasks", "1"}, 3)
 	defer stop()
 	ctx := context.Background()
 	c := a2av1.NewA2AServiceJSONRPCClient("http://" + addr + "/")

@@ -9,7 +9,12 @@
 //	go run ./examples/echo --http 127.0.0.1:8080 --grpc 127.0.0.1:8081
 //
 // Port 0 picks a free port. On start it prints one line per endpoint, the
-// card URL first, and serves until interrupted.
+// card URL first, then the task store, and serves until interrupted.
+//
+// Tasks are kept in memory unless --store names a durable store (package
+// storeurl): --store sqlite:echo.db keeps them in a SQLite file across
+// restarts. --terminal-task-ttl and --max-terminal-tasks bound the finished
+// tasks kept (by default, all of them).
 package main
 
 import (
@@ -34,6 +39,7 @@ import (
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server"
 	"github.com/a2agen/a2agen/server/push"
+	"github.com/a2agen/a2agen/server/storeurl"
 )
 
 func main() {
@@ -55,6 +61,9 @@ type config struct {
 	token                 string
 	chunkInterval         time.Duration
 	allowPrivateWebhooks  bool
+	store                 string
+	terminalTaskTTL       time.Duration
+	maxTerminalTasks      int
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -70,6 +79,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.allowPrivateWebhooks, "allow-private-webhooks", false,
 		"deliver push notifications to loopback and private-network addresses (the SSRF guard refuses them by default; for tests and private deployments)")
 	fs.DurationVar(&c.chunkInterval, "chunk-interval", echo.DefaultChunkInterval, `pause between the chunks of "stream" (at most about 100ms)`)
+	fs.StringVar(&c.store, "store", "memory", "`URL` of the task store: "+storeurl.Forms)
+	fs.DurationVar(&c.terminalTaskTTL, "terminal-task-ttl", 0, "how long a finished task stays readable (0: as long as the store lasts)")
+	fs.IntVar(&c.maxTerminalTasks, "max-terminal-tasks", 0, "how many finished tasks are kept, oldest removed first (0: no limit)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: echo [--http host:port] [--grpc host:port] [flags]\n\n"+
 			"Serves the echo agent over JSON-RPC, HTTP+JSON and gRPC.\n\nFlags:\n")
@@ -84,6 +96,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if !strings.HasPrefix(c.jsonrpcPath, "/") || !strings.HasPrefix(c.restPath, "/") {
 		return c, fmt.Errorf("--jsonrpc-path and --rest-path must start with /")
 	}
+	if c.terminalTaskTTL < 0 || c.maxTerminalTasks < 0 {
+		return c, fmt.Errorf("--terminal-task-ttl and --max-terminal-tasks must not be negative (0 means no bound)")
+	}
 	c.restPath = strings.TrimSuffix(c.restPath, "/")
 	if c.restPath == "" || c.restPath == c.jsonrpcPath || c.jsonrpcPath == runtime.AgentCardPath {
 		return c, fmt.Errorf("--rest-path %q and --jsonrpc-path %q must differ, and neither may be / or the card path", c.restPath, c.jsonrpcPath)
@@ -92,7 +107,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 }
 
 // run serves until ctx is done.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
@@ -120,7 +135,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			Url: advertised(grpcLn.Addr(), cfg.publicHost), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: runtime.ProtocolVersion})
 	}
 	card := echo.Card(interfaces...)
+	st, err := storeurl.Open(ctx, cfg.store, storeurl.Options{TerminalTaskTTL: cfg.terminalTaskTTL, MaxTerminalTasks: cfg.maxTerminalTasks})
+	if err != nil {
+		return err // names the store and says what is wrong
+	}
+	// Closed after the server has shut down (deferred calls run last first).
+	defer func() {
+		if cerr := st.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("closing store %s: %w", storeurl.Describe(cfg.store), cerr))
+		}
+	}()
 	opts := []server.Option{
+		server.WithStore(st),
 		server.WithAuthenticator(echo.BearerAuthenticator(cfg.token)),
 		server.WithExtendedCard(echo.ExtendedCard(card)),
 	}
@@ -150,6 +176,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, itf := range interfaces {
 		fmt.Fprintf(stdout, "%-11s %s\n", itf.GetProtocolBinding(), itf.GetUrl())
 	}
+	fmt.Fprintf(stdout, "%-11s %s\n", "store", storeurl.Describe(cfg.store))
 
 	var serveErr error
 	select {

@@ -5,9 +5,13 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/proto"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
@@ -122,13 +126,110 @@ func TestFlags(t *testing.T) {
 		{"--rest-path", "/"},
 		{"--jsonrpc-path", "relative"},
 		{"extra"},
+		{"--max-terminal-tasks", "-1"},
+		{"--terminal-task-ttl", "-1s"},
 	} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) accepted", args)
 		}
 	}
 	c, err := parseFlags([]string{"--rest-path", "/r/"}, io.Discard)
-	if err != nil || c.restPath != "/r" || c.httpAddr != "127.0.0.1:8080" || c.grpcAddr != "127.0.0.1:8081" {
+	if err != nil || c.restPath != "/r" || c.httpAddr != "127.0.0.1:8080" || c.grpcAddr != "127.0.0.1:8081" ||
+		c.store != "memory" || c.terminalTaskTTL != 0 || c.maxTerminalTasks != 0 {
 		t.Fatalf("parseFlags = %+v, %v", c, err)
+	}
+}
+
+// startEcho runs the command with args and returns its JSON-RPC URL and a
+// function that stops it and returns run's error.
+func startEcho(t *testing.T, args ...string) (jsonrpcURL string, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := run(ctx, append([]string{"--http", "127.0.0.1:0", "--grpc", ""}, args...), pw, io.Discard)
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	lines := bufio.NewScanner(pr)
+	var store string
+	for lines.Scan() {
+		f := strings.Fields(lines.Text())
+		switch {
+		case len(f) == 2 && f[0] == runtime.BindingJSONRPC:
+			jsonrpcURL = f[1]
+		case len(f) == 2 && f[0] == "store":
+			store = f[1]
+		}
+		if store != "" {
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	stop = func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatal("echo still running 10s after its context was canceled")
+			return nil
+		}
+	}
+	if jsonrpcURL == "" || store == "" {
+		stop()
+		t.Fatalf("echo %q printed no JSON-RPC and store lines (%v)", args, lines.Err())
+	}
+	t.Cleanup(cancel)
+	return jsonrpcURL, stop
+}
+
+// TestStoreKeepsTasksAcrossRuns: with --store sqlite:FILE a task finished
+// in one run is still there, unchanged, in the next run on the same file.
+func TestStoreKeepsTasksAcrossRuns(t *testing.T) {
+	storeURL := "sqlite:" + filepath.Join(t.TempDir(), "echo.db")
+	ctx := context.Background()
+
+	url, stop := startEcho(t, "--store", storeURL)
+	resp, err := a2av1.NewA2AServiceJSONRPCClient(url).SendMessage(ctx, &a2av1.SendMessageRequest{Message: &a2av1.Message{
+		MessageId: "m-1", Role: a2av1.Role_ROLE_USER, Parts: []*a2av1.Part{server.TextPart("hello")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := resp.GetTask()
+	if first.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED || len(first.GetArtifacts()) == 0 {
+		t.Fatalf("hello answered %v, want a completed task with artifacts", first)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("first run: %v", err)
+	}
+
+	url, stop = startEcho(t, "--store", storeURL)
+	defer func() {
+		if err := stop(); err != nil {
+			t.Errorf("second run: %v", err)
+		}
+	}()
+	got, err := a2av1.NewA2AServiceJSONRPCClient(url).GetTask(ctx, &a2av1.GetTaskRequest{Id: first.GetId()})
+	if err != nil {
+		t.Fatalf("GetTask in the second run: %v", err)
+	}
+	if got.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED || !proto.Equal(&a2av1.Task{Artifacts: got.GetArtifacts()}, &a2av1.Task{Artifacts: first.GetArtifacts()}) {
+		t.Errorf("GetTask in the second run = %v\nwant the completed task %v", got, first)
+	}
+}
+
+// TestBadStore: a store that cannot be opened is an error naming it.
+func TestBadStore(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, store := range []string{"nonsense", "sqlite:" + file + "/echo.db", "postgres://u:secret@h/db"} {
+		err := run(context.Background(), []string{"--http", "127.0.0.1:0", "--grpc", "", "--store", store}, io.Discard, io.Discard)
+		if err == nil || !strings.HasPrefix(err.Error(), "store "+strings.Replace(store, "secret", "xxxxx", 1)+": ") {
+			t.Errorf("--store %s: %v, want an error naming the store", store, err)
+		}
 	}
 }

@@ -44,7 +44,10 @@ type Agent struct {
 // test ends. Every distinct Address gets a free port on 127.0.0.1; the
 // verifiers are those of Verifiers; when the card declares an mtls scheme
 // (and cfg.TLS is nil) every listener uses TLS with a certificate of a
-// fresh test PKI whose client certificates the agent accepts.
+// fresh test PKI whose client certificates the agent accepts. Unless cfg
+// sets a store (Config.Store, server.WithStore), the agent keeps its tasks
+// in memory, so tests write no files (unlike host.Main, whose default store
+// is a file).
 func Start(t testing.TB, cfg host.Config) *Agent {
 	t.Helper()
 	card := &a2av1.AgentCard{}

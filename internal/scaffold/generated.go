@@ -126,7 +126,7 @@ func (p *project) serveFile() ([]byte, error) {
 	)
 	f.Line()
 
-	docLines(f, ("runMain serves the agent until ctx is done and returns the process's exit code; host.Main reads the flags (-help lists them: TLS, -listen address overrides, task retention). Everything else comes from agent.yaml."))
+	docLines(f, ("runMain serves the agent until ctx is done and returns the process's exit code; host.Main reads the flags (-help lists them): TLS, -listen address overrides, the task store (-store or A2A_STORE, default sqlite:data/agent.db) and task retention. Everything else comes from agent.yaml."))
 	f.Func().Id("runMain").Params(
 		jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Index().String(), jen.List(jen.Id("stdout"), jen.Id("stderr")).Qual("io", "Writer"),
 	).Int().Block(

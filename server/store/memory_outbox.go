@@ -75,7 +75,7 @@ func (m *Memory) enqueueLocked(tenant, taskID string, version int64, events []*a
 				continue
 			}
 			d := &memDelivery{
-				Delivery: Delivery{ID: DeliveryID(taskID, version, i, cid), Tenant: tenant, Config: configs[cid], Event: ev},
+				Delivery: Delivery{ID: DeliveryID(tenant, taskID, version, i, cid), Tenant: tenant, Config: configs[cid], Event: ev},
 				key:      k,
 				due:      now,
 			}

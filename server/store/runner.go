@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -71,8 +72,25 @@ func RunnerGone(self, runner string) bool {
 }
 
 // DeliveryID is the stable identity of the delivery of the index-th event of
-// the task write with the given version to one webhook config. It is the
-// same in every store, so a receiver may deduplicate deliveries on it.
-func DeliveryID(taskID string, version int64, index int, configID string) string {
-	return taskID + "/" + strconv.FormatInt(version, 10) + "." + strconv.Itoa(index) + "/" + configID
+// a task write (at version) to one webhook config. It is the same in every
+// store, unique across tenants, and the same on every attempt, after
+// restarts and from any replica, so a receiver may deduplicate on it:
+//
+//	<task id>/<version>.<index>/<config id>              (default tenant)
+//	<tenant>:<task id>/<version>.<index>/<config id>
+//
+// with the tenant and task id query-escaped (so that neither holds ':' or
+// '/'); the config id comes last, as is.
+func DeliveryID(tenant, taskID string, version int64, index int, configID string) string {
+	return DeliveryIDPrefix(tenant, taskID, version, index) + configID
+}
+
+// DeliveryIDPrefix is DeliveryID without the config id, for stores that
+// append it themselves (in SQL, say).
+func DeliveryIDPrefix(tenant, taskID string, version int64, index int) string {
+	prefix := ""
+	if tenant != "" {
+		prefix = url.QueryEscape(tenant) + ":"
+	}
+	return prefix + url.QueryEscape(taskID) + "/" + strconv.FormatInt(version, 10) + "." + strconv.Itoa(index) + "/"
 }

@@ -31,7 +31,16 @@ func TestRunnerGone(t *testing.T) {
 }
 
 func TestDeliveryIDIsStable(t *testing.T) {
-	if a, b := DeliveryID("t", 3, 1, "c"), DeliveryID("t", 3, 1, "c"); a != b || a != "t/3.1/c" {
-		t.Fatalf("DeliveryID = %q and %q, want t/3.1/c twice", a, b)
+	for _, tc := range []struct {
+		tenant, task, config, want string
+	}{
+		{"", "t", "c", "t/3.1/c"},
+		{"acme", "t", "c", "acme:t/3.1/c"},
+		{"a/b:c", "t/1", "x/y", "a%2Fb%3Ac:t%2F1/3.1/x/y"},
+		{"", "a:t", "c", "a%3At/3.1/c"}, // not tenant "a"
+	} {
+		if got := DeliveryID(tc.tenant, tc.task, 3, 1, tc.config); got != tc.want {
+			t.Errorf("DeliveryID(%q, %q, 3, 1, %q) = %q, want %q", tc.tenant, tc.task, tc.config, got, tc.want)
+		}
 	}
 }

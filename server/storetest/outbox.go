@@ -25,6 +25,7 @@ func RunOutbox(t *testing.T, newStore func(t *testing.T) OutboxStore) {
 		{"ConfigDeleted", testOutboxConfigDeleted},
 		{"ConcurrentClaims", testOutboxConcurrentClaims},
 		{"Wakeup", testOutboxWakeup},
+		{"TenantsApart", testOutboxTenantsApart},
 	}.run(t, newStore)
 }
 
@@ -80,7 +81,7 @@ func testOutboxQueuedWithWrites(t *testing.T, s OutboxStore) {
 	}
 	// Only the oldest delivery of each config can be claimed.
 	first := claim(t, s, "w", now, 10)
-	want := []string{store.DeliveryID("t1", v, 0, "p1"), store.DeliveryID("t1", v, 0, "p2")}
+	want := []string{store.DeliveryID("T", "t1", v, 0, "p1"), store.DeliveryID("T", "t1", v, 0, "p2")}
 	if got := deliveryIDs(first); !slices.Equal(got, want) {
 		t.Fatalf("first claim = %v, want the first event for each config %v", got, want)
 	}
@@ -94,7 +95,7 @@ func testOutboxQueuedWithWrites(t *testing.T, s OutboxStore) {
 	}
 	finish(t, s, first)
 	second := claim(t, s, "w", now, 10)
-	want = []string{store.DeliveryID("t1", v, 1, "p1"), store.DeliveryID("t1", v, 1, "p2")}
+	want = []string{store.DeliveryID("T", "t1", v, 1, "p1"), store.DeliveryID("T", "t1", v, 1, "p2")}
 	if got := deliveryIDs(second); !slices.Equal(got, want) {
 		t.Fatalf("second claim = %v, want the artifact event for each config %v", got, want)
 	}
@@ -121,7 +122,7 @@ func testOutboxQueuedWithCreate(t *testing.T, s OutboxStore) {
 		t.Fatalf("CreateTask: %v", err)
 	}
 	ds := claim(t, s, "w", now, 10)
-	if len(ds) != 1 || ds[0].ID != store.DeliveryID("t1", 1, 0, "inline") || ds[0].Event.GetTask().GetId() != "t1" {
+	if len(ds) != 1 || ds[0].ID != store.DeliveryID("T", "t1", 1, 0, "inline") || ds[0].Event.GetTask().GetId() != "t1" {
 		t.Fatalf("claim after CreateTask = %+v, want the task event for the inline config", ds)
 	}
 }
@@ -203,7 +204,7 @@ func testOutboxRetryKeepsOrder(t *testing.T, s OutboxStore) {
 		order = append(order, ds[0].ID)
 		finish(t, s, ds)
 	}
-	want := []string{store.DeliveryID("t1", 2, 0, "p"), store.DeliveryID("t1", 3, 0, "p"), store.DeliveryID("t1", 4, 0, "p")}
+	want := []string{store.DeliveryID("", "t1", 2, 0, "p"), store.DeliveryID("", "t1", 3, 0, "p"), store.DeliveryID("", "t1", 4, 0, "p")}
 	if !slices.Equal(order, want) || v != 4 {
 		t.Fatalf("deliveries in order %v, want %v (the retried one first)", order, want)
 	}
@@ -247,7 +248,7 @@ func testOutboxConfigDeleted(t *testing.T, s OutboxStore) {
 	}
 	finish(t, s, leased)
 	ds := claim(t, s, "w", now, 5)
-	if got := deliveryIDs(ds); !slices.Equal(got, []string{store.DeliveryID("t1", v, 1, "kept")}) {
+	if got := deliveryIDs(ds); !slices.Equal(got, []string{store.DeliveryID("", "t1", v, 1, "kept")}) {
 		t.Fatalf("after deleting config gone the outbox hands out %v, want only kept's second event", got)
 	}
 }
@@ -329,5 +330,28 @@ func testOutboxWakeup(t *testing.T, s OutboxStore) {
 	case <-wake:
 	case <-time.After(5 * time.Second):
 		t.Fatal("DeliveriesQueued was not signalled after a write queued a delivery")
+	}
+}
+
+// testOutboxTenantsApart: the same task and config ids in two tenants are
+// two deliveries; settling one leaves the other.
+func testOutboxTenantsApart(t *testing.T, s OutboxStore) {
+	for _, tenant := range []string{"A", "B"} {
+		rec := mustCreate(t, s, tenant, "", newTask("t1", "c", working, 0))
+		saveConfig(t, s, tenant, "t1", "p")
+		t2 := next(rec.Task, working, time.Second)
+		mustUpdate(t, s, tenant, t2, rec.Version, statusEvent(t2))
+	}
+	ds := claim(t, s, "w", now, 10)
+	if len(ds) != 2 || ds[0].ID == ds[1].ID || ds[0].Tenant == ds[1].Tenant {
+		t.Fatalf("claimed %+v, want one delivery per tenant with distinct ids", ds)
+	}
+	finish(t, s, ds[:1])
+	if err := s.RetryDelivery(context.Background(), ds[1].ID, 1, now); err != nil {
+		t.Fatalf("RetryDelivery of the other tenant's delivery after finishing the first: %v", err)
+	}
+	again := claim(t, s, "w", now, 10)
+	if len(again) != 1 || again[0].ID != ds[1].ID || again[0].Attempts != 1 {
+		t.Fatalf("after settling tenant %s's delivery: %+v, want only %s with 1 attempt", ds[0].Tenant, again, ds[1].ID)
 	}
 }

@@ -30,8 +30,10 @@ func agentConfig() host.Config {
 }
 
 // runMain serves the agent until ctx is done and returns the process's exit
-// code; host.Main reads the flags (-help lists them: TLS, -listen address
-// overrides, task retention). Everything else comes from agent.yaml.
+// code; host.Main reads the flags (-help lists them): TLS, -listen address
+// overrides, the task store (-store or A2A_STORE, default
+// sqlite:data/agent.db) and task retention. Everything else comes from
+// agent.yaml.
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return host.Main(ctx, "office-helper", agentConfig(), args, stdout, stderr)
 }

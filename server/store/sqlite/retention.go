@@ -1,0 +1,181 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Retention of terminal tasks (WithTerminalTaskTTL, WithMaxTerminalTasks).
+// Every terminal task has ended_at, indexed. The writer keeps the number of
+// terminal tasks (counted once at open, then adjusted by its writes) and
+// when the oldest one outlives the TTL, so deciding whether to sweep costs
+// nothing. A sweep runs inside a write transaction, at most once a second
+// for the TTL and at once when the count exceeds the maximum; it removes at
+// most sweepChunk tasks (oldest ended first, through the index) and runs
+// again soon when it stopped there. Reads treat a task past its TTL as gone
+// whether or not it has been removed yet, so the TTL holds exactly.
+//
+// Removing a task removes its push configs but not its pending deliveries:
+// a webhook still gets the final event of a task removed right after it
+// ended (outbox rows carry a copy of their config).
+
+// sweepChunk is the most tasks one sweep removes.
+const sweepChunk = 1000
+
+// sweepEvery is the least time between two TTL sweeps.
+const sweepEvery = time.Second
+
+type sweepResult struct {
+	ran        bool
+	ttl        bool  // the TTL part ran
+	more       bool  // stopped at sweepChunk
+	removed    int64 // terminal tasks removed
+	nextExpiry int64 // after the TTL part: when the oldest remaining terminal task expires (0: none)
+}
+
+// loadRetention reads the number of terminal tasks and the oldest end time.
+func (w *writer) loadRetention(ctx context.Context) error {
+	if err := w.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM tasks WHERE ended_at IS NOT NULL`).Scan(&w.terminal); err != nil {
+		return fmt.Errorf("counting terminal tasks: %w", err)
+	}
+	w.s.terminal.Store(w.terminal)
+	if w.s.opts.ttl > 0 {
+		var oldest sql.NullInt64
+		if err := w.conn.QueryRowContext(ctx, `SELECT MIN(ended_at) FROM tasks WHERE ended_at IS NOT NULL`).Scan(&oldest); err != nil {
+			return fmt.Errorf("reading the oldest terminal task: %w", err)
+		}
+		if oldest.Valid {
+			w.nextExpiry = oldest.Int64 + int64(w.s.opts.ttl) + 1
+		}
+	}
+	return nil
+}
+
+// sweepDue reports whether a sweep should run now, with terminal tasks
+// stored.
+func (w *writer) sweepDue(now time.Time, terminal int64) bool {
+	o := w.s.opts
+	switch {
+	case o.ttl <= 0 && o.maxTerminal <= 0, now.Before(w.blockedUntil):
+		return false
+	case w.sweepSoon, o.maxTerminal > 0 && terminal > int64(o.maxTerminal):
+		return true
+	}
+	return o.ttl > 0 && w.nextExpiry != 0 && nanos(now) >= w.nextExpiry && now.Sub(w.lastSweep) >= sweepEvery
+}
+
+// nextSweep is when the idle writer should wake up to sweep.
+func (w *writer) nextSweep() (time.Time, bool) {
+	o := w.s.opts
+	if o.ttl <= 0 && o.maxTerminal <= 0 {
+		return time.Time{}, false
+	}
+	var at time.Time
+	switch {
+	case w.sweepSoon || o.maxTerminal > 0 && w.terminal > int64(o.maxTerminal):
+		at = o.now()
+	case o.ttl > 0 && w.nextExpiry != 0:
+		at = time.Unix(0, w.nextExpiry)
+		if next := w.lastSweep.Add(sweepEvery); next.After(at) {
+			at = next
+		}
+	default:
+		return time.Time{}, false
+	}
+	if w.blockedUntil.After(at) {
+		at = w.blockedUntil
+	}
+	return at, true
+}
+
+// blockSweeps holds off sweeps for a second after one failed, so that a
+// persistent failure does not keep the writer busy.
+func (w *writer) blockSweeps() {
+	w.blockedUntil = w.s.opts.now().Add(sweepEvery)
+	w.sweepSoon = false
+}
+
+// sweep removes the terminal tasks retention no longer allows, inside the
+// writer's transaction, behind a savepoint: a failure is logged and undoes
+// only the sweep.
+func (w *writer) sweep(ctx context.Context, now time.Time, terminal int64) sweepResult {
+	res, err := w.trySweep(ctx, now, terminal)
+	if err == nil {
+		_, err = w.conn.ExecContext(ctx, "RELEASE sweep")
+	}
+	if err != nil {
+		_, _ = w.conn.ExecContext(ctx, "ROLLBACK TO sweep")
+		_, _ = w.conn.ExecContext(ctx, "RELEASE sweep")
+		w.s.opts.logger.Error("sqlite store: retention sweep failed", "path", w.s.path, "err", err)
+		w.blockSweeps()
+		return sweepResult{}
+	}
+	return res
+}
+
+func (w *writer) trySweep(ctx context.Context, now time.Time, terminal int64) (sweepResult, error) {
+	res := sweepResult{ran: true}
+	if _, err := w.conn.ExecContext(ctx, "SAVEPOINT sweep"); err != nil {
+		return res, err
+	}
+	o := w.s.opts
+	if o.ttl > 0 {
+		cutoff := nanos(now) - int64(o.ttl)
+		n, err := w.removeTasks(ctx, w.st.sweepTTLConfigs, w.st.sweepTTLTasks, cutoff, sweepChunk)
+		if err != nil {
+			return res, err
+		}
+		res.ttl, res.removed, res.more = true, n, n == sweepChunk
+	}
+	if left := terminal - res.removed; o.maxTerminal > 0 && left > int64(o.maxTerminal) {
+		excess := min(left-int64(o.maxTerminal), sweepChunk)
+		n, err := w.removeTasks(ctx, w.st.sweepOldestConfigs, w.st.sweepOldestTasks, nil, excess)
+		if err != nil {
+			return res, err
+		}
+		res.removed += n
+		res.more = res.more || terminal-res.removed > int64(o.maxTerminal)
+	}
+	if o.ttl > 0 {
+		var oldest sql.NullInt64
+		if err := w.st.oldestEnded.QueryRowContext(ctx).Scan(&oldest); err != nil {
+			return res, fmt.Errorf("reading the oldest terminal task: %w", err)
+		}
+		if oldest.Valid {
+			res.nextExpiry = oldest.Int64 + int64(o.ttl) + 1
+		}
+	}
+	return res, nil
+}
+
+// removeTasks deletes up to limit terminal tasks chosen by the statements
+// (with cutoff, when not nil, as their first argument) and their push
+// configs.
+func (w *writer) removeTasks(ctx context.Context, configs, tasks *sql.Stmt, cutoff any, limit int64) (int64, error) {
+	args := []any{limit}
+	if cutoff != nil {
+		args = []any{cutoff, limit}
+	}
+	if _, err := configs.ExecContext(ctx, args...); err != nil {
+		return 0, fmt.Errorf("removing push configs of ended tasks: %w", err)
+	}
+	r, err := tasks.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, fmt.Errorf("removing ended tasks: %w", err)
+	}
+	return r.RowsAffected()
+}
+
+// swept records the outcome of a committed sweep.
+func (w *writer) swept(sw sweepResult) {
+	if !sw.ran {
+		return
+	}
+	w.sweepSoon = sw.more
+	if sw.ttl {
+		w.lastSweep = w.s.opts.now()
+		w.nextExpiry = sw.nextExpiry
+	}
+}

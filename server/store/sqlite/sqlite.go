@@ -1,0 +1,477 @@
+// Package sqlite is a durable store.Store in one SQLite file, for a single
+// agent process. It is pure Go (modernc.org/sqlite, no cgo).
+//
+// The live parts of the store are in the process: subscribers receive the
+// events of this process's writes, and DeliveriesQueued is signalled for
+// them. SQLite's locking keeps the file consistent if another process opens
+// it too, but that process's writes reach neither this process's
+// subscribers nor its retention count; use a shared store for replicas.
+//
+// # Durability
+//
+// The database runs in WAL mode. With the default WithSynchronous("normal")
+// a committed write survives a crash or kill -9 of the process; only a
+// power loss or kernel crash can lose the last transactions committed
+// before it (the database itself stays consistent). WithSynchronous("full")
+// also makes every commit wait for the disk, so a power loss loses nothing
+// that was acknowledged, at the cost of an fsync per transaction.
+// synchronous=OFF is never used.
+//
+// # Writes
+//
+// Every write (task, push config, outbox, execution record) goes to one
+// writer goroutine that owns the only write connection. It takes the first
+// queued write, drains up to 63 more that are already waiting, and commits
+// them in one transaction (group commit), so concurrent writers share the
+// cost of a commit. A write that fails on its own terms (version conflict,
+// unknown task, terminal task, existing id) is detected by reads before it
+// writes anything and does not affect the others; a database error (disk
+// full, read-only file, I/O error, lock timeout) rolls back the whole
+// transaction and every write in it reports that error, and the next
+// transaction tries again. Only after COMMIT are the events of the writes
+// published to subscribers, in commit order, and the callers answered.
+//
+// Reads use a separate pool of read-only connections that never wait for
+// the writer.
+//
+// # Outbox and retention
+//
+// The push deliveries of a write are rows of the outbox table inserted by
+// the write's own transaction (one per event and webhook config; none,
+// and no statement, for a task without webhooks). Each row carries a copy
+// of its config, kept current by SavePushConfig, so the final event of a
+// task removed right after it ended is still delivered. Only the oldest
+// pending row of a config can be claimed, which keeps each webhook's events
+// in order.
+//
+// WithTerminalTaskTTL and WithMaxTerminalTasks bound the terminal tasks
+// kept, like the in-memory store's options of the same name: reads treat a
+// task past its TTL as gone at once; the writer removes such tasks within
+// about a second, and the oldest terminal tasks beyond the maximum in the
+// transaction that exceeds it, through an index on the end time.
+//
+// # Layout
+//
+// Task snapshots, push configs and outbox events are stored as protobuf
+// binary; times as unix nanoseconds. The schema is created and upgraded by
+// the migrations in migrations/ (see internal/migrate); a database written
+// by a newer binary is refused.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	sqlitedrv "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/a2agen/a2agen/internal/migrate"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	ttl         time.Duration
+	maxTerminal int
+	synchronous string
+	busyTimeout time.Duration
+	buffer      int
+	logger      *slog.Logger
+	now         func() time.Time
+	readers     int
+	err         error
+}
+
+// WithTerminalTaskTTL removes a task, with its push configs, once it has
+// been terminal for longer than d: from then on it is reported not found
+// and left out of listings. Deliveries still pending for it are kept until
+// they are done. d <= 0 (the default) keeps terminal tasks.
+func WithTerminalTaskTTL(d time.Duration) Option {
+	return func(o *options) { o.ttl = max(d, 0) }
+}
+
+// WithMaxTerminalTasks keeps at most n terminal tasks (over all tenants),
+// removing those that ended first. n <= 0 (the default) sets no limit.
+func WithMaxTerminalTasks(n int) Option {
+	return func(o *options) { o.maxTerminal = max(n, 0) }
+}
+
+// WithSynchronous sets SQLite's synchronous mode: "normal" (the default;
+// survives process crashes, a power loss may lose the last commits) or
+// "full" (survives power loss; an fsync per commit). Anything else makes
+// Open fail.
+func WithSynchronous(mode string) Option {
+	return func(o *options) {
+		switch m := strings.ToLower(mode); m {
+		case "normal", "full":
+			o.synchronous = m
+		default:
+			o.err = fmt.Errorf("synchronous mode %q is not supported; use \"normal\" or \"full\"", mode)
+		}
+	}
+}
+
+// WithBusyTimeout sets how long a connection waits for a lock held by
+// another process before the operation fails (default 5s).
+func WithBusyTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.busyTimeout = d
+		}
+	}
+}
+
+// WithSubscriberBuffer sets how many unread events a subscription may hold
+// before it is dropped with store.ErrSlowSubscriber; n < 1 keeps
+// store.DefaultSubscriberBuffer.
+func WithSubscriberBuffer(n int) Option {
+	return func(o *options) { o.buffer = n }
+}
+
+// WithLogger sets where the store reports problems it handles itself (a
+// failed retention sweep); the default is slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.logger = l
+		}
+	}
+}
+
+// WithClock sets the clock of retention and of the outbox's enqueue times
+// (tests).
+func WithClock(now func() time.Time) Option {
+	return func(o *options) {
+		if now != nil {
+			o.now = now
+		}
+	}
+}
+
+// WithReadConnections sets the size of the read connection pool (default:
+// GOMAXPROCS, at least 4).
+func WithReadConnections(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.readers = n
+		}
+	}
+}
+
+// Stats are counters of the store since Open.
+type Stats struct {
+	// Transactions is the number of committed write transactions.
+	Transactions int64
+	// Writes is the number of write operations committed (successful ones;
+	// several share a transaction).
+	Writes int64
+	// RolledBack is the number of write transactions that failed with a
+	// database error.
+	RolledBack int64
+	// TerminalTasks is the number of terminal tasks stored.
+	TerminalTasks int64
+}
+
+// Store is the SQLite store.Store. It is safe for concurrent use.
+type Store struct {
+	path   string
+	opts   options
+	broker *store.Broker
+	wake   chan struct{}
+	closed atomic.Bool
+
+	wdb   *sql.DB   // the writer's pool: one connection
+	wconn *sql.Conn // owned by the writer goroutine
+	w     *writer
+
+	rdb  *sql.DB // read-only connections
+	read readStmts
+
+	listMu    sync.Mutex
+	listStmts map[listShape]*listStmt
+
+	closeOnce sync.Once
+	closeErr  error
+
+	transactions, writes, rolledBack, terminal atomic.Int64
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens (creating it and its directory if needed) the SQLite database
+// at path, brings its schema up to date and starts the writer.
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	o := options{synchronous: "normal", busyTimeout: 5 * time.Second, logger: slog.Default(), now: time.Now,
+		readers: max(4, runtime.GOMAXPROCS(0))}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("sqlite store %s: "+format, append([]any{path}, args...)...)
+	}
+	if o.err != nil {
+		return nil, fail("%w", o.err)
+	}
+	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return nil, fail("the store needs the path of a database file")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fail("%w", err)
+	}
+	if dir := filepath.Dir(abs); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				return nil, fail("cannot create directory %s: %w%s", shownPath(path, pe.Path), pe.Err, dirHint(pe.Err))
+			}
+			return nil, fail("cannot create directory %s: %w", filepath.Dir(path), err)
+		}
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return nil, fail("is a directory; give the path of a database file")
+	}
+
+	s := &Store{path: path, opts: o, broker: store.NewBroker(o.buffer), wake: make(chan struct{}, 1),
+		listStmts: make(map[listShape]*listStmt)}
+	busy := strconv.FormatInt(o.busyTimeout.Milliseconds(), 10)
+
+	s.wdb, err = sql.Open("sqlite", dsn(abs, "busy_timeout("+busy+")", "journal_mode(WAL)", "synchronous("+o.synchronous+")",
+		"journal_size_limit(67108864)")) // after a checkpoint, a WAL grown past 64 MiB is truncated
+	if err != nil {
+		return nil, fail("%w", err)
+	}
+	s.wdb.SetMaxOpenConns(1)
+	s.wdb.SetMaxIdleConns(1)
+	s.wdb.SetConnMaxLifetime(0)
+	s.wdb.SetConnMaxIdleTime(0)
+	if s.wconn, err = s.wdb.Conn(ctx); err != nil {
+		s.closeDBs()
+		return nil, fail("cannot open the database: %w%s", err, openHint(err))
+	}
+	var mode string
+	if err := s.wconn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		s.closeDBs()
+		return nil, fail("cannot open the database: %w%s", err, openHint(err))
+	}
+	if !strings.EqualFold(mode, "wal") {
+		s.closeDBs()
+		return nil, fail("cannot use WAL journal mode (the database is in %q mode); put the file on a local file system", mode)
+	}
+	migrations, err := migrate.Load(migrationFiles, "migrations")
+	if err != nil {
+		s.closeDBs()
+		return nil, fail("%w", err)
+	}
+	if _, err := migrate.Up(ctx, s.wconn, migrations, migrate.Dialect{Begin: "BEGIN IMMEDIATE"}); err != nil {
+		s.closeDBs()
+		return nil, fail("%w%s", err, openHint(err))
+	}
+
+	s.w = &writer{s: s, conn: s.wconn, ops: make(chan writeOp, 1024), quit: make(chan struct{}), done: make(chan struct{})}
+	if err := s.w.prepare(ctx); err != nil {
+		s.closeDBs()
+		return nil, fail("preparing statements: %w", err)
+	}
+	if err := s.w.loadRetention(ctx); err != nil {
+		s.closeDBs()
+		return nil, fail("%w", err)
+	}
+
+	s.rdb, err = sql.Open("sqlite", dsn(abs, "busy_timeout("+busy+")", "query_only(1)"))
+	if err != nil {
+		s.closeDBs()
+		return nil, fail("%w", err)
+	}
+	s.rdb.SetMaxOpenConns(o.readers)
+	s.rdb.SetMaxIdleConns(o.readers)
+	if err := s.read.prepare(ctx, s.rdb); err != nil {
+		s.closeDBs()
+		return nil, fail("preparing statements: %w", err)
+	}
+	go s.w.loop()
+	return s, nil
+}
+
+// dirHint says what to do about an error creating the directory.
+func dirHint(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return "; create it, or give the store a path this user may write to"
+	case errors.Is(err, fs.ErrExist), errors.Is(err, syscall.ENOTDIR):
+		return "; a file of that name is in the way"
+	}
+	return ""
+}
+
+// openHint says what to do about an error opening the database.
+func openHint(err error) string {
+	var e *sqlitedrv.Error
+	if !errors.As(err, &e) {
+		return ""
+	}
+	switch e.Code() & 0xff {
+	case 26: // SQLITE_NOTADB
+		return "; the file is not an SQLite database: give the path of a store's database or of a new file"
+	case 14: // SQLITE_CANTOPEN
+		return "; check that the file and its directory exist and are readable and writable"
+	case 8, 3: // SQLITE_READONLY, SQLITE_PERM
+		return "; the file or its directory is read-only: the store needs to write both"
+	case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
+		return "; another process holds the database locked"
+	case 11: // SQLITE_CORRUPT
+		return "; the database is damaged: restore it from a backup"
+	}
+	return ""
+}
+
+// shownPath is abs as the user would write it: relative to the working
+// directory when the store's path was relative.
+func shownPath(path, abs string) string {
+	if filepath.IsAbs(path) {
+		return abs
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, abs); err == nil {
+			return rel
+		}
+	}
+	return abs
+}
+
+// dsn is the driver's name of the database file at abs with pragmas run on
+// every new connection.
+func dsn(abs string, pragmas ...string) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive letter
+	}
+	q := url.Values{"_pragma": pragmas}
+	return "file:" + (&url.URL{Path: p}).EscapedPath() + "?" + q.Encode()
+}
+
+// Path returns the path the store was opened with.
+func (s *Store) Path() string { return s.path }
+
+// Stats returns the store's counters.
+func (s *Store) Stats() Stats {
+	return Stats{Transactions: s.transactions.Load(), Writes: s.writes.Load(), RolledBack: s.rolledBack.Load(),
+		TerminalTasks: s.terminal.Load()}
+}
+
+// Close implements store.Store: it stops the writer (writes still queued
+// fail with store.ErrClosed; a transaction in progress completes), ends
+// every subscription with store.ErrClosed and closes the database. Later
+// calls fail with store.ErrClosed.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		close(s.w.quit)
+		<-s.w.done
+		s.broker.Close()
+		s.closeErr = s.closeDBs()
+		if s.closeErr != nil {
+			s.closeErr = fmt.Errorf("sqlite store %s: closing: %w", s.path, s.closeErr)
+		}
+	})
+	return s.closeErr
+}
+
+// closeDBs releases the statements and both pools.
+func (s *Store) closeDBs() error {
+	var errs []error
+	s.listMu.Lock()
+	for _, st := range s.listStmts {
+		errs = append(errs, st.count.Close(), st.page.Close())
+	}
+	s.listStmts = nil
+	s.listMu.Unlock()
+	errs = append(errs, s.read.close())
+	if s.rdb != nil {
+		errs = append(errs, s.rdb.Close())
+	}
+	if s.w != nil {
+		errs = append(errs, s.w.closeStmts())
+	}
+	if s.wconn != nil {
+		errs = append(errs, s.wconn.Close())
+	}
+	if s.wdb != nil {
+		errs = append(errs, s.wdb.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Store) checkOpen() error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	return nil
+}
+
+// readErr turns a failed read into the error the store reports.
+func (s *Store) readErr(what string, err error) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("sqlite store %s: %s: %w", s.path, what, err)
+}
+
+// now is the store's clock in unix nanoseconds.
+func (s *Store) now() int64 { return nanos(s.opts.now()) }
+
+// liveSince is the earliest end time of a terminal task that has not
+// outlived the TTL (math.MinInt64 without a TTL).
+func (s *Store) liveSince() int64 {
+	if s.opts.ttl <= 0 {
+		return minNanos
+	}
+	return s.now() - int64(s.opts.ttl)
+}
+
+const (
+	minNanos = -1 << 63
+	maxNanos = 1<<63 - 1
+)
+
+// nanos is t in unix nanoseconds, clamped to the int64 range (UnixNano is
+// undefined outside it).
+func nanos(t time.Time) int64 {
+	switch {
+	case t.Before(time.Unix(0, minNanos)):
+		return minNanos
+	case t.After(time.Unix(0, maxNanos)):
+		return maxNanos
+	}
+	return t.UnixNano()
+}
+
+// timeOf is the inverse of nanos for a nullable column (NULL: zero time).
+func timeOf(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, v.Int64)
+}

@@ -1,0 +1,197 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// The SQL of the store. Parameters are numbered (?N); times are unix
+// nanoseconds.
+
+// writeStmts are prepared on the writer's connection.
+type writeStmts struct {
+	insertTask, taskState, deleteTask, deleteTaskConfigs *sql.Stmt
+	updateTask                                           *sql.Stmt
+	upsertConfig, updateOutboxConfig, countConfigs       *sql.Stmt
+	deleteConfig, deleteConfigOutbox                     *sql.Stmt
+	enqueue, claim, finish, promote, retry               *sql.Stmt
+	renew                                                *sql.Stmt
+	sweepTTLConfigs, sweepTTLTasks                       *sql.Stmt
+	sweepOldestConfigs, sweepOldestTasks, oldestEnded    *sql.Stmt
+}
+
+const (
+	// ?1 tenant, ?2 id, ?3 owner, ?4 context, ?5 state, ?6 status time,
+	// ?7 snapshot, ?8 runner, ?9 lease, ?10 ended at, ?11 push configs.
+	sqlInsertTask = `INSERT INTO tasks (tenant, id, owner, context_id, state, status_time, version, snapshot, runner, lease_until, ended_at, push_count)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?8, ?9, ?10, ?11)
+ON CONFLICT (tenant, id) DO NOTHING`
+
+	sqlTaskState = `SELECT version, state, ended_at FROM tasks WHERE tenant = ?1 AND id = ?2`
+
+	sqlDeleteTask        = `DELETE FROM tasks WHERE tenant = ?1 AND id = ?2`
+	sqlDeleteTaskConfigs = `DELETE FROM push_configs WHERE tenant = ?1 AND task_id = ?2`
+
+	// ?1 snapshot, ?2 state, ?3 status time, ?4 context, ?5 terminal,
+	// ?6 runner ('' keeps it), ?7 lease, ?8 now, ?9 tenant, ?10 id,
+	// ?11 expected version.
+	sqlUpdateTask = `UPDATE tasks SET
+	version = version + 1, snapshot = ?1, state = ?2, status_time = ?3, context_id = ?4,
+	runner = CASE WHEN ?5 THEN '' WHEN ?6 <> '' THEN ?6 ELSE runner END,
+	lease_until = CASE WHEN ?5 THEN NULL WHEN ?6 <> '' THEN ?7 ELSE lease_until END,
+	ended_at = CASE WHEN ?5 THEN ?8 END
+WHERE tenant = ?9 AND id = ?10 AND version = ?11 AND ended_at IS NULL
+RETURNING push_count`
+
+	sqlUpsertConfig = `INSERT INTO push_configs (tenant, task_id, id, config) VALUES (?1, ?2, ?3, ?4)
+ON CONFLICT (tenant, task_id, id) DO UPDATE SET config = excluded.config`
+	sqlUpdateOutboxConfig = `UPDATE outbox SET config = ?4 WHERE tenant = ?1 AND task_id = ?2 AND config_id = ?3`
+	sqlCountConfigs       = `UPDATE tasks SET push_count = (SELECT COUNT(*) FROM push_configs WHERE tenant = ?1 AND task_id = ?2)
+WHERE tenant = ?1 AND id = ?2`
+	sqlDeleteConfig       = `DELETE FROM push_configs WHERE tenant = ?1 AND task_id = ?2 AND id = ?3`
+	sqlDeleteConfigOutbox = `DELETE FROM outbox WHERE tenant = ?1 AND task_id = ?2 AND config_id = ?3`
+
+	// One row per config of the task for one event, in config id order.
+	// ?1 tenant, ?2 task id, ?3 delivery id prefix, ?4 event, ?5 now. A row
+	// is the head of its config's queue when the config has no other.
+	sqlEnqueue = `INSERT INTO outbox (id, tenant, task_id, config_id, config, event, next_attempt, head)
+SELECT ?3 || p.id, p.tenant, p.task_id, p.id, p.config, ?4, ?5,
+	NOT EXISTS (SELECT 1 FROM outbox h WHERE h.tenant = p.tenant AND h.task_id = p.task_id AND h.config_id = p.id)
+FROM push_configs p WHERE p.tenant = ?1 AND p.task_id = ?2
+ORDER BY p.id`
+
+	// ?1 now, ?2 max, ?3 worker, ?4 lease end.
+	sqlClaim = `UPDATE outbox SET lease_owner = ?3, lease_until = ?4
+WHERE seq IN (SELECT seq FROM outbox WHERE head = 1 AND next_attempt <= ?1 AND lease_until <= ?1
+	ORDER BY next_attempt, seq LIMIT ?2)
+RETURNING seq, id, tenant, config, event, attempts, next_attempt`
+
+	sqlFinish  = `DELETE FROM outbox WHERE id = ?1 RETURNING tenant, task_id, config_id, head`
+	sqlPromote = `UPDATE outbox SET head = 1
+WHERE seq = (SELECT MIN(seq) FROM outbox WHERE tenant = ?1 AND task_id = ?2 AND config_id = ?3)`
+	sqlRetry = `UPDATE outbox SET attempts = ?2, next_attempt = ?3, lease_owner = '', lease_until = 0 WHERE id = ?1`
+
+	sqlRenew = `UPDATE tasks SET lease_until = ?2 WHERE runner = ?1 AND runner <> ''`
+
+	sqlSweepTTLConfigs = `DELETE FROM push_configs WHERE (tenant, task_id) IN
+	(SELECT tenant, id FROM tasks WHERE ended_at < ?1 ORDER BY ended_at, rowid LIMIT ?2)`
+	sqlSweepTTLTasks = `DELETE FROM tasks WHERE rowid IN
+	(SELECT rowid FROM tasks WHERE ended_at < ?1 ORDER BY ended_at, rowid LIMIT ?2)`
+	sqlSweepOldestConfigs = `DELETE FROM push_configs WHERE (tenant, task_id) IN
+	(SELECT tenant, id FROM tasks WHERE ended_at IS NOT NULL ORDER BY ended_at, rowid LIMIT ?1)`
+	sqlSweepOldestTasks = `DELETE FROM tasks WHERE rowid IN
+	(SELECT rowid FROM tasks WHERE ended_at IS NOT NULL ORDER BY ended_at, rowid LIMIT ?1)`
+	sqlOldestEnded = `SELECT MIN(ended_at) FROM tasks WHERE ended_at IS NOT NULL`
+)
+
+func (w *writer) prepare(ctx context.Context) error {
+	st := &w.st
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&st.insertTask, sqlInsertTask},
+		{&st.taskState, sqlTaskState},
+		{&st.deleteTask, sqlDeleteTask},
+		{&st.deleteTaskConfigs, sqlDeleteTaskConfigs},
+		{&st.updateTask, sqlUpdateTask},
+		{&st.upsertConfig, sqlUpsertConfig},
+		{&st.updateOutboxConfig, sqlUpdateOutboxConfig},
+		{&st.countConfigs, sqlCountConfigs},
+		{&st.deleteConfig, sqlDeleteConfig},
+		{&st.deleteConfigOutbox, sqlDeleteConfigOutbox},
+		{&st.enqueue, sqlEnqueue},
+		{&st.claim, sqlClaim},
+		{&st.finish, sqlFinish},
+		{&st.promote, sqlPromote},
+		{&st.retry, sqlRetry},
+		{&st.renew, sqlRenew},
+		{&st.sweepTTLConfigs, sqlSweepTTLConfigs},
+		{&st.sweepTTLTasks, sqlSweepTTLTasks},
+		{&st.sweepOldestConfigs, sqlSweepOldestConfigs},
+		{&st.sweepOldestTasks, sqlSweepOldestTasks},
+		{&st.oldestEnded, sqlOldestEnded},
+	} {
+		s, err := w.conn.PrepareContext(ctx, p.sql)
+		if err != nil {
+			return fmt.Errorf("%w in %s", err, p.sql)
+		}
+		*p.dst = s
+	}
+	return nil
+}
+
+func (w *writer) closeStmts() error {
+	st := &w.st
+	var errs []error
+	for _, s := range []*sql.Stmt{st.insertTask, st.taskState, st.deleteTask, st.deleteTaskConfigs, st.updateTask,
+		st.upsertConfig, st.updateOutboxConfig, st.countConfigs, st.deleteConfig, st.deleteConfigOutbox,
+		st.enqueue, st.claim, st.finish, st.promote, st.retry, st.renew,
+		st.sweepTTLConfigs, st.sweepTTLTasks, st.sweepOldestConfigs, st.sweepOldestTasks, st.oldestEnded} {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
+	}
+	*st = writeStmts{}
+	return errors.Join(errs...)
+}
+
+// readStmts are prepared on the read pool.
+type readStmts struct {
+	task, config, configs, nextDelivery, anyDue, staleRuns *sql.Stmt
+}
+
+const (
+	sqlTask = `SELECT owner, version, snapshot, runner, lease_until, ended_at FROM tasks WHERE tenant = ?1 AND id = ?2`
+
+	// ?1 tenant, ?2 task id, ?3 earliest end time of a live task.
+	sqlLiveTask = `EXISTS (SELECT 1 FROM tasks t WHERE t.tenant = ?1 AND t.id = ?2 AND (t.ended_at IS NULL OR t.ended_at >= ?3))`
+	sqlConfig   = `SELECT config FROM push_configs WHERE tenant = ?1 AND task_id = ?2 AND id = ?4 AND ` + sqlLiveTask
+	// ?4 after, ?5 limit (-1: none).
+	sqlConfigs = `SELECT config FROM push_configs WHERE tenant = ?1 AND task_id = ?2 AND id > ?4 AND ` + sqlLiveTask + `
+ORDER BY id LIMIT ?5`
+
+	sqlNextDelivery = `SELECT MIN(MAX(next_attempt, lease_until)) FROM outbox WHERE head = 1`
+	// ?1 now.
+	sqlAnyDue = `SELECT EXISTS (SELECT 1 FROM outbox WHERE head = 1 AND next_attempt <= ?1 AND lease_until <= ?1)`
+
+	// ?1 self, ?2 now, ?3 LIKE pattern of self's host (NULL: none),
+	// ?4 SUBMITTED, ?5 WORKING.
+	sqlStaleRuns = `SELECT tenant, id, owner, version, snapshot, runner, lease_until FROM tasks
+WHERE runner <> '' AND runner <> ?1 AND state IN (?4, ?5)
+	AND (lease_until IS NULL OR lease_until < ?2 OR runner LIKE ?3 ESCAPE '\')`
+)
+
+func (r *readStmts) prepare(ctx context.Context, db *sql.DB) error {
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&r.task, sqlTask},
+		{&r.config, sqlConfig},
+		{&r.configs, sqlConfigs},
+		{&r.nextDelivery, sqlNextDelivery},
+		{&r.anyDue, sqlAnyDue},
+		{&r.staleRuns, sqlStaleRuns},
+	} {
+		s, err := db.PrepareContext(ctx, p.sql)
+		if err != nil {
+			return fmt.Errorf("%w in %s", err, p.sql)
+		}
+		*p.dst = s
+	}
+	return nil
+}
+
+func (r *readStmts) close() error {
+	var errs []error
+	for _, s := range []*sql.Stmt{r.task, r.config, r.configs, r.nextDelivery, r.anyDue, r.staleRuns} {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
+	}
+	*r = readStmts{}
+	return errors.Join(errs...)
+}

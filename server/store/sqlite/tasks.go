@@ -1,0 +1,568 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// taskRow is what a write stores about a task besides its keys.
+type taskRow struct {
+	contextID  string
+	state      a2av1.TaskState
+	statusTime int64
+	snapshot   []byte
+	terminal   bool
+}
+
+func encodeTask(t *a2av1.Task) (taskRow, error) {
+	b, err := proto.Marshal(t)
+	if err != nil {
+		return taskRow{}, fmt.Errorf("encoding task %q: %w", t.GetId(), err)
+	}
+	state := t.GetStatus().GetState()
+	return taskRow{contextID: t.GetContextId(), state: state, statusTime: nanos(t.GetStatus().GetTimestamp().AsTime()),
+		snapshot: b, terminal: store.IsTerminal(state)}, nil
+}
+
+// encodeEvents marshals the events of a write.
+func encodeEvents(events []*a2av1.StreamResponse) ([][]byte, error) {
+	if len(events) == 0 {
+		return nil, nil
+	}
+	out := make([][]byte, len(events))
+	for i, ev := range events {
+		b, err := proto.Marshal(ev)
+		if err != nil {
+			return nil, fmt.Errorf("encoding event %d: %w", i, err)
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// leaseArg is a lease end as a column value (NULL for none).
+func leaseArg(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return nanos(t)
+}
+
+// ---- CreateTask ----
+
+type createOp struct {
+	opBase
+	rec       store.Record
+	row       taskRow
+	configIDs []string
+	configs   [][]byte
+	events    [][]byte
+}
+
+func (o *createOp) what() string { return "creating task " + strconv.Quote(o.rec.Task.GetId()) }
+
+// CreateTask implements store.Tasks.
+func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Record{}, err
+	}
+	rec := c.Record
+	if err := store.CheckSnapshot(rec.Task); err != nil {
+		return store.Record{}, err
+	}
+	id := rec.Task.GetId()
+	row, err := encodeTask(rec.Task)
+	if err != nil {
+		return store.Record{}, fmt.Errorf("sqlite store %s: %w", s.path, err)
+	}
+	rec.Version = 1
+	if row.terminal {
+		rec.Runner, rec.LeaseUntil = "", time.Time{}
+	}
+	o := &createOp{rec: rec, row: row}
+	// Configs by id, the last of a repeated id winning.
+	seen := make(map[string]int, len(c.PushConfigs))
+	for _, cfg := range c.PushConfigs {
+		if cfg.GetId() == "" || cfg.GetTaskId() != id {
+			return store.Record{}, fmt.Errorf("store: push config %q of new task %q must have an id and the task's id (got %q)", cfg.GetId(), id, cfg.GetTaskId())
+		}
+		b, err := proto.Marshal(cfg)
+		if err != nil {
+			return store.Record{}, fmt.Errorf("sqlite store %s: encoding push config %q: %w", s.path, cfg.GetId(), err)
+		}
+		if i, ok := seen[cfg.GetId()]; ok {
+			o.configs[i] = b
+			continue
+		}
+		seen[cfg.GetId()] = len(o.configIDs)
+		o.configIDs = append(o.configIDs, cfg.GetId())
+		o.configs = append(o.configs, b)
+	}
+	if len(o.configIDs) > 0 {
+		if o.events, err = encodeEvents(c.Events); err != nil {
+			return store.Record{}, fmt.Errorf("sqlite store %s: task %q: %w", s.path, id, err)
+		}
+	}
+	if err := s.submit(ctx, o); err != nil {
+		return store.Record{}, err
+	}
+	return rec, nil
+}
+
+func (o *createOp) apply(w *writer, now int64) (error, error) {
+	st := &w.st
+	r, id := o.rec, o.rec.Task.GetId()
+	var ended any
+	if o.row.terminal {
+		ended = now
+	}
+	args := []any{r.Tenant, id, r.Owner, o.row.contextID, int64(o.row.state), o.row.statusTime, o.row.snapshot,
+		r.Runner, leaseArg(r.LeaseUntil), ended, int64(len(o.configIDs))}
+	res, err := st.insertTask.Exec(args...)
+	if err != nil {
+		return nil, dbErr("inserting the task", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return nil, dbErr("inserting the task", err)
+	} else if n == 0 {
+		// The id is taken; by a task past its TTL, it is free again.
+		var version, state int64
+		var endedAt sql.NullInt64
+		if err := st.taskState.QueryRow(r.Tenant, id).Scan(&version, &state, &endedAt); err != nil {
+			return nil, dbErr("reading the existing task", err)
+		}
+		if !w.s.expired(endedAt, now) {
+			return fmt.Errorf("%w: task %q", store.ErrExists, id), nil
+		}
+		if _, err := st.deleteTaskConfigs.Exec(r.Tenant, id); err != nil {
+			return nil, dbErr("removing the expired task's push configs", err)
+		}
+		if _, err := st.deleteTask.Exec(r.Tenant, id); err != nil {
+			return nil, dbErr("removing the expired task", err)
+		}
+		o.termDelta--
+		if _, err := st.insertTask.Exec(args...); err != nil {
+			return nil, dbErr("inserting the task", err)
+		}
+	}
+	if o.row.terminal {
+		o.termDelta++
+		o.endsTask = true
+	}
+	for i, cid := range o.configIDs {
+		if _, err := st.upsertConfig.Exec(r.Tenant, id, cid, o.configs[i]); err != nil {
+			return nil, dbErr("inserting push config "+strconv.Quote(cid), err)
+		}
+	}
+	if len(o.configIDs) > 0 {
+		if err := o.enqueue(w, r.Tenant, id, 1, o.events, now); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// enqueue inserts the outbox rows of one write: every event for every
+// push config of the task, in event order, then config id order.
+func (b *opBase) enqueue(w *writer, tenant, taskID string, version int64, events [][]byte, now int64) error {
+	for i, ev := range events {
+		res, err := w.st.enqueue.Exec(tenant, taskID, store.DeliveryIDPrefix(tenant, taskID, version, i), ev, now)
+		if err != nil {
+			return dbErr("queueing deliveries", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return dbErr("queueing deliveries", err)
+		} else if n > 0 {
+			b.queued = true
+		}
+	}
+	return nil
+}
+
+// expired reports whether a task with that end time has outlived the TTL
+// at now.
+func (s *Store) expired(endedAt sql.NullInt64, now int64) bool {
+	return s.opts.ttl > 0 && endedAt.Valid && endedAt.Int64 < now-int64(s.opts.ttl)
+}
+
+// ---- Task ----
+
+// Task implements store.Tasks.
+func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Record{}, err
+	}
+	var (
+		rec     = store.Record{Tenant: tenant}
+		blob    []byte
+		lease   sql.NullInt64
+		endedAt sql.NullInt64
+	)
+	err := s.read.task.QueryRowContext(ctx, tenant, id).Scan(&rec.Owner, &rec.Version, &blob, &rec.Runner, &lease, &endedAt)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && s.expired(endedAt, s.now()) {
+		return store.Record{}, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
+	}
+	if err != nil {
+		return store.Record{}, s.readErr("reading task "+strconv.Quote(id), err)
+	}
+	rec.LeaseUntil = timeOf(lease)
+	if rec.Task, err = s.decodeTask(id, blob); err != nil {
+		return store.Record{}, err
+	}
+	return rec, nil
+}
+
+func (s *Store) decodeTask(id string, blob []byte) (*a2av1.Task, error) {
+	t := new(a2av1.Task)
+	if err := proto.Unmarshal(blob, t); err != nil {
+		return nil, fmt.Errorf("sqlite store %s: decoding task %q: %w", s.path, id, err)
+	}
+	return t, nil
+}
+
+// ---- UpdateTask ----
+
+type updateOp struct {
+	opBase
+	u     store.Update
+	row   taskRow
+	evs   [][]byte
+	lease any
+}
+
+func (o *updateOp) what() string { return "writing task " + strconv.Quote(o.u.Task.GetId()) }
+
+// UpdateTask implements store.Tasks.
+func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
+	if err := s.checkOpen(); err != nil {
+		return 0, err
+	}
+	if err := store.CheckSnapshot(u.Task); err != nil {
+		return 0, err
+	}
+	// The stored state is not terminal (the write checks that), so only the
+	// new state decides whether the transition is valid.
+	if err := store.ValidTransition(a2av1.TaskState_TASK_STATE_WORKING, u.Task.GetStatus().GetState()); err != nil {
+		return 0, err
+	}
+	row, err := encodeTask(u.Task)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite store %s: %w", s.path, err)
+	}
+	o := &updateOp{u: u, row: row}
+	if u.Runner != "" {
+		o.lease = leaseArg(u.LeaseUntil)
+	}
+	if o.evs, err = encodeEvents(u.Events); err != nil {
+		return 0, fmt.Errorf("sqlite store %s: task %q: %w", s.path, u.Task.GetId(), err)
+	}
+	if err := s.submit(ctx, o); err != nil {
+		return 0, err
+	}
+	return o.version, nil
+}
+
+func (o *updateOp) apply(w *writer, now int64) (error, error) {
+	st := &w.st
+	u, id := o.u, o.u.Task.GetId()
+	var pushCount int64
+	err := st.updateTask.QueryRow(o.row.snapshot, int64(o.row.state), o.row.statusTime, o.row.contextID, o.row.terminal,
+		u.Runner, o.lease, now, u.Tenant, id, u.Expect).Scan(&pushCount)
+	if errors.Is(err, sql.ErrNoRows) {
+		return o.classify(w, now), nil
+	}
+	if err != nil {
+		return nil, dbErr("updating the task", err)
+	}
+	o.version = u.Expect + 1
+	if o.row.terminal {
+		o.termDelta, o.endsTask = 1, true
+	}
+	if pushCount > 0 && len(o.evs) > 0 {
+		if err := o.enqueue(w, u.Tenant, id, o.version, o.evs, now); err != nil {
+			return nil, err
+		}
+	}
+	o.publish, o.pubTenant, o.pubTask, o.events, o.terminal = true, u.Tenant, id, u.Events, o.row.terminal
+	return nil, nil
+}
+
+// classify says why the update matched no row.
+func (o *updateOp) classify(w *writer, now int64) error {
+	id := o.u.Task.GetId()
+	var version, state int64
+	var endedAt sql.NullInt64
+	err := w.st.taskState.QueryRow(o.u.Tenant, id).Scan(&version, &state, &endedAt)
+	switch {
+	case errors.Is(err, sql.ErrNoRows), err == nil && w.s.expired(endedAt, now):
+		return fmt.Errorf("%w: task %q", store.ErrNotFound, id)
+	case err != nil:
+		return fmt.Errorf("sqlite store %s: writing task %q: reading the task: %w", w.s.path, id, err)
+	case endedAt.Valid:
+		return fmt.Errorf("%w: task %q is %s", store.ErrTerminal, id, stateName(a2av1.TaskState(state)))
+	case version != o.u.Expect:
+		return fmt.Errorf("%w: task %q is at version %d, not %d", store.ErrConflict, id, version, o.u.Expect)
+	}
+	return fmt.Errorf("sqlite store %s: writing task %q: the write matched no row", w.s.path, id)
+}
+
+func stateName(s a2av1.TaskState) string { return strings.TrimPrefix(s.String(), "TASK_STATE_") }
+
+// ---- ListTasks ----
+
+// listShape says which optional filters a listing uses; it keys the cache
+// of prepared listing statements.
+type listShape uint8
+
+const (
+	byContext listShape = 1 << iota
+	byState
+	byUpdatedAfter
+	byTTL
+	byCursor
+)
+
+type listStmt struct{ count, page *sql.Stmt }
+
+const taskColumns = `id, owner, version, snapshot, runner, lease_until`
+
+// listSQL builds the statements of a listing shape. Arguments follow the
+// order of the filters.
+func listSQL(shape listShape) (count, page string) {
+	var w strings.Builder
+	w.WriteString(`tenant = ? AND owner = ?`)
+	if shape&byContext != 0 {
+		w.WriteString(` AND context_id = ?`)
+	}
+	if shape&byState != 0 {
+		w.WriteString(` AND state = ?`)
+	}
+	if shape&byUpdatedAfter != 0 {
+		w.WriteString(` AND status_time >= ?`)
+	}
+	if shape&byTTL != 0 {
+		w.WriteString(` AND (ended_at IS NULL OR ended_at >= ?)`)
+	}
+	where := w.String()
+	count = `SELECT COUNT(*) FROM tasks WHERE ` + where
+	if shape&byCursor != 0 {
+		where += ` AND (status_time < ? OR (status_time = ? AND id < ?))`
+	}
+	page = `SELECT ` + taskColumns + ` FROM tasks WHERE ` + where + ` ORDER BY status_time DESC, id DESC LIMIT ?`
+	return count, page
+}
+
+func (s *Store) listStatements(ctx context.Context, shape listShape) (*listStmt, error) {
+	s.listMu.Lock()
+	defer s.listMu.Unlock()
+	if s.listStmts == nil {
+		return nil, store.ErrClosed
+	}
+	if st := s.listStmts[shape]; st != nil {
+		return st, nil
+	}
+	countSQL, pageSQL := listSQL(shape)
+	count, err := s.rdb.PrepareContext(ctx, countSQL)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.rdb.PrepareContext(ctx, pageSQL)
+	if err != nil {
+		count.Close()
+		return nil, err
+	}
+	st := &listStmt{count: count, page: page}
+	s.listStmts[shape] = st
+	return st, nil
+}
+
+// ListTasks implements store.Tasks.
+func (s *Store) ListTasks(ctx context.Context, tenant string, q store.Query) (store.Page, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Page{}, err
+	}
+	if q.Limit < 1 {
+		return store.Page{}, fmt.Errorf("store: list limit %d must be positive", q.Limit)
+	}
+	var shape listShape
+	args := make([]any, 0, 10)
+	args = append(args, tenant, q.Owner)
+	if q.ContextID != "" {
+		shape |= byContext
+		args = append(args, q.ContextID)
+	}
+	if q.State != a2av1.TaskState_TASK_STATE_UNSPECIFIED {
+		shape |= byState
+		args = append(args, int64(q.State))
+	}
+	if !q.UpdatedAfter.IsZero() {
+		shape |= byUpdatedAfter
+		args = append(args, nanos(q.UpdatedAfter))
+	}
+	if s.opts.ttl > 0 {
+		shape |= byTTL
+		args = append(args, s.liveSince())
+	}
+	countArgs := args
+	if q.After != nil {
+		shape |= byCursor
+		at := nanos(q.After.Time)
+		args = append(args[:len(args):len(args)], at, at, q.After.ID)
+	}
+	args = append(args, int64(q.Limit)+1)
+
+	st, err := s.listStatements(ctx, shape)
+	if err != nil {
+		return store.Page{}, s.readErr("listing tasks", err)
+	}
+	// One read transaction: the count and the page see the same data.
+	tx, err := s.rdb.BeginTx(ctx, nil)
+	if err != nil {
+		return store.Page{}, s.readErr("listing tasks", err)
+	}
+	defer tx.Rollback()
+	var page store.Page
+	if err := tx.StmtContext(ctx, st.count).QueryRowContext(ctx, countArgs...).Scan(&page.Total); err != nil {
+		return store.Page{}, s.readErr("counting tasks", err)
+	}
+	rows, err := tx.StmtContext(ctx, st.page).QueryContext(ctx, args...)
+	if err != nil {
+		return store.Page{}, s.readErr("listing tasks", err)
+	}
+	defer rows.Close()
+	page.Records = make([]store.Record, 0, min(q.Limit, page.Total))
+	for rows.Next() {
+		if len(page.Records) == q.Limit {
+			page.More = true
+			break
+		}
+		rec, err := s.scanTask(rows, tenant)
+		if err != nil {
+			return store.Page{}, err
+		}
+		page.Records = append(page.Records, rec)
+	}
+	if err := rows.Err(); err != nil {
+		return store.Page{}, s.readErr("listing tasks", err)
+	}
+	return page, nil
+}
+
+// scanTask reads a row of taskColumns.
+func (s *Store) scanTask(rows *sql.Rows, tenant string) (store.Record, error) {
+	rec := store.Record{Tenant: tenant}
+	var (
+		id    string
+		blob  []byte
+		lease sql.NullInt64
+	)
+	if err := rows.Scan(&id, &rec.Owner, &rec.Version, &blob, &rec.Runner, &lease); err != nil {
+		return store.Record{}, s.readErr("reading a task", err)
+	}
+	rec.LeaseUntil = timeOf(lease)
+	var err error
+	rec.Task, err = s.decodeTask(id, blob)
+	return rec, err
+}
+
+// ---- Execution records ----
+
+type renewOp struct {
+	opBase
+	runner string
+	until  any
+}
+
+func (o *renewOp) what() string { return "renewing the runs of " + strconv.Quote(o.runner) }
+
+// RenewRuns implements store.Tasks.
+func (s *Store) RenewRuns(ctx context.Context, runner string, until time.Time) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if runner == "" {
+		return nil
+	}
+	return s.submit(ctx, &renewOp{runner: runner, until: leaseArg(until)})
+}
+
+func (o *renewOp) apply(w *writer, _ int64) (error, error) {
+	if _, err := w.st.renew.Exec(o.runner, o.until); err != nil {
+		return nil, dbErr("renewing leases", err)
+	}
+	return nil, nil
+}
+
+// StaleRuns implements store.Tasks.
+func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit int) ([]store.Record, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	var hostPattern any
+	if host := store.RunnerHost(self); host != "" {
+		hostPattern = likeEscaper.Replace(host) + "/%"
+	}
+	rows, err := s.read.staleRuns.QueryContext(ctx, self, nanos(now), hostPattern,
+		int64(a2av1.TaskState_TASK_STATE_SUBMITTED), int64(a2av1.TaskState_TASK_STATE_WORKING))
+	if err != nil {
+		return nil, s.readErr("finding stale runs", err)
+	}
+	defer rows.Close()
+	var out []store.Record
+	gone := make(map[string]bool)
+	for rows.Next() {
+		var (
+			rec   store.Record
+			id    string
+			blob  []byte
+			lease sql.NullInt64
+		)
+		if err := rows.Scan(&rec.Tenant, &id, &rec.Owner, &rec.Version, &blob, &rec.Runner, &lease); err != nil {
+			return nil, s.readErr("finding stale runs", err)
+		}
+		rec.LeaseUntil = timeOf(lease)
+		if lease.Valid && lease.Int64 >= nanos(now) {
+			g, ok := gone[rec.Runner]
+			if !ok {
+				g = store.RunnerGone(self, rec.Runner)
+				gone[rec.Runner] = g
+			}
+			if !g {
+				continue
+			}
+		}
+		if rec.Task, err = s.decodeTask(id, blob); err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.readErr("finding stale runs", err)
+	}
+	return out, nil
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// ---- Subscriptions ----
+
+// Subscribe implements store.Subscriptions.
+func (s *Store) Subscribe(ctx context.Context, tenant, id string) (store.Record, store.Subscription, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Record{}, nil, err
+	}
+	return s.broker.Subscribe(ctx, tenant, id, func(ctx context.Context) (store.Record, error) { return s.Task(ctx, tenant, id) })
+}

@@ -1,0 +1,272 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// maxBatch is the most write operations committed in one transaction.
+const maxBatch = 64
+
+// writeOp is one write operation queued for the writer goroutine.
+type writeOp interface {
+	base() *opBase
+	// apply runs the operation inside the writer's transaction. It returns
+	// the operation's own failure (a store sentinel, nothing written) or a
+	// database error, which fails the whole transaction.
+	apply(w *writer, now int64) (failure, dbErr error)
+	// what names the operation in errors ("writing task X").
+	what() string
+}
+
+// Operation states: queued until the writer takes it or the caller gives up.
+const (
+	opQueued int32 = iota
+	opTaken
+	opAbandoned
+)
+
+// opBase is what every operation shares: its state, its completion and what
+// the writer does after COMMIT.
+type opBase struct {
+	state atomic.Int32
+	done  chan struct{}
+	err   error
+
+	// Set by apply on success.
+	publish   bool // publish events of the task write to subscribers:
+	pubTenant string
+	pubTask   string
+	version   int64 // the new version (also UpdateTask's result)
+	events    []*a2av1.StreamResponse
+	terminal  bool
+	queued    bool  // outbox rows were inserted
+	termDelta int64 // change in the number of terminal tasks
+	endsTask  bool  // a task became terminal
+}
+
+func (b *opBase) base() *opBase { return b }
+
+// writer is the goroutine that owns the write connection.
+type writer struct {
+	s    *Store
+	conn *sql.Conn
+	st   writeStmts
+	ops  chan writeOp
+	quit chan struct{} // closed by Close
+	done chan struct{} // closed when loop returns
+
+	batch []writeOp
+
+	// Retention bookkeeping (retention.go), owned by the writer goroutine.
+	terminal     int64     // committed number of terminal tasks
+	nextExpiry   int64     // when the oldest terminal task outlives the TTL (0: none)
+	lastSweep    time.Time // of the last TTL sweep
+	sweepSoon    bool      // the last sweep stopped at its chunk size
+	blockedUntil time.Time // no sweep before (after a failed one)
+}
+
+// submit queues o and waits for its outcome. A caller whose ctx ends
+// before the writer took the operation gets ctx's error and the operation
+// never runs; once taken, the caller waits for its outcome.
+func (s *Store) submit(ctx context.Context, o writeOp) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	b := o.base()
+	b.done = make(chan struct{})
+	select {
+	case s.w.ops <- o:
+	case <-s.w.done:
+		return store.ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-b.done:
+		return b.err
+	case <-ctx.Done():
+		if b.state.CompareAndSwap(opQueued, opAbandoned) {
+			return ctx.Err()
+		}
+	case <-s.w.done:
+		if b.state.CompareAndSwap(opQueued, opAbandoned) {
+			return store.ErrClosed
+		}
+	}
+	<-b.done
+	return b.err
+}
+
+// loop is the writer goroutine.
+func (w *writer) loop() {
+	defer close(w.done)
+	var timer *time.Timer
+	for {
+		select {
+		case <-w.quit:
+			return
+		default:
+		}
+		w.batch = w.batch[:0]
+		var first writeOp
+		if w.sweepDue(w.s.opts.now(), w.terminal) {
+			select {
+			case first = <-w.ops:
+			default:
+			}
+		} else {
+			var tick <-chan time.Time
+			if at, ok := w.nextSweep(); ok {
+				d := at.Sub(w.s.opts.now())
+				if timer == nil {
+					timer = time.NewTimer(d)
+				} else {
+					timer.Reset(d)
+				}
+				tick = timer.C
+			}
+			select {
+			case first = <-w.ops:
+			case <-w.quit:
+				return
+			case <-tick:
+			}
+		}
+		if first != nil && first.base().state.CompareAndSwap(opQueued, opTaken) {
+			w.batch = append(w.batch, first)
+		}
+	drain:
+		for len(w.batch) < maxBatch {
+			select {
+			case o := <-w.ops:
+				if o.base().state.CompareAndSwap(opQueued, opTaken) {
+					w.batch = append(w.batch, o)
+				}
+			default:
+				break drain
+			}
+		}
+		if len(w.batch) == 0 && !w.sweepDue(w.s.opts.now(), w.terminal) {
+			continue
+		}
+		w.run(w.batch)
+		clear(w.batch)
+	}
+}
+
+// run commits batch in one transaction (with a retention sweep when one is
+// due), then publishes the events, signals the outbox and completes the
+// operations.
+func (w *writer) run(batch []writeOp) {
+	ctx := context.Background()
+	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		w.fail(batch, fmt.Errorf("starting a transaction: %w", err))
+		return
+	}
+	now := w.s.now()
+	terminal := w.terminal
+	ended := false
+	for i, o := range batch {
+		failure, dbErr := o.apply(w, now)
+		if dbErr != nil {
+			w.rollback()
+			w.failBecause(batch, i, dbErr)
+			return
+		}
+		b := o.base()
+		b.err = failure
+		if failure == nil {
+			terminal += b.termDelta
+			ended = ended || b.endsTask
+		}
+	}
+	var sw sweepResult
+	if sweepAt := w.s.opts.now(); w.sweepDue(sweepAt, terminal) {
+		sw = w.sweep(ctx, sweepAt, terminal)
+	}
+	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		w.rollback()
+		w.fail(batch, fmt.Errorf("committing: %w", err))
+		return
+	}
+	w.s.transactions.Add(1)
+	w.terminal = terminal - sw.removed
+	w.s.terminal.Store(w.terminal)
+	w.swept(sw)
+	if ended && w.nextExpiry == 0 && w.s.opts.ttl > 0 {
+		w.nextExpiry = now + int64(w.s.opts.ttl) + 1
+	}
+	queued := false
+	var writes int64
+	for _, o := range batch {
+		b := o.base()
+		if b.err != nil {
+			continue
+		}
+		writes++
+		if b.publish {
+			w.s.broker.Publish(b.pubTenant, b.pubTask, b.version, b.events, b.terminal)
+		}
+		queued = queued || b.queued
+	}
+	w.s.writes.Add(writes)
+	if queued {
+		select {
+		case w.s.wake <- struct{}{}:
+		default:
+		}
+	}
+	for _, o := range batch {
+		close(o.base().done)
+	}
+}
+
+// fail completes every operation of a rolled back batch with err.
+func (w *writer) fail(batch []writeOp, err error) {
+	if len(batch) > 0 {
+		w.s.rolledBack.Add(1)
+	}
+	for _, o := range batch {
+		b := o.base()
+		b.err = fmt.Errorf("sqlite store %s: %s: %w", w.s.path, o.what(), err)
+		close(b.done)
+	}
+	if len(batch) == 0 {
+		w.s.opts.logger.Error("sqlite store: retention sweep failed", "path", w.s.path, "err", err)
+		w.blockSweeps()
+	}
+}
+
+// failBecause completes every operation of a batch rolled back because
+// operation i failed with err.
+func (w *writer) failBecause(batch []writeOp, i int, err error) {
+	w.s.rolledBack.Add(1)
+	cause := fmt.Errorf("transaction rolled back: %s: %w", batch[i].what(), err)
+	for j, o := range batch {
+		b := o.base()
+		if j == i {
+			b.err = fmt.Errorf("sqlite store %s: %s: %w", w.s.path, o.what(), err)
+		} else {
+			b.err = fmt.Errorf("sqlite store %s: %s: %w", w.s.path, o.what(), cause)
+		}
+		close(b.done)
+	}
+}
+
+// rollback ends the transaction after a failure. A failed statement may
+// already have rolled it back; the error of ROLLBACK then says only that.
+func (w *writer) rollback() {
+	_, _ = w.conn.ExecContext(context.Background(), "ROLLBACK")
+}
+
+// dbErr wraps a database error of one statement.
+func dbErr(stmt string, err error) error {
+	return fmt.Errorf("%s: %w", stmt, err)
+}

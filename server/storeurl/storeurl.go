@@ -1,0 +1,334 @@
+// Package storeurl opens the task store an operator names with a URL, as in
+// an agent's -store flag or its A2A_STORE environment variable:
+//
+//	memory                      in-memory; nothing survives the process
+//	sqlite:data/agent.db        SQLite file, relative to the working directory
+//	sqlite:/var/lib/agent.db    SQLite file, absolute path
+//	sqlite:///var/lib/agent.db  the same, written as a URL
+//
+// A SQLite URL may carry parameters: ?synchronous=normal|full (how hard each
+// write is pushed to disk: normal, the default, may lose the last writes in
+// a power cut, never in a crash of the process; full loses none) and
+// ?busy_timeout=5s (how long a write waits for another process holding the
+// database). Percent-escapes in the path are decoded, so a path containing
+// "?" or "%" is written with %3F or %25. The database's directory and file
+// are created when missing.
+//
+// Every error is an *Error naming the URL, with any password in it replaced
+// by "xxxxx"; Describe gives that form for log lines.
+package storeurl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/store/sqlite"
+)
+
+// Forms is the one-line summary of the accepted URLs, for help texts and
+// error messages.
+const Forms = "memory, sqlite:PATH (sqlite:data/agent.db, sqlite:/var/lib/agent.db or sqlite:///var/lib/agent.db; parameters ?synchronous=normal|full&busy_timeout=5s)"
+
+// Options apply to whichever store a URL opens.
+type Options struct {
+	// TerminalTaskTTL is how long a finished task stays readable; 0 keeps
+	// it (store.WithTerminalTaskTTL, sqlite.WithTerminalTaskTTL).
+	TerminalTaskTTL time.Duration
+	// MaxTerminalTasks is how many finished tasks are kept, the oldest
+	// removed first; 0 sets no limit.
+	MaxTerminalTasks int
+	// Logger receives what a durable store reports in the background; nil
+	// leaves the store's default.
+	Logger *slog.Logger
+}
+
+// Error is the failure to parse or open a store URL.
+type Error struct {
+	// URL is the store URL as Describe gives it: passwords redacted.
+	URL string
+	// Err says what is wrong.
+	Err error
+}
+
+func (e *Error) Error() string {
+	if e.URL == "" {
+		return "store: " + e.Err.Error()
+	}
+	return "store " + e.URL + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrUnsupported is what errors.Is finds in the Error for a store kind this
+// build cannot open (PostgreSQL).
+var ErrUnsupported = errors.New("store not supported by this build")
+
+// unsupported is an error that is ErrUnsupported with its own message.
+type unsupported string
+
+func (u unsupported) Error() string        { return string(u) }
+func (u unsupported) Is(target error) bool { return target == ErrUnsupported }
+
+// kind is what a URL selects.
+type kind int
+
+const (
+	kindMemory kind = iota + 1
+	kindSQLite
+)
+
+// spec is a parsed store URL.
+type spec struct {
+	kind kind
+	// SQLite only.
+	path        string
+	synchronous string        // "" (the store's default), "normal" or "full"
+	busyTimeout time.Duration // 0: the store's default
+	busySet     bool
+}
+
+// sqliteParams are the query parameters a SQLite URL accepts.
+var sqliteParams = []string{"synchronous", "busy_timeout"}
+
+// Open parses rawURL and opens the store it names with opts. The caller
+// closes the store after the server using it has shut down.
+func Open(ctx context.Context, rawURL string, opts Options) (store.Store, error) {
+	sp, err := parse(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) error { return &Error{URL: Describe(rawURL), Err: err} }
+	if opts.TerminalTaskTTL < 0 || opts.MaxTerminalTasks < 0 {
+		return nil, fail(errors.New("the terminal-task TTL and maximum must not be negative (0 means no bound)"))
+	}
+	switch sp.kind {
+	case kindMemory:
+		return store.NewMemory(store.WithTerminalTaskTTL(opts.TerminalTaskTTL), store.WithMaxTerminalTasks(opts.MaxTerminalTasks)), nil
+	case kindSQLite:
+		sopts := []sqlite.Option{
+			sqlite.WithTerminalTaskTTL(opts.TerminalTaskTTL),
+			sqlite.WithMaxTerminalTasks(opts.MaxTerminalTasks),
+		}
+		if sp.synchronous != "" {
+			sopts = append(sopts, sqlite.WithSynchronous(sp.synchronous))
+		}
+		if sp.busySet {
+			sopts = append(sopts, sqlite.WithBusyTimeout(sp.busyTimeout))
+		}
+		if opts.Logger != nil {
+			sopts = append(sopts, sqlite.WithLogger(opts.Logger))
+		}
+		st, err := sqlite.Open(ctx, sp.path, sopts...)
+		if err != nil {
+			return nil, fail(withoutPrefix(err, "sqlite store "+sp.path+": "))
+		}
+		return st, nil
+	}
+	return nil, fail(fmt.Errorf("unknown store kind %d", sp.kind)) // unreachable
+}
+
+// parse reads a store URL. Every error is an *Error.
+func parse(raw string) (spec, error) {
+	fail := func(format string, args ...any) (spec, error) {
+		return spec{}, &Error{URL: Describe(raw), Err: fmt.Errorf(format, args...)}
+	}
+	if raw == "" {
+		return fail("no store URL given; use %s", Forms)
+	}
+	scheme, rest, hasColon := strings.Cut(raw, ":")
+	if !hasColon {
+		if strings.EqualFold(raw, "memory") {
+			return spec{kind: kindMemory}, nil
+		}
+		if strings.EqualFold(raw, "sqlite") {
+			return fail("no database path; write sqlite:PATH, e.g. sqlite:data/agent.db")
+		}
+		if strings.ContainsAny(raw, `/\.`) {
+			return fail("no scheme: for a SQLite file write sqlite:%s; the accepted forms are %s", raw, Forms)
+		}
+		return fail("unknown store; use %s", Forms)
+	}
+	switch strings.ToLower(scheme) {
+	case "memory":
+		if rest != "" {
+			return fail("memory takes no path or parameters; write memory")
+		}
+		return spec{kind: kindMemory}, nil
+	case "sqlite":
+		return parseSQLite(raw, rest)
+	case "postgres", "postgresql":
+		return spec{}, &Error{URL: Describe(raw), Err: unsupported("PostgreSQL stores are not supported by this build yet; use sqlite:PATH or memory")}
+	}
+	return fail("unknown store scheme %q; use %s", scheme, Forms)
+}
+
+// parseSQLite reads the part of a sqlite: URL after the colon.
+func parseSQLite(raw, rest string) (spec, error) {
+	fail := func(format string, args ...any) (spec, error) {
+		return spec{}, &Error{URL: Describe(raw), Err: fmt.Errorf(format, args...)}
+	}
+	path, query, _ := strings.Cut(rest, "?")
+	if after, ok := strings.CutPrefix(path, "//"); ok {
+		if !strings.HasPrefix(after, "/") {
+			return fail("sqlite:// is followed by a host, not a path; write sqlite:PATH for a relative path (sqlite:data/agent.db) or sqlite:///ABSOLUTE/PATH (or sqlite:/ABSOLUTE/PATH) for an absolute one")
+		}
+		path = after
+	}
+	decoded, err := url.PathUnescape(path)
+	if err != nil {
+		return fail("the path has an invalid %%-escape (write %% itself as %%25)")
+	}
+	path = decoded
+	switch {
+	case path == "":
+		return fail("no database path; write sqlite:PATH, e.g. sqlite:data/agent.db")
+	case strings.ContainsRune(path, 0):
+		return fail("the path contains a NUL byte")
+	case path == ":memory:" || strings.HasPrefix(path, "file:"):
+		return fail("the path must name a file (for a store that keeps nothing, use memory)")
+	case strings.HasSuffix(path, "/"):
+		return fail("the path %s names a directory; name the database file, e.g. %s", quoteIfOdd(path), quoteIfOdd(path+"agent.db"))
+	}
+	sp := spec{kind: kindSQLite, path: path}
+	if query == "" {
+		return sp, nil
+	}
+	values, err := url.ParseQuery(query)
+	if err != nil {
+		return fail("parameters: %v", err)
+	}
+	var unknown []string
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		if !slices.Contains(sqliteParams, k) {
+			unknown = append(unknown, strconv.Quote(k))
+			continue
+		}
+		if len(values[k]) > 1 {
+			return fail("parameter %s is given %d times", k, len(values[k]))
+		}
+	}
+	if len(unknown) > 0 {
+		word := "parameter"
+		if len(unknown) > 1 {
+			word = "parameters"
+		}
+		return fail("unknown %s %s; a SQLite store accepts synchronous=normal|full and busy_timeout=DURATION", word, strings.Join(unknown, ", "))
+	}
+	if v, ok := values["synchronous"]; ok {
+		switch s := strings.ToLower(v[0]); s {
+		case "normal", "full":
+			sp.synchronous = s
+		default:
+			return fail("synchronous=%s: want normal or full", quoteIfOdd(v[0]))
+		}
+	}
+	if v, ok := values["busy_timeout"]; ok {
+		d, err := time.ParseDuration(v[0])
+		if err != nil || d < 0 {
+			return fail("busy_timeout=%s: want a duration such as 5s or 500ms", quoteIfOdd(v[0]))
+		}
+		sp.busyTimeout, sp.busySet = d, true
+	}
+	return sp, nil
+}
+
+// withoutPrefix drops prefix from the message of err (the store's own
+// mention of the path, which the store URL in front of it already gives),
+// keeping err in the chain for errors.Is and errors.As.
+func withoutPrefix(err error, prefix string) error {
+	msg, ok := strings.CutPrefix(err.Error(), prefix)
+	if !ok || msg == "" {
+		return err
+	}
+	return &trimmed{msg: msg, err: err}
+}
+
+type trimmed struct {
+	msg string
+	err error
+}
+
+func (t *trimmed) Error() string { return t.msg }
+func (t *trimmed) Unwrap() error { return t.err }
+
+// redacted replaces what stands in for a password in a store URL.
+const redacted = "xxxxx"
+
+// Describe returns rawURL as it may appear in logs and error messages: the
+// password of its user info (postgres://user:xxxxx@host/db) and the values
+// of password parameters replaced by "xxxxx", quoted when it holds
+// characters that do not print. It does not check that the URL is valid.
+func Describe(rawURL string) string {
+	s := redactUserinfo(rawURL)
+	s = redactQuery(s)
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// redactUserinfo hides the password of scheme://user:password@host…, also
+// when the password holds characters a URL would escape: everything between
+// the first colon of the user info and the last @ goes. URLs of stores
+// without credentials (memory, sqlite) are returned unchanged, since their
+// paths may hold colons and @.
+func redactUserinfo(s string) string {
+	scheme, _, _ := strings.Cut(s, ":")
+	switch strings.ToLower(scheme) {
+	case "memory", "sqlite":
+		return s
+	}
+	prefix, body := "", s
+	if i := strings.Index(s, "://"); i >= 0 {
+		prefix, body = s[:i+3], s[i+3:]
+	}
+	at := strings.LastIndexByte(body, '@')
+	if at < 0 {
+		return s
+	}
+	user, _, hasPassword := strings.Cut(body[:at], ":")
+	if !hasPassword {
+		return s
+	}
+	return prefix + user + ":" + redacted + body[at:]
+}
+
+// redactQuery hides the values of query parameters whose name mentions a
+// password (libpq's password and sslpassword).
+func redactQuery(s string) string {
+	base, query, ok := strings.Cut(s, "?")
+	if !ok {
+		return s
+	}
+	params := strings.Split(query, "&")
+	for i, p := range params {
+		k, _, hasValue := strings.Cut(p, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if hasValue && strings.Contains(strings.ToLower(name), "password") {
+			params[i] = k + "=" + redacted
+		}
+	}
+	return base + "?" + strings.Join(params, "&")
+}
+
+// quoteIfOdd quotes s when it is empty or holds spaces or characters that
+// do not print, so that an error message shows exactly what was given.
+func quoteIfOdd(s string) string {
+	if s == "" || strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) || unicode.IsSpace(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}

@@ -33,7 +33,11 @@ func (s *Server) commitLocked(ctx context.Context, key taskKey, rec store.Record
 			return rec, err
 		}
 		u := store.Update{Tenant: key.tenant, Task: next, Expect: rec.Version, Events: events}
-		if byRun {
+		if byRun && rec.Runner != s.runner {
+			// The execution moves here (a new turn after another instance's,
+			// or after a restart). Later writes leave the record alone: the
+			// renewal ticker keeps the lease, so that a write touches no
+			// more of the store than its change.
 			u.Runner, u.LeaseUntil = s.runner, s.leaseEnd()
 		}
 		v, err := s.store.UpdateTask(ctx, u)
@@ -42,7 +46,7 @@ func (s *Server) commitLocked(ctx context.Context, key taskKey, rec store.Record
 			switch {
 			case store.IsTerminal(next.GetStatus().GetState()):
 				rec.Runner, rec.LeaseUntil = "", time.Time{}
-			case byRun:
+			case u.Runner != "":
 				rec.Runner, rec.LeaseUntil = u.Runner, u.LeaseUntil
 			}
 			return rec, nil

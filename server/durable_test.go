@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/echo"
 	"github.com/a2agen/a2agen/server"
 	"github.com/a2agen/a2agen/server/store/sqlite"
 )
@@ -107,5 +108,36 @@ func TestTasksSurviveAReopenedStore(t *testing.T) {
 	resp, err := e2.c.SendMessage(ctxT(t), &a2av1.SendMessageRequest{Message: followUp("more", waiting.GetId())})
 	if err != nil || resp.GetTask().GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED {
 		t.Fatalf("follow-up after reopening: %v, %v; want COMPLETED", resp.GetTask().GetStatus().GetState(), err)
+	}
+}
+
+// BenchmarkSendMessageSQLite is BenchmarkSendMessage's parallel JSON-RPC
+// case on the SQLite store (default, durable settings), to compare with the
+// memory store's and to profile what durability costs:
+//
+//	go test -run '^$' -bench SendMessageSQLite -benchmem ./server/
+func BenchmarkSendMessageSQLite(b *testing.B) {
+	st := openSQLite(b)
+	e := newEnv(b, bindings[0], &echo.Agent{ChunkInterval: -1}, nil, server.WithLogger(discardLogger()), server.WithStore(st))
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.SetParallelism(8)
+	b.ResetTimer()
+	cpu := startCPU()
+	defer cpu.report(b)
+	before := st.Stats()
+	b.RunParallel(func(pb *testing.PB) {
+		req := &a2av1.SendMessageRequest{Message: userMsg("hello")}
+		for pb.Next() {
+			if _, err := e.c.SendMessage(ctx, req); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	after := st.Stats()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	if tx := after.Transactions - before.Transactions; tx > 0 {
+		b.ReportMetric(float64(after.Writes-before.Writes)/float64(tx), "writes/tx")
 	}
 }

@@ -166,12 +166,11 @@ func (r *run) finish(ev *Events, err error) *Events {
 
 	unlock := s.lock(r.key)
 	defer unlock()
-	cur, lerr := s.store.Task(ev.storeCtx, r.key.tenant, r.key.id)
-	if lerr != nil {
-		s.logExecError(r, "reading the task after its turn failed", lerr)
-		s.unregister(r)
-		return nil
-	}
+	// The turn's last committed record: every write of the run went through
+	// ev, and a write by anyone else since (a cancel, a follow-up) makes the
+	// settling write below conflict, re-read and decide again, so no read is
+	// needed here.
+	cur := rec
 	state := cur.Task.GetStatus().GetState()
 	var settle change
 	switch left := r.takeFollowUpsLocked(); {

@@ -20,6 +20,10 @@ type result struct {
 	elapsed  time.Duration
 	latency  []time.Duration // sorted
 	firstErr error
+	// cpu is the CPU time (user+system) the server process used while
+	// it was measured; cpuUnknown is set when some round could not read it.
+	cpu        time.Duration
+	cpuUnknown bool
 }
 
 func (r result) perSecond() float64 {
@@ -37,6 +41,15 @@ func (r result) quantile(q float64) time.Duration {
 	return r.latency[min(i, len(r.latency)-1)]
 }
 
+// cpuPerRequest is the server's CPU time per completed request, or 0 when
+// unknown.
+func (r result) cpuPerRequest() time.Duration {
+	if r.cpuUnknown || r.requests == 0 {
+		return 0
+	}
+	return r.cpu / time.Duration(r.requests)
+}
+
 // merge adds b's requests, time and latencies to r.
 func (r result) merge(b result) result {
 	r.requests += b.requests
@@ -47,46 +60,59 @@ func (r result) merge(b result) result {
 	if r.firstErr == nil {
 		r.firstErr = b.firstErr
 	}
+	r.cpu += b.cpu
+	r.cpuUnknown = r.cpuUnknown || b.cpuUnknown
 	return r
 }
 
-// row is one line of the table.
+// row is one line of the table: one result per server, in the order of
+// config.variants.
 type row struct {
 	binding, workload string
 	concurrency       int
-	ours, theirs      result
+	results           []result
 }
 
-// benchCell measures one binding and workload at every concurrency, on a
-// fresh pair of servers, alternating which server goes first.
+// benchCell measures one binding and workload at every concurrency, on
+// fresh servers (and a fresh SQLite database), running them in turn in
+// every round and reversing their order every other round, so that a
+// drift in the machine's speed weighs on all of them alike.
 func benchCell(ctx context.Context, cfg config, bins binaries, binding, wl string) ([]row, error) {
-	ours, theirs, err := startBoth(cfg, bins)
+	dbDir := ""
+	if slices.Contains(cfg.stores, "sqlite") {
+		var err error
+		if dbDir, err = os.MkdirTemp(cfg.sqliteDir, "a2agen-loadbench-db-"); err != nil {
+			return nil, fmt.Errorf("-sqlite-dir: %w", err)
+		}
+		defer os.RemoveAll(dbDir) // after the servers have stopped (deferred calls run last first)
+	}
+	servers, err := startServers(cfg, bins, dbDir)
 	if err != nil {
 		return nil, err
 	}
-	defer ours.stop()
-	defer theirs.stop()
+	defer stopAll(servers)
 
 	var rows []row
 	for _, conc := range cfg.concurrency {
-		r := row{binding: binding, workload: wl, concurrency: conc}
+		r := row{binding: binding, workload: wl, concurrency: conc, results: make([]result, len(servers))}
 		for round := range cfg.rounds {
-			order := []*server{ours, theirs}
-			if round%2 == 1 {
-				order = []*server{theirs, ours}
+			order := make([]int, len(servers))
+			for i := range order {
+				order[i] = i
 			}
-			for _, s := range order {
+			if round%2 == 1 {
+				slices.Reverse(order)
+			}
+			for _, i := range order {
+				s := servers[i]
 				res, err := runOnce(ctx, cfg, s, binding, workloads[wl], conc)
 				if err != nil {
-					return nil, fmt.Errorf("%s %s %s c=%d: %w", s.label, binding, wl, conc, err)
+					return nil, fmt.Errorf("%s %s %s c=%d: %w", s.name, binding, wl, conc, err)
 				}
-				fmt.Fprintf(os.Stderr, "loadbench: %-6s %-9s %-8s c=%-3d %9.0f req/s  p50 %-8s p99 %-8s errors %d\n",
-					s.label, binding, wl, conc, res.perSecond(), fmtDuration(res.quantile(0.5)), fmtDuration(res.quantile(0.99)), res.errors)
-				if s == ours {
-					r.ours = r.ours.merge(res)
-				} else {
-					r.theirs = r.theirs.merge(res)
-				}
+				fmt.Fprintf(os.Stderr, "loadbench: %-6s %-9s %-8s c=%-3d %9.0f req/s  p50 %-8s p99 %-8s cpu/req %-8s errors %d\n",
+					s.name, binding, wl, conc, res.perSecond(), fmtDuration(res.quantile(0.5)), fmtDuration(res.quantile(0.99)),
+					fmtDuration(res.cpuPerRequest()), res.errors)
+				r.results[i] = r.results[i].merge(res)
 			}
 		}
 		rows = append(rows, r)
@@ -97,7 +123,8 @@ func benchCell(ctx context.Context, cfg config, bins binaries, binding, wl strin
 // runOnce warms a server up, then measures it for cfg.duration with conc
 // closed-loop workers (each sends its next request when the previous one
 // is answered). Requests in flight at the end complete and count; the
-// elapsed time runs until the last of them.
+// elapsed time runs until the last of them. The server's CPU time is read
+// just before and just after the measured load.
 func runOnce(ctx context.Context, cfg config, s *server, binding string, w workload, conc int) (result, error) {
 	d, err := newDriver(binding, w, s.proc.Endpoints, conc)
 	if err != nil {
@@ -109,7 +136,10 @@ func runOnce(ctx context.Context, cfg config, s *server, binding string, w workl
 			return result{}, fmt.Errorf("warm-up: %w", w.firstErr)
 		}
 	}
+	cpu0, ok0 := cpuTime(s.proc.Pid())
 	res := load(ctx, d, conc, cfg.duration)
+	cpu1, ok1 := cpuTime(s.proc.Pid())
+	res.cpu, res.cpuUnknown = cpu1-cpu0, !ok0 || !ok1
 	if res.requests == 0 {
 		return res, fmt.Errorf("no request succeeded: %v", res.firstErr)
 	}

@@ -1,13 +1,19 @@
 // Command loadbench measures a2agen's default server (examples/echo) and the
 // official Go SDK's server (interop/sdkpeer, same echo contract) side by
-// side under closed-loop load, on loopback.
+// side under closed-loop load, on loopback. a2agen runs once per task store
+// named by -stores: "memory" (--store memory) and "sqlite" (--store
+// sqlite:FILE, a fresh file per cell with the store's default, durable
+// settings); the SDK keeps its tasks in memory.
 //
 // For each binding (JSON-RPC, HTTP+JSON, gRPC), workload (SendMessage
 // "hello", SendStreamingMessage "stream 10") and concurrency (1, 16, 64) it
-// runs the two servers in alternation for a fixed duration each and prints
-// a Markdown table: requests per second, p50 and p99 latency, and the ratio
-// ours/theirs. A streaming request counts once, from sending to the end of
-// its 13th event.
+// runs the servers in turn for a fixed duration each, reversing their
+// order every other round, and prints Markdown tables: requests per second,
+// p50 and p99 latency per server and the ratio of each a2agen store to the
+// SDK; the servers' CPU time per request (read from /proc); and for
+// "stream 10" the events delivered per second and the CPU time per event.
+// A streaming request counts once, from sending to the end of its 13th
+// event.
 //
 // The load client is neutral: for the HTTP bindings it posts the same
 // hand-built bytes to both servers with net/http, for gRPC it calls
@@ -17,6 +23,7 @@
 // Run it from the interop module (it builds both servers first):
 //
 //	cd interop && go run ./loadbench -duration 3s
+//	cd interop && go run ./loadbench -bindings JSONRPC -concurrency 16   # the headline cells
 //
 // or "make bench-interop" at the repository root.
 package main
@@ -27,7 +34,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,11 +61,13 @@ type config struct {
 	echoArgs      []string
 	serverProcs   int
 	chunkInterval time.Duration
+	stores        []string // a2agen's task stores: "memory", "sqlite"
+	sqliteDir     string   // where each cell's SQLite database is created
 }
 
 func run() error {
 	var cfg config
-	var conc, binds, works, echoArgs string
+	var conc, binds, works, echoArgs, stores string
 	flag.DurationVar(&cfg.duration, "duration", 3*time.Second, "measured duration of each run")
 	flag.DurationVar(&cfg.warmup, "warmup", 500*time.Millisecond, "unmeasured load before each run")
 	flag.StringVar(&conc, "concurrency", "1,16,64", "comma-separated numbers of closed-loop workers")
@@ -65,8 +76,10 @@ func run() error {
 	flag.IntVar(&cfg.rounds, "rounds", 2, "alternations ours/theirs per cell; the first server alternates between rounds")
 	flag.StringVar(&cfg.repo, "repo", "..", "repository root, where examples/echo lives")
 	flag.StringVar(&echoArgs, "echo-args", "", "extra flags for examples/echo, space-separated")
-	flag.IntVar(&cfg.serverProcs, "server-procs", 0, "GOMAXPROCS of both servers (0: Go's default)")
-	flag.DurationVar(&cfg.chunkInterval, "chunk-interval", 0, "pause between the chunks of \"stream 10\" on both servers (0: none, so that server work is measured, not sleeping)")
+	flag.IntVar(&cfg.serverProcs, "server-procs", 0, "GOMAXPROCS of the servers (0: Go's default)")
+	flag.DurationVar(&cfg.chunkInterval, "chunk-interval", 0, "pause between the chunks of \"stream 10\" on all servers (0: none, so that server work is measured, not sleeping)")
+	flag.StringVar(&stores, "stores", "memory,sqlite", "comma-separated task stores of a2agen's server, each measured next to the SDK: memory, sqlite (a fresh SQLite file per cell, default durable settings)")
+	flag.StringVar(&cfg.sqliteDir, "sqlite-dir", os.TempDir(), "directory in which each cell's SQLite database is created (and removed after the cell)")
 	flag.Parse()
 
 	var err error
@@ -88,7 +101,32 @@ func run() error {
 	if cfg.rounds < 1 || cfg.duration <= 0 {
 		return fmt.Errorf("-rounds must be at least 1 and -duration positive")
 	}
+	cfg.stores = splitList(stores)
+	if len(cfg.stores) == 0 {
+		return fmt.Errorf("-stores: name at least one of memory, sqlite")
+	}
+	for i, st := range cfg.stores {
+		if st != "memory" && st != "sqlite" {
+			return fmt.Errorf("-stores: unknown store %q (want memory, sqlite)", st)
+		}
+		if slices.Contains(cfg.stores[:i], st) {
+			return fmt.Errorf("-stores: %q given twice", st)
+		}
+	}
+	if slices.Contains(cfg.stores, "sqlite") {
+		if cfg.sqliteDir, err = filepath.Abs(cfg.sqliteDir); err != nil {
+			return fmt.Errorf("-sqlite-dir: %w", err)
+		}
+		if fi, err := os.Stat(cfg.sqliteDir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("-sqlite-dir %s is not a directory", cfg.sqliteDir)
+		}
+	}
 	cfg.echoArgs = strings.Fields(echoArgs)
+	for _, a := range cfg.echoArgs {
+		if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); name == "store" && strings.HasPrefix(a, "-") {
+			return fmt.Errorf("-echo-args: %s: the store is chosen by -stores", a)
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -1,17 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a2agen/a2agen/interop/internal/peerproc"
 )
 
-// binaries are the two servers, built once per run of the tool.
+// binaries are the two server programs, built once per run of the tool.
 type binaries struct {
 	sdkpeer, echo string
 }
@@ -40,20 +42,80 @@ func buildServers(ctx context.Context, repo string) (binaries, func(), error) {
 	return bins, cleanup, nil
 }
 
-// server is one of the two servers under test.
-type server struct {
-	label string // "a2agen" or "SDK"
-	proc  *peerproc.Process
+// variant is one server under test: a2agen's examples/echo on one task
+// store, or the SDK peer.
+type variant struct {
+	name  string // column label: "memory", "sqlite" or "SDK"
+	store string // examples/echo's store kind ("memory", "sqlite"); "" for the SDK
 }
 
-var wantEndpoints = []string{"card", "jsonrpc", "rest", "grpc"}
+func (v variant) isSDK() bool { return v.store == "" }
 
-// startBoth starts a fresh a2agen echo and a fresh SDK peer, so that every
-// cell of the table begins with empty task stores on both sides.
-func startBoth(cfg config, bins binaries) (ours, theirs *server, err error) {
+// variants lists the servers of every cell: the a2agen stores of -stores
+// in their order, then the SDK.
+func (c config) variants() []variant {
+	var vs []variant
+	for _, st := range c.stores {
+		vs = append(vs, variant{name: st, store: st})
+	}
+	return append(vs, variant{name: "SDK"})
+}
+
+// server is one running server under test.
+type server struct {
+	variant
+	proc *peerproc.Process
+}
+
+var (
+	wantEndpoints     = []string{"card", "jsonrpc", "rest", "grpc"}
+	wantEchoEndpoints = []string{"card", "jsonrpc", "rest", "grpc", "store"}
+)
+
+// startServers starts a fresh server of every variant, so that every cell of
+// the table begins with empty task stores: a new examples/echo process per
+// a2agen store, its SQLite database a new file in dbDir (a directory of
+// its own for the cell), and a new SDK peer. On error, the servers already
+// started are stopped.
+func startServers(cfg config, bins binaries, dbDir string) ([]*server, error) {
 	var env []string
 	if cfg.serverProcs > 0 {
 		env = append(env, "GOMAXPROCS="+strconv.Itoa(cfg.serverProcs))
+	}
+	var servers []*server
+	fail := func(err error) ([]*server, error) {
+		stopAll(servers)
+		return nil, err
+	}
+	for _, v := range cfg.variants() {
+		var (
+			p   *peerproc.Process
+			err error
+		)
+		if v.isSDK() {
+			sdkArgs := []string{"serve", "-http", "127.0.0.1:0", "-grpc", "127.0.0.1:0", "-log", "off", "-chunk-interval", cfg.chunkInterval.String()}
+			if p, err = peerproc.Start(bins.sdkpeer, sdkArgs, env, wantEndpoints, 30*time.Second); err != nil {
+				return fail(fmt.Errorf("sdkpeer: %w", err))
+			}
+		} else {
+			if p, err = startEcho(cfg, bins, env, v, dbDir); err != nil {
+				return fail(fmt.Errorf("examples/echo --store %s: %w", v.store, err))
+			}
+		}
+		servers = append(servers, &server{variant: v, proc: p})
+	}
+	return servers, nil
+}
+
+// startEcho starts examples/echo on the variant's store and checks, from the
+// store line it prints, that it opened that store.
+func startEcho(cfg config, bins binaries, env []string, v variant, dbDir string) (*peerproc.Process, error) {
+	storeURL := "memory"
+	if v.store == "sqlite" {
+		// A fresh file with the store's default, durable settings
+		// (WAL, synchronous=normal).
+		// The URL decodes percent-escapes and ends the path at "?".
+		storeURL = "sqlite:" + strings.NewReplacer("%", "%25", "?", "%3F").Replace(filepath.Join(dbDir, "echo.db"))
 	}
 	// examples/echo reads a zero -chunk-interval as its default and a
 	// negative one as "no pause"; sdkpeer takes zero as "no pause".
@@ -61,19 +123,77 @@ func startBoth(cfg config, bins binaries) (ours, theirs *server, err error) {
 	if echoInterval <= 0 {
 		echoInterval = -1
 	}
-	echoArgs := append([]string{"-http", "127.0.0.1:0", "-grpc", "127.0.0.1:0", "-chunk-interval", echoInterval.String()}, cfg.echoArgs...)
-	p, err := peerproc.Start(bins.echo, echoArgs, env, wantEndpoints, 30*time.Second)
+	args := append([]string{"-http", "127.0.0.1:0", "-grpc", "127.0.0.1:0", "-chunk-interval", echoInterval.String()}, cfg.echoArgs...)
+	args = append(args, "-store", storeURL)
+	p, err := peerproc.Start(bins.echo, args, env, wantEchoEndpoints, 30*time.Second)
 	if err != nil {
-		return nil, nil, fmt.Errorf("examples/echo: %w", err)
+		return nil, err
 	}
-	ours = &server{label: "a2agen", proc: p}
-	sdkArgs := []string{"serve", "-http", "127.0.0.1:0", "-grpc", "127.0.0.1:0", "-log", "off", "-chunk-interval", cfg.chunkInterval.String()}
-	p, err = peerproc.Start(bins.sdkpeer, sdkArgs, env, wantEndpoints, 30*time.Second)
-	if err != nil {
-		ours.stop()
-		return nil, nil, fmt.Errorf("sdkpeer: %w", err)
+	if got := p.Endpoints["store"]; got != storeURL {
+		p.Stop(5 * time.Second)
+		return nil, fmt.Errorf("examples/echo reports store %q, want %q", got, storeURL)
 	}
-	return ours, &server{label: "SDK", proc: p}, nil
+	return p, nil
 }
 
 func (s *server) stop() { s.proc.Stop(5 * time.Second) }
+
+func stopAll(servers []*server) {
+	for _, s := range servers {
+		s.stop()
+	}
+}
+
+// cpuTime is the user+system CPU time the process pid has used so far, from
+// /proc/<pid>/stat (Linux; in USER_HZ ticks, 100 per second on every Linux
+// ABI Go supports). ok is false where /proc cannot be read.
+func cpuTime(pid int) (d time.Duration, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// The command name (field 2) is in parentheses and may hold spaces;
+	// utime and stime are fields 14 and 15, the 12th and 13th after it.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * (time.Second / 100), true
+}
+
+// fsType names the file system holding dir, from /proc/self/mounts (the
+// longest mount point that contains it), or "" when unknown.
+func fsType(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	b, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return ""
+	}
+	best, typ := -1, ""
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		mp := strings.ReplaceAll(f[1], `\040`, " ")
+		if (abs == mp || strings.HasPrefix(abs, strings.TrimSuffix(mp, "/")+"/")) && len(mp) > best {
+			best, typ = len(mp), f[2]
+		}
+	}
+	return typ
+}

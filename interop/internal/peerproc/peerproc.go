@@ -5,7 +5,10 @@
 // Both servers print one line per endpoint, card first ("card http://…"
 // or "agent card  http://…", then the JSON-RPC, HTTP+JSON and gRPC
 // interfaces) and exit on SIGTERM (sdkpeer also when its standard input
-// ends); Stop kills only a child that does not exit in time.
+// ends); Stop kills only a child that does not exit in time. examples/echo
+// also prints its task store after the endpoints ("store       memory",
+// "store       sqlite:/tmp/x.db"); it is recorded as the "store" entry of
+// Process.Endpoints, which callers may wait for or ignore.
 package peerproc
 
 import (
@@ -49,7 +52,8 @@ func GoTool() string {
 // Process is a running server.
 type Process struct {
 	// Endpoints maps "card", "jsonrpc", "rest" and "grpc" to what the
-	// server printed: URLs, and host:port for gRPC.
+	// server printed: URLs, and host:port for gRPC; and "store" to the
+	// task store URL examples/echo prints (when it has been printed).
 	Endpoints map[string]string
 
 	cmd    *exec.Cmd
@@ -100,6 +104,9 @@ func Start(bin string, args, env, want []string, timeout time.Duration) (*Proces
 
 // Logs is everything the child wrote except its endpoint lines.
 func (p *Process) Logs() string { return p.logs.String() }
+
+// Pid is the child's process id (for reading its CPU time in /proc).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Stop asks the child to end — its standard input closed and SIGTERM —
 // waits up to grace for it to exit, then kills it. It returns once the
@@ -167,8 +174,16 @@ func (w *endpointWriter) snapshot(want []string) (map[string]string, bool) {
 // "agent card  http://…", "jsonrpc: http://…", "HTTP+JSON=http://…",
 // "GRPC 127.0.0.1:…"): the address is the first word holding "://" or a
 // host:port, the name the words before it. Names are normalised to card,
-// jsonrpc, rest and grpc; other lines give ok=false.
+// jsonrpc, rest and grpc. A line "store URL" (examples/echo's task store:
+// "store       memory", "store       sqlite:/tmp/x.db") gives "store" and
+// the rest of the line. Other lines give ok=false.
 func ParseEndpointLine(line string) (name, addr string, ok bool) {
+	if rest, found := strings.CutPrefix(strings.TrimSpace(line), "store"); found && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+		if url := strings.TrimSpace(rest); url != "" {
+			return "store", url, true
+		}
+		return "", "", false
+	}
 	fields := strings.Fields(strings.ReplaceAll(line, "=", " "))
 	for i, f := range fields {
 		if i == 0 || !isAddress(f) {

@@ -201,10 +201,11 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 		}
 	}
 	r := s.runOf(key)
-	if r == nil && s.isClosed() {
+	elsewhere := r == nil && s.runningElsewhere(rec)
+	if r == nil && !elsewhere && s.isClosed() {
 		return started{}, errShuttingDown()
 	}
-	resume := r == nil
+	resume := r == nil && !elsewhere
 	rec, err = s.commitLocked(c.ctx, key, rec, func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error) {
 		state := cur.GetStatus().GetState()
 		if store.IsTerminal(state) {
@@ -231,7 +232,11 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 		}
 		out.rec, out.sub = snap, sub
 	}
-	if !resume {
+	switch {
+	case elsewhere:
+		s.signal(c.ctx, rec.Runner, store.Signal{Kind: store.SignalFollowUp, Tenant: key.tenant, TaskID: key.id, MessageID: msg.GetMessageId()})
+		return out, nil
+	case !resume:
 		r.deliverLocked(msg)
 		return out, nil
 	}

@@ -112,6 +112,7 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 	}
 	s.runner = store.NewRunnerID()
 	s.base, s.stopBase = context.WithCancelCause(context.Background())
+	s.listenSignals()
 	s.bg.Add(1)
 	go s.maintain()
 	return s, nil
@@ -127,6 +128,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+	instances.Delete(s.runner)
 	s.stopBase(ErrShutdown)
 	done := make(chan struct{})
 	go func() {

@@ -123,6 +123,10 @@ func (s *Server) CancelTask(ctx context.Context, req *a2av1.CancelTaskRequest) (
 		}
 	}
 	unlock := s.lock(key)
+	elsewhere := ""
+	if s.runningElsewhere(rec) {
+		elsewhere = rec.Runner
+	}
 	rec, err = s.commitLocked(c.ctx, key, rec, setStatus(a2av1.TaskState_TASK_STATE_CANCELED, nil), false)
 	r := s.runOf(key)
 	unlock()
@@ -138,6 +142,8 @@ func (s *Server) CancelTask(ctx context.Context, req *a2av1.CancelTaskRequest) (
 	}
 	if r != nil {
 		r.cancel(ErrCanceled)
+	} else if elsewhere != "" {
+		s.signal(c.ctx, elsewhere, store.Signal{Kind: store.SignalCancel, Tenant: key.tenant, TaskID: key.id})
 	}
 	return rec.Task, nil
 }

@@ -23,8 +23,14 @@ var instances sync.Map // runner id → *Server
 // runningElsewhere reports whether rec's execution runs on another live
 // instance.
 func (s *Server) runningElsewhere(rec store.Record) bool {
-	return rec.Runner != "" && rec.Runner != s.runner && rec.LeaseUntil.After(time.Now()) &&
-		!store.RunnerGone(s.runner, rec.Runner)
+	switch {
+	case rec.Runner == "" || rec.Runner == s.runner:
+		return false
+	case store.SameProcess(s.runner, rec.Runner):
+		_, live := instances.Load(rec.Runner) // shut down, or another store's
+		return live
+	}
+	return rec.LeaseUntil.After(time.Now()) && !store.RunnerGone(s.runner, rec.Runner)
 }
 
 // signal sends sig to the instance runner (best effort).

@@ -71,6 +71,13 @@ func RunnerGone(self, runner string) bool {
 	return !processExists(pid)
 }
 
+// SameProcess reports whether runner ids a and b name instances of one
+// process (same host, pid and process nonce).
+func SameProcess(a, b string) bool {
+	pa, pb := strings.SplitN(a, "/", 4), strings.SplitN(b, "/", 4)
+	return len(pa) == 4 && len(pb) == 4 && pa[0] == pb[0] && pa[1] == pb[1] && pa[2] == pb[2]
+}
+
 // DeliveryID is the stable identity of the delivery of the index-th event of
 // a task write (at version) to one webhook config. It is the same in every
 // store, unique across tenants, and the same on every attempt, after

@@ -44,3 +44,10 @@ func TestDeliveryIDIsStable(t *testing.T) {
 		}
 	}
 }
+
+func TestSameProcess(t *testing.T) {
+	a, b := NewRunnerID(), NewRunnerID()
+	if !SameProcess(a, b) || SameProcess(a, "elsewhere/1/x/y") || SameProcess(a, "") {
+		t.Fatalf("SameProcess(%q, %q) and others wrong", a, b)
+	}
+}

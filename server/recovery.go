@@ -88,12 +88,28 @@ func (s *Server) recoverStale() {
 	}
 }
 
-// settleStale fails one orphaned task, unless it changed since it was
-// found (another instance took it over, or settled it first).
+// Resumable is implemented by executors whose work may simply run again
+// when the instance running it stopped (idempotent work, or work that picks
+// up where it left off from the task's artifacts). Recovery then does not
+// fail such a task: it takes the task over (SUBMITTED again, with this
+// instance's execution record) and starts a new turn for the last message
+// from the client, with Request.Task set to the task as it was left.
+type Resumable interface {
+	Resumable() bool
+}
+
+// settleStale fails one orphaned task — or resumes it when the executor is
+// Resumable — unless it changed since it was found (another instance took
+// it over, or settled it first).
 func (s *Server) settleStale(ctx context.Context, rec store.Record) bool {
 	key := taskKey{rec.Tenant, rec.Task.GetId()}
 	unlock := s.lock(key)
 	defer unlock()
+	if rz, ok := s.exec.(Resumable); ok && rz.Resumable() {
+		if done, resumed := s.resumeStale(ctx, key, rec); done {
+			return resumed
+		}
+	}
 	// One attempt from the version that was found stale: after a conflict
 	// the task is someone else's again, and the next round looks anew.
 	next, events, err := setStatus(a2av1.TaskState_TASK_STATE_FAILED, AgentMessage(stoppedText))(rec.Task)
@@ -111,4 +127,43 @@ func (s *Server) settleStale(ctx context.Context, rec store.Record) bool {
 	s.logger.LogAttrs(ctx, slog.LevelError, "a2a: settling an orphaned task failed",
 		slog.String("tenant", rec.Tenant), slog.String("taskId", key.id), slog.Any("error", err))
 	return false
+}
+
+// resumeStale starts a new turn of an orphaned task here. done is false
+// when the task cannot be resumed (no message from the client to run
+// again, or this server is shutting down) and should be failed instead.
+func (s *Server) resumeStale(ctx context.Context, key taskKey, rec store.Record) (done, resumed bool) {
+	var last *a2av1.Message
+	for _, m := range rec.Task.GetHistory() {
+		if m.GetRole() == a2av1.Role_ROLE_USER {
+			last = m
+		}
+	}
+	if last == nil || s.isClosed() {
+		return false, false
+	}
+	next := withStatus(rec.Task, &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_SUBMITTED, Timestamp: now()})
+	u := store.Update{Tenant: key.tenant, Task: next, Expect: rec.Version, Events: []*a2av1.StreamResponse{statusEvent(next)},
+		Runner: s.runner, LeaseUntil: s.leaseEnd()}
+	v, err := s.store.UpdateTask(ctx, u)
+	if err != nil {
+		if !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrTerminal) && !errors.Is(err, store.ErrNotFound) {
+			s.logger.LogAttrs(ctx, slog.LevelError, "a2a: resuming an orphaned task failed",
+				slog.String("tenant", key.tenant), slog.String("taskId", key.id), slog.Any("error", err))
+		}
+		return true, false
+	}
+	cur := store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next, Runner: s.runner, LeaseUntil: u.LeaseUntil}
+	c := &call{ctx: ctx, tenant: key.tenant, owner: rec.Owner}
+	r := s.newRun(c, key)
+	req := s.newRequest(c, &a2av1.SendMessageRequest{Tenant: key.tenant, Message: last}, r, next)
+	ev := &Events{run: r, req: req, storeCtx: context.WithoutCancel(r.ctx), rec: cur}
+	s.register(r)
+	if err := s.launch(r, ev); err != nil {
+		s.unregister(r)
+		return true, false
+	}
+	s.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: task resumed: the instance running it stopped",
+		slog.String("tenant", key.tenant), slog.String("taskId", key.id), slog.String("runner", rec.Runner))
+	return true, true
 }

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/echo"
 	"github.com/a2agen/a2agen/server"
 	"github.com/a2agen/a2agen/server/push"
 	"github.com/a2agen/a2agen/server/store"
@@ -92,5 +93,24 @@ func TestRunsKeepTheirLease(t *testing.T) {
 	}
 	if done := waitState(t, e.c, id, a2av1.TaskState_TASK_STATE_COMPLETED); done.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED {
 		t.Fatal("the task did not complete")
+	}
+}
+
+// resumer is the echo agent declaring itself resumable.
+type resumer struct{ echo.Agent }
+
+func (*resumer) Resumable() bool { return true }
+
+// TestRecoveryResumesResumableExecutors: an orphaned task of a Resumable
+// executor runs again (its last client message, Request.Task set) instead
+// of failing.
+func TestRecoveryResumesResumableExecutors(t *testing.T) {
+	st := store.NewMemory()
+	self := store.NewRunnerID()
+	orphan(t, st, "resume-me", a2av1.TaskState_TASK_STATE_WORKING, store.RunnerHost(self)+"/2147483646/0/dead", time.Now().Add(time.Hour), "")
+	e := newEnv(t, bindings[0], &resumer{echo.Agent{ChunkInterval: time.Millisecond}}, nil, server.WithStore(st))
+	done := waitState(t, e.c, "resume-me", a2av1.TaskState_TASK_STATE_COMPLETED)
+	if got := artifactText(t, done); got != "Echo: slow 60000" {
+		t.Fatalf("resumed task's artifact %q, want the echo of its message (a follow-up turn)", got)
 	}
 }

@@ -39,7 +39,7 @@ func TestMainStoreErrors(t *testing.T) {
 		{"data/agent.db", "agent: store data/agent.db: no scheme: for a SQLite file write sqlite:data/agent.db"},
 		{"", "agent: store: no store URL given"},
 		{"sqlite:a.db?mode=ro", `agent: store sqlite:a.db?mode=ro: unknown parameter "mode"`},
-		{"postgres://u:secret@db.example/tasks", "agent: store postgres://u:xxxxx@db.example/tasks: PostgreSQL stores are not supported by this build yet; use sqlite:PATH or memory\n"},
+		{"postgres://u:secret@127.0.0.1:1/tasks?connect_timeout=5", "agent: store postgres://u:xxxxx@127.0.0.1:1/tasks?connect_timeout=5: cannot connect: "},
 		{"sqlite:" + file + "/agent.db", "agent: store sqlite:" + file + "/agent.db: "},
 	} {
 		var stdout, stderr syncBuffer

@@ -5,6 +5,9 @@
 //	sqlite:data/agent.db        SQLite file, relative to the working directory
 //	sqlite:/var/lib/agent.db    SQLite file, absolute path
 //	sqlite:///var/lib/agent.db  the same, written as a URL
+//	postgres://USER:PASSWORD@HOST:5432/DB?sslmode=verify-full
+//	                            PostgreSQL, shared by the replicas of an agent
+//	                            (postgresql:// too)
 //
 // A SQLite URL may carry parameters: ?synchronous=normal|full (how hard each
 // write is pushed to disk: normal, the default, may lose the last writes in
@@ -13,6 +16,18 @@
 // database). Percent-escapes in the path are decoded, so a path containing
 // "?" or "%" is written with %3F or %25. The database's directory and file
 // are created when missing.
+//
+// A PostgreSQL URL is a libpq connection URL as pgx reads it: every
+// parameter pgx understands passes through, such as sslmode, sslrootcert,
+// connect_timeout, application_name, pool_max_conns and the other pool_*
+// settings of pgxpool, and parameters pgx does not know are sent to the
+// server as run-time settings (statement_timeout=30s, say). Two parameters
+// are the store's own and are not sent: schema=NAME keeps the store's
+// tables in that schema (created if missing; the default is the first
+// schema of the search path, usually public), and channel=NAME sets the
+// NOTIFY channel the replicas announce their writes on (default
+// a2a_events). The schema is created or upgraded at open; a database that
+// cannot be reached is an error naming its address.
 //
 // Every error is an *Error naming the URL, with any password in it replaced
 // by "xxxxx"; Describe gives that form for log lines.
@@ -31,13 +46,17 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/store/postgres"
 	"github.com/a2agen/a2agen/server/store/sqlite"
 )
 
 // Forms is the one-line summary of the accepted URLs, for help texts and
 // error messages.
-const Forms = "memory, sqlite:PATH (sqlite:data/agent.db, sqlite:/var/lib/agent.db or sqlite:///var/lib/agent.db; parameters ?synchronous=normal|full&busy_timeout=5s)"
+const Forms = "memory, sqlite:PATH (sqlite:data/agent.db, sqlite:/var/lib/agent.db or sqlite:///var/lib/agent.db; parameters ?synchronous=normal|full&busy_timeout=5s), " +
+	"postgres://USER:PASSWORD@HOST:PORT/DATABASE (or postgresql://; pgx's parameters such as sslmode and pool_max_conns, and schema=NAME, channel=NAME)"
 
 // Options apply to whichever store a URL opens.
 type Options struct {
@@ -69,22 +88,13 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrUnsupported is what errors.Is finds in the Error for a store kind this
-// build cannot open (PostgreSQL).
-var ErrUnsupported = errors.New("store not supported by this build")
-
-// unsupported is an error that is ErrUnsupported with its own message.
-type unsupported string
-
-func (u unsupported) Error() string        { return string(u) }
-func (u unsupported) Is(target error) bool { return target == ErrUnsupported }
-
 // kind is what a URL selects.
 type kind int
 
 const (
 	kindMemory kind = iota + 1
 	kindSQLite
+	kindPostgres
 )
 
 // spec is a parsed store URL.
@@ -95,7 +105,15 @@ type spec struct {
 	synchronous string        // "" (the store's default), "normal" or "full"
 	busyTimeout time.Duration // 0: the store's default
 	busySet     bool
+	// PostgreSQL only.
+	conn    string // the connection string for pgx: the URL without the store's own parameters
+	schema  string // "" (the search path's first schema) or a schema name
+	channel string // "" (postgres.DefaultChannel) or a channel name
 }
+
+// postgresParams are the query parameters of a PostgreSQL URL that the
+// store takes itself (all others go to pgx).
+var postgresParams = []string{"schema", "channel"}
 
 // sqliteParams are the query parameters a SQLite URL accepts.
 var sqliteParams = []string{"synchronous", "busy_timeout"}
@@ -133,6 +151,25 @@ func Open(ctx context.Context, rawURL string, opts Options) (store.Store, error)
 			return nil, fail(withoutPrefix(err, "sqlite store "+sp.path+": "))
 		}
 		return st, nil
+	case kindPostgres:
+		popts := []postgres.Option{
+			postgres.WithTerminalTaskTTL(opts.TerminalTaskTTL),
+			postgres.WithMaxTerminalTasks(opts.MaxTerminalTasks),
+		}
+		if sp.schema != "" {
+			popts = append(popts, postgres.WithSchema(sp.schema))
+		}
+		if sp.channel != "" {
+			popts = append(popts, postgres.WithChannel(sp.channel))
+		}
+		if opts.Logger != nil {
+			popts = append(popts, postgres.WithLogger(opts.Logger))
+		}
+		st, err := postgres.Open(ctx, sp.conn, popts...)
+		if err != nil {
+			return nil, fail(withoutPrefix(err, "postgres store "+postgres.Describe(sp.conn)+": "))
+		}
+		return st, nil
 	}
 	return nil, fail(fmt.Errorf("unknown store kind %d", sp.kind)) // unreachable
 }
@@ -167,7 +204,7 @@ func parse(raw string) (spec, error) {
 	case "sqlite":
 		return parseSQLite(raw, rest)
 	case "postgres", "postgresql":
-		return spec{}, &Error{URL: Describe(raw), Err: unsupported("PostgreSQL stores are not supported by this build yet; use sqlite:PATH or memory")}
+		return parsePostgres(raw, strings.ToLower(scheme), rest)
 	}
 	return fail("unknown store scheme %q; use %s", scheme, Forms)
 }
@@ -240,6 +277,71 @@ func parseSQLite(raw, rest string) (spec, error) {
 		sp.busyTimeout, sp.busySet = d, true
 	}
 	return sp, nil
+}
+
+// parsePostgres reads a postgres: or postgresql: URL (scheme lowercased;
+// rest is what follows the colon).
+func parsePostgres(raw, scheme, rest string) (spec, error) {
+	fail := func(format string, args ...any) (spec, error) {
+		return spec{}, &Error{URL: Describe(raw), Err: fmt.Errorf(format, args...)}
+	}
+	if !strings.HasPrefix(rest, "//") {
+		return fail("write a PostgreSQL URL as %s://USER:PASSWORD@HOST:PORT/DATABASE", scheme)
+	}
+	sp := spec{kind: kindPostgres}
+	base, query, hasQuery := strings.Cut(rest, "?")
+	var kept []string
+	if hasQuery {
+		values, err := url.ParseQuery(query)
+		if err != nil {
+			return fail("parameters: %v", err)
+		}
+		for _, k := range postgresParams {
+			v, ok := values[k]
+			switch {
+			case !ok:
+				continue
+			case len(v) > 1:
+				return fail("parameter %s is given %d times", k, len(v))
+			case v[0] == "" || strings.ContainsRune(v[0], 0):
+				return fail("%s=%s: want a name", k, quoteIfOdd(v[0]))
+			case k == "channel" && len(v[0]) > 63:
+				return fail("channel=%s: a channel name has at most 63 bytes", v[0])
+			}
+			if k == "schema" {
+				sp.schema = v[0]
+			} else {
+				sp.channel = v[0]
+			}
+		}
+		for _, p := range strings.Split(query, "&") {
+			k, _, _ := strings.Cut(p, "=")
+			if name, err := url.QueryUnescape(k); err == nil && slices.Contains(postgresParams, name) {
+				continue
+			}
+			if p != "" {
+				kept = append(kept, p)
+			}
+		}
+	}
+	sp.conn = scheme + ":" + base
+	if len(kept) > 0 {
+		sp.conn += "?" + strings.Join(kept, "&")
+	}
+	if _, err := pgxpool.ParseConfig(sp.conn); err != nil {
+		return fail("%s", pgxParseMessage(err))
+	}
+	return sp, nil
+}
+
+// pgxParseMessage is what is wrong with a connection string pgx refused,
+// without pgx's repetition of the (redacted) string itself.
+func pgxParseMessage(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "`: "); strings.HasPrefix(msg, "cannot parse `") && i >= 0 {
+		return "invalid PostgreSQL URL: " + msg[i+3:]
+	}
+	return "invalid PostgreSQL URL: " + msg
 }
 
 // withoutPrefix drops prefix from the message of err (the store's own

@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/pgtest"
+	"github.com/a2agen/a2agen/server/store"
 )
 
 func TestParse(t *testing.T) {
@@ -37,6 +41,14 @@ func TestParse(t *testing.T) {
 		{"sqlite:data/agent.db?busy_timeout=0s", spec{kind: kindSQLite, path: "data/agent.db", busySet: true}},
 		{"sqlite:///srv/a.db?synchronous=full&busy_timeout=250ms", spec{kind: kindSQLite, path: "/srv/a.db", synchronous: "full", busyTimeout: 250 * time.Millisecond, busySet: true}},
 		{"sqlite:data/agent.db?", spec{kind: kindSQLite, path: "data/agent.db"}},
+		{"postgres://a2a:secret@db:5432/agent", spec{kind: kindPostgres, conn: "postgres://a2a:secret@db:5432/agent"}},
+		{"PostgreSQL://db/agent?sslmode=disable", spec{kind: kindPostgres, conn: "postgresql://db/agent?sslmode=disable"}},
+		{"postgres://db/agent?schema=tasks&sslmode=require&pool_max_conns=20&channel=agent_events",
+			spec{kind: kindPostgres, conn: "postgres://db/agent?sslmode=require&pool_max_conns=20", schema: "tasks", channel: "agent_events"}},
+		{"postgres://db/agent?sche%6Da=My%20Schema", spec{kind: kindPostgres, conn: "postgres://db/agent", schema: "My Schema"}},
+		{"postgres:///agent?host=/run/postgresql&statement_timeout=30s",
+			spec{kind: kindPostgres, conn: "postgres:///agent?host=/run/postgresql&statement_timeout=30s"}},
+		{"postgres://db/agent?", spec{kind: kindPostgres, conn: "postgres://db/agent"}},
 	} {
 		got, err := parse(tc.in)
 		if err != nil || got != tc.want {
@@ -62,10 +74,16 @@ func TestParseErrors(t *testing.T) {
 		{"memory:?a=b", "memory:?a=b", "store memory:?a=b: memory takes no path or parameters; write memory"},
 		{"mysql://root:hunter2@db/tasks", "mysql://root:xxxxx@db/tasks", `store mysql://root:xxxxx@db/tasks: unknown store scheme "mysql"; use ` + Forms},
 		{"C:\\data\\agent.db", `C:\data\agent.db`, `store C:\data\agent.db: unknown store scheme "C"; use ` + Forms},
-		{"postgres://user:secret@host/db", "postgres://user:xxxxx@host/db",
-			"store postgres://user:xxxxx@host/db: PostgreSQL stores are not supported by this build yet; use sqlite:PATH or memory"},
-		{"postgresql://host/db?sslmode=disable&password=secret", "postgresql://host/db?sslmode=disable&password=xxxxx",
-			"store postgresql://host/db?sslmode=disable&password=xxxxx: PostgreSQL stores are not supported by this build yet; use sqlite:PATH or memory"},
+		{"postgres:db/agent", "postgres:db/agent", "store postgres:db/agent: write a PostgreSQL URL as postgres://USER:PASSWORD@HOST:PORT/DATABASE"},
+		{"postgres://user:secret@host/db?pool_max_conns=many", "postgres://user:xxxxx@host/db?pool_max_conns=many",
+			`store postgres://user:xxxxx@host/db?pool_max_conns=many: invalid PostgreSQL URL: cannot parse pool_max_conns (strconv.ParseInt: parsing "many": invalid syntax)`},
+		{"postgresql://host/db?sslmode=sometimes&password=secret", "postgresql://host/db?sslmode=sometimes&password=xxxxx",
+			"store postgresql://host/db?sslmode=sometimes&password=xxxxx: invalid PostgreSQL URL: failed to configure TLS (sslmode is invalid)"},
+		{"postgres://host/db?schema=", "postgres://host/db?schema=", `store postgres://host/db?schema=: schema="": want a name`},
+		{"postgres://host/db?schema=a&schema=b", "postgres://host/db?schema=a&schema=b", "store postgres://host/db?schema=a&schema=b: parameter schema is given 2 times"},
+		{"postgres://host/db?channel=" + strings.Repeat("c", 64), "postgres://host/db?channel=" + strings.Repeat("c", 64),
+			"store postgres://host/db?channel=" + strings.Repeat("c", 64) + ": channel=" + strings.Repeat("c", 64) + ": a channel name has at most 63 bytes"},
+		{"postgres://host/db?a=%zz", "postgres://host/db?a=%zz", `store postgres://host/db?a=%zz: parameters: invalid URL escape "%zz"`},
 		{"sqlite:", "sqlite:", "store sqlite:: no database path; write sqlite:PATH, e.g. sqlite:data/agent.db"},
 		{"sqlite:?synchronous=full", "sqlite:?synchronous=full", "store sqlite:?synchronous=full: no database path; write sqlite:PATH, e.g. sqlite:data/agent.db"},
 		{"sqlite:///", "sqlite:///", "store sqlite:///: the path / names a directory; name the database file, e.g. /agent.db"},
@@ -116,16 +134,45 @@ func TestParseControlCharacters(t *testing.T) {
 	}
 }
 
-func TestPostgresIsUnsupported(t *testing.T) {
-	for _, in := range []string{"postgres://u:p@h/db", "postgresql://h/db", "POSTGRES://h"} {
-		_, err := Open(context.Background(), in, Options{})
-		if !errors.Is(err, ErrUnsupported) {
-			t.Errorf("Open(%q) = %v, want ErrUnsupported", in, err)
-		}
+// TestOpenPostgres opens a PostgreSQL store in a schema of its own (named
+// by the URL) twice, as two replicas, and sees a task written through one
+// from the other.
+func TestOpenPostgres(t *testing.T) {
+	base := pgtest.URL(t)
+	u := pgtest.WithSchema(base, pgtest.Schema(t, base))
+	a, err := Open(context.Background(), u, Options{TerminalTaskTTL: time.Hour, MaxTerminalTasks: 10})
+	if err != nil {
+		t.Fatalf("Open(%s): %v", Describe(u), err)
 	}
-	if _, err := Open(context.Background(), "sqlite:", Options{}); errors.Is(err, ErrUnsupported) {
-		t.Errorf("a malformed sqlite URL reports ErrUnsupported: %v", err)
+	defer a.Close()
+	b, err := Open(context.Background(), u, Options{})
+	if err != nil {
+		t.Fatalf("Open(%s) again: %v", Describe(u), err)
 	}
+	defer b.Close()
+	task := &a2av1.Task{Id: "t1", Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING}}
+	if _, err := a.CreateTask(context.Background(), store.Creation{Record: store.Record{Task: task}}); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := b.Task(context.Background(), "", "t1"); err != nil || rec.Version != 1 {
+		t.Fatalf("the other replica reads %+v, %v", rec, err)
+	}
+}
+
+// TestOpenPostgresUnreachable: a database that cannot be reached is an
+// *Error naming the URL, password redacted.
+func TestOpenPostgresUnreachable(t *testing.T) {
+	raw := "postgres://a2a:secret@127.0.0.1:1/agent?sslmode=disable&schema=agent1"
+	_, err := Open(context.Background(), raw, Options{})
+	var e *Error
+	if !errors.As(err, &e) || e.URL != "postgres://a2a:xxxxx@127.0.0.1:1/agent?sslmode=disable&schema=agent1" {
+		t.Fatalf("Open of an unreachable database = %#v", err)
+	}
+	if want := "store postgres://a2a:xxxxx@127.0.0.1:1/agent?sslmode=disable&schema=agent1: cannot connect: "; !strings.HasPrefix(err.Error(), want) ||
+		strings.Contains(err.Error(), "secret") {
+		t.Fatalf("error %q, want it to start with %q and not show the password", err, want)
+	}
+	t.Log(err)
 }
 
 func TestDescribe(t *testing.T) {
@@ -262,7 +309,7 @@ func FuzzParse(f *testing.F) {
 		"sqlite:a.db?x=1&y=2", "sqlite:a.db?a=1;b=2", "sqlite:%zz", "sqlite:a%00b", "sqlite::memory:", "sqlite:file:a.db",
 		"sqlite:data/", "sqlite:/my%20dir/a%3F.db", "sqlite:a\n.db",
 		"postgres://user:secret@host:5432/db?sslmode=disable", "postgresql://h/db?password=secret",
-		"postgres://u:p@ss/w:rd@h/db", "user:secret@host", "mysql://root:pw@db", "data/agent.db", "C:\\agent.db",
+		"postgres://u:p@ss/w:rd@h/db", "postgres://h/db?schema=s&channel=c&pool_max_conns=4", "postgres:x", "user:secret@host", "mysql://root:pw@db", "data/agent.db", "C:\\agent.db",
 	} {
 		f.Add(s)
 	}
@@ -278,6 +325,10 @@ func FuzzParse(f *testing.F) {
 		} else {
 			switch sp.kind {
 			case kindMemory:
+			case kindPostgres:
+				if !strings.HasPrefix(sp.conn, "postgres://") && !strings.HasPrefix(sp.conn, "postgresql://") {
+					t.Fatalf("parse(%q): connection string %q", raw, sp.conn)
+				}
 			case kindSQLite:
 				if sp.path == "" || strings.ContainsRune(sp.path, 0) {
 					t.Fatalf("parse(%q) accepted the path %q", raw, sp.path)

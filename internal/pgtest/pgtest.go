@@ -1,0 +1,116 @@
+// Package pgtest gives tests a real PostgreSQL server: the URL from the
+// environment variable A2AGEN_TEST_POSTGRES, and a fresh schema per test.
+//
+// Without the variable, tests that need PostgreSQL skip with one line naming
+// it; with the variable set, a server that cannot be reached fails the test
+// (CI sets it, so a missing server is never mistaken for a pass).
+//
+//	url := pgtest.URL(t)             // skips or fails as above
+//	schema := pgtest.Schema(t, url)  // created now, dropped with everything in it at cleanup
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Env is the environment variable holding the URL of the test server, e.g.
+// postgres://postgres@127.0.0.1:5432/test?sslmode=disable.
+const Env = "A2AGEN_TEST_POSTGRES"
+
+// reachable caches, per URL, the outcome of the first connection attempt of
+// the process, so that a missing server costs one timeout, not one per test.
+var reachable sync.Map // url -> error (nil: reachable)
+
+// URL returns the URL of the test server. It skips the test when Env is not
+// set and fails it when the server named there cannot be reached.
+func URL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv(Env)
+	if u == "" {
+		t.Skip("set " + Env + " to a PostgreSQL URL to run the PostgreSQL tests")
+	}
+	v, ok := reachable.Load(u)
+	if !ok {
+		err := ping(u)
+		v, _ = reachable.LoadOrStore(u, errBox{err})
+	}
+	if err := v.(errBox).err; err != nil {
+		t.Fatalf("%s=%s: cannot reach the PostgreSQL server: %v", Env, redact(u), err)
+	}
+	return u
+}
+
+type errBox struct{ err error }
+
+func ping(u string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	return conn.Ping(ctx)
+}
+
+// Schema creates a schema with a random name in the database at url and
+// returns its name. It is dropped, with everything in it, at the test's
+// cleanup, after the cleanups registered later (so stores opened on it after
+// Schema returned are closed first).
+func Schema(t testing.TB, url string) string {
+	t.Helper()
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "a2a_test_" + hex.EncodeToString(b)
+	quoted := pgx.Identifier{name}.Sanitize()
+	if err := exec(url, "CREATE SCHEMA "+quoted); err != nil {
+		t.Fatalf("creating test schema %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := exec(url, "DROP SCHEMA "+quoted+" CASCADE"); err != nil {
+			t.Errorf("dropping test schema %s: %v", name, err)
+		}
+	})
+	return name
+}
+
+// WithSchema returns url with the store URL parameter schema=NAME added (as
+// server/storeurl understands it).
+func WithSchema(rawURL, schema string) string {
+	sep := "?"
+	if strings.Contains(rawURL, "?") {
+		sep = "&"
+	}
+	return rawURL + sep + "schema=" + url.QueryEscape(schema)
+}
+
+func exec(url, sql string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, sql)
+	return err
+}
+
+// redact hides the password of a URL for messages.
+func redact(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	return p.Redacted()
+}

@@ -1,0 +1,562 @@
+// Package postgres is a durable store.Store in a PostgreSQL database, shared
+// by many replicas of one agent: any replica may serve any request for any
+// task, subscribers on one replica receive the events written by every
+// replica, and the push outbox is worked by all of them.
+//
+// # Writes
+//
+// A task write is one SQL statement: data-modifying CTEs update the task if
+// the version it was computed from is still current (and it is not
+// terminal), append its events to task_events, queue its push deliveries
+// (only for a task that has push configs) and NOTIFY the replicas, all in
+// one atomic statement. Only a write that matched no row costs a second
+// query, which says why (not found, terminal, conflict). Writes are queued
+// to writer goroutines that send all the writes waiting at that moment as
+// one pipelined batch, committed together (group commit): one round trip
+// and one commit for many concurrent writes. A write that fails on its own
+// terms (a version conflict, say) is not an error of the batch and does not
+// disturb the others; a database error fails every write of the batch. The
+// statements of a batch take their row locks in key order, so batches of
+// several writers and replicas never deadlock each other.
+//
+// PostgreSQL's durable defaults are kept: a write is acknowledged after its
+// commit is flushed (synchronous_commit is never turned off).
+//
+// # The feed across replicas
+//
+// Every replica holds one connection that LISTENs on a channel (default
+// a2a_events). A notification carries only the tenant, task id and version
+// of a write; the events themselves are read from task_events. Each local
+// subscriber remembers the last version it has received; on a notification
+// for its task it reads the events after that version, in (version, index)
+// order, so it receives each event exactly once and in order, whichever
+// replica wrote it. A lost notification or a dropped listener connection
+// loses nothing: the listener reconnects with backoff and then every local
+// subscriber catches up from its last version. The writes of this process
+// reach its subscribers directly, without a read.
+//
+// # Outbox
+//
+// Deliveries are queued per webhook config (outbox_queues, outbox); only a
+// queue's head can be claimed, with FOR UPDATE SKIP LOCKED and a lease, so
+// each delivery goes to one replica at a time and a config receives its
+// events in order, retries included. DeliveriesQueued is signalled for
+// deliveries queued by any replica.
+//
+// # Retention
+//
+// WithTerminalTaskTTL and WithMaxTerminalTasks bound the terminal tasks
+// kept. Reads treat a task past its TTL as gone at once; a sweep once a
+// second, run by one replica at a time (an advisory lock), removes expired
+// tasks and the oldest terminal tasks beyond the maximum, with their push
+// configs and events, through an index on the end time.
+//
+// # Schema
+//
+// The schema is created and upgraded at Open by the migrations in
+// migrations/ (internal/migrate, under an advisory lock, so replicas
+// starting together migrate once); a database written by a newer binary is
+// refused. WithSchema puts the tables in a schema of their own.
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/a2agen/a2agen/internal/migrate"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// DefaultChannel is the NOTIFY channel replicas announce their writes on.
+const DefaultChannel = "a2a_events"
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	schema      string
+	ttl         time.Duration
+	maxTerminal int
+	buffer      int
+	logger      *slog.Logger
+	channel     string
+	poolSize    int32
+	tracer      pgx.QueryTracer
+	now         func() time.Time
+	writers     int
+	maxBatch    int
+	connConfig  func(*pgx.ConnConfig) // tests
+	err         error
+}
+
+// WithSchema keeps the store's tables in the named schema, created if it
+// does not exist (the default is the first schema of the connection's
+// search_path, usually public). Several agents can share one database, each
+// in its own schema; replicas of one agent use the same.
+func WithSchema(name string) Option {
+	return func(o *options) {
+		if name == "" || strings.ContainsRune(name, 0) {
+			o.err = fmt.Errorf("schema name %q is not valid", name)
+			return
+		}
+		o.schema = name
+	}
+}
+
+// WithTerminalTaskTTL removes a task, with its push configs and events, once
+// it has been terminal for longer than d: from then on it is reported not
+// found and left out of listings. Deliveries still pending for it are kept
+// until they are done. d <= 0 (the default) keeps terminal tasks.
+func WithTerminalTaskTTL(d time.Duration) Option {
+	return func(o *options) { o.ttl = max(d, 0) }
+}
+
+// WithMaxTerminalTasks keeps at most about n terminal tasks (over all
+// tenants), removing those that ended first, within about a second of
+// exceeding it. n <= 0 (the default) sets no limit.
+func WithMaxTerminalTasks(n int) Option {
+	return func(o *options) { o.maxTerminal = max(n, 0) }
+}
+
+// WithSubscriberBuffer sets how many unread events a subscription may hold
+// before it is dropped with store.ErrSlowSubscriber; n < 1 keeps
+// store.DefaultSubscriberBuffer.
+func WithSubscriberBuffer(n int) Option {
+	return func(o *options) { o.buffer = n }
+}
+
+// WithLogger sets where the store reports problems it handles itself (a
+// lost listener connection, a failed retention sweep); the default is
+// slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.logger = l
+		}
+	}
+}
+
+// WithChannel sets the NOTIFY channel the replicas announce their writes on
+// (default DefaultChannel). All replicas of an agent must use the same one;
+// agents sharing a database may use one each so that they do not hear each
+// other's writes (hearing them is harmless, only wasted work).
+func WithChannel(name string) Option {
+	return func(o *options) {
+		if name == "" || len(name) > 63 || strings.ContainsRune(name, 0) {
+			o.err = fmt.Errorf("notification channel %q is not valid (1 to 63 bytes)", name)
+			return
+		}
+		o.channel = name
+	}
+}
+
+// WithPoolSize sets the most connections the store's pool opens (default:
+// pool_max_conns from the connection string, else pgx's default, the
+// greater of 4 and the number of CPUs; at least 4: two for the writers and
+// two for reads). The listener holds one more connection of its own.
+func WithPoolSize(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.poolSize = int32(min(n, 1<<20))
+		}
+	}
+}
+
+// WithTracer traces every query of the pool's connections (pgx calls the
+// tracer's other methods too when it implements pgx.BatchTracer,
+// pgx.PrepareTracer, …). The listener's connection is not traced.
+func WithTracer(t pgx.QueryTracer) Option {
+	return func(o *options) { o.tracer = t }
+}
+
+// WithClock sets the clock of retention and of the outbox's enqueue times
+// (tests).
+func WithClock(now func() time.Time) Option {
+	return func(o *options) {
+		if now != nil {
+			o.now = now
+		}
+	}
+}
+
+// withWriters sets the number of writer goroutines and the most writes
+// one batch holds (benchmarks compare group commit with one transaction
+// per write).
+func withWriters(n, maxBatch int) Option {
+	return func(o *options) { o.writers, o.maxBatch = max(n, 1), max(maxBatch, 1) }
+}
+
+// Stats are counters of the store since Open.
+type Stats struct {
+	// Batches is the number of write batches committed (one transaction and
+	// one round trip each).
+	Batches int64
+	// Writes is the number of task writes committed (several share a batch).
+	Writes int64
+	// RolledBack is the number of write batches that failed with a
+	// database error.
+	RolledBack int64
+	// CatchUps is the number of reads of the feed (a subscriber catching up
+	// with writes of other replicas, or after a reconnection).
+	CatchUps int64
+	// Reconnects is the number of times the listener connected after losing
+	// its connection.
+	Reconnects int64
+	// Retries is the number of task writes tried again because the task's
+	// push configs changed while they were written.
+	Retries int64
+}
+
+// Store is the PostgreSQL store.Store. It is safe for concurrent use.
+type Store struct {
+	name   string // the connection string, passwords redacted
+	opts   options
+	pool   *pgxpool.Pool
+	origin string // tells this store's notifications from other replicas'
+
+	ctx    context.Context // canceled by Close
+	cancel context.CancelFunc
+	closed atomic.Bool
+	bg     sync.WaitGroup // background goroutines
+
+	w    *writer
+	feed *feed
+	lis  *listener
+	wake chan struct{}
+
+	closeOnce sync.Once
+
+	batches, writes, rolledBack, catchUps, reconnects, retries atomic.Int64
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the database named by connString (a postgres:// URL or
+// keyword/value string as pgx accepts it, with pgxpool's pool_* parameters),
+// brings its schema up to date and starts listening for the writes of other
+// replicas. A database that cannot be reached is an error naming it (with
+// its password redacted).
+func Open(ctx context.Context, connString string, opts ...Option) (*Store, error) {
+	o := options{logger: slog.Default(), channel: DefaultChannel, now: time.Now, writers: 2, maxBatch: 64}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	name := Describe(connString)
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("postgres store %s: "+format, append([]any{name}, args...)...)
+	}
+	if o.err != nil {
+		return nil, fail("%w", o.err)
+	}
+	cfg, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		return nil, fail("%w", parseErr(err))
+	}
+	if o.poolSize > 0 {
+		cfg.MaxConns = o.poolSize
+	}
+	// The writers each need a connection, and reads must not wait for them.
+	cfg.MaxConns = max(cfg.MaxConns, int32(o.writers)+2)
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	}
+	if o.schema != "" {
+		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.schema}.Sanitize()
+	}
+	listenCfg := cfg.ConnConfig.Copy()
+	cfg.ConnConfig.Tracer = o.tracer
+	if o.connConfig != nil {
+		o.connConfig(cfg.ConnConfig)
+	}
+
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fail("%w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fail("cannot connect: %w", oneLine(err))
+	}
+	if o.schema != "" {
+		if err := createSchema(ctx, pool, o.schema); err != nil {
+			pool.Close()
+			return nil, fail("creating schema %s: %w", o.schema, err)
+		}
+	}
+	if err := migrateUp(ctx, listenCfg); err != nil {
+		pool.Close()
+		return nil, fail("%w", err)
+	}
+
+	s := &Store{name: name, opts: o, pool: pool, origin: randomHex(4), wake: make(chan struct{}, 1)}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.feed = newFeed(s, o.buffer)
+	s.lis = &listener{s: s, cfg: listenCfg}
+	if err := s.lis.start(ctx); err != nil {
+		s.cancel()
+		pool.Close()
+		return nil, fail("listening on channel %s: %w", o.channel, err)
+	}
+	s.w = newWriter(s, o.writers, o.maxBatch)
+	if o.ttl > 0 || o.maxTerminal > 0 {
+		s.bg.Add(1)
+		go s.sweepLoop()
+	}
+	return s, nil
+}
+
+// parseErr drops pgx's repetition of the (redacted) connection string from
+// a parse error; the store's message names it already.
+func parseErr(err error) error {
+	var pe *pgconn.ParseConfigError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	msg := pe.Error()
+	if i := strings.Index(msg, "`: "); strings.HasPrefix(msg, "cannot parse `") && i >= 0 {
+		return &trimmedErr{msg: "cannot parse the connection string: " + msg[i+3:], err: err}
+	}
+	return err
+}
+
+type trimmedErr struct {
+	msg string
+	err error
+}
+
+func (e *trimmedErr) Error() string { return e.msg }
+func (e *trimmedErr) Unwrap() error { return e.err }
+
+// oneLine is err with its message on one line: pgx reports every address
+// it tried on a line of its own.
+func oneLine(err error) error {
+	msg := err.Error()
+	if !strings.Contains(msg, "\n") {
+		return err
+	}
+	var parts []string
+	for _, l := range strings.Split(msg, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || len(parts) > 0 && strings.HasSuffix(parts[len(parts)-1], l) {
+			continue
+		}
+		parts = append(parts, l)
+	}
+	if len(parts) > 1 && strings.HasSuffix(parts[0], ":") {
+		parts[0] += " " + parts[1]
+		parts = append(parts[:1], parts[2:]...)
+	}
+	return &trimmedErr{msg: strings.Join(parts, "; "), err: err}
+}
+
+// createSchema creates the schema unless it exists, under an advisory lock
+// (concurrent CREATE SCHEMA IF NOT EXISTS of replicas starting together can
+// fail otherwise).
+func createSchema(ctx context.Context, pool *pgxpool.Pool, schema string) error {
+	var exists bool
+	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, schema).Scan(&exists); err != nil {
+		return err
+	}
+	if exists {
+		return nil
+	}
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('a2agen/schema/' || $1, 0))`, schema); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{schema}.Sanitize())
+		return err
+	})
+}
+
+// migrateUp applies the embedded migrations on a connection of its own,
+// under an advisory lock per schema.
+func migrateUp(ctx context.Context, cfg *pgx.ConnConfig) error {
+	migrations, err := migrate.Load(migrationFiles, "migrations")
+	if err != nil {
+		return err
+	}
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot connect: %w", oneLine(err))
+	}
+	defer conn.Close()
+	_, err = migrate.Up(ctx, conn, migrations, migrate.Dialect{
+		Begin: "BEGIN",
+		Lock:  `SELECT pg_advisory_xact_lock(hashtextextended('a2agen/migrate/' || current_schema(), 0))`,
+	})
+	return err
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Name returns the connection string the store was opened with, passwords
+// redacted.
+func (s *Store) Name() string { return s.name }
+
+// Stats returns the store's counters.
+func (s *Store) Stats() Stats {
+	return Stats{Batches: s.batches.Load(), Writes: s.writes.Load(), RolledBack: s.rolledBack.Load(),
+		CatchUps: s.catchUps.Load(), Reconnects: s.reconnects.Load(), Retries: s.retries.Load()}
+}
+
+// Close implements store.Store: it stops the writers (writes still queued
+// fail with store.ErrClosed; a batch in flight completes), ends every
+// subscription with store.ErrClosed, stops listening and closes the pool.
+// Later calls fail with store.ErrClosed.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		s.w.stop()
+		s.feed.close()
+		s.cancel()
+		s.lis.stop()
+		s.feed.wait()
+		s.bg.Wait()
+		s.pool.Close()
+	})
+	return nil
+}
+
+func (s *Store) checkOpen() error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	return nil
+}
+
+// dbErr turns a failed database call into the error the store reports: the
+// caller's context error as is, store.ErrClosed after Close, otherwise the
+// database error wrapped with what was being done.
+func (s *Store) dbErr(what string, err error) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("postgres store %s: %s: %w", s.name, what, err)
+}
+
+// now is the store's clock in unix nanoseconds.
+func (s *Store) now() int64 { return nanos(s.opts.now()) }
+
+// liveSince is the earliest end time of a terminal task that has not
+// outlived the TTL (math.MinInt64 without a TTL).
+func (s *Store) liveSince() int64 {
+	if s.opts.ttl <= 0 {
+		return minNanos
+	}
+	return s.now() - int64(s.opts.ttl)
+}
+
+// expired reports whether a task with that end time has outlived the TTL.
+func (s *Store) expired(endedAt *int64) bool {
+	return s.opts.ttl > 0 && endedAt != nil && *endedAt < s.liveSince()
+}
+
+const (
+	minNanos = -1 << 63
+	maxNanos = 1<<63 - 1
+)
+
+// nanos is t in unix nanoseconds, clamped to the int64 range.
+func nanos(t time.Time) int64 {
+	switch {
+	case t.Before(time.Unix(0, minNanos)):
+		return minNanos
+	case t.After(time.Unix(0, maxNanos)):
+		return maxNanos
+	}
+	return t.UnixNano()
+}
+
+// timeOf is the inverse of nanos for a nullable column (NULL: zero time).
+func timeOf(v *int64) time.Time {
+	if v == nil {
+		return time.Time{}
+	}
+	return time.Unix(0, *v)
+}
+
+// leaseArg is a lease end as a column value (NULL for none).
+func leaseArg(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	n := nanos(t)
+	return &n
+}
+
+// Describe returns connString as it may appear in logs and error messages:
+// the password of a URL's user info and the values of password parameters
+// replaced by "xxxxx".
+func Describe(connString string) string {
+	lower := strings.ToLower(connString)
+	if strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://") {
+		return redactURL(connString)
+	}
+	return kvPassword.ReplaceAllString(connString, "${1}xxxxx")
+}
+
+var kvPassword = regexp.MustCompile(`(?i)(\b\w*password\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)`)
+
+// redactURL hides the password of a URL's user info (everything between
+// the first colon of the user info and the last @, so that a password with
+// unescaped characters goes too) and the values of password parameters.
+func redactURL(s string) string {
+	i := strings.Index(s, "://") + 3
+	prefix, body := s[:i], s[i:]
+	if at := strings.LastIndexByte(body, '@'); at >= 0 {
+		if user, _, ok := strings.Cut(body[:at], ":"); ok {
+			body = user + ":xxxxx" + body[at:]
+		}
+	}
+	base, query, ok := strings.Cut(body, "?")
+	if !ok {
+		return prefix + body
+	}
+	params := strings.Split(query, "&")
+	for j, p := range params {
+		k, _, hasValue := strings.Cut(p, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if hasValue && strings.Contains(strings.ToLower(name), "password") {
+			params[j] = k + "=xxxxx"
+		}
+	}
+	return prefix + base + "?" + strings.Join(params, "&")
+}
+
+// withConnConfig lets tests change the pool's connection settings (a
+// dialer that counts writes, say).
+func withConnConfig(f func(*pgx.ConnConfig)) Option {
+	return func(o *options) { o.connConfig = f }
+}

@@ -1,0 +1,261 @@
+package postgres
+
+// The SQL of the store. Times are unix nanoseconds. Statements run in pgx's
+// default QueryExecModeCacheStatement: each is prepared once per connection.
+
+const (
+	// A task write in one statement (autocommit or one of a batch). It
+	// matches no row, and so writes nothing, unless the task is at version
+	// $3, not terminal, and its push configs did not change since the
+	// statement's snapshot was taken (config_gen: a concurrent change of
+	// the configs makes the write retry, so that it queues deliveries for
+	// exactly the configs the task has when the write commits).
+	//
+	// $1 tenant, $2 id, $3 expected version, $4 snapshot, $5 state,
+	// $6 status time, $7 context id, $8 terminal, $9 runner ('' keeps it),
+	// $10 lease, $11 now, $12 events (feed; [NULL] for a terminal write
+	// without events), $13 number of events to queue per config, $14 the
+	// delivery ids' prefix before the version (see idPrefix), $15 channel, $16 notification payload (after
+	// its kind), $17 notify.
+	//
+	// Result: the new version, the deliveries queued, the notifications
+	// sent; no row when nothing was written.
+	sqlUpdateTask = `WITH cur AS (
+	SELECT config_gen FROM tasks WHERE tenant = $1 AND id = $2
+), upd AS (
+	UPDATE tasks t SET version = t.version + 1, snapshot = $4, state = $5, status_time = $6, context_id = $7,
+		runner = CASE WHEN $8::boolean THEN '' WHEN $9::text <> '' THEN $9::text ELSE t.runner END,
+		lease_until = CASE WHEN $8::boolean THEN NULL WHEN $9::text <> '' THEN $10::bigint ELSE t.lease_until END,
+		ended_at = CASE WHEN $8::boolean THEN $11::bigint END
+	FROM cur
+	WHERE t.tenant = $1 AND t.id = $2 AND t.version = $3 AND t.ended_at IS NULL AND t.config_gen = cur.config_gen
+	RETURNING t.tenant, t.id, t.version, t.push_count
+), ev AS (
+	INSERT INTO task_events (tenant, task_id, version, idx, event, terminal)
+	SELECT upd.tenant, upd.id, upd.version, e.i - 1, e.event, $8::boolean
+	FROM upd, unnest($12::bytea[]) WITH ORDINALITY AS e(event, i)
+), q AS (
+	INSERT INTO outbox_queues AS q (tenant, task_id, config_id, next_no, next_attempt)
+	SELECT p.tenant, p.task_id, p.id, $13::integer, $11::bigint
+	FROM upd JOIN push_configs p ON p.tenant = upd.tenant AND p.task_id = upd.id
+	WHERE upd.push_count > 0 AND $13::integer > 0
+	ORDER BY p.id
+	ON CONFLICT (tenant, task_id, config_id) DO UPDATE SET next_no = q.next_no + EXCLUDED.next_no,
+		next_attempt = CASE WHEN q.head_no = q.next_no THEN EXCLUDED.next_attempt ELSE q.next_attempt END
+	RETURNING q.tenant, q.task_id, q.config_id, q.next_no - $13::integer AS first_no
+), ob AS (
+	INSERT INTO outbox (tenant, task_id, config_id, no, id, config, event)
+	SELECT q.tenant, q.task_id, q.config_id, q.first_no + e.i - 1,
+		$14::text || ($3 + 1)::text || '.' || (e.i - 1)::text || '/' || q.config_id, p.config, e.event
+	FROM q JOIN push_configs p ON p.tenant = q.tenant AND p.task_id = q.task_id AND p.id = q.config_id,
+		unnest($12::bytea[]) WITH ORDINALITY AS e(event, i)
+	RETURNING 1
+), n AS (
+	SELECT pg_notify($15::text, CASE WHEN EXISTS (SELECT 1 FROM ob) THEN 'q' ELSE 'e' END || $16::text)
+	FROM upd WHERE $17::boolean
+)
+SELECT upd.version, (SELECT count(*) FROM ob), (SELECT count(*) FROM n) FROM upd`
+
+	// $1 tenant, $2 id, $3 owner, $4 context id, $5 state, $6 status time,
+	// $7 snapshot, $8 runner, $9 lease, $10 ended at, $11 push configs.
+	// Result: a row when the task was inserted.
+	sqlCreateTask = `INSERT INTO tasks (tenant, id, owner, context_id, state, status_time, version, snapshot, runner, lease_until, ended_at, push_count)
+VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10, $11)
+ON CONFLICT (tenant, id) DO NOTHING
+RETURNING 1::bigint, 0::bigint, 0::bigint`
+
+	// A task created with push configs, which also queues its events for
+	// them and, when it did, notifies the replicas' dispatchers.
+	// $1…$11 as sqlCreateTask, $12 config ids, $13 configs, $14 number of
+	// events, $15 now, $16 events, $17 delivery id prefixes, $18 channel,
+	// $19 notification payload (after its kind).
+	// Result: 1 if the task was inserted, deliveries queued, notifications.
+	sqlCreateTaskWithConfigs = `WITH ins AS (
+	INSERT INTO tasks (tenant, id, owner, context_id, state, status_time, version, snapshot, runner, lease_until, ended_at, push_count)
+	VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10, $11)
+	ON CONFLICT (tenant, id) DO NOTHING
+	RETURNING tenant, id
+), cfg AS (
+	INSERT INTO push_configs (tenant, task_id, id, config)
+	SELECT ins.tenant, ins.id, c.id, c.config FROM ins, unnest($12::text[], $13::bytea[]) AS c(id, config)
+	RETURNING tenant, task_id, id, config
+), q AS (
+	INSERT INTO outbox_queues AS q (tenant, task_id, config_id, next_no, next_attempt)
+	SELECT cfg.tenant, cfg.task_id, cfg.id, $14::integer, $15::bigint FROM cfg WHERE $14::integer > 0
+	ORDER BY cfg.id
+	ON CONFLICT (tenant, task_id, config_id) DO UPDATE SET next_no = q.next_no + EXCLUDED.next_no,
+		next_attempt = CASE WHEN q.head_no = q.next_no THEN EXCLUDED.next_attempt ELSE q.next_attempt END
+	RETURNING q.tenant, q.task_id, q.config_id, q.next_no - $14::integer AS first_no
+), ob AS (
+	INSERT INTO outbox (tenant, task_id, config_id, no, id, config, event)
+	SELECT q.tenant, q.task_id, q.config_id, q.first_no + e.i - 1, e.prefix || q.config_id, cfg.config, e.event
+	FROM q JOIN cfg ON cfg.id = q.config_id, unnest($16::bytea[], $17::text[]) WITH ORDINALITY AS e(event, prefix, i)
+	RETURNING 1
+), n AS (
+	SELECT pg_notify($18::text, 'o' || $19::text) WHERE EXISTS (SELECT 1 FROM ob)
+)
+SELECT (SELECT count(*) FROM ins), (SELECT count(*) FROM ob), (SELECT count(*) FROM n)`
+
+	// Why a write matched no row. $1 tenant, $2 id.
+	sqlTaskState = `SELECT version, ended_at FROM tasks WHERE tenant = $1 AND id = $2`
+
+	// Removes a task past its TTL whose id a new task takes. Its pending
+	// deliveries stay. $1 tenant, $2 id, $3 earliest end time of a live task.
+	sqlRemoveExpired = `WITH gone AS (
+	DELETE FROM tasks WHERE tenant = $1 AND id = $2 AND ended_at < $3 RETURNING tenant, id
+), c AS (
+	DELETE FROM push_configs p USING gone WHERE p.tenant = gone.tenant AND p.task_id = gone.id
+), e AS (
+	DELETE FROM task_events ev USING gone WHERE ev.tenant = gone.tenant AND ev.task_id = gone.id
+)
+SELECT count(*) FROM gone`
+
+	sqlTask = `SELECT owner, version, snapshot, runner, lease_until, ended_at FROM tasks WHERE tenant = $1 AND id = $2`
+
+	// The feed of one task after a version, with the task's version and
+	// state in the same snapshot: every event up to that version is in the
+	// result. $1 tenant, $2 id, $3 after.
+	sqlEvents = `SELECT t.version, t.ended_at IS NOT NULL, e.version, e.event, e.terminal
+FROM tasks t LEFT JOIN task_events e ON e.tenant = t.tenant AND e.task_id = t.id AND e.version > $3
+WHERE t.tenant = $1 AND t.id = $2
+ORDER BY e.version, e.idx`
+
+	sqlRenew = `UPDATE tasks SET lease_until = $2 WHERE runner = $1 AND runner <> ''`
+
+	// $1 self, $2 now, $3 LIKE pattern of self's host (NULL: none),
+	// $4 SUBMITTED, $5 WORKING.
+	sqlStaleRuns = `SELECT tenant, id, owner, version, snapshot, runner, lease_until FROM tasks
+WHERE runner <> '' AND runner <> $1 AND state IN ($4, $5)
+	AND (lease_until IS NULL OR lease_until < $2 OR runner LIKE $3 ESCAPE '\')`
+)
+
+// Push configs. A change of a task's configs first locks the task's row and
+// moves its config_gen (so that a concurrent task write computed from the
+// old configs retries), then, in later statements of the same transaction
+// and so with fresh snapshots, changes the configs and counts them: the
+// three go as one pipelined batch.
+const (
+	// $1 tenant, $2 task id.
+	sqlLockTaskConfigs = `UPDATE tasks SET config_gen = config_gen + 1 WHERE tenant = $1 AND id = $2`
+
+	// $1 tenant, $2 task id, $3 config id, $4 config, $5 earliest end time
+	// of a live task. Pending deliveries of the config go to the new one.
+	sqlSaveConfig = `WITH live AS (
+	SELECT 1 FROM tasks WHERE tenant = $1 AND id = $2 AND (ended_at IS NULL OR ended_at >= $5)
+), up AS (
+	INSERT INTO push_configs (tenant, task_id, id, config) SELECT $1, $2, $3, $4 FROM live
+	ON CONFLICT (tenant, task_id, id) DO UPDATE SET config = EXCLUDED.config
+	RETURNING 1
+), ob AS (
+	UPDATE outbox SET config = $4 WHERE tenant = $1 AND task_id = $2 AND config_id = $3 AND EXISTS (SELECT 1 FROM live)
+)
+SELECT count(*) FROM up`
+
+	// $1 tenant, $2 task id, $3 config id.
+	sqlDeleteConfig = `WITH d AS (
+	DELETE FROM push_configs WHERE tenant = $1 AND task_id = $2 AND id = $3 RETURNING 1
+), q AS (
+	DELETE FROM outbox_queues WHERE tenant = $1 AND task_id = $2 AND config_id = $3
+), ob AS (
+	DELETE FROM outbox WHERE tenant = $1 AND task_id = $2 AND config_id = $3
+)
+SELECT count(*) FROM d`
+
+	// The last statement of a change of configs (it sees the change).
+	// $1 tenant, $2 task id.
+	sqlCountConfigs = `UPDATE tasks SET push_count = (SELECT count(*) FROM push_configs WHERE tenant = $1 AND task_id = $2)
+WHERE tenant = $1 AND id = $2`
+
+	// $1 tenant, $2 task id, $3 config id, $4 earliest end time of a live task.
+	sqlConfig = `SELECT p.config FROM push_configs p JOIN tasks t ON t.tenant = p.tenant AND t.id = p.task_id
+WHERE p.tenant = $1 AND p.task_id = $2 AND p.id = $3 AND (t.ended_at IS NULL OR t.ended_at >= $4)`
+
+	// $1 tenant, $2 task id, $3 after, $4 limit (NULL: none), $5 earliest
+	// end time of a live task.
+	sqlConfigs = `SELECT p.config FROM push_configs p JOIN tasks t ON t.tenant = p.tenant AND t.id = p.task_id
+WHERE p.tenant = $1 AND p.task_id = $2 AND p.id > $3 AND (t.ended_at IS NULL OR t.ended_at >= $5)
+ORDER BY p.id LIMIT $4`
+)
+
+// The outbox.
+const (
+	// Leases the heads of up to $2 queues that are due at $1 and not
+	// leased, skipping queues another claim is taking, and returns them
+	// with their delivery. $3 worker, $4 lease end.
+	sqlClaim = `WITH c AS (
+	SELECT tenant, task_id, config_id FROM outbox_queues
+	WHERE head_no < next_no AND GREATEST(next_attempt, lease_until) <= $1
+	ORDER BY GREATEST(next_attempt, lease_until)
+	LIMIT $2
+	FOR UPDATE SKIP LOCKED
+), u AS (
+	UPDATE outbox_queues q SET lease_owner = $3, lease_until = $4
+	FROM c WHERE q.tenant = c.tenant AND q.task_id = c.task_id AND q.config_id = c.config_id
+	RETURNING q.tenant, q.task_id, q.config_id, q.head_no, q.attempts, q.next_attempt
+)
+SELECT u.tenant, u.task_id, u.config_id, o.id, o.config, o.event, u.attempts, u.next_attempt
+FROM u LEFT JOIN outbox o ON o.tenant = u.tenant AND o.task_id = u.task_id AND o.config_id = u.config_id AND o.no = u.head_no`
+
+	// Gives back a lease whose delivery the claim could not read (written
+	// after the claim's snapshot was taken). $1 tenant, $2 task id,
+	// $3 config id, $4 worker.
+	sqlUnclaim = `UPDATE outbox_queues SET lease_owner = '', lease_until = 0
+WHERE tenant = $1 AND task_id = $2 AND config_id = $3 AND lease_owner = $4`
+
+	// Removes a delivery, its queue's head (only heads are handed out, so
+	// numbers never have holes), and makes the next one the head, due at
+	// $2. Result: whether the queue is now empty and
+	// its task gone (then the queue's row can go too).
+	sqlFinish = `WITH d AS (
+	DELETE FROM outbox o USING outbox_queues h
+	WHERE o.id = $1 AND h.tenant = o.tenant AND h.task_id = o.task_id AND h.config_id = o.config_id AND h.head_no = o.no
+	RETURNING o.tenant, o.task_id, o.config_id, o.no
+), q AS (
+	UPDATE outbox_queues q SET head_no = q.head_no + 1, attempts = 0, next_attempt = $2, lease_owner = '', lease_until = 0
+	FROM d WHERE q.tenant = d.tenant AND q.task_id = d.task_id AND q.config_id = d.config_id AND q.head_no = d.no
+	RETURNING q.tenant, q.task_id, q.config_id, q.head_no = q.next_no AS empty
+)
+SELECT q.tenant, q.task_id, q.config_id FROM q
+WHERE q.empty AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.tenant = q.tenant AND t.id = q.task_id)`
+
+	// $1 tenant, $2 task id, $3 config id.
+	sqlDropEmptyQueue = `DELETE FROM outbox_queues WHERE tenant = $1 AND task_id = $2 AND config_id = $3 AND head_no = next_no`
+
+	// $1 delivery id, $2 attempts, $3 due.
+	sqlRetry = `UPDATE outbox_queues q SET attempts = $2, next_attempt = $3, lease_owner = '', lease_until = 0
+FROM outbox o
+WHERE o.id = $1 AND q.tenant = o.tenant AND q.task_id = o.task_id AND q.config_id = o.config_id AND q.head_no = o.no`
+
+	sqlNextDelivery = `SELECT min(GREATEST(next_attempt, lease_until)) FROM outbox_queues WHERE head_no < next_no`
+)
+
+// Retention, run by one replica at a time.
+const (
+	sqlSweepLock = `SELECT pg_try_advisory_xact_lock(hashtextextended('a2agen/sweep/' || current_schema(), 0))`
+
+	// Removes up to $2 terminal tasks that ended before $1, oldest first,
+	// with their push configs, events and empty outbox queues.
+	sqlSweepTTL = `WITH gone AS (
+	DELETE FROM tasks WHERE (tenant, id) IN (
+		SELECT tenant, id FROM tasks WHERE ended_at IS NOT NULL AND ended_at < $1 ORDER BY ended_at LIMIT $2)
+	RETURNING tenant, id
+)` + sweepTail
+
+	sqlCountTerminal = `SELECT count(*) FROM tasks WHERE ended_at IS NOT NULL`
+
+	// Removes the $1 terminal tasks that ended first.
+	sqlSweepOldest = `WITH gone AS (
+	DELETE FROM tasks WHERE (tenant, id) IN (
+		SELECT tenant, id FROM tasks WHERE ended_at IS NOT NULL ORDER BY ended_at LIMIT $1)
+	RETURNING tenant, id
+)` + sweepTail
+
+	sweepTail = `, c AS (
+	DELETE FROM push_configs p USING gone WHERE p.tenant = gone.tenant AND p.task_id = gone.id
+), e AS (
+	DELETE FROM task_events ev USING gone WHERE ev.tenant = gone.tenant AND ev.task_id = gone.id
+), q AS (
+	DELETE FROM outbox_queues q USING gone WHERE q.tenant = gone.tenant AND q.task_id = gone.id AND q.head_no = q.next_no
+)
+SELECT count(*) FROM gone`
+)

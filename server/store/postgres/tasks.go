@@ -1,0 +1,511 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"google.golang.org/protobuf/proto"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// maxRetries bounds how often a write is tried again after it lost a race
+// with a change of its task's push configs (each try takes a new snapshot,
+// so a second try practically always succeeds).
+const maxRetries = 8
+
+// errRetry says a write matched no row although its task is at the expected
+// version and not terminal: the push configs changed meanwhile.
+var errRetry = errors.New("retry")
+
+// taskRow is what a write stores about a task besides its keys.
+type taskRow struct {
+	contextID  string
+	state      int16
+	statusTime int64
+	snapshot   []byte
+	terminal   bool
+}
+
+func encodeTask(t *a2av1.Task) (taskRow, error) {
+	b, err := proto.Marshal(t)
+	if err != nil {
+		return taskRow{}, fmt.Errorf("encoding task %q: %w", t.GetId(), err)
+	}
+	state := t.GetStatus().GetState()
+	return taskRow{contextID: t.GetContextId(), state: int16(state), statusTime: nanos(t.GetStatus().GetTimestamp().AsTime()),
+		snapshot: b, terminal: store.IsTerminal(state)}, nil
+}
+
+// encodeEvents marshals the events of a write.
+func encodeEvents(events []*a2av1.StreamResponse) ([][]byte, error) {
+	if len(events) == 0 {
+		return nil, nil
+	}
+	out := make([][]byte, len(events))
+	for i, ev := range events {
+		b, err := proto.Marshal(ev)
+		if err != nil {
+			return nil, fmt.Errorf("encoding event %d: %w", i, err)
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// idPrefix is the part of the delivery ids of a task's deliveries before
+// the version (see store.DeliveryIDPrefix); SQL appends the rest.
+func idPrefix(tenant, taskID string) string {
+	if tenant == "" {
+		return url.QueryEscape(taskID) + "/"
+	}
+	return url.QueryEscape(tenant) + ":" + url.QueryEscape(taskID) + "/"
+}
+
+// maxPayload is the longest notification payload sent as is (PostgreSQL
+// takes up to 8000 bytes); a longer one (a huge tenant or task id) becomes
+// "catch up everything".
+const maxPayload = 7900
+
+// payload is a notification after its kind character: the sending store,
+// the version, and the tenant and task id (the tenant's length first, so
+// that neither needs escaping).
+func (s *Store) payload(tenant, id string, version int64) string {
+	p := s.origin + " " + strconv.FormatInt(version, 10) + " " + strconv.Itoa(len(tenant)) + " " + tenant + id
+	if len(p) > maxPayload {
+		return s.origin + " *"
+	}
+	return p
+}
+
+// ---- CreateTask ----
+
+// CreateTask implements store.Tasks.
+func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Record{}, err
+	}
+	rec := c.Record
+	if err := store.CheckSnapshot(rec.Task); err != nil {
+		return store.Record{}, err
+	}
+	id := rec.Task.GetId()
+	row, err := encodeTask(rec.Task)
+	if err != nil {
+		return store.Record{}, fmt.Errorf("postgres store %s: %w", s.name, err)
+	}
+	rec.Version = 1
+	if row.terminal {
+		rec.Runner, rec.LeaseUntil = "", time.Time{}
+	}
+	// Configs by id, the last of a repeated id winning.
+	var cfgIDs []string
+	var cfgs [][]byte
+	seen := make(map[string]int, len(c.PushConfigs))
+	for _, cfg := range c.PushConfigs {
+		if cfg.GetId() == "" || cfg.GetTaskId() != id {
+			return store.Record{}, fmt.Errorf("store: push config %q of new task %q must have an id and the task's id (got %q)", cfg.GetId(), id, cfg.GetTaskId())
+		}
+		b, err := proto.Marshal(cfg)
+		if err != nil {
+			return store.Record{}, fmt.Errorf("postgres store %s: encoding push config %q: %w", s.name, cfg.GetId(), err)
+		}
+		if i, ok := seen[cfg.GetId()]; ok {
+			cfgs[i] = b
+			continue
+		}
+		seen[cfg.GetId()] = len(cfgIDs)
+		cfgIDs = append(cfgIDs, cfg.GetId())
+		cfgs = append(cfgs, b)
+	}
+	o := &writeOp{key: topicKey{rec.Tenant, id}, what: "creating task " + strconv.Quote(id)}
+	var ended *int64
+	args := []any{rec.Tenant, id, rec.Owner, row.contextID, row.state, row.statusTime, row.snapshot, rec.Runner,
+		leaseArg(rec.LeaseUntil), nil, int64(len(cfgIDs))}
+	if len(cfgIDs) == 0 {
+		o.sql = sqlCreateTask
+	} else {
+		events, err := encodeEvents(c.Events)
+		if err != nil {
+			return store.Record{}, fmt.Errorf("postgres store %s: task %q: %w", s.name, id, err)
+		}
+		prefixes := make([]string, len(events))
+		for i := range events {
+			prefixes[i] = store.DeliveryIDPrefix(rec.Tenant, id, 1, i)
+		}
+		o.sql = sqlCreateTaskWithConfigs
+		args = append(args, cfgIDs, cfgs, int32(len(events)), nil, events, prefixes, s.opts.channel, s.payload(rec.Tenant, id, 1))
+	}
+	o.args = args
+	for attempt := 0; ; attempt++ {
+		now := s.now()
+		if row.terminal {
+			ended = &now
+		}
+		args[9] = ended
+		if len(args) > 14 {
+			args[14] = now
+		}
+		if err := s.w.submit(ctx, o); err != nil {
+			return store.Record{}, err
+		}
+		if o.err != nil {
+			return store.Record{}, o.err
+		}
+		if o.found && o.res[0] > 0 {
+			return rec, nil
+		}
+		// The id is taken; by a task past its TTL, it is free again.
+		var version int64
+		var endedAt *int64
+		err := s.pool.QueryRow(ctx, sqlTaskState, rec.Tenant, id).Scan(&version, &endedAt)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			// Removed meanwhile: try again.
+		case err != nil:
+			return store.Record{}, s.dbErr("creating task "+strconv.Quote(id)+": reading the existing task", err)
+		case !s.expired(endedAt):
+			return store.Record{}, fmt.Errorf("%w: task %q", store.ErrExists, id)
+		default:
+			if _, err := s.pool.Exec(ctx, sqlRemoveExpired, rec.Tenant, id, s.liveSince()); err != nil {
+				return store.Record{}, s.dbErr("creating task "+strconv.Quote(id)+": removing the expired task", err)
+			}
+		}
+		if attempt == maxRetries {
+			return store.Record{}, fmt.Errorf("postgres store %s: creating task %q: the id stays taken by a task being removed", s.name, id)
+		}
+	}
+}
+
+// ---- Task ----
+
+// Task implements store.Tasks.
+func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Record{}, err
+	}
+	rec := store.Record{Tenant: tenant}
+	var (
+		blob           []byte
+		lease, endedAt *int64
+	)
+	err := s.pool.QueryRow(ctx, sqlTask, tenant, id).Scan(&rec.Owner, &rec.Version, &blob, &rec.Runner, &lease, &endedAt)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && s.expired(endedAt) {
+		return store.Record{}, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
+	}
+	if err != nil {
+		return store.Record{}, s.dbErr("reading task "+strconv.Quote(id), err)
+	}
+	rec.LeaseUntil = timeOf(lease)
+	if rec.Task, err = s.decodeTask(id, blob); err != nil {
+		return store.Record{}, err
+	}
+	return rec, nil
+}
+
+func (s *Store) decodeTask(id string, blob []byte) (*a2av1.Task, error) {
+	t := new(a2av1.Task)
+	if err := proto.Unmarshal(blob, t); err != nil {
+		return nil, fmt.Errorf("postgres store %s: decoding task %q: %w", s.name, id, err)
+	}
+	return t, nil
+}
+
+// ---- UpdateTask ----
+
+// UpdateTask implements store.Tasks.
+func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
+	if err := s.checkOpen(); err != nil {
+		return 0, err
+	}
+	if err := store.CheckSnapshot(u.Task); err != nil {
+		return 0, err
+	}
+	// The stored state is not terminal (the write checks that), so only the
+	// new state decides whether the transition is valid.
+	if err := store.ValidTransition(a2av1.TaskState_TASK_STATE_WORKING, u.Task.GetStatus().GetState()); err != nil {
+		return 0, err
+	}
+	id := u.Task.GetId()
+	row, err := encodeTask(u.Task)
+	if err != nil {
+		return 0, fmt.Errorf("postgres store %s: %w", s.name, err)
+	}
+	events, err := encodeEvents(u.Events)
+	if err != nil {
+		return 0, fmt.Errorf("postgres store %s: task %q: %w", s.name, id, err)
+	}
+	queue := len(events)
+	if queue == 0 && row.terminal {
+		events = [][]byte{nil} // the end marker of the feed
+	}
+	var lease *int64
+	if u.Runner != "" {
+		lease = leaseArg(u.LeaseUntil)
+	}
+	var prefix string
+	if queue > 0 {
+		prefix = idPrefix(u.Tenant, id)
+	}
+	args := []any{u.Tenant, id, u.Expect, row.snapshot, row.state, row.statusTime, row.contextID, row.terminal,
+		u.Runner, lease, int64(0), events, int32(queue), prefix, s.opts.channel, s.payload(u.Tenant, id, u.Expect+1),
+		len(events) > 0}
+	o := &writeOp{key: topicKey{u.Tenant, id}, what: "writing task " + strconv.Quote(id), sql: sqlUpdateTask, args: args,
+		publish: true, expect: u.Expect, events: u.Events, terminal: row.terminal}
+	for attempt := 0; ; attempt++ {
+		args[10] = s.now()
+		if err := s.w.submit(ctx, o); err != nil {
+			return 0, err
+		}
+		if o.err != nil {
+			return 0, o.err
+		}
+		if o.found {
+			return o.res[0], nil
+		}
+		err := s.classify(ctx, u.Tenant, id, u.Expect)
+		if !errors.Is(err, errRetry) {
+			return 0, err
+		}
+		s.retries.Add(1)
+		if attempt == maxRetries {
+			return 0, fmt.Errorf("postgres store %s: writing task %q: the task's push configs keep changing", s.name, id)
+		}
+	}
+}
+
+// classify says why a write matched no row.
+func (s *Store) classify(ctx context.Context, tenant, id string, expect int64) error {
+	var version int64
+	var endedAt *int64
+	err := s.pool.QueryRow(ctx, sqlTaskState, tenant, id).Scan(&version, &endedAt)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows), err == nil && s.expired(endedAt):
+		return fmt.Errorf("%w: task %q", store.ErrNotFound, id)
+	case err != nil:
+		return s.dbErr("writing task "+strconv.Quote(id)+": reading the task", err)
+	case endedAt != nil:
+		return fmt.Errorf("%w: task %q has ended", store.ErrTerminal, id)
+	case version != expect:
+		return fmt.Errorf("%w: task %q is at version %d, not %d", store.ErrConflict, id, version, expect)
+	}
+	return errRetry
+}
+
+// ---- ListTasks ----
+
+// listShape says which optional filters a listing uses.
+type listShape uint8
+
+const (
+	byContext listShape = 1 << iota
+	byState
+	byUpdatedAfter
+	byTTL
+	byCursor
+)
+
+var listSQLs sync.Map // listShape -> string
+
+// listSQL is the statement of a listing shape: the number of matching tasks
+// and the page, in one statement (one snapshot, one round trip), both from
+// the index of the shape. Arguments: $1 tenant, $2 owner, then the filters
+// in the order above, the cursor (time, id), the limit.
+func listSQL(shape listShape) string {
+	if q, ok := listSQLs.Load(shape); ok {
+		return q.(string)
+	}
+	var w strings.Builder
+	w.WriteString(`tenant = $1 AND owner = $2`)
+	n := 3
+	arg := func() string { n++; return "$" + strconv.Itoa(n-1) }
+	if shape&byContext != 0 {
+		w.WriteString(` AND context_id = ` + arg())
+	}
+	if shape&byState != 0 {
+		w.WriteString(` AND state = ` + arg())
+	}
+	if shape&byUpdatedAfter != 0 {
+		w.WriteString(` AND status_time >= ` + arg())
+	}
+	if shape&byTTL != 0 {
+		w.WriteString(` AND (ended_at IS NULL OR ended_at >= ` + arg() + `)`)
+	}
+	where := w.String()
+	page := where
+	if shape&byCursor != 0 {
+		page += ` AND (status_time, id) < (` + arg() + `, ` + arg() + `)`
+	}
+	q := `SELECT c.total, t.id, t.owner, t.version, t.snapshot, t.runner, t.lease_until
+FROM (SELECT count(*) AS total FROM tasks WHERE ` + where + `) c
+LEFT JOIN LATERAL (
+	SELECT id, owner, version, snapshot, runner, lease_until, status_time FROM tasks WHERE ` + page + `
+	ORDER BY status_time DESC, id DESC LIMIT ` + arg() + `
+) t ON true
+ORDER BY t.status_time DESC, t.id DESC`
+	listSQLs.Store(shape, q)
+	return q
+}
+
+// ListTasks implements store.Tasks.
+func (s *Store) ListTasks(ctx context.Context, tenant string, q store.Query) (store.Page, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Page{}, err
+	}
+	if q.Limit < 1 {
+		return store.Page{}, fmt.Errorf("store: list limit %d must be positive", q.Limit)
+	}
+	shape, args := listArgs(tenant, q, s.liveSince(), s.opts.ttl > 0)
+	rows, err := s.pool.Query(ctx, listSQL(shape), args...)
+	if err != nil {
+		return store.Page{}, s.dbErr("listing tasks", err)
+	}
+	defer rows.Close()
+	var page store.Page
+	for rows.Next() {
+		var (
+			total  int64
+			id     *string
+			rec    = store.Record{Tenant: tenant}
+			owner  *string
+			ver    *int64
+			blob   []byte
+			runner *string
+			lease  *int64
+		)
+		if err := rows.Scan(&total, &id, &owner, &ver, &blob, &runner, &lease); err != nil {
+			return store.Page{}, s.dbErr("listing tasks", err)
+		}
+		page.Total = int(total)
+		if id == nil {
+			continue
+		}
+		if len(page.Records) == q.Limit {
+			page.More = true
+			continue
+		}
+		if page.Records == nil {
+			page.Records = make([]store.Record, 0, min(q.Limit, page.Total))
+		}
+		rec.Owner, rec.Version, rec.Runner, rec.LeaseUntil = *owner, *ver, *runner, timeOf(lease)
+		if rec.Task, err = s.decodeTask(*id, blob); err != nil {
+			return store.Page{}, err
+		}
+		page.Records = append(page.Records, rec)
+	}
+	if err := rows.Err(); err != nil {
+		return store.Page{}, s.dbErr("listing tasks", err)
+	}
+	if page.Records == nil {
+		page.Records = []store.Record{}
+	}
+	return page, nil
+}
+
+// listArgs gives the shape and arguments of a listing.
+func listArgs(tenant string, q store.Query, liveSince int64, ttl bool) (listShape, []any) {
+	var shape listShape
+	args := make([]any, 0, 9)
+	args = append(args, tenant, q.Owner)
+	if q.ContextID != "" {
+		shape |= byContext
+		args = append(args, q.ContextID)
+	}
+	if q.State != a2av1.TaskState_TASK_STATE_UNSPECIFIED {
+		shape |= byState
+		args = append(args, int16(q.State))
+	}
+	if !q.UpdatedAfter.IsZero() {
+		shape |= byUpdatedAfter
+		args = append(args, nanos(q.UpdatedAfter))
+	}
+	if ttl {
+		shape |= byTTL
+		args = append(args, liveSince)
+	}
+	if q.After != nil {
+		shape |= byCursor
+		args = append(args, nanos(q.After.Time), q.After.ID)
+	}
+	args = append(args, int64(q.Limit)+1)
+	return shape, args
+}
+
+// ---- Execution records ----
+
+// RenewRuns implements store.Tasks.
+func (s *Store) RenewRuns(ctx context.Context, runner string, until time.Time) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if runner == "" {
+		return nil
+	}
+	if _, err := s.pool.Exec(ctx, sqlRenew, runner, leaseArg(until)); err != nil {
+		return s.dbErr("renewing the runs of "+strconv.Quote(runner), err)
+	}
+	return nil
+}
+
+// StaleRuns implements store.Tasks.
+func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit int) ([]store.Record, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	var hostPattern *string
+	if host := store.RunnerHost(self); host != "" {
+		p := likeEscaper.Replace(host) + "/%"
+		hostPattern = &p
+	}
+	rows, err := s.pool.Query(ctx, sqlStaleRuns, self, nanos(now), hostPattern,
+		int16(a2av1.TaskState_TASK_STATE_SUBMITTED), int16(a2av1.TaskState_TASK_STATE_WORKING))
+	if err != nil {
+		return nil, s.dbErr("finding stale runs", err)
+	}
+	defer rows.Close()
+	var out []store.Record
+	gone := make(map[string]bool)
+	for rows.Next() {
+		var (
+			rec   store.Record
+			id    string
+			blob  []byte
+			lease *int64
+		)
+		if err := rows.Scan(&rec.Tenant, &id, &rec.Owner, &rec.Version, &blob, &rec.Runner, &lease); err != nil {
+			return nil, s.dbErr("finding stale runs", err)
+		}
+		rec.LeaseUntil = timeOf(lease)
+		if lease != nil && *lease >= nanos(now) {
+			g, ok := gone[rec.Runner]
+			if !ok {
+				g = store.RunnerGone(self, rec.Runner)
+				gone[rec.Runner] = g
+			}
+			if !g {
+				continue
+			}
+		}
+		if rec.Task, err = s.decodeTask(id, blob); err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.dbErr("finding stale runs", err)
+	}
+	return out, nil
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)

@@ -1,0 +1,218 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// writeTimeout bounds one batch (a database that stops answering fails the
+// writes instead of holding them forever).
+const writeTimeout = 30 * time.Second
+
+// Operation states: queued until a writer takes it or the caller gives up.
+const (
+	opQueued int32 = iota
+	opTaken
+	opAbandoned
+)
+
+// writeOp is one task write: a statement returning at most one row of three
+// bigints.
+type writeOp struct {
+	state atomic.Int32
+	done  chan struct{}
+
+	key  topicKey
+	what string // names the write in errors
+	sql  string
+	args []any
+
+	// Set by the writer.
+	found bool     // the statement returned its row
+	res   [3]int64 // the row
+	err   error    // a database error (the batch was rolled back)
+
+	// For UpdateTask: what the feed gets after COMMIT.
+	publish  bool
+	expect   int64
+	events   []*a2av1.StreamResponse
+	terminal bool
+}
+
+// writer is the group-commit writer: goroutines that each take the writes
+// waiting at that moment and send them as one batch, an implicit
+// transaction committed with one round trip.
+type writer struct {
+	s        *Store
+	ops      chan *writeOp
+	maxBatch int
+	quit     chan struct{} // closed by stop
+	done     chan struct{} // closed when every loop returned
+	wg       sync.WaitGroup
+}
+
+func newWriter(s *Store, n, maxBatch int) *writer {
+	w := &writer{s: s, ops: make(chan *writeOp, 1024), maxBatch: maxBatch, quit: make(chan struct{}), done: make(chan struct{})}
+	w.wg.Add(n)
+	for range n {
+		go w.loop()
+	}
+	return w
+}
+
+func (w *writer) stop() {
+	close(w.quit)
+	w.wg.Wait()
+	close(w.done)
+}
+
+// submit queues o and waits for its outcome. A caller whose ctx ends before
+// a writer took the operation gets ctx's error and the operation never
+// runs; once taken, the caller waits for its outcome.
+func (w *writer) submit(ctx context.Context, o *writeOp) error {
+	if w.s.closed.Load() {
+		return store.ErrClosed
+	}
+	o.done = make(chan struct{})
+	o.state.Store(opQueued)
+	o.found, o.err = false, nil
+	select {
+	case w.ops <- o:
+	case <-w.done:
+		return store.ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-o.done:
+		return nil
+	case <-ctx.Done():
+		if o.state.CompareAndSwap(opQueued, opAbandoned) {
+			return ctx.Err()
+		}
+	case <-w.done:
+		if o.state.CompareAndSwap(opQueued, opAbandoned) {
+			return store.ErrClosed
+		}
+	}
+	<-o.done
+	return nil
+}
+
+func (w *writer) loop() {
+	defer w.wg.Done()
+	batch := make([]*writeOp, 0, w.maxBatch)
+	for {
+		batch = batch[:0]
+		select {
+		case <-w.quit:
+			return
+		case o := <-w.ops:
+			if o.state.CompareAndSwap(opQueued, opTaken) {
+				batch = append(batch, o)
+			}
+		}
+	drain:
+		for len(batch) < w.maxBatch {
+			select {
+			case o := <-w.ops:
+				if o.state.CompareAndSwap(opQueued, opTaken) {
+					batch = append(batch, o)
+				}
+			default:
+				break drain
+			}
+		}
+		if len(batch) > 0 {
+			w.run(batch)
+			clear(batch[:cap(batch)])
+		}
+	}
+}
+
+// run sends batch as one implicit transaction. The writes lock task rows
+// in key order, so concurrent batches (of this or another replica) cannot
+// deadlock.
+func (w *writer) run(batch []*writeOp) {
+	slices.SortStableFunc(batch, func(a, b *writeOp) int {
+		return cmp.Or(cmp.Compare(a.key.tenant, b.key.tenant), cmp.Compare(a.key.id, b.key.id))
+	})
+	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(batch))}
+	for _, o := range batch {
+		b.Queue(o.sql, o.args...)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	br := w.s.pool.SendBatch(ctx, b)
+	var failure error
+	failed := -1 // the write whose statement failed
+	for i, o := range batch {
+		err := br.QueryRow().Scan(&o.res[0], &o.res[1], &o.res[2])
+		switch {
+		case err == nil:
+			o.found = true
+		case errors.Is(err, pgx.ErrNoRows):
+		case failure == nil:
+			failure, failed = err, i
+		}
+	}
+	if err := br.Close(); err != nil && failure == nil {
+		failure = err
+	}
+	cancel()
+	s := w.s
+	if failure != nil {
+		s.rolledBack.Add(1)
+		for i, o := range batch {
+			if failed < 0 || i == failed {
+				o.err = fmt.Errorf("postgres store %s: %s: %w", s.name, o.what, failure)
+			} else {
+				o.err = fmt.Errorf("postgres store %s: %s: batch rolled back: %s: %w", s.name, o.what, batch[failed].what, failure)
+			}
+			o.found = false
+			// A batch whose answer was lost may have committed: let the
+			// task's local subscribers look.
+			s.feed.recheck(o.key)
+			close(o.done)
+		}
+		return
+	}
+	s.batches.Add(1)
+	var writes int64
+	queued := false
+	for _, o := range batch {
+		if !o.found {
+			continue
+		}
+		writes++
+		queued = queued || o.res[1] > 0
+		if o.publish {
+			s.feed.publish(o.key, o.expect, o.res[0], o.events, o.terminal)
+		}
+	}
+	s.writes.Add(writes)
+	if queued {
+		s.signalQueued()
+	}
+	for _, o := range batch {
+		close(o.done)
+	}
+}
+
+// signalQueued wakes a dispatcher waiting on DeliveriesQueued.
+func (s *Store) signalQueued() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}

@@ -52,7 +52,8 @@ func (s *Server) maintain() {
 	}
 }
 
-// renewRuns extends the leases of the tasks this server executes.
+// renewRuns extends the leases of the tasks this server executes, then
+// reconciles its executions with the store.
 func (s *Server) renewRuns() {
 	s.mu.Lock()
 	running := len(s.runs)
@@ -63,6 +64,76 @@ func (s *Server) renewRuns() {
 	if err := s.store.RenewRuns(context.Background(), s.runner, s.leaseEnd()); err != nil && !errors.Is(err, store.ErrClosed) {
 		s.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: renewing task leases failed", slog.Any("error", err))
 	}
+	s.reconcileRuns()
+}
+
+// errEndedElsewhere is the cause of an execution stopped because another
+// instance made its task terminal other than by a cancel (settled it as
+// FAILED after this instance's lease had run out, say).
+var errEndedElsewhere = errors.New("server: the task was ended by another server instance")
+
+// reconcileRuns makes up for lost signals (store.Signaler's are best
+// effort: a listener reconnecting drops them). For each task this server
+// executes, it reads the stored task: an execution whose task another
+// instance made terminal (a cancel) is stopped, and client messages that
+// other instances added to the history and the execution has not been
+// given are handed to it. One read per running task, every third of the
+// lease; nothing at all with a store that is not shared by processes.
+func (s *Server) reconcileRuns() {
+	if _, ok := s.store.(store.Signaler); !ok {
+		return
+	}
+	s.mu.Lock()
+	runs := make([]*run, 0, len(s.runs))
+	for _, r := range s.runs {
+		runs = append(runs, r)
+	}
+	s.mu.Unlock()
+	ctx := context.Background()
+	for _, r := range runs {
+		if s.base.Err() != nil {
+			return
+		}
+		if err := s.reconcile(ctx, r); err != nil {
+			// The store is failing: the next round tries again.
+			if !errors.Is(err, store.ErrClosed) {
+				s.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: reading a running task to reconcile it failed",
+					slog.String("tenant", r.key.tenant), slog.String("taskId", r.key.id), slog.Any("error", err))
+			}
+			return
+		}
+	}
+}
+
+// reconcile brings one execution in line with its stored task; it fails
+// when the store does.
+func (s *Server) reconcile(ctx context.Context, r *run) error {
+	if r.ctx.Err() != nil {
+		return nil
+	}
+	rec, err := s.store.Task(ctx, r.key.tenant, r.key.id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if state := rec.Task.GetStatus().GetState(); store.IsTerminal(state) {
+		if ended, known := r.endedByItself(); known && !ended {
+			cause := errEndedElsewhere
+			if state == a2av1.TaskState_TASK_STATE_CANCELED {
+				cause = ErrCanceled
+			}
+			r.cancel(cause)
+		}
+		return nil
+	}
+	unlock := s.lock(r.key)
+	defer unlock()
+	if s.runOf(r.key) == r {
+		r.catchUpLocked(rec.Task.GetHistory())
+	}
+	return nil
 }
 
 // recoverStale settles the tasks whose runner stopped.

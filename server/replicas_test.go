@@ -24,7 +24,9 @@ type waiter struct {
 	stopped chan error
 }
 
-func newWaiter() *waiter { return &waiter{started: make(chan string, 10), stopped: make(chan error, 10)} }
+func newWaiter() *waiter {
+	return &waiter{started: make(chan string, 10), stopped: make(chan error, 10)}
+}
 
 func (w *waiter) Execute(ctx context.Context, req *server.Request, ev *server.Events) error {
 	if req.Task != nil { // a new turn after input

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -32,6 +33,18 @@ type run struct {
 
 	followUps chan *a2av1.Message
 	overflow  []*a2av1.Message // guarded by the task's lock
+
+	// Which client messages of the task's history the execution has been
+	// given, so that none reaches it twice whether it comes directly, by a
+	// signal from another instance or by reconciliation (reconcile): none
+	// before index base (the run's first message and what preceded it), and
+	// those named in given. Reconciliation has looked at every message
+	// before scanned. Guarded by the task's lock (base is set by launch,
+	// before the run can be found).
+	base, scanned int
+	given         map[string]struct{}
+
+	turn atomic.Pointer[Events] // the current turn's
 }
 
 // newRun prepares the run of a task for the request c. The execution context
@@ -59,8 +72,35 @@ func (s *Server) launch(r *run, first *Events) error {
 	}
 	s.wg.Add(1)
 	s.mu.Unlock()
+	r.startWith(first.req)
 	go r.loop(first)
 	return nil
+}
+
+// startWith records the run's first message as given, and the messages of
+// the history before it as none of the run's business.
+func (r *run) startWith(req *Request) {
+	h := req.History
+	r.base = len(h)
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i] == req.Message {
+			r.base = i + 1
+			break
+		}
+	}
+	r.scanned = r.base
+	r.markGiven(req.Message)
+}
+
+func (r *run) markGiven(msg *a2av1.Message) {
+	id := msg.GetMessageId()
+	if id == "" {
+		return
+	}
+	if r.given == nil {
+		r.given = make(map[string]struct{})
+	}
+	r.given[id] = struct{}{}
 }
 
 func (r *run) release() {
@@ -93,6 +133,7 @@ func (r *run) loop(ev *Events) {
 	defer r.s.wg.Done()
 	defer r.release()
 	for ev != nil {
+		r.turn.Store(ev)
 		ev = r.finish(ev, r.execute(ev))
 	}
 }
@@ -110,11 +151,50 @@ func (r *run) execute(ev *Events) (err error) {
 // deliverLocked hands a follow-up message to the running execution; the
 // caller holds the task's lock.
 func (r *run) deliverLocked(msg *a2av1.Message) {
+	r.markGiven(msg)
 	select {
 	case r.followUps <- msg:
 	default:
 		r.overflow = append(r.overflow, msg)
 	}
+}
+
+// offerLocked hands message i of the task's history hist to the running
+// execution unless it has had it already (or it precedes the run's first
+// message); the caller holds the task's lock.
+func (r *run) offerLocked(hist []*a2av1.Message, i int) {
+	msg := hist[i]
+	if i < r.base {
+		return
+	}
+	if _, ok := r.given[msg.GetMessageId()]; ok {
+		return
+	}
+	r.deliverLocked(msg)
+}
+
+// catchUpLocked offers the execution the client messages that joined the
+// task's history (hist, as stored) since the last look; the caller holds
+// the task's lock.
+func (r *run) catchUpLocked(hist []*a2av1.Message) {
+	for i := max(r.scanned, r.base); i < len(hist); i++ {
+		if hist[i].GetRole() == a2av1.Role_ROLE_USER {
+			r.offerLocked(hist, i)
+		}
+	}
+	r.scanned = max(r.scanned, len(hist))
+}
+
+// endedByItself reports whether the run made its task terminal itself:
+// its own last write did. known is false when that cannot be told without
+// waiting (the run is writing).
+func (r *run) endedByItself() (ended, known bool) {
+	ev := r.turn.Load()
+	if ev == nil || !ev.mu.TryLock() {
+		return false, false
+	}
+	defer ev.mu.Unlock()
+	return ev.rec.Task != nil && store.IsTerminal(ev.rec.Task.GetStatus().GetState()), true
 }
 
 // takeFollowUpsLocked removes and returns the follow-ups not yet taken.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -15,7 +16,10 @@ import (
 // balancer, or two servers of one process sharing a store). The receiving
 // instance writes the change to the store as usual, then signals the
 // running one: instances of this process through this registry, others
-// through the store when it implements store.Signaler.
+// through the store when it implements store.Signaler. Signals through the
+// store may be lost; the running instance reconciles its executions with
+// the store on its lease-renewal ticker (recovery.go), and the sender of a
+// follow-up that restarts a waiting task repeats its signal (watchFollowUp).
 
 // instances are this process's servers by runner id.
 var instances sync.Map // runner id → *Server
@@ -43,10 +47,73 @@ func (s *Server) signal(ctx context.Context, runner string, sig store.Signal) {
 	if !ok {
 		return
 	}
+	s.sendSignal(ctx, sg, runner, sig)
+	if sig.Kind == store.SignalFollowUp {
+		s.watchFollowUp(sg, runner, sig)
+	}
+}
+
+func (s *Server) sendSignal(ctx context.Context, sg store.Signaler, runner string, sig store.Signal) {
 	if err := sg.SendSignal(ctx, runner, sig); err != nil {
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: signalling the instance running a task failed",
 			slog.String("tenant", sig.Tenant), slog.String("taskId", sig.TaskID), slog.String("runner", runner), slog.Any("error", err))
 	}
+}
+
+// watchFollowUp makes up for a lost signal of a follow-up that made a task
+// waiting for input SUBMITTED again. Only the signal tells the task's
+// instance to run the next turn (reconciliation looks after running
+// executions only), so while the task stays exactly as the follow-up left
+// it — same version, same live runner — the signal is sent again, after a
+// tenth of the lease and then at doubling pauses, for one lease. The
+// receiver ignores a repeated signal (the message was given to the run it
+// started). Signals between instances of one process are never lost and
+// need no watching.
+func (s *Server) watchFollowUp(sg store.Signaler, runner string, sig store.Signal) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.bg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.bg.Done()
+		ctx := context.Background()
+		rec, err := s.store.Task(ctx, sig.Tenant, sig.TaskID)
+		if err != nil || !leftByFollowUp(rec, runner, sig.MessageID) {
+			return
+		}
+		pause := s.runLease / 10
+		end := time.Now().Add(s.runLease)
+		for time.Now().Add(pause).Before(end) {
+			select {
+			case <-time.After(pause):
+			case <-s.base.Done():
+				return
+			}
+			cur, err := s.store.Task(ctx, sig.Tenant, sig.TaskID)
+			if err != nil {
+				if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrClosed) {
+					return
+				}
+				continue // the store may come back
+			}
+			if cur.Version != rec.Version || cur.Runner != runner || !s.runningElsewhere(cur) {
+				return // taken up, or settled by recovery
+			}
+			s.sendSignal(ctx, sg, runner, sig)
+			pause *= 2
+		}
+	}()
+}
+
+// leftByFollowUp reports whether rec is a task that a follow-up (its last
+// message, messageID) made SUBMITTED and that runner is to run.
+func leftByFollowUp(rec store.Record, runner, messageID string) bool {
+	h := rec.Task.GetHistory()
+	return rec.Runner == runner && rec.Task.GetStatus().GetState() == a2av1.TaskState_TASK_STATE_SUBMITTED &&
+		len(h) > 0 && h[len(h)-1].GetMessageId() == messageID
 }
 
 // listenSignals registers s for signals from this process and, through the
@@ -100,17 +167,20 @@ func (s *Server) takeFollowUp(key taskKey, messageID string) {
 	if err != nil {
 		return
 	}
-	var msg *a2av1.Message
-	for _, m := range rec.Task.GetHistory() {
-		if m.GetMessageId() == messageID {
-			msg = m
+	hist := rec.Task.GetHistory()
+	at := -1
+	for i := len(hist) - 1; i >= 0; i-- {
+		if hist[i].GetMessageId() == messageID {
+			at = i
+			break
 		}
 	}
-	if msg == nil {
+	if at < 0 {
 		return
 	}
+	msg := hist[at]
 	if r := s.runOf(key); r != nil {
-		r.deliverLocked(msg)
+		r.offerLocked(hist, at) // unless reconciliation gave it already
 		return
 	}
 	if rec.Task.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_SUBMITTED || s.isClosed() {

@@ -14,7 +14,9 @@
 // Tasks are kept in memory unless --store names a durable store (package
 // storeurl): --store sqlite:echo.db keeps them in a SQLite file across
 // restarts. --terminal-task-ttl and --max-terminal-tasks bound the finished
-// tasks kept (by default, all of them).
+// tasks kept (by default, all of them). Replicas sharing a PostgreSQL store
+// (--store postgres://…) settle the tasks of a replica that died once its
+// --run-lease (30s) has run out.
 package main
 
 import (
@@ -64,6 +66,7 @@ type config struct {
 	store                 string
 	terminalTaskTTL       time.Duration
 	maxTerminalTasks      int
+	runLease              time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -82,6 +85,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.store, "store", "memory", "`URL` of the task store: "+storeurl.Forms)
 	fs.DurationVar(&c.terminalTaskTTL, "terminal-task-ttl", 0, "how long a finished task stays readable (0: as long as the store lasts)")
 	fs.IntVar(&c.maxTerminalTasks, "max-terminal-tasks", 0, "how many finished tasks are kept, oldest removed first (0: no limit)")
+	fs.DurationVar(&c.runLease, "run-lease", server.DefaultRunLease,
+		"how long this replica's claim on the tasks it runs holds without renewal (at least 1s); replicas sharing a store settle a dead one's tasks after it")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: echo [--http host:port] [--grpc host:port] [flags]\n\n"+
 			"Serves the echo agent over JSON-RPC, HTTP+JSON and gRPC.\n\nFlags:\n")
@@ -98,6 +103,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.terminalTaskTTL < 0 || c.maxTerminalTasks < 0 {
 		return c, fmt.Errorf("--terminal-task-ttl and --max-terminal-tasks must not be negative (0 means no bound)")
+	}
+	if c.runLease < time.Second {
+		return c, fmt.Errorf("--run-lease %v: must be at least 1s", c.runLease)
 	}
 	c.restPath = strings.TrimSuffix(c.restPath, "/")
 	if c.restPath == "" || c.restPath == c.jsonrpcPath || c.jsonrpcPath == runtime.AgentCardPath {
@@ -149,6 +157,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		server.WithStore(st),
 		server.WithAuthenticator(echo.BearerAuthenticator(cfg.token)),
 		server.WithExtendedCard(echo.ExtendedCard(card)),
+		server.WithRunLease(cfg.runLease),
 	}
 	if cfg.allowPrivateWebhooks {
 		opts = append(opts, server.WithPushOptions(push.AllowPrivateNetworks()))

@@ -666,13 +666,17 @@ func (l *listener) receive(ctx context.Context, conn *pgx.Conn) error {
 // handle reads a notification: a kind ('e': events written, 'q': events
 // written and deliveries queued, 'o': deliveries queued by a new task), the
 // sending store, then the version, the tenant's length and tenant and task
-// id, or "*" for every task.
+// id, or "*" for every task; or a signal ('s', see signals.go).
 func (l *listener) handle(payload string) {
 	s := l.s
 	if payload == "" {
 		return
 	}
 	kind := payload[0]
+	if kind == 's' {
+		s.sigs.received(payload[1:])
+		return
+	}
 	origin, rest, _ := strings.Cut(payload[1:], " ")
 	own := origin == s.origin
 	if !own && (kind == 'q' || kind == 'o') {

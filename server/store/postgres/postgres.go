@@ -35,6 +35,15 @@
 // subscriber catches up from its last version. The writes of this process
 // reach its subscribers directly, without a read.
 //
+// # Signals
+//
+// The store is a store.Signaler: a cancel or a follow-up that reaches a
+// replica other than the one running the task is written as usual and then
+// signalled to the running replica with a NOTIFY on the same channel, read
+// by the same listening connection (signals.go). Signals are best effort
+// (one sent while the listener reconnects is lost); the server reconciles
+// its running executions with the stored tasks on its lease-renewal ticker.
+//
 // # Outbox
 //
 // Deliveries are queued per webhook config (outbox_queues, outbox); only a
@@ -240,6 +249,7 @@ type Store struct {
 
 	w    *writer
 	feed *feed
+	sigs *signals
 	lis  *listener
 	wake chan struct{}
 
@@ -310,6 +320,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	s := &Store{name: name, opts: o, pool: pool, origin: randomHex(4), wake: make(chan struct{}, 1)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.feed = newFeed(s, o.buffer)
+	s.sigs = newSignals(s)
 	s.lis = &listener{s: s, cfg: listenCfg}
 	if err := s.lis.start(ctx); err != nil {
 		s.cancel()
@@ -427,7 +438,8 @@ func (s *Store) Stats() Stats {
 
 // Close implements store.Store: it stops the writers (writes still queued
 // fail with store.ErrClosed; a batch in flight completes), ends every
-// subscription with store.ErrClosed, stops listening and closes the pool.
+// subscription with store.ErrClosed, stops listening, closes the channels
+// of ReceiveSignals and closes the pool.
 // Later calls fail with store.ErrClosed.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
@@ -436,6 +448,7 @@ func (s *Store) Close() error {
 		s.feed.close()
 		s.cancel()
 		s.lis.stop()
+		s.sigs.close()
 		s.feed.wait()
 		s.bg.Wait()
 		s.pool.Close()

@@ -9,12 +9,28 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"))
-		if err != nil {
-			t.Fatalf("Open: %v", err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	})
+	for _, c := range []struct {
+		name string
+		opts []Option
+	}{
+		{"cache", nil},
+		// Every read misses: the SQL paths alone.
+		{"nocache", []Option{withCachedRecords(-1)}},
+		// One record per shard: evictions and misses all the time.
+		{"tinycache", []Option{withCachedRecords(cacheShards)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) store.Store {
+				s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), c.opts...)
+				if err != nil {
+					t.Fatalf("Open: %v", err)
+				}
+				t.Cleanup(func() { s.Close() })
+				// At the end of every test, the cache holds what the
+				// database holds.
+				t.Cleanup(func() { checkCache(t, s) })
+				return s
+			})
+		})
+	}
 }

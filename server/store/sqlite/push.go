@@ -23,6 +23,7 @@ type saveConfigOp struct {
 	tenant string
 	cfg    *a2av1.TaskPushNotificationConfig
 	blob   []byte
+	pushes int64 // the task's number of configs after the write
 }
 
 func (o *saveConfigOp) what() string {
@@ -63,10 +64,14 @@ func (o *saveConfigOp) apply(w *writer, now int64) (error, error) {
 	if _, err := st.updateOutboxConfig.Exec(o.tenant, taskID, id, o.blob); err != nil {
 		return nil, dbErr("updating pending deliveries", err)
 	}
-	if _, err := st.countConfigs.Exec(o.tenant, taskID); err != nil {
+	if err := st.countConfigs.QueryRow(o.tenant, taskID).Scan(&o.pushes); err != nil {
 		return nil, dbErr("counting configs", err)
 	}
 	return nil, nil
+}
+
+func (o *saveConfigOp) committed(c *recordCache) {
+	c.change(o.tenant, o.cfg.GetTaskId(), func(v *cached) { v.pushes = o.pushes })
 }
 
 // PushConfig implements store.PushConfigs.
@@ -131,6 +136,8 @@ func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after strin
 type deleteConfigOp struct {
 	opBase
 	tenant, taskID, id string
+	counted            bool  // a config was deleted and counted again:
+	pushes             int64 // the task's number of configs after the write
 }
 
 func (o *deleteConfigOp) what() string {
@@ -157,11 +164,21 @@ func (o *deleteConfigOp) apply(w *writer, _ int64) (error, error) {
 	if n, err := res.RowsAffected(); err != nil {
 		return nil, dbErr("deleting the config", err)
 	} else if n > 0 {
-		if _, err := st.countConfigs.Exec(o.tenant, o.taskID); err != nil {
+		err := st.countConfigs.QueryRow(o.tenant, o.taskID).Scan(&o.pushes)
+		switch {
+		case err == nil:
+			o.counted = true
+		case !errors.Is(err, sql.ErrNoRows): // no task: configs of a removed task
 			return nil, dbErr("counting configs", err)
 		}
 	}
 	return nil, nil
+}
+
+func (o *deleteConfigOp) committed(c *recordCache) {
+	if o.counted {
+		c.change(o.tenant, o.taskID, func(v *cached) { v.pushes = o.pushes })
+	}
 }
 
 // ---- Outbox ----

@@ -32,6 +32,7 @@ type sweepResult struct {
 	ttl        bool  // the TTL part ran
 	more       bool  // stopped at sweepChunk
 	removed    int64 // terminal tasks removed
+	deleted    []cacheKey
 	nextExpiry int64 // after the TTL part: when the oldest remaining terminal task expires (0: none)
 }
 
@@ -123,7 +124,7 @@ func (w *writer) trySweep(ctx context.Context, now time.Time, terminal int64) (s
 	o := w.s.opts
 	if o.ttl > 0 {
 		cutoff := nanos(now) - int64(o.ttl)
-		n, err := w.removeTasks(ctx, w.st.sweepTTLConfigs, w.st.sweepTTLTasks, cutoff, sweepChunk)
+		n, err := w.removeTasks(ctx, &res, w.st.sweepTTLConfigs, w.st.sweepTTLTasks, cutoff, sweepChunk)
 		if err != nil {
 			return res, err
 		}
@@ -131,7 +132,7 @@ func (w *writer) trySweep(ctx context.Context, now time.Time, terminal int64) (s
 	}
 	if left := terminal - res.removed; o.maxTerminal > 0 && left > int64(o.maxTerminal) {
 		excess := min(left-int64(o.maxTerminal), sweepChunk)
-		n, err := w.removeTasks(ctx, w.st.sweepOldestConfigs, w.st.sweepOldestTasks, nil, excess)
+		n, err := w.removeTasks(ctx, &res, w.st.sweepOldestConfigs, w.st.sweepOldestTasks, nil, excess)
 		if err != nil {
 			return res, err
 		}
@@ -152,8 +153,8 @@ func (w *writer) trySweep(ctx context.Context, now time.Time, terminal int64) (s
 
 // removeTasks deletes up to limit terminal tasks chosen by the statements
 // (with cutoff, when not nil, as their first argument) and their push
-// configs.
-func (w *writer) removeTasks(ctx context.Context, configs, tasks *sql.Stmt, cutoff any, limit int64) (int64, error) {
+// configs, and adds the tasks to res.deleted (for the record cache).
+func (w *writer) removeTasks(ctx context.Context, res *sweepResult, configs, tasks *sql.Stmt, cutoff any, limit int64) (int64, error) {
 	args := []any{limit}
 	if cutoff != nil {
 		args = []any{cutoff, limit}
@@ -161,11 +162,24 @@ func (w *writer) removeTasks(ctx context.Context, configs, tasks *sql.Stmt, cuto
 	if _, err := configs.ExecContext(ctx, args...); err != nil {
 		return 0, fmt.Errorf("removing push configs of ended tasks: %w", err)
 	}
-	r, err := tasks.ExecContext(ctx, args...)
+	rows, err := tasks.QueryContext(ctx, args...)
 	if err != nil {
 		return 0, fmt.Errorf("removing ended tasks: %w", err)
 	}
-	return r.RowsAffected()
+	defer rows.Close()
+	var n int64
+	for rows.Next() {
+		var k cacheKey
+		if err := rows.Scan(&k.tenant, &k.id); err != nil {
+			return 0, fmt.Errorf("removing ended tasks: %w", err)
+		}
+		res.deleted = append(res.deleted, k)
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("removing ended tasks: %w", err)
+	}
+	return n, nil
 }
 
 // swept records the outcome of a committed sweep.

@@ -2,10 +2,13 @@
 // agent process. It is pure Go (modernc.org/sqlite, no cgo).
 //
 // The live parts of the store are in the process: subscribers receive the
-// events of this process's writes, and DeliveriesQueued is signalled for
-// them. SQLite's locking keeps the file consistent if another process opens
-// it too, but that process's writes reach neither this process's
-// subscribers nor its retention count; use a shared store for replicas.
+// events of this process's writes, DeliveriesQueued is signalled for them,
+// and reads are served from a cache of the records this process wrote.
+// SQLite's locking keeps the file consistent if another process opens it
+// too, but that process's writes reach neither this process's subscribers,
+// nor its retention count, nor its reads of the tasks it has cached (its
+// writes stay correct: each checks the row it replaces); use a shared store
+// for replicas, and do not change the tables by hand while an agent runs.
 //
 // # Durability
 //
@@ -31,8 +34,39 @@
 // transaction tries again. Only after COMMIT are the events of the writes
 // published to subscribers, in commit order, and the callers answered.
 //
-// Reads use a separate pool of read-only connections that never wait for
-// the writer.
+// A write rewrites only what it changes. The tasks table has one listing
+// index (by status time, also covering the context, state and TTL filters),
+// an index of the tasks that have a runner (without the lease, so renewing
+// leases touches no index) and one of the terminal tasks by end time. An
+// UPDATE rewrites every index whose columns it assigns, even with the same
+// values, so a write that keeps the status (an artifact, a message) uses a
+// statement that assigns only the snapshot and changes no index, and a new
+// status that keeps the runner leaves the runner index alone. A simple task
+// (created, an artifact, completed) costs about 4 pages of WAL at 16
+// concurrent tasks.
+//
+// # Reads and the record cache
+//
+// Every write goes through the writer, so the writer keeps a cache of task
+// records that is exactly what the database holds: after each COMMIT (and
+// before the events are published and the callers answered) it stores the
+// records the transaction wrote, applies renewed leases and changed push
+// config counts, and forgets the tasks a retention sweep deleted. Task,
+// and so Subscribe's snapshot, needs no SQL for a cached task; a cached
+// terminal task past its TTL is reported gone like a stored one. Running
+// tasks (SUBMITTED, WORKING) written by this process stay cached until they
+// stop running; other records — waiting and terminal tasks, and tasks read
+// from the database — are kept in a least-recently-used set of at most 4096
+// records and 32 MiB of encoded snapshots. A read that misses goes to the
+// database and offers what it read to the cache, which takes it only if no
+// write changed that part of the cache meanwhile, so a read racing with a
+// write never installs the older record. The writer also uses the cached
+// row: a write of a cached task needs no RETURNING, and its WHERE clause
+// checks every column taken from the cache.
+//
+// Reads that miss the cache, listings, push configs and the outbox's reads
+// use a separate pool of read-only connections that never wait for the
+// writer.
 //
 // # Outbox and retention
 //
@@ -98,7 +132,10 @@ type options struct {
 	logger      *slog.Logger
 	now         func() time.Time
 	readers     int
-	err         error
+	// cacheRecords bounds the record cache's least-recently-used part
+	// (tests change it).
+	cacheRecords int
+	err          error
 }
 
 // WithTerminalTaskTTL removes a task, with its push configs, once it has
@@ -177,6 +214,12 @@ func WithReadConnections(n int) Option {
 	}
 }
 
+// withCachedRecords bounds the record cache's least-recently-used part to n
+// records; 0 caches only running tasks, -1 nothing (tests).
+func withCachedRecords(n int) Option {
+	return func(o *options) { o.cacheRecords = n }
+}
+
 // Stats are counters of the store since Open.
 type Stats struct {
 	// Transactions is the number of committed write transactions.
@@ -206,6 +249,8 @@ type Store struct {
 	rdb  *sql.DB // read-only connections
 	read readStmts
 
+	cache *recordCache
+
 	listMu    sync.Mutex
 	listStmts map[listShape]*listStmt
 
@@ -221,7 +266,7 @@ var _ store.Store = (*Store)(nil)
 // at path, brings its schema up to date and starts the writer.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	o := options{synchronous: "normal", busyTimeout: 5 * time.Second, logger: slog.Default(), now: time.Now,
-		readers: max(4, runtime.GOMAXPROCS(0))}
+		readers: max(4, runtime.GOMAXPROCS(0)), cacheRecords: cacheRecords}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -252,11 +297,22 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 
 	s := &Store{path: path, opts: o, broker: store.NewBroker(o.buffer), wake: make(chan struct{}, 1),
-		listStmts: make(map[listShape]*listStmt)}
+		listStmts: make(map[listShape]*listStmt), cache: newRecordCache(o.cacheRecords, cacheBytes)}
 	busy := strconv.FormatInt(o.busyTimeout.Milliseconds(), 10)
 
 	s.wdb, err = sql.Open("sqlite", dsn(abs, "busy_timeout("+busy+")", "journal_mode(WAL)", "synchronous("+o.synchronous+")",
-		"journal_size_limit(67108864)")) // after a checkpoint, a WAL grown past 64 MiB is truncated
+		// The writer checkpoints the WAL every 1000 pages (SQLite's
+		// default). Less often saves a little (a page written again and
+		// again is copied into the database once per checkpoint), but each
+		// checkpoint stalls the writer longer (with 4000 pages the p99
+		// latency of a simple task rose markedly; docs/storage.md).
+		//
+		// After a checkpoint, a WAL grown past 64 MiB is truncated.
+		"journal_size_limit(67108864)",
+		// The writer's page cache (16 MiB; SQLite's default is 2 MiB)
+		// stays valid across transactions, since no one else writes: it
+		// keeps the pages the writes touch.
+		"cache_size(-16384)"))
 	if err != nil {
 		return nil, fail("%w", err)
 	}

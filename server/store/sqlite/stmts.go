@@ -12,8 +12,9 @@ import (
 
 // writeStmts are prepared on the writer's connection.
 type writeStmts struct {
+	begin, commit, rollback                              *sql.Stmt
 	insertTask, taskState, deleteTask, deleteTaskConfigs *sql.Stmt
-	updateTask                                           *sql.Stmt
+	updateTask, writeFull, writeStatus, writeSnapshot    *sql.Stmt
 	upsertConfig, updateOutboxConfig, countConfigs       *sql.Stmt
 	deleteConfig, deleteConfigOutbox                     *sql.Stmt
 	enqueue, claim, finish, promote, retry               *sql.Stmt
@@ -34,22 +35,60 @@ ON CONFLICT (tenant, id) DO NOTHING`
 	sqlDeleteTask        = `DELETE FROM tasks WHERE tenant = ?1 AND id = ?2`
 	sqlDeleteTaskConfigs = `DELETE FROM push_configs WHERE tenant = ?1 AND task_id = ?2`
 
+	// The task writes.
+	//
 	// ?1 snapshot, ?2 state, ?3 status time, ?4 context, ?5 terminal,
 	// ?6 runner ('' keeps it), ?7 lease, ?8 now, ?9 tenant, ?10 id,
 	// ?11 expected version.
+	//
+	// sqlUpdateTask returns what the row holds besides the task; the writer
+	// uses it when the record cache does not hold the task.
 	sqlUpdateTask = `UPDATE tasks SET
 	version = version + 1, snapshot = ?1, state = ?2, status_time = ?3, context_id = ?4,
 	runner = CASE WHEN ?5 THEN '' WHEN ?6 <> '' THEN ?6 ELSE runner END,
 	lease_until = CASE WHEN ?5 THEN NULL WHEN ?6 <> '' THEN ?7 ELSE lease_until END,
 	ended_at = CASE WHEN ?5 THEN ?8 END
 WHERE tenant = ?9 AND id = ?10 AND version = ?11 AND ended_at IS NULL
-RETURNING push_count`
+RETURNING push_count, owner, runner, lease_until`
+
+	// The sqlWrite statements are used when the cache holds the version
+	// the write replaces, so the writer knows the row: they need no
+	// RETURNING (which costs SQLite a temporary table per statement), and
+	// they check in their WHERE every column the writer takes from the
+	// cache (?12 owner, ?13 runner, ?14 lease, ?15 push configs): if the
+	// row differed after all, they would match nothing and the writer
+	// would fall back to sqlUpdateTask.
+	//
+	// Every index whose columns an UPDATE assigns costs a page in the WAL,
+	// even when the values stay the same, so a write assigns only what it
+	// changes: sqlWriteFull everything (a terminal state, a new runner or
+	// context); sqlWriteStatus a new status (the listing indexes change, the
+	// execution record's does not: the lease is not indexed);
+	// sqlWriteSnapshot neither (an artifact, a message, metadata: only the
+	// row changes, no index).
+	sqlWriteGuard = `tenant = ?9 AND id = ?10 AND version = ?11 AND ended_at IS NULL
+	AND owner = ?12 AND runner = ?13 AND lease_until IS ?14 AND push_count = ?15`
+	sqlWriteFull = `UPDATE tasks SET
+	version = version + 1, snapshot = ?1, state = ?2, status_time = ?3, context_id = ?4,
+	runner = CASE WHEN ?5 THEN '' WHEN ?6 <> '' THEN ?6 ELSE runner END,
+	lease_until = CASE WHEN ?5 THEN NULL WHEN ?6 <> '' THEN ?7 ELSE lease_until END,
+	ended_at = CASE WHEN ?5 THEN ?8 END
+WHERE ` + sqlWriteGuard
+	sqlWriteStatus = `UPDATE tasks SET
+	version = version + 1, snapshot = ?1, state = ?2, status_time = ?3,
+	lease_until = CASE WHEN ?6 <> '' THEN ?7 ELSE lease_until END
+WHERE ` + sqlWriteGuard + ` AND context_id = ?4 AND (?6 = '' OR ?6 = runner) AND NOT ?5`
+	sqlWriteSnapshot = `UPDATE tasks SET
+	version = version + 1, snapshot = ?1,
+	lease_until = CASE WHEN ?6 <> '' THEN ?7 ELSE lease_until END
+WHERE ` + sqlWriteGuard + ` AND state = ?2 AND status_time = ?3 AND context_id = ?4 AND (?6 = '' OR ?6 = runner) AND NOT ?5`
 
 	sqlUpsertConfig = `INSERT INTO push_configs (tenant, task_id, id, config) VALUES (?1, ?2, ?3, ?4)
 ON CONFLICT (tenant, task_id, id) DO UPDATE SET config = excluded.config`
 	sqlUpdateOutboxConfig = `UPDATE outbox SET config = ?4 WHERE tenant = ?1 AND task_id = ?2 AND config_id = ?3`
 	sqlCountConfigs       = `UPDATE tasks SET push_count = (SELECT COUNT(*) FROM push_configs WHERE tenant = ?1 AND task_id = ?2)
-WHERE tenant = ?1 AND id = ?2`
+WHERE tenant = ?1 AND id = ?2
+RETURNING push_count`
 	sqlDeleteConfig       = `DELETE FROM push_configs WHERE tenant = ?1 AND task_id = ?2 AND id = ?3`
 	sqlDeleteConfigOutbox = `DELETE FROM outbox WHERE tenant = ?1 AND task_id = ?2 AND config_id = ?3`
 
@@ -73,16 +112,19 @@ RETURNING seq, id, tenant, config, event, attempts, next_attempt`
 WHERE seq = (SELECT MIN(seq) FROM outbox WHERE tenant = ?1 AND task_id = ?2 AND config_id = ?3)`
 	sqlRetry = `UPDATE outbox SET attempts = ?2, next_attempt = ?3, lease_owner = '', lease_until = 0 WHERE id = ?1`
 
-	sqlRenew = `UPDATE tasks SET lease_until = ?2 WHERE runner = ?1 AND runner <> ''`
+	sqlRenew = `UPDATE tasks SET lease_until = ?2 WHERE runner = ?1 AND runner <> ''
+RETURNING tenant, id`
 
 	sqlSweepTTLConfigs = `DELETE FROM push_configs WHERE (tenant, task_id) IN
 	(SELECT tenant, id FROM tasks WHERE ended_at < ?1 ORDER BY ended_at, rowid LIMIT ?2)`
 	sqlSweepTTLTasks = `DELETE FROM tasks WHERE rowid IN
-	(SELECT rowid FROM tasks WHERE ended_at < ?1 ORDER BY ended_at, rowid LIMIT ?2)`
+	(SELECT rowid FROM tasks WHERE ended_at < ?1 ORDER BY ended_at, rowid LIMIT ?2)
+RETURNING tenant, id`
 	sqlSweepOldestConfigs = `DELETE FROM push_configs WHERE (tenant, task_id) IN
 	(SELECT tenant, id FROM tasks WHERE ended_at IS NOT NULL ORDER BY ended_at, rowid LIMIT ?1)`
 	sqlSweepOldestTasks = `DELETE FROM tasks WHERE rowid IN
-	(SELECT rowid FROM tasks WHERE ended_at IS NOT NULL ORDER BY ended_at, rowid LIMIT ?1)`
+	(SELECT rowid FROM tasks WHERE ended_at IS NOT NULL ORDER BY ended_at, rowid LIMIT ?1)
+RETURNING tenant, id`
 	sqlOldestEnded = `SELECT MIN(ended_at) FROM tasks WHERE ended_at IS NOT NULL`
 )
 
@@ -92,11 +134,17 @@ func (w *writer) prepare(ctx context.Context) error {
 		dst **sql.Stmt
 		sql string
 	}{
+		{&st.begin, "BEGIN IMMEDIATE"},
+		{&st.commit, "COMMIT"},
+		{&st.rollback, "ROLLBACK"},
 		{&st.insertTask, sqlInsertTask},
 		{&st.taskState, sqlTaskState},
 		{&st.deleteTask, sqlDeleteTask},
 		{&st.deleteTaskConfigs, sqlDeleteTaskConfigs},
 		{&st.updateTask, sqlUpdateTask},
+		{&st.writeFull, sqlWriteFull},
+		{&st.writeStatus, sqlWriteStatus},
+		{&st.writeSnapshot, sqlWriteSnapshot},
 		{&st.upsertConfig, sqlUpsertConfig},
 		{&st.updateOutboxConfig, sqlUpdateOutboxConfig},
 		{&st.countConfigs, sqlCountConfigs},
@@ -126,7 +174,8 @@ func (w *writer) prepare(ctx context.Context) error {
 func (w *writer) closeStmts() error {
 	st := &w.st
 	var errs []error
-	for _, s := range []*sql.Stmt{st.insertTask, st.taskState, st.deleteTask, st.deleteTaskConfigs, st.updateTask,
+	for _, s := range []*sql.Stmt{st.begin, st.commit, st.rollback, st.insertTask, st.taskState, st.deleteTask, st.deleteTaskConfigs, st.updateTask,
+		st.writeFull, st.writeStatus, st.writeSnapshot,
 		st.upsertConfig, st.updateOutboxConfig, st.countConfigs, st.deleteConfig, st.deleteConfigOutbox,
 		st.enqueue, st.claim, st.finish, st.promote, st.retry, st.renew,
 		st.sweepTTLConfigs, st.sweepTTLTasks, st.sweepOldestConfigs, st.sweepOldestTasks, st.oldestEnded} {
@@ -144,7 +193,7 @@ type readStmts struct {
 }
 
 const (
-	sqlTask = `SELECT owner, version, snapshot, runner, lease_until, ended_at FROM tasks WHERE tenant = ?1 AND id = ?2`
+	sqlTask = `SELECT owner, version, snapshot, runner, lease_until, ended_at, push_count FROM tasks WHERE tenant = ?1 AND id = ?2`
 
 	// ?1 tenant, ?2 task id, ?3 earliest end time of a live task.
 	sqlLiveTask = `EXISTS (SELECT 1 FROM tasks t WHERE t.tenant = ?1 AND t.id = ?2 AND (t.ended_at IS NULL OR t.ended_at >= ?3))`

@@ -58,12 +58,21 @@ func leaseArg(t time.Time) any {
 	return nanos(t)
 }
 
+// storedTime is t as a read of the database returns it.
+func storedTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return time.Unix(0, nanos(t))
+}
+
 // ---- CreateTask ----
 
 type createOp struct {
 	opBase
 	rec       store.Record
 	row       taskRow
+	endedAt   int64
 	configIDs []string
 	configs   [][]byte
 	events    [][]byte
@@ -119,12 +128,19 @@ func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record,
 	return rec, nil
 }
 
+func (o *createOp) committed(c *recordCache) {
+	r := o.rec
+	r.LeaseUntil = storedTime(r.LeaseUntil)
+	c.put(cached{rec: r, endedAt: o.endedAt, ended: o.row.terminal, pushes: int64(len(o.configIDs))}, len(o.row.snapshot))
+}
+
 func (o *createOp) apply(w *writer, now int64) (error, error) {
 	st := &w.st
 	r, id := o.rec, o.rec.Task.GetId()
 	var ended any
 	if o.row.terminal {
 		ended = now
+		o.endedAt = now
 	}
 	args := []any{r.Tenant, id, r.Owner, o.row.contextID, int64(o.row.state), o.row.statusTime, o.row.snapshot,
 		r.Runner, leaseArg(r.LeaseUntil), ended, int64(len(o.configIDs))}
@@ -202,13 +218,21 @@ func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, erro
 	if err := s.checkOpen(); err != nil {
 		return store.Record{}, err
 	}
+	hit, ok, gen := s.cache.get(tenant, id)
+	if ok {
+		if hit.ended && s.expired(sql.NullInt64{Int64: hit.endedAt, Valid: true}, s.now()) {
+			return store.Record{}, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
+		}
+		return hit.rec, nil
+	}
 	var (
-		rec     = store.Record{Tenant: tenant}
+		row     = cached{rec: store.Record{Tenant: tenant}}
+		rec     = &row.rec
 		blob    []byte
 		lease   sql.NullInt64
 		endedAt sql.NullInt64
 	)
-	err := s.read.task.QueryRowContext(ctx, tenant, id).Scan(&rec.Owner, &rec.Version, &blob, &rec.Runner, &lease, &endedAt)
+	err := s.read.task.QueryRowContext(ctx, tenant, id).Scan(&rec.Owner, &rec.Version, &blob, &rec.Runner, &lease, &endedAt, &row.pushes)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && s.expired(endedAt, s.now()) {
 		return store.Record{}, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
 	}
@@ -219,7 +243,9 @@ func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, erro
 	if rec.Task, err = s.decodeTask(id, blob); err != nil {
 		return store.Record{}, err
 	}
-	return rec, nil
+	row.endedAt, row.ended = endedAt.Int64, endedAt.Valid
+	s.cache.offer(gen, id, row, len(blob))
+	return *rec, nil
 }
 
 func (s *Store) decodeTask(id string, blob []byte) (*a2av1.Task, error) {
@@ -238,6 +264,8 @@ type updateOp struct {
 	row   taskRow
 	evs   [][]byte
 	lease any
+	// The stored row after the write (for the cache).
+	stored cached
 }
 
 func (o *updateOp) what() string { return "writing task " + strconv.Quote(o.u.Task.GetId()) }
@@ -273,11 +301,8 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 }
 
 func (o *updateOp) apply(w *writer, now int64) (error, error) {
-	st := &w.st
 	u, id := o.u, o.u.Task.GetId()
-	var pushCount int64
-	err := st.updateTask.QueryRow(o.row.snapshot, int64(o.row.state), o.row.statusTime, o.row.contextID, o.row.terminal,
-		u.Runner, o.lease, now, u.Tenant, id, u.Expect).Scan(&pushCount)
+	stored, err := o.write(w, now)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o.classify(w, now), nil
 	}
@@ -285,10 +310,13 @@ func (o *updateOp) apply(w *writer, now int64) (error, error) {
 		return nil, dbErr("updating the task", err)
 	}
 	o.version = u.Expect + 1
+	stored.rec.Tenant, stored.rec.Version, stored.rec.Task = u.Tenant, o.version, u.Task
 	if o.row.terminal {
 		o.termDelta, o.endsTask = 1, true
+		stored.endedAt, stored.ended = now, true
 	}
-	if pushCount > 0 && len(o.evs) > 0 {
+	o.stored = stored
+	if stored.pushes > 0 && len(o.evs) > 0 {
 		if err := o.enqueue(w, u.Tenant, id, o.version, o.evs, now); err != nil {
 			return nil, err
 		}
@@ -296,6 +324,55 @@ func (o *updateOp) apply(w *writer, now int64) (error, error) {
 	o.publish, o.pubTenant, o.pubTask, o.events, o.terminal = true, u.Tenant, id, u.Events, o.row.terminal
 	return nil, nil
 }
+
+// write runs the UPDATE and returns what the row holds besides the task
+// (owner, execution record, push configs); sql.ErrNoRows when it matched
+// nothing.
+//
+// When the cache holds the version the write replaces, the row is known:
+// the statement assigns only the columns that change (see sqlWriteFull)
+// and needs no RETURNING. Its WHERE checks every column the write takes
+// from the cache, so a cache that were wrong would make it match nothing
+// and fall back to sqlUpdateTask, which reads the row back.
+func (o *updateOp) write(w *writer, now int64) (cached, error) {
+	u := o.u
+	args := make([]any, 0, 15)
+	args = append(args, o.row.snapshot, int64(o.row.state), o.row.statusTime, o.row.contextID, o.row.terminal,
+		u.Runner, o.lease, now, u.Tenant, u.Task.GetId(), u.Expect)
+	if cur, ok := w.s.cache.peek(u.Tenant, u.Task.GetId()); ok && !cur.ended && cur.rec.Version == u.Expect {
+		stmt := w.st.writeFull
+		switch {
+		case o.row.terminal, u.Runner != "" && u.Runner != cur.rec.Runner, cur.rec.Task.GetContextId() != o.row.contextID:
+		case cur.rec.Task.GetStatus().GetState() == o.row.state && nanos(cur.rec.Task.GetStatus().GetTimestamp().AsTime()) == o.row.statusTime:
+			stmt = w.st.writeSnapshot
+		default:
+			stmt = w.st.writeStatus
+		}
+		res, err := stmt.Exec(append(args, cur.rec.Owner, cur.rec.Runner, leaseArg(cur.rec.LeaseUntil), cur.pushes)...)
+		if err != nil {
+			return cached{}, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return cached{}, err
+		} else if n == 1 {
+			next := cached{rec: store.Record{Owner: cur.rec.Owner, Runner: cur.rec.Runner, LeaseUntil: cur.rec.LeaseUntil}, pushes: cur.pushes}
+			switch {
+			case o.row.terminal:
+				next.rec.Runner, next.rec.LeaseUntil = "", time.Time{}
+			case u.Runner != "":
+				next.rec.Runner, next.rec.LeaseUntil = u.Runner, storedTime(u.LeaseUntil)
+			}
+			return next, nil
+		}
+	}
+	var next cached
+	var lease sql.NullInt64
+	err := w.st.updateTask.QueryRow(args...).Scan(&next.pushes, &next.rec.Owner, &next.rec.Runner, &lease)
+	next.rec.LeaseUntil = timeOf(lease)
+	return next, err
+}
+
+func (o *updateOp) committed(c *recordCache) { c.put(o.stored, len(o.row.snapshot)) }
 
 // classify says why the update matched no row.
 func (o *updateOp) classify(w *writer, now int64) error {
@@ -479,8 +556,9 @@ func (s *Store) scanTask(rows *sql.Rows, tenant string) (store.Record, error) {
 
 type renewOp struct {
 	opBase
-	runner string
-	until  any
+	runner  string
+	until   any
+	renewed []cacheKey
 }
 
 func (o *renewOp) what() string { return "renewing the runs of " + strconv.Quote(o.runner) }
@@ -497,10 +575,33 @@ func (s *Store) RenewRuns(ctx context.Context, runner string, until time.Time) e
 }
 
 func (o *renewOp) apply(w *writer, _ int64) (error, error) {
-	if _, err := w.st.renew.Exec(o.runner, o.until); err != nil {
+	rows, err := w.st.renew.Query(o.runner, o.until)
+	if err != nil {
+		return nil, dbErr("renewing leases", err)
+	}
+	defer rows.Close()
+	o.renewed = o.renewed[:0]
+	for rows.Next() {
+		var k cacheKey
+		if err := rows.Scan(&k.tenant, &k.id); err != nil {
+			return nil, dbErr("renewing leases", err)
+		}
+		o.renewed = append(o.renewed, k)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, dbErr("renewing leases", err)
 	}
 	return nil, nil
+}
+
+func (o *renewOp) committed(c *recordCache) {
+	var until time.Time
+	if n, ok := o.until.(int64); ok {
+		until = time.Unix(0, n)
+	}
+	for _, k := range o.renewed {
+		c.change(k.tenant, k.id, func(v *cached) { v.rec.LeaseUntil = until })
+	}
 }
 
 // StaleRuns implements store.Tasks.

@@ -23,6 +23,10 @@ type writeOp interface {
 	apply(w *writer, now int64) (failure, dbErr error)
 	// what names the operation in errors ("writing task X").
 	what() string
+	// committed runs in the writer after the operation's transaction
+	// committed, when the operation succeeded: it brings the record cache
+	// up to date.
+	committed(c *recordCache)
 }
 
 // Operation states: queued until the writer takes it or the caller gives up.
@@ -52,6 +56,8 @@ type opBase struct {
 }
 
 func (b *opBase) base() *opBase { return b }
+
+func (b *opBase) committed(*recordCache) {}
 
 // writer is the goroutine that owns the write connection.
 type writer struct {
@@ -166,7 +172,7 @@ func (w *writer) loop() {
 // operations.
 func (w *writer) run(batch []writeOp) {
 	ctx := context.Background()
-	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+	if _, err := w.st.begin.ExecContext(ctx); err != nil {
 		w.fail(batch, fmt.Errorf("starting a transaction: %w", err))
 		return
 	}
@@ -191,12 +197,21 @@ func (w *writer) run(batch []writeOp) {
 	if sweepAt := w.s.opts.now(); w.sweepDue(sweepAt, terminal) {
 		sw = w.sweep(ctx, sweepAt, terminal)
 	}
-	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
+	if _, err := w.st.commit.ExecContext(ctx); err != nil {
 		w.rollback()
 		w.fail(batch, fmt.Errorf("committing: %w", err))
 		return
 	}
 	w.s.transactions.Add(1)
+	// The cache follows the transaction: its writes, then the sweep.
+	for _, o := range batch {
+		if o.base().err == nil {
+			o.committed(w.s.cache)
+		}
+	}
+	for _, k := range sw.deleted {
+		w.s.cache.evict(k.tenant, k.id)
+	}
 	w.terminal = terminal - sw.removed
 	w.s.terminal.Store(w.terminal)
 	w.swept(sw)
@@ -263,7 +278,7 @@ func (w *writer) failBecause(batch []writeOp, i int, err error) {
 // rollback ends the transaction after a failure. A failed statement may
 // already have rolled it back; the error of ROLLBACK then says only that.
 func (w *writer) rollback() {
-	_, _ = w.conn.ExecContext(context.Background(), "ROLLBACK")
+	_, _ = w.st.rollback.ExecContext(context.Background())
 }
 
 // dbErr wraps a database error of one statement.

@@ -17,14 +17,17 @@ CREATE TABLE tasks (
 	PRIMARY KEY (tenant, id)
 );
 
--- Listing (newest status first, then greatest id) per tenant and owner,
--- optionally by context or state. ended_at makes them cover the counts
--- of listings that leave out tasks past their TTL.
-CREATE INDEX tasks_by_time    ON tasks (tenant, owner, status_time, id, ended_at);
-CREATE INDEX tasks_by_context ON tasks (tenant, owner, context_id, status_time, id, ended_at);
-CREATE INDEX tasks_by_state   ON tasks (tenant, owner, state, status_time, id, ended_at);
+-- Listing (newest status first, then greatest id) per tenant and owner.
+-- One index serves every filter: context_id, state and ended_at (for the
+-- TTL) make it cover the counts, and a filtered page is read in index
+-- order. Every index whose key holds the status time is rewritten by each
+-- status change and costs WAL pages on the hot path, so there is no
+-- separate index by context or state: a filtered listing scans the
+-- owner's entries like the unfiltered count does anyway.
+CREATE INDEX tasks_by_time    ON tasks (tenant, owner, status_time, id, context_id, state, ended_at);
 -- Execution records: only tasks that have a runner (never terminal ones).
-CREATE INDEX tasks_by_runner  ON tasks (runner, lease_until) WHERE runner <> '';
+-- The lease is not indexed, so that renewing it rewrites no index page.
+CREATE INDEX tasks_by_runner  ON tasks (runner) WHERE runner <> '';
 -- Retention: terminal tasks in the order they ended.
 CREATE INDEX tasks_by_end     ON tasks (ended_at) WHERE ended_at IS NOT NULL;
 

@@ -1,0 +1,125 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// walTrees returns the tables and indexes (by name) whose pages the WAL
+// frames after frame from hold, and the number of frames in the WAL.
+// Autocheckpoints must be off.
+func walTrees(t *testing.T, s *Store, from int) (map[string]int, int) {
+	t.Helper()
+	const frame = 24 + 4096
+	b, err := os.ReadFile(s.path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := max(len(b)-32, 0) / frame
+	owner := map[uint32]string{}
+	rows, err := s.rdb.Query(`SELECT name, pageno FROM dbstat`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		var p uint32
+		if err := rows.Scan(&name, &p); err != nil {
+			t.Fatal(err)
+		}
+		owner[p] = name
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	trees := map[string]int{}
+	for i := from; i < n; i++ {
+		p := binary.BigEndian.Uint32(b[32+i*frame:])
+		name, ok := owner[p]
+		switch {
+		case p == 1:
+			name = "header" // the database size changed
+		case !ok:
+			name = fmt.Sprintf("free page %d", p)
+		}
+		trees[name]++
+	}
+	return trees, n
+}
+
+// TestWritesTouchOnlyTheirIndexes: each kind of write rewrites the pages
+// of the indexes whose entries it changes and no others (an UPDATE that
+// assigns an indexed column rewrites the index even when the value stays
+// the same; the statements avoid that).
+func TestWritesTouchOnlyTheirIndexes(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	execWriter(t, s, "PRAGMA wal_autocheckpoint = 0")
+	const n = 200
+	runner := "h/1/a"
+	lease := base.Add(time.Hour)
+	id := func(i int) string { return fmt.Sprintf("%016x", uint64(i+1)*0x9e3779b97f4a7c15) }
+	versions := make([]int64, n)
+	task := func(i int, state a2av1.TaskState, at time.Duration, artifacts int) *a2av1.Task {
+		t := newTask(id(i), state, at)
+		for a := range artifacts {
+			t.Artifacts = append(t.Artifacts, &a2av1.Artifact{ArtifactId: fmt.Sprint(a),
+				Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: "hello"}}}})
+		}
+		return t
+	}
+	_, from := walTrees(t, s, 0)
+	step := func(name string, write func(i int), want ...string) {
+		t.Helper()
+		for i := range n {
+			write(i)
+		}
+		trees, end := walTrees(t, s, from)
+		from = end
+		t.Logf("%-28s %5.2f WAL pages per write: %v", name, float64(sum(trees))/n, trees)
+		got := slices.Sorted(maps.Keys(trees))
+		got = slices.DeleteFunc(got, func(k string) bool { return k == "header" || k == "tasks" })
+		if !slices.Equal(got, want) {
+			t.Errorf("%s rewrote the pages of %v; want only the table and %v", name, got, want)
+		}
+	}
+	step("create", func(i int) {
+		create(t, s, store.Creation{Record: store.Record{Task: task(i, submitted, 0, 0), Runner: runner, LeaseUntil: lease}})
+		versions[i] = 1
+	}, "sqlite_autoindex_tasks_1", "tasks_by_runner", "tasks_by_time")
+	step("artifact (same status)", func(i int) {
+		versions[i] = update(t, s, store.Update{Task: task(i, submitted, 0, 1), Expect: versions[i]})
+	})
+	step("status", func(i int) {
+		versions[i] = update(t, s, store.Update{Task: task(i, working, time.Second, 1), Expect: versions[i]})
+	}, "tasks_by_time")
+	step("status, same runner's lease", func(i int) {
+		versions[i] = update(t, s, store.Update{Task: task(i, working, 2*time.Second, 1), Expect: versions[i], Runner: runner, LeaseUntil: lease.Add(time.Minute)})
+	}, "tasks_by_time")
+	step("renew leases", func(i int) {
+		if i == 0 {
+			if err := s.RenewRuns(ctx, runner, lease.Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	step("complete", func(i int) {
+		versions[i] = update(t, s, store.Update{Task: task(i, completed, 3*time.Second, 2), Expect: versions[i]})
+	}, "tasks_by_end", "tasks_by_runner", "tasks_by_time")
+}
+
+func sum(m map[string]int) (n int) {
+	for _, v := range m {
+		n += v
+	}
+	return n
+}

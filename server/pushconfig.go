@@ -126,8 +126,8 @@ func (s *Server) ListTaskPushNotificationConfigs(ctx context.Context, req *a2av1
 
 // DeleteTaskPushNotificationConfig implements a2av1.A2AServiceHandler.
 // Deleting a config that does not exist succeeds (idempotent); an unknown
-// task is TaskNotFound. Notifications still queued for the config are
-// dropped (an attempt in flight finishes).
+// task is TaskNotFound. Events written from now on are not delivered to
+// it; notifications of earlier events still are.
 func (s *Server) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av1.DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
 	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId())
 	if err != nil {

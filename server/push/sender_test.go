@@ -558,7 +558,9 @@ func TestCheckURL(t *testing.T) {
 	}
 }
 
-func TestDeletedConfigGetsNothingMore(t *testing.T) {
+// TestDeletedConfig: events written while a config existed are still
+// delivered after it is deleted; later ones are not.
+func TestDeletedConfig(t *testing.T) {
 	r := newReceiver(t, nil)
 	r.block = make(chan struct{})
 	fl := newFailures()
@@ -571,9 +573,18 @@ func TestDeletedConfigGetsNothingMore(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(r.block)
+	r.wait(t)
+	// A write after the delete queues nothing for the config.
+	task := &a2av1.Task{Id: cfg.GetTaskId(), ContextId: "ctx-1", Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING, Timestamp: timestamppb.Now()}}
+	q.mu.Lock()
+	v := q.versions["t/"+cfg.GetTaskId()]
+	q.mu.Unlock()
+	if _, err := q.UpdateTask(context.Background(), store.Update{Tenant: "t", Task: task, Expect: v, Events: []*a2av1.StreamResponse{numbered(2)}}); err != nil {
+		t.Fatal(err)
+	}
 	closeSender(t, s)
-	if r.count() != 1 || len(fl.got) != 0 || q.Stats().PendingDeliveries != 0 {
-		t.Fatalf("after the delete: %d requests, failures %+v, %d pending; want the one in flight only, no failures, none pending",
+	if r.count() != 2 || len(fl.got) != 0 || q.Stats().PendingDeliveries != 0 {
+		t.Fatalf("after the delete: %d requests, failures %+v, %d pending; want the 2 events written before it, no failures, none pending",
 			r.count(), fl.got, q.Stats().PendingDeliveries)
 	}
 }

@@ -541,6 +541,5 @@ func (m *Memory) DeletePushConfig(_ context.Context, tenant, taskID, id string) 
 			e.configs.Store(int32(len(t.configs[taskID])))
 		}
 	}
-	m.outbox.dropConfig(tenant, taskID, id)
 	return nil
 }

@@ -99,15 +99,6 @@ func (o *memOutbox) replaceConfig(tenant string, cfg *a2av1.TaskPushNotification
 	}
 }
 
-// dropConfig removes the pending deliveries of a config.
-func (o *memOutbox) dropConfig(tenant, taskID, configID string) {
-	k := outboxKey{tenant, taskID, configID}
-	for _, d := range o.queues[k] {
-		delete(o.byID, d.ID)
-	}
-	delete(o.queues, k)
-}
-
 // ClaimDeliveries implements Outbox.
 func (m *Memory) ClaimDeliveries(_ context.Context, c Claim) ([]Delivery, error) {
 	if err := m.checkOpen(); err != nil {

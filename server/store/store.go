@@ -236,8 +236,9 @@ type PushConfigs interface {
 	// id greater than after, at most limit (limit <= 0: all), and whether
 	// more follow.
 	ListPushConfigs(ctx context.Context, tenant, taskID, after string, limit int) ([]*a2av1.TaskPushNotificationConfig, bool, error)
-	// DeletePushConfig removes a config and the deliveries still pending
-	// for it; removing a missing one succeeds.
+	// DeletePushConfig removes a config: later writes queue nothing for it.
+	// Deliveries already queued (events written while it existed) are still
+	// made. Removing a missing config succeeds.
 	DeletePushConfig(ctx context.Context, tenant, taskID, id string) error
 }
 
@@ -280,7 +281,7 @@ type Outbox interface {
 	FinishDelivery(ctx context.Context, id string) error
 	// RetryDelivery records a failed attempt (attempts: the total made so
 	// far) and releases the lease: the delivery is due again at at.
-	// ErrNotFound when it is gone (its config was deleted meanwhile).
+	// ErrNotFound when it is gone.
 	RetryDelivery(ctx context.Context, id string, attempts int, at time.Time) error
 	// NextDelivery reports when the next pending delivery is due (its
 	// retry time or, for a leased one, its lease end), or false when the

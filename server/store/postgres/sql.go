@@ -152,12 +152,10 @@ const (
 SELECT count(*) FROM up`
 
 	// $1 tenant, $2 task id, $3 config id.
+	// Deliveries already queued for the config stay: they carry a copy of
+	// it, and events written while it existed are still delivered.
 	sqlDeleteConfig = `WITH d AS (
 	DELETE FROM push_configs WHERE tenant = $1 AND task_id = $2 AND id = $3 RETURNING 1
-), q AS (
-	DELETE FROM outbox_queues WHERE tenant = $1 AND task_id = $2 AND config_id = $3
-), ob AS (
-	DELETE FROM outbox WHERE tenant = $1 AND task_id = $2 AND config_id = $3
 )
 SELECT count(*) FROM d`
 

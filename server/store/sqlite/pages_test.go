@@ -16,7 +16,7 @@ import (
 
 // walTrees returns the tables and indexes (by name) whose pages the WAL
 // frames after frame from hold, and the number of frames in the WAL.
-// Autocheckpoints must be off.
+// Checkpoints must be off.
 func walTrees(t *testing.T, s *Store, from int) (map[string]int, int) {
 	t.Helper()
 	const frame = 24 + 4096
@@ -61,9 +61,8 @@ func walTrees(t *testing.T, s *Store, from int) (map[string]int, int) {
 // assigns an indexed column rewrites the index even when the value stays
 // the same; the statements avoid that).
 func TestWritesTouchOnlyTheirIndexes(t *testing.T) {
-	s := openTemp(t)
+	s := openTemp(t, withoutCheckpoints())
 	ctx := context.Background()
-	execWriter(t, s, "PRAGMA wal_autocheckpoint = 0")
 	const n = 200
 	runner := "h/1/a"
 	lease := base.Add(time.Hour)

@@ -158,9 +158,6 @@ func (o *deleteConfigOp) apply(w *writer, _ int64) (error, error) {
 	if err != nil {
 		return nil, dbErr("deleting the config", err)
 	}
-	if _, err := st.deleteConfigOutbox.Exec(o.tenant, o.taskID, o.id); err != nil {
-		return nil, dbErr("deleting its pending deliveries", err)
-	}
 	if n, err := res.RowsAffected(); err != nil {
 		return nil, dbErr("deleting the config", err)
 	} else if n > 0 {

@@ -135,7 +135,9 @@ type options struct {
 	// cacheRecords bounds the record cache's least-recently-used part
 	// (tests change it).
 	cacheRecords int
-	err          error
+	// noCheckpoints turns checkpoints off (tests that read the WAL).
+	noCheckpoints bool
+	err           error
 }
 
 // WithTerminalTaskTTL removes a task, with its push configs, once it has
@@ -220,6 +222,11 @@ func withCachedRecords(n int) Option {
 	return func(o *options) { o.cacheRecords = n }
 }
 
+// withoutCheckpoints keeps every page in the WAL until Close (tests).
+func withoutCheckpoints() Option {
+	return func(o *options) { o.noCheckpoints = true }
+}
+
 // Stats are counters of the store since Open.
 type Stats struct {
 	// Transactions is the number of committed write transactions.
@@ -245,6 +252,7 @@ type Store struct {
 	wdb   *sql.DB   // the writer's pool: one connection
 	wconn *sql.Conn // owned by the writer goroutine
 	w     *writer
+	ckpt  *checkpointer // nil without checkpoints
 
 	rdb  *sql.DB // read-only connections
 	read readStmts
@@ -301,13 +309,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	busy := strconv.FormatInt(o.busyTimeout.Milliseconds(), 10)
 
 	s.wdb, err = sql.Open("sqlite", dsn(abs, "busy_timeout("+busy+")", "journal_mode(WAL)", "synchronous("+o.synchronous+")",
-		// The writer checkpoints the WAL every 1000 pages (SQLite's
-		// default). Less often saves a little (a page written again and
-		// again is copied into the database once per checkpoint), but each
-		// checkpoint stalls the writer longer (with 4000 pages the p99
-		// latency of a simple task rose markedly; docs/storage.md).
-		//
-		// After a checkpoint, a WAL grown past 64 MiB is truncated.
+		// The checkpointer, not the writer, checkpoints (checkpoint.go).
+		"wal_autocheckpoint(0)",
+		// When the WAL starts over, a WAL grown past 64 MiB is truncated.
 		"journal_size_limit(67108864)",
 		// The writer's page cache (16 MiB; SQLite's default is 2 MiB)
 		// stays valid across transactions, since no one else writes: it
@@ -363,6 +367,20 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err := s.read.prepare(ctx, s.rdb); err != nil {
 		s.closeDBs()
 		return nil, fail("preparing statements: %w", err)
+	}
+	if !o.noCheckpoints {
+		c := &checkpointer{kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+		if c.db, err = sql.Open("sqlite", dsn(abs, "busy_timeout("+busy+")", "synchronous("+o.synchronous+")")); err != nil {
+			s.closeDBs()
+			return nil, fail("%w", err)
+		}
+		s.ckpt = c
+		c.db.SetMaxOpenConns(1)
+		if c.conn, err = c.db.Conn(ctx); err != nil {
+			s.closeDBs()
+			return nil, fail("cannot open the database: %w%s", err, openHint(err))
+		}
+		go c.run(s)
 	}
 	go s.w.loop()
 	return s, nil
@@ -443,6 +461,10 @@ func (s *Store) Close() error {
 		s.closed.Store(true)
 		close(s.w.quit)
 		<-s.w.done
+		if s.ckpt != nil {
+			close(s.ckpt.quit)
+			<-s.ckpt.done
+		}
 		s.broker.Close()
 		s.closeErr = s.closeDBs()
 		if s.closeErr != nil {
@@ -464,6 +486,14 @@ func (s *Store) closeDBs() error {
 	errs = append(errs, s.read.close())
 	if s.rdb != nil {
 		errs = append(errs, s.rdb.Close())
+	}
+	// The writer's connection is closed last: SQLite then checkpoints the
+	// whole WAL and removes it.
+	if s.ckpt != nil {
+		if s.ckpt.conn != nil {
+			errs = append(errs, s.ckpt.conn.Close())
+		}
+		errs = append(errs, s.ckpt.db.Close())
 	}
 	if s.w != nil {
 		errs = append(errs, s.w.closeStmts())

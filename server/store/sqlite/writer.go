@@ -74,6 +74,8 @@ type writer struct {
 
 	batch []writeOp
 
+	walPending int // pages appended to the WAL since the checkpointer was last woken
+
 	// Retention bookkeeping (retention.go), owned by the writer goroutine.
 	terminal     int64     // committed number of terminal tasks
 	nextExpiry   int64     // when the oldest terminal task outlives the TTL (0: none)
@@ -254,6 +256,7 @@ func (w *writer) run(batch []writeOp) {
 	for _, o := range batch {
 		close(o.base().done)
 	}
+	w.walAppended()
 }
 
 // fail completes every operation of a rolled back batch with err.

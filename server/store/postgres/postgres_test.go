@@ -198,7 +198,7 @@ func checkSeries(t *testing.T, who string, evs []store.Event, from, n int) {
 func TestReplicasFeed(t *testing.T) {
 	url := testURL(t)
 	schema := testSchema(t, url)
-	a, b := openSchema(t, url, schema), openSchema(t, url, schema)
+	a, b := openSchema(t, url, schema, WithSubscriberBuffer(4096)), openSchema(t, url, schema, WithSubscriberBuffer(4096)) // room for every event: only a lost or repeated one may fail the test on a loaded machine
 	ctx := context.Background()
 	const n = 200
 	for _, c := range []struct {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,4 +122,93 @@ func sum(m map[string]int) (n int) {
 		n += v
 	}
 	return n
+}
+
+// TestWALStaysBounded: under a steady load the checkpointer copies the WAL
+// into the database and the WAL starts over, so it stays short.
+func TestWALStaysBounded(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	const workers, tasks = 16, 400
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Go(func() {
+			for i := range tasks {
+				id := fmt.Sprintf("%016x", uint64(g*tasks+i+1)*0x9e3779b97f4a7c15)
+				rec, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, working, 0)}})
+				if err == nil {
+					_, err = s.UpdateTask(ctx, store.Update{Task: newTask(id, completed, time.Second), Expect: rec.Version})
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	fi, err := os.Stat(s.path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := fi.Size() / (24 + 4096)
+	n := s.ckpt.checkpoints.Load()
+	t.Logf("%d tasks: %d checkpoints, %d restarts by the writer, WAL file of %d pages", workers*tasks, n, s.ckpt.restarts.Load(), pages)
+	if n < 5 {
+		t.Fatalf("%d checkpoints", n)
+	}
+	if pages > 2*walRestartAt {
+		t.Fatalf("the WAL grew to %d pages", pages)
+	}
+}
+
+// TestWALRestartNeverWaits: while a reader holds an old snapshot, the
+// checkpoints cannot copy the whole WAL and it grows past walRestartAt;
+// the writer's attempts to restart it give up at once instead of holding
+// up the writes, and once the reader is done the WAL starts over.
+func TestWALRestartNeverWaits(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	tx, err := s.rdb.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM tasks`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	// Each creation appends a few pages; batches share some.
+	var slowest time.Duration
+	write := func(from, to int) {
+		for i := from; i < to; i++ {
+			start := time.Now()
+			create(t, s, store.Creation{Record: store.Record{Task: newTask(fmt.Sprintf("%016x", uint64(i+1)*0x9e3779b97f4a7c15), completed, 0)}})
+			slowest = max(slowest, time.Since(start))
+		}
+	}
+	i := 0
+	for ; s.ckpt.walPages.Load() <= walRestartAt+checkpointEvery/2; i += 100 {
+		if i > 100000 {
+			t.Fatalf("the WAL did not grow past %d pages (%d)", walRestartAt, s.ckpt.walPages.Load())
+		}
+		write(i, i+100)
+	}
+	write(i, i+200) // attempts to restart, all refused by the reader
+	if r := s.ckpt.restarts.Load(); r != 0 {
+		t.Fatalf("%d restarts of the WAL while a reader used it", r)
+	}
+	if slowest > time.Second {
+		t.Fatalf("a write took %v while the writer tried to restart the WAL", slowest)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for i += 200; s.ckpt.restarts.Load() == 0; i += 10 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the WAL was not restarted after the reader finished (%d pages)", s.ckpt.walPages.Load())
+		}
+		write(i, i+10)
+	}
+	t.Logf("%d tasks; slowest write %v; WAL restarted", i, slowest)
 }

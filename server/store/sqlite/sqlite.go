@@ -43,7 +43,11 @@
 // statement that assigns only the snapshot and changes no index, and a new
 // status that keeps the runner leaves the runner index alone. A simple task
 // (created, an artifact, completed) costs about 4 pages of WAL at 16
-// concurrent tasks.
+// concurrent tasks. The writer does not checkpoint: a checkpointer
+// goroutine with its own connection copies the WAL into the database every
+// 1000 pages without blocking writes, and the writer only restarts the WAL
+// (between two transactions, without waiting for readers) when it has
+// grown past 4000 pages (see checkpoint.go).
 //
 // # Reads and the record cache
 //

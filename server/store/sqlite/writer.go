@@ -74,7 +74,11 @@ type writer struct {
 
 	batch []writeOp
 
-	walPending int // pages appended to the WAL since the checkpointer was last woken
+	// WAL bookkeeping (checkpoint.go).
+	walPending   int   // pages appended since the checkpointer was last woken
+	walTotal     int64 // pages appended since Open
+	sinceRestart int64 // pages appended since the WAL was last restarted
+	restartAfter int64 // the next restart of the WAL waits until walTotal reaches it
 
 	// Retention bookkeeping (retention.go), owned by the writer goroutine.
 	terminal     int64     // committed number of terminal tasks

@@ -8,8 +8,11 @@
 // satisfy none of the requirements:
 //
 //	guard, err := auth.New(card, auth.Verifiers{Token: checkJWT})
+//	srv, err := server.New(card, exec)
 //	h := a2av1.NewA2AServiceJSONRPCHandler(srv, guard.HandlerOption())
-//	srv, err := server.New(card, exec, server.WithAuthenticator(auth.Caller))
+//
+// The identity the Guard attaches reaches the default server by itself
+// (server.CallerFromContext); there is no second hook to wire.
 //
 // Calls without acceptable credentials get Unauthenticated (HTTP 401 with
 // WWW-Authenticate challenges naming the schemes; gRPC UNAUTHENTICATED;

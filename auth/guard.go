@@ -49,10 +49,25 @@ func New(card *a2av1.AgentCard, v Verifiers) (*Guard, error) {
 	return &Guard{realm: realm, schemes: schemes, requirements: card.GetSecurityRequirements(), v: v}, nil
 }
 
-// HandlerOption is runtime.WithAuthenticator(g.Authenticate), for every
-// binding of the agent.
+// HandlerOption is runtime.WithAuthenticator(g.Authenticate,
+// g.Challenges()...), for every binding of the agent.
 func (g *Guard) HandlerOption() runtime.HandlerOption {
-	return runtime.WithAuthenticator(g.Authenticate)
+	return runtime.WithAuthenticator(g.Authenticate, g.Challenges()...)
+}
+
+// Challenges returns the challenges of all the card's security schemes (in
+// the order of their names, each once; see challenge): the default
+// challenges of the agent, sent with an Unauthenticated error that names
+// none, such as the default server's refusal of the extended card to an
+// anonymous caller, who may authenticate with any scheme of the card.
+func (g *Guard) Challenges() []string {
+	var out []string
+	for _, s := range g.schemes {
+		if ch := g.challenge(s); !slices.Contains(out, ch) {
+			out = append(out, ch)
+		}
+	}
+	return out
 }
 
 // Authenticate is a runtime.Authenticator: it verifies every credential the

@@ -5,6 +5,10 @@ import (
 	"crypto/tls"
 	"log/slog"
 	"net"
+	"net/http"
+	"time"
+
+	"google.golang.org/grpc"
 
 	"github.com/a2agen/a2agen/auth"
 	"github.com/a2agen/a2agen/runtime"
@@ -44,8 +48,9 @@ type Skill struct {
 // Config describes the agent to run.
 type Config struct {
 	// CardJSON is the public agent card. It is served byte for byte at
-	// runtime.AgentCardPath on every HTTP listener, and parsed for the
-	// capabilities, skills and security it declares.
+	// runtime.AgentCardPath on every HTTP listener (with TLS, its
+	// plaintext interface URLs made TLS ones: CardWithTLS), and parsed for
+	// the capabilities, skills and security it declares.
 	CardJSON []byte
 	// ExtendedCardJSON is the extended card served to authenticated
 	// callers by GetExtendedAgentCard; nil when the agent has none.
@@ -62,7 +67,8 @@ type Config struct {
 	// Verifiers check the credentials of the card's security schemes.
 	Verifiers auth.Verifiers
 	// TLS, when set, serves every listener over TLS (see
-	// auth.ServerTLSConfig; mtls schemes need client CAs).
+	// auth.ServerTLSConfig; mtls schemes need client CAs). The cards then
+	// advertise TLS: see CardWithTLS.
 	TLS *tls.Config
 	// Listen opens the listener of an address; nil means net.Listen.
 	// Tests map addresses to free loopback ports with it.
@@ -80,6 +86,34 @@ type Config struct {
 	// every binding.
 	ServerOptions  []server.Option
 	HandlerOptions []runtime.HandlerOption
+	// Interceptors wrap every call on every binding (runtime.Interceptor),
+	// in the order given, the first one outermost.
+	Interceptors []runtime.Interceptor
+	// Routes adds handlers to the mux of every HTTP listener, next to the
+	// agent card, the health checks (/healthz, /readyz) and the bindings
+	// (e.g. mux.HandleFunc("GET /version", …)); it is called once per HTTP
+	// listener. A pattern that conflicts with the agent's own makes Start
+	// fail.
+	Routes func(mux *http.ServeMux)
+	// HTTPMiddleware wraps the whole handler of every HTTP listener (card,
+	// bindings and Routes), in the order given, the first one outermost.
+	HTTPMiddleware []func(http.Handler) http.Handler
+	// GRPCServerOptions are passed to grpc.NewServer for every gRPC
+	// listener (after the TLS credentials host sets itself).
+	GRPCServerOptions []grpc.ServerOption
+	// GRPCReflection registers the gRPC server reflection service
+	// (grpc.reflection.v1) on every gRPC listener, for tools like grpcurl.
+	GRPCReflection bool
+	// ShutdownGrace is how long running executions may go on after a
+	// shutdown began before their contexts are canceled (with the cause
+	// server.ErrShutdown). Zero means DefaultShutdownGrace; a negative value
+	// cancels them at once.
+	ShutdownGrace time.Duration
+	// ShutdownDelay is how long the agent keeps serving after a shutdown
+	// began, answering /readyz with 503 and gRPC health checks with
+	// NOT_SERVING, before it stops accepting calls: time for load
+	// balancers that poll readiness to send no more. Zero: none.
+	ShutdownDelay time.Duration
 	// Logger receives errors clients do not see; nil means slog.Default().
 	Logger *slog.Logger
 }

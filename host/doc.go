@@ -2,8 +2,13 @@
 // server (package server) over the agent's skills, served on every
 // binding the agent declares — JSON-RPC and HTTP+JSON on shared HTTP
 // listeners next to the agent card, gRPC on its own — with the card's
-// security enforced on all of them (package auth), optional TLS, and a
-// graceful shutdown.
+// security enforced on all of them (package auth), optional TLS (the card
+// then advertises TLS URLs: CardWithTLS), health checks (HealthzPath,
+// ReadyzPath, grpc.health.v1) and a graceful shutdown (Agent.Shutdown:
+// not ready, no new calls, a grace period for running executions, then
+// their cancellation, and every open stream ended with its task's latest
+// state). Main adds flags with environment variables (EnvName) and signal
+// handling; docs/operating.md describes all of it for operators.
 //
 // It is what the code a2a-scaffold generates calls: the generated files
 // hold the card, the bindings and the skill table of the manifest, and

@@ -8,10 +8,13 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/reflection"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/auth"
@@ -20,32 +23,48 @@ import (
 	"github.com/a2agen/a2agen/server/push"
 )
 
-// ShutdownTimeout is how long Wait lets open calls finish before it cuts
-// them.
-const ShutdownTimeout = 5 * time.Second
-
 // Agent is a running agent.
 type Agent struct {
 	card, extended *a2av1.AgentCard
+	cardJSON       []byte // the public card as served
 	srv            *server.Server
 	sender         *push.Sender // owned; nil without push
 	guard          *auth.Guard
 	tls            bool
+	logger         *slog.Logger
 
 	listeners map[string]net.Listener // by Binding.Address
+	handlers  map[string]http.Handler // of the HTTP addresses
 	https     []*http.Server
 	grpcs     []*grpc.Server
 	errs      chan error
+
+	health *health // readiness, /healthz, /readyz, grpc.health.v1
+
+	grace, delay time.Duration // of a shutdown
+	shutdownOnce sync.Once
+	shutdownErr  error
 }
 
 // Start parses the cards, builds the server and its bindings, opens every
 // listener and starts serving. It fails, with every listener closed, when
 // the configuration is inconsistent (a card skill without a handler, a
-// security scheme that cannot be enforced) or an address cannot be
-// listened on.
+// security scheme that cannot be enforced, a route that conflicts with the
+// agent's own, a signed card that TLS would have to rewrite) or an address
+// cannot be listened on; nothing listens before the configuration is
+// found consistent.
 func Start(cfg Config) (*Agent, error) {
-	a := &Agent{listeners: map[string]net.Listener{}, errs: make(chan error, 1), tls: cfg.TLS != nil}
+	a := &Agent{listeners: map[string]net.Listener{}, errs: make(chan error, 1), tls: cfg.TLS != nil,
+		logger: loggerOf(cfg), grace: cfg.ShutdownGrace, delay: max(cfg.ShutdownDelay, 0)}
+	if a.grace == 0 {
+		a.grace = DefaultShutdownGrace
+	}
 	if err := a.build(cfg); err != nil {
+		return nil, err
+	}
+	if err := a.buildHTTP(cfg); err != nil {
+		_ = a.srv.Shutdown(context.Background())
+		a.closeSender(context.Background())
 		return nil, err
 	}
 	if err := a.listen(cfg); err != nil {
@@ -76,10 +95,22 @@ func (a *Agent) build(cfg Config) error {
 	if err := runtime.UnmarshalJSON(cfg.CardJSON, a.card); err != nil {
 		return fmt.Errorf("host: the agent card does not decode: %w", err)
 	}
+	a.cardJSON = cfg.CardJSON
 	if cfg.ExtendedCardJSON != nil {
 		a.extended = &a2av1.AgentCard{}
 		if err := runtime.UnmarshalJSON(cfg.ExtendedCardJSON, a.extended); err != nil {
 			return fmt.Errorf("host: the extended agent card does not decode: %w", err)
+		}
+	}
+	if cfg.TLS != nil {
+		var err error
+		if a.cardJSON, err = cardWithTLS(cfg.CardJSON, a.card, "agent card"); err != nil {
+			return err
+		}
+		if a.extended != nil {
+			if _, err := cardWithTLS(nil, a.extended, "extended agent card"); err != nil {
+				return err
+			}
 		}
 	}
 	if len(cfg.Bindings) == 0 {
@@ -99,7 +130,7 @@ func (a *Agent) build(cfg Config) error {
 		}
 		a.guard = g
 		// Tasks belong to the caller who created them.
-		sopts = append(sopts, server.WithAuthenticator(auth.Caller), server.WithTaskOwner(server.OwnerByCallerID))
+		sopts = append(sopts, server.WithTaskOwner(server.OwnerByCallerID))
 	}
 	r, err := newRouter(a.card, a.extended, cfg.Skills, cfg.Route, a.guard)
 	if err != nil {
@@ -141,7 +172,11 @@ func (a *Agent) handlerOptions(cfg Config, b Binding) []runtime.HandlerOption {
 	if len(required) > 0 {
 		opts = append(opts, runtime.WithRequiredExtensions(required...))
 	}
-	return append(opts, cfg.HandlerOptions...)
+	opts = append(opts, cfg.HandlerOptions...)
+	if len(cfg.Interceptors) > 0 {
+		opts = append(opts, runtime.WithInterceptors(cfg.Interceptors...))
+	}
+	return opts
 }
 
 // listen opens one listener per distinct address.
@@ -163,34 +198,21 @@ func (a *Agent) listen(cfg Config) error {
 	return nil
 }
 
-// serve starts one HTTP server per HTTP address (the card, then the
-// bindings at their paths) and one gRPC server per gRPC address.
-func (a *Agent) serve(cfg Config) {
-	var addrs []string
-	byAddr := map[string][]Binding{}
-	for _, b := range cfg.Bindings {
-		if _, ok := byAddr[b.Address]; !ok {
-			addrs = append(addrs, b.Address)
-		}
-		byAddr[b.Address] = append(byAddr[b.Address], b)
-	}
-	card := runtime.NewAgentCardJSONHandler(cfg.CardJSON)
-	for _, addr := range addrs {
-		ln := a.listeners[addr]
-		bs := byAddr[addr]
+// buildHTTP builds the handler of every HTTP address: the agent card, the
+// health checks and the bindings at their paths on one mux, the program's
+// Routes beside them, all wrapped in its HTTPMiddleware.
+func (a *Agent) buildHTTP(cfg Config) error {
+	a.handlers = map[string]http.Handler{}
+	a.health = newHealth(a, cfg)
+	card := runtime.NewAgentCardJSONHandler(a.cardJSON)
+	for _, addr := range addresses(cfg.Bindings) {
+		bs := bindingsAt(cfg.Bindings, addr)
 		if bs[0].Protocol == runtime.BindingGRPC {
-			var gopts []grpc.ServerOption
-			if cfg.TLS != nil {
-				gopts = append(gopts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
-			}
-			g := grpc.NewServer(gopts...)
-			a2av1.RegisterA2AServiceGRPC(g, a.srv, a.handlerOptions(cfg, bs[0])...)
-			a.grpcs = append(a.grpcs, g)
-			go func() { a.report(g.Serve(ln)) }()
 			continue
 		}
 		mux := http.NewServeMux()
 		mux.Handle(runtime.AgentCardPath, card)
+		a.health.register(mux)
 		for _, b := range bs {
 			opts := a.handlerOptions(cfg, b)
 			switch b.Protocol {
@@ -208,7 +230,79 @@ func (a *Agent) serve(cfg Config) {
 				mux.Handle(prefix+"/", a2av1.NewA2AServiceRESTHandler(a.srv, append(opts, runtime.WithPathPrefix(prefix))...))
 			}
 		}
-		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(loggerOf(cfg).Handler(), slog.LevelWarn)}
+		if cfg.Routes != nil {
+			if err := addRoutes(mux, cfg.Routes); err != nil {
+				return fmt.Errorf("host: Config.Routes for %s: %w", addr, err)
+			}
+		}
+		var h http.Handler = mux
+		for i := len(cfg.HTTPMiddleware) - 1; i >= 0; i-- {
+			h = cfg.HTTPMiddleware[i](h)
+			if h == nil {
+				return fmt.Errorf("host: Config.HTTPMiddleware[%d] returned a nil handler", i)
+			}
+		}
+		a.handlers[addr] = h
+	}
+	return nil
+}
+
+// addRoutes calls routes on mux and turns the panic of a pattern that
+// conflicts with another (net/http's way of refusing it) into an error.
+func addRoutes(mux *http.ServeMux, routes func(*http.ServeMux)) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = errors.New(strings.ReplaceAll(fmt.Sprint(p), ":\n", ": "))
+		}
+	}()
+	routes(mux)
+	return nil
+}
+
+// addresses are the distinct addresses of bindings, in their order.
+func addresses(bindings []Binding) []string {
+	var out []string
+	for _, b := range bindings {
+		if !slices.Contains(out, b.Address) {
+			out = append(out, b.Address)
+		}
+	}
+	return out
+}
+
+// bindingsAt are the bindings listening on addr.
+func bindingsAt(bindings []Binding, addr string) []Binding {
+	var out []Binding
+	for _, b := range bindings {
+		if b.Address == addr {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// serve starts one HTTP server per HTTP address and one gRPC server per
+// gRPC address.
+func (a *Agent) serve(cfg Config) {
+	for _, addr := range addresses(cfg.Bindings) {
+		ln := a.listeners[addr]
+		bs := bindingsAt(cfg.Bindings, addr)
+		if bs[0].Protocol == runtime.BindingGRPC {
+			var gopts []grpc.ServerOption
+			if cfg.TLS != nil {
+				gopts = append(gopts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
+			}
+			g := grpc.NewServer(append(gopts, cfg.GRPCServerOptions...)...)
+			a2av1.RegisterA2AServiceGRPC(g, a.srv, a.handlerOptions(cfg, bs[0])...)
+			a.health.registerGRPC(g)
+			if cfg.GRPCReflection {
+				reflection.Register(g)
+			}
+			a.grpcs = append(a.grpcs, g)
+			go func() { a.report(g.Serve(ln)) }()
+			continue
+		}
+		hs := &http.Server{Addr: ln.Addr().String(), Handler: a.handlers[addr], ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(a.logger.Handler(), slog.LevelWarn)}
 		a.https = append(a.https, hs)
 		if cfg.TLS != nil {
 			hs.TLSConfig = cfg.TLS.Clone()
@@ -217,6 +311,7 @@ func (a *Agent) serve(cfg Config) {
 			go func() { a.report(hs.Serve(ln)) }()
 		}
 	}
+	a.health.start(len(a.grpcs) > 0)
 }
 
 func loggerOf(cfg Config) *slog.Logger {
@@ -237,8 +332,13 @@ func (a *Agent) report(err error) {
 	}
 }
 
-// Card returns the public agent card (read-only).
+// Card returns the public agent card (read-only), as served (with TLS:
+// its interface URLs made TLS ones).
 func (a *Agent) Card() *a2av1.AgentCard { return a.card }
+
+// CardJSON returns the public agent card document exactly as the agent
+// serves it (read-only).
+func (a *Agent) CardJSON() []byte { return a.cardJSON }
 
 // Server returns the default server behind the bindings.
 func (a *Agent) Server() *server.Server { return a.srv }
@@ -254,8 +354,9 @@ func (a *Agent) Addr(b Binding) net.Addr {
 }
 
 // URL returns where binding b answers on this machine: http(s)://host:port
-// plus the path for the HTTP bindings, host:port for gRPC (an unspecified
-// host is given as 127.0.0.1).
+// plus the path for the HTTP bindings, host:port for gRPC — over TLS
+// https://host:port when clients would read host:port as plaintext (see
+// CardWithTLS) — (an unspecified host is given as 127.0.0.1).
 func (a *Agent) URL(b Binding) string {
 	addr := a.Addr(b)
 	if addr == nil {
@@ -268,6 +369,9 @@ func (a *Agent) URL(b Binding) string {
 		}
 	}
 	if b.Protocol == runtime.BindingGRPC {
+		if a.tls {
+			return tlsURL(b.Protocol, hostport) // https://127.0.0.1:port: clients read a loopback host:port as plaintext
+		}
 		return hostport
 	}
 	scheme := "http://"
@@ -288,50 +392,6 @@ func (a *Agent) CardURL(b Binding) string {
 		return ""
 	}
 	return a.URL(Binding{Protocol: b.Protocol, Address: b.Address, Path: "/"}) + runtime.AgentCardPath
-}
-
-// Wait serves until ctx is done or a listener fails, then shuts the agent
-// down, giving open calls ShutdownTimeout to finish.
-func (a *Agent) Wait(ctx context.Context) error {
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-a.errs:
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
-	defer cancel()
-	return errors.Join(serveErr, a.Shutdown(sctx))
-}
-
-// Shutdown stops accepting calls, lets open calls finish until ctx is done
-// (then cuts them), ends the agent's running work and delivers pending
-// push notifications.
-func (a *Agent) Shutdown(ctx context.Context) error {
-	var errs []error
-	for _, hs := range a.https {
-		if err := hs.Shutdown(ctx); err != nil {
-			errs = append(errs, hs.Close())
-		}
-	}
-	for _, g := range a.grpcs {
-		stopped := make(chan struct{})
-		go func() {
-			g.GracefulStop()
-			close(stopped)
-		}()
-		select {
-		case <-stopped:
-		case <-ctx.Done():
-			g.Stop()
-			<-stopped
-		}
-	}
-	a.closeListeners()
-	if err := a.srv.Shutdown(ctx); err != nil {
-		errs = append(errs, err)
-	}
-	a.closeSender(ctx)
-	return errors.Join(slices.DeleteFunc(errs, func(e error) bool { return e == nil })...)
 }
 
 func (a *Agent) closeListeners() {

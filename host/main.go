@@ -2,19 +2,23 @@ package host
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"io"
 	"maps"
 	"net"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/a2agen/a2agen/auth"
 	"github.com/a2agen/a2agen/server/store"
 	"github.com/a2agen/a2agen/server/storeurl"
+	"github.com/a2agen/a2agen/telemetry"
 )
 
 // Defaults of the task-retention flags of Main.
@@ -29,50 +33,91 @@ const (
 const DefaultStore = "sqlite:data/agent.db"
 
 // StoreEnv is the environment variable Main reads the store URL from when
-// -store is not given (an empty value counts as unset).
+// -store is not given (an empty value counts as unset): EnvName("store").
 const StoreEnv = "A2A_STORE"
 
 // Main is the whole command-line life of an agent program: it reads its
-// flags, opens the task store, starts the agent of cfg, prints the card URL,
-// one line per binding and the store, serves until ctx is done, shuts down,
-// closes the store and returns the process's exit code (0 after -help, 2 for
-// bad flags, 1 for any other failure, such as a store that cannot be
-// opened). name is the program name in usage text and error messages. The
-// flags:
+// flags (and their environment variables), opens the task store, starts the
+// agent of cfg, prints the card URL, one line per binding and the store,
+// serves until ctx is done or the process gets SIGTERM or SIGINT, shuts down
+// gracefully (Agent.Shutdown), closes the store and returns the process's
+// exit code:
 //
-//   - -tls-cert, -tls-key: serve every address over TLS; -client-ca: verify
-//     client certificates against those CAs (mtls schemes);
+//   - 0 after -help, and after a shutdown in which everything finished in
+//     time;
+//   - 2 for bad flags or environment variables;
+//   - 1 for any other failure: a store that cannot be opened, or a shutdown
+//     that had to cancel executions or cut calls;
+//   - 128+n (130 for SIGINT, 143 for SIGTERM) when a second signal n comes
+//     during the shutdown: Main then returns at once, without waiting for
+//     anything (the program is expected to exit with that code).
+//
+// name is the program name in usage text and error messages. The flags:
+//
+//   - -tls-cert, -tls-key: serve every address over TLS (the card's
+//     interface URLs then say so: CardWithTLS); -client-ca: verify client
+//     certificates against those CAs (mtls schemes); -require-client-cert:
+//     refuse connections without one;
 //   - -listen FROM=TO (repeatable): listen on TO instead of the address FROM
 //     of cfg (from agent.yaml), e.g. 0.0.0.0:8080 in a container; the card
 //     still advertises what it was generated with;
 //   - -store URL: where tasks are kept, as package storeurl reads it:
-//     memory, or sqlite:PATH for a SQLite file (relative paths start at
-//     the working directory; the directory and file are created). Without
-//     the flag, the StoreEnv environment variable (A2A_STORE) gives it,
-//     else DefaultStore (sqlite:data/agent.db);
+//     memory, sqlite:PATH for a SQLite file (relative paths start at the
+//     working directory; the directory and file are created) or a
+//     postgres:// URL. Default DefaultStore (sqlite:data/agent.db);
 //   - -terminal-task-ttl, -max-terminal-tasks: how long and how many
-//     finished tasks the store keeps (0 = no bound).
+//     finished tasks the store keeps (0 = no bound);
+//   - -shutdown-grace (default cfg.ShutdownGrace, else
+//     DefaultShutdownGrace), -shutdown-delay (default cfg.ShutdownDelay):
+//     see Config; -shutdown-grace 0 cancels running executions at once;
+//   - -grpc-reflection (default cfg.GRPCReflection): serve gRPC server
+//     reflection.
+//
+// Every flag can also be given by an environment variable, EnvName of its
+// name: A2A_ and the name in capitals with '_' for '-' (A2A_TLS_CERT,
+// A2A_STORE, A2A_SHUTDOWN_GRACE, …; A2A_LISTEN takes FROM=TO pairs
+// separated by commas). A flag on the command line wins over its variable,
+// which wins over cfg; an empty variable counts as unset. -help lists each
+// flag with its variable. The environment variable store.NodeNameEnv
+// (A2A_NODE_NAME) names the machine in execution records and delivery
+// leases; it defaults to the hostname.
 //
 // A program that brings its own store sets cfg.Store: Main then opens none,
 // leaves closing it to the program and refuses -store and the retention
-// flags. (A store passed as server.WithStore in cfg.ServerOptions also wins
-// over the one of -store, but Main still opens and closes that one: prefer
-// cfg.Store.)
+// flags (and their variables). (A store passed as server.WithStore in
+// cfg.ServerOptions also wins over the one of -store, but Main still opens
+// and closes that one: prefer cfg.Store.)
 //
 // Everything else comes from cfg. Scaffolded projects call Main from their
 // generated runMain, so that the serving logic is the library's, not a copy
 // in every project.
 func Main(ctx context.Context, name string, cfg Config, args []string, stdout, stderr io.Writer) int {
+	// Signals are Main's to handle from the start: the first begins the
+	// shutdown, the second ends it (a program's signal.NotifyContext gets
+	// them too, and its context ending counts as the first).
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
 	flags := flag.NewFlagSet(name, flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	tlsCert := flags.String("tls-cert", "", "PEM certificate (chain) to serve TLS with")
 	tlsKey := flags.String("tls-key", "", "PEM private key of -tls-cert")
 	clientCA := flags.String("client-ca", "", "PEM CA certificates client certificates are verified against (mtls)")
+	requireCert := flags.Bool("require-client-cert", false, "refuse TLS connections without a client certificate verified against -client-ca (health probes need one too)")
 	listen := listenFlag{}
-	flags.Var(&listen, "listen", "listen on TO instead of the agent.yaml address FROM (`FROM=TO`, repeatable)")
+	flags.Var(&listen, "listen", "listen on TO instead of the agent.yaml address FROM (`FROM=TO`, repeatable; in the variable, separated by commas)")
 	ttl := flags.Duration("terminal-task-ttl", DefaultTerminalTaskTTL, "how long a finished task stays readable (0: no limit)")
 	maxTerminal := flags.Int("max-terminal-tasks", DefaultMaxTerminalTasks, "how many finished tasks are kept, oldest removed first (0: no limit)")
-	storeFlag := flags.String("store", DefaultStore, "`URL` of the task store: memory, or sqlite:PATH for a SQLite file (created when missing; a relative PATH starts at the working directory); without this flag $"+StoreEnv+" if set, else the default")
+	storeFlag := flags.String("store", DefaultStore, "`URL` of the task store: memory, sqlite:PATH for a SQLite file (created when missing; a relative PATH starts at the working directory), or postgres://…")
+	defaultGrace := cfg.ShutdownGrace
+	if defaultGrace == 0 {
+		defaultGrace = DefaultShutdownGrace
+	}
+	grace := flags.Duration("shutdown-grace", max(defaultGrace, 0), "how long running tasks may go on after SIGTERM or SIGINT before they are canceled (0: cancel at once)")
+	delay := flags.Duration("shutdown-delay", cfg.ShutdownDelay, "how long the agent keeps serving after SIGTERM or SIGINT, answering /readyz with 503, before it stops accepting calls")
+	reflect := flags.Bool("grpc-reflection", cfg.GRPCReflection, "serve gRPC server reflection (grpc.reflection.v1) for tools like grpcurl")
+	requestLog := flags.Bool("request-log", true, "log one line per call (binding, operation, tenant, task, outcome, duration); traces and metrics follow the OTEL_* variables")
 	flags.Usage = func() { usage(flags, name, cfg) }
 	if err := flags.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -84,43 +129,78 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 		fmt.Fprintf(stderr, "%s takes no arguments, got %q; see %s -help\n", name, flags.Args(), name)
 		return 2
 	}
-	if err := listen.check(cfg.Bindings); err != nil {
-		fmt.Fprintf(stderr, "%s: -listen: %v\n", name, err)
-		return 2
-	}
-	if *ttl < 0 || *maxTerminal < 0 {
-		fmt.Fprintf(stderr, "%s: -terminal-task-ttl and -max-terminal-tasks must not be negative (0 means no bound)\n", name)
-		return 2
-	}
-	cfg.Listen = listen.wrap(cfg.Listen)
 	given := map[string]bool{}
 	flags.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	if cfg.Store != nil && (given["store"] || given["terminal-task-ttl"] || given["max-terminal-tasks"]) {
-		fmt.Fprintf(stderr, "%s: -store, -terminal-task-ttl and -max-terminal-tasks do not apply: the program keeps its tasks in its own store\n", name)
+	fromEnv, err := applyEnv(flags, given)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 2
 	}
-	storeURL, fromEnv := *storeFlag, false
-	if v := os.Getenv(StoreEnv); !given["store"] && v != "" {
-		storeURL, fromEnv = v, true
+	// source names where a flag's value came from, for error messages.
+	source := func(flagName string) string {
+		if fromEnv[flagName] {
+			return "$" + EnvName(flagName)
+		}
+		return "-" + flagName
+	}
+	if err := listen.check(cfg.Bindings); err != nil {
+		fmt.Fprintf(stderr, "%s: %s: %v\n", name, source("listen"), err)
+		return 2
+	}
+	for _, f := range []struct {
+		name, zero string
+		negative   bool
+	}{
+		{"terminal-task-ttl", "no bound", *ttl < 0},
+		{"max-terminal-tasks", "no bound", *maxTerminal < 0},
+		{"shutdown-grace", "none", *grace < 0},
+		{"shutdown-delay", "none", *delay < 0},
+	} {
+		if f.negative {
+			fmt.Fprintf(stderr, "%s: %s must not be negative (0 means %s)\n", name, source(f.name), f.zero)
+			return 2
+		}
+	}
+	cfg.Listen = listen.wrap(cfg.Listen)
+	if cfg.Store != nil {
+		for _, n := range []string{"store", "terminal-task-ttl", "max-terminal-tasks"} {
+			switch {
+			case given[n]:
+				fmt.Fprintf(stderr, "%s: -store, -terminal-task-ttl and -max-terminal-tasks do not apply: the program keeps its tasks in its own store\n", name)
+				return 2
+			case fromEnv[n]:
+				fmt.Fprintf(stderr, "%s: $%s does not apply: the program keeps its tasks in its own store\n", name, EnvName(n))
+				return 2
+			}
+		}
 	}
 	if *tlsCert != "" || *tlsKey != "" || *clientCA != "" {
 		tlsConfig, err := auth.ServerTLSConfig(*tlsCert, *tlsKey, *clientCA)
 		if err != nil {
-			fmt.Fprintln(stderr, err)
+			fmt.Fprintf(stderr, "%s: %v%s\n", name, err, envNote(fromEnv, "tls-cert", "tls-key", "client-ca"))
 			return 1
 		}
 		cfg.TLS = tlsConfig
 	}
+	if *requireCert {
+		if cfg.TLS == nil || cfg.TLS.ClientCAs == nil {
+			fmt.Fprintf(stderr, "%s: %s needs TLS with client CAs to verify the certificates against (-tls-cert, -tls-key, -client-ca)\n", name, source("require-client-cert"))
+			return 2
+		}
+		cfg.TLS = cfg.TLS.Clone()
+		cfg.TLS.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	cfg.ShutdownGrace, cfg.ShutdownDelay, cfg.GRPCReflection = *grace, *delay, *reflect
+	if *grace == 0 {
+		cfg.ShutdownGrace = -1 // none (Config's zero is the default)
+	}
+	storeURL := *storeFlag
 	storeLine := "provided by the program"
 	var opened store.Store // the store Main opened and closes; nil for cfg.Store
 	if cfg.Store == nil {
 		st, err := storeurl.Open(ctx, storeURL, storeurl.Options{TerminalTaskTTL: *ttl, MaxTerminalTasks: *maxTerminal, Logger: cfg.Logger})
 		if err != nil {
-			if fromEnv {
-				fmt.Fprintf(stderr, "%s: %v (from $%s)\n", name, err, StoreEnv)
-			} else {
-				fmt.Fprintf(stderr, "%s: %v\n", name, err)
-			}
+			fmt.Fprintf(stderr, "%s: %v%s\n", name, err, envNote(fromEnv, "store"))
 			return 1
 		}
 		opened, cfg.Store, storeLine = st, st, storeurl.Describe(storeURL)
@@ -135,6 +215,21 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 		}
 		return 0
 	}
+	tel, err := telemetry.FromEnvironment(ctx, cardName(cfg.CardJSON), telemetry.WithLogger(loggerOf(cfg)), telemetry.WithRequestLog(*requestLog))
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: telemetry: %v\n", name, err)
+		closeStore()
+		return 1
+	}
+	withTelemetry(&cfg, tel)
+	// Flushes the last spans and metrics once the agent has stopped.
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := tel.Shutdown(sctx); err != nil {
+			fmt.Fprintf(stderr, "%s: telemetry: %v\n", name, err)
+		}
+	}()
 	agent, err := Start(cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -151,12 +246,58 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 		fmt.Fprintf(stdout, "%-9s %s\n", b.Protocol, agent.URL(b))
 	}
 	fmt.Fprintf(stdout, "%-9s %s\n", "store", storeLine)
-	code := 0
-	if err := agent.Wait(ctx); err != nil {
-		fmt.Fprintln(stderr, err)
-		code = 1
+
+	signals := 0
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case <-sigs:
+		signals++
+	case serveErr = <-agent.errs:
+		fmt.Fprintf(stderr, "%s: %v\n", name, serveErr)
 	}
-	return max(code, closeStore())
+	fmt.Fprintf(stderr, "%s: shutting down: %s; a second interrupt exits at once\n", name, agent.shutdownPlan())
+	done := make(chan error, 1)
+	go func() { done <- agent.Shutdown(context.Background()) }()
+	for {
+		select {
+		case err := <-done:
+			code := 0
+			if err != nil || serveErr != nil {
+				if err != nil {
+					fmt.Fprintf(stderr, "%s: %v\n", name, err)
+				}
+				code = 1
+			}
+			return max(code, closeStore())
+		case sig := <-sigs:
+			if signals++; signals < 2 {
+				continue
+			}
+			fmt.Fprintf(stderr, "%s: %v again: exiting at once, without waiting for running tasks\n", name, sig)
+			if n, ok := sig.(syscall.Signal); ok {
+				return 128 + int(n)
+			}
+			return 1
+		}
+	}
+}
+
+// shutdownPlan says what a shutdown beginning now waits for.
+func (a *Agent) shutdownPlan() string {
+	var parts []string
+	if a.delay > 0 {
+		parts = append(parts, fmt.Sprintf("serving %v longer while not ready", a.delay))
+	}
+	switch n := a.srv.Executions(); {
+	case n == 0:
+		parts = append(parts, "no task running")
+	case a.grace <= 0:
+		parts = append(parts, fmt.Sprintf("canceling %s", executions(n)))
+	default:
+		parts = append(parts, fmt.Sprintf("%s may run %v longer", executions(n), a.grace))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // usage prints the help of Main, with the program's own addresses in the
@@ -168,8 +309,18 @@ func usage(flags *flag.FlagSet, name string, cfg Config) {
 		fmt.Fprintf(out, "  %-9s %s%s\n", b.Protocol, b.Address, b.Path)
 	}
 	fmt.Fprintf(out, "\nTasks are kept in %s unless -store or $%s names another store:\n  %s\n", DefaultStore, StoreEnv, storeurl.Forms)
-	fmt.Fprintln(out, "\nFlags:")
-	flags.PrintDefaults()
+	fmt.Fprintf(out, `
+Every HTTP address answers GET %s (alive) and GET %s (ready: the store
+answers and no shutdown has begun; else 503); gRPC addresses serve
+grpc.health.v1. On SIGTERM or SIGINT the agent turns not ready, stops
+accepting calls, lets running tasks go on for -shutdown-grace, then cancels
+them; every open stream ends with its task's state; a second signal exits at
+once.
+`, HealthzPath, ReadyzPath)
+	fmt.Fprintf(out, "\n$%s names this machine in execution records and delivery leases (default: the hostname);\n"+
+		"set it where machines may share a hostname (to a Kubernetes pod's name, say).\n", store.NodeNameEnv)
+	fmt.Fprintf(out, "\nFlags, each also settable by the environment variable shown (the flag wins):\n")
+	printFlags(out, flags)
 	from := "127.0.0.1:8080"
 	if len(cfg.Bindings) > 0 {
 		from = cfg.Bindings[0].Address
@@ -180,6 +331,7 @@ Examples:
   %[1]s
   # listen on all interfaces (in a container, say); the card keeps its URLs
   %[1]s -listen %[2]s=0.0.0.0:8080
+  A2A_LISTEN=%[2]s=0.0.0.0:8080 %[1]s
   # serve HTTPS and gRPC over TLS
   %[1]s -tls-cert cert.pem -tls-key key.pem
   # keep finished tasks for an hour, at most 1000 of them
@@ -188,6 +340,8 @@ Examples:
   %[1]s -store memory
   # keep tasks in a SQLite file elsewhere (-store wins over the variable)
   %[3]s=sqlite:/var/lib/agent/agent.db %[1]s
+  # give running tasks 30s on SIGTERM
+  %[1]s -shutdown-grace 30s
 `, name, from, StoreEnv)
 }
 
@@ -212,6 +366,17 @@ func (l listenFlag) Set(v string) error {
 	}
 	l[from] = to
 	return nil
+}
+
+// envItems splits the value of A2A_LISTEN at commas.
+func (l listenFlag) envItems(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // check reports a FROM that is the address of no binding.

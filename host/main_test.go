@@ -206,6 +206,7 @@ func TestMainFlagErrors(t *testing.T) {
 		{[]string{"-help"}, 0, "  agent -store memory\n"},
 		{[]string{"-help"}, 0, "  A2A_STORE=sqlite:/var/lib/agent/agent.db agent\n"},
 		{[]string{"-help"}, 0, "-store URL"},
+		{[]string{"-help"}, 0, "\n$A2A_NODE_NAME names this machine"},
 	} {
 		var stdout, stderr syncBuffer
 		code := host.Main(context.Background(), "agent", cfg, tc.args, &stdout, &stderr)

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -32,8 +33,44 @@ type Authenticator func(ctx context.Context, r *AuthRequest) (context.Context, e
 // WithAuthenticator makes every call of the binding go through a (see
 // Authenticator). Give the same Authenticator to every binding of an agent
 // so that all of them enforce the same rules.
-func WithAuthenticator(a Authenticator) HandlerOption {
-	return func(c *handlerConfig) { c.authenticator = a }
+//
+// challenges are the default challenges of the agent (RFC 9110 §11.6.1,
+// e.g. `Bearer realm="agent"`), sent with every Unauthenticated error that
+// carries none of its own — one from a handler, such as the default server
+// refusing the extended card to an anonymous caller, or from an
+// Authenticator that added none — so that every 401 (gRPC: every
+// UNAUTHENTICATED) comes with WWW-Authenticate (www-authenticate trailer
+// metadata), as RFC 9110 §15.5.2 requires and A2A asks. Without them, and
+// without this option, such errors carry GenericChallenge. A nil a with
+// challenges only sets the defaults (for agents that authenticate in the
+// handler).
+func WithAuthenticator(a Authenticator, challenges ...string) HandlerOption {
+	return func(c *handlerConfig) {
+		c.authenticator = a
+		c.challenges = slices.Clone(challenges)
+	}
+}
+
+// GenericChallenge is the challenge an Unauthenticated error carries when
+// neither it nor the binding's WithAuthenticator names one: Bearer, the
+// scheme of A2A's http-bearer, oauth2 and openIdConnect security schemes,
+// with a realm that names no particular agent.
+const GenericChallenge = `Bearer realm="a2a"`
+
+// withDefaultChallenges returns e, or, for an Unauthenticated error without
+// challenges, a copy carrying the default ones (WithAuthenticator's, else
+// GenericChallenge).
+func (c *handlerConfig) withDefaultChallenges(e *Error) *Error {
+	if e == nil || e.code != CodeUnauthenticated || len(e.challenges) > 0 {
+		return e
+	}
+	out := *e
+	if len(c.challenges) > 0 {
+		out.challenges = slices.Clone(c.challenges)
+	} else {
+		out.challenges = []string{GenericChallenge}
+	}
+	return &out
 }
 
 // AuthRequest is what an Authenticator can read of a call, whatever its
@@ -206,9 +243,16 @@ func (c *handlerConfig) authenticate(ctx context.Context, r *AuthRequest) (conte
 			e = Internal(fmt.Errorf("authenticator returned a nil *Error as its error"))
 		}
 		if e.code == CodeInternal {
-			c.logger.ErrorContext(ctx, "a2a: authenticator failed", "binding", r.Info.Binding, "error", err)
+			// As for handlers (handlerError): giving up because the
+			// call's context ended is no failure of the agent.
+			level := slog.LevelError
+			if ctxErr := handlerContextErr(ctx, err); ctxErr != nil && (r.Info.Binding == BindingGRPC || errors.Is(ctxErr, context.Canceled)) {
+				level = slog.LevelDebug
+			}
+			c.logger.Log(ctx, level, "a2a: authenticator failed", "binding", r.Info.Binding, "error", err)
+			e = timeoutError(e, err)
 		}
-		return ctx, e
+		return ctx, c.withDefaultChallenges(e)
 	}
 	if out == nil {
 		out = ctx

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"sync"
+
+	"google.golang.org/protobuf/proto"
 )
 
 // CallInfo is what a handler can learn about the call it serves, whatever the
@@ -21,11 +23,45 @@ type CallInfo struct {
 	// Tenant is the tenant of the request (params.tenant, the /{tenant} path
 	// segment, or the gRPC request field).
 	Tenant string
-	// Header holds the request headers (or gRPC metadata).
+	// Header holds the request headers (or gRPC metadata). On the client
+	// side these are the headers about to be sent, service parameters
+	// included; an interceptor may add to them.
 	Header http.Header
+	// Peer is the network address of the other side: the client's on the
+	// server, the agent's URL or gRPC target on the client.
+	Peer string
+	// Client is true when the call is made by a client transport, false
+	// when a binding serves it.
+	Client bool
 
 	mu        sync.Mutex
 	activated []string
+	// failureLogged: an interceptor that logs failures saw the call fail
+	// (failure.go); set and read by the goroutine serving the call.
+	failureLogged bool
+	// The response header and trailer of a client call.
+	respHeader, respTrailer http.Header
+	// The response message of a unary client call, or the constructor of
+	// a stream's (client_call.go).
+	resp    proto.Message
+	newResp func() proto.Message
+}
+
+// ResponseHeader returns the headers of the answer to a client call (gRPC:
+// its header metadata), or nil before they arrived and on the server side.
+func (c *CallInfo) ResponseHeader() http.Header {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.respHeader
+}
+
+// ResponseTrailer returns the trailers of the answer to a client call (gRPC:
+// its trailer metadata), or nil before the call ended, when the answer had
+// none, and on the server side.
+func (c *CallInfo) ResponseTrailer() http.Header {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.respTrailer
 }
 
 type callInfoKey struct{}

@@ -25,6 +25,7 @@ type clientConfig struct {
 	protocolVersion  string
 	maxResponseBytes int64
 	grpcDialOptions  []grpc.DialOption // see WithGRPCDialOptions (grpc_client.go)
+	interceptors     []Interceptor     // interceptor.go
 }
 
 func newClientConfig(opts []ClientOption) *clientConfig {
@@ -102,9 +103,9 @@ func WithMaxResponseBytes(n int64) ClientOption {
 // setHeaders puts the service parameters and the static headers on an HTTP
 // request.
 func (c *clientConfig) setHeaders(h http.Header) {
-	h.Set(paramVersion, c.protocolVersion)
+	h[canonicalVersion] = []string{c.protocolVersion}
 	if len(c.extensions) > 0 {
-		h.Set(paramExtensions, strings.Join(c.extensions, ","))
+		h[canonicalExtensions] = []string{strings.Join(c.extensions, ",")}
 	}
 	for k, v := range c.header {
 		h[k] = append([]string(nil), v...)

@@ -49,6 +49,7 @@ type GRPCTransport struct {
 	cfg      *clientConfig
 	md       []string // outgoing metadata, key/value pairs
 	callOpts []grpc.CallOption
+	chains   *clientChains // nil without interceptors
 
 	owned     *grpc.ClientConn // the connection NewGRPCTransport opened, or nil
 	closeOnce sync.Once
@@ -100,12 +101,22 @@ func newGRPCTransport(cc grpc.ClientConnInterface, cfg *clientConfig) *GRPCTrans
 	if limit > int64(maxInt) {
 		limit = int64(maxInt)
 	}
-	return &GRPCTransport{
+	t := &GRPCTransport{
 		cc:       cc,
 		cfg:      cfg,
 		md:       cfg.outgoingMetadata(),
 		callOpts: []grpc.CallOption{grpc.MaxCallRecvMsgSize(int(limit))},
 	}
+	t.chains = cfg.newClientChains(BindingGRPC, grpcPeer(cc), t.Unary, t.Stream)
+	return t
+}
+
+// grpcPeer names the agent of a connection for CallInfo.Peer.
+func grpcPeer(cc grpc.ClientConnInterface) string {
+	if c, ok := cc.(*grpc.ClientConn); ok {
+		return c.Target()
+	}
+	return ""
 }
 
 const maxInt = int(^uint(0) >> 1)
@@ -131,9 +142,20 @@ func (t *GRPCTransport) Unary(ctx context.Context, op *Operation, req, resp prot
 	// connection as soon as t is unreachable, which it would be once its
 	// fields are loaded.
 	defer goruntime.KeepAlive(t)
-	var trailer metadata.MD
+	if t.chains != nil && clientCallFrom(ctx) == nil {
+		return t.cfg.interceptUnary(ctx, t.chains, op, req, resp)
+	}
+	var header, trailer metadata.MD
 	opts := append(t.callOpts[:len(t.callOpts):len(t.callOpts)], grpc.Trailer(&trailer))
-	err := t.cc.Invoke(metadata.AppendToOutgoingContext(ctx, t.md...), op.Procedure, t.request(req), resp, opts...)
+	record := wantsResponseMetadata(ctx)
+	if record {
+		opts = append(opts, grpc.Header(&header))
+	}
+	err := t.cc.Invoke(t.outgoingContext(ctx), op.Procedure, t.request(req), resp, opts...)
+	if record {
+		recordResponseHeader(ctx, headerFromMetadata(header))
+		recordResponseTrailer(ctx, headerFromMetadata(trailer))
+	}
 	if err != nil {
 		return withTrailerChallenges(grpcCallError(ctx, op.Name, err), trailer)
 	}
@@ -143,11 +165,14 @@ func (t *GRPCTransport) Unary(ctx context.Context, op *Operation, req, resp prot
 // Stream implements ClientTransport. Stopping the iteration early cancels
 // the call, which ends the server's handler.
 func (t *GRPCTransport) Stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
+	if t.chains != nil && clientCallFrom(ctx) == nil {
+		return t.cfg.interceptStream(ctx, t.chains, op, req, newResp)
+	}
 	return func(yield func(proto.Message, error) bool) {
 		defer goruntime.KeepAlive(t) // see Unary
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		cs, err := t.cc.NewStream(metadata.AppendToOutgoingContext(ctx, t.md...), &serverStreamDesc, op.Procedure, t.callOpts...)
+		cs, err := t.cc.NewStream(t.outgoingContext(ctx), &serverStreamDesc, op.Procedure, t.callOpts...)
 		if err != nil {
 			yield(nil, grpcCallError(ctx, op.Name, err))
 			return
@@ -161,6 +186,13 @@ func (t *GRPCTransport) Stream(ctx context.Context, op *Operation, req proto.Mes
 		if err := cs.CloseSend(); err != nil {
 			yield(nil, grpcCallError(ctx, op.Name, err))
 			return
+		}
+		if wantsResponseMetadata(ctx) {
+			// Header waits for the answer's header (or its end).
+			if h, err := cs.Header(); err == nil {
+				recordResponseHeader(ctx, headerFromMetadata(h))
+			}
+			defer func() { recordResponseTrailer(ctx, headerFromMetadata(cs.Trailer())) }()
 		}
 		for {
 			m := newResp()

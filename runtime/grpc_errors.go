@@ -95,7 +95,11 @@ func decodeGRPCStatus(st *status.Status) (e *Error, hasInfo bool) {
 // client reports:
 //
 //   - the caller's own cancellation or deadline: the context error, wrapped
-//     with the method name, so errors.Is(err, context.Canceled) works;
+//     with the method name, so errors.Is(err, context.Canceled) works —
+//     whatever status came back, since the agent's answer (its own
+//     DEADLINE_EXCEEDED, from the grpc-timeout we sent, or any error) may
+//     arrive before grpc-go or ctx notice that the deadline passed (see
+//     callerContextErr);
 //   - a status carrying an ErrorInfo, or any code other than those below: an
 //     *Error (ErrorInfo reason first, then CodeFromGRPC) whose cause is the
 //     status error, so status.Code(err) keeps working;
@@ -105,10 +109,8 @@ func decodeGRPCStatus(st *status.Status) (e *Error, hasInfo bool) {
 //     method name, like a failed HTTP exchange on the other bindings. Callers
 //     may retry on status.Code(err) == codes.Unavailable.
 func grpcCallError(ctx context.Context, method string, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		if c := status.Code(err); c == codes.Canceled || c == codes.DeadlineExceeded {
-			return fmt.Errorf("a2a: gRPC %s: %w", method, ctxErr)
-		}
+	if ctxErr := callerContextErr(ctx); ctxErr != nil {
+		return fmt.Errorf("a2a: gRPC %s: %w", method, ctxErr)
 	}
 	st, ok := status.FromError(err)
 	if !ok {

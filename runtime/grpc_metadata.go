@@ -105,3 +105,60 @@ func (c *clientConfig) outgoingMetadata() []string {
 	}
 	return kv
 }
+
+// headerFromMetadata presents response metadata as an http.Header with
+// canonical keys (a copy; nil for none).
+func headerFromMetadata(md metadata.MD) http.Header {
+	if len(md) == 0 {
+		return nil
+	}
+	h := make(http.Header, len(md))
+	for k, v := range md {
+		if !strings.HasPrefix(k, ":") {
+			h[canonicalMetadataKey(k)] = v
+		}
+	}
+	return h
+}
+
+// outgoingContext is ctx with the metadata of a client call: the headers of
+// the intercepted call in ctx (which interceptors may have changed), else
+// the transport's own.
+func (t *GRPCTransport) outgoingContext(ctx context.Context) context.Context {
+	call := clientCallFrom(ctx)
+	if call == nil {
+		return metadata.AppendToOutgoingContext(ctx, t.md...)
+	}
+	// Appended as pairs, like t.md: grpc-go then neither copies nor merges
+	// a map (and keeps a caller's own outgoing metadata).
+	n := 0
+	for _, vs := range call.Header {
+		n += 2 * len(vs)
+	}
+	kv := make([]string, 0, n)
+	for k, vs := range call.Header {
+		mk := metadataKey(k)
+		for _, v := range vs {
+			kv = append(kv, mk, v)
+		}
+	}
+	return metadata.AppendToOutgoingContext(ctx, kv...)
+}
+
+// metadataKey is the gRPC metadata key (lowercase) of a header key, without
+// allocating for the keys every call has.
+func metadataKey(k string) string {
+	switch k {
+	case canonicalVersion:
+		return "a2a-version"
+	case canonicalExtensions:
+		return "a2a-extensions"
+	case "Authorization":
+		return "authorization"
+	case "Traceparent":
+		return "traceparent"
+	case "Tracestate":
+		return "tracestate"
+	}
+	return strings.ToLower(k)
+}

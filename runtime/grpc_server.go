@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -59,7 +60,7 @@ import (
 // request size limit is the server's (grpc.MaxRecvMsgSize); WithMaxBodyBytes
 // does not apply to this binding.
 func RegisterGRPC(r grpc.ServiceRegistrar, svc *Service, opts ...HandlerOption) {
-	s := &grpcService{svc: svc, cfg: newHandlerConfig(opts)}
+	s := &grpcService{svc: svc, cfg: newHandlerConfigFor(svc, opts)}
 	r.RegisterService(s.serviceDesc(), s)
 }
 
@@ -140,19 +141,23 @@ func (s *grpcService) unaryHandler(ep *Endpoint) grpc.MethodHandler {
 // validates the request's required fields and applies the interface
 // tenant. It returns the context to serve the call with.
 func (s *grpcService) prepare(ctx context.Context, ep *Endpoint, req proto.Message) (context.Context, *CallInfo, *Error) {
-	info, e := s.cfg.newCallInfo(BindingGRPC, ep.Operation, headerFromIncomingMetadata(ctx), "")
+	header := headerFromIncomingMetadata(ctx)
+	info, e := s.cfg.newCallInfo(BindingGRPC, ep.Operation, header, "")
+	if e == nil {
+		if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+			info.Peer = p.Addr.String()
+		}
+		ctx, e = s.cfg.authenticate(ctx, s.cfg.grpcAuthRequest(ctx, info))
+	}
+	if e == nil {
+		if err := s.svc.Validate(req); err != nil {
+			e = AsError(err)
+		} else {
+			e = s.cfg.applyTenant(info, req)
+		}
+	}
 	if e != nil {
-		return ctx, nil, e
-	}
-	ctx, e = s.cfg.authenticate(ctx, s.cfg.grpcAuthRequest(ctx, info))
-	if e != nil {
-		return ctx, info, e
-	}
-	if err := s.svc.Validate(req); err != nil {
-		return ctx, info, AsError(err)
-	}
-	if e := s.cfg.applyTenant(info, req); e != nil {
-		return ctx, info, e
+		return ctx, info, s.cfg.rejected(ctx, BindingGRPC, ep, info, header, req, e)
 	}
 	return ctx, info, nil
 }
@@ -160,13 +165,16 @@ func (s *grpcService) prepare(ctx context.Context, ep *Endpoint, req proto.Messa
 func (s *grpcService) serveUnary(ctx context.Context, ep *Endpoint, req proto.Message) (any, error) {
 	ctx, info, e := s.prepare(ctx, ep, req)
 	if e != nil {
+		if ctxErr := handlerContextErr(ctx, e); ctxErr != nil { // e.g. an Authenticator gave up
+			return nil, grpcContextStatus(ctxErr)
+		}
 		if md := grpcChallenges(e); md != nil {
 			_ = grpc.SetTrailer(ctx, md)
 		}
 		return nil, grpcStatus(e, time.Now()).Err()
 	}
 	ctx = WithCallInfo(ctx, info)
-	resp, err := grpcCallUnary(ctx, ep, req)
+	resp, err := grpcCallUnary(ctx, s.cfg, ep, info, req)
 	if md := activatedExtensionsMD(info); md != nil {
 		// Both fail only when the response is already on its way, which
 		// cannot be the case before this handler returns.
@@ -180,9 +188,20 @@ func (s *grpcService) serveUnary(ctx context.Context, ep *Endpoint, req proto.Me
 }
 
 // fail converts a handler error into the status error to return, logging
-// errors whose cause the client does not see.
+// errors whose cause the client does not see. A handler that gave up
+// because the call's context ended (the client's deadline passed, or it
+// canceled) gets DEADLINE_EXCEEDED or CANCELED, as from any gRPC server,
+// not INTERNAL (see grpcContextStatus). The challenges of an
+// Unauthenticated error travel as www-authenticate trailer metadata.
 func (s *grpcService) fail(ctx context.Context, ep *Endpoint, err error) error {
-	return grpcStatus(s.handlerError(ctx, ep, err), time.Now()).Err()
+	e := s.handlerError(ctx, ep, err)
+	if ctxErr := handlerContextErr(ctx, err); ctxErr != nil {
+		return grpcContextStatus(ctxErr)
+	}
+	if md := grpcChallenges(e); md != nil {
+		_ = grpc.SetTrailer(ctx, md) // fails only once the call has ended
+	}
+	return grpcStatus(e, time.Now()).Err()
 }
 
 // handlerError converts what a handler returned into the *Error to send,
@@ -199,6 +218,9 @@ func (s *grpcService) serveStream(ep *Endpoint, ss grpc.ServerStream) error {
 	}
 	ctx, info, e := s.prepare(ctx, ep, req)
 	if e != nil {
+		if ctxErr := handlerContextErr(ctx, e); ctxErr != nil { // e.g. an Authenticator gave up
+			return grpcContextStatus(ctxErr)
+		}
 		if md := grpcChallenges(e); md != nil {
 			ss.SetTrailer(md)
 		}
@@ -206,7 +228,7 @@ func (s *grpcService) serveStream(ep *Endpoint, ss grpc.ServerStream) error {
 	}
 	ctx = WithCallInfo(ctx, info)
 	st := &grpcServerStream{ctx: ctx, ss: ss, info: info}
-	err := grpcCallStream(ctx, ep, req, st.send)
+	err := grpcCallStream(ctx, s.cfg, ep, info, req, st.send)
 	st.finish()
 	if err != nil {
 		return s.fail(ctx, ep, err)
@@ -273,15 +295,15 @@ func (s *grpcServerStream) finish() {
 // HTTP bindings re-raise for net/http to abort the response, would crash a
 // gRPC server (grpc-go recovers nothing), so it becomes an Internal error
 // like any other panic.
-func grpcCallUnary(ctx context.Context, ep *Endpoint, msg proto.Message) (resp proto.Message, err error) {
+func grpcCallUnary(ctx context.Context, cfg *handlerConfig, ep *Endpoint, info *CallInfo, msg proto.Message) (resp proto.Message, err error) {
 	defer recoverAbort(&err)
-	return callUnarySafely(ctx, ep, msg)
+	return cfg.callUnary(ctx, ep, info, msg)
 }
 
 // grpcCallStream is grpcCallUnary for streaming endpoints.
-func grpcCallStream(ctx context.Context, ep *Endpoint, msg proto.Message, send func(proto.Message) error) (err error) {
+func grpcCallStream(ctx context.Context, cfg *handlerConfig, ep *Endpoint, info *CallInfo, msg proto.Message, send func(proto.Message) error) (err error) {
 	defer recoverAbort(&err)
-	return callStreamSafely(ctx, ep, msg, send)
+	return cfg.callStream(ctx, ep, info, msg, send)
 }
 
 // recoverAbort turns the panic recoverHandler re-raises into an error.

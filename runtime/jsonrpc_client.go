@@ -42,17 +42,28 @@ import (
 // they are, wrapped with the method name, so errors.Is(err,
 // context.Canceled) works. The transport is safe for concurrent use.
 func NewJSONRPCTransport(url string, opts ...ClientOption) ClientTransport {
-	return &jsonrpcTransport{url: url, cfg: newClientConfig(opts)}
+	t := &jsonrpcTransport{url: url, cfg: newClientConfig(opts)}
+	t.chains = t.cfg.newClientChains(BindingJSONRPC, url, t.unary, t.stream)
+	return t
 }
 
 type jsonrpcTransport struct {
 	url    string
 	cfg    *clientConfig
+	chains *clientChains // nil without interceptors
 	lastID atomic.Uint64
 }
 
 // Unary implements ClientTransport.
 func (t *jsonrpcTransport) Unary(ctx context.Context, op *Operation, req, resp proto.Message) error {
+	if t.chains != nil {
+		return t.cfg.interceptUnary(ctx, t.chains, op, req, resp)
+	}
+	return t.unary(ctx, op, req, resp)
+}
+
+func (t *jsonrpcTransport) unary(ctx context.Context, op *Operation, req, resp proto.Message) (err error) {
+	defer func() { err = callerContextError(ctx, "JSON-RPC", op, err) }()
 	id, body, err := t.encodeRequest(op, req)
 	if err != nil {
 		return err
@@ -66,6 +77,7 @@ func (t *jsonrpcTransport) Unary(ctx context.Context, op *Operation, req, resp p
 	if err != nil {
 		return fmt.Errorf("a2a: JSON-RPC %s: reading the response: %w", op.Name, err)
 	}
+	recordResponseTrailer(ctx, hresp.Trailer)
 	if hresp.StatusCode != http.StatusOK {
 		return statusError(hresp, raw)
 	}
@@ -87,7 +99,15 @@ func (t *jsonrpcTransport) Unary(ctx context.Context, op *Operation, req, resp p
 // JSON-RPC responses or, for errors the server detects before streaming, a
 // single application/json JSON-RPC error; both are handled.
 func (t *jsonrpcTransport) Stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
+	if t.chains != nil {
+		return t.cfg.interceptStream(ctx, t.chains, op, req, newResp)
+	}
+	return t.stream(ctx, op, req, newResp)
+}
+
+func (t *jsonrpcTransport) stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
 	return func(yield func(proto.Message, error) bool) {
+		yield = callerContextYield(ctx, "JSON-RPC", op, yield)
 		id, body, err := t.encodeRequest(op, req)
 		if err != nil {
 			yield(nil, err)
@@ -107,6 +127,7 @@ func (t *jsonrpcTransport) Stream(ctx context.Context, op *Operation, req proto.
 			yield(nil, t.nonStreamAnswer(op, hresp, id))
 			return
 		}
+		defer func() { recordResponseTrailer(ctx, hresp.Trailer) }()
 		readSSEEvents(ctx, hresp.Body, t.cfg.maxResponseBytes, "JSON-RPC", op, yield, func(data []byte) (proto.Message, error) {
 			result, err := decodeResponse(data, id)
 			if err != nil {
@@ -207,11 +228,12 @@ func (t *jsonrpcTransport) post(ctx context.Context, op *Operation, body []byte,
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", accept)
-	t.cfg.setHeaders(hreq.Header)
+	t.cfg.sendHeaders(ctx, hreq.Header)
 	hresp, err := t.cfg.httpClient.Do(hreq)
 	if err != nil {
 		return nil, fmt.Errorf("a2a: JSON-RPC %s: %w", op.Name, err)
 	}
+	recordResponseHeader(ctx, hresp.Header)
 	return hresp, nil
 }
 

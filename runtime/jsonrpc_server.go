@@ -51,7 +51,7 @@ import (
 //     logged, without their text; a panicking handler is recovered, logged
 //     with its stack and answered the same way.
 func NewJSONRPCHandler(svc *Service, opts ...HandlerOption) http.Handler {
-	return &jsonrpcHandler{svc: svc, cfg: newHandlerConfig(opts)}
+	return &jsonrpcHandler{svc: svc, cfg: newHandlerConfigFor(svc, opts)}
 }
 
 type jsonrpcHandler struct {
@@ -110,27 +110,25 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Streaming calls from a client that accepts only text/event-stream get
 	// their early errors as an SSE stream too (see fail).
 	sseErrors := ep.IsStreaming() && acceptsEventStream(r.Header.Get("Accept"))
+	ctx := r.Context()
 	info, e := h.cfg.newCallInfo(BindingJSONRPC, ep.Operation, r.Header, "")
+	var msg proto.Message
+	if e == nil {
+		info.Peer = r.RemoteAddr
+		ctx, e = h.cfg.authenticate(ctx, h.cfg.httpAuthRequest(r, info))
+	}
+	if e == nil {
+		msg = ep.NewRequest()
+		if err := unmarshalJSON(req.params, msg); err != nil {
+			e = paramsError(err)
+		} else if err := h.svc.Validate(msg); err != nil {
+			e = AsError(err)
+		} else {
+			e = h.cfg.applyTenant(info, msg)
+		}
+	}
 	if e != nil {
-		h.fail(w, sseErrors, req.id, info, e)
-		return
-	}
-	ctx, e := h.cfg.authenticate(r.Context(), h.cfg.httpAuthRequest(r, info))
-	if e != nil {
-		h.fail(w, sseErrors, req.id, info, e)
-		return
-	}
-	msg := ep.NewRequest()
-	if err := unmarshalJSON(req.params, msg); err != nil {
-		h.fail(w, sseErrors, req.id, info, paramsError(err))
-		return
-	}
-	if err := h.svc.Validate(msg); err != nil {
-		h.fail(w, sseErrors, req.id, info, AsError(err))
-		return
-	}
-	if e := h.cfg.applyTenant(info, msg); e != nil {
-		h.fail(w, sseErrors, req.id, info, e)
+		h.fail(w, sseErrors, req.id, info, h.cfg.rejected(ctx, BindingJSONRPC, ep, info, r.Header, msg, e))
 		return
 	}
 	ctx = WithCallInfo(ctx, info)
@@ -193,7 +191,7 @@ func paramsError(err error) *Error {
 }
 
 func (h *jsonrpcHandler) serveUnary(ctx context.Context, w http.ResponseWriter, ep *Endpoint, id []byte, info *CallInfo, msg proto.Message) {
-	resp, err := callUnarySafely(ctx, ep, msg)
+	resp, err := h.cfg.callUnary(ctx, ep, info, msg)
 	if err != nil {
 		h.writeError(w, http.StatusOK, id, info, h.handlerError(ctx, ep, err))
 		return

@@ -31,6 +31,10 @@ type handlerConfig struct {
 	tenant             string
 	logger             *slog.Logger
 	authenticator      Authenticator // auth.go
+	challenges         []string      // auth.go: WithAuthenticator's defaults
+	interceptors       []Interceptor // interceptor.go
+	chains             map[*Endpoint]*serverChain
+	failuresLogged     bool // an interceptor logs failures (failure.go)
 	// pathPrefix is the HTTP+JSON mount point set by WithPathPrefix;
 	// pathPrefixSet turns off the detection from http.Request.Pattern.
 	pathPrefix    string

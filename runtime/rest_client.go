@@ -56,13 +56,16 @@ import (
 // errors.Is(err, context.Canceled) works. The transport is safe for
 // concurrent use and never modifies the caller's request.
 func NewRESTTransport(baseURL string, opts ...ClientOption) ClientTransport {
-	return &restTransport{base: strings.TrimRight(baseURL, "/"), cfg: newClientConfig(opts)}
+	t := &restTransport{base: strings.TrimRight(baseURL, "/"), cfg: newClientConfig(opts)}
+	t.chains = t.cfg.newClientChains(BindingREST, t.base, t.unary, t.stream)
+	return t
 }
 
 type restTransport struct {
-	base  string
-	cfg   *clientConfig
-	plans sync.Map // *Operation → *restCallPlan
+	base   string
+	cfg    *clientConfig
+	chains *clientChains // nil without interceptors
+	plans  sync.Map      // *Operation → *restCallPlan
 }
 
 // restCallPlan is what the transport derives once per operation from its
@@ -333,11 +336,12 @@ func (t *restTransport) do(ctx context.Context, op *Operation, method, url strin
 		hreq.Header.Set("Content-Type", mediaTypeJSON)
 	}
 	hreq.Header.Set("Accept", accept)
-	t.cfg.setHeaders(hreq.Header)
+	t.cfg.sendHeaders(ctx, hreq.Header)
 	hresp, err := t.cfg.httpClient.Do(hreq)
 	if err != nil {
 		return nil, fmt.Errorf("a2a: HTTP+JSON %s: %w", op.Name, err)
 	}
+	recordResponseHeader(ctx, hresp.Header)
 	return hresp, nil
 }
 
@@ -346,6 +350,14 @@ const acceptJSON = mediaTypeA2AJSON + ", " + mediaTypeJSON
 
 // Unary implements ClientTransport.
 func (t *restTransport) Unary(ctx context.Context, op *Operation, req, resp proto.Message) error {
+	if t.chains != nil {
+		return t.cfg.interceptUnary(ctx, t.chains, op, req, resp)
+	}
+	return t.unary(ctx, op, req, resp)
+}
+
+func (t *restTransport) unary(ctx context.Context, op *Operation, req, resp proto.Message) (err error) {
+	defer func() { err = callerContextError(ctx, "HTTP+JSON", op, err) }()
 	c, err := t.prepare(op, req)
 	if err != nil {
 		return err
@@ -359,6 +371,7 @@ func (t *restTransport) Unary(ctx context.Context, op *Operation, req, resp prot
 	if err != nil {
 		return fmt.Errorf("a2a: HTTP+JSON %s: reading the response: %w", op.Name, err)
 	}
+	recordResponseTrailer(ctx, hresp.Trailer)
 	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
 		return withResponseChallenges(decodeRESTError(hresp.StatusCode, hresp.Status, raw), hresp.Header)
 	}
@@ -375,7 +388,15 @@ func (t *restTransport) Unary(ctx context.Context, op *Operation, req, resp prot
 
 // Stream implements ClientTransport.
 func (t *restTransport) Stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
+	if t.chains != nil {
+		return t.cfg.interceptStream(ctx, t.chains, op, req, newResp)
+	}
+	return t.stream(ctx, op, req, newResp)
+}
+
+func (t *restTransport) stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
 	return func(yield func(proto.Message, error) bool) {
+		yield = callerContextYield(ctx, "HTTP+JSON", op, yield)
 		c, err := t.prepare(op, req)
 		if err != nil {
 			yield(nil, err)
@@ -395,6 +416,7 @@ func (t *restTransport) Stream(ctx context.Context, op *Operation, req proto.Mes
 			yield(nil, t.nonStreamAnswer(op, hresp))
 			return
 		}
+		defer func() { recordResponseTrailer(ctx, hresp.Trailer) }()
 		readSSEEvents(ctx, hresp.Body, t.cfg.maxResponseBytes, "HTTP+JSON", op, yield, func(data []byte) (proto.Message, error) {
 			m := newResp()
 			if err := unmarshalJSON(data, m); err != nil {

@@ -73,7 +73,7 @@ import (
 //     before the request is bound; its errors are answered 401 or 403 with
 //     their challenges as WWW-Authenticate headers.
 func NewRESTHandler(svc *Service, opts ...HandlerOption) http.Handler {
-	cfg := newHandlerConfig(opts)
+	cfg := newHandlerConfigFor(svc, opts)
 	return &restHandler{svc: svc, cfg: cfg, router: newRESTRouter(svc, cfg.logger), mount: newPathMount(cfg)}
 }
 
@@ -119,27 +119,31 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ep := route.ep
+	ctx := r.Context()
 	info, e := h.cfg.newCallInfo(BindingREST, ep.Operation, r.Header, queryParam(r.URL.RawQuery, paramVersion))
-	if e != nil {
-		h.writeError(w, 0, accept, nil, e)
-		return
+	var (
+		msg    proto.Message
+		status int // of a refusal; 0: the error's own
+	)
+	if e == nil {
+		info.Peer = r.RemoteAddr
+		ctx, e = h.cfg.authenticate(ctx, h.cfg.httpAuthRequest(r, info))
 	}
-	ctx, e := h.cfg.authenticate(r.Context(), h.cfg.httpAuthRequest(r, info))
-	if e != nil {
-		h.writeError(w, 0, accept, info, e)
-		return
+	if e == nil {
+		msg = ep.NewRequest()
+		if status, e = h.bind(w, r, route, segs, msg); e == nil {
+			if err := h.svc.Validate(msg); err != nil {
+				e = AsError(err)
+			} else {
+				e = h.cfg.applyTenant(info, msg)
+			}
+		}
 	}
-	msg := ep.NewRequest()
-	if status, e := h.bind(w, r, route, segs, msg); e != nil {
+	if e != nil {
+		if out := h.cfg.rejected(ctx, BindingREST, ep, info, r.Header, msg, e); out != e {
+			e, status = out, 0
+		}
 		h.writeError(w, status, accept, info, e)
-		return
-	}
-	if err := h.svc.Validate(msg); err != nil {
-		h.writeError(w, 0, accept, info, AsError(err))
-		return
-	}
-	if e := h.cfg.applyTenant(info, msg); e != nil {
-		h.writeError(w, 0, accept, info, e)
 		return
 	}
 	ctx = WithCallInfo(ctx, info)
@@ -147,7 +151,7 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveStream(ctx, w, ep, accept, info, msg)
 		return
 	}
-	resp, err := callUnarySafely(ctx, ep, msg)
+	resp, err := h.cfg.callUnary(ctx, ep, info, msg)
 	if err != nil {
 		h.writeError(w, 0, accept, info, h.cfg.handlerError(ctx, BindingREST, ep, err))
 		return

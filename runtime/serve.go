@@ -2,10 +2,10 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -39,12 +39,16 @@ func recoverHandler(err *error) {
 	if p == http.ErrAbortHandler {
 		panic(p)
 	}
-	*err = Internal(fmt.Errorf("handler panicked: %v\n%s", p, debug.Stack()))
+	*err = Internal(newPanicError(p, 2)) // failure.go
 }
 
 // handlerError converts what a handler returned into the *Error to send and
 // logs errors the client does not see the cause of. A call whose client went
-// away is logged at debug level only: nothing is wrong with the server.
+// away, or whose gRPC deadline passed, is logged at debug level only:
+// nothing is wrong with the server. An HTTP request has no client deadline,
+// so a deadline on its context is the agent's own (a middleware's): the
+// client still waits and gets "deadline exceeded" (timeoutError), and the
+// failure is logged at error level.
 func (c *handlerConfig) handlerError(ctx context.Context, binding string, ep *Endpoint, err error) *Error {
 	e := AsError(err)
 	if e == nil { // a typed nil *Error returned as a non-nil error
@@ -52,15 +56,23 @@ func (c *handlerConfig) handlerError(ctx context.Context, binding string, ep *En
 		e = Internal(err)
 	}
 	if e.code != CodeInternal && e.code != CodeInvalidAgentResponse {
-		return e
+		return c.withDefaultChallenges(e) // auth.go
 	}
+	e = timeoutError(e, err) // callctx.go
 	level := slog.LevelError
-	if ctx.Err() != nil {
+	if ctxErr := ctx.Err(); ctxErr != nil && (binding == BindingGRPC || errors.Is(ctxErr, context.Canceled)) {
 		level = slog.LevelDebug
+	}
+	if info, ok := CallInfoFromContext(ctx); ok && info.failureLogged {
+		return e // an interceptor logged it (failure.go)
 	}
 	attrs := []slog.Attr{slog.String("binding", binding), slog.String("method", ep.Operation.Name), slog.Any("error", err)}
 	if e.cause != nil && e.cause != err {
 		attrs = append(attrs, slog.Any("cause", e.cause))
+	}
+	var pe *PanicError
+	if errors.As(err, &pe) {
+		attrs = append(attrs, slog.Any("stack", pe.Stack()))
 	}
 	c.logger.LogAttrs(ctx, level, "a2a: "+binding+" handler failed", attrs...)
 	return e

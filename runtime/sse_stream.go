@@ -80,7 +80,7 @@ func (s *sseStream) send(m proto.Message) error {
 // error after it becomes a final error event, then the response ends.
 func (c *handlerConfig) serveSSE(ctx context.Context, w http.ResponseWriter, ep *Endpoint, info *CallInfo, msg proto.Message, required RequiredFields, framing *sseFraming) {
 	s := &sseStream{ctx: ctx, sse: newSSEWriter(w), info: info, required: required, framing: framing}
-	err := callStreamSafely(ctx, ep, msg, s.send)
+	err := c.callStream(ctx, ep, info, msg, s.send)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -98,7 +98,10 @@ func (c *handlerConfig) serveSSE(ctx context.Context, w http.ResponseWriter, ep 
 		framing.writeError(w, info, e)
 		return
 	}
-	if s.writeErr != nil || ctx.Err() != nil {
+	// A canceled request context means the client is gone; a deadline on
+	// it is the agent's own (HTTP carries no client deadline), and the
+	// client, still reading, is told with the final event.
+	if s.writeErr != nil || errors.Is(ctx.Err(), context.Canceled) {
 		return // the client is gone; there is nobody to tell
 	}
 	out := framing.errorEvent(s.buf[:0], e, time.Now())

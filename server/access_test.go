@@ -14,13 +14,12 @@ import (
 func TestExtendedAgentCard(t *testing.T) {
 	forEachBinding(t, func(t *testing.T, b binding) {
 		card := echoCard()
-		auth := server.WithAuthenticator(echo.BearerAuthenticator(""))
 		bearer := runtime.WithHeader("Authorization", "Bearer alice")
 		get := func(c a2av1.A2AServiceClient) (*a2av1.AgentCard, error) {
 			return c.GetExtendedAgentCard(ctxT(t), &a2av1.GetExtendedAgentCardRequest{})
 		}
 
-		full := newEnv(t, b, nil, card, auth, server.WithExtendedCard(echo.ExtendedCard(card)))
+		full := newEnv(t, b, nil, card, server.WithExtendedCard(echo.ExtendedCard(card)))
 		got, err := get(full.client(bearer))
 		if err != nil || len(got.GetSkills()) != len(card.GetSkills())+1 {
 			t.Fatalf("authenticated caller: %v, %v; want the extended card with one more skill", got, err)
@@ -30,12 +29,12 @@ func TestExtendedAgentCard(t *testing.T) {
 		_, err = get(full.client(runtime.WithHeader("Authorization", "Basic eDp5")))
 		wantCode(t, "wrong scheme", err, runtime.ErrUnauthenticated)
 
-		none := newEnv(t, b, nil, card, auth)
+		none := newEnv(t, b, nil, card)
 		_, err = get(none.client(bearer))
 		wantCode(t, "flag on, no card", err, runtime.ErrExtendedAgentCardNotConfigured)
 
 		for _, flag := range []*bool{nil, ptr(false)} {
-			off := newEnv(t, b, nil, cardWith(ptr(true), ptr(true), flag), auth, server.WithExtendedCard(card))
+			off := newEnv(t, b, nil, cardWith(ptr(true), ptr(true), flag), server.WithExtendedCard(card))
 			_, err = get(off.client(bearer))
 			wantCode(t, "flag off", err, runtime.ErrUnsupportedOperation)
 		}
@@ -66,7 +65,7 @@ func TestTenantIsolation(t *testing.T) {
 // caller who created it.
 func TestOwnerScoping(t *testing.T) {
 	forEachBinding(t, func(t *testing.T, b binding) {
-		e := newEnv(t, b, nil, nil, server.WithAuthenticator(echo.BearerAuthenticator("")), server.WithTaskOwner(server.OwnerByCallerID))
+		e := newEnv(t, b, nil, nil, server.WithTaskOwner(server.OwnerByCallerID))
 		alice := e.client(runtime.WithHeader("Authorization", "Bearer alice"))
 		bob := e.client(runtime.WithHeader("Authorization", "Bearer bob"))
 		task := sendTask(t, alice, "input")
@@ -127,7 +126,7 @@ func TestCallerReachesExecutor(t *testing.T) {
 			fromCtx, ok := server.CallerFromContext(ctx)
 			return ev.Reply(server.AgentMessage(fmt.Sprintf("%s/%s/%v/%s", req.Caller.ID, fromCtx.ID, ok, req.Tenant)))
 		})
-		e := newEnv(t, b, exec, nil, server.WithAuthenticator(echo.BearerAuthenticator("")))
+		e := newEnv(t, b, exec, nil)
 		c := e.client(runtime.WithHeader("Authorization", "Bearer carol"), runtime.WithClientTenant("t7"))
 		resp := send(t, c, &a2av1.SendMessageRequest{Message: userMsg("who")})
 		if got := server.MessageText(resp.GetMessage()); got != "carol/carol/true/t7" {

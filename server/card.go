@@ -14,8 +14,8 @@ func (s *Server) Card() *a2av1.AgentCard { return s.card }
 // GetExtendedAgentCard implements a2av1.A2AServiceHandler. Without
 // capabilities.extendedAgentCard on the public card it answers
 // UnsupportedOperation; anonymous callers get Unauthenticated (the extended
-// card is for authenticated callers only, A2A §8.4 — configure
-// WithAuthenticator); with no extended card configured (or a nil one from
+// card is for authenticated callers only, A2A §8.4 — give the bindings a
+// runtime.Authenticator); with no extended card configured (or a nil one from
 // WithExtendedCardFunc) it answers ExtendedAgentCardNotConfigured.
 func (s *Server) GetExtendedAgentCard(ctx context.Context, req *a2av1.GetExtendedAgentCardRequest) (*a2av1.AgentCard, error) {
 	if !s.extendedEnabled {

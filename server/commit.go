@@ -32,7 +32,7 @@ func (s *Server) commitLocked(ctx context.Context, key taskKey, rec store.Record
 		if err != nil {
 			return rec, err
 		}
-		u := store.Update{Tenant: key.tenant, Task: next, Expect: rec.Version, Events: events}
+		u := store.Update{Tenant: key.tenant, Task: next, Expect: rec.Version, Events: events, Trace: s.traceOf(ctx, events)}
 		if byRun && rec.Runner != s.runner {
 			// The execution moves here (a new turn after another instance's,
 			// or after a restart). Later writes leave the record alone: the
@@ -42,6 +42,7 @@ func (s *Server) commitLocked(ctx context.Context, key taskKey, rec store.Record
 		}
 		v, err := s.store.UpdateTask(ctx, u)
 		if err == nil {
+			s.observeState(ctx, key.tenant, rec.Task, next)
 			rec = store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next, Runner: rec.Runner, LeaseUntil: rec.LeaseUntil}
 			switch {
 			case store.IsTerminal(next.GetStatus().GetState()):

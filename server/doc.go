@@ -64,7 +64,8 @@
 // the push operations and inline configs answer PushNotificationNotSupported,
 // without extendedAgentCard GetExtendedAgentCard answers
 // UnsupportedOperation. With it, the extended card (WithExtendedCard) is
-// served to authenticated callers only (WithAuthenticator).
+// served to authenticated callers only: those to whom the binding's
+// runtime.Authenticator attached an identity (see Caller).
 //
 // Tenants and owners: every task lives in the tenant of the request that
 // created it (runtime.CallInfo.Tenant) and is invisible — TaskNotFound — from
@@ -80,4 +81,11 @@
 // streams and blocking calls run on the caller's goroutine; push deliveries
 // run on the push sender's goroutines, one per webhook with pending work.
 // Shutdown waits for all of them.
+//
+// Shutting down: Drain refuses new executions and waits for the running
+// ones; Shutdown cancels those left (context.Cause is ErrShutdown), waits
+// for them, and then ends every open stream with its task's latest state —
+// or, when that state would not end the stream, with an error event saying
+// the agent is shutting down — so that no stream is cut without a last
+// event.
 package server

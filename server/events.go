@@ -210,6 +210,7 @@ func (e *Events) ensureTaskLocked() error {
 		cfg.TaskId = task.Id
 		creation.PushConfigs = []*a2av1.TaskPushNotificationConfig{cfg}
 		creation.Events = []*a2av1.StreamResponse{taskEvent(task)}
+		creation.Trace = s.traceOf(e.storeCtx, creation.Events)
 	}
 	unlock := s.lock(r.key)
 	defer unlock()
@@ -220,6 +221,7 @@ func (e *Events) ensureTaskLocked() error {
 		return err
 	}
 	e.rec = rec
+	s.observeState(e.storeCtx, r.key.tenant, nil, task)
 	s.register(r)
 	o := outcome{rec: rec}
 	if h := e.create.handoff; h.wantSub {

@@ -38,11 +38,15 @@ var bindings = []binding{
 	{runtime.BindingGRPC, serveGRPC},
 }
 
+// bearerAuth identifies callers on every binding of the tests: a bearer
+// token is the caller's id, a call without one is anonymous.
+var bearerAuth = runtime.WithAuthenticator(echo.BearerAuthenticator(""))
+
 // serveJSONRPC serves h over JSON-RPC on an httptest server. Each test gets
 // its own HTTP client transport, closed at the end, so that keep-alive
 // connections do not outlive it.
 func serveJSONRPC(t testing.TB, h a2av1.A2AServiceHandler) func(...runtime.ClientOption) a2av1.A2AServiceClient {
-	ts := httptest.NewServer(a2av1.NewA2AServiceJSONRPCHandler(h))
+	ts := httptest.NewServer(a2av1.NewA2AServiceJSONRPCHandler(h, bearerAuth))
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	t.Cleanup(func() {
 		hc.CloseIdleConnections()
@@ -57,7 +61,7 @@ func serveJSONRPC(t testing.TB, h a2av1.A2AServiceHandler) func(...runtime.Clien
 // agent would mount it next to other handlers.
 func serveREST(t testing.TB, h a2av1.A2AServiceHandler) func(...runtime.ClientOption) a2av1.A2AServiceClient {
 	mux := http.NewServeMux()
-	mux.Handle("/a2a/rest/", a2av1.NewA2AServiceRESTHandler(h))
+	mux.Handle("/a2a/rest/", a2av1.NewA2AServiceRESTHandler(h, bearerAuth))
 	ts := httptest.NewServer(mux)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	t.Cleanup(func() {
@@ -77,7 +81,7 @@ func serveGRPC(t testing.TB, h a2av1.A2AServiceHandler) func(...runtime.ClientOp
 		t.Fatal(err)
 	}
 	gs := grpc.NewServer()
-	a2av1.RegisterA2AServiceGRPC(gs, h)
+	a2av1.RegisterA2AServiceGRPC(gs, h, bearerAuth)
 	go func() { _ = gs.Serve(lis) }()
 	cc, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

@@ -44,13 +44,6 @@ func WithPushOptions(opts ...push.Option) Option {
 	return func(s *Server) { s.pushOpts = append(s.pushOpts, opts...) }
 }
 
-// WithAuthenticator sets how callers are identified. Without one every caller
-// is anonymous, which among other things keeps the extended agent card
-// unreachable.
-func WithAuthenticator(a Authenticator) Option {
-	return func(s *Server) { s.authn = a }
-}
-
 // WithTaskOwner scopes tasks to their owners: owner(caller) is recorded when a
 // task is created, and a task is visible (Get, List, Cancel, Subscribe,
 // follow-up messages, push configs) only to callers with the same owner;

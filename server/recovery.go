@@ -189,6 +189,7 @@ func (s *Server) settleStale(ctx context.Context, rec store.Record) bool {
 	}
 	switch {
 	case err == nil:
+		s.observeState(ctx, rec.Tenant, rec.Task, next)
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: task failed: the instance running it stopped",
 			slog.String("tenant", rec.Tenant), slog.String("taskId", key.id), slog.String("runner", rec.Runner))
 		return true
@@ -224,6 +225,7 @@ func (s *Server) resumeStale(ctx context.Context, key taskKey, rec store.Record)
 		}
 		return true, false
 	}
+	s.observeState(ctx, key.tenant, rec.Task, next)
 	cur := store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next, Runner: s.runner, LeaseUntil: u.LeaseUntil}
 	c := &call{ctx: ctx, tenant: key.tenant, owner: rec.Owner}
 	r := s.newRun(c, key)

@@ -71,6 +71,7 @@ func (s *Server) launch(r *run, first *Events) error {
 		return errShuttingDown()
 	}
 	s.wg.Add(1)
+	s.running.Add(1)
 	s.mu.Unlock()
 	r.startWith(first.req)
 	go r.loop(first)
@@ -131,6 +132,7 @@ func (s *Server) runOf(key taskKey) *run {
 // loop runs turns until the task needs no more.
 func (r *run) loop(ev *Events) {
 	defer r.s.wg.Done()
+	defer r.s.running.Add(-1)
 	defer r.release()
 	for ev != nil {
 		r.turn.Store(ev)

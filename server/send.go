@@ -59,7 +59,7 @@ func (s *Server) SendStreamingMessage(ctx context.Context, req *a2av1.SendMessag
 	if st.reply != nil {
 		return stream.Send(&a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Message{Message: st.reply}})
 	}
-	return s.relay(c, stream, view(st.rec.Task, historyLengthOf(req), true), st.sub)
+	return s.relay(c, stream, view(st.rec.Task, historyLengthOf(req), true), st.rec.Version, st.sub)
 }
 
 func historyLengthOf(req *a2av1.SendMessageRequest) *int32 {
@@ -125,6 +125,9 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, wantSub bool) (st
 	case <-c.ctx.Done():
 		h.abandon()
 		return started{}, fmt.Errorf("server: the client left before the task started: %w", c.ctx.Err())
+	case <-s.ending: // an execution that ignored Shutdown's cancel
+		h.abandon()
+		return started{}, errShuttingDown()
 	}
 }
 
@@ -297,6 +300,11 @@ func (s *Server) waitSettled(c *call, rec store.Record, sub store.Subscription) 
 			case <-c.ctx.Done():
 				sub.Close()
 				return store.Record{}, fmt.Errorf("server: the client left while waiting for the task: %w", c.ctx.Err())
+			case <-s.ending:
+				// Shutdown: the task as it is now (it runs elsewhere, or
+				// its execution ignored the cancel).
+				sub.Close()
+				return s.latest(c, key, rec), nil
 			}
 		}
 		switch err := sub.Err(); {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -18,7 +19,10 @@ import (
 var (
 	// ErrCanceled: a client canceled the task.
 	ErrCanceled = errors.New("server: task canceled by a client")
-	// ErrShutdown: the server is shutting down.
+	// ErrShutdown: the server is shutting down (Shutdown), and the
+	// execution did not finish within the grace period its host gave it
+	// (Drain). The executor still has a moment to record how far it got
+	// (events written after the cancel are kept) and must then return.
 	ErrShutdown = errors.New("server: shutting down")
 )
 
@@ -33,10 +37,12 @@ type Server struct {
 	push     *push.Sender // nil when the card does not declare push notifications
 	ownPush  bool
 	pushOpts []push.Option // for the sender the server creates itself
-	authn    Authenticator
 	owner    func(Caller) string
 	extended func(context.Context, Caller) (*a2av1.AgentCard, error)
 	logger   *slog.Logger
+
+	taskObserver TaskObserver                             // observer.go
+	traceContext func(context.Context) store.TraceContext // observer.go
 
 	streaming, pushEnabled, extendedEnabled bool
 
@@ -51,11 +57,25 @@ type Server struct {
 	// maps to one stripe by a hash of its key.
 	locks [lockStripes]sync.Mutex
 
-	mu     sync.Mutex
-	runs   map[taskKey]*run // tasks with an execution in this process
-	closed bool
-	wg     sync.WaitGroup // running executions
-	bg     sync.WaitGroup // lease renewal and recovery
+	mu      sync.Mutex
+	runs    map[taskKey]*run // tasks with an execution in this process
+	closed  bool             // no new executions (Drain, Shutdown)
+	wg      sync.WaitGroup   // running executions
+	running atomic.Int64     // how many; for messages
+	bg      sync.WaitGroup   // lease renewal and recovery
+
+	// idle is closed once closed is set and every execution has returned.
+	idle     chan struct{}
+	idleOnce sync.Once
+
+	// ending is closed by Shutdown once the executions have returned (or
+	// its deadline passed): open streams and waiting calls then end with
+	// the task's latest state (streams.go). streams counts the open
+	// streams; none is added once streamsEnded is set (under mu).
+	ending       chan struct{}
+	endOnce      sync.Once
+	streams      sync.WaitGroup
+	streamsEnded bool
 
 	base     context.Context // canceled by Shutdown
 	stopBase context.CancelCauseFunc
@@ -88,6 +108,8 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 		logger:   slog.Default(),
 		runs:     make(map[taskKey]*run),
 		runLease: DefaultRunLease,
+		idle:     make(chan struct{}),
+		ending:   make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(s)
@@ -118,33 +140,94 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 	return s, nil
 }
 
+// Drain begins a graceful shutdown: messages that would start an
+// execution are refused from now on (follow-ups still reach executions
+// that run), while the running executions go on. It waits until all of
+// them have returned or ctx is done, and reports the second case as an
+// error naming how many still run. Streams and calls stay open; Shutdown,
+// called next, ends them. A host that gives its executions a grace period
+// calls Drain with a context that ends with it.
+func (s *Server) Drain(ctx context.Context) error {
+	s.stopAccepting()
+	if !s.waitIdle(ctx) {
+		return fmt.Errorf("server: %s still running at the end of the drain: %w", executions(s.Executions()), ctx.Err())
+	}
+	return nil
+}
+
+// waitIdle waits until every execution has returned or ctx is done, and
+// reports whether they all returned. stopAccepting must have been called.
+func (s *Server) waitIdle(ctx context.Context) bool {
+	select {
+	case <-s.idle:
+		return true
+	case <-ctx.Done():
+		if s.Executions() > 0 {
+			return false
+		}
+		// None left (the last may still be leaving): ctx was done first,
+		// or already when called.
+		<-s.idle
+		return true
+	}
+}
+
 // Shutdown stops accepting messages, cancels running executions (their
-// context's cause is ErrShutdown) and waits for them to return, then lets
-// the webhook deliveries in flight finish, all until ctx is done (deliveries
-// not made stay in the store's outbox). Open streams end when their clients
-// leave or their tasks finish. The store is the caller's to close after
-// Shutdown.
+// context's cause is ErrShutdown) and waits for them to return; then it ends
+// every open stream — with the task's latest state when that ends the
+// stream (a terminal state, INPUT_REQUIRED), else with an error event saying
+// the agent is shutting down and the task goes on (so that the client can
+// subscribe elsewhere) — and lets blocking SendMessage calls return the task
+// as it is; then it lets the webhook deliveries in flight finish. All of
+// that until ctx is done: executions still running then are reported as an
+// error, the streams are ended anyway, and deliveries not made stay in the
+// store's outbox. Call Drain first to let executions finish by themselves.
+// The store is the caller's to close after Shutdown.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
+	s.stopAccepting()
 	instances.Delete(s.runner)
 	s.stopBase(ErrShutdown)
-	done := make(chan struct{})
-	go func() {
-		s.wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		return fmt.Errorf("server: executions still running at the shutdown deadline: %w", ctx.Err())
+	var err error
+	if !s.waitIdle(ctx) {
+		err = fmt.Errorf("server: %s still running at the shutdown deadline: %w", executions(s.Executions()), ctx.Err())
+	}
+	s.endStreams(ctx)
+	if err != nil {
+		return err
 	}
 	s.bg.Wait()
 	if s.ownPush {
 		return s.push.Close(ctx)
 	}
 	return nil
+}
+
+// Executions returns how many executions run in this server now.
+func (s *Server) Executions() int { return int(s.running.Load()) }
+
+// Store returns the store the server keeps its tasks in (WithStore, or the
+// in-memory one it made).
+func (s *Server) Store() store.Store { return s.store }
+
+// stopAccepting refuses new executions from now on and arranges for idle to
+// be closed once the running ones have returned.
+func (s *Server) stopAccepting() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.idleOnce.Do(func() {
+		go func() {
+			s.wg.Wait() // no Add after closed is set (launch)
+			close(s.idle)
+		}()
+	})
+}
+
+func executions(n int) string {
+	if n == 1 {
+		return "1 execution"
+	}
+	return fmt.Sprintf("%d executions", n)
 }
 
 // call is what every operation learns about its caller first.
@@ -165,16 +248,7 @@ func (s *Server) begin(ctx context.Context, tenant string) (*call, error) {
 		c.info = info
 		c.tenant = info.Tenant
 	}
-	if s.authn != nil {
-		caller, err := s.authn(ctx, c.info)
-		if err != nil {
-			return nil, err
-		}
-		c.caller = caller
-		if caller.Authenticated() {
-			c.ctx = context.WithValue(ctx, callerKey{}, caller)
-		}
-	}
+	c.caller, _ = CallerFromContext(ctx)
 	if s.owner != nil {
 		c.owner = s.owner(c.caller)
 	}

@@ -187,20 +187,23 @@ func (s *Server) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTask
 		return runtime.UnsupportedOperation(fmt.Sprintf("task %q is %s; there is nothing left to subscribe to (use GetTask)",
 			req.GetId(), rec.Task.GetStatus().GetState())).WithMetadata("taskId", req.GetId())
 	}
-	return s.relay(c, stream, rec.Task, sub)
+	return s.relay(c, stream, rec.Task, rec.Version, sub)
 }
 
-// relay sends first (the task snapshot) and then the events of sub until the
-// stream's end condition. A subscriber dropped for lagging gets an error as
-// its last event, telling it to subscribe again.
-func (s *Server) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], first *a2av1.Task, sub store.Subscription) error {
+// relay sends first (the task snapshot, at version) and then the events of
+// sub until the stream's end condition. A subscriber dropped for lagging
+// gets an error as its last event, telling it to subscribe again; a stream
+// open when Shutdown ends streams gets the task's latest state (endStream).
+func (s *Server) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], first *a2av1.Task, version int64, sub store.Subscription) error {
 	defer sub.Close()
+	defer s.openStream()()
 	if err := stream.Send(taskEvent(first)); err != nil {
 		return err
 	}
 	if store.IsTerminal(first.GetStatus().GetState()) {
 		return nil
 	}
+	last := version
 	for {
 		select {
 		case ev, ok := <-sub.Events():
@@ -213,6 +216,9 @@ func (s *Server) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], fi
 			if endsStream(ev.Response) {
 				return nil
 			}
+			last = ev.Version
+		case <-s.ending:
+			return s.endStream(c, stream, first.GetId(), last, sub)
 		case <-c.ctx.Done():
 			return c.ctx.Err()
 		}

@@ -11,7 +11,10 @@ import (
 
 // goCommand runs the go command in dir against the module cache only: no
 // network (GOPROXY=off), go.mod may be completed from the cache
-// (-mod=mod), no workspace.
+// (-mod=mod), no workspace. It builds as the projects' Dockerfile does
+// (CGO_ENABLED=0, -trimpath), so that the builds of this package's tests
+// (TestDockerfile's too) compile a2agen and its dependencies once: with
+// a cold build cache, a second set of build settings costs minutes.
 func goCommand(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
@@ -20,7 +23,7 @@ func goCommand(t *testing.T, dir string, args ...string) string {
 	}
 	cmd := exec.Command(goBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod -trimpath", "CGO_ENABLED=0", "GOPROXY=off", "GOWORK=off")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)

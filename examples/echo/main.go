@@ -16,7 +16,9 @@
 // restarts. --terminal-task-ttl and --max-terminal-tasks bound the finished
 // tasks kept (by default, all of them). Replicas sharing a PostgreSQL store
 // (--store postgres://…) settle the tasks of a replica that died once its
-// --run-lease (30s) has run out.
+// --run-lease (30s) has run out — at once when it ran on the same machine,
+// which the environment variable A2A_NODE_NAME names (default: the
+// hostname).
 package main
 
 import (
@@ -41,6 +43,7 @@ import (
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server"
 	"github.com/a2agen/a2agen/server/push"
+	"github.com/a2agen/a2agen/server/store"
 	"github.com/a2agen/a2agen/server/storeurl"
 )
 
@@ -91,6 +94,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		fmt.Fprintf(fs.Output(), "Usage: echo [--http host:port] [--grpc host:port] [flags]\n\n"+
 			"Serves the echo agent over JSON-RPC, HTTP+JSON and gRPC.\n\nFlags:\n")
 		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "\nEnvironment:\n  %s\n    \tthe name of this machine in execution records and delivery leases (default: the hostname)\n", store.NodeNameEnv)
 	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -155,7 +159,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	}()
 	opts := []server.Option{
 		server.WithStore(st),
-		server.WithAuthenticator(echo.BearerAuthenticator(cfg.token)),
 		server.WithExtendedCard(echo.ExtendedCard(card)),
 		server.WithRunLease(cfg.runLease),
 	}
@@ -167,17 +170,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		return err
 	}
 
+	// Every binding identifies callers the same way; the server reads the
+	// identity from the call.
+	authn := runtime.WithAuthenticator(echo.BearerAuthenticator(cfg.token), `Bearer realm="echo"`)
 	mux := http.NewServeMux()
 	mux.Handle(runtime.AgentCardPath, runtime.NewAgentCardHandler(card))
-	mux.Handle(cfg.jsonrpcPath, a2av1.NewA2AServiceJSONRPCHandler(srv))
-	mux.Handle(cfg.restPath+"/", a2av1.NewA2AServiceRESTHandler(srv))
+	mux.Handle(cfg.jsonrpcPath, a2av1.NewA2AServiceJSONRPCHandler(srv, authn))
+	mux.Handle(cfg.restPath+"/", a2av1.NewA2AServiceRESTHandler(srv, authn))
 	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	errs := make(chan error, 2)
 	go func() { errs <- httpSrv.Serve(httpLn) }()
 	var grpcSrv *grpc.Server
 	if grpcLn != nil {
 		grpcSrv = grpc.NewServer()
-		a2av1.RegisterA2AServiceGRPC(grpcSrv, srv)
+		a2av1.RegisterA2AServiceGRPC(grpcSrv, srv, authn)
 		go func() { errs <- grpcSrv.Serve(grpcLn) }()
 	}
 

@@ -45,9 +45,17 @@ func Card(t testing.TB, doc string) *a2av1.AgentCard {
 }
 
 // CheckCard fails the test unless every HTTP address of bindings serves
-// want, byte for byte, at runtime.AgentCardPath.
+// want, byte for byte, at runtime.AgentCardPath (over TLS: want as
+// host.CardWithTLS rewrites it).
 func (a *Agent) CheckCard(t testing.TB, bindings []host.Binding, want string) {
 	t.Helper()
+	if a.tls {
+		doc, err := host.CardWithTLS([]byte(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = string(doc)
+	}
 	seen := map[string]bool{}
 	for _, b := range bindings {
 		if b.Protocol == runtime.BindingGRPC || seen[b.Address] {
@@ -69,7 +77,7 @@ func (a *Agent) CheckCard(t testing.TB, bindings []host.Binding, want string) {
 
 // CheckExtendedCard fails the test unless binding b serves want as the
 // extended card to a caller with the test credentials, and refuses an
-// anonymous caller with Unauthenticated.
+// anonymous caller with Unauthenticated and its challenges.
 func (a *Agent) CheckExtendedCard(t testing.TB, b host.Binding, want *a2av1.AgentCard) {
 	t.Helper()
 	ctx := context.Background()
@@ -80,17 +88,29 @@ func (a *Agent) CheckExtendedCard(t testing.TB, b host.Binding, want *a2av1.Agen
 	if !proto.Equal(got, want) {
 		t.Errorf("GetExtendedAgentCard returned another card:\n%v\nwant:\n%v", got, want)
 	}
-	if _, err := a.ClientWith(t, b).GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{}); !errors.Is(err, runtime.ErrUnauthenticated) {
-		t.Errorf("GetExtendedAgentCard without credentials: %v, want Unauthenticated", err)
-	}
+	_, err = a.ClientWith(t, b).GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
+	checkUnauthenticated(t, "GetExtendedAgentCard without credentials", err)
 }
 
 // CheckRefusesAnonymous fails the test unless binding b refuses a message
-// without credentials with Unauthenticated.
+// without credentials with Unauthenticated and its challenges.
 func (a *Agent) CheckRefusesAnonymous(t testing.TB, b host.Binding) {
 	t.Helper()
 	_, err := a.ClientWith(t, b).SendMessage(context.Background(), Message("hello", ""))
-	if !errors.Is(err, runtime.ErrUnauthenticated) {
-		t.Errorf("SendMessage without credentials: %v, want Unauthenticated", err)
+	checkUnauthenticated(t, "SendMessage without credentials", err)
+}
+
+// checkUnauthenticated fails the test unless err is Unauthenticated with
+// at least one challenge: every 401 carries WWW-Authenticate, and gRPC's
+// UNAUTHENTICATED the www-authenticate trailer, which the clients return
+// as (*runtime.Error).Challenges.
+func checkUnauthenticated(t testing.TB, call string, err error) {
+	t.Helper()
+	var e *runtime.Error
+	switch {
+	case !errors.Is(err, runtime.ErrUnauthenticated):
+		t.Errorf("%s: %v, want Unauthenticated", call, err)
+	case !errors.As(err, &e) || len(e.Challenges()) == 0:
+		t.Errorf("%s: %v without a challenge (WWW-Authenticate)", call, err)
 	}
 }

@@ -8,6 +8,7 @@ package hosttest
 import (
 	"context"
 	"crypto/x509"
+	"errors"
 	"maps"
 	"net"
 	"net/http"
@@ -37,7 +38,8 @@ const (
 // Agent is an agent started by Start.
 type Agent struct {
 	*host.Agent
-	pki *PKI // nil without TLS
+	pki *PKI // nil without TLS or with the test's own TLS
+	tls bool
 }
 
 // Start starts the agent of cfg for the test t and shuts it down when the
@@ -47,7 +49,10 @@ type Agent struct {
 // fresh test PKI whose client certificates the agent accepts. Unless cfg
 // sets a store (Config.Store, server.WithStore), the agent keeps its tasks
 // in memory, so tests write no files (unlike host.Main, whose default store
-// is a file).
+// is a file). Unless cfg sets a ShutdownGrace, executions still running
+// when the test ends are canceled at once rather than waited for; that is
+// not a failure, but a shutdown that has to cut calls or whose executions
+// do not return is.
 func Start(t testing.TB, cfg host.Config) *Agent {
 	t.Helper()
 	card := &a2av1.AgentCard{}
@@ -60,18 +65,36 @@ func Start(t testing.TB, cfg host.Config) *Agent {
 		ta.pki = NewPKI(t)
 		cfg.TLS = ta.pki.ServerTLS()
 	}
+	ta.tls = cfg.TLS != nil
+	if cfg.ShutdownGrace == 0 {
+		cfg.ShutdownGrace = -1
+	}
 	cfg.Listen = func(network, _ string) (net.Listener, error) { return net.Listen(network, "127.0.0.1:0") }
 	a, err := host.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := a.Shutdown(context.Background()); err != nil {
+		if err := a.Shutdown(context.Background()); err != nil && !onlyCanceled(err) {
 			t.Errorf("hosttest: shutdown: %v", err)
 		}
 	})
 	ta.Agent = a
 	return ta
+}
+
+// onlyCanceled reports whether err says nothing but that executions were
+// canceled at the end of the grace period.
+func onlyCanceled(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if !errors.Is(e, host.ErrExecutionsCanceled) {
+				return false
+			}
+		}
+		return true
+	}
+	return errors.Is(err, host.ErrExecutionsCanceled)
 }
 
 func hasMTLS(card *a2av1.AgentCard) bool {
@@ -176,6 +199,10 @@ func (a *Agent) ClientWith(t testing.TB, b host.Binding, opts ...runtime.ClientO
 	t.Helper()
 	return a.client(t, b, a.Card(), "", false, opts)
 }
+
+// PKI returns the test PKI the agent's TLS certificate comes from, or nil
+// when Start made none (no mtls scheme, or the test's own Config.TLS).
+func (a *Agent) PKI() *PKI { return a.pki }
 
 // HTTPClient returns an HTTP client for the agent's HTTP listeners (which
 // trusts the test PKI when the agent uses TLS), e.g. to read the card.

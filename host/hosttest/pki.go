@@ -7,8 +7,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"math/big"
 	"net"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -18,6 +21,7 @@ import (
 // served over TLS and of mtls schemes.
 type PKI struct {
 	pool   *x509.CertPool
+	caDER  []byte
 	server tls.Certificate
 	client tls.Certificate
 }
@@ -41,7 +45,7 @@ func NewPKI(t testing.TB) *PKI {
 		t.Fatal(err)
 	}
 	caCert, _ := x509.ParseCertificate(caDER)
-	p := &PKI{pool: x509.NewCertPool()}
+	p := &PKI{pool: x509.NewCertPool(), caDER: caDER}
 	p.pool.AddCert(caCert)
 	issue := func(serial int64, cn string, usage x509.ExtKeyUsage, hosts bool) tls.Certificate {
 		key := newKey(t)
@@ -101,3 +105,30 @@ func (p *PKI) clientTLS(cert bool) *tls.Config {
 	}
 	return c
 }
+
+// Files writes the server certificate, its private key and the CA
+// certificate as PEM files into a temporary directory of t and returns
+// their paths: what a program reads with -tls-cert, -tls-key and -client-ca
+// (host.Main).
+func (p *PKI) Files(t testing.TB) (cert, key, ca string) {
+	t.Helper()
+	dir := t.TempDir()
+	keyDER, err := x509.MarshalPKCS8PrivateKey(p.server.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, typ string, der []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	return write("cert.pem", "CERTIFICATE", p.server.Certificate[0]),
+		write("key.pem", "PRIVATE KEY", keyDER),
+		write("ca.pem", "CERTIFICATE", p.caDER)
+}
+
+// ClientTLSWithoutCertificate is a client's configuration that trusts the
+// CA but presents no client certificate.
+func (p *PKI) ClientTLSWithoutCertificate() *tls.Config { return p.clientTLS(false) }

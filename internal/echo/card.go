@@ -8,7 +8,6 @@ import (
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
-	"github.com/a2agen/a2agen/server"
 )
 
 // Name and Version of the echo agent as its card shows them.
@@ -68,22 +67,20 @@ func ExtendedCard(card *a2av1.AgentCard) *a2av1.AgentCard {
 
 // BearerAuthenticator authenticates callers that send Authorization: Bearer
 // <token>: with token "" any non-empty token is accepted, otherwise only that
-// one. The caller id is the token. Requests without credentials pass as
-// anonymous; wrong ones are refused with Unauthenticated.
-func BearerAuthenticator(token string) server.Authenticator {
-	return func(_ context.Context, info *runtime.CallInfo) (server.Caller, error) {
-		if info == nil {
-			return server.Caller{}, nil
-		}
-		h := info.Header.Get("Authorization")
+// one. The caller's subject is the token. Requests without credentials pass
+// as anonymous; wrong ones are refused with Unauthenticated. Give it to
+// every binding with runtime.WithAuthenticator.
+func BearerAuthenticator(token string) runtime.Authenticator {
+	return func(ctx context.Context, r *runtime.AuthRequest) (context.Context, error) {
+		h := r.Header.Get("Authorization")
 		if h == "" {
-			return server.Caller{}, nil
+			return ctx, nil
 		}
 		scheme, cred, ok := strings.Cut(h, " ")
 		cred = strings.TrimSpace(cred)
 		if !ok || !strings.EqualFold(scheme, "Bearer") || cred == "" || (token != "" && cred != token) {
-			return server.Caller{}, runtime.Unauthenticated("invalid bearer token")
+			return ctx, runtime.Unauthenticated("invalid bearer token").WithChallenge(`Bearer realm="echo"`)
 		}
-		return server.Caller{ID: cred}, nil
+		return runtime.WithIdentity(ctx, &runtime.Identity{Subject: cred}), nil
 	}
 }

@@ -73,11 +73,11 @@ func Schema(t testing.TB, url string) string {
 	_, _ = rand.Read(b)
 	name := "a2a_test_" + hex.EncodeToString(b)
 	quoted := pgx.Identifier{name}.Sanitize()
-	if err := exec(url, "CREATE SCHEMA "+quoted); err != nil {
+	if err := execSQL(url, "CREATE SCHEMA "+quoted); err != nil {
 		t.Fatalf("creating test schema %s: %v", name, err)
 	}
 	t.Cleanup(func() {
-		if err := exec(url, "DROP SCHEMA "+quoted+" CASCADE"); err != nil {
+		if err := execSQL(url, "DROP SCHEMA "+quoted+" CASCADE"); err != nil {
 			t.Errorf("dropping test schema %s: %v", name, err)
 		}
 	})
@@ -94,7 +94,7 @@ func WithSchema(rawURL, schema string) string {
 	return rawURL + sep + "schema=" + url.QueryEscape(schema)
 }
 
-func exec(url, sql string) error {
+func execSQL(url, sql string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, url)

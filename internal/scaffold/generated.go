@@ -103,10 +103,10 @@ func (p *project) serveFile() ([]byte, error) {
 		}
 		doc += " (" + strings.Join(names, ", ") + ")"
 	}
-	doc += " and route (route.go) picks the skill of messages that name none."
+	doc += ", route (route.go) picks the skill of messages that name none, and hosting (hosting.go) adds HTTP routes, HTTP middleware, gRPC server options and interceptors."
 	docLines(f, (doc))
 	f.Func().Id("agentConfig").Params().Qual(pkgHost, "Config").Block(
-		jen.Return(jen.Qual(pkgHost, "Config").CustomFunc(multi, func(g *jen.Group) {
+		jen.Id("cfg").Op(":=").Qual(pkgHost, "Config").CustomFunc(multi, func(g *jen.Group) {
 			g.Id("CardJSON").Op(":").Index().Byte().Parens(jen.Id("agentCardJSON"))
 			if p.hasExtendedCard() {
 				g.Id("ExtendedCardJSON").Op(":").Index().Byte().Parens(jen.Id("extendedAgentCardJSON"))
@@ -122,11 +122,13 @@ func (p *project) serveFile() ([]byte, error) {
 					}
 				})
 			}
-		})),
+		}),
+		jen.Id("hosting").Call(jen.Op("&").Id("cfg")),
+		jen.Return(jen.Id("cfg")),
 	)
 	f.Line()
 
-	docLines(f, ("runMain serves the agent until ctx is done and returns the process's exit code; host.Main reads the flags (-help lists them): TLS, -listen address overrides, the task store (-store or A2A_STORE, default sqlite:data/agent.db) and task retention. Everything else comes from agent.yaml."))
+	docLines(f, ("runMain serves the agent until ctx is done and returns the process's exit code; host.Main reads the flags, each also from an A2A_ environment variable (-help lists both): TLS, -listen address overrides, the task store (default sqlite:data/agent.db), task retention, shutdown grace, gRPC reflection. Everything else comes from agent.yaml and hosting.go."))
 	f.Func().Id("runMain").Params(
 		jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Index().String(), jen.List(jen.Id("stdout"), jen.Id("stderr")).Qual("io", "Writer"),
 	).Int().Block(

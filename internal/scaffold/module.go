@@ -48,6 +48,17 @@ func modulePath(gomod []byte) string {
 	return ""
 }
 
+// goDirective reads the go version of a go.mod file ("" when it has none).
+func goDirective(gomod []byte) string {
+	for line := range strings.SplitSeq(string(gomod), "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "go" {
+			return f[1]
+		}
+	}
+	return ""
+}
+
 // enclosingModule finds the go.mod of the module dir (an absolute path)
 // would belong to: in dir or the nearest parent. It returns the module's
 // directory and path, or "" when there is none.

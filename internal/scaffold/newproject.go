@@ -103,6 +103,11 @@ func NewProject(opts NewOptions) (*Report, error) {
 		inside = popts.Module == pkg
 	}
 	popts.Standalone = !inside
+	if inside {
+		if popts.PackageDir, popts.GoDirective, err = packageLayout(modDir, absDir); err != nil {
+			return nil, err
+		}
+	}
 	if popts.Standalone {
 		if popts.Module == "" {
 			return nil, fmt.Errorf("%s sets no module: give --module, or set module in the manifest", name)
@@ -170,10 +175,44 @@ func GenerateProject(dir string, check bool) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, statErr := os.Stat(filepath.Join(dir, "go.mod"))
-	files, err := Files(m, ProjectOptions{Module: m.Module, Standalone: statErr == nil})
+	opts := ProjectOptions{Module: m.Module}
+	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	switch {
+	case err == nil:
+		opts.Standalone, opts.GoDirective = true, goDirective(gomod)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	default:
+		absDir, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		if modDir, _, err := enclosingModule(absDir); err != nil {
+			return nil, err
+		} else if modDir != "" {
+			if opts.PackageDir, opts.GoDirective, err = packageLayout(modDir, absDir); err != nil {
+				return nil, err
+			}
+		}
+	}
+	files, err := Files(m, opts)
 	if err != nil {
 		return nil, err
 	}
 	return apply(dir, files, false, check)
+}
+
+// packageLayout is the directory of a project that is a package of the
+// module at modDir, relative to the module's root, and the module's go
+// directive.
+func packageLayout(modDir, dir string) (pkgDir, goVersion string, err error) {
+	rel, err := filepath.Rel(modDir, dir)
+	if err != nil {
+		return "", "", err
+	}
+	gomod, err := os.ReadFile(filepath.Join(modDir, "go.mod"))
+	if err != nil {
+		return "", "", err
+	}
+	return filepath.ToSlash(rel), goDirective(gomod), nil
 }

@@ -35,6 +35,9 @@ type Report struct {
 	Written []string
 	// Stubs maps the skill stubs among Written to their skill ids.
 	Stubs map[string]string
+	// Generated holds the generated files among Written (the others are
+	// the user's).
+	Generated map[string]bool
 	// Kept lists files a2a-scaffold would generate that the user took over
 	// (their generated header is gone); they were left alone.
 	Kept []string
@@ -49,7 +52,7 @@ type Report struct {
 // only when withNewOnly. With dryRun nothing is written, and the report
 // says what would be.
 func apply(dir string, files []ProjectFile, withNewOnly, dryRun bool) (*Report, error) {
-	r := &Report{Dir: dir, Stubs: map[string]string{}}
+	r := &Report{Dir: dir, Stubs: map[string]string{}, Generated: map[string]bool{}}
 	planned := map[string]bool{}
 	for _, f := range files {
 		planned[f.Path] = true
@@ -71,6 +74,9 @@ func apply(dir string, files []ProjectFile, withNewOnly, dryRun bool) (*Report, 
 			continue
 		}
 		r.Written = append(r.Written, f.Path)
+		if f.Generated {
+			r.Generated[f.Path] = true
+		}
 		if f.Skill != "" {
 			r.Stubs[f.Path] = f.Skill
 		}

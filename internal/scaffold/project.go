@@ -47,6 +47,14 @@ type ProjectOptions struct {
 	// Standalone projects are a module of their own (go.mod, go.sum); the
 	// others are a package of an enclosing module.
 	Standalone bool
+	// PackageDir is, for a project that is a package of an enclosing
+	// module, its directory relative to the module's root, slash-separated
+	// (the Dockerfile builds from that root); "" for a standalone project.
+	PackageDir string
+	// GoDirective is the go version of the module's go.mod (the project's,
+	// or the enclosing module's), which the Dockerfile builds with; ""
+	// means GoVersion.
+	GoDirective string
 	// A2agenVersion is the a2agen version go.mod requires.
 	A2agenVersion string
 	// A2agenDir, when set, is a local a2agen checkout go.mod replaces the
@@ -90,9 +98,12 @@ func Files(m *manifest.Manifest, opts ProjectOptions) ([]ProjectFile, error) {
 		{"a2a_gen_test.go", p.testFile, true, false},
 		{"Makefile", p.text("Makefile.tmpl"), true, false},
 		{".gitignore", p.text("gitignore.tmpl"), true, false},
+		{"Dockerfile", p.text("Dockerfile.tmpl"), true, false},
+		{p.container().Ignore, p.text("dockerignore.tmpl"), true, false},
 		{"main.go", p.mainFile, false, false},
 		{"route.go", p.routeFile, false, false},
 		{"auth.go", p.authFile, false, false},
+		{"hosting.go", p.hostingFile, false, false},
 		{"README.md", p.text("README.md.tmpl"), false, true},
 		{ManifestFile, func() ([]byte, error) { return opts.Manifest, nil }, false, true},
 		{manifest.SchemaFileName, func() ([]byte, error) { return manifest.Schema, nil }, false, true},
@@ -129,6 +140,15 @@ type project struct {
 	m      *manifest.Manifest
 	opts   ProjectOptions
 	skills []skillCode
+}
+
+// container describes the project's image.
+func (p *project) container() Container {
+	goVersion := p.opts.GoDirective
+	if goVersion == "" {
+		goVersion = GoVersion
+	}
+	return container(p.m, p.opts.PackageDir, goVersion)
 }
 
 // text renders a template of package templates with the project's data.
@@ -187,6 +207,7 @@ func (p *project) templateData() map[string]any {
 		"Skills":          p.skills,
 		"Requires":        sortedRequires(p.opts.Requires),
 		"Secured":         requiresAuthentication(p.m.SecurityRequirements),
+		"Container":       p.container(),
 	}
 }
 

@@ -117,3 +117,76 @@ func (p *project) skillFile(s skillCode) ([]byte, error) {
 	)
 	return render(f)
 }
+
+// hostingFile is where the user adds to the agent what the manifest does
+// not describe (host.Config's Routes, HTTPMiddleware, GRPCServerOptions,
+// Interceptors); the default adds nothing.
+func (p *project) hostingFile() ([]byte, error) {
+	f := newGoFile(false)
+	for _, line := range []string{
+		"hosting adds to the agent what agent.yaml does not describe. cfg already",
+		"holds the agent of agent.yaml (cards, bindings, skills, route,",
+		"verifiers); set more of its fields here:",
+		"",
+		"  - Routes: handlers of your own on every HTTP address, next to the agent",
+		"    card and the bindings (a pattern that clashes with theirs fails at",
+		"    start);",
+		"  - HTTPMiddleware: wraps everything served on the HTTP addresses, the",
+		"    first one outermost (request ids, access logs, security headers);",
+		"  - GRPCServerOptions: options of the gRPC server (message sizes,",
+		"    keepalive, stats handlers);",
+		"  - Interceptors: wrap every A2A call on every binding, refused ones",
+		"    included, and see its operation, CallInfo, caller, request and",
+		"    outcome (runtime.InterceptorFuncs).",
+		"",
+		"Other fields of host.Config, such as Logger and ServerOptions, can be set",
+		"too. The generated tests start the agent with what hosting sets.",
+		"a2a-scaffold wrote this file once and never modifies it.",
+	} {
+		f.Comment(line)
+	}
+	example := []string{
+		"For instance (with the imports context, log/slog, net/http,",
+		"google.golang.org/grpc, google.golang.org/protobuf/proto and",
+		"github.com/a2agen/a2agen/runtime):",
+		"",
+		"\tcfg.Routes = func(mux *http.ServeMux) {",
+		"\t\tmux.HandleFunc(\"GET /version\", func(w http.ResponseWriter, r *http.Request) {",
+		"\t\t\tw.Write([]byte(\"1.0.0\\n\"))",
+		"\t\t})",
+		"\t}",
+		"\tcfg.HTTPMiddleware = append(cfg.HTTPMiddleware, func(next http.Handler) http.Handler {",
+		"\t\treturn http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {",
+		"\t\t\tw.Header().Set(\"X-Content-Type-Options\", \"nosniff\")",
+		"\t\t\tnext.ServeHTTP(w, r)",
+		"\t\t})",
+		"\t})",
+		"\tcfg.GRPCServerOptions = append(cfg.GRPCServerOptions, grpc.MaxRecvMsgSize(16<<20))",
+		"\tcfg.Interceptors = append(cfg.Interceptors, runtime.InterceptorFuncs{",
+		"\t\tUnary: func(next runtime.UnaryFunc) runtime.UnaryFunc {",
+		"\t\t\treturn func(ctx context.Context, call *runtime.CallInfo, req proto.Message) (proto.Message, error) {",
+		"\t\t\t\tresp, err := next(ctx, call, req)",
+		"\t\t\t\tif err != nil {",
+		"\t\t\t\t\tslog.WarnContext(ctx, \"call failed\", \"operation\", call.Operation.Name, \"error\", err)",
+		"\t\t\t\t}",
+		"\t\t\t\treturn resp, err",
+		"\t\t\t}",
+		"\t\t},",
+		"\t})",
+	}
+	f.Func().Id("hosting").Params(jen.Id("cfg").Op("*").Qual(pkgHost, "Config")).BlockFunc(func(g *jen.Group) {
+		for _, line := range example {
+			// Lines that start with "//" are written as they are: code
+			// examples get gofmt's "//<tab>".
+			switch {
+			case line == "":
+				g.Comment("//")
+			case strings.HasPrefix(line, "\t"):
+				g.Comment("//" + line)
+			default:
+				g.Comment("// " + line)
+			}
+		}
+	})
+	return render(f)
+}

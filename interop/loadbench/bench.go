@@ -24,6 +24,13 @@ type result struct {
 	// it was measured; cpuUnknown is set when some round could not read it.
 	cpu        time.Duration
 	cpuUnknown bool
+	// dbCPU is the CPU time the PostgreSQL server processes serving the
+	// a2agen server's connections used meanwhile (postgres only, when the
+	// database runs on this machine); dbKnown is set when every round
+	// could read it.
+	dbCPU   time.Duration
+	dbKnown bool
+	dbRuns  int
 }
 
 func (r result) perSecond() float64 {
@@ -50,6 +57,15 @@ func (r result) cpuPerRequest() time.Duration {
 	return r.cpu / time.Duration(r.requests)
 }
 
+// dbCPUPerRequest is the database's CPU time per completed request, or 0
+// when unknown.
+func (r result) dbCPUPerRequest() time.Duration {
+	if !r.dbKnown || r.requests == 0 {
+		return 0
+	}
+	return r.dbCPU / time.Duration(r.requests)
+}
+
 // merge adds b's requests, time and latencies to r.
 func (r result) merge(b result) result {
 	r.requests += b.requests
@@ -62,6 +78,9 @@ func (r result) merge(b result) result {
 	}
 	r.cpu += b.cpu
 	r.cpuUnknown = r.cpuUnknown || b.cpuUnknown
+	r.dbCPU += b.dbCPU
+	r.dbKnown = (r.dbRuns == 0 || r.dbKnown) && b.dbKnown
+	r.dbRuns++
 	return r
 }
 
@@ -74,25 +93,36 @@ type row struct {
 }
 
 // benchCell measures one binding and workload at every concurrency, on
-// fresh servers (and a fresh SQLite database), running them in turn in
-// every round and reversing their order every other round, so that a
-// drift in the machine's speed weighs on all of them alike.
-func benchCell(ctx context.Context, cfg config, bins binaries, binding, wl string) ([]row, error) {
-	dbDir := ""
+// fresh servers (and a fresh SQLite database and PostgreSQL schema),
+// running them in turn in every round and reversing their order every
+// other round, so that a drift in the machine's speed weighs on all of
+// them alike.
+func benchCell(ctx context.Context, cfg config, bins binaries, binding, wl string) (rows []row, err error) {
+	var cs cellStores
 	if slices.Contains(cfg.stores, "sqlite") {
-		var err error
-		if dbDir, err = os.MkdirTemp(cfg.sqliteDir, "a2agen-loadbench-db-"); err != nil {
+		if cs.sqliteDir, err = os.MkdirTemp(cfg.sqliteDir, "a2agen-loadbench-db-"); err != nil {
 			return nil, fmt.Errorf("-sqlite-dir: %w", err)
 		}
-		defer os.RemoveAll(dbDir) // after the servers have stopped (deferred calls run last first)
+		defer os.RemoveAll(cs.sqliteDir) // after the servers have stopped (deferred calls run last first)
 	}
-	servers, err := startServers(cfg, bins, dbDir)
+	if cfg.postgres != nil {
+		var schema string
+		if schema, cs.postgresURL, err = cfg.postgres.newSchema(ctx); err != nil {
+			return nil, err
+		}
+		cs.pgAppName = schema
+		defer func() { // after the servers have stopped
+			if derr := cfg.postgres.dropSchema(schema); derr != nil && err == nil {
+				err = derr
+			}
+		}()
+	}
+	servers, err := startServers(cfg, bins, cs)
 	if err != nil {
 		return nil, err
 	}
 	defer stopAll(servers)
 
-	var rows []row
 	for _, conc := range cfg.concurrency {
 		r := row{binding: binding, workload: wl, concurrency: conc, results: make([]result, len(servers))}
 		for round := range cfg.rounds {
@@ -109,9 +139,13 @@ func benchCell(ctx context.Context, cfg config, bins binaries, binding, wl strin
 				if err != nil {
 					return nil, fmt.Errorf("%s %s %s c=%d: %w", s.name, binding, wl, conc, err)
 				}
-				fmt.Fprintf(os.Stderr, "loadbench: %-6s %-9s %-8s c=%-3d %9.0f req/s  p50 %-8s p99 %-8s cpu/req %-8s errors %d\n",
+				dbNote := ""
+				if res.dbKnown {
+					dbNote = "  db cpu/req " + fmtDuration(res.dbCPUPerRequest())
+				}
+				fmt.Fprintf(os.Stderr, "loadbench: %-8s %-9s %-8s c=%-3d %9.0f req/s  p50 %-8s p99 %-8s cpu/req %-8s errors %d%s\n",
 					s.name, binding, wl, conc, res.perSecond(), fmtDuration(res.quantile(0.5)), fmtDuration(res.quantile(0.99)),
-					fmtDuration(res.cpuPerRequest()), res.errors)
+					fmtDuration(res.cpuPerRequest()), res.errors, dbNote)
 				r.results[i] = r.results[i].merge(res)
 			}
 		}
@@ -136,10 +170,17 @@ func runOnce(ctx context.Context, cfg config, s *server, binding string, w workl
 			return result{}, fmt.Errorf("warm-up: %w", w.firstErr)
 		}
 	}
+	var db *dbProcs
+	if s.store == "postgres" && cfg.postgres != nil {
+		db = cfg.postgres.backends(ctx, s.appName)
+	}
+	db0, dbOK0 := db.cpuTime()
 	cpu0, ok0 := cpuTime(s.proc.Pid())
 	res := load(ctx, d, conc, cfg.duration)
 	cpu1, ok1 := cpuTime(s.proc.Pid())
+	db1, dbOK1 := db.cpuTime()
 	res.cpu, res.cpuUnknown = cpu1-cpu0, !ok0 || !ok1
+	res.dbCPU, res.dbKnown = db1-db0, dbOK0 && dbOK1
 	if res.requests == 0 {
 		return res, fmt.Errorf("no request succeeded: %v", res.firstErr)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"runtime"
 	"strings"
@@ -9,41 +10,107 @@ import (
 )
 
 func TestVariants(t *testing.T) {
-	var names []string
-	for _, v := range (config{stores: []string{"sqlite", "memory"}}).variants() {
-		names = append(names, v.name)
+	for _, c := range []struct{ stores, want string }{
+		{"sqlite,memory", "sqlite,memory,SDK"},
+		{"postgres,memory,sqlite", "postgres,memory,sqlite,SDK"},
+		{"memory,sqlite,postgres", "memory,sqlite,postgres,SDK"},
+		{"postgres", "postgres,SDK"},
+	} {
+		var names []string
+		for _, v := range (config{stores: splitList(c.stores)}).variants() {
+			if v.isSDK() != (v.name == "SDK") || !v.isSDK() && v.store != v.name {
+				t.Errorf("-stores %s: variant %+v", c.stores, v)
+			}
+			names = append(names, v.name)
+		}
+		if got := strings.Join(names, ","); got != c.want {
+			t.Errorf("-stores %s: variants = %s, want %s (the stores in -stores order, then the SDK)", c.stores, got, c.want)
+		}
 	}
-	if got := strings.Join(names, ","); got != "sqlite,memory,SDK" {
-		t.Errorf("variants = %s, want sqlite,memory,SDK (the stores in -stores order, then the SDK)", got)
+}
+
+func TestPostgresURLs(t *testing.T) {
+	for _, c := range []struct {
+		in, admin string
+		schema    bool
+	}{
+		{"postgres://u@h:5432/db", "postgres://u@h:5432/db", false},
+		{"postgres://u@h/db?sslmode=disable", "postgres://u@h/db?sslmode=disable", false},
+		{"postgres://u@h/db?channel=x&sslmode=disable", "postgres://u@h/db?sslmode=disable", false},
+		{"postgres://u@h/db?schema=s", "postgres://u@h/db", true},
+		{"postgresql://u@h/db?sslmode=disable&sch%65ma=s&application_name=a", "postgresql://u@h/db?sslmode=disable&application_name=a", true},
+	} {
+		admin, schema, err := adminURL(c.in)
+		if err != nil || admin != c.admin || schema != c.schema {
+			t.Errorf("adminURL(%s) = %q, %v, %v; want %q, %v", c.in, admin, schema, err, c.admin, c.schema)
+		}
+	}
+	if got, want := withSchema("postgres://u@h/db", "a2agen_x"), "postgres://u@h/db?schema=a2agen_x"; got != want {
+		t.Errorf("withSchema = %s, want %s", got, want)
+	}
+	if got, want := withSchema("postgres://u@h/db?sslmode=disable", "a b"), "postgres://u@h/db?sslmode=disable&schema=a+b"; got != want {
+		t.Errorf("withSchema = %s, want %s", got, want)
+	}
+	if got, want := pgHost("postgres://u:secret@127.0.0.1:5432/test?sslmode=disable"), "127.0.0.1:5432/test"; got != want {
+		t.Errorf("pgHost = %s, want %s (no user, password or parameters)", got, want)
+	}
+}
+
+// TestPostgresWithoutServer checks the errors of a postgres store that
+// names no server or one that does not answer.
+func TestPostgresWithoutServer(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ url, want string }{
+		{"sqlite:/tmp/x.db", "want a URL postgres://"},
+		{"postgres://u@127.0.0.1:5432/db?schema=s", "leave out schema="},
+		{"postgres://u:secret@127.0.0.1:1/db?connect_timeout=5", "cannot reach the PostgreSQL server"},
+	} {
+		_, err := openPostgres(ctx, c.url)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("openPostgres(%s) = %v, want an error containing %q", c.url, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("openPostgres(%s): the error shows the password: %v", c.url, err)
+		}
 	}
 }
 
 func TestPrintTable(t *testing.T) {
-	cfg := config{rounds: 2, duration: 3 * time.Second, warmup: time.Second / 2, stores: []string{"memory", "sqlite"}, sqliteDir: os.TempDir()}
+	cfg := config{rounds: 2, duration: 3 * time.Second, warmup: time.Second / 2, stores: []string{"memory", "sqlite", "postgres"}, sqliteDir: os.TempDir(),
+		postgresURL: "postgres://u:secret@db.example:5432/bench?sslmode=disable", postgres: &pgServer{info: "PostgreSQL 15.20, synchronous_commit=on, fsync=on", local: true, appName: true}}
 	res := func(n int, cpu time.Duration) result {
 		return result{requests: n, elapsed: time.Second, latency: []time.Duration{time.Millisecond, 2 * time.Millisecond}, cpu: cpu}
 	}
+	withDB := func(r result, db time.Duration) result {
+		r.dbCPU, r.dbKnown = db, true
+		return r
+	}
 	rows := []row{
 		{binding: "JSONRPC", workload: "hello", concurrency: 16,
-			results: []result{res(6000, 600*time.Millisecond), res(3000, 1500*time.Millisecond), res(1000, 1200*time.Millisecond)}},
+			results: []result{res(6000, 600*time.Millisecond), res(3000, 1500*time.Millisecond), withDB(res(2000, 800*time.Millisecond), 1200*time.Millisecond), res(1000, 1200*time.Millisecond)}},
 		{binding: "JSONRPC", workload: "stream10", concurrency: 16,
-			results: []result{res(2000, 780*time.Millisecond), res(500, 650*time.Millisecond), {requests: 100, elapsed: time.Second, cpuUnknown: true}}},
+			results: []result{res(2000, 780*time.Millisecond), res(500, 650*time.Millisecond), res(300, 780*time.Millisecond), {requests: 100, elapsed: time.Second, cpuUnknown: true}}},
 	}
 	var b strings.Builder
 	printTable(&b, cfg, rows)
 	out := b.String()
 	for _, want := range []string{
-		"| binding | workload | conc | memory req/s | memory p50 | memory p99 | sqlite req/s | sqlite p50 | sqlite p99 | SDK req/s | SDK p50 | SDK p99 | memory/SDK | sqlite/SDK |",
-		"| JSONRPC | SendMessage `hello` | 16 | 6000 | 2.00ms | 2.00ms | 3000 | 2.00ms | 2.00ms | 1000 | 2.00ms | 2.00ms | 6.00× | 3.00× |",
-		"| binding | workload | conc | memory CPU/req | sqlite CPU/req | SDK CPU/req |",
-		"| JSONRPC | SendMessage `hello` | 16 | 100µs | 500µs | 1.20ms |",
-		"| JSONRPC | stream `stream 10` | 16 | 390µs | 1.30ms | – |",
-		"| JSONRPC | 16 | 26000 | 30µs | 6500 | 100µs | 1300 | – |",
+		"| binding | workload | conc | memory req/s | memory p50 | memory p99 | sqlite req/s | sqlite p50 | sqlite p99 | postgres req/s | postgres p50 | postgres p99 | SDK req/s | SDK p50 | SDK p99 | memory/SDK | sqlite/SDK | postgres/SDK |",
+		"| JSONRPC | SendMessage `hello` | 16 | 6000 | 2.00ms | 2.00ms | 3000 | 2.00ms | 2.00ms | 2000 | 2.00ms | 2.00ms | 1000 | 2.00ms | 2.00ms | 6.00× | 3.00× | 2.00× |",
+		"| binding | workload | conc | memory CPU/req | sqlite CPU/req | postgres CPU/req | postgres DB CPU/req | postgres+DB CPU/req | SDK CPU/req |",
+		"| JSONRPC | SendMessage `hello` | 16 | 100µs | 500µs | 400µs | 600µs | 1.00ms | 1.20ms |",
+		"| JSONRPC | stream `stream 10` | 16 | 390µs | 1.30ms | 2.60ms | – | – | – |",
+		"| binding | conc | memory events/s | memory CPU/event | sqlite events/s | sqlite CPU/event | postgres events/s | postgres CPU/event | postgres+DB CPU/event | SDK events/s | SDK CPU/event |",
+		"| JSONRPC | 16 | 26000 | 30µs | 6500 | 100µs | 3900 | 200µs | – | 1300 | – |",
 		"synchronous=normal",
+		"postgres = examples/echo --store postgres://…?schema=NAME, a fresh schema per cell on db.example:5432/bench (PostgreSQL 15.20, synchronous_commit=on, fsync=on)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q; got:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "secret") {
+		t.Errorf("the table shows the PostgreSQL password:\n%s", out)
 	}
 }
 

@@ -1,9 +1,12 @@
 // Command loadbench measures a2agen's default server (examples/echo) and the
 // official Go SDK's server (interop/sdkpeer, same echo contract) side by
 // side under closed-loop load, on loopback. a2agen runs once per task store
-// named by -stores: "memory" (--store memory) and "sqlite" (--store
+// named by -stores: "memory" (--store memory), "sqlite" (--store
 // sqlite:FILE, a fresh file per cell with the store's default, durable
-// settings); the SDK keeps its tasks in memory.
+// settings) and "postgres" (--store postgres://…?schema=NAME on the server
+// -postgres names, a fresh schema per cell, dropped after it; PostgreSQL's
+// own durability settings are left as they are); the SDK keeps its tasks
+// in memory.
 //
 // For each binding (JSON-RPC, HTTP+JSON, gRPC), workload (SendMessage
 // "hello", SendStreamingMessage "stream 10") and concurrency (1, 16, 64) it
@@ -24,6 +27,7 @@
 //
 //	cd interop && go run ./loadbench -duration 3s
 //	cd interop && go run ./loadbench -bindings JSONRPC -concurrency 16   # the headline cells
+//	cd interop && go run ./loadbench -stores memory,sqlite,postgres -postgres postgres://postgres@127.0.0.1:5432/test
 //
 // or "make bench-interop" at the repository root.
 package main
@@ -61,9 +65,14 @@ type config struct {
 	echoArgs      []string
 	serverProcs   int
 	chunkInterval time.Duration
-	stores        []string // a2agen's task stores: "memory", "sqlite"
+	stores        []string // a2agen's task stores: "memory", "sqlite", "postgres"
 	sqliteDir     string   // where each cell's SQLite database is created
+	postgresURL   string   // -postgres: the server each cell's schema is created on
+	postgres      *pgServer
 }
+
+// storeNames are the stores -stores accepts.
+var storeNames = []string{"memory", "sqlite", "postgres"}
 
 func run() error {
 	var cfg config
@@ -78,8 +87,10 @@ func run() error {
 	flag.StringVar(&echoArgs, "echo-args", "", "extra flags for examples/echo, space-separated")
 	flag.IntVar(&cfg.serverProcs, "server-procs", 0, "GOMAXPROCS of the servers (0: Go's default)")
 	flag.DurationVar(&cfg.chunkInterval, "chunk-interval", 0, "pause between the chunks of \"stream 10\" on all servers (0: none, so that server work is measured, not sleeping)")
-	flag.StringVar(&stores, "stores", "memory,sqlite", "comma-separated task stores of a2agen's server, each measured next to the SDK: memory, sqlite (a fresh SQLite file per cell, default durable settings)")
+	flag.StringVar(&stores, "stores", "memory,sqlite", "comma-separated task stores of a2agen's server, each measured next to the SDK: memory, sqlite (a fresh SQLite file per cell, default durable settings), postgres (a fresh schema per cell on the server -postgres names)")
 	flag.StringVar(&cfg.sqliteDir, "sqlite-dir", os.TempDir(), "directory in which each cell's SQLite database is created (and removed after the cell)")
+	flag.StringVar(&cfg.postgresURL, "postgres", "", "`URL` of the PostgreSQL server for -stores postgres, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable (default: $"+postgresEnv+"); "+
+		"each cell creates a schema with a random name in its database and drops it afterwards; the server's durability settings (synchronous_commit, fsync) are used as they are")
 	flag.Parse()
 
 	var err error
@@ -103,11 +114,11 @@ func run() error {
 	}
 	cfg.stores = splitList(stores)
 	if len(cfg.stores) == 0 {
-		return fmt.Errorf("-stores: name at least one of memory, sqlite")
+		return fmt.Errorf("-stores: name at least one of %s", strings.Join(storeNames, ", "))
 	}
 	for i, st := range cfg.stores {
-		if st != "memory" && st != "sqlite" {
-			return fmt.Errorf("-stores: unknown store %q (want memory, sqlite)", st)
+		if !slices.Contains(storeNames, st) {
+			return fmt.Errorf("-stores: unknown store %q (want %s)", st, strings.Join(storeNames, ", "))
 		}
 		if slices.Contains(cfg.stores[:i], st) {
 			return fmt.Errorf("-stores: %q given twice", st)
@@ -121,6 +132,12 @@ func run() error {
 			return fmt.Errorf("-sqlite-dir %s is not a directory", cfg.sqliteDir)
 		}
 	}
+	if cfg.postgresURL == "" {
+		cfg.postgresURL = os.Getenv(postgresEnv)
+	}
+	if slices.Contains(cfg.stores, "postgres") && cfg.postgresURL == "" {
+		return fmt.Errorf("-stores postgres: no PostgreSQL server: give its URL with -postgres URL or in $%s (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)", postgresEnv)
+	}
 	cfg.echoArgs = strings.Fields(echoArgs)
 	for _, a := range cfg.echoArgs {
 		if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); name == "store" && strings.HasPrefix(a, "-") {
@@ -130,6 +147,11 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if slices.Contains(cfg.stores, "postgres") {
+		if cfg.postgres, err = openPostgres(ctx, cfg.postgresURL); err != nil {
+			return err
+		}
+	}
 
 	bins, cleanup, err := buildServers(ctx, cfg.repo)
 	if err != nil {

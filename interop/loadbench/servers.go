@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/a2agen/a2agen/interop/internal/peerproc"
+	"github.com/a2agen/a2agen/server/store/postgres"
 )
 
 // binaries are the two server programs, built once per run of the tool.
@@ -45,8 +46,8 @@ func buildServers(ctx context.Context, repo string) (binaries, func(), error) {
 // variant is one server under test: a2agen's examples/echo on one task
 // store, or the SDK peer.
 type variant struct {
-	name  string // column label: "memory", "sqlite" or "SDK"
-	store string // examples/echo's store kind ("memory", "sqlite"); "" for the SDK
+	name  string // column label: "memory", "sqlite", "postgres" or "SDK"
+	store string // examples/echo's store kind ("memory", "sqlite", "postgres"); "" for the SDK
 }
 
 func (v variant) isSDK() bool { return v.store == "" }
@@ -64,7 +65,8 @@ func (c config) variants() []variant {
 // server is one running server under test.
 type server struct {
 	variant
-	proc *peerproc.Process
+	proc    *peerproc.Process
+	appName string // postgres: the application_name of its database connections
 }
 
 var (
@@ -72,12 +74,21 @@ var (
 	wantEchoEndpoints = []string{"card", "jsonrpc", "rest", "grpc", "store"}
 )
 
+// cellStores are where a cell's durable stores keep their data: the
+// directory of its SQLite database and the store URL of its PostgreSQL
+// schema, each new for the cell.
+type cellStores struct {
+	sqliteDir   string
+	postgresURL string
+	pgAppName   string // the application_name in postgresURL
+}
+
 // startServers starts a fresh server of every variant, so that every cell of
 // the table begins with empty task stores: a new examples/echo process per
-// a2agen store, its SQLite database a new file in dbDir (a directory of
-// its own for the cell), and a new SDK peer. On error, the servers already
-// started are stopped.
-func startServers(cfg config, bins binaries, dbDir string) ([]*server, error) {
+// a2agen store, its SQLite database a new file in cs.sqliteDir, its
+// PostgreSQL tables in the new schema of cs.postgresURL, and a new SDK
+// peer. On error, the servers already started are stopped.
+func startServers(cfg config, bins binaries, cs cellStores) ([]*server, error) {
 	var env []string
 	if cfg.serverProcs > 0 {
 		env = append(env, "GOMAXPROCS="+strconv.Itoa(cfg.serverProcs))
@@ -98,24 +109,32 @@ func startServers(cfg config, bins binaries, dbDir string) ([]*server, error) {
 				return fail(fmt.Errorf("sdkpeer: %w", err))
 			}
 		} else {
-			if p, err = startEcho(cfg, bins, env, v, dbDir); err != nil {
+			if p, err = startEcho(cfg, bins, env, v, cs); err != nil {
 				return fail(fmt.Errorf("examples/echo --store %s: %w", v.store, err))
 			}
 		}
-		servers = append(servers, &server{variant: v, proc: p})
+		srv := &server{variant: v, proc: p}
+		if v.store == "postgres" {
+			srv.appName = cs.pgAppName
+		}
+		servers = append(servers, srv)
 	}
 	return servers, nil
 }
 
 // startEcho starts examples/echo on the variant's store and checks, from the
 // store line it prints, that it opened that store.
-func startEcho(cfg config, bins binaries, env []string, v variant, dbDir string) (*peerproc.Process, error) {
+func startEcho(cfg config, bins binaries, env []string, v variant, cs cellStores) (*peerproc.Process, error) {
 	storeURL := "memory"
-	if v.store == "sqlite" {
+	switch v.store {
+	case "sqlite":
 		// A fresh file with the store's default, durable settings
 		// (WAL, synchronous=normal).
 		// The URL decodes percent-escapes and ends the path at "?".
-		storeURL = "sqlite:" + strings.NewReplacer("%", "%25", "?", "%3F").Replace(filepath.Join(dbDir, "echo.db"))
+		storeURL = "sqlite:" + strings.NewReplacer("%", "%25", "?", "%3F").Replace(filepath.Join(cs.sqliteDir, "echo.db"))
+	case "postgres":
+		// A fresh, empty schema, the server's settings as they are.
+		storeURL = cs.postgresURL
 	}
 	// examples/echo reads a zero -chunk-interval as its default and a
 	// negative one as "no pause"; sdkpeer takes zero as "no pause".
@@ -129,9 +148,14 @@ func startEcho(cfg config, bins binaries, env []string, v variant, dbDir string)
 	if err != nil {
 		return nil, err
 	}
-	if got := p.Endpoints["store"]; got != storeURL {
+	// echo prints the URL with any password redacted.
+	want := storeURL
+	if v.store == "postgres" {
+		want = postgres.Describe(storeURL)
+	}
+	if got := p.Endpoints["store"]; got != want {
 		p.Stop(5 * time.Second)
-		return nil, fmt.Errorf("examples/echo reports store %q, want %q", got, storeURL)
+		return nil, fmt.Errorf("examples/echo reports store %q, want %q", got, want)
 	}
 	return p, nil
 }

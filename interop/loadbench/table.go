@@ -37,6 +37,15 @@ func printTable(w io.Writer, cfg config, rows []row) {
 				where += ", " + t
 			}
 			servers = append(servers, "sqlite = examples/echo --store sqlite:FILE, a fresh file per cell in "+where+" (default settings: WAL, synchronous=normal)")
+		case "postgres":
+			info := ""
+			if cfg.postgres != nil {
+				info = " (" + cfg.postgres.info + ")"
+			}
+			servers = append(servers, "postgres = examples/echo --store postgres://…?schema=NAME, a fresh schema per cell on "+pgHost(cfg.postgresURL)+info)
+			if cfg.measuresDB() {
+				servers[len(servers)-1] += ", on this machine"
+			}
 		default:
 			servers = append(servers, "SDK = a2a-go interop/sdkpeer, in-memory task store")
 		}
@@ -82,19 +91,33 @@ func printTable(w io.Writer, cfg config, rows []row) {
 	}
 
 	// CPU per request.
+	db := cfg.measuresDB()
 	fmt.Fprint(w, "\nServer CPU time per request: user+system CPU of the server process during the measured rounds "+
-		"(read from /proc/PID/stat in 10 ms ticks; includes its HTTP or gRPC stack, the store and GC) ÷ requests completed.\n\n")
+		"(read from /proc/PID/stat in 10 ms ticks; includes its HTTP or gRPC stack, the store and GC) ÷ requests completed.")
+	if db {
+		fmt.Fprint(w, " postgres DB: the same for the PostgreSQL server processes serving the postgres server's connections "+
+			"(its backends, found by application_name; not PostgreSQL's WAL writer, checkpointer and other background processes), "+
+			"which share this machine's CPUs; postgres+DB is their sum.")
+	}
+	fmt.Fprint(w, "\n\n")
 	head, align = "| binding | workload | conc |", "|---|---|---:|"
 	for _, v := range vs {
 		head += fmt.Sprintf(" %s CPU/req |", v.name)
 		align += "---:|"
+		if db && v.store == "postgres" {
+			head += " postgres DB CPU/req | postgres+DB CPU/req |"
+			align += "---:|---:|"
+		}
 	}
 	fmt.Fprintln(w, head)
 	fmt.Fprintln(w, align)
 	for _, r := range rows {
 		line := fmt.Sprintf("| %s | %s | %d |", r.binding, workloadLabel(r.workload), r.concurrency)
-		for _, res := range r.results {
+		for i, res := range r.results {
 			line += " " + fmtDuration(res.cpuPerRequest()) + " |"
+			if db && vs[i].store == "postgres" {
+				line += " " + fmtDuration(res.dbCPUPerRequest()) + " | " + fmtDuration(res.withDB(res.cpuPerRequest())) + " |"
+			}
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -110,6 +133,10 @@ func printTable(w io.Writer, cfg config, rows []row) {
 	for _, v := range vs {
 		head += fmt.Sprintf(" %s events/s | %[1]s CPU/event |", v.name)
 		align += "---:|---:|"
+		if db && v.store == "postgres" {
+			head += " postgres+DB CPU/event |"
+			align += "---:|"
+		}
 	}
 	fmt.Fprintln(w, head)
 	fmt.Fprintln(w, align)
@@ -118,8 +145,11 @@ func printTable(w io.Writer, cfg config, rows []row) {
 			continue
 		}
 		line := fmt.Sprintf("| %s | %d |", r.binding, r.concurrency)
-		for _, res := range r.results {
+		for i, res := range r.results {
 			line += fmt.Sprintf(" %.0f | %s |", res.perSecond()*float64(events), fmtDuration(res.cpuPerRequest()/time.Duration(events)))
+			if db && vs[i].store == "postgres" {
+				line += " " + fmtDuration(res.withDB(res.cpuPerRequest())/time.Duration(events)) + " |"
+			}
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -151,4 +181,19 @@ func fmtDuration(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%.0fms", float64(d)/float64(time.Millisecond))
 	}
+}
+
+// measuresDB reports whether the postgres store's database processes are
+// measured: it runs on this machine, under a name the tool gives it.
+func (c config) measuresDB() bool {
+	return slices.Contains(c.stores, "postgres") && c.postgres != nil && c.postgres.local && c.postgres.appName
+}
+
+// withDB is cpu (the server's CPU time per request) plus the database's, or
+// 0 when either is unknown.
+func (r result) withDB(cpu time.Duration) time.Duration {
+	if cpu <= 0 || r.dbCPUPerRequest() <= 0 {
+		return 0
+	}
+	return cpu + r.dbCPUPerRequest()
 }

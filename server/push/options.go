@@ -34,7 +34,8 @@ type config struct {
 	initial, max time.Duration
 	concurrency  int
 	allowPrivate bool
-	onFailure    func(Failure)
+	onFailure    []func(Failure)
+	interceptors []func(AttemptFunc) AttemptFunc
 	logger       *slog.Logger
 }
 
@@ -110,11 +111,16 @@ func AllowPrivateNetworks() Option {
 	return func(c *config) { c.allowPrivate = true }
 }
 
-// OnFailure sets a hook called once for every notification that is given up:
-// after its last failed attempt, or on an error that retrying cannot fix. It
-// runs on the sender's goroutines and must not block.
+// OnFailure adds a hook called once for every notification that is given
+// up: after its last failed attempt, or on an error that retrying cannot
+// fix. Hooks run in the order they were added, on the sender's goroutines,
+// and must not block.
 func OnFailure(f func(Failure)) Option {
-	return func(c *config) { c.onFailure = f }
+	return func(c *config) {
+		if f != nil {
+			c.onFailure = append(c.onFailure, f)
+		}
+	}
 }
 
 // WithLogger sets the logger of failed deliveries (default slog.Default()).

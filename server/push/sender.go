@@ -22,6 +22,8 @@
 //	X-A2A-Notification-Token: <token>          and, for receivers built on the
 //	A2A-Notification-Token: <token>            official Go SDK, the same token
 //	X-A2A-Notification-Id: <delivery id>       task id/version.index/config id
+//	Traceparent: <W3C trace context>           with an attempt interceptor that
+//	                                           sets it (package telemetry's)
 //
 // Addresses are checked when they are dialled, after name resolution, and
 // loopback, private, link-local, unspecified and multicast addresses are
@@ -87,6 +89,9 @@ type Notification struct {
 	// Event is the StreamResponse to POST (task, statusUpdate or
 	// artifactUpdate). It is read, never modified.
 	Event *a2av1.StreamResponse
+	// Trace is the trace context of the write that produced the event
+	// (empty when tracing is off); an AttemptInterceptor continues it.
+	Trace store.TraceContext
 }
 
 // Failure describes a notification that was given up.
@@ -107,6 +112,9 @@ type Sender struct {
 	transport *http.Transport
 	// now is the clock of due times; tests replace it.
 	now func() time.Time
+	// intercepted is attempt wrapped in the attempt interceptors; nil
+	// without any.
+	intercepted AttemptFunc
 
 	worker string          // lease owner in the outbox
 	ctx    context.Context // canceled by Close at its deadline: in-flight attempts stop
@@ -133,7 +141,7 @@ func NewSender(opts ...Option) *Sender {
 		ExpectContinueTimeout: time.Second,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Sender{
+	s := &Sender{
 		cfg:       cfg,
 		transport: tr,
 		client: &http.Client{
@@ -149,27 +157,48 @@ func NewSender(opts ...Option) *Sender {
 		closing: make(chan struct{}),
 		done:    make(chan struct{}),
 	}
+	if len(cfg.interceptors) > 0 {
+		s.intercepted = s.attempt
+		for i := len(cfg.interceptors) - 1; i >= 0; i-- {
+			s.intercepted = cfg.interceptors[i](s.intercepted)
+		}
+	}
+	return s
 }
 
-// Post makes one delivery attempt of n, with the sender's timeout and SSRF
-// guard, and reports its outcome (nil for a 2xx answer). Start's dispatcher
-// uses it; it is exported for programs that deliver notifications of their
-// own.
+// Post makes one delivery attempt of n, with the sender's timeout, SSRF
+// guard and attempt interceptors, and reports its outcome (nil for a 2xx
+// answer). Start's dispatcher uses it; it is exported for programs that
+// deliver notifications of their own.
 func (s *Sender) Post(ctx context.Context, n Notification) error {
+	return s.post(ctx, n, 1)
+}
+
+// post makes attempt number of n through the interceptors.
+func (s *Sender) post(ctx context.Context, n Notification, number int) error {
 	body, err := runtime.MarshalJSON(n.Event)
 	if err != nil {
 		return &permanentError{fmt.Errorf("push: encoding the event: %w", err)}
 	}
-	return s.attempt(ctx, n.Config, n.ID, body)
+	a := &Attempt{Notification: n, Number: number, body: body}
+	if s.intercepted == nil {
+		return s.attempt(ctx, a)
+	}
+	a.Header = make(http.Header)
+	return s.intercepted(ctx, a)
 }
 
 // attempt makes one request.
-func (s *Sender) attempt(ctx context.Context, cfg *a2av1.TaskPushNotificationConfig, id string, body []byte) error {
+func (s *Sender) attempt(ctx context.Context, a *Attempt) error {
+	cfg, id := a.Config, a.ID
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.GetUrl(), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.GetUrl(), bytes.NewReader(a.body))
 	if err != nil {
 		return &permanentError{fmt.Errorf("push: webhook url %q: %w", cfg.GetUrl(), err)}
+	}
+	for k, v := range a.Header {
+		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", ContentType)
 	if auth := cfg.GetAuthentication(); auth.GetScheme() != "" && auth.GetCredentials() != "" {
@@ -188,6 +217,7 @@ func (s *Sender) attempt(ctx context.Context, cfg *a2av1.TaskPushNotificationCon
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBytes))
 	resp.Body.Close()
+	a.StatusCode = resp.StatusCode
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil
 	}
@@ -239,8 +269,8 @@ func (s *Sender) fail(f Failure) {
 		slog.String("tenant", f.Tenant), slog.String("taskId", f.Config.GetTaskId()),
 		slog.String("configId", f.Config.GetId()), slog.String("url", redactURL(f.Config.GetUrl())),
 		slog.Int("attempts", f.Attempts), slog.Any("error", f.Err))
-	if s.cfg.onFailure != nil {
-		s.cfg.onFailure(f)
+	for _, h := range s.cfg.onFailure {
+		h(f)
 	}
 }
 

@@ -215,7 +215,7 @@ func (m *Memory) CreateTask(_ context.Context, c Creation) (Record, error) {
 			byID[cfg.GetId()] = cfg
 		}
 		e.configs.Store(int32(len(byID)))
-		m.enqueueLocked(rec.Tenant, id, 1, c.Events, byID)
+		m.enqueueLocked(rec.Tenant, id, 1, c.Events, c.Trace, byID)
 		m.pmu.Unlock()
 	}
 	m.trackRun(e, "", rec.Runner)
@@ -272,7 +272,7 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 	if len(u.Events) > 0 && e.configs.Load() > 0 {
 		if t := m.tenantOf(u.Tenant); t != nil {
 			m.pmu.Lock()
-			m.enqueueLocked(u.Tenant, u.Task.GetId(), v, u.Events, t.configs[u.Task.GetId()])
+			m.enqueueLocked(u.Tenant, u.Task.GetId(), v, u.Events, u.Trace, t.configs[u.Task.GetId()])
 			m.pmu.Unlock()
 		}
 	}

@@ -55,7 +55,7 @@ func (m *Memory) Stats() MemoryStats {
 
 // enqueueLocked queues every event of a write for every config; called with
 // m.pmu held.
-func (m *Memory) enqueueLocked(tenant, taskID string, version int64, events []*a2av1.StreamResponse, configs map[string]*a2av1.TaskPushNotificationConfig) {
+func (m *Memory) enqueueLocked(tenant, taskID string, version int64, events []*a2av1.StreamResponse, trace TraceContext, configs map[string]*a2av1.TaskPushNotificationConfig) {
 	if len(events) == 0 || len(configs) == 0 {
 		return
 	}
@@ -75,7 +75,7 @@ func (m *Memory) enqueueLocked(tenant, taskID string, version int64, events []*a
 				continue
 			}
 			d := &memDelivery{
-				Delivery: Delivery{ID: DeliveryID(tenant, taskID, version, i, cid), Tenant: tenant, Config: configs[cid], Event: ev},
+				Delivery: Delivery{ID: DeliveryID(tenant, taskID, version, i, cid), Tenant: tenant, Config: configs[cid], Event: ev, Trace: trace},
 				key:      k,
 				due:      now,
 			}

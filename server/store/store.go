@@ -99,6 +99,8 @@ type Creation struct {
 	// are not published to subscribers: nobody can follow a task before it
 	// exists). Their version is 1.
 	Events []*a2av1.StreamResponse
+	// Trace is kept with the deliveries the creation queues.
+	Trace TraceContext
 }
 
 // Update is one optimistic write of a task.
@@ -119,6 +121,9 @@ type Update struct {
 	// both.
 	Runner     string
 	LeaseUntil time.Time
+	// Trace is kept with the deliveries the write queues, so that their
+	// webhook requests continue the trace of the write.
+	Trace TraceContext
 }
 
 // Event is one published stream event of a task.
@@ -255,6 +260,8 @@ type Delivery struct {
 	Event *a2av1.StreamResponse
 	// Attempts is how many attempts failed before this claim.
 	Attempts int
+	// Trace is the trace context of the write that queued the delivery.
+	Trace TraceContext
 }
 
 // Claim asks the outbox for due deliveries.

@@ -26,6 +26,7 @@ func RunOutbox(t *testing.T, newStore func(t *testing.T) OutboxStore) {
 		{"ConcurrentClaims", testOutboxConcurrentClaims},
 		{"Wakeup", testOutboxWakeup},
 		{"TenantsApart", testOutboxTenantsApart},
+		{"TraceContext", testOutboxTraceContext},
 	}.run(t, newStore)
 }
 
@@ -358,5 +359,54 @@ func testOutboxTenantsApart(t *testing.T, s OutboxStore) {
 	again := claim(t, s, "w", now, 10)
 	if len(again) != 1 || again[0].ID != ds[1].ID || again[0].Attempts != 1 {
 		t.Fatalf("after settling tenant %s's delivery: %+v, want only %s with 1 attempt", ds[0].Tenant, again, ds[1].ID)
+	}
+}
+
+// testOutboxTraceContext: the trace context of a write travels with the
+// deliveries it queued, through a retry, and a write without one queues
+// deliveries without one.
+func testOutboxTraceContext(t *testing.T, s OutboxStore) {
+	ctx := context.Background()
+	created := store.TraceContext{Parent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", State: "vendor=a"}
+	task := newTask("t1", "c", submitted, 0)
+	cfg := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://p.example/hook"}
+	rec, err := s.CreateTask(ctx, store.Creation{
+		Record:      store.Record{Tenant: "T", Task: task},
+		PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg},
+		Events:      []*a2av1.StreamResponse{{Payload: &a2av1.StreamResponse_Task{Task: task}}},
+		Trace:       created,
+	})
+	if err != nil {
+		t.Fatalf("CreateTask: %v", err)
+	}
+	updated := store.TraceContext{Parent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
+	t2 := next(rec.Task, working, time.Second)
+	if _, err := s.UpdateTask(ctx, store.Update{Tenant: "T", Task: t2, Expect: rec.Version, Events: []*a2av1.StreamResponse{statusEvent(t2)}, Trace: updated}); err != nil {
+		t.Fatalf("UpdateTask: %v", err)
+	}
+	t3 := next(t2, completed, 2*time.Second)
+	mustUpdate(t, s, "T", t3, rec.Version+1, statusEvent(t3))
+
+	ds := claim(t, s, "w", now, 10)
+	if len(ds) != 1 || ds[0].Trace != created {
+		t.Fatalf("delivery of the created task = %+v, want trace %+v", ds, created)
+	}
+	// A retry keeps the trace context.
+	if err := s.RetryDelivery(ctx, ds[0].ID, 1, now.Add(-time.Second)); err != nil {
+		t.Fatalf("RetryDelivery: %v", err)
+	}
+	ds = claim(t, s, "w", now, 10)
+	if len(ds) != 1 || ds[0].Trace != created || ds[0].Attempts != 1 {
+		t.Fatalf("retried delivery = %+v, want trace %+v after 1 attempt", ds, created)
+	}
+	finish(t, s, ds)
+	ds = claim(t, s, "w", now, 10)
+	if len(ds) != 1 || ds[0].Trace != updated {
+		t.Fatalf("delivery of the update = %+v, want trace %+v", ds, updated)
+	}
+	finish(t, s, ds)
+	ds = claim(t, s, "w", now, 10)
+	if len(ds) != 1 || ds[0].Trace != (store.TraceContext{}) {
+		t.Fatalf("delivery of a write without trace context = %+v, want none", ds)
 	}
 }

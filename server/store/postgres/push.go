@@ -168,8 +168,9 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c store.Claim) ([]store.Del
 			config, ev []byte
 			attempts   int32
 			next       int64
+			tp, ts     *string // NULL when the head was not read (id == nil)
 		)
-		if err := rows.Scan(&q.tenant, &q.taskID, &q.configID, &id, &config, &ev, &attempts, &next); err != nil {
+		if err := rows.Scan(&q.tenant, &q.taskID, &q.configID, &id, &config, &ev, &attempts, &next, &tp, &ts); err != nil {
 			rows.Close()
 			return nil, s.dbErr("claiming deliveries", err)
 		}
@@ -188,7 +189,11 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c store.Claim) ([]store.Del
 			rows.Close()
 			return nil, fmt.Errorf("postgres store %s: decoding the event of delivery %q: %w", s.name, *id, err)
 		}
-		out = append(out, claimed{store.Delivery{ID: *id, Tenant: q.tenant, Config: cfg, Event: event, Attempts: int(attempts)}, next})
+		d := store.Delivery{ID: *id, Tenant: q.tenant, Config: cfg, Event: event, Attempts: int(attempts)}
+		if tp != nil && ts != nil {
+			d.Trace = store.TraceContext{Parent: *tp, State: *ts}
+		}
+		out = append(out, claimed{d, next})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -16,7 +16,8 @@ const (
 	// $10 lease, $11 now, $12 events (feed; [NULL] for a terminal write
 	// without events), $13 number of events to queue per config, $14 the
 	// delivery ids' prefix before the version (see idPrefix), $15 channel, $16 notification payload (after
-	// its kind), $17 notify.
+	// its kind), $17 notify, $18 traceparent and $19 tracestate of the
+	// deliveries.
 	//
 	// Result: the new version, the deliveries queued, the notifications
 	// sent; no row when nothing was written.
@@ -44,9 +45,9 @@ const (
 		next_attempt = CASE WHEN q.head_no = q.next_no THEN EXCLUDED.next_attempt ELSE q.next_attempt END
 	RETURNING q.tenant, q.task_id, q.config_id, q.next_no - $13::integer AS first_no
 ), ob AS (
-	INSERT INTO outbox (tenant, task_id, config_id, no, id, config, event)
+	INSERT INTO outbox (tenant, task_id, config_id, no, id, config, event, traceparent, tracestate)
 	SELECT q.tenant, q.task_id, q.config_id, q.first_no + e.i - 1,
-		$14::text || ($3 + 1)::text || '.' || (e.i - 1)::text || '/' || q.config_id, p.config, e.event
+		$14::text || ($3 + 1)::text || '.' || (e.i - 1)::text || '/' || q.config_id, p.config, e.event, $18::text, $19::text
 	FROM q JOIN push_configs p ON p.tenant = q.tenant AND p.task_id = q.task_id AND p.id = q.config_id,
 		unnest($12::bytea[]) WITH ORDINALITY AS e(event, i)
 	RETURNING 1
@@ -68,7 +69,8 @@ RETURNING 1::bigint, 0::bigint, 0::bigint`
 	// them and, when it did, notifies the replicas' dispatchers.
 	// $1…$11 as sqlCreateTask, $12 config ids, $13 configs, $14 number of
 	// events, $15 now, $16 events, $17 delivery id prefixes, $18 channel,
-	// $19 notification payload (after its kind).
+	// $19 notification payload (after its kind), $20 traceparent and $21
+	// tracestate of the deliveries.
 	// Result: 1 if the task was inserted, deliveries queued, notifications.
 	sqlCreateTaskWithConfigs = `WITH ins AS (
 	INSERT INTO tasks (tenant, id, owner, context_id, state, status_time, version, snapshot, runner, lease_until, ended_at, push_count)
@@ -87,8 +89,8 @@ RETURNING 1::bigint, 0::bigint, 0::bigint`
 		next_attempt = CASE WHEN q.head_no = q.next_no THEN EXCLUDED.next_attempt ELSE q.next_attempt END
 	RETURNING q.tenant, q.task_id, q.config_id, q.next_no - $14::integer AS first_no
 ), ob AS (
-	INSERT INTO outbox (tenant, task_id, config_id, no, id, config, event)
-	SELECT q.tenant, q.task_id, q.config_id, q.first_no + e.i - 1, e.prefix || q.config_id, cfg.config, e.event
+	INSERT INTO outbox (tenant, task_id, config_id, no, id, config, event, traceparent, tracestate)
+	SELECT q.tenant, q.task_id, q.config_id, q.first_no + e.i - 1, e.prefix || q.config_id, cfg.config, e.event, $20::text, $21::text
 	FROM q JOIN cfg ON cfg.id = q.config_id, unnest($16::bytea[], $17::text[]) WITH ORDINALITY AS e(event, prefix, i)
 	RETURNING 1
 ), n AS (
@@ -120,7 +122,13 @@ FROM tasks t LEFT JOIN task_events e ON e.tenant = t.tenant AND e.task_id = t.id
 WHERE t.tenant = $1 AND t.id = $2
 ORDER BY e.version, e.idx`
 
-	sqlRenew = `UPDATE tasks SET lease_until = $2 WHERE runner = $1 AND runner <> ''`
+	// Renews a runner's leases. It locks the rows in key order, as the
+	// writer's batches do (writer.run): otherwise a renewal and a batch
+	// writing two of its tasks can deadlock, and PostgreSQL fails one of
+	// them (the batch: every write in it).
+	sqlRenew = `UPDATE tasks t SET lease_until = $2
+FROM (SELECT tenant, id FROM tasks WHERE runner = $1 AND runner <> '' ORDER BY tenant, id FOR UPDATE) r
+WHERE t.tenant = r.tenant AND t.id = r.id`
 
 	// $1 self, $2 now, $3 LIKE pattern of self's host (NULL: none),
 	// $4 SUBMITTED, $5 WORKING.
@@ -191,7 +199,7 @@ const (
 	FROM c WHERE q.tenant = c.tenant AND q.task_id = c.task_id AND q.config_id = c.config_id
 	RETURNING q.tenant, q.task_id, q.config_id, q.head_no, q.attempts, q.next_attempt
 )
-SELECT u.tenant, u.task_id, u.config_id, o.id, o.config, o.event, u.attempts, u.next_attempt
+SELECT u.tenant, u.task_id, u.config_id, o.id, o.config, o.event, u.attempts, u.next_attempt, o.traceparent, o.tracestate
 FROM u LEFT JOIN outbox o ON o.tenant = u.tenant AND o.task_id = u.task_id AND o.config_id = u.config_id AND o.no = u.head_no`
 
 	// Gives back a lease whose delivery the claim could not read (written

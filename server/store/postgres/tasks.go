@@ -142,7 +142,8 @@ func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record,
 			prefixes[i] = store.DeliveryIDPrefix(rec.Tenant, id, 1, i)
 		}
 		o.sql = sqlCreateTaskWithConfigs
-		args = append(args, cfgIDs, cfgs, int32(len(events)), nil, events, prefixes, s.opts.channel, s.payload(rec.Tenant, id, 1))
+		args = append(args, cfgIDs, cfgs, int32(len(events)), nil, events, prefixes, s.opts.channel, s.payload(rec.Tenant, id, 1),
+			c.Trace.Parent, c.Trace.State)
 	}
 	o.args = args
 	for attempt := 0; ; attempt++ {
@@ -257,7 +258,7 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 	}
 	args := []any{u.Tenant, id, u.Expect, row.snapshot, row.state, row.statusTime, row.contextID, row.terminal,
 		u.Runner, lease, int64(0), events, int32(queue), prefix, s.opts.channel, s.payload(u.Tenant, id, u.Expect+1),
-		len(events) > 0}
+		len(events) > 0, u.Trace.Parent, u.Trace.State}
 	o := &writeOp{key: topicKey{u.Tenant, id}, what: "writing task " + strconv.Quote(id), sql: sqlUpdateTask, args: args,
 		publish: true, expect: u.Expect, events: u.Events, terminal: row.terminal}
 	for attempt := 0; ; attempt++ {

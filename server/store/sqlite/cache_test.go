@@ -162,7 +162,7 @@ func TestCacheFollowsTheDatabase(t *testing.T) {
 	if err := s.rdb.QueryRow(`SELECT COUNT(*) FROM outbox WHERE task_id IN ('0', '1') AND id LIKE '%/3.0/%'`).Scan(&queued); err != nil || queued != 2 {
 		t.Fatalf("deliveries queued by the writes: %d, %v; want 2 (the 2 configs of task 0)", queued, err)
 	}
-	fresh := openAt(t, path, append(opts, withCachedRecords(-1))...)
+	fresh := openAt(t, path, append(opts, withCachedRecords(-1), WithSharedAccess())...)
 	fromDB := read(fresh)
 	for _, id := range ids {
 		c, d := cachedRecs[id], fromDB[id]

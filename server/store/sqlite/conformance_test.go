@@ -21,7 +21,11 @@ func TestConformance(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			storetest.Run(t, func(t *testing.T) store.Store {
-				s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), c.opts...)
+				// Shared access: the suite's StaleRuns contract is the
+				// one every store keeps (lease, or a dead process on this
+				// host); with its file locked the store also takes other
+				// processes' runners for gone (TestStaleRunsOfOtherProcesses).
+				s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), append([]Option{WithSharedAccess()}, c.opts...)...)
 				if err != nil {
 					t.Fatalf("Open: %v", err)
 				}

@@ -187,6 +187,7 @@ type claimedRow struct {
 	id, tenant    string
 	config, event []byte
 	attempts      int
+	trace         store.TraceContext
 }
 
 type claimOp struct {
@@ -231,7 +232,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c store.Claim) ([]store.Del
 		if err := proto.Unmarshal(r.event, ev); err != nil {
 			return nil, fmt.Errorf("sqlite store %s: decoding the event of delivery %q: %w", s.path, r.id, err)
 		}
-		out[i] = store.Delivery{ID: r.id, Tenant: r.tenant, Config: cfg, Event: ev, Attempts: r.attempts}
+		out[i] = store.Delivery{ID: r.id, Tenant: r.tenant, Config: cfg, Event: ev, Attempts: r.attempts, Trace: r.trace}
 	}
 	return out, nil
 }
@@ -246,7 +247,7 @@ func (o *claimOp) apply(w *writer, _ int64) (error, error) {
 	o.rows = o.rows[:0]
 	for rows.Next() {
 		var r claimedRow
-		if err := rows.Scan(&r.seq, &r.id, &r.tenant, &r.config, &r.event, &r.attempts, &r.next); err != nil {
+		if err := rows.Scan(&r.seq, &r.id, &r.tenant, &r.config, &r.event, &r.attempts, &r.next, &r.trace.Parent, &r.trace.State); err != nil {
 			return nil, dbErr("leasing deliveries", err)
 		}
 		o.rows = append(o.rows, r)

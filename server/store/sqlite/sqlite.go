@@ -4,11 +4,18 @@
 // The live parts of the store are in the process: subscribers receive the
 // events of this process's writes, DeliveriesQueued is signalled for them,
 // and reads are served from a cache of the records this process wrote.
-// SQLite's locking keeps the file consistent if another process opens it
-// too, but that process's writes reach neither this process's subscribers,
-// nor its retention count, nor its reads of the tasks it has cached (its
-// writes stay correct: each checks the row it replaces); use a shared store
-// for replicas, and do not change the tables by hand while an agent runs.
+// Open therefore locks the file for its process (a flock on PATH-lock,
+// released by the kernel when the process ends): a second agent on the
+// same file is refused with an error naming the holder. Holding the lock,
+// the store knows that every execution recorded by another process has
+// ended, so a restarted agent settles its predecessor's tasks at once,
+// even from a container restarted in a new pid namespace. WithSharedAccess
+// opts out: SQLite's locking keeps the file consistent if another process
+// opens it too, but that process's writes reach neither this process's
+// subscribers, nor its retention count, nor its reads of the tasks it has
+// cached (its writes stay correct: each checks the row it replaces). Use a
+// shared store for replicas, and do not change the tables by hand while an
+// agent runs.
 //
 // # Durability
 //
@@ -141,7 +148,21 @@ type options struct {
 	cacheRecords int
 	// noCheckpoints turns checkpoints off (tests that read the WAL).
 	noCheckpoints bool
+	shared        bool
 	err           error
+}
+
+// WithSharedAccess lets other processes open the database with this
+// package at the same time. By default Open locks the file for this
+// process (a second agent on it is refused with an error naming the
+// holder), which also lets the store tell at once that the executions of
+// an earlier process — one killed, or a container restarted with a new pid
+// namespace — have ended, instead of waiting for their leases. Shared, the
+// store waits for those leases (except for processes it sees gone on this
+// host), and the other process's writes reach neither this process's
+// subscribers nor its cache (see the package documentation).
+func WithSharedAccess() Option {
+	return func(o *options) { o.shared = true }
 }
 
 // WithTerminalTaskTTL removes a task, with its push configs, once it has
@@ -257,6 +278,9 @@ type Store struct {
 	wconn *sql.Conn // owned by the writer goroutine
 	w     *writer
 	ckpt  *checkpointer // nil without checkpoints
+	// lock makes this process the only agent process on the file
+	// (lock_unix.go): the runners of other processes are then gone.
+	lock *os.File
 
 	rdb  *sql.DB // read-only connections
 	read readStmts
@@ -274,9 +298,13 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
+// errInUse is the cause of Open's error when another process holds the
+// database.
+var errInUse = errors.New("the database is in use by another agent process")
+
 // Open opens (creating it and its directory if needed) the SQLite database
 // at path, brings its schema up to date and starts the writer.
-func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+func Open(ctx context.Context, path string, opts ...Option) (_ *Store, err error) {
 	o := options{synchronous: "normal", busyTimeout: 5 * time.Second, logger: slog.Default(), now: time.Now,
 		readers: max(4, runtime.GOMAXPROCS(0)), cacheRecords: cacheRecords}
 	for _, opt := range opts {
@@ -307,8 +335,19 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return nil, fail("is a directory; give the path of a database file")
 	}
+	var lock *os.File
+	if !o.shared {
+		if lock, err = lockDatabase(abs); err != nil {
+			return nil, fail("%w", err)
+		}
+	}
+	defer func() {
+		if err != nil && lock != nil {
+			lock.Close() // releases the lock
+		}
+	}()
 
-	s := &Store{path: path, opts: o, broker: store.NewBroker(o.buffer), wake: make(chan struct{}, 1),
+	s := &Store{path: path, opts: o, lock: lock, broker: store.NewBroker(o.buffer), wake: make(chan struct{}, 1),
 		listStmts: make(map[listShape]*listStmt), cache: newRecordCache(o.cacheRecords, cacheBytes)}
 	busy := strconv.FormatInt(o.busyTimeout.Milliseconds(), 10)
 
@@ -471,6 +510,9 @@ func (s *Store) Close() error {
 		}
 		s.broker.Close()
 		s.closeErr = s.closeDBs()
+		if s.lock != nil {
+			s.lock.Close() // releases the lock, after the last write
+		}
 		if s.closeErr != nil {
 			s.closeErr = fmt.Errorf("sqlite store %s: closing: %w", s.path, s.closeErr)
 		}

@@ -443,7 +443,7 @@ func TestPushConfigsPushCount(t *testing.T) {
 }
 
 func TestStaleRunsAndRenew(t *testing.T) {
-	s := openTemp(t)
+	s := openTemp(t, WithSharedAccess())
 	ctx := context.Background()
 	self := store.NewRunnerID()
 	host := store.RunnerHost(self)
@@ -510,7 +510,7 @@ func TestStaleRunsAndRenew(t *testing.T) {
 }
 
 func TestStaleRunsEscapesHost(t *testing.T) {
-	s := openTemp(t)
+	s := openTemp(t, WithSharedAccess())
 	// A host name with LIKE wildcards must only match itself.
 	self := "we_b%1/1/a"
 	create(t, s, store.Creation{Record: store.Record{Task: newTask("x", working, 0), Runner: "webx1/1/b", LeaseUntil: base.Add(time.Hour)}})
@@ -978,5 +978,59 @@ func TestOpenReadOnlyFile(t *testing.T) {
 	t.Log(err)
 	if !strings.Contains(err.Error(), "sqlite store "+path+": ") {
 		t.Fatalf("error %q does not name the store", err)
+	}
+}
+
+// TestOneProcessPerFile: a second Open of a file in use is refused with an
+// error naming the holder, until the first store is closed.
+func TestOneProcessPerFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent.db")
+	first, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(context.Background(), path)
+	if !errors.Is(err, errInUse) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) || !strings.Contains(err.Error(), "postgres://") {
+		t.Fatalf("second Open: %v; want in use, naming this pid and the way out", err)
+	}
+	shared, err := Open(context.Background(), path, WithSharedAccess())
+	if err != nil {
+		t.Fatalf("Open with WithSharedAccess: %v", err)
+	}
+	if err := shared.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	again.Close()
+}
+
+// TestStaleRunsOfOtherProcesses: holding the file, the store takes every
+// other process's runner for gone, lease or not (a container restarted in a
+// new pid namespace leaves runners it cannot check), but never another
+// instance of this process.
+func TestStaleRunsOfOtherProcesses(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	self := store.NewRunnerID()
+	sibling := store.NewRunnerID() // another instance of this process
+	now := base.Add(time.Hour)
+	create(t, s, store.Creation{Record: store.Record{Task: newTask("predecessor", working, 0), Runner: "agent-host~4026531836/1/0a0b0c0d/01020304", LeaseUntil: now.Add(time.Hour)}})
+	create(t, s, store.Creation{Record: store.Record{Task: newTask("sibling", working, 0), Runner: sibling, LeaseUntil: now.Add(time.Hour)}})
+	stale, err := s.StaleRuns(ctx, self, now, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stale) != 1 || stale[0].Task.GetId() != "predecessor" {
+		var ids []string
+		for _, r := range stale {
+			ids = append(ids, r.Task.GetId())
+		}
+		t.Fatalf("StaleRuns = %v, want [predecessor]", ids)
 	}
 }

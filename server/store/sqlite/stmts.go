@@ -93,11 +93,12 @@ RETURNING push_count`
 	sqlDeleteConfigOutbox = `DELETE FROM outbox WHERE tenant = ?1 AND task_id = ?2 AND config_id = ?3`
 
 	// One row per config of the task for one event, in config id order.
-	// ?1 tenant, ?2 task id, ?3 delivery id prefix, ?4 event, ?5 now. A row
-	// is the head of its config's queue when the config has no other.
-	sqlEnqueue = `INSERT INTO outbox (id, tenant, task_id, config_id, config, event, next_attempt, head)
+	// ?1 tenant, ?2 task id, ?3 delivery id prefix, ?4 event, ?5 now,
+	// ?6 traceparent, ?7 tracestate. A row is the head of its config's queue
+	// when the config has no other.
+	sqlEnqueue = `INSERT INTO outbox (id, tenant, task_id, config_id, config, event, next_attempt, head, traceparent, tracestate)
 SELECT ?3 || p.id, p.tenant, p.task_id, p.id, p.config, ?4, ?5,
-	NOT EXISTS (SELECT 1 FROM outbox h WHERE h.tenant = p.tenant AND h.task_id = p.task_id AND h.config_id = p.id)
+	NOT EXISTS (SELECT 1 FROM outbox h WHERE h.tenant = p.tenant AND h.task_id = p.task_id AND h.config_id = p.id), ?6, ?7
 FROM push_configs p WHERE p.tenant = ?1 AND p.task_id = ?2
 ORDER BY p.id`
 
@@ -105,7 +106,7 @@ ORDER BY p.id`
 	sqlClaim = `UPDATE outbox SET lease_owner = ?3, lease_until = ?4
 WHERE seq IN (SELECT seq FROM outbox WHERE head = 1 AND next_attempt <= ?1 AND lease_until <= ?1
 	ORDER BY next_attempt, seq LIMIT ?2)
-RETURNING seq, id, tenant, config, event, attempts, next_attempt`
+RETURNING seq, id, tenant, config, event, attempts, next_attempt, traceparent, tracestate`
 
 	sqlFinish  = `DELETE FROM outbox WHERE id = ?1 RETURNING tenant, task_id, config_id, head`
 	sqlPromote = `UPDATE outbox SET head = 1

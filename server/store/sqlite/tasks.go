@@ -76,6 +76,7 @@ type createOp struct {
 	configIDs []string
 	configs   [][]byte
 	events    [][]byte
+	trace     store.TraceContext
 }
 
 func (o *createOp) what() string { return "creating task " + strconv.Quote(o.rec.Task.GetId()) }
@@ -98,7 +99,7 @@ func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record,
 	if row.terminal {
 		rec.Runner, rec.LeaseUntil = "", time.Time{}
 	}
-	o := &createOp{rec: rec, row: row}
+	o := &createOp{rec: rec, row: row, trace: c.Trace}
 	// Configs by id, the last of a repeated id winning.
 	seen := make(map[string]int, len(c.PushConfigs))
 	for _, cfg := range c.PushConfigs {
@@ -181,7 +182,7 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 		}
 	}
 	if len(o.configIDs) > 0 {
-		if err := o.enqueue(w, r.Tenant, id, 1, o.events, now); err != nil {
+		if err := o.enqueue(w, r.Tenant, id, 1, o.events, o.trace, now); err != nil {
 			return nil, err
 		}
 	}
@@ -190,9 +191,9 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 
 // enqueue inserts the outbox rows of one write: every event for every
 // push config of the task, in event order, then config id order.
-func (b *opBase) enqueue(w *writer, tenant, taskID string, version int64, events [][]byte, now int64) error {
+func (b *opBase) enqueue(w *writer, tenant, taskID string, version int64, events [][]byte, trace store.TraceContext, now int64) error {
 	for i, ev := range events {
-		res, err := w.st.enqueue.Exec(tenant, taskID, store.DeliveryIDPrefix(tenant, taskID, version, i), ev, now)
+		res, err := w.st.enqueue.Exec(tenant, taskID, store.DeliveryIDPrefix(tenant, taskID, version, i), ev, now, trace.Parent, trace.State)
 		if err != nil {
 			return dbErr("queueing deliveries", err)
 		}
@@ -317,7 +318,7 @@ func (o *updateOp) apply(w *writer, now int64) (error, error) {
 	}
 	o.stored = stored
 	if stored.pushes > 0 && len(o.evs) > 0 {
-		if err := o.enqueue(w, u.Tenant, id, o.version, o.evs, now); err != nil {
+		if err := o.enqueue(w, u.Tenant, id, o.version, o.evs, u.Trace, now); err != nil {
 			return nil, err
 		}
 	}
@@ -609,8 +610,15 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
+	// Candidates: runners whose lease ended, and those that may be gone
+	// although their lease runs: on this host (RunnerGone checks), or, with
+	// the lock held, any other process's — only one process can hold the
+	// database, so theirs ended (a container restarted with a new pid
+	// namespace, say), and their tasks need not wait for the lease.
 	var hostPattern any
-	if host := store.RunnerHost(self); host != "" {
+	if s.lock != nil {
+		hostPattern = "%"
+	} else if host := store.RunnerHost(self); host != "" {
 		hostPattern = likeEscaper.Replace(host) + "/%"
 	}
 	rows, err := s.read.staleRuns.QueryContext(ctx, self, nanos(now), hostPattern,
@@ -635,7 +643,7 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 		if lease.Valid && lease.Int64 >= nanos(now) {
 			g, ok := gone[rec.Runner]
 			if !ok {
-				g = store.RunnerGone(self, rec.Runner)
+				g = store.RunnerGone(self, rec.Runner) || s.lock != nil && !store.SameProcess(self, rec.Runner)
 				gone[rec.Runner] = g
 			}
 			if !g {

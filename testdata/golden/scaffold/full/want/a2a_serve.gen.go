@@ -21,10 +21,11 @@ var bindings = []host.Binding{
 
 // agentConfig is the agent agent.yaml describes: its cards, bindings and
 // skills; verifiers (auth.go) check the credentials of its security schemes
-// (key, queryKey, session, bearer, basic, oauth, oidc, mtls) and route
-// (route.go) picks the skill of messages that name none.
+// (key, queryKey, session, bearer, basic, oauth, oidc, mtls), route (route.go)
+// picks the skill of messages that name none, and hosting (hosting.go) adds
+// HTTP routes, HTTP middleware, gRPC server options and interceptors.
 func agentConfig() host.Config {
-	return host.Config{
+	cfg := host.Config{
 		CardJSON:         []byte(agentCardJSON),
 		ExtendedCardJSON: []byte(extendedAgentCardJSON),
 		Bindings:         bindings,
@@ -37,13 +38,15 @@ func agentConfig() host.Config {
 			push.WithBackoff(500*time.Millisecond, 30*time.Second),
 		},
 	}
+	hosting(&cfg)
+	return cfg
 }
 
 // runMain serves the agent until ctx is done and returns the process's exit
-// code; host.Main reads the flags (-help lists them): TLS, -listen address
-// overrides, the task store (-store or A2A_STORE, default
-// sqlite:data/agent.db) and task retention. Everything else comes from
-// agent.yaml.
+// code; host.Main reads the flags, each also from an A2A_ environment variable
+// (-help lists both): TLS, -listen address overrides, the task store (default
+// sqlite:data/agent.db), task retention, shutdown grace, gRPC reflection.
+// Everything else comes from agent.yaml and hosting.go.
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return host.Main(ctx, "travel-planner", agentConfig(), args, stdout, stderr)
 }

@@ -1,0 +1,87 @@
+package telemetry
+
+import (
+	"strings"
+	"sync"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// rpcSystem is the rpc.system.name of a binding. The semantic conventions
+// name "jsonrpc" and "grpc"; HTTP+JSON, a REST mapping of the same rpcs
+// with no system name of its own there, is "http". a2a.protocol.binding
+// carries the binding as agent cards name it.
+func rpcSystem(binding string) string {
+	switch binding {
+	case runtime.BindingJSONRPC:
+		return "jsonrpc"
+	case runtime.BindingGRPC:
+		return "grpc"
+	case runtime.BindingREST:
+		return "http"
+	}
+	return strings.ToLower(binding)
+}
+
+// rpcMethod is the rpc.method of an operation: its fully-qualified name,
+// "lf.a2a.v1.A2AService/SendMessage" (the gRPC procedure without its
+// leading slash). It is also the name of the call's spans.
+func rpcMethod(op *runtime.Operation) string {
+	if p := strings.TrimPrefix(op.Procedure, "/"); p != "" {
+		return p
+	}
+	return op.Name
+}
+
+// opAttrs are the attributes every span and measurement of one operation on
+// one binding starts with, computed once.
+type opAttrs struct {
+	method string // rpc.method, the span name
+	base   []attribute.KeyValue
+	set    attribute.Set // of base (metrics of successful calls)
+	// The options of measurements of successful calls and of streams.
+	record []metric.RecordOption
+	add    []metric.AddOption
+}
+
+// opCache computes opAttrs once per operation and binding; the zero value
+// is ready. The hot path is one lock-free load.
+type opCache struct {
+	byBinding [4]sync.Map // *runtime.Operation → *opAttrs, by bindingIndex
+}
+
+func bindingIndex(binding string) int {
+	switch binding {
+	case runtime.BindingJSONRPC:
+		return 0
+	case runtime.BindingREST:
+		return 1
+	case runtime.BindingGRPC:
+		return 2
+	}
+	return 3
+}
+
+func (c *opCache) get(call *runtime.CallInfo) *opAttrs {
+	i := bindingIndex(call.Binding)
+	if v, ok := c.byBinding[i].Load(call.Operation); ok {
+		return v.(*opAttrs)
+	}
+	a := &opAttrs{method: rpcMethod(call.Operation)}
+	a.base = []attribute.KeyValue{
+		semconv.RPCSystemNameKey.String(rpcSystem(call.Binding)),
+		semconv.RPCMethodKey.String(a.method),
+	}
+	a.set = attribute.NewSet(a.base...)
+	a.record = []metric.RecordOption{metric.WithAttributeSet(a.set)}
+	a.add = []metric.AddOption{metric.WithAttributeSet(a.set)}
+	if i == 3 { // an unknown binding: not worth caching
+		return a
+	}
+	v, _ := c.byBinding[i].LoadOrStore(call.Operation, a)
+	return v.(*opAttrs)
+}

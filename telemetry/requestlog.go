@@ -1,0 +1,140 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// RequestLog returns an interceptor that writes one line per call to l:
+//
+//	level=INFO msg="a2a call" binding=JSONRPC method=SendMessage tenant=acme
+//	  taskId=… contextId=… outcome=OK duration=1.8ms peer=10.0.0.7:52114
+//	  caller=ada events=3 traceId=… spanId=…
+//
+// outcome is OK, the A2A error's code name (TaskNotFound, Internal, …), or
+// Canceled / DeadlineExceeded when the call's context ended; events is
+// given for streams, caller for authenticated callers, traceId and spanId
+// when the call is traced (put Tracing before RequestLog). A failed call
+// adds error — an Internal error with the cause the client never saw — and,
+// for a handler's panic, stack: the frames as a list, so that a JSON log
+// keeps one frame per element instead of one escaped string.
+//
+// Levels: INFO for calls that succeeded or that the agent refused (the
+// caller's error), WARN for a passed deadline and, on the client side, for
+// every failure, ERROR for failures of the agent (Internal,
+// InvalidAgentResponse, MethodNotFound).
+//
+// Each failure is logged once: the interceptor is a runtime.FailureLogger,
+// so the binding does not log the failures it reports again. On the
+// client side the message is "a2a client call". A nil l uses slog.Default().
+func RequestLog(l *slog.Logger) runtime.Interceptor {
+	if l == nil {
+		l = slog.Default()
+	}
+	return &requestLog{logger: l}
+}
+
+type requestLog struct {
+	logger *slog.Logger
+}
+
+// LogsFailures implements runtime.FailureLogger.
+func (r *requestLog) LogsFailures() bool { return true }
+
+func (r *requestLog) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
+	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message) (proto.Message, error) {
+		start := time.Now()
+		resp, err := next(ctx, call, req)
+		r.log(ctx, call, req, resp, err, start, -1)
+		return resp, err
+	}
+}
+
+func (r *requestLog) WrapStream(next runtime.StreamFunc) runtime.StreamFunc {
+	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message, send func(proto.Message) error) error {
+		start := time.Now()
+		var (
+			n     atomic.Int64
+			first atomic.Pointer[proto.Message]
+		)
+		err := next(ctx, call, req, func(m proto.Message) error {
+			if n.Add(1) == 1 {
+				first.Store(&m)
+			}
+			return send(m)
+		})
+		var resp proto.Message
+		if p := first.Load(); p != nil {
+			resp = *p
+		}
+		r.log(ctx, call, req, resp, err, start, int(n.Load()))
+		return err
+	}
+}
+
+func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, req, resp proto.Message, err error, start time.Time, events int) {
+	d := time.Since(start)
+	o := okOutcome
+	if err != nil {
+		o = outcomeOf(ctx, call, err)
+	}
+	level, msg := slog.LevelInfo, "a2a call"
+	switch {
+	case call.Client:
+		msg = "a2a client call"
+		if o.errorType != "" {
+			level = slog.LevelWarn
+		}
+	case o.fault && o.ctxEnd:
+		level = slog.LevelWarn
+	case o.fault:
+		level = slog.LevelError
+	}
+	if !r.logger.Enabled(ctx, level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 16)
+	attrs = append(attrs, slog.String("binding", call.Binding), slog.String("method", call.Operation.Name))
+	if call.Tenant != "" {
+		attrs = append(attrs, slog.String("tenant", call.Tenant))
+	}
+	taskID, contextID := requestIDs(req)
+	if taskID == "" && resp != nil {
+		taskID, contextID = responseIDs(resp)
+	}
+	if taskID != "" {
+		attrs = append(attrs, slog.String("taskId", taskID))
+	}
+	if contextID != "" {
+		attrs = append(attrs, slog.String("contextId", contextID))
+	}
+	attrs = append(attrs, slog.String("outcome", o.name), slog.Duration("duration", d))
+	if call.Peer != "" {
+		attrs = append(attrs, slog.String("peer", call.Peer))
+	}
+	if id, ok := runtime.IdentityFromContext(ctx); ok && !call.Client && id.Subject != "" {
+		attrs = append(attrs, slog.String("caller", id.Subject))
+	}
+	if events >= 0 {
+		attrs = append(attrs, slog.Int("events", events))
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		attrs = append(attrs, slog.String("traceId", sc.TraceID().String()), slog.String("spanId", sc.SpanID().String()))
+	}
+	if err != nil && o.name != "OK" {
+		attrs = append(attrs, slog.String("error", errorText(err)))
+		var pe *runtime.PanicError
+		if errors.As(err, &pe) {
+			attrs = append(attrs, slog.Any("stack", pe.Stack()))
+		}
+	}
+	r.logger.LogAttrs(ctx, level, msg, attrs...)
+}

@@ -1,0 +1,149 @@
+package telemetry_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/telemetry"
+)
+
+// failing panics in GetTask and SubscribeToTask for the task "panic", and
+// fails with an unexpected error for "broken".
+type failing struct {
+	a2av1.UnimplementedA2AServiceHandler
+}
+
+func (failing) GetTask(_ context.Context, req *a2av1.GetTaskRequest) (*a2av1.Task, error) {
+	return nil, fail(req.GetId())
+}
+
+func (failing) SubscribeToTask(_ context.Context, req *a2av1.SubscribeToTaskRequest, _ runtime.Stream[*a2av1.StreamResponse]) error {
+	return fail(req.GetId())
+}
+
+func fail(id string) error {
+	if id == "panic" {
+		panicInHandler()
+	}
+	return errors.New("the database is down")
+}
+
+func panicInHandler() { panic("boom") }
+
+// logLines decodes JSON log lines.
+func logLines(t *testing.T, s string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestRequestLogFailures: each failure is logged once, by the request log
+// (the binding leaves it to it), at error level with the cause, and a
+// panic with its stack as a list of frames; without the request log the
+// binding logs it once, the same way.
+func TestRequestLogFailures(t *testing.T) {
+	for _, b := range bindings {
+		t.Run(b.name, func(t *testing.T) {
+			for _, withLog := range []bool{true, false} {
+				reqLog, bindingLog := &logBuffer{}, &logBuffer{}
+				opts := []runtime.HandlerOption{runtime.WithLogger(bindingLog.logger())}
+				if withLog {
+					opts = append(opts, runtime.WithInterceptors(telemetry.RequestLog(reqLog.logger())))
+				}
+				c := b.dial(t, b.serve(t, failing{}, opts...))
+				ctx := context.Background()
+				for _, id := range []string{"panic", "broken"} {
+					if _, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: id}); !errors.Is(err, runtime.ErrInternal) {
+						t.Fatalf("GetTask(%s): %v, want Internal", id, err)
+					}
+					for _, err := range c.SubscribeToTask(ctx, &a2av1.SubscribeToTaskRequest{Id: id}) {
+						if !errors.Is(err, runtime.ErrInternal) {
+							t.Fatalf("SubscribeToTask(%s): %v, want Internal", id, err)
+						}
+					}
+				}
+				logged, silent := reqLog, bindingLog
+				if !withLog {
+					logged, silent = bindingLog, reqLog
+				}
+				if s := silent.String(); s != "" {
+					t.Fatalf("request log %v: a failure was logged twice:\n%s", withLog, s)
+				}
+				lines := logLines(t, logged.String())
+				if len(lines) != 4 {
+					t.Fatalf("request log %v: %d lines, want one per call:\n%s", withLog, len(lines), logged)
+				}
+				for i, l := range lines {
+					if l["level"] != "ERROR" {
+						t.Errorf("line %d: level %v, want ERROR", i, l["level"])
+					}
+					// The binding's own line has the cause apart.
+					errText, _ := l["error"].(string)
+					if cause, ok := l["cause"].(string); ok {
+						errText += ": " + cause
+					}
+					stack, hasStack := l["stack"].([]any)
+					if i%2 == 0 && i < 2 || i == 1 { // the panics: GetTask and SubscribeToTask of "panic"
+						if !strings.Contains(errText, "handler panicked: boom") || strings.Contains(errText, "\n") {
+							t.Errorf("line %d: error %q, want the panic on one line", i, errText)
+						}
+						if !hasStack || len(stack) == 0 || !strings.Contains(stack[0].(string), "panicInHandler") {
+							t.Errorf("line %d: stack %v, want frames starting at panicInHandler", i, l["stack"])
+						}
+					} else {
+						if !strings.Contains(errText, "the database is down") || hasStack {
+							t.Errorf("line %d: error %q, stack %v; want the cause and no stack", i, errText, hasStack)
+						}
+					}
+				}
+				if withLog {
+					for i, l := range lines {
+						if l["msg"] != "a2a call" || l["outcome"] != "Internal" || l["binding"] != b.name || l["taskId"] == nil {
+							t.Errorf("request log line %d: %v", i, l)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestRequestLogLine: a successful call and a refused one are logged at
+// info level with their outcome.
+func TestRequestLogLine(t *testing.T) {
+	logs := &logBuffer{}
+	b := bindings[0]
+	c := b.dial(t, b.serve(t, failing{}, runtime.WithInterceptors(telemetry.RequestLog(logs.logger()))))
+	if _, err := c.CancelTask(context.Background(), &a2av1.CancelTaskRequest{Id: "t1", Tenant: "acme"}); !errors.Is(err, runtime.ErrUnsupportedOperation) {
+		t.Fatal(err)
+	}
+	lines := logLines(t, logs.String())
+	if len(lines) != 1 {
+		t.Fatalf("%d lines:\n%s", len(lines), logs)
+	}
+	l := lines[0]
+	for k, want := range map[string]any{"level": "INFO", "msg": "a2a call", "binding": "JSONRPC", "method": "CancelTask",
+		"tenant": "acme", "taskId": "t1", "outcome": "UnsupportedOperation"} {
+		if l[k] != want {
+			t.Errorf("%s = %v, want %v (line %v)", k, l[k], want, l)
+		}
+	}
+	if _, ok := l["duration"].(float64); !ok {
+		t.Errorf("duration = %v, want a number", l["duration"])
+	}
+}

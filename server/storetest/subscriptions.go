@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -277,10 +278,12 @@ func testSubscribeAtomicUnderWrites(t *testing.T, s SubscriptionStore) {
 	const writes = 300
 	stamp := func(ts interface{ AsTime() time.Time }) int64 { return ts.AsTime().Sub(base).Milliseconds() }
 	done := make(chan struct{})
+	var written atomic.Int64
 	go func() {
 		defer close(done)
 		v := rec.Version
 		for i := 1; i <= writes; i++ {
+			written.Store(int64(i - 1))
 			state := working
 			if i == writes {
 				state = completed
@@ -295,7 +298,17 @@ func testSubscribeAtomicUnderWrites(t *testing.T, s SubscriptionStore) {
 	}()
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for i := 0; ; i++ {
+	for i := int64(0); ; i++ {
+		// At most about two subscriptions per write: enough to land
+		// between any two writes, without a pile of subscribers that
+		// each replay every later write (quadratic on a slow store).
+		for i > 2*written.Load()+2 {
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
 		select {
 		case <-done:
 			return

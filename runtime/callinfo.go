@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync"
 
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -39,12 +40,18 @@ type CallInfo struct {
 	// failureLogged: an interceptor that logs failures saw the call fail
 	// (failure.go); set and read by the goroutine serving the call.
 	failureLogged bool
-	// The response header and trailer of a client call.
-	respHeader, respTrailer http.Header
+	// The response header and trailer of a client call. On gRPC they are
+	// kept as the metadata grpc-go delivered (respHeaderMD, respTrailerMD)
+	// until first read: most calls never look at them.
+	respHeader, respTrailer     http.Header
+	respHeaderMD, respTrailerMD metadata.MD
 	// The response message of a unary client call, or the constructor of
 	// a stream's (client_call.go).
 	resp    proto.Message
 	newResp func() proto.Message
+	// metadataRead: an interceptor of the client call may read its
+	// response metadata (client_call.go).
+	metadataRead bool
 }
 
 // ResponseHeader returns the headers of the answer to a client call (gRPC:
@@ -52,6 +59,9 @@ type CallInfo struct {
 func (c *CallInfo) ResponseHeader() http.Header {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.respHeaderMD != nil {
+		c.respHeader, c.respHeaderMD = headerFromMetadata(c.respHeaderMD), nil
+	}
 	return c.respHeader
 }
 
@@ -61,6 +71,9 @@ func (c *CallInfo) ResponseHeader() http.Header {
 func (c *CallInfo) ResponseTrailer() http.Header {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.respTrailerMD != nil {
+		c.respTrailer, c.respTrailerMD = headerFromMetadata(c.respTrailerMD), nil
+	}
 	return c.respTrailer
 }
 

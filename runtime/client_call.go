@@ -2,10 +2,13 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"net/http"
 	"sync"
 
+	"github.com/a2agen/a2agen/internal/respmeta"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -20,6 +23,8 @@ import (
 type ResponseMetadata struct {
 	mu              sync.Mutex
 	header, trailer http.Header
+	// gRPC metadata not yet presented as headers (see CallInfo).
+	headerMD, trailerMD metadata.MD
 }
 
 // WithResponseMetadata returns a context whose client calls record the
@@ -42,6 +47,7 @@ type responseMetadataKey struct{}
 func (m *ResponseMetadata) Header() http.Header {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.convert()
 	return m.header
 }
 
@@ -50,6 +56,7 @@ func (m *ResponseMetadata) Header() http.Header {
 func (m *ResponseMetadata) Trailer() http.Header {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.convert()
 	return m.trailer
 }
 
@@ -59,7 +66,19 @@ func (m *ResponseMetadata) Trailer() http.Header {
 func (m *ResponseMetadata) Extensions() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.convert()
 	return activatedIn(m.header, m.trailer)
+}
+
+// convert presents the gRPC metadata recorded since the last read as
+// headers; m.mu is held.
+func (m *ResponseMetadata) convert() {
+	if m.headerMD != nil {
+		m.header, m.headerMD = headerFromMetadata(m.headerMD), nil
+	}
+	if m.trailerMD != nil {
+		m.trailer, m.trailerMD = headerFromMetadata(m.trailerMD), nil
+	}
 }
 
 // activatedIn reads the A2A-Extensions of a response's header, else of its
@@ -80,17 +99,41 @@ func clientCallFrom(ctx context.Context) *CallInfo {
 	return c
 }
 
+// clientCallContext is the context an intercepted client call runs with:
+// its parent with the call's CallInfo as the value of clientCallKey (what
+// context.WithValue would give, in the same allocation as the CallInfo and
+// the backing array of its header values).
+type clientCallContext struct {
+	context.Context
+	call CallInfo
+	vals [2]string // the header values, when they fit
+}
+
+// Value implements context.Context.
+func (c *clientCallContext) Value(key any) any {
+	if _, ok := key.(clientCallKey); ok {
+		return &c.call
+	}
+	return c.Context.Value(key)
+}
+
+// String names the context for debugging, like context.WithValue's.
+func (c *clientCallContext) String() string {
+	return fmt.Sprint(c.Context) + ".WithValue(a2a client call)"
+}
+
 // recordResponseHeader hands the headers of an answer to the client call's
 // CallInfo and to the ResponseMetadata of ctx, when there are any.
 func recordResponseHeader(ctx context.Context, h http.Header) {
 	if call := clientCallFrom(ctx); call != nil {
 		call.mu.Lock()
-		call.respHeader = h
+		call.respHeader, call.respHeaderMD = h, nil
 		call.mu.Unlock()
 	}
 	if md, ok := ctx.Value(responseMetadataKey{}).(*ResponseMetadata); ok {
 		md.mu.Lock()
 		md.header, md.trailer = h, nil
+		md.headerMD, md.trailerMD = nil, nil
 		md.mu.Unlock()
 	}
 }
@@ -102,32 +145,104 @@ func recordResponseTrailer(ctx context.Context, t http.Header) {
 	}
 	if call := clientCallFrom(ctx); call != nil {
 		call.mu.Lock()
-		call.respTrailer = t
+		call.respTrailer, call.respTrailerMD = t, nil
 		call.mu.Unlock()
 	}
 	if md, ok := ctx.Value(responseMetadataKey{}).(*ResponseMetadata); ok {
 		md.mu.Lock()
-		md.trailer = t
+		md.trailer, md.trailerMD = t, nil
 		md.mu.Unlock()
 	}
 }
 
-// wantsResponseMetadata reports whether anyone records the response
-// metadata of calls made with ctx (so gRPC streams wait for the header).
+// recordResponseHeaderMD is recordResponseHeader for gRPC header metadata,
+// which becomes an http.Header only when read. md must not change
+// afterwards (grpc-go hands out a copy).
+func recordResponseHeaderMD(ctx context.Context, md metadata.MD) {
+	if len(md) == 0 { // presented as a nil header
+		md = nil
+	}
+	if call := clientCallFrom(ctx); call != nil {
+		call.mu.Lock()
+		call.respHeader, call.respHeaderMD = nil, md
+		call.mu.Unlock()
+	}
+	if m, ok := ctx.Value(responseMetadataKey{}).(*ResponseMetadata); ok {
+		m.mu.Lock()
+		m.header, m.trailer = nil, nil
+		m.headerMD, m.trailerMD = md, nil
+		m.mu.Unlock()
+	}
+}
+
+// recordResponseTrailerMD is recordResponseTrailer for gRPC trailer
+// metadata.
+func recordResponseTrailerMD(ctx context.Context, md metadata.MD) {
+	if !hasHeaderKeys(md) {
+		return
+	}
+	if call := clientCallFrom(ctx); call != nil {
+		call.mu.Lock()
+		call.respTrailer, call.respTrailerMD = nil, md
+		call.mu.Unlock()
+	}
+	if m, ok := ctx.Value(responseMetadataKey{}).(*ResponseMetadata); ok {
+		m.mu.Lock()
+		m.trailer, m.trailerMD = nil, md
+		m.mu.Unlock()
+	}
+}
+
+// wantsResponseMetadata reports whether anyone may read the response
+// metadata of calls made with ctx: an interceptor of the call, or a
+// ResponseMetadata (so that the gRPC transport asks for the header, and
+// streams wait for it).
 func wantsResponseMetadata(ctx context.Context) bool {
-	if clientCallFrom(ctx) != nil {
+	if call := clientCallFrom(ctx); call != nil && call.metadataRead {
 		return true
 	}
 	_, ok := ctx.Value(responseMetadataKey{}).(*ResponseMetadata)
 	return ok
 }
 
+// readsResponseMetadata reports whether one of the interceptors may read
+// the response metadata of the unary calls (streaming: of the streams) it
+// wraps. Only those of this module say they do not (respmeta.Ignorer); an
+// InterceptorFuncs without a function for that kind of call does not see
+// it at all.
+func readsResponseMetadata(interceptors []Interceptor, streaming bool) bool {
+	for _, i := range interceptors {
+		var f InterceptorFuncs
+		switch i := i.(type) {
+		case respmeta.Ignorer:
+			continue
+		case InterceptorFuncs:
+			f = i
+		case *InterceptorFuncs:
+			if i == nil {
+				return true
+			}
+			f = *i
+		default:
+			return true
+		}
+		if (streaming && f.Stream != nil) || (!streaming && f.Unary != nil) {
+			return true
+		}
+	}
+	return false
+}
+
 // clientChains are the intercepted calls of a transport; nil without
 // interceptors.
 type clientChains struct {
 	binding, peer string
+	header        headerTemplate // the headers every call starts with
 	unary         UnaryFunc
 	stream        StreamFunc
+	// Whether an interceptor may read the response metadata of unary
+	// calls, of streams.
+	unaryMetadataRead, streamMetadataRead bool
 }
 
 // newClientChains wraps a transport's own unary and stream calls in the
@@ -143,6 +258,10 @@ func (c *clientConfig) newClientChains(binding, peer string,
 	return &clientChains{
 		binding: binding,
 		peer:    peer,
+		header:  c.headerTemplate(),
+
+		unaryMetadataRead:  readsResponseMetadata(c.interceptors, false),
+		streamMetadataRead: readsResponseMetadata(c.interceptors, true),
 		unary: chainUnary(c.interceptors, func(ctx context.Context, call *CallInfo, req proto.Message) (proto.Message, error) {
 			if err := unary(ctx, call.Operation, req, call.resp); err != nil {
 				return nil, err
@@ -163,11 +282,11 @@ func (c *clientConfig) newClientChains(binding, peer string,
 	}
 }
 
-// newCall describes a client call to the interceptors: Header holds every
-// header the transport will send besides its own Content-Type and Accept.
-func (c *clientConfig) newCall(ch *clientChains, op *Operation, req proto.Message) *CallInfo {
-	h := make(http.Header, len(c.header)+2)
-	c.setHeaders(h)
+// newCall describes a client call to the interceptors, in the context the
+// call runs with: Header holds every header the transport will send besides
+// its own Content-Type and Accept.
+func (c *clientConfig) newCall(ctx context.Context, ch *clientChains, op *Operation, req proto.Message) *clientCallContext {
+	cc := &clientCallContext{Context: ctx}
 	tenant := c.tenant
 	if req != nil && req.ProtoReflect().IsValid() {
 		if fd := req.ProtoReflect().Descriptor().Fields().ByName("tenant"); fd != nil && fd.Kind() == protoreflect.StringKind {
@@ -176,23 +295,26 @@ func (c *clientConfig) newCall(ch *clientChains, op *Operation, req proto.Messag
 			}
 		}
 	}
-	return &CallInfo{
+	cc.call = CallInfo{
 		Operation:  op,
 		Binding:    ch.binding,
 		Version:    c.protocolVersion,
 		Extensions: append([]string(nil), c.extensions...),
 		Tenant:     tenant,
-		Header:     h,
+		Header:     ch.header.copyInto(cc.vals[:0]),
 		Peer:       ch.peer,
 		Client:     true,
 	}
+	return cc
 }
 
 // interceptUnary runs a unary call through the chains.
 func (c *clientConfig) interceptUnary(ctx context.Context, ch *clientChains, op *Operation, req, resp proto.Message) error {
-	call := c.newCall(ch, op, req)
+	cc := c.newCall(ctx, ch, op, req)
+	call := &cc.call
 	call.resp = resp
-	out, err := ch.unary(context.WithValue(ctx, clientCallKey{}, call), call, req)
+	call.metadataRead = ch.unaryMetadataRead
+	out, err := ch.unary(cc, call, req)
 	if err != nil {
 		return err
 	}
@@ -206,10 +328,12 @@ func (c *clientConfig) interceptUnary(ctx context.Context, ch *clientChains, op 
 // interceptStream runs a streaming call through the chains.
 func (c *clientConfig) interceptStream(ctx context.Context, ch *clientChains, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
 	return func(yield func(proto.Message, error) bool) {
-		call := c.newCall(ch, op, req)
+		cc := c.newCall(ctx, ch, op, req)
+		call := &cc.call
 		call.newResp = newResp
+		call.metadataRead = ch.streamMetadataRead
 		stopped := false
-		err := ch.stream(context.WithValue(ctx, clientCallKey{}, call), call, req, func(m proto.Message) error {
+		err := ch.stream(cc, call, req, func(m proto.Message) error {
 			if stopped || !yield(m, nil) {
 				stopped = true
 				return ErrStreamStopped
@@ -220,6 +344,43 @@ func (c *clientConfig) interceptStream(ctx context.Context, ch *clientChains, op
 			yield(nil, err)
 		}
 	}
+}
+
+// headerTemplate is the headers every call of a transport starts with
+// (clientConfig.setHeaders), and how many values they hold.
+type headerTemplate struct {
+	header http.Header
+	values int
+}
+
+func (c *clientConfig) headerTemplate() headerTemplate {
+	h := make(http.Header, len(c.header)+2)
+	c.setHeaders(h)
+	n := 0
+	for _, vs := range h {
+		n += len(vs)
+	}
+	return headerTemplate{header: h, values: n}
+}
+
+// copyInto returns a copy of the template whose values live in one array:
+// buf when they fit in its capacity. Each key's slice is capped at its
+// length, so that appending to one never overwrites the next.
+func (t headerTemplate) copyInto(buf []string) http.Header {
+	if cap(buf) < t.values {
+		buf = make([]string, 0, t.values)
+	}
+	h := make(http.Header, len(t.header))
+	for k, vs := range t.header {
+		if len(vs) == 0 {
+			h[k] = nil
+			continue
+		}
+		i := len(buf)
+		buf = append(buf, vs...)
+		h[k] = buf[i:len(buf):len(buf)]
+	}
+	return h
 }
 
 // sendHeaders puts the headers of a client call on an outgoing request:

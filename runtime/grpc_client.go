@@ -145,21 +145,30 @@ func (t *GRPCTransport) Unary(ctx context.Context, op *Operation, req, resp prot
 	if t.chains != nil && clientCallFrom(ctx) == nil {
 		return t.cfg.interceptUnary(ctx, t.chains, op, req, resp)
 	}
-	var header, trailer metadata.MD
-	opts := append(t.callOpts[:len(t.callOpts):len(t.callOpts)], grpc.Trailer(&trailer))
+	u := &grpcUnaryCall{}
+	opts := append(u.opts[:0], t.callOpts...)
+	opts = append(opts, grpc.Trailer(&u.trailer))
 	record := wantsResponseMetadata(ctx)
 	if record {
-		opts = append(opts, grpc.Header(&header))
+		opts = append(opts, grpc.Header(&u.header))
 	}
 	err := t.cc.Invoke(t.outgoingContext(ctx), op.Procedure, t.request(req), resp, opts...)
 	if record {
-		recordResponseHeader(ctx, headerFromMetadata(header))
-		recordResponseTrailer(ctx, headerFromMetadata(trailer))
+		// Presented as headers when read (most calls never look).
+		recordResponseHeaderMD(ctx, u.header)
+		recordResponseTrailerMD(ctx, u.trailer)
 	}
 	if err != nil {
-		return withTrailerChallenges(grpcCallError(ctx, op.Name, err), trailer)
+		return withTrailerChallenges(grpcCallError(ctx, op.Name, err), u.trailer)
 	}
 	return nil
+}
+
+// grpcUnaryCall is what grpc-go fills in during a unary call, with the call
+// options that ask it to, in one allocation.
+type grpcUnaryCall struct {
+	header, trailer metadata.MD
+	opts            [3]grpc.CallOption // GRPCTransport.callOpts, Trailer, Header
 }
 
 // Stream implements ClientTransport. Stopping the iteration early cancels
@@ -190,9 +199,9 @@ func (t *GRPCTransport) Stream(ctx context.Context, op *Operation, req proto.Mes
 		if wantsResponseMetadata(ctx) {
 			// Header waits for the answer's header (or its end).
 			if h, err := cs.Header(); err == nil {
-				recordResponseHeader(ctx, headerFromMetadata(h))
+				recordResponseHeaderMD(ctx, h)
 			}
-			defer func() { recordResponseTrailer(ctx, headerFromMetadata(cs.Trailer())) }()
+			defer func() { recordResponseTrailerMD(ctx, cs.Trailer()) }()
 		}
 		for {
 			m := newResp()

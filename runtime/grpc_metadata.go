@@ -121,6 +121,16 @@ func headerFromMetadata(md metadata.MD) http.Header {
 	return h
 }
 
+// hasHeaderKeys reports whether headerFromMetadata(md) has any entry.
+func hasHeaderKeys(md metadata.MD) bool {
+	for k := range md {
+		if !strings.HasPrefix(k, ":") {
+			return true
+		}
+	}
+	return false
+}
+
 // outgoingContext is ctx with the metadata of a client call: the headers of
 // the intercepted call in ctx (which interceptors may have changed), else
 // the transport's own.

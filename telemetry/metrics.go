@@ -9,6 +9,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/a2agen/a2agen/internal/respmeta"
 	"github.com/a2agen/a2agen/runtime"
 )
 
@@ -68,6 +69,11 @@ func (m *metrics) side(call *runtime.CallInfo) *callInstruments {
 	}
 	return &m.server
 }
+
+// IgnoresResponseMetadata implements respmeta.Ignorer: the interceptor
+// never reads the response metadata of client calls, so the gRPC transport
+// need not capture it for it.
+func (*metrics) IgnoresResponseMetadata(respmeta.Unread) {}
 
 func (m *metrics) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message) (proto.Message, error) {

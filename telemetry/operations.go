@@ -3,10 +3,12 @@ package telemetry
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/a2agen/a2agen/runtime"
 )
@@ -46,6 +48,11 @@ type opAttrs struct {
 	// The options of measurements of successful calls and of streams.
 	record []metric.RecordOption
 	add    []metric.AddOption
+	// serverStart are the options that start a server span (its kind and
+	// base); a client span's add the target (tracing.clientStart).
+	serverStart []trace.SpanStartOption
+	// clientStart: those of the target client spans last started with.
+	clientStart atomic.Pointer[clientStart]
 }
 
 // opCache computes opAttrs once per operation and binding; the zero value
@@ -79,6 +86,7 @@ func (c *opCache) get(call *runtime.CallInfo) *opAttrs {
 	a.set = attribute.NewSet(a.base...)
 	a.record = []metric.RecordOption{metric.WithAttributeSet(a.set)}
 	a.add = []metric.AddOption{metric.WithAttributeSet(a.set)}
+	a.serverStart = []trace.SpanStartOption{serverKind, trace.WithAttributes(a.base...)}
 	if i == 3 { // an unknown binding: not worth caching
 		return a
 	}

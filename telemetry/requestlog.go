@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/a2agen/a2agen/internal/respmeta"
 	"github.com/a2agen/a2agen/runtime"
 )
 
@@ -48,6 +49,11 @@ type requestLog struct {
 
 // LogsFailures implements runtime.FailureLogger.
 func (r *requestLog) LogsFailures() bool { return true }
+
+// IgnoresResponseMetadata implements respmeta.Ignorer: the interceptor
+// never reads the response metadata of client calls, so the gRPC transport
+// need not capture it for it.
+func (*requestLog) IgnoresResponseMetadata(respmeta.Unread) {}
 
 func (r *requestLog) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message) (proto.Message, error) {

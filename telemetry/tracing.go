@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/a2agen/a2agen/internal/respmeta"
 	"github.com/a2agen/a2agen/runtime"
 )
 
@@ -57,8 +59,7 @@ type tracing struct {
 	// noop: the provider is a no-op; global: it is OpenTelemetry's global
 	// provider, a no-op until a program sets one (see off).
 	noop, global bool
-	// targets caches the attributes of the agents clients call, by
-	// CallInfo.Peer.
+	// targets caches the start options of client spans, by targetKey.
 	targets sync.Map
 }
 
@@ -90,15 +91,20 @@ func (t *tracing) off() bool {
 	}
 }
 
+// IgnoresResponseMetadata implements respmeta.Ignorer: the interceptor
+// never reads the response metadata of client calls, so the gRPC transport
+// need not capture it for it.
+func (*tracing) IgnoresResponseMetadata(respmeta.Unread) {}
+
 func (t *tracing) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message) (proto.Message, error) {
 		if t.off() {
 			t.propagate(ctx, call)
 			return next(ctx, call, req)
 		}
-		ctx, span, known := t.start(ctx, call, req)
+		ctx, span := t.start(ctx, call)
 		resp, err := next(ctx, call, req)
-		t.end(ctx, span, call, resp, err, known, -1)
+		t.end(ctx, span, call, req, resp, err, -1)
 		return resp, err
 	}
 }
@@ -109,7 +115,7 @@ func (t *tracing) WrapStream(next runtime.StreamFunc) runtime.StreamFunc {
 			t.propagate(ctx, call)
 			return next(ctx, call, req, send)
 		}
-		ctx, span, known := t.start(ctx, call, req)
+		ctx, span := t.start(ctx, call)
 		if !span.IsRecording() {
 			err := next(ctx, call, req, send)
 			span.End()
@@ -135,7 +141,7 @@ func (t *tracing) WrapStream(next runtime.StreamFunc) runtime.StreamFunc {
 		mu.Lock()
 		events, firstEvent := n, first
 		mu.Unlock()
-		t.end(ctx, span, call, firstEvent, err, known, events)
+		t.end(ctx, span, call, req, firstEvent, err, events)
 		return err
 	}
 }
@@ -152,50 +158,60 @@ func (t *tracing) propagate(ctx context.Context, call *runtime.CallInfo) {
 // start begins the span of a call: on the server as a child of the trace
 // context the caller sent (unless ctx already has a span, e.g. of an HTTP
 // middleware, which then is the parent), on the client as a child of ctx's
-// span, whose context goes into the call's headers. known reports whether
-// the request named the task.
-func (t *tracing) start(ctx context.Context, call *runtime.CallInfo, req proto.Message) (context.Context, trace.Span, bool) {
+// span, whose context goes into the call's headers.
+//
+// The span starts with the attributes the semantic conventions give
+// samplers (rpc.system.name, rpc.method and, on the client,
+// server.address and server.port), from options computed once per
+// operation and target; every other attribute is added at its end, in one
+// SetAttributes. The SDK copies a start's attributes twice (into the span
+// config, then into the span) and grows the span's slice for every later
+// addition, so per-call values given at the start cost two more
+// allocations and ≈1 KB per span.
+func (t *tracing) start(ctx context.Context, call *runtime.CallInfo) (context.Context, trace.Span) {
 	a := t.ops.get(call)
-	// Every attribute known now is given at the start, where samplers see
-	// them, and the span stores them in one allocation.
-	n := len(a.base) + 4 // binding, version, up to two of the peer
-	if call.Tenant != "" {
-		n++
-	}
-	taskID, contextID := requestIDs(req)
-	if taskID != "" {
-		n++
-	}
-	if contextID != "" {
-		n++
-	}
-	attrs := make([]attribute.KeyValue, 0, n)
-	attrs = append(attrs, a.base...)
-	attrs = append(attrs, AttrBinding.String(call.Binding))
-	if call.Version != "" {
-		attrs = append(attrs, AttrVersion.String(call.Version))
-	}
-	if call.Tenant != "" {
-		attrs = append(attrs, AttrTenant.String(call.Tenant))
-	}
-	if taskID != "" {
-		attrs = append(attrs, AttrTaskID.String(taskID))
-	}
-	if contextID != "" {
-		attrs = append(attrs, AttrContextID.String(contextID))
-	}
-	attrs = t.appendPeer(attrs, call)
 	var span trace.Span
 	if call.Client {
-		ctx, span = t.tracer.Start(ctx, a.method, clientKind, trace.WithAttributes(attrs...))
+		ctx, span = t.tracer.Start(ctx, a.method, t.clientStart(a, call)...)
 		t.prop.Inject(ctx, headerCarrier(call.Header))
 	} else {
 		if !trace.SpanContextFromContext(ctx).IsValid() {
 			ctx = t.prop.Extract(ctx, headerCarrier(call.Header))
 		}
-		ctx, span = t.tracer.Start(ctx, a.method, serverKind, trace.WithAttributes(attrs...))
+		ctx, span = t.tracer.Start(ctx, a.method, a.serverStart...)
 	}
-	return ctx, span, taskID != ""
+	return ctx, span
+}
+
+// clientStart are the start options of a client span of operation a on
+// call's target, computed once per operation, binding and target. A
+// client calls one target, mostly: the last one's are at hand in a.
+func (t *tracing) clientStart(a *opAttrs, call *runtime.CallInfo) []trace.SpanStartOption {
+	if last := a.clientStart.Load(); last != nil && last.peer == call.Peer {
+		return last.opts
+	}
+	key := targetKey{a, call.Peer}
+	v, ok := t.targets.Load(key)
+	if !ok {
+		attrs := append(slices.Clip(a.base), targetAttrs(call.Peer)...)
+		v, _ = t.targets.LoadOrStore(key, &clientStart{peer: call.Peer, opts: []trace.SpanStartOption{clientKind, trace.WithAttributes(attrs...)}})
+	}
+	cs := v.(*clientStart)
+	a.clientStart.Store(cs)
+	return cs.opts
+}
+
+// clientStart are the start options of client spans to one target.
+type clientStart struct {
+	peer string
+	opts []trace.SpanStartOption
+}
+
+// targetKey identifies the start options of client spans: an operation on
+// a binding (its opAttrs) and the client's target.
+type targetKey struct {
+	op   *opAttrs
+	peer string
 }
 
 var (
@@ -203,10 +219,19 @@ var (
 	clientKind = trace.WithSpanKind(trace.SpanKindClient)
 )
 
-// end records how the call ended and ends its span. resp is the response
-// (streams: the first event), events the number of stream events (-1 for
-// a unary call).
-func (t *tracing) end(ctx context.Context, span trace.Span, call *runtime.CallInfo, resp proto.Message, err error, known bool, events int) {
+// endAttrs are buffers for the attributes a span gets at its end; the SDK
+// copies them, and a buffer handed to it through the Span interface would
+// otherwise be allocated per call.
+var endAttrs = sync.Pool{New: func() any { return new([maxEndAttrs]attribute.KeyValue) }}
+
+// maxEndAttrs: binding, version, tenant, task and context ids, peer address,
+// status code, stream events, error type.
+const maxEndAttrs = 9
+
+// end records how the call ended and ends its span. req is the request,
+// resp the response (streams: the first event), events the number of
+// stream events (-1 for a unary call).
+func (t *tracing) end(ctx context.Context, span trace.Span, call *runtime.CallInfo, req, resp proto.Message, err error, events int) {
 	if !span.IsRecording() {
 		span.End()
 		return
@@ -215,20 +240,36 @@ func (t *tracing) end(ctx context.Context, span trace.Span, call *runtime.CallIn
 	if err != nil {
 		o = outcomeOf(ctx, call, err)
 	}
-	var buf [5]attribute.KeyValue
+	buf := endAttrs.Get().(*[maxEndAttrs]attribute.KeyValue)
 	attrs := buf[:0]
+	attrs = append(attrs, AttrBinding.String(call.Binding))
+	if call.Version != "" {
+		attrs = append(attrs, AttrVersion.String(call.Version))
+	}
+	if call.Tenant != "" {
+		attrs = append(attrs, AttrTenant.String(call.Tenant))
+	}
+	// The ids the request names, else those of the response (a new task).
+	taskID, contextID := requestIDs(req)
+	if (taskID == "" || contextID == "") && resp != nil {
+		rt, rc := responseIDs(resp)
+		if taskID == "" {
+			taskID = rt
+		}
+		if contextID == "" {
+			contextID = rc
+		}
+	}
+	if taskID != "" {
+		attrs = append(attrs, AttrTaskID.String(taskID))
+	}
+	if contextID != "" {
+		attrs = append(attrs, AttrContextID.String(contextID))
+	}
+	attrs = appendPeer(attrs, call)
 	if err != nil { // success is the span's unset status
 		if sc := statusCode(call.Binding, o); sc != "" {
 			attrs = append(attrs, semconv.RPCResponseStatusCodeKey.String(sc))
-		}
-	}
-	if !known && resp != nil {
-		taskID, contextID := responseIDs(resp)
-		if taskID != "" {
-			attrs = append(attrs, AttrTaskID.String(taskID))
-		}
-		if contextID != "" {
-			attrs = append(attrs, AttrContextID.String(contextID))
 		}
 	}
 	if events >= 0 {
@@ -238,6 +279,8 @@ func (t *tracing) end(ctx context.Context, span trace.Span, call *runtime.CallIn
 		attrs = append(attrs, semconv.ErrorTypeKey.String(o.errorType))
 	}
 	span.SetAttributes(attrs...)
+	clear(attrs) // let the strings go
+	endAttrs.Put(buf)
 	if err != nil && o.name != "OK" {
 		text := errorText(err)
 		if o.fault {
@@ -274,26 +317,18 @@ func recordException(span trace.Span, err error, text string) {
 	span.AddEvent(semconv.ExceptionEventName, trace.WithAttributes(attrs...))
 }
 
-// appendPeer adds the other side's address: the client's
-// (network.peer.address, network.peer.port) on the server, the agent's
-// (server.address, server.port) on the client, parsed once per target.
-func (t *tracing) appendPeer(attrs []attribute.KeyValue, call *runtime.CallInfo) []attribute.KeyValue {
-	if call.Peer == "" {
+// appendPeer adds the client's address (network.peer.address) on the
+// server; the agent's (server.address, server.port) is among a client
+// span's start attributes.
+func appendPeer(attrs []attribute.KeyValue, call *runtime.CallInfo) []attribute.KeyValue {
+	if call.Peer == "" || call.Client {
 		return attrs
 	}
-	if !call.Client {
-		// The client's ephemeral port says nothing worth its cost.
-		if host, _, err := net.SplitHostPort(call.Peer); err == nil {
-			return append(attrs, semconv.NetworkPeerAddressKey.String(host))
-		}
-		return append(attrs, semconv.NetworkPeerAddressKey.String(call.Peer))
+	// The client's ephemeral port says nothing worth its cost.
+	if host, _, err := net.SplitHostPort(call.Peer); err == nil {
+		return append(attrs, semconv.NetworkPeerAddressKey.String(host))
 	}
-	if v, ok := t.targets.Load(call.Peer); ok {
-		return append(attrs, v.([]attribute.KeyValue)...)
-	}
-	target := targetAttrs(call.Peer)
-	t.targets.Store(call.Peer, target)
-	return append(attrs, target...)
+	return append(attrs, semconv.NetworkPeerAddressKey.String(call.Peer))
 }
 
 // targetAttrs are server.address and server.port of a client's target: an

@@ -257,6 +257,16 @@ func TestClientInterceptors(t *testing.T) {
 			if got := md.Extensions(); !slices.Equal(got, []string{"https://ext.example/a"}) {
 				t.Errorf("without interceptors: Extensions() = %q", got)
 			}
+			// And with interceptors that do not read it (on gRPC the
+			// transport then captures it for the ResponseMetadata only).
+			blind := b.dial(t, addr, runtime.WithClientInterceptors(runtime.InterceptorFuncs{}))
+			ctx, md = runtime.WithResponseMetadata(context.Background())
+			if _, err := blind.GetTask(ctx, &a2av1.GetTaskRequest{Id: "t1"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := md.Extensions(); !slices.Equal(got, []string{"https://ext.example/a"}) {
+				t.Errorf("with a blind interceptor: Extensions() = %q", got)
+			}
 		})
 	}
 }

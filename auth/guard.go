@@ -98,6 +98,9 @@ func (g *Guard) identify(ctx context.Context, r *runtime.AuthRequest) (*runtime.
 		}
 		id.Schemes[name] = slices.Clone(p.Scopes)
 	}
+	if e := runtime.CheckSingleAuthorization(r.Header); e != nil {
+		return nil, e // the bindings refuse it first; this covers direct callers
+	}
 	authType, authValue, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 	authValue = strings.TrimSpace(authValue)
 	var username, password string

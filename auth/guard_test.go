@@ -110,6 +110,8 @@ func TestGuard(t *testing.T) {
 		{name: "basic", header: http.Header{"Authorization": {"Basic dTpw"}}, subject: "u"},
 		{name: "bad basic password", header: http.Header{"Authorization": {"Basic dTp4"}}, code: runtime.CodeUnauthenticated, msg: `"basic" were not accepted`},
 		{name: "malformed basic", header: http.Header{"Authorization": {"Basic !!"}}, code: runtime.CodeUnauthenticated, msg: "malformed Basic"},
+		// Header.Get would read only the first (issue 13).
+		{name: "two Authorization headers", header: http.Header{"Authorization": {"Bearer good", "Bearer nope"}}, code: runtime.CodeInvalidRequest, msg: "2 Authorization headers"},
 		{name: "key without certificate", header: http.Header{"X-Key": {"k1"}}, code: runtime.CodeUnauthenticated, msg: "authentication required: oauth (read) or bearer or key + mtls or basic or qkey or ckey"},
 		{name: "key with certificate", header: http.Header{"X-Key": {"k1"}}, tls: cert, subject: "partner"},
 		{name: "certificate alone", tls: cert, code: runtime.CodeUnauthenticated},

@@ -119,7 +119,9 @@ func (a *Agent) build(cfg Config) error {
 	if err := checkListeners(cfg.Bindings); err != nil {
 		return err
 	}
-	sopts := []server.Option{server.WithLogger(logger)}
+	// Tasks belong to the caller who created them; anonymous callers have no
+	// view of each other's tasks (server.WithTaskOwner).
+	sopts := []server.Option{server.WithLogger(logger), server.WithTaskOwner(server.OwnerByCallerID)}
 	if cfg.Store != nil {
 		sopts = append(sopts, server.WithStore(cfg.Store))
 	}
@@ -129,8 +131,6 @@ func (a *Agent) build(cfg Config) error {
 			return err
 		}
 		a.guard = g
-		// Tasks belong to the caller who created them.
-		sopts = append(sopts, server.WithTaskOwner(server.OwnerByCallerID))
 	}
 	r, err := newRouter(a.card, a.extended, cfg.Skills, cfg.Route, a.guard)
 	if err != nil {

@@ -236,6 +236,9 @@ func (c *handlerConfig) authenticate(ctx context.Context, r *AuthRequest) (conte
 	if c.authenticator == nil {
 		return ctx, nil
 	}
+	if e := CheckSingleAuthorization(r.Header); e != nil {
+		return ctx, e
+	}
 	out, err := c.authenticator(ctx, r)
 	if err != nil {
 		e := AsError(err)
@@ -258,6 +261,26 @@ func (c *handlerConfig) authenticate(ctx context.Context, r *AuthRequest) (conte
 		out = ctx
 	}
 	return out, nil
+}
+
+// CheckSingleAuthorization refuses a request carrying more than one
+// Authorization header field line (on gRPC: more than one authorization
+// metadata entry) with InvalidRequest — HTTP 400, gRPC INVALID_ARGUMENT,
+// JSON-RPC -32600 — or returns nil. Authorization holds one credential and
+// is not a list (RFC 9110 §11.6.2), so a sender must not repeat it (§5.3);
+// reading only the first value, as Header.Get does, would let two parts of
+// a deployment (a proxy and the agent, or two authenticators) disagree on
+// who is calling. The request is malformed rather than unauthenticated, so
+// it is not answered 401, which would invite a retry with credentials.
+//
+// Every binding runs it before the Authenticator of WithAuthenticator; an
+// agent that reads Authorization in its handlers instead can call it.
+func CheckSingleAuthorization(h http.Header) *Error {
+	if n := len(h["Authorization"]); n > 1 {
+		return NewError(CodeInvalidRequest, fmt.Sprintf(
+			"the request carries %d Authorization headers; send exactly one credential", n))
+	}
+	return nil
 }
 
 // httpAuthRequest describes an HTTP request to an Authenticator; the query

@@ -239,6 +239,54 @@ func TestAuthenticationWireAnswers(t *testing.T) {
 	})
 }
 
+// TestDuplicateAuthorizationRefused: a request with two Authorization field
+// lines (gRPC: two authorization metadata entries) is refused as malformed
+// (InvalidRequest) on every binding before the Authenticator sees it, whose
+// Header.Get would read only the first (issue 13).
+func TestDuplicateAuthorizationRefused(t *testing.T) {
+	s := startAuthServers(t)
+	for _, tc := range []struct {
+		name, method, url, body string
+		status                  int
+		bodyContains            string
+	}{
+		{"JSON-RPC", "POST", s.jsonrpc, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}`, 200, `"code":-32600`},
+		{"REST", "GET", s.rest + "/tasks/t", "", 400, `"reason":"INVALID_REQUEST"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tc.method, tc.url, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Add("Authorization", "Bearer good")
+			req.Header.Add("Authorization", "Bearer bad")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.status || !strings.Contains(string(body), tc.bodyContains) ||
+				!strings.Contains(string(body), "2 Authorization headers") || strings.Contains(string(body), `"token@`) {
+				t.Errorf("got %d, body %s; want %d with %s naming the 2 Authorization headers", resp.StatusCode, body, tc.status, tc.bodyContains)
+			}
+		})
+	}
+	t.Run("gRPC", func(t *testing.T) {
+		conn, err := grpc.NewClient(s.grpc, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer good", "authorization", "Bearer bad")
+		err = conn.Invoke(ctx, "/lf.a2a.v1.A2AService/GetTask", &a2av1.GetTaskRequest{Id: "t"}, &a2av1.Task{})
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "2 Authorization headers") {
+			t.Errorf("got %v, want InvalidArgument naming the 2 Authorization headers", err)
+		}
+	})
+	if e := runtime.CheckSingleAuthorization(http.Header{"Authorization": {"Bearer a"}}); e != nil {
+		t.Errorf("one Authorization refused: %v", e)
+	}
+}
+
 func TestAuthenticatorInternalError(t *testing.T) {
 	h := a2av1.NewA2AServiceJSONRPCHandler(authAgent{}, runtime.WithLogger(slog.New(slog.DiscardHandler)),
 		runtime.WithAuthenticator(func(ctx context.Context, _ *runtime.AuthRequest) (context.Context, error) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // jsonrpcVersion is the only value of the envelope's "jsonrpc" member.
@@ -221,6 +222,12 @@ func isJSONVersion(v []byte) bool {
 	return ok && s == jsonrpcVersion
 }
 
+// MaxJSONRPCIDBytes bounds the id of a JSON-RPC request, measured as sent
+// (quotes and escapes included). The server repeats the id in its answer and in
+// every event of a stream, so a longer id is refused with InvalidRequest
+// (-32600) and id null.
+const MaxJSONRPCIDBytes = 256
+
 // validID reports whether a raw id may be echoed: JSON-RPC allows a string, a
 // number or null. Anything else (object, array, boolean) is refused.
 func validID(id []byte) bool {
@@ -274,6 +281,14 @@ func parseRequest(body []byte) (rpcRequest, *Error) {
 	if env.id != nil {
 		if !validID(env.id) {
 			return req, NewError(CodeInvalidRequest, `"id" must be a string, a number or null, got `+jsonKind(env.id))
+		}
+		if len(env.id) > MaxJSONRPCIDBytes {
+			return req, limitExceeded("MaxJSONRPCIDBytes",
+				fmt.Sprintf(`"id" is %d bytes, over the limit of %d bytes (MaxJSONRPCIDBytes)`, len(env.id), MaxJSONRPCIDBytes),
+				MaxJSONRPCIDBytes)
+		}
+		if !utf8.Valid(env.id) {
+			return req, NewError(CodeInvalidRequest, `"id" is not valid UTF-8`)
 		}
 		req.id = env.id
 	}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // fuzzService is the fixture without Block, whose handler waits for a
@@ -32,6 +34,10 @@ func FuzzJSONRPCRequest(f *testing.F) {
 		`{"jsonrpc":"2.0","id":"\u0000\"","method":"Ech\u006f","params":{"count":"1"}}`,
 		`{"jsonrpc":"2.0","id":1,"id":2}`,
 		`{"a":"\\"}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"Echo\"}",
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\xc3\",\"method\":\"Stream\",\"params\":{\"count\":2}}",
+		`{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 300) + `","method":"Stream","params":{"count":2}}`,
+		`{"jsonrpc":"2.0","id":` + strings.Repeat("1", 300) + `,"method":"Echo"}`,
 		`"`, `{`, `}`, ``, `null`, `0`, "\xff",
 	} {
 		f.Add([]byte(s))
@@ -72,6 +78,9 @@ func checkFuzzResponse(t *testing.T, b []byte) {
 		Result  json.RawMessage `json:"result"`
 		Error   json.RawMessage `json:"error"`
 	}
+	if !utf8.Valid(b) { // json.Unmarshal accepts invalid UTF-8; JSON does not
+		t.Fatalf("response is not valid UTF-8: %q", b)
+	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		t.Fatalf("response is not JSON: %v\n%q", err, b)
 	}
@@ -83,6 +92,9 @@ func checkFuzzResponse(t *testing.T, b []byte) {
 	}
 	if !validID(w.ID) {
 		t.Fatalf("id %q is not a string, number or null", w.ID)
+	}
+	if len(w.ID) > MaxJSONRPCIDBytes {
+		t.Fatalf("id of %d bytes echoed, over MaxJSONRPCIDBytes", len(w.ID))
 	}
 }
 

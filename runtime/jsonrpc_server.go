@@ -22,8 +22,10 @@ import (
 //     HTTP status and a JSON-RPC InvalidRequest (-32600) body with id null:
 //     a method other than POST gets 405 and "Allow: POST"; a Content-Type other
 //     than application/json or application/a2a+json (parameters such as
-//     charset ignored; a missing Content-Type is accepted) gets 415, which also
-//     keeps browsers from posting cross-site forms to the endpoint.
+//     charset ignored), or none, gets 415 with those two types in an Accept
+//     header. Browsers can send neither cross-site without a CORS preflight,
+//     so a page on another origin cannot call the endpoint with the user's
+//     cookies (see docs/bindings.md, CORS).
 //   - Authentication errors (WithAuthenticator, or a handler's) are sent
 //     with HTTP 401 (Unauthenticated, -31401) or 403 (Unauthorized, -31403)
 //     and their challenges as WWW-Authenticate headers.
@@ -76,9 +78,8 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			NewError(CodeInvalidRequest, "JSON-RPC requests must use POST, not "+r.Method))
 		return
 	}
-	if ct := r.Header.Get("Content-Type"); !isJSONMediaType(ct) {
-		h.writeError(w, http.StatusUnsupportedMediaType, jsonNull, nil,
-			NewError(CodeInvalidRequest, fmt.Sprintf("Content-Type %q is not accepted; send application/json (or application/a2a+json)", ct)))
+	if e := requestMediaTypeError(w, r.Header.Get("Content-Type")); e != nil {
+		h.writeError(w, http.StatusUnsupportedMediaType, jsonNull, nil, e)
 		return
 	}
 	body, err := readBody(w, r, h.cfg.maxBodyBytes)
@@ -140,7 +141,8 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // isJSONMediaType accepts application/json and application/a2a+json with any
-// parameters, and a missing Content-Type. It does not allocate.
+// parameters, and a missing Content-Type (requests are checked with
+// requestMediaTypeError, which refuses a missing one). It does not allocate.
 func isJSONMediaType(ct string) bool {
 	if ct == "" {
 		return true

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 )
@@ -12,6 +14,30 @@ const (
 	mediaTypeJSON    = "application/json"
 	mediaTypeA2AJSON = "application/a2a+json"
 )
+
+// acceptedRequestMediaTypes lists the media types a request body of the
+// JSON-RPC and HTTP+JSON bindings may have. A 415 answer sends it in an
+// Accept response header (RFC 9110 §12.5.1, §15.5.16).
+const acceptedRequestMediaTypes = mediaTypeJSON + ", " + mediaTypeA2AJSON
+
+// requestMediaTypeError checks the Content-Type of a request that carries a
+// body: application/json or application/a2a+json, parameters such as charset
+// ignored. A missing or other Content-Type is refused (nil means accepted):
+// a browser sends a cross-site POST without a CORS preflight only with a
+// form or text/plain Content-Type or none, so insisting on a JSON type keeps
+// pages on other origins from calling the endpoint with the user's ambient
+// credentials (cookies, client certificates). On refusal the Accept header
+// of w names the accepted types; the caller answers 415.
+func requestMediaTypeError(w http.ResponseWriter, ct string) *Error {
+	if ct != "" && isJSONMediaType(ct) {
+		return nil
+	}
+	w.Header().Set("Accept", acceptedRequestMediaTypes)
+	if ct == "" {
+		return NewError(CodeInvalidRequest, "the request body has no Content-Type; send application/json or application/a2a+json")
+	}
+	return NewError(CodeInvalidRequest, fmt.Sprintf("Content-Type %q is not accepted; send application/json or application/a2a+json", ct))
+}
 
 // responseMediaType picks the Content-Type of a JSON response:
 // application/a2a+json when the request's Accept lists it (with a non-zero

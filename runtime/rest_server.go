@@ -46,8 +46,11 @@ import (
 //     comma-joining; unknown parameters are ignored; lastUpdatedAfter is
 //     taken as statusTimestampAfter; A2A-Version may be a query parameter.
 //   - The body's Content-Type must be application/json or
-//     application/a2a+json (parameters ignored; missing is accepted), else
-//     415. A body over WithMaxBodyBytes gets 413.
+//     application/a2a+json (parameters ignored), else 415 with those two
+//     types in an Accept header — also when a body comes without any
+//     Content-Type, which browsers send cross-site without a CORS preflight.
+//     A request without a body (Content-Length 0) needs none. A body over
+//     WithMaxBodyBytes gets 413.
 //   - The tenant of a /{tenant} route fills the request's tenant field;
 //     WithTenant then refuses a different tenant with InvalidParams (400, a
 //     field violation on "tenant"), as on the other bindings.
@@ -199,9 +202,8 @@ func splitDecodedPath(path string, dst []string) []string {
 func (h *restHandler) bind(w http.ResponseWriter, r *http.Request, route *restRoute, segs []string, msg proto.Message) (int, *Error) {
 	rm := msg.ProtoReflect()
 	if route.readsBody() && r.ContentLength != 0 {
-		if ct := r.Header.Get("Content-Type"); !isJSONMediaType(ct) {
-			return http.StatusUnsupportedMediaType, NewError(CodeInvalidRequest, fmt.Sprintf(
-				"Content-Type %q is not accepted; send application/json (or application/a2a+json)", ct))
+		if e := requestMediaTypeError(w, r.Header.Get("Content-Type")); e != nil {
+			return http.StatusUnsupportedMediaType, e
 		}
 		body, err := readBody(w, r, h.cfg.maxBodyBytes)
 		if err != nil {

@@ -59,13 +59,18 @@ func TestRESTHandlerBinding(t *testing.T) {
 		{"query fields", "GET", "/echo/hi?count=3&activate=x&activate=y,z&unknown=1", "", nil, 200, `{"text":"hi","version":"1.0"}`},
 		{"path wins over query", "GET", "/echo/hi?text=other", "", nil, 200, `{"text":"hi","version":"1.0"}`},
 		{"body star", "POST", "/echo", `{"text":"b","tenant":"t"}`, []string{"Content-Type", "application/json"}, 200, `{"text":"b","tenant":"t","version":"1.0"}`},
-		{"snake_case and unknown members", "POST", "/echo", `{"text":"b","fail_after":1,"nope":true}`, nil, 200, `{"text":"b","version":"1.0"}`},
+		{"snake_case and unknown members", "POST", "/echo", `{"text":"b","fail_after":1,"nope":true}`, []string{"Content-Type", "application/json"}, 200, `{"text":"b","version":"1.0"}`},
 		{"empty body", "POST", "/echo", "", nil, 200, `{"version":"1.0"}`},
+		// A body without Content-Type (a browser sends it cross-site with no
+		// CORS preflight) or with a form type is refused (issue 13, CSRF).
+		{"body without content type", "POST", "/echo", `{"text":"b"}`, nil, 415, `~"message":"the request body has no Content-Type; send application/json or application/a2a+json"`},
+		{"text/plain body", "POST", "/echo", `{"text":"b"}`, []string{"Content-Type", "text/plain"}, 415, `~"code":415`},
+		{"form body", "POST", "/echo", `text=b`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, `~"reason":"INVALID_REQUEST"`},
 		{"null body", "POST", "/echo", "null", []string{"Content-Type", "application/json"}, 200, `{"version":"1.0"}`},
 		{"a2a+json body with charset", "POST", "/echo", `{}`, []string{"Content-Type", "application/a2a+json; charset=utf-8"}, 200, `{"version":"1.0"}`},
-		{"body field and nested path variable", "PUT", "/messages/m-9", `{"messageId":"ignored","role":"ROLE_USER","parts":[{"text":"x"}]}`, nil, 200,
+		{"body field and nested path variable", "PUT", "/messages/m-9", `{"messageId":"ignored","role":"ROLE_USER","parts":[{"text":"x"}]}`, []string{"Content-Type", "application/json"}, 200,
 			`{"text":"ok","message":{"messageId":"m-9","role":"ROLE_AGENT","parts":[{"text":"x"}]}}`},
-		{"body field null", "PUT", "/messages/m-9", `null`, nil, 400, `~message.role`},
+		{"body field null", "PUT", "/messages/m-9", `null`, []string{"Content-Type", "application/json"}, 400, `~message.role`},
 		{"non-string path variable", "GET", "/count/12", "", nil, 200, `{"version":"1.0"}`},
 		{"bad non-string path variable", "GET", "/count/x", "", nil, 400, `~count`},
 		{"delete answers {}", "DELETE", "/items/x", "", nil, 200, `{}`},
@@ -81,6 +86,9 @@ func TestRESTHandlerBinding(t *testing.T) {
 			resp, raw := restDo(t, tt.method, base+tt.path, tt.body, tt.header...)
 			if resp.StatusCode != tt.status {
 				t.Fatalf("HTTP %d, want %d: %s", resp.StatusCode, tt.status, raw)
+			}
+			if resp.StatusCode == http.StatusUnsupportedMediaType && resp.Header.Get("Accept") != "application/json, application/a2a+json" {
+				t.Errorf("415 with Accept %q, want the accepted media types", resp.Header.Get("Accept"))
 			}
 			if want, ok := strings.CutPrefix(tt.want, "~"); ok {
 				if !bytes.Contains(raw, []byte(want)) {
@@ -127,7 +135,7 @@ func TestRESTHandlerTenant(t *testing.T) {
 
 func TestRESTHandlerStreams(t *testing.T) {
 	base := serveRESTFixture(t)
-	resp, raw := restDo(t, "POST", base+"/stream", `{"count":3,"text":"x"}`, "Accept", "text/event-stream")
+	resp, raw := restDo(t, "POST", base+"/stream", `{"count":3,"text":"x"}`, "Accept", "text/event-stream", "Content-Type", "application/json")
 	events := sseEvents(t, raw)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || len(events) != 3 {
 		t.Fatalf("HTTP %d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), raw)

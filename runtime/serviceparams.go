@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -36,7 +37,10 @@ func (c *handlerConfig) newCallInfo(binding string, op *Operation, header http.H
 	if err != nil {
 		return nil, err
 	}
-	extensions := ParseExtensions(serviceParamValues(header, paramExtensions, canonicalExtensions))
+	extensions, err := parseRequestExtensions(serviceParamValues(header, paramExtensions, canonicalExtensions))
+	if err != nil {
+		return nil, err
+	}
 	var missing []string
 	for _, uri := range c.requiredExtensions {
 		if !slices.Contains(extensions, uri) && !slices.Contains(missing, uri) {
@@ -139,18 +143,93 @@ func isVersionNumber(s string) bool {
 	return true
 }
 
+// Limits on the A2A-Extensions service parameter of a request, checked by
+// every binding before authentication. A request over either limit is refused
+// with InvalidRequest (JSON-RPC -32600, HTTP 400, gRPC InvalidArgument) whose
+// message and "limit" metadata name the limit.
+const (
+	// MaxExtensionsHeaderBytes bounds the total size of the A2A-Extensions
+	// values of one request (every header line or metadata entry together).
+	MaxExtensionsHeaderBytes = 16 << 10
+	// MaxExtensionURIs bounds the number of distinct extension URIs one
+	// request may name.
+	MaxExtensionURIs = 100
+)
+
+// parseRequestExtensions is ParseExtensions under MaxExtensionsHeaderBytes and
+// MaxExtensionURIs.
+func parseRequestExtensions(values []string) ([]string, *Error) {
+	size := 0
+	for _, v := range values {
+		size += len(v)
+	}
+	if size > MaxExtensionsHeaderBytes {
+		return nil, limitExceeded("MaxExtensionsHeaderBytes",
+			fmt.Sprintf("A2A-Extensions is %d bytes, over the limit of %d bytes (MaxExtensionsHeaderBytes)", size, MaxExtensionsHeaderBytes),
+			MaxExtensionsHeaderBytes)
+	}
+	out := parseExtensions(values, MaxExtensionURIs+1)
+	if len(out) > MaxExtensionURIs {
+		return nil, limitExceeded("MaxExtensionURIs",
+			fmt.Sprintf("A2A-Extensions names more than %d extension URIs (MaxExtensionURIs)", MaxExtensionURIs),
+			MaxExtensionURIs)
+	}
+	return out, nil
+}
+
+// limitExceeded is the InvalidRequest error of a request over one of the
+// runtime's limits: the message and the metadata name the limit.
+func limitExceeded(name, message string, value int) *Error {
+	return &Error{code: CodeInvalidRequest, message: message,
+		metadata: map[string]string{"limit": name, "limitValue": strconv.Itoa(value)}}
+}
+
 // ParseExtensions turns A2A-Extensions values into extension URIs: every value
 // (one per header line or metadata entry) is split on commas, each item is
 // trimmed, empty items are dropped and duplicates removed, keeping the order of
 // first appearance. Clients send one comma-joined header, but some send one
 // header per URI, so both forms are merged. It returns nil when there are none.
+// It takes time linear in the size of values.
 func ParseExtensions(values []string) []string {
+	return parseExtensions(values, -1)
+}
+
+// dedupSetAfter is the number of distinct URIs from which parseExtensions
+// looks duplicates up in a set rather than by scanning the list: a few URIs
+// are the usual case and a scan is cheaper then.
+const dedupSetAfter = 8
+
+// parseExtensions is ParseExtensions stopping once it has max distinct URIs
+// (max < 0: no limit).
+func parseExtensions(values []string, max int) []string {
 	var out []string
+	var seen map[string]struct{}
 	for _, v := range values {
 		for item := range strings.SplitSeq(v, ",") {
 			item = strings.TrimSpace(item)
-			if item != "" && !slices.Contains(out, item) {
-				out = append(out, item)
+			if item == "" {
+				continue
+			}
+			if seen != nil {
+				if _, dup := seen[item]; dup {
+					continue
+				}
+				seen[item] = struct{}{}
+			} else {
+				if slices.Contains(out, item) {
+					continue
+				}
+				if len(out) == dedupSetAfter {
+					seen = make(map[string]struct{}, 2*dedupSetAfter)
+					for _, u := range out {
+						seen[u] = struct{}{}
+					}
+					seen[item] = struct{}{}
+				}
+			}
+			out = append(out, item)
+			if len(out) == max {
+				return out
 			}
 		}
 	}

@@ -70,7 +70,17 @@
 // Tenants and owners: every task lives in the tenant of the request that
 // created it (runtime.CallInfo.Tenant) and is invisible — TaskNotFound — from
 // any other tenant. WithTaskOwner scopes tasks further to the identity that
-// created them.
+// created them. Under it, anonymous callers have no view of each other's
+// tasks: a task they create is reachable only with its (random) id, and
+// ListTasks lists ownerless tasks only within a contextId the request names
+// — without one, an anonymous caller gets an empty page. Host and
+// examples/echo run with WithTaskOwner(OwnerByCallerID).
+//
+// Secrets: push notification configs are answered redacted — token and
+// authentication.credentials empty, scheme, url and id kept — by Create,
+// Get and List alike; the stored config keeps them for delivery. A client
+// rotates them by setting the config again with the same id (it replaces
+// the stored one).
 //
 // Storage: tasks are immutable snapshots in a store.Store (in memory by
 // default). Every change is an optimistic, versioned write that carries its

@@ -49,6 +49,14 @@ func WithPushOptions(opts ...push.Option) Option {
 // follow-up messages, push configs) only to callers with the same owner;
 // others get TaskNotFound, as if it did not exist. OwnerByCallerID is the
 // usual choice. Without it every caller of a tenant sees all its tasks.
+//
+// The empty owner (OwnerByCallerID gives it to anonymous callers) is no
+// owner: a task created with it is reachable by anyone who presents its id
+// (task ids are random UUIDv7s, 74 random bits), but ListTasks shows such
+// tasks only to a request that names their contextId, and an ownerless
+// caller that names none gets an empty page. So anonymous callers never
+// see each other's tasks, yet one that created tasks can find them again
+// by the ids it was given; authenticated callers see only their own.
 func WithTaskOwner(owner func(Caller) string) Option {
 	return func(s *Server) { s.owner = owner }
 }

@@ -42,7 +42,9 @@ func (s *Server) pushGate(ctx context.Context, tenant, taskID string) (*call, er
 // client's id is kept (an existing config with that id is replaced), an empty
 // one is generated. The url must be an absolute http(s) URL; with the
 // sender's SSRF guard on, literal private addresses and localhost are refused
-// here already. Events from now on are posted to it.
+// here already. Events from now on are posted to it. The answer is the
+// stored config redacted like Get's (see redacted): setting a config again
+// with the same id is how a client rotates its token or credentials.
 func (s *Server) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av1.TaskPushNotificationConfig) (*a2av1.TaskPushNotificationConfig, error) {
 	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId())
 	if err != nil {
@@ -66,11 +68,12 @@ func (s *Server) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av
 	case err != nil:
 		return nil, internalError("saving the push notification config", err)
 	}
-	return req, nil
+	return redacted(req), nil
 }
 
 // GetTaskPushNotificationConfig implements a2av1.A2AServiceHandler. An
-// unknown task or config is TaskNotFound (A2A §3.1.8).
+// unknown task or config is TaskNotFound (A2A §3.1.8). The token and
+// authentication.credentials are never answered (see redacted).
 func (s *Server) GetTaskPushNotificationConfig(ctx context.Context, req *a2av1.GetTaskPushNotificationConfigRequest) (*a2av1.TaskPushNotificationConfig, error) {
 	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId())
 	if err != nil {
@@ -85,7 +88,7 @@ func (s *Server) GetTaskPushNotificationConfig(ctx context.Context, req *a2av1.G
 	case err != nil:
 		return nil, internalError("reading the push notification config", err)
 	}
-	return cfg, nil
+	return redacted(cfg), nil
 }
 
 // ListTaskPushNotificationConfigs implements a2av1.A2AServiceHandler: the
@@ -117,11 +120,34 @@ func (s *Server) ListTaskPushNotificationConfigs(ctx context.Context, req *a2av1
 	if err != nil {
 		return nil, internalError("listing push notification configs", err)
 	}
-	resp := &a2av1.ListTaskPushNotificationConfigsResponse{Configs: cfgs}
+	resp := &a2av1.ListTaskPushNotificationConfigsResponse{Configs: make([]*a2av1.TaskPushNotificationConfig, len(cfgs))}
+	for i, cfg := range cfgs {
+		resp.Configs[i] = redacted(cfg)
+	}
 	if more && len(cfgs) > 0 {
 		resp.NextPageToken = encodeConfigCursor(cfgs[len(cfgs)-1].GetId())
 	}
 	return resp, nil
+}
+
+// redacted returns a copy of cfg without its secrets: the token and
+// authentication.credentials are left empty, the scheme, url and ids are
+// kept. Create, Get and List answer it, so a webhook's credentials are
+// written once and never read back (a response may end up in a log, a
+// proxy or another caller's hands); the stored config keeps them for
+// delivery. A client rotates them by creating the config again with the
+// same id, which replaces it (or by deleting it and creating a new one).
+func redacted(cfg *a2av1.TaskPushNotificationConfig) *a2av1.TaskPushNotificationConfig {
+	out := &a2av1.TaskPushNotificationConfig{
+		Tenant: cfg.GetTenant(),
+		Id:     cfg.GetId(),
+		TaskId: cfg.GetTaskId(),
+		Url:    cfg.GetUrl(),
+	}
+	if a := cfg.GetAuthentication(); a != nil {
+		out.Authentication = &a2av1.AuthenticationInfo{Scheme: a.GetScheme()}
+	}
+	return out
 }
 
 // DeleteTaskPushNotificationConfig implements a2av1.A2AServiceHandler.

@@ -88,6 +88,9 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, wantSub bool) (st
 	if msg == nil {
 		return started{}, runtime.InvalidParams("message is required", runtime.FieldViolation{Field: "message", Description: "required"})
 	}
+	if err := checkClientMessage(msg); err != nil {
+		return started{}, err
+	}
 	cfg := req.GetConfiguration()
 	if cfg != nil && cfg.HistoryLength != nil && *cfg.HistoryLength < 0 {
 		return started{}, negativeHistory("configuration.historyLength", *cfg.HistoryLength)
@@ -129,6 +132,34 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, wantSub bool) (st
 		h.abandon()
 		return started{}, errShuttingDown()
 	}
+}
+
+// checkClientMessage refuses what only an agent may send or what carries
+// nothing: a role other than ROLE_USER (A2A §3.4: client messages use
+// ROLE_USER; ROLE_UNSPECIFIED is already refused as a missing required field
+// by the bindings) and a part whose content oneof (text, raw, url, data) is
+// not set, such as {} or one with only metadata, filename or mediaType. An
+// empty text or raw value is content and is kept.
+func checkClientMessage(msg *a2av1.Message) error {
+	var violations []runtime.FieldViolation
+	if msg.GetRole() != a2av1.Role_ROLE_USER {
+		violations = append(violations, runtime.FieldViolation{Field: "message.role",
+			Description: fmt.Sprintf("must be ROLE_USER in a client message, not %s", msg.GetRole())})
+	}
+	for i, p := range msg.GetParts() {
+		if c, ok := p.GetContent().(*a2av1.Part_Data); p.GetContent() == nil || ok && c.Data == nil {
+			violations = append(violations, runtime.FieldViolation{Field: fmt.Sprintf("message.parts[%d]", i),
+				Description: "a part needs text, raw, url or data"})
+		}
+	}
+	if len(violations) == 0 {
+		return nil
+	}
+	text := violations[0].Field + ": " + violations[0].Description
+	if len(violations) > 1 {
+		text += fmt.Sprintf(" (and %d more)", len(violations)-1)
+	}
+	return runtime.InvalidParams(text, violations...)
 }
 
 // newRequest is the executor's view of a message request.

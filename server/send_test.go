@@ -66,6 +66,58 @@ func TestSendMessageErrors(t *testing.T) {
 	})
 }
 
+// TestSendMessageRefusesInvalidClientMessages: a part without content and a
+// client message with the agent's role are refused with InvalidParams naming
+// the field, on every binding and for both send rpcs (issue 13).
+func TestSendMessageRefusesInvalidClientMessages(t *testing.T) {
+	forEachBinding(t, func(t *testing.T, b binding) {
+		e := newEnv(t, b, nil, nil)
+		waiting := sendTask(t, e.c, "input")
+		emptyPart := userMsg("hello")
+		emptyPart.Parts = append(emptyPart.Parts, &a2av1.Part{}, &a2av1.Part{MediaType: "text/plain", Filename: "x.txt"})
+		agentRole := userMsg("hello")
+		agentRole.Role = a2av1.Role_ROLE_AGENT
+		agentFollowUp := followUp("x", waiting.GetId())
+		agentFollowUp.Role = a2av1.Role_ROLE_AGENT
+		emptyFollowUp := followUp("x", waiting.GetId())
+		emptyFollowUp.Parts = []*a2av1.Part{{}}
+		for _, tc := range []struct {
+			name   string
+			msg    *a2av1.Message
+			fields []string
+		}{
+			{"parts with no content", emptyPart, []string{"message.parts[1]", "message.parts[2]"}},
+			{"agent role", agentRole, []string{"message.role"}},
+			{"agent role in a follow-up", agentFollowUp, []string{"message.role"}},
+			{"empty part in a follow-up", emptyFollowUp, []string{"message.parts[0]"}},
+		} {
+			req := &a2av1.SendMessageRequest{Message: tc.msg}
+			_, err := e.c.SendMessage(ctxT(t), req)
+			wantViolations(t, tc.name, err, tc.fields)
+			_, err = collect(e.c.SendStreamingMessage(ctxT(t), req))
+			wantViolations(t, tc.name+" (stream)", err, tc.fields)
+		}
+		if got := waitState(t, e.c, waiting.GetId(), a2av1.TaskState_TASK_STATE_INPUT_REQUIRED); len(got.GetHistory()) != 1 {
+			t.Fatalf("a refused follow-up reached the history: %v", got.GetHistory())
+		}
+	})
+}
+
+func wantViolations(t *testing.T, what string, err error, fields []string) {
+	t.Helper()
+	wantCode(t, what, err, runtime.ErrInvalidParams)
+	var got []string
+	for _, v := range runtime.AsError(err).FieldViolations() {
+		got = append(got, v.Field)
+	}
+	if !slices.Equal(got, fields) {
+		t.Fatalf("%s: field violations %q, want %q (%v)", what, got, fields, err)
+	}
+	if msg := runtime.AsError(err).Message(); !strings.HasPrefix(msg, fields[0]+": ") {
+		t.Fatalf("%s: message %q does not name %s", what, msg, fields[0])
+	}
+}
+
 func TestSendMessageReturnImmediately(t *testing.T) {
 	forEachBinding(t, func(t *testing.T, b binding) {
 		e := newEnv(t, b, nil, nil)

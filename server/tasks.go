@@ -39,6 +39,9 @@ const (
 // (default 50, 1–100). Page tokens are positions in that order, so tasks
 // created while a client pages never cause duplicates or gaps. Artifacts are
 // included only with includeArtifacts; historyLength trims each history.
+// With WithTaskOwner, a caller whose owner is empty (an anonymous caller
+// under OwnerByCallerID) gets an empty page unless it names a contextId;
+// with one, it gets the ownerless tasks of that context.
 //
 // An explicit pageSize of 0 is taken as "unset": the official Go SDK's gRPC
 // client (v2.3.1) always sends the field, 0 when its caller chose none, and
@@ -77,6 +80,12 @@ func (s *Server) ListTasks(ctx context.Context, req *a2av1.ListTasksRequest) (*a
 		return nil, err
 	}
 	q.Owner = c.owner
+	if s.owner != nil && c.owner == "" && q.ContextID == "" {
+		// Under an owner policy, tasks without an owner (created by
+		// anonymous callers) are listed only by their context id: no
+		// anonymous caller sees the tasks of another (see WithTaskOwner).
+		return &a2av1.ListTasksResponse{Tasks: []*a2av1.Task{}, PageSize: size}, nil
+	}
 	page, err := s.store.ListTasks(c.ctx, c.tenant, q)
 	if err != nil {
 		return nil, internalError("listing tasks", err)

@@ -161,6 +161,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		server.WithStore(st),
 		server.WithExtendedCard(echo.ExtendedCard(card)),
 		server.WithRunLease(cfg.runLease),
+		// Tasks belong to the bearer subject that created them; anonymous
+		// callers reach a task by its id and list only a contextId they
+		// name, never each other's tasks (see server.WithTaskOwner).
+		server.WithTaskOwner(server.OwnerByCallerID),
 	}
 	if cfg.allowPrivateWebhooks {
 		opts = append(opts, server.WithPushOptions(push.AllowPrivateNetworks()))

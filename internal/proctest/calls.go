@@ -2,6 +2,7 @@ package proctest
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -16,10 +17,18 @@ import (
 
 var msgSeq atomic.Int64
 
-// UserMessage is a user message with one text part and a fresh id.
+// ContextID is the context of every UserMessage: one random id per test
+// binary. Agents that give anonymous callers no tenant-wide list
+// (server.WithTaskOwner) list anonymous tasks only by their context, so
+// ListAll names it.
+var ContextID = "proctest-" + rand.Text()
+
+// UserMessage is a user message with one text part and a fresh id, in
+// ContextID.
 func UserMessage(text string) *a2av1.Message {
 	return &a2av1.Message{
 		MessageId: fmt.Sprintf("proctest-%d", msgSeq.Add(1)),
+		ContextId: ContextID,
 		Role:      a2av1.Role_ROLE_USER,
 		Parts:     []*a2av1.Part{server.TextPart(text)},
 	}
@@ -93,10 +102,11 @@ func SameOnEveryBinding(ctx context.Context, t testing.TB, c map[string]a2av1.A2
 	return first
 }
 
-// ListAll lists every task in one page of at most 100, with artifacts.
+// ListAll lists every task of ContextID in one page of at most 100, with
+// artifacts.
 func ListAll(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient) *a2av1.ListTasksResponse {
 	t.Helper()
-	l, err := c.ListTasks(ctx, &a2av1.ListTasksRequest{PageSize: proto.Int32(100), IncludeArtifacts: proto.Bool(true)})
+	l, err := c.ListTasks(ctx, &a2av1.ListTasksRequest{ContextId: ContextID, PageSize: proto.Int32(100), IncludeArtifacts: proto.Bool(true)})
 	if err != nil {
 		t.Fatalf("ListTasks: %v", err)
 	}

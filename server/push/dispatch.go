@@ -63,7 +63,9 @@ func (s *Sender) Close(ctx context.Context) error {
 		}
 	}
 	s.cancel()
-	s.transport.CloseIdleConnections()
+	if s.transport != nil {
+		s.transport.CloseIdleConnections()
+	}
 	return err
 }
 

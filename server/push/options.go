@@ -2,6 +2,7 @@ package push
 
 import (
 	"log/slog"
+	"net/http"
 	"time"
 )
 
@@ -33,7 +34,8 @@ type config struct {
 	maxAttempts  int
 	initial, max time.Duration
 	concurrency  int
-	allowPrivate bool
+	guard        guard
+	client       *http.Client // WithHTTPClient; nil: the sender's own
 	onFailure    []func(Failure)
 	interceptors []func(AttemptFunc) AttemptFunc
 	logger       *slog.Logger
@@ -102,13 +104,58 @@ func WithConcurrency(n int) Option {
 	}
 }
 
-// AllowPrivateNetworks turns the SSRF guard off: webhooks on loopback,
-// private, link-local, unspecified and multicast addresses are delivered
-// too. Use it in tests and in private deployments whose webhook receivers
-// live on internal networks, never on an agent that accepts configs from
-// untrusted clients.
+// AllowPrivateNetworks turns the special-range policy of the SSRF guard
+// off: webhooks on loopback, private, link-local, shared, reserved,
+// multicast and the other special-purpose addresses are delivered too. The
+// deny-list (DenyDestinations) still applies. Use it in tests and in private
+// deployments whose webhook receivers live on internal networks, never on
+// an agent that accepts configs from untrusted clients; AllowDestinations
+// opens only the networks named.
 func AllowPrivateNetworks() Option {
-	return func(c *config) { c.allowPrivate = true }
+	return func(c *config) { c.guard.allowPrivate = true }
+}
+
+// AllowDestinations lets webhooks reach the listed destinations even when
+// the SSRF guard would refuse them (loopback, private and other
+// special-purpose addresses). An entry is a CIDR ("10.20.0.0/16"), an IP
+// ("127.0.0.1", "::1": that address only) or a host name
+// ("hooks.internal": that name exactly, case-insensitively, and every
+// address it resolves to — allow a name only if you trust its DNS). IPv4
+// entries also match the IPv4-mapped form of their addresses. The deny-list
+// wins over the allow-list. Options add up. An empty entry or a malformed
+// CIDR panics.
+func AllowDestinations(entries ...string) Option {
+	return func(c *config) { c.guard.allow.add(entries) }
+}
+
+// DenyDestinations refuses webhooks to the listed destinations, whatever
+// else is allowed: it wins over AllowDestinations and AllowPrivateNetworks.
+// Entries are written as for AllowDestinations; a network entry also
+// refuses IPv6 addresses that embed one of its IPv4 addresses (NAT64,
+// 6to4, Teredo, IPv4-compatible). A host name entry refuses that name
+// only, not other names that resolve to the same addresses: deny the
+// addresses for that.
+func DenyDestinations(entries ...string) Option {
+	return func(c *config) { c.guard.deny.add(entries) }
+}
+
+// WithHTTPClient makes the sender post with c instead of its own client
+// (for a proxy, custom TLS, an in-process transport in tests...). c is
+// copied and the copy never follows redirects, whatever c.CheckRedirect
+// says. The guard still checks every webhook URL, when a config is created
+// and before every attempt: scheme, the deny- and allow-lists, literal
+// addresses and "localhost". What it cannot do is check the addresses c's
+// transport resolves and dials: a host name that resolves to a private
+// address, DNS rebinding and c's proxy are c's responsibility. Give c a
+// dialer that refuses what must not be reached, or keep the sender's own
+// client. The sender's timeout still bounds every attempt. nil keeps the
+// sender's own client.
+func WithHTTPClient(c *http.Client) Option {
+	return func(cfg *config) {
+		if c != nil {
+			cfg.client = c
+		}
+	}
 }
 
 // OnFailure adds a hook called once for every notification that is given

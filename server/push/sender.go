@@ -25,9 +25,13 @@
 //	Traceparent: <W3C trace context>           with an attempt interceptor that
 //	                                           sets it (package telemetry's)
 //
-// Addresses are checked when they are dialled, after name resolution, and
-// loopback, private, link-local, unspecified and multicast addresses are
-// refused unless AllowPrivateNetworks is set; redirects are not followed.
+// Addresses are checked when they are dialled, after name resolution: every
+// range of the IANA special-purpose address registries that is not globally
+// reachable (loopback, private, link-local, shared, reserved,
+// documentation, ...) is refused, as are IPv6 addresses embedding such an
+// IPv4 address, unless AllowPrivateNetworks is set or AllowDestinations
+// names the destination; DenyDestinations refuses destinations whatever
+// else allows them. Redirects are not followed.
 package push
 
 import (
@@ -38,6 +42,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -108,8 +113,9 @@ type Failure struct {
 // for concurrent use. Close it to stop its goroutines.
 type Sender struct {
 	cfg       config
+	guard     *guard
 	client    *http.Client
-	transport *http.Transport
+	transport *http.Transport // nil with WithHTTPClient
 	// now is the clock of due times; tests replace it.
 	now func() time.Time
 	// intercepted is attempt wrapped in the attempt interceptors; nil
@@ -130,32 +136,40 @@ type Sender struct {
 // Start gives it an outbox.
 func NewSender(opts ...Option) *Sender {
 	cfg := newConfig(opts)
-	tr := &http.Transport{
-		Proxy:                 nil, // the guard checks the address dialled, which must be the receiver's
-		DialContext:           newDialer(!cfg.allowPrivate).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          100,
-		MaxIdleConnsPerHost:   4,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   defaultDialTimeout,
-		ExpectContinueTimeout: time.Second,
+	g := &cfg.guard
+	var tr *http.Transport
+	var client *http.Client
+	if cfg.client != nil {
+		c := *cfg.client
+		client = &c
+	} else {
+		tr = &http.Transport{
+			Proxy:                 nil, // the guard checks the address dialled, which must be the receiver's
+			DialContext:           g.guardedDial(&net.Dialer{Timeout: defaultDialTimeout, KeepAlive: defaultKeepAlive}),
+			ForceAttemptHTTP2:     true,
+			MaxIdleConns:          100,
+			MaxIdleConnsPerHost:   4,
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   defaultDialTimeout,
+			ExpectContinueTimeout: time.Second,
+		}
+		client = &http.Client{Transport: tr}
 	}
+	// A redirect would move the request (and its token) to an address the
+	// client chose after the URL was checked; a 3xx is a failure.
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Sender{
 		cfg:       cfg,
+		guard:     g,
 		transport: tr,
-		client: &http.Client{
-			Transport: tr,
-			// A redirect would move the request (and its token) to an address
-			// the client chose after the URL was checked; a 3xx is a failure.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
-		now:     time.Now,
-		worker:  store.NewRunnerID(),
-		ctx:     ctx,
-		cancel:  cancel,
-		closing: make(chan struct{}),
-		done:    make(chan struct{}),
+		client:    client,
+		now:       time.Now,
+		worker:    store.NewRunnerID(),
+		ctx:       ctx,
+		cancel:    cancel,
+		closing:   make(chan struct{}),
+		done:      make(chan struct{}),
 	}
 	if len(cfg.interceptors) > 0 {
 		s.intercepted = s.attempt
@@ -191,6 +205,14 @@ func (s *Sender) post(ctx context.Context, n Notification, number int) error {
 // attempt makes one request.
 func (s *Sender) attempt(ctx context.Context, a *Attempt) error {
 	cfg, id := a.Config, a.ID
+	if err := s.CheckURL(cfg.GetUrl()); err != nil {
+		// The policy may have changed since the config was accepted, and
+		// with WithHTTPClient this is the guard's only look at the URL.
+		if errors.Is(err, ErrBlockedAddress) {
+			return err
+		}
+		return &permanentError{err}
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.GetUrl(), bytes.NewReader(a.body))

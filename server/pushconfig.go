@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -137,15 +138,14 @@ func (s *Server) ListTaskPushNotificationConfigs(ctx context.Context, req *a2av1
 // proxy or another caller's hands); the stored config keeps them for
 // delivery. A client rotates them by creating the config again with the
 // same id, which replaces it (or by deleting it and creating a new one).
+//
+// It copies the whole message and clears the two secrets, so that fields a
+// later version of the proto adds are answered too.
 func redacted(cfg *a2av1.TaskPushNotificationConfig) *a2av1.TaskPushNotificationConfig {
-	out := &a2av1.TaskPushNotificationConfig{
-		Tenant: cfg.GetTenant(),
-		Id:     cfg.GetId(),
-		TaskId: cfg.GetTaskId(),
-		Url:    cfg.GetUrl(),
-	}
-	if a := cfg.GetAuthentication(); a != nil {
-		out.Authentication = &a2av1.AuthenticationInfo{Scheme: a.GetScheme()}
+	out := proto.CloneOf(cfg)
+	out.Token = ""
+	if a := out.GetAuthentication(); a != nil {
+		a.Credentials = ""
 	}
 	return out
 }

@@ -1,13 +1,11 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -16,24 +14,6 @@ import (
 	"github.com/a2agen/a2agen/server"
 )
 
-// lockedBuffer is a log destination safe for the agent's goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestMainTelemetry: Main writes one request-log line per call (off with
 // -request-log=false) and, with OTEL_METRICS_EXPORTER=prometheus, serves
 // the call metrics at /metrics on the agent's HTTP listener.
@@ -41,7 +21,7 @@ func TestMainTelemetry(t *testing.T) {
 	t.Setenv("OTEL_METRICS_EXPORTER", "prometheus")
 	t.Setenv("OTEL_TRACES_EXPORTER", "none")
 	for _, requestLog := range []bool{true, false} {
-		logs := &lockedBuffer{}
+		logs := &syncBuffer{} // main_test.go
 		addr := freeAddr(t)
 		cfg := host.Config{CardJSON: plainCard(t), Skills: []host.Skill{{ID: "a", Run: completeWith}},
 			Bindings: []host.Binding{{Protocol: runtime.BindingJSONRPC, Address: addr, Path: "/"}},

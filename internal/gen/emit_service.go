@@ -41,6 +41,7 @@ func (e *serviceEmitter) fullName() string { return string(e.sm.service.Desc.Ful
 
 // emitDesc writes the runtime.ServiceDesc variable and the index constants.
 func (e *serviceEmitter) emitDesc() {
+	e.emitWireNames()
 	e.f.Line()
 	addComment(e.f, paragraphs(
 		fmt.Sprintf("%s describes the %s service as protoc-gen-a2a read it: its rpcs in declaration order, "+
@@ -53,7 +54,7 @@ func (e *serviceEmitter) emitDesc() {
 		m := op.method
 		fields := []jen.Code{
 			jen.Id("Name").Op(":").Lit(string(m.Desc.Name())),
-			jen.Id("Procedure").Op(":").Lit(procedure(m)),
+			jen.Id("Procedure").Op(":").Id(e.n.ProcedureConst(m)),
 			jen.Id("Request").Op(":").Lit(string(m.Input.Desc.FullName())),
 			jen.Id("Response").Op(":").Lit(string(m.Output.Desc.FullName())),
 			jen.Id("ServerStreaming").Op(":").Lit(op.streaming()),
@@ -73,7 +74,7 @@ func (e *serviceEmitter) emitDesc() {
 		ops = append(ops, jen.Id(e.n.OpIndex(m)).Op(":").Custom(multilineValues, fields...))
 	}
 	desc := []jen.Code{
-		jen.Id("Name").Op(":").Lit(e.fullName()),
+		jen.Id("Name").Op(":").Id(e.n.ServiceName),
 		jen.Id("Operations").Op(":").Index().Qual(runtimePackage, "Operation").Custom(multilineValues, ops...),
 	}
 	if len(e.sm.required) > 0 {
@@ -94,6 +95,26 @@ func (e *serviceEmitter) emitDesc() {
 	defs := make([]jen.Code, len(e.sm.ops))
 	for i, op := range e.sm.ops {
 		defs[i] = jen.Id(e.n.OpIndex(op.method)).Op("=").Lit(i)
+	}
+	e.f.Const().Defs(defs...)
+}
+
+// emitWireNames writes the exported constants naming the service and its rpcs
+// on the wire, for interceptors, routing and logs that compare names.
+func (e *serviceEmitter) emitWireNames() {
+	e.f.Line()
+	addComment(e.f, paragraphs(
+		fmt.Sprintf("Wire names of the %s service and its rpcs: %s is the proto full name; "+
+			"<Rpc>Procedure is the gRPC full method name (CallInfo.Operation.Procedure, grpc.UnaryServerInfo.FullMethod) "+
+			"and <Rpc>JSONRPCMethod the JSON-RPC method name. The HTTP routes are in %s.", e.fullName(), e.n.ServiceName, e.n.Desc),
+	))
+	defs := []jen.Code{jen.Id(e.n.ServiceName).Op("=").Lit(e.fullName())}
+	for _, op := range e.sm.ops {
+		m := op.method
+		defs = append(defs,
+			jen.Id(e.n.ProcedureConst(m)).Op("=").Lit(procedure(m)),
+			jen.Id(e.n.JSONRPCMethodConst(m)).Op("=").Lit(string(m.Desc.Name())),
+		)
 	}
 	e.f.Const().Defs(defs...)
 }

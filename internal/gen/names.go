@@ -30,9 +30,14 @@ type serviceNames struct {
 	ClientConstructor string
 	// clientImpl is the unexported type implementing Client.
 	clientImpl string
+	// ServiceName is the constant holding the proto full name of the
+	// service, e.g. A2AServiceName.
+	ServiceName string
 	// opIndex maps an rpc (by proto name) to the unexported constant holding
 	// its index in Desc.Operations, e.g. a2aServiceSendMessageOp.
 	opIndex map[string]string
+	// rpcGoNames maps an rpc (by proto name) to its Go name.
+	rpcGoNames map[string]string
 
 	service string // Go name of the service, e.g. A2AService
 }
@@ -41,6 +46,7 @@ func newServiceNames(s *protogen.Service) *serviceNames {
 	g := s.GoName
 	n := &serviceNames{
 		Desc:              g + "Desc",
+		ServiceName:       g + "Name",
 		Handler:           g + "Handler",
 		Unimplemented:     "Unimplemented" + g + "Handler",
 		Runtime:           "New" + g + "Runtime",
@@ -48,16 +54,32 @@ func newServiceNames(s *protogen.Service) *serviceNames {
 		ClientConstructor: "New" + g + "Client",
 		clientImpl:        lowerCamel(g) + "Client",
 		opIndex:           make(map[string]string, len(s.Methods)),
+		rpcGoNames:        make(map[string]string, len(s.Methods)),
 		service:           g,
 	}
 	for _, m := range s.Methods {
 		n.opIndex[string(m.Desc.Name())] = lowerCamel(g) + m.GoName + "Op"
+		n.rpcGoNames[string(m.Desc.Name())] = m.GoName
 	}
 	return n
 }
 
 // OpIndex returns the name of the index constant of rpc m.
 func (n *serviceNames) OpIndex(m *protogen.Method) string { return n.opIndex[string(m.Desc.Name())] }
+
+// ProcedureConst returns the name of the exported constant holding the gRPC
+// full method name of rpc m, e.g. A2AServiceSendMessageProcedure (connect-go's
+// spelling; protoc-gen-go-grpc's A2AService_SendMessage_FullMethodName does not
+// clash with it).
+func (n *serviceNames) ProcedureConst(m *protogen.Method) string {
+	return n.service + m.GoName + "Procedure"
+}
+
+// JSONRPCMethodConst returns the name of the exported constant holding the
+// JSON-RPC method name of rpc m, e.g. A2AServiceSendMessageJSONRPCMethod.
+func (n *serviceNames) JSONRPCMethodConst(m *protogen.Method) string {
+	return n.service + m.GoName + "JSONRPCMethod"
+}
 
 // bindingLabels are the identifier fragments of each binding.
 var bindingLabels = map[string]string{
@@ -95,6 +117,7 @@ func (n *serviceNames) GRPCClientFromConn() string {
 func (n *serviceNames) all(bindings []string) map[string]string {
 	ids := map[string]string{
 		n.Desc:              "service description",
+		n.ServiceName:       "service name constant",
 		n.Handler:           "handler interface",
 		n.Unimplemented:     "unimplemented handler",
 		n.Runtime:           "runtime constructor",
@@ -111,6 +134,10 @@ func (n *serviceNames) all(bindings []string) map[string]string {
 	}
 	for rpc, id := range n.opIndex {
 		ids[id] = "operation index of rpc " + rpc
+	}
+	for rpc, goName := range n.rpcGoNames {
+		ids[n.service+goName+"Procedure"] = "gRPC procedure constant of rpc " + rpc
+		ids[n.service+goName+"JSONRPCMethod"] = "JSON-RPC method constant of rpc " + rpc
 	}
 	return ids
 }

@@ -22,17 +22,48 @@ import (
 // regenerate with the protoc-gen-a2a that matches it.
 const _ = runtime.IsAtLeastVersion0_1_0
 
+// Wire names of the lf.a2a.v1.A2AService service and its rpcs: A2AServiceName
+// is the proto full name; <Rpc>Procedure is the gRPC full method name
+// (CallInfo.Operation.Procedure, grpc.UnaryServerInfo.FullMethod) and
+// <Rpc>JSONRPCMethod the JSON-RPC method name. The HTTP routes are in
+// A2AServiceDesc.
+const (
+	A2AServiceName                                          = "lf.a2a.v1.A2AService"
+	A2AServiceSendMessageProcedure                          = "/lf.a2a.v1.A2AService/SendMessage"
+	A2AServiceSendMessageJSONRPCMethod                      = "SendMessage"
+	A2AServiceSendStreamingMessageProcedure                 = "/lf.a2a.v1.A2AService/SendStreamingMessage"
+	A2AServiceSendStreamingMessageJSONRPCMethod             = "SendStreamingMessage"
+	A2AServiceGetTaskProcedure                              = "/lf.a2a.v1.A2AService/GetTask"
+	A2AServiceGetTaskJSONRPCMethod                          = "GetTask"
+	A2AServiceListTasksProcedure                            = "/lf.a2a.v1.A2AService/ListTasks"
+	A2AServiceListTasksJSONRPCMethod                        = "ListTasks"
+	A2AServiceCancelTaskProcedure                           = "/lf.a2a.v1.A2AService/CancelTask"
+	A2AServiceCancelTaskJSONRPCMethod                       = "CancelTask"
+	A2AServiceSubscribeToTaskProcedure                      = "/lf.a2a.v1.A2AService/SubscribeToTask"
+	A2AServiceSubscribeToTaskJSONRPCMethod                  = "SubscribeToTask"
+	A2AServiceCreateTaskPushNotificationConfigProcedure     = "/lf.a2a.v1.A2AService/CreateTaskPushNotificationConfig"
+	A2AServiceCreateTaskPushNotificationConfigJSONRPCMethod = "CreateTaskPushNotificationConfig"
+	A2AServiceGetTaskPushNotificationConfigProcedure        = "/lf.a2a.v1.A2AService/GetTaskPushNotificationConfig"
+	A2AServiceGetTaskPushNotificationConfigJSONRPCMethod    = "GetTaskPushNotificationConfig"
+	A2AServiceListTaskPushNotificationConfigsProcedure      = "/lf.a2a.v1.A2AService/ListTaskPushNotificationConfigs"
+	A2AServiceListTaskPushNotificationConfigsJSONRPCMethod  = "ListTaskPushNotificationConfigs"
+	A2AServiceGetExtendedAgentCardProcedure                 = "/lf.a2a.v1.A2AService/GetExtendedAgentCard"
+	A2AServiceGetExtendedAgentCardJSONRPCMethod             = "GetExtendedAgentCard"
+	A2AServiceDeleteTaskPushNotificationConfigProcedure     = "/lf.a2a.v1.A2AService/DeleteTaskPushNotificationConfig"
+	A2AServiceDeleteTaskPushNotificationConfigJSONRPCMethod = "DeleteTaskPushNotificationConfig"
+)
+
 // A2AServiceDesc describes the lf.a2a.v1.A2AService service as protoc-gen-a2a
 // read it: its rpcs in declaration order, with their request and response types
 // and HTTP rules, and the fields marked (google.api.field_behavior) = REQUIRED
 // in every message its requests and responses reach. Binding routers and
 // clients are built from it; tools may inspect it.
 var A2AServiceDesc = runtime.ServiceDesc{
-	Name: "lf.a2a.v1.A2AService",
+	Name: A2AServiceName,
 	Operations: []runtime.Operation{
 		a2aServiceSendMessageOp: {
 			Name:            "SendMessage",
-			Procedure:       "/lf.a2a.v1.A2AService/SendMessage",
+			Procedure:       A2AServiceSendMessageProcedure,
 			Request:         "lf.a2a.v1.SendMessageRequest",
 			Response:        "lf.a2a.v1.SendMessageResponse",
 			ServerStreaming: false,
@@ -53,7 +84,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceSendStreamingMessageOp: {
 			Name:            "SendStreamingMessage",
-			Procedure:       "/lf.a2a.v1.A2AService/SendStreamingMessage",
+			Procedure:       A2AServiceSendStreamingMessageProcedure,
 			Request:         "lf.a2a.v1.SendMessageRequest",
 			Response:        "lf.a2a.v1.StreamResponse",
 			ServerStreaming: true,
@@ -74,7 +105,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceGetTaskOp: {
 			Name:            "GetTask",
-			Procedure:       "/lf.a2a.v1.A2AService/GetTask",
+			Procedure:       A2AServiceGetTaskProcedure,
 			Request:         "lf.a2a.v1.GetTaskRequest",
 			Response:        "lf.a2a.v1.Task",
 			ServerStreaming: false,
@@ -93,7 +124,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceListTasksOp: {
 			Name:            "ListTasks",
-			Procedure:       "/lf.a2a.v1.A2AService/ListTasks",
+			Procedure:       A2AServiceListTasksProcedure,
 			Request:         "lf.a2a.v1.ListTasksRequest",
 			Response:        "lf.a2a.v1.ListTasksResponse",
 			ServerStreaming: false,
@@ -112,7 +143,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceCancelTaskOp: {
 			Name:            "CancelTask",
-			Procedure:       "/lf.a2a.v1.A2AService/CancelTask",
+			Procedure:       A2AServiceCancelTaskProcedure,
 			Request:         "lf.a2a.v1.CancelTaskRequest",
 			Response:        "lf.a2a.v1.Task",
 			ServerStreaming: false,
@@ -133,7 +164,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceSubscribeToTaskOp: {
 			Name:            "SubscribeToTask",
-			Procedure:       "/lf.a2a.v1.A2AService/SubscribeToTask",
+			Procedure:       A2AServiceSubscribeToTaskProcedure,
 			Request:         "lf.a2a.v1.SubscribeToTaskRequest",
 			Response:        "lf.a2a.v1.StreamResponse",
 			ServerStreaming: true,
@@ -152,7 +183,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceCreateTaskPushNotificationConfigOp: {
 			Name:            "CreateTaskPushNotificationConfig",
-			Procedure:       "/lf.a2a.v1.A2AService/CreateTaskPushNotificationConfig",
+			Procedure:       A2AServiceCreateTaskPushNotificationConfigProcedure,
 			Request:         "lf.a2a.v1.TaskPushNotificationConfig",
 			Response:        "lf.a2a.v1.TaskPushNotificationConfig",
 			ServerStreaming: false,
@@ -173,7 +204,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceGetTaskPushNotificationConfigOp: {
 			Name:            "GetTaskPushNotificationConfig",
-			Procedure:       "/lf.a2a.v1.A2AService/GetTaskPushNotificationConfig",
+			Procedure:       A2AServiceGetTaskPushNotificationConfigProcedure,
 			Request:         "lf.a2a.v1.GetTaskPushNotificationConfigRequest",
 			Response:        "lf.a2a.v1.TaskPushNotificationConfig",
 			ServerStreaming: false,
@@ -192,7 +223,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceListTaskPushNotificationConfigsOp: {
 			Name:            "ListTaskPushNotificationConfigs",
-			Procedure:       "/lf.a2a.v1.A2AService/ListTaskPushNotificationConfigs",
+			Procedure:       A2AServiceListTaskPushNotificationConfigsProcedure,
 			Request:         "lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
 			Response:        "lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
 			ServerStreaming: false,
@@ -211,7 +242,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceGetExtendedAgentCardOp: {
 			Name:            "GetExtendedAgentCard",
-			Procedure:       "/lf.a2a.v1.A2AService/GetExtendedAgentCard",
+			Procedure:       A2AServiceGetExtendedAgentCardProcedure,
 			Request:         "lf.a2a.v1.GetExtendedAgentCardRequest",
 			Response:        "lf.a2a.v1.AgentCard",
 			ServerStreaming: false,
@@ -230,7 +261,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceDeleteTaskPushNotificationConfigOp: {
 			Name:            "DeleteTaskPushNotificationConfig",
-			Procedure:       "/lf.a2a.v1.A2AService/DeleteTaskPushNotificationConfig",
+			Procedure:       A2AServiceDeleteTaskPushNotificationConfigProcedure,
 			Request:         "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
 			Response:        "google.protobuf.Empty",
 			ServerStreaming: false,

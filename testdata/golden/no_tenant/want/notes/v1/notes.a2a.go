@@ -22,6 +22,31 @@ import (
 // regenerate with the protoc-gen-a2a that matches it.
 const _ = runtime.IsAtLeastVersion0_1_0
 
+// Wire names of the demo.notes.v1.NoteService service and its rpcs:
+// NoteServiceName is the proto full name; <Rpc>Procedure is the gRPC full
+// method name (CallInfo.Operation.Procedure, grpc.UnaryServerInfo.FullMethod)
+// and <Rpc>JSONRPCMethod the JSON-RPC method name. The HTTP routes are in
+// NoteServiceDesc.
+const (
+	NoteServiceName                    = "demo.notes.v1.NoteService"
+	NoteServiceCreateNoteProcedure     = "/demo.notes.v1.NoteService/CreateNote"
+	NoteServiceCreateNoteJSONRPCMethod = "CreateNote"
+	NoteServiceGetNoteProcedure        = "/demo.notes.v1.NoteService/GetNote"
+	NoteServiceGetNoteJSONRPCMethod    = "GetNote"
+	NoteServiceUpdateNoteProcedure     = "/demo.notes.v1.NoteService/UpdateNote"
+	NoteServiceUpdateNoteJSONRPCMethod = "UpdateNote"
+	NoteServiceListNotesProcedure      = "/demo.notes.v1.NoteService/ListNotes"
+	NoteServiceListNotesJSONRPCMethod  = "ListNotes"
+	NoteServiceDeleteNoteProcedure     = "/demo.notes.v1.NoteService/DeleteNote"
+	NoteServiceDeleteNoteJSONRPCMethod = "DeleteNote"
+	NoteServiceWatchNotesProcedure     = "/demo.notes.v1.NoteService/WatchNotes"
+	NoteServiceWatchNotesJSONRPCMethod = "WatchNotes"
+	NoteServicePingProcedure           = "/demo.notes.v1.NoteService/Ping"
+	NoteServicePingJSONRPCMethod       = "Ping"
+	NoteServiceTouchProcedure          = "/demo.notes.v1.NoteService/Touch"
+	NoteServiceTouchJSONRPCMethod      = "Touch"
+)
+
 // NoteServiceDesc describes the demo.notes.v1.NoteService service as
 // protoc-gen-a2a read it: its rpcs in declaration order, with their request and
 // response types and HTTP rules, and the fields marked
@@ -29,11 +54,11 @@ const _ = runtime.IsAtLeastVersion0_1_0
 // responses reach. Binding routers and clients are built from it; tools may
 // inspect it.
 var NoteServiceDesc = runtime.ServiceDesc{
-	Name: "demo.notes.v1.NoteService",
+	Name: NoteServiceName,
 	Operations: []runtime.Operation{
 		noteServiceCreateNoteOp: {
 			Name:            "CreateNote",
-			Procedure:       "/demo.notes.v1.NoteService/CreateNote",
+			Procedure:       NoteServiceCreateNoteProcedure,
 			Request:         "demo.notes.v1.CreateNoteRequest",
 			Response:        "demo.notes.v1.Note",
 			ServerStreaming: false,
@@ -48,7 +73,7 @@ var NoteServiceDesc = runtime.ServiceDesc{
 		},
 		noteServiceGetNoteOp: {
 			Name:            "GetNote",
-			Procedure:       "/demo.notes.v1.NoteService/GetNote",
+			Procedure:       NoteServiceGetNoteProcedure,
 			Request:         "demo.notes.v1.GetNoteRequest",
 			Response:        "demo.notes.v1.Note",
 			ServerStreaming: false,
@@ -62,7 +87,7 @@ var NoteServiceDesc = runtime.ServiceDesc{
 		},
 		noteServiceUpdateNoteOp: {
 			Name:            "UpdateNote",
-			Procedure:       "/demo.notes.v1.NoteService/UpdateNote",
+			Procedure:       NoteServiceUpdateNoteProcedure,
 			Request:         "demo.notes.v1.UpdateNoteRequest",
 			Response:        "demo.notes.v1.Note",
 			ServerStreaming: false,
@@ -77,7 +102,7 @@ var NoteServiceDesc = runtime.ServiceDesc{
 		},
 		noteServiceListNotesOp: {
 			Name:            "ListNotes",
-			Procedure:       "/demo.notes.v1.NoteService/ListNotes",
+			Procedure:       NoteServiceListNotesProcedure,
 			Request:         "demo.notes.v1.ListNotesRequest",
 			Response:        "demo.notes.v1.ListNotesResponse",
 			ServerStreaming: false,
@@ -91,7 +116,7 @@ var NoteServiceDesc = runtime.ServiceDesc{
 		},
 		noteServiceDeleteNoteOp: {
 			Name:            "DeleteNote",
-			Procedure:       "/demo.notes.v1.NoteService/DeleteNote",
+			Procedure:       NoteServiceDeleteNoteProcedure,
 			Request:         "demo.notes.v1.GetNoteRequest",
 			Response:        "google.protobuf.Empty",
 			ServerStreaming: false,
@@ -105,7 +130,7 @@ var NoteServiceDesc = runtime.ServiceDesc{
 		},
 		noteServiceWatchNotesOp: {
 			Name:            "WatchNotes",
-			Procedure:       "/demo.notes.v1.NoteService/WatchNotes",
+			Procedure:       NoteServiceWatchNotesProcedure,
 			Request:         "demo.notes.v1.WatchNotesRequest",
 			Response:        "demo.notes.v1.NoteEvent",
 			ServerStreaming: true,
@@ -119,14 +144,14 @@ var NoteServiceDesc = runtime.ServiceDesc{
 		},
 		noteServicePingOp: {
 			Name:            "Ping",
-			Procedure:       "/demo.notes.v1.NoteService/Ping",
+			Procedure:       NoteServicePingProcedure,
 			Request:         "google.protobuf.Empty",
 			Response:        "google.protobuf.Empty",
 			ServerStreaming: false,
 		},
 		noteServiceTouchOp: {
 			Name:            "Touch",
-			Procedure:       "/demo.notes.v1.NoteService/Touch",
+			Procedure:       NoteServiceTouchProcedure,
 			Request:         "demo.notes.v1.GetNoteRequest",
 			Response:        "demo.notes.v1.Note",
 			ServerStreaming: false,

@@ -22,6 +22,21 @@ import (
 // regenerate with the protoc-gen-a2a that matches it.
 const _ = runtime.IsAtLeastVersion0_1_0
 
+// Wire names of the acme.tools.v2.ToolService service and its rpcs:
+// ToolServiceName is the proto full name; <Rpc>Procedure is the gRPC full
+// method name (CallInfo.Operation.Procedure, grpc.UnaryServerInfo.FullMethod)
+// and <Rpc>JSONRPCMethod the JSON-RPC method name. The HTTP routes are in
+// ToolServiceDesc.
+const (
+	ToolServiceName                     = "acme.tools.v2.ToolService"
+	ToolServiceResolveRefProcedure      = "/acme.tools.v2.ToolService/ResolveRef"
+	ToolServiceResolveRefJSONRPCMethod  = "ResolveRef"
+	ToolServiceGetToolRefProcedure      = "/acme.tools.v2.ToolService/GetToolRef"
+	ToolServiceGetToolRefJSONRPCMethod  = "GetToolRef"
+	ToolServiceWatchLabelsProcedure     = "/acme.tools.v2.ToolService/WatchLabels"
+	ToolServiceWatchLabelsJSONRPCMethod = "WatchLabels"
+)
+
 // ToolServiceDesc describes the acme.tools.v2.ToolService service as
 // protoc-gen-a2a read it: its rpcs in declaration order, with their request and
 // response types and HTTP rules, and the fields marked
@@ -29,11 +44,11 @@ const _ = runtime.IsAtLeastVersion0_1_0
 // responses reach. Binding routers and clients are built from it; tools may
 // inspect it.
 var ToolServiceDesc = runtime.ServiceDesc{
-	Name: "acme.tools.v2.ToolService",
+	Name: ToolServiceName,
 	Operations: []runtime.Operation{
 		toolServiceResolveRefOp: {
 			Name:            "ResolveRef",
-			Procedure:       "/acme.tools.v2.ToolService/ResolveRef",
+			Procedure:       ToolServiceResolveRefProcedure,
 			Request:         "acme.common.v1.Ref",
 			Response:        "acme.tools.v2.Tool",
 			ServerStreaming: false,
@@ -54,7 +69,7 @@ var ToolServiceDesc = runtime.ServiceDesc{
 		},
 		toolServiceGetToolRefOp: {
 			Name:            "GetToolRef",
-			Procedure:       "/acme.tools.v2.ToolService/GetToolRef",
+			Procedure:       ToolServiceGetToolRefProcedure,
 			Request:         "acme.tools.v2.GetToolRefRequest",
 			Response:        "acme.common.v1.Ref",
 			ServerStreaming: false,
@@ -68,7 +83,7 @@ var ToolServiceDesc = runtime.ServiceDesc{
 		},
 		toolServiceWatchLabelsOp: {
 			Name:            "WatchLabels",
-			Procedure:       "/acme.tools.v2.ToolService/WatchLabels",
+			Procedure:       ToolServiceWatchLabelsProcedure,
 			Request:         "acme.tools.v2.GetToolRefRequest",
 			Response:        "acme.common.v1.Labels",
 			ServerStreaming: true,

@@ -36,6 +36,12 @@ Parameters (--a2a_opt, comma separated):
   bindings=<names>        bindings to emit server and client constructors for,
                           comma separated: jsonrpc, rest, grpc (default: all
                           three); unknown names are errors
+  package_suffix=<s>      write the bindings into a Go package of their own,
+                          <message package name><s>, in a directory of that
+                          name next to <name>.pb.go, importing the message
+                          package (as connect-go's package_suffix); needed
+                          when protoc-gen-go-grpc writes into the message
+                          package, since both declare <Service>Client
   paths=source_relative   place output next to the .proto instead of by
                           Go import path (as for protoc-gen-go)
   module=<path>           strip this module path from output file names

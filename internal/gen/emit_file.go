@@ -34,7 +34,7 @@ var localNames = map[string]bool{"ctx": true, "req": true, "stream": true, "h": 
 // emitFile renders the .a2a.go file of one proto file.
 func emitFile(plugin *protogen.Plugin, fm *fileModel, bindings []string) error {
 	file := fm.file
-	f := jen.NewFilePathName(string(file.GoImportPath), string(file.GoPackageName))
+	f := jen.NewFilePathName(string(fm.out.importPath), string(fm.out.name))
 	f.NoFormat = true // formatted below, with a readable dump on failure
 	for _, l := range headerLines(plugin, file) {
 		f.HeaderComment(l)
@@ -53,7 +53,7 @@ func emitFile(plugin *protogen.Plugin, fm *fileModel, bindings []string) error {
 		e.emit()
 	}
 
-	name := file.GeneratedFilenamePrefix + generatedSuffix
+	name := fm.out.filename
 	var raw bytes.Buffer
 	if err := f.Render(&raw); err != nil {
 		return fmt.Errorf("%s: render: %w", name, err)
@@ -62,7 +62,7 @@ func emitFile(plugin *protogen.Plugin, fm *fileModel, bindings []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: generated Go does not format (a bug in protoc-gen-a2a; please report it with this output): %w\n%s", name, err, numbered(raw.Bytes()))
 	}
-	g := plugin.NewGeneratedFile(name, file.GoImportPath)
+	g := plugin.NewGeneratedFile(name, fm.out.importPath)
 	if _, err := g.Write(src); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -101,7 +101,7 @@ func nameImports(plugin *protogen.Plugin, f *jen.File, fm *fileModel) {
 			for _, msg := range []*protogen.Message{op.method.Input, op.method.Output} {
 				path := msg.GoIdent.GoImportPath
 				name, ok := pkgNames[path]
-				if path == fm.file.GoImportPath || !ok {
+				if path == fm.out.importPath || !ok {
 					continue
 				}
 				switch {

@@ -10,7 +10,8 @@ import (
 
 // Generate is the plugin: for every file to generate that declares a service
 // with google.api.http rules, it emits <name>.a2a.go next to protoc-gen-go's
-// <name>.pb.go, in the same Go package. Services without any rule are skipped.
+// <name>.pb.go, in the same Go package, or with opts.PackageSuffix in a
+// package of its own (see layout). Services without any rule are skipped.
 //
 // Input it cannot serve (client streaming, bad HTTP rules, clashing names) is
 // reported as one error listing every problem with its position, and then no
@@ -40,6 +41,7 @@ func Generate(plugin *protogen.Plugin, opts Options) error {
 			problems = append(problems, err)
 			continue
 		}
+		fm.out = layout(f, opts.PackageSuffix)
 		if len(fm.services) > 0 {
 			models = append(models, fm)
 		}

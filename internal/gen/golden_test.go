@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"flag"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,7 +31,10 @@ const goldenModule = "example.com/golden"
 //	guards: what the case protects (free text, may continue on indented lines)
 //	import_path: directory of the .proto files, relative to the case (default input)
 //	files: the .proto files to generate, space separated (default: all under import_path)
-//	parameter: extra plugin parameters for both generators (e.g. an M option)
+//	parameter: extra plugin parameters for every generator (e.g. an M option)
+//	a2a_parameter: extra plugin parameters for protoc-gen-a2a only
+//	plugins: further plugins run as binaries (only protoc-gen-go-grpc, built
+//	  from the go.mod tool directive)
 //
 // A case may also hold test/: Go test files copied over the generated
 // packages (test/<dir>/x_test.go next to want/<dir>/), which drive the
@@ -40,6 +45,8 @@ type goldenCase struct {
 	importPath string
 	files      []string
 	parameter  string
+	a2aParam   string
+	plugins    []string
 }
 
 func repoRoot(t *testing.T) string {
@@ -90,6 +97,10 @@ func readGoldenCases(t *testing.T, root string) []goldenCase {
 				c.files = strings.Fields(v)
 			case "parameter":
 				c.parameter = v
+			case "a2a_parameter":
+				c.a2aParam = v
+			case "plugins":
+				c.plugins = strings.Fields(v)
 			default:
 				t.Fatalf("golden case %s: case.txt: unknown key %q", c.name, key)
 			}
@@ -122,16 +133,26 @@ func readGoldenCases(t *testing.T, root string) []goldenCase {
 func TestGolden(t *testing.T) {
 	root := repoRoot(t)
 	generated := map[string]map[string][]byte{}
+	goGRPC := goGRPCPlugin(t, root)
 	for _, c := range readGoldenCases(t, root) {
 		t.Run(c.name, func(t *testing.T) {
 			param := "module=" + goldenModule + "/" + c.name
 			if c.parameter != "" {
 				param += "," + c.parameter
 			}
+			var binaries []pipeline.Binary
+			for _, p := range c.plugins {
+				if p != "protoc-gen-go-grpc" {
+					t.Fatalf("case.txt: plugins: %s is unknown (only protoc-gen-go-grpc)", p)
+				}
+				binaries = append(binaries, pipeline.Binary{Name: p, Path: goGRPC(t)})
+			}
 			got, err := pipeline.Run(context.Background(), pipeline.Config{
-				ImportPaths: []string{c.importPath},
-				Files:       c.files,
-				Parameter:   param,
+				ImportPaths:  []string{c.importPath},
+				Files:        c.files,
+				Parameter:    param,
+				A2AParameter: c.a2aParam,
+				Binaries:     binaries,
 			})
 			if err != nil {
 				t.Fatalf("generate: %v", err)
@@ -151,6 +172,32 @@ func TestGolden(t *testing.T) {
 		}
 		buildGenerated(t, root, generated)
 	})
+}
+
+// goGRPCPlugin returns a function that builds protoc-gen-go-grpc, at the
+// version go.mod's tool directive pins, into a temporary directory of t on
+// first use and returns the executable's path.
+func goGRPCPlugin(t *testing.T, root string) func(*testing.T) string {
+	var (
+		once sync.Once
+		path string
+		err  error
+	)
+	return func(sub *testing.T) string {
+		sub.Helper()
+		once.Do(func() {
+			path = filepath.Join(t.TempDir(), "protoc-gen-go-grpc")
+			cmd := exec.Command("go", "build", "-o", path, "google.golang.org/grpc/cmd/protoc-gen-go-grpc")
+			cmd.Dir = root
+			if out, buildErr := cmd.CombinedOutput(); buildErr != nil {
+				err = fmt.Errorf("go build protoc-gen-go-grpc: %v\n%s", buildErr, out)
+			}
+		})
+		if err != nil {
+			sub.Fatal(err)
+		}
+		return path
+	}
 }
 
 // writeTree replaces dir with files.

@@ -14,6 +14,7 @@ import (
 // that have google.api.http rules, checked and resolved.
 type fileModel struct {
 	file     *protogen.File
+	out      outputPackage
 	services []*serviceModel
 }
 

@@ -162,9 +162,9 @@ func lowerCamel(s string) string {
 }
 
 // packageIdentifiers returns the package-level identifiers protoc-gen-go
-// declares in the Go package of file, for every file of that package in the
+// declares in the Go package path, for every file of that package in the
 // request, with a description of their origin.
-func packageIdentifiers(plugin *protogen.Plugin, file *protogen.File) map[string]string {
+func packageIdentifiers(plugin *protogen.Plugin, path protogen.GoImportPath) map[string]string {
 	ids := map[string]string{}
 	add := func(name, what string, f *protogen.File) {
 		if _, ok := ids[name]; !ok {
@@ -201,7 +201,7 @@ func packageIdentifiers(plugin *protogen.Plugin, file *protogen.File) map[string
 		}
 	}
 	for _, f := range plugin.Files {
-		if f.GoImportPath != file.GoImportPath {
+		if f.GoImportPath != path {
 			continue
 		}
 		add(f.GoDescriptorIdent.GoName, "file descriptor variable", f)
@@ -214,21 +214,80 @@ func packageIdentifiers(plugin *protogen.Plugin, file *protogen.File) map[string
 	return ids
 }
 
-// checkCollisions reports generated identifiers that clash with each other or
-// with what protoc-gen-go declares in the same Go package.
+// grpcIdentifiers returns the package-level identifiers protoc-gen-go-grpc
+// (v1.x, with or without generic streams) declares for the services of the
+// files in Go package path, with a description of their origin. skip names
+// services left out: a service protoc-gen-a2a generates into its own
+// message package necessarily shares <S>Client and New<S>Client with
+// protoc-gen-go-grpc's output (the documented clash package_suffix avoids),
+// so only its other services are checked there.
+func grpcIdentifiers(plugin *protogen.Plugin, path protogen.GoImportPath, skip map[*protogen.Service]bool) map[string]string {
+	ids := map[string]string{}
+	for _, f := range plugin.Files {
+		if f.GoImportPath != path {
+			continue
+		}
+		for _, s := range f.Services {
+			if skip[s] {
+				continue
+			}
+			g := s.GoName
+			what := func(kind string) string {
+				return fmt.Sprintf("protoc-gen-go-grpc's %s of %s (%s)", kind, s.Desc.FullName(), f.Desc.Path())
+			}
+			unexported := strings.ToLower(g[:1]) + g[1:]
+			for id, kind := range map[string]string{
+				g + "Client":                   "client interface",
+				"New" + g + "Client":           "client constructor",
+				unexported + "Client":          "client implementation",
+				g + "Server":                   "server interface",
+				"Unimplemented" + g + "Server": "unimplemented server",
+				"Unsafe" + g + "Server":        "unsafe server interface",
+				"Register" + g + "Server":      "server registration",
+				g + "_ServiceDesc":             "service description",
+			} {
+				ids[id] = what(kind)
+			}
+			for _, m := range s.Methods {
+				ids[g+"_"+m.GoName+"_FullMethodName"] = what("method name constant")
+				ids["_"+g+"_"+m.GoName+"_Handler"] = what("method handler")
+				if m.Desc.IsStreamingClient() || m.Desc.IsStreamingServer() {
+					ids[g+"_"+m.GoName+"Client"] = what("client stream type")
+					ids[g+"_"+m.GoName+"Server"] = what("server stream type")
+					ids[unexported+m.GoName+"Client"] = what("client stream implementation")
+					ids[unexported+m.GoName+"Server"] = what("server stream implementation")
+				}
+			}
+		}
+	}
+	return ids
+}
+
+// checkCollisions reports generated identifiers that clash with each other,
+// with what protoc-gen-go declares in the same Go package, or with what
+// protoc-gen-go-grpc would declare there.
 func checkCollisions(plugin *protogen.Plugin, models []*fileModel, bindings []string) error {
 	byPackage := map[protogen.GoImportPath][]*fileModel{}
 	var paths []protogen.GoImportPath
 	for _, fm := range models {
-		if _, ok := byPackage[fm.file.GoImportPath]; !ok {
-			paths = append(paths, fm.file.GoImportPath)
+		if _, ok := byPackage[fm.out.importPath]; !ok {
+			paths = append(paths, fm.out.importPath)
 		}
-		byPackage[fm.file.GoImportPath] = append(byPackage[fm.file.GoImportPath], fm)
+		byPackage[fm.out.importPath] = append(byPackage[fm.out.importPath], fm)
 	}
 	var problems []string
 	for _, path := range paths {
 		fms := byPackage[path]
-		existing := packageIdentifiers(plugin, fms[0].file)
+		existing := packageIdentifiers(plugin, path)
+		skip := map[*protogen.Service]bool{}
+		for _, fm := range fms {
+			if fm.out.inMessagePackage(fm.file) {
+				for _, sm := range fm.services {
+					skip[sm.service] = true
+				}
+			}
+		}
+		grpcIDs := grpcIdentifiers(plugin, path, skip)
 		generated := map[string]string{}
 		for _, fm := range fms {
 			for _, sm := range fm.services {
@@ -242,6 +301,9 @@ func checkCollisions(plugin *protogen.Plugin, models []*fileModel, bindings []st
 				for _, id := range keys {
 					if other, ok := existing[id]; ok {
 						problems = append(problems, fmt.Sprintf("%s: generated identifier %s (%s) collides with %s; rename one of them in the proto", owner, id, ids[id], other))
+					}
+					if other, ok := grpcIDs[id]; ok {
+						problems = append(problems, fmt.Sprintf("%s: generated identifier %s (%s) collides with %s in Go package %s; rename one of them in the proto, or generate the A2A bindings into a package of their own with package_suffix=<suffix>", owner, id, ids[id], other, string(path)))
 					}
 					if other, ok := generated[id]; ok {
 						problems = append(problems, fmt.Sprintf("%s: generated identifier %s (%s) is also generated for %s; rename one of the services or rpcs", owner, id, ids[id], other))

@@ -37,6 +37,13 @@ type Options struct {
 	// the default: every implemented binding, in knownBindings order.
 	Bindings []string
 
+	// PackageSuffix, when not empty, puts the bindings of each proto file in
+	// a Go package of their own, named after the message package plus the
+	// suffix, in a directory of that name under the message package's, importing
+	// the message package (as connect-go's package_suffix does). Then
+	// protoc-gen-go-grpc can generate into the message package without a clash.
+	PackageSuffix string
+
 	// inBindings is true after a bindings= parameter: protoc splits the
 	// parameter string at commas, so "bindings=jsonrpc,rest" reaches Set as
 	// ("bindings", "jsonrpc") and then ("rest", "").
@@ -46,6 +53,15 @@ type Options struct {
 // Set records one plugin parameter. Unknown parameters are errors.
 func (o *Options) Set(name, value string) error {
 	switch {
+	case name == "package_suffix":
+		o.inBindings = false
+		for _, r := range value {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+				return fmt.Errorf("package_suffix=%s: the suffix is appended to a Go package name, so it may hold only lower-case letters, digits and underscores (e.g. package_suffix=a2a)", value)
+			}
+		}
+		o.PackageSuffix = value
+		return nil
 	case name == "bindings":
 		if !o.inBindings && o.Bindings == nil {
 			o.Bindings = []string{}
@@ -59,7 +75,7 @@ func (o *Options) Set(name, value string) error {
 		o.Bindings = append(o.Bindings, strings.TrimSpace(name))
 		return nil
 	}
-	return fmt.Errorf("unknown parameter %q: protoc-gen-a2a accepts bindings=<list> besides protoc-gen-go's paths=, module= and M…", name)
+	return fmt.Errorf("unknown parameter %q: protoc-gen-a2a accepts bindings=<list> and package_suffix=<suffix> besides protoc-gen-go's paths=, module= and M…", name)
 }
 
 // bindings validates the requested bindings and returns them deduplicated,

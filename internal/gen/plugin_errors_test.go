@@ -184,7 +184,18 @@ bad.proto:21:3: bad.v1.Svc.Up: client-streaming rpcs cannot be served by protoc-
 		name:  "unknown parameter",
 		rpcs:  "  " + ok,
 		param: "flavour=vanilla",
-		want:  `unknown parameter "flavour": protoc-gen-a2a accepts bindings=<list> besides protoc-gen-go's paths=, module= and M…`,
+		want:  `unknown parameter "flavour": protoc-gen-a2a accepts bindings=<list> and package_suffix=<suffix> besides protoc-gen-go's paths=, module= and M…`,
+	}, {
+		name:  "package suffix that is no package name",
+		rpcs:  "  " + ok,
+		param: "package_suffix=A2A-x",
+		want:  `package_suffix=A2A-x: the suffix is appended to a Go package name, so it may hold only lower-case letters, digits and underscores (e.g. package_suffix=a2a)`,
+	}, {
+		name:  "generated name collides with protoc-gen-go-grpc's for another service",
+		rpcs:  "  " + ok,
+		extra: "service SvcJSONRPC { rpc Get(Req) returns (Resp); }\n",
+		param: "bindings=jsonrpc",
+		want:  `bad.proto: bad.v1.Svc: generated identifier NewSvcJSONRPCClient (jsonrpc client constructor) collides with protoc-gen-go-grpc's client constructor of bad.v1.SvcJSONRPC (bad.proto) in Go package example.com/bad; rename one of them in the proto, or generate the A2A bindings into a package of their own with package_suffix=<suffix>`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -215,6 +226,9 @@ func TestPluginAccepts(t *testing.T) {
 		{"client streaming without rules is ignored", `  rpc Up(stream Req) returns (Resp);`, "", []string{"bad.pb.go"}},
 		{"nested variable, wildcards and verb", `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{inner.name=names/*/**}:look"}; }`, "", []string{"bad.pb.go", "bad.a2a.go"}},
 		{"body field", `  rpc Put(Req) returns (Resp) { option (google.api.http) = {put: "/r/{id}" body: "inner"}; }`, "", []string{"bad.pb.go", "bad.a2a.go"}},
+		{"own package", `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{id}"}; }`, "package_suffix=a2a", []string{"bad.pb.go", "badv1a2a/bad.a2a.go"}},
+		{"own package after a binding list", `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{id}"}; }`, "bindings=jsonrpc,rest,package_suffix=x", []string{"bad.pb.go", "badv1x/bad.a2a.go"}},
+		{"empty suffix is the message package", `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{id}"}; }`, "package_suffix=", []string{"bad.pb.go", "bad.a2a.go"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,6 +31,16 @@ type Config struct {
 	// A2AParameter is appended to Parameter for protoc-gen-a2a only
 	// (e.g. "bindings=jsonrpc").
 	A2AParameter string
+	// Binaries are further plugins run as executables on the request with
+	// Parameter (e.g. protoc-gen-go-grpc), as protoc would run them with
+	// their --<name>_out pointing at the same directory.
+	Binaries []Binary
+}
+
+// Binary is a protoc plugin executable.
+type Binary struct {
+	Name string // e.g. "protoc-gen-go-grpc"
+	Path string
 }
 
 // Run compiles cfg.Files and returns the generated files, keyed by their
@@ -70,11 +80,27 @@ func Run(ctx context.Context, cfg Config) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range slices.Sorted(maps.Keys(a2a)) {
-		if _, dup := out[name]; dup {
-			return nil, fmt.Errorf("protoc-gen-go and protoc-gen-a2a both generate %s", name)
+	outputs := []struct {
+		name  string
+		files map[string][]byte
+	}{{"protoc-gen-a2a", a2a}}
+	for _, b := range cfg.Binaries {
+		files, err := protobuild.RunBinary(ctx, goReq, b.Name, b.Path)
+		if err != nil {
+			return nil, err
 		}
-		out[name] = a2a[name]
+		outputs = append(outputs, struct {
+			name  string
+			files map[string][]byte
+		}{b.Name, files})
+	}
+	for _, o := range outputs {
+		for _, name := range slices.Sorted(maps.Keys(o.files)) {
+			if _, dup := out[name]; dup {
+				return nil, fmt.Errorf("%s generates %s, which another plugin generates too", o.name, name)
+			}
+			out[name] = o.files[name]
+		}
 	}
 	return out, nil
 }

@@ -1,11 +1,15 @@
 package protobuild
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 
 	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/pluginpb"
 )
@@ -30,17 +34,22 @@ func Run(req *pluginpb.CodeGeneratorRequest, p Plugin) (map[string][]byte, error
 	if err := p.Generate(gen); err != nil {
 		gen.Error(err)
 	}
-	resp := gen.Response()
+	return responseFiles(req, gen.Response(), p.Name)
+}
+
+// responseFiles checks a plugin's response as protoc does and returns its
+// files by name.
+func responseFiles(req *pluginpb.CodeGeneratorRequest, resp *pluginpb.CodeGeneratorResponse, name string) (map[string][]byte, error) {
 	if resp.Error != nil {
-		return nil, fmt.Errorf("%s: %s", p.Name, resp.GetError())
+		return nil, fmt.Errorf("%s: %s", name, resp.GetError())
 	}
 	if err := checkFeatures(req, resp); err != nil {
-		return nil, fmt.Errorf("%s: %w", p.Name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	files := make(map[string][]byte, len(resp.File))
 	for _, f := range resp.File {
 		if f.GetInsertionPoint() != "" {
-			return nil, fmt.Errorf("%s: insertion points are not supported (file %s)", p.Name, f.GetName())
+			return nil, fmt.Errorf("%s: insertion points are not supported (file %s)", name, f.GetName())
 		}
 		files[f.GetName()] = []byte(f.GetContent())
 	}
@@ -81,4 +90,26 @@ func hasProto3Optional(msgs []*descriptorpb.DescriptorProto) bool {
 		}
 	}
 	return false
+}
+
+// RunBinary runs the plugin executable at path on req, as protoc runs a
+// plugin found on PATH (the request on stdin, the response on stdout), and
+// returns the generated files by name like Run. name is used in errors.
+func RunBinary(ctx context.Context, req *pluginpb.CodeGeneratorRequest, name, path string) (map[string][]byte, error) {
+	in, err := proto.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	cmd := exec.CommandContext(ctx, path)
+	cmd.Stdin = bytes.NewReader(in)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %w\n%s", name, err, stderr.Bytes())
+	}
+	resp := new(pluginpb.CodeGeneratorResponse)
+	if err := proto.Unmarshal(stdout.Bytes(), resp); err != nil {
+		return nil, fmt.Errorf("%s: reading its response: %w", name, err)
+	}
+	return responseFiles(req, resp, name)
 }

@@ -259,14 +259,40 @@ func UnsupportedOperation(message string) *Error {
 	return &Error{code: CodeUnsupportedOperation, message: message}
 }
 
-// ContentTypeNotSupported reports media types the agent cannot handle.
+// ContentTypeNotSupported reports media types the agent cannot handle
+// ("incompatible content types: image/png not supported"; metadata
+// "mediaTypes"). IncompatibleContentTypes also says what the agent accepts.
 func ContentTypeNotSupported(mediaTypes ...string) *Error {
 	e := &Error{code: CodeContentTypeNotSupported}
 	if len(mediaTypes) > 0 {
-		e.message = "content type not supported: " + strings.Join(mediaTypes, ", ")
+		e.message = "incompatible content types: " + strings.Join(mediaTypes, ", ") + " not supported"
 		e.metadata = map[string]string{"mediaTypes": strings.Join(mediaTypes, ",")}
 	}
 	return e
+}
+
+// IncompatibleContentTypes reports that none of the media types offered is
+// among those accepted, and says both: the media types of a client's parts
+// against the input modes of the agent (or skill), or the output modes the
+// agent can produce against the client's acceptedOutputModes. The message
+// reads "incompatible content types: offered image/png; accepted
+// text/plain, application/json"; metadata "offered" and "accepted" hold the
+// comma-joined lists.
+func IncompatibleContentTypes(offered, accepted []string) *Error {
+	list := func(types []string) string {
+		if len(types) == 0 {
+			return "none"
+		}
+		return strings.Join(types, ", ")
+	}
+	return &Error{
+		code:    CodeContentTypeNotSupported,
+		message: "incompatible content types: offered " + list(offered) + "; accepted " + list(accepted),
+		metadata: map[string]string{
+			"offered":  strings.Join(offered, ","),
+			"accepted": strings.Join(accepted, ","),
+		},
+	}
 }
 
 // InvalidAgentResponse reports that the agent produced a response that does not

@@ -77,6 +77,18 @@ func WithExtendedCardFunc(f func(ctx context.Context, c Caller) (*a2av1.AgentCar
 	return func(s *Server) { s.extended = f }
 }
 
+// WithReturnImmediatelyByDefault makes SendMessage return as soon as the task
+// exists, as if every request set configuration.returnImmediately, for
+// deployments whose clients expect the non-blocking behaviour. The spec's
+// default, kept without this option, is to wait until the task is terminal or
+// interrupted. returnImmediately is a plain proto3 bool, so a request cannot
+// ask to block on such a server: callers that need the outcome use
+// SendStreamingMessage, SubscribeToTask or GetTask (docs/bindings.md).
+// Streaming calls are not affected.
+func WithReturnImmediatelyByDefault() Option {
+	return func(s *Server) { s.returnImmediately = true }
+}
+
 // WithLogger sets the logger for executor failures and other errors clients
 // do not see in detail (default slog.Default()).
 func WithLogger(l *slog.Logger) Option {

@@ -16,13 +16,14 @@ import (
 // message with taskId continues that task. The call waits until the task is
 // terminal or interrupted (INPUT_REQUIRED, AUTH_REQUIRED), unless
 // configuration.returnImmediately is set: then it returns as soon as the task
-// exists. configuration.historyLength trims the returned task's history.
+// exists (WithReturnImmediatelyByDefault makes that the behaviour of every
+// call). configuration.historyLength trims the returned task's history.
 func (s *Server) SendMessage(ctx context.Context, req *a2av1.SendMessageRequest) (*a2av1.SendMessageResponse, error) {
 	c, err := s.begin(ctx, req.GetTenant())
 	if err != nil {
 		return nil, err
 	}
-	immediate := req.GetConfiguration().GetReturnImmediately()
+	immediate := s.returnImmediately || req.GetConfiguration().GetReturnImmediately()
 	st, err := s.start(c, req, !immediate)
 	if err != nil {
 		return nil, err

@@ -139,6 +139,28 @@ func TestSendMessageReturnImmediately(t *testing.T) {
 	})
 }
 
+// TestReturnImmediatelyByDefault: under WithReturnImmediatelyByDefault a
+// request without configuration returns the running task; without the
+// option the same request blocks until the task is settled.
+func TestReturnImmediatelyByDefault(t *testing.T) {
+	forEachBinding(t, func(t *testing.T, b binding) {
+		e := newEnv(t, b, nil, nil, server.WithReturnImmediatelyByDefault())
+		task := send(t, e.c, &a2av1.SendMessageRequest{Message: userMsg("slow 60000")}).GetTask()
+		if st := task.GetStatus().GetState(); st != a2av1.TaskState_TASK_STATE_SUBMITTED && st != a2av1.TaskState_TASK_STATE_WORKING {
+			t.Fatalf("default returnImmediately gave state %v, want SUBMITTED or WORKING", st)
+		}
+		if _, err := e.c.CancelTask(ctxT(t), &a2av1.CancelTaskRequest{Id: task.GetId()}); err != nil {
+			t.Fatal(err)
+		}
+
+		blocking := newEnv(t, b, nil, nil)
+		task = send(t, blocking.c, &a2av1.SendMessageRequest{Message: userMsg("slow 20")}).GetTask()
+		if st := task.GetStatus().GetState(); st != a2av1.TaskState_TASK_STATE_COMPLETED {
+			t.Fatalf("spec default gave state %v, want COMPLETED (blocking)", st)
+		}
+	})
+}
+
 func TestSendMessageHistoryLength(t *testing.T) {
 	forEachBinding(t, func(t *testing.T, b binding) {
 		e := newEnv(t, b, nil, nil)
@@ -402,4 +424,26 @@ func TestClientLeavesBeforeTheTaskExists(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// TestIncompatibleContentTypes: an executor refusing the client's
+// acceptedOutputModes with runtime.IncompatibleContentTypes reaches the
+// client on every binding with both lists in the message and the metadata.
+func TestIncompatibleContentTypes(t *testing.T) {
+	exec := server.ExecutorFunc(func(_ context.Context, req *server.Request, _ *server.Events) error {
+		return runtime.IncompatibleContentTypes([]string{"image/png"}, req.AcceptedOutputModes)
+	})
+	forEachBinding(t, func(t *testing.T, b binding) {
+		e := newEnv(t, b, exec, nil)
+		_, err := e.c.SendMessage(ctxT(t), &a2av1.SendMessageRequest{Message: userMsg("draw"),
+			Configuration: &a2av1.SendMessageConfiguration{AcceptedOutputModes: []string{"text/plain", "application/json"}}})
+		wantCode(t, "incompatible modes", err, runtime.ErrContentTypeNotSupported)
+		got := runtime.AsError(err)
+		if want := "incompatible content types: offered image/png; accepted text/plain, application/json"; got.Message() != want {
+			t.Fatalf("message %q, want %q", got.Message(), want)
+		}
+		if md := got.Metadata(); md["offered"] != "image/png" || md["accepted"] != "text/plain,application/json" {
+			t.Fatalf("metadata %v", md)
+		}
+	})
 }

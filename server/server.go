@@ -45,6 +45,9 @@ type Server struct {
 	traceContext func(context.Context) store.TraceContext // observer.go
 
 	streaming, pushEnabled, extendedEnabled bool
+	// returnImmediately: SendMessage returns as soon as the task exists
+	// whatever the request says (WithReturnImmediatelyByDefault).
+	returnImmediately bool
 
 	// runner names this server instance in the execution records of the
 	// tasks it runs; runLease is how long such a record holds without

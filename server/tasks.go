@@ -33,6 +33,26 @@ const (
 	MaxPageSize     = 100
 )
 
+// listPageSize is the page size a ListTasks request asks for: DefaultPageSize
+// when the field is absent (or 0 over gRPC, see ListTasks), else the value
+// when it lies in 1..MaxPageSize.
+func listPageSize(ctx context.Context, requested *int32) (int32, error) {
+	if requested == nil {
+		return DefaultPageSize, nil
+	}
+	size := *requested
+	if size == 0 {
+		if info, ok := runtime.CallInfoFromContext(ctx); !ok || info.Binding == runtime.BindingGRPC {
+			return DefaultPageSize, nil
+		}
+	}
+	if size < 1 || size > MaxPageSize {
+		return 0, runtime.InvalidParams(fmt.Sprintf("pageSize must be between 1 and %d, got %d", MaxPageSize, size),
+			runtime.FieldViolation{Field: "pageSize", Description: fmt.Sprintf("must be between 1 and %d; leave it out for the default of %d", MaxPageSize, DefaultPageSize)})
+	}
+	return size, nil
+}
+
 // ListTasks implements a2av1.A2AServiceHandler: the caller's tasks in the
 // request's tenant, newest status update first, filtered by contextId,
 // status and statusTimestampAfter (inclusive), in pages of pageSize
@@ -43,18 +63,16 @@ const (
 // under OwnerByCallerID) gets an empty page unless it names a contextId;
 // with one, it gets the ownerless tasks of that context.
 //
-// An explicit pageSize of 0 is taken as "unset": the official Go SDK's gRPC
-// client (v2.3.1) always sends the field, 0 when its caller chose none, and
-// refusing it would make ListTasks unusable from that client. Negative sizes
-// and sizes above MaxPageSize are InvalidParams.
+// An explicit pageSize of 0 is InvalidParams on JSON-RPC and HTTP+JSON (the
+// proto gives the field presence and a minimum of 1), and "unset" on gRPC
+// only: the official Go SDK's gRPC client (v2.3.1) always sends the field, 0
+// when its caller chose none, and refusing it would make ListTasks unusable
+// from that client (docs/bindings.md, ListTasks page size). Negative sizes
+// and sizes above MaxPageSize are InvalidParams on every binding.
 func (s *Server) ListTasks(ctx context.Context, req *a2av1.ListTasksRequest) (*a2av1.ListTasksResponse, error) {
-	size := int32(DefaultPageSize)
-	if req.PageSize != nil && *req.PageSize != 0 {
-		size = *req.PageSize
-		if size < 1 || size > MaxPageSize {
-			return nil, runtime.InvalidParams(fmt.Sprintf("pageSize must be between 1 and %d, got %d", MaxPageSize, size),
-				runtime.FieldViolation{Field: "pageSize", Description: fmt.Sprintf("must be between 1 and %d", MaxPageSize)})
-		}
+	size, err := listPageSize(ctx, req.PageSize)
+	if err != nil {
+		return nil, err
 	}
 	if req.HistoryLength != nil && *req.HistoryLength < 0 {
 		return nil, negativeHistory("historyLength", *req.HistoryLength)

@@ -19,7 +19,10 @@ type result struct {
 	errors   int
 	elapsed  time.Duration
 	latency  []time.Duration // sorted
-	firstErr error
+	// roundP50s and roundP99s are the percentiles wrk reported per round
+	// (-client wrk, which does not give every latency).
+	roundP50s, roundP99s []time.Duration
+	firstErr             error
 	// cpu is the CPU time (user+system) the server process used while
 	// it was measured; cpuUnknown is set when some round could not read it.
 	cpu        time.Duration
@@ -40,8 +43,17 @@ func (r result) perSecond() float64 {
 	return float64(r.requests) / r.elapsed.Seconds()
 }
 
+// quantile is the latency below which a share q of the requests
+// completed; with -client wrk (q 0.5 or 0.99) the median over the rounds of
+// wrk's percentile.
 func (r result) quantile(q float64) time.Duration {
 	if len(r.latency) == 0 {
+		switch q {
+		case 0.5:
+			return medianOf(r.roundP50s)
+		case 0.99:
+			return medianOf(r.roundP99s)
+		}
 		return 0
 	}
 	i := int(q * float64(len(r.latency)))
@@ -72,6 +84,8 @@ func (r result) merge(b result) result {
 	r.errors += b.errors
 	r.elapsed += b.elapsed
 	r.latency = append(r.latency, b.latency...)
+	r.roundP50s = append(r.roundP50s, b.roundP50s...)
+	r.roundP99s = append(r.roundP99s, b.roundP99s...)
 	slices.Sort(r.latency)
 	if r.firstErr == nil {
 		r.firstErr = b.firstErr
@@ -160,6 +174,9 @@ func benchCell(ctx context.Context, cfg config, bins binaries, binding, wl strin
 // elapsed time runs until the last of them. The server's CPU time is read
 // just before and just after the measured load.
 func runOnce(ctx context.Context, cfg config, s *server, binding string, w workload, conc int) (result, error) {
+	if cfg.wrk != nil && binding != "GRPC" {
+		return runWrkOnce(ctx, cfg, s, binding, w, conc)
+	}
 	d, err := newDriver(binding, w, s.proc.Endpoints, conc)
 	if err != nil {
 		return result{}, err
@@ -181,6 +198,27 @@ func runOnce(ctx context.Context, cfg config, s *server, binding string, w workl
 	db1, dbOK1 := db.cpuTime()
 	res.cpu, res.cpuUnknown = cpu1-cpu0, !ok0 || !ok1
 	res.dbCPU, res.dbKnown = db1-db0, dbOK0 && dbOK1
+	if res.requests == 0 {
+		return res, fmt.Errorf("no request succeeded: %v", res.firstErr)
+	}
+	return res, nil
+}
+
+// runWrkOnce is runOnce with wrk as the load client.
+func runWrkOnce(ctx context.Context, cfg config, s *server, binding string, w workload, conc int) (result, error) {
+	hr := newHTTPRequest(binding, w, s.proc.Endpoints)
+	if cfg.warmup > 0 {
+		if _, err := cfg.wrk.run(ctx, hr, w, conc, cfg.warmup); err != nil {
+			return result{}, fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	cpu0, ok0 := cpuTime(s.proc.Pid())
+	res, err := cfg.wrk.run(ctx, hr, w, conc, cfg.duration)
+	cpu1, ok1 := cpuTime(s.proc.Pid())
+	if err != nil {
+		return res, err
+	}
+	res.cpu, res.cpuUnknown = cpu1-cpu0, !ok0 || !ok1
 	if res.requests == 0 {
 		return res, fmt.Errorf("no request succeeded: %v", res.firstErr)
 	}

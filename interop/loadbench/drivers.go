@@ -43,26 +43,39 @@ type driver interface {
 // connection pool so that each worker keeps its own connection.
 func newDriver(binding string, w workload, endpoints map[string]string, conc int) (driver, error) {
 	switch binding {
-	case "JSONRPC":
-		method := "SendMessage"
-		if w.streaming {
-			method = "SendStreamingMessage"
-		}
-		return newHTTPDriver(endpoints["jsonrpc"], w, conc,
-			`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{"message":{"messageId":"`,
-			`","role":"ROLE_USER","parts":[{"text":"`+w.text+`"}]}}}`), nil
-	case "HTTP+JSON":
-		route := "/message:send"
-		if w.streaming {
-			route = "/message:stream"
-		}
-		return newHTTPDriver(strings.TrimRight(endpoints["rest"], "/")+route, w, conc,
-			`{"message":{"messageId":"`,
-			`","role":"ROLE_USER","parts":[{"text":"`+w.text+`"}]}}`), nil
+	case "JSONRPC", "HTTP+JSON":
+		hr := newHTTPRequest(binding, w, endpoints)
+		return newHTTPDriver(hr.url, w, conc, hr.prefix, hr.suffix), nil
 	case "GRPC":
 		return newGRPCDriver(endpoints["grpc"], w)
 	}
 	return nil, fmt.Errorf("unknown binding %q", binding)
+}
+
+// httpRequest is the request of a workload on an HTTP binding: its URL and
+// its body, prefix + message id + suffix. Both load clients (net/http and
+// wrk) send exactly these bytes.
+type httpRequest struct {
+	url, prefix, suffix string
+}
+
+func newHTTPRequest(binding string, w workload, endpoints map[string]string) httpRequest {
+	if binding == "JSONRPC" {
+		method := "SendMessage"
+		if w.streaming {
+			method = "SendStreamingMessage"
+		}
+		return httpRequest{endpoints["jsonrpc"],
+			`{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"message":{"messageId":"`,
+			`","role":"ROLE_USER","parts":[{"text":"` + w.text + `"}]}}}`}
+	}
+	route := "/message:send"
+	if w.streaming {
+		route = "/message:stream"
+	}
+	return httpRequest{strings.TrimRight(endpoints["rest"], "/") + route,
+		`{"message":{"messageId":"`,
+		`","role":"ROLE_USER","parts":[{"text":"` + w.text + `"}]}}`}
 }
 
 // httpDriver posts the same bytes to either server: the body is prefix +

@@ -27,6 +27,16 @@ func TestVariants(t *testing.T) {
 			t.Errorf("-stores %s: variants = %s, want %s (the stores in -stores order, then the SDK)", c.stores, got, c.want)
 		}
 	}
+	var names []string
+	for _, v := range (config{stores: []string{"memory", "sqlite"}, ceiling: true}).variants() {
+		if v.isCeiling() != (v.name == "ceiling") || v.isCeiling() && v.isSDK() {
+			t.Errorf("-ceiling: variant %+v", v)
+		}
+		names = append(names, v.name)
+	}
+	if got, want := strings.Join(names, ","), "memory,sqlite,ceiling,SDK"; got != want {
+		t.Errorf("-stores memory,sqlite -ceiling: variants = %s, want %s (the stores, the ceiling, the SDK last)", got, want)
+	}
 }
 
 func TestPostgresURLs(t *testing.T) {
@@ -137,5 +147,31 @@ func TestCPUTime(t *testing.T) {
 	}
 	if _, ok := cpuTime(-1); ok {
 		t.Error("cpuTime(-1) reports ok")
+	}
+}
+
+func TestParseWrk(t *testing.T) {
+	out := "Running 1s test @ http://127.0.0.1:1/a2a/rest/message:send\n" +
+		"loadbench-wrk requests=120 duration_us=2000000 p50_us=700 p99_us=9000 bad=3 socket_errors=1 first_bad=HTTP_500:_boom\n"
+	r, err := parseWrk(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.requests != 117 || r.errors != 4 || r.elapsed != 2*time.Second || r.perSecond() != 58.5 {
+		t.Errorf("parseWrk: %d requests, %d errors in %v; want 117 good of 120 (3 bad answers, 1 socket error) in 2s", r.requests, r.errors, r.elapsed)
+	}
+	if r.quantile(0.5) != 700*time.Microsecond || r.quantile(0.99) != 9*time.Millisecond {
+		t.Errorf("parseWrk: p50 %v, p99 %v; want wrk's 700µs and 9ms", r.quantile(0.5), r.quantile(0.99))
+	}
+	if r.firstErr == nil || r.firstErr.Error() != "HTTP 500: boom" {
+		t.Errorf("parseWrk: first error %v, want the script's first bad answer", r.firstErr)
+	}
+	m := r.merge(result{roundP50s: []time.Duration{time.Millisecond}, roundP99s: []time.Duration{5 * time.Millisecond}})
+	m = m.merge(result{roundP50s: []time.Duration{2 * time.Millisecond}, roundP99s: []time.Duration{6 * time.Millisecond}})
+	if m.quantile(0.5) != time.Millisecond || m.quantile(0.99) != 6*time.Millisecond {
+		t.Errorf("merged rounds: p50 %v, p99 %v; want the medians of the rounds' percentiles, 1ms and 6ms", m.quantile(0.5), m.quantile(0.99))
+	}
+	if _, err := parseWrk("Running 1s test\n"); err == nil {
+		t.Error("parseWrk accepted output without the summary line")
 	}
 }

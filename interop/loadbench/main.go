@@ -6,7 +6,10 @@
 // settings) and "postgres" (--store postgres://…?schema=NAME on the server
 // -postgres names, a fresh schema per cell, dropped after it; PostgreSQL's
 // own durability settings are left as they are); the SDK keeps its tasks
-// in memory.
+// in memory. With -ceiling (the default) interop/ceilingpeer runs too: a
+// hand-written net/http + protojson server (a grpc-go service for gRPC)
+// that does only the wire work of each answer, so that a2agen's rates also
+// read as a fraction of that bound.
 //
 // For each binding (JSON-RPC, HTTP+JSON, gRPC), workload (SendMessage
 // "hello", SendStreamingMessage "stream 10") and concurrency (1, 16, 64) it
@@ -66,6 +69,9 @@ type config struct {
 	serverProcs   int
 	chunkInterval time.Duration
 	stores        []string // a2agen's task stores: "memory", "sqlite", "postgres"
+	ceiling       bool     // also run interop/ceilingpeer, the bound of the wire work
+	client        string   // load client of the HTTP bindings: "go" (net/http) or "wrk"
+	wrk           *wrkClient
 	sqliteDir     string   // where each cell's SQLite database is created
 	postgresURL   string   // -postgres: the server each cell's schema is created on
 	postgres      *pgServer
@@ -88,6 +94,8 @@ func run() error {
 	flag.IntVar(&cfg.serverProcs, "server-procs", 0, "GOMAXPROCS of the servers (0: Go's default)")
 	flag.DurationVar(&cfg.chunkInterval, "chunk-interval", 0, "pause between the chunks of \"stream 10\" on all servers (0: none, so that server work is measured, not sleeping)")
 	flag.StringVar(&stores, "stores", "memory,sqlite", "comma-separated task stores of a2agen's server, each measured next to the SDK: memory, sqlite (a fresh SQLite file per cell, default durable settings), postgres (a fresh schema per cell on the server -postgres names)")
+	flag.BoolVar(&cfg.ceiling, "ceiling", true, "also run interop/ceilingpeer, a hand-written net/http + protojson (and grpc-go) server doing only the wire work of each answer, and print each a2agen store's rate as a fraction of it")
+	flag.StringVar(&cfg.client, "client", "go", "load client of JSON-RPC and HTTP+JSON: go (net/http in this process, one kept-alive connection per worker) or wrk (Debian's wrk, a C client, one thread, -concurrency connections; whole seconds; gRPC keeps the Go client)")
 	flag.StringVar(&cfg.sqliteDir, "sqlite-dir", os.TempDir(), "directory in which each cell's SQLite database is created (and removed after the cell)")
 	flag.StringVar(&cfg.postgresURL, "postgres", "", "`URL` of the PostgreSQL server for -stores postgres, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable (default: $"+postgresEnv+"); "+
 		"each cell creates a schema with a random name in its database and drops it afterwards; the server's durability settings (synchronous_commit, fsync) are used as they are")
@@ -158,6 +166,15 @@ func run() error {
 		return err
 	}
 	defer cleanup()
+	switch cfg.client {
+	case "go":
+	case "wrk":
+		if cfg.wrk, err = newWrkClient(filepath.Dir(bins.echo)); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("-client: unknown load client %q (want go or wrk)", cfg.client)
+	}
 
 	fmt.Fprintf(os.Stderr, "loadbench: %s, %d CPUs, GOMAXPROCS %d (load client)\n", cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0))
 	var rows []row

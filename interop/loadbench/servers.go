@@ -14,25 +14,30 @@ import (
 	"github.com/a2agen/a2agen/server/store/postgres"
 )
 
-// binaries are the two server programs, built once per run of the tool.
+// binaries are the server programs, built once per run of the tool.
 type binaries struct {
-	sdkpeer, echo string
+	sdkpeer, ceiling, echo string
 }
 
-// buildServers compiles sdkpeer (this module) and examples/echo (the main
-// module at repo) into a temporary directory that cleanup removes.
+// buildServers compiles sdkpeer and ceilingpeer (this module) and
+// examples/echo (the main module at repo) into a temporary directory that
+// cleanup removes.
 func buildServers(ctx context.Context, repo string) (binaries, func(), error) {
 	dir, err := os.MkdirTemp("", "a2agen-loadbench-")
 	if err != nil {
 		return binaries{}, nil, err
 	}
 	cleanup := func() { os.RemoveAll(dir) }
-	bins := binaries{sdkpeer: filepath.Join(dir, "sdkpeer"), echo: filepath.Join(dir, "echo")}
+	bins := binaries{sdkpeer: filepath.Join(dir, "sdkpeer"), ceiling: filepath.Join(dir, "ceilingpeer"), echo: filepath.Join(dir, "echo")}
 	if _, err := os.Stat("sdkpeer"); err != nil {
 		cleanup()
 		return binaries{}, nil, fmt.Errorf("run loadbench from the interop module directory (./sdkpeer not found): %w", err)
 	}
 	if err := peerproc.Build(ctx, ".", bins.sdkpeer, "./sdkpeer"); err != nil {
+		cleanup()
+		return binaries{}, nil, err
+	}
+	if err := peerproc.Build(ctx, ".", bins.ceiling, "./ceilingpeer"); err != nil {
 		cleanup()
 		return binaries{}, nil, err
 	}
@@ -44,20 +49,27 @@ func buildServers(ctx context.Context, repo string) (binaries, func(), error) {
 }
 
 // variant is one server under test: a2agen's examples/echo on one task
-// store, or the SDK peer.
+// store, the ceiling (interop/ceilingpeer) or the SDK peer.
 type variant struct {
-	name  string // column label: "memory", "sqlite", "postgres" or "SDK"
-	store string // examples/echo's store kind ("memory", "sqlite", "postgres"); "" for the SDK
+	name  string // column label: "memory", "sqlite", "postgres", "ceiling" or "SDK"
+	store string // examples/echo's store kind ("memory", "sqlite", "postgres"); "" for the others
 }
 
-func (v variant) isSDK() bool { return v.store == "" }
+// ceilingName is the ceiling's column label.
+const ceilingName = "ceiling"
+
+func (v variant) isSDK() bool     { return v.store == "" && v.name == "SDK" }
+func (v variant) isCeiling() bool { return v.store == "" && v.name == ceilingName }
 
 // variants lists the servers of every cell: the a2agen stores of -stores
-// in their order, then the SDK.
+// in their order, the ceiling (with -ceiling), then the SDK.
 func (c config) variants() []variant {
 	var vs []variant
 	for _, st := range c.stores {
 		vs = append(vs, variant{name: st, store: st})
+	}
+	if c.ceiling {
+		vs = append(vs, variant{name: ceilingName})
 	}
 	return append(vs, variant{name: "SDK"})
 }
@@ -103,12 +115,17 @@ func startServers(cfg config, bins binaries, cs cellStores) ([]*server, error) {
 			p   *peerproc.Process
 			err error
 		)
-		if v.isSDK() {
+		switch {
+		case v.isCeiling():
+			if p, err = peerproc.Start(bins.ceiling, []string{"-http", "127.0.0.1:0", "-grpc", "127.0.0.1:0"}, env, wantEndpoints, 30*time.Second); err != nil {
+				return fail(fmt.Errorf("ceilingpeer: %w", err))
+			}
+		case v.isSDK():
 			sdkArgs := []string{"serve", "-http", "127.0.0.1:0", "-grpc", "127.0.0.1:0", "-log", "off", "-chunk-interval", cfg.chunkInterval.String()}
 			if p, err = peerproc.Start(bins.sdkpeer, sdkArgs, env, wantEndpoints, 30*time.Second); err != nil {
 				return fail(fmt.Errorf("sdkpeer: %w", err))
 			}
-		} else {
+		default:
 			if p, err = startEcho(cfg, bins, env, v, cs); err != nil {
 				return fail(fmt.Errorf("examples/echo --store %s: %w", v.store, err))
 			}

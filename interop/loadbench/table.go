@@ -46,8 +46,12 @@ func printTable(w io.Writer, cfg config, rows []row) {
 			if cfg.measuresDB() {
 				servers[len(servers)-1] += ", on this machine"
 			}
-		default:
-			servers = append(servers, "SDK = a2a-go interop/sdkpeer, in-memory task store")
+		case "":
+			if v.isCeiling() {
+				servers = append(servers, "ceiling = interop/ceilingpeer: net/http + protojson (gRPC: a hand-written grpc-go service), a completed task built from the message, no store")
+			} else {
+				servers = append(servers, "SDK = a2a-go interop/sdkpeer, in-memory task store")
+			}
 		}
 	}
 	fmt.Fprintf(w, "Servers: %s.\n\n", strings.Join(servers, "; "))
@@ -59,9 +63,17 @@ func printTable(w io.Writer, cfg config, rows []row) {
 		align += "---:|---:|---:|"
 	}
 	sdk := len(vs) - 1
+	ceiling := slices.IndexFunc(vs, variant.isCeiling)
+	stores := len(cfg.stores) // the a2agen variants come first
 	for _, v := range vs[:sdk] {
 		head += fmt.Sprintf(" %s/SDK |", v.name)
 		align += "---:|"
+	}
+	if ceiling >= 0 {
+		for _, v := range vs[:stores] {
+			head += fmt.Sprintf(" **%s/ceiling** |", v.name)
+			align += "---:|"
+		}
 	}
 	fmt.Fprintln(w, head)
 	fmt.Fprintln(w, align)
@@ -72,11 +84,12 @@ func printTable(w io.Writer, cfg config, rows []row) {
 			line += fmt.Sprintf(" %.0f | %s | %s |", res.perSecond(), fmtDuration(res.quantile(0.5)), fmtDuration(res.quantile(0.99)))
 		}
 		for _, res := range r.results[:sdk] {
-			ratio := "–"
-			if t := r.results[sdk].perSecond(); t > 0 {
-				ratio = fmt.Sprintf("%.2f×", res.perSecond()/t)
+			line += " " + rateRatio(res, r.results[sdk]) + " |"
+		}
+		if ceiling >= 0 {
+			for _, res := range r.results[:stores] {
+				line += " **" + percent(res, r.results[ceiling]) + "** |"
 			}
-			line += " " + ratio + " |"
 		}
 		fmt.Fprintln(w, line)
 		for i, res := range r.results {
@@ -109,6 +122,12 @@ func printTable(w io.Writer, cfg config, rows []row) {
 			align += "---:|---:|"
 		}
 	}
+	if ceiling >= 0 {
+		for _, v := range vs[:stores] {
+			head += fmt.Sprintf(" %s/ceiling CPU |", v.name)
+			align += "---:|"
+		}
+	}
 	fmt.Fprintln(w, head)
 	fmt.Fprintln(w, align)
 	for _, r := range rows {
@@ -117,6 +136,11 @@ func printTable(w io.Writer, cfg config, rows []row) {
 			line += " " + fmtDuration(res.cpuPerRequest()) + " |"
 			if db && vs[i].store == "postgres" {
 				line += " " + fmtDuration(res.dbCPUPerRequest()) + " | " + fmtDuration(res.withDB(res.cpuPerRequest())) + " |"
+			}
+		}
+		if ceiling >= 0 {
+			for _, res := range r.results[:stores] {
+				line += " " + cpuRatio(res, r.results[ceiling]) + " |"
 			}
 		}
 		fmt.Fprintln(w, line)
@@ -129,6 +153,9 @@ func printTable(w io.Writer, cfg config, rows []row) {
 	}
 	fmt.Fprintf(w, "\n`stream 10` per event (%d events per request): events/s = req/s × %[1]d, each request's events counted when its stream ends; "+
 		"CPU/event = server CPU/req ÷ %[1]d.\n\n", events)
+	if ceiling >= 0 {
+		fmt.Fprintf(w, "The ratio of a store's CPU per event to the ceiling's is the store's column in the CPU table above (`stream 10` rows).\n\n")
+	}
 	head, align = "| binding | conc |", "|---|---:|"
 	for _, v := range vs {
 		head += fmt.Sprintf(" %s events/s | %[1]s CPU/event |", v.name)
@@ -153,6 +180,30 @@ func printTable(w io.Writer, cfg config, rows []row) {
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// rateRatio is a's request rate over b's, or "–".
+func rateRatio(a, b result) string {
+	if t := b.perSecond(); t > 0 {
+		return fmt.Sprintf("%.2f×", a.perSecond()/t)
+	}
+	return "–"
+}
+
+// cpuRatio is a's CPU time per request over b's, or "–".
+func cpuRatio(a, b result) string {
+	if x, y := a.cpuPerRequest(), b.cpuPerRequest(); x > 0 && y > 0 {
+		return fmt.Sprintf("%.2f×", float64(x)/float64(y))
+	}
+	return "–"
+}
+
+// percent is a's request rate as a percentage of b's, or "–".
+func percent(a, b result) string {
+	if t := b.perSecond(); t > 0 {
+		return fmt.Sprintf("%.0f %%", 100*a.perSecond()/t)
+	}
+	return "–"
 }
 
 func workloadLabel(w string) string {

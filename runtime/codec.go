@@ -59,9 +59,12 @@ func marshalJSON(m proto.Message, required RequiredFields) ([]byte, error) {
 		return []byte("{}"), nil
 	}
 	rm := m.ProtoReflect()
-	b, err := jsonMarshalOptions.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("encoding %s as JSON: %w", rm.Descriptor().FullName(), err)
+	b, ok := encodeProtoJSON(rm)
+	if !ok { // what only protojson encodes, and what it refuses (json_encode.go)
+		var err error
+		if b, err = jsonMarshalOptions.Marshal(m); err != nil {
+			return nil, fmt.Errorf("encoding %s as JSON: %w", rm.Descriptor().FullName(), err)
+		}
 	}
 	if len(required) == 0 {
 		return b, nil

@@ -1,0 +1,384 @@
+package runtime
+
+import (
+	"cmp"
+	"encoding/base64"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// The JSON encoder of the bindings: ProtoJSON exactly as protojson's
+// MarshalOptions{} writes it (members in declaration order, lowerCamelCase
+// names, populated fields only, enums by name, 64-bit integers as strings,
+// bytes in standard base64, Timestamp in RFC 3339 with 0, 3, 6 or 9
+// fractional digits, Struct/Value/ListValue as plain JSON with map keys
+// sorted), without the random space protojson inserts after commas, and
+// without protojson's per-message allocations: the order of a message's
+// members is computed once per message type, not sorted on every call.
+//
+// It covers what A2A messages hold. Anything else — a message type with
+// extension ranges or proto2 required fields, a well-known type other than Timestamp, Struct, Value
+// and ListValue (Any, Duration, wrappers, FieldMask), and every input
+// protojson refuses (invalid UTF-8, a Timestamp out of range, a Value with
+// no kind or a non-finite number) — makes appendProtoJSON report false, and
+// marshalJSON encodes the message with protojson instead, which also gives
+// the error. FuzzJSONEncoderMatchesProtojson checks the output against
+// protojson's on every message type of a2a/v1.
+
+// jsonPlan is how messages of one type are encoded.
+type jsonPlan struct {
+	kind   encodingKind
+	fields []jsonField // kind plainMessage: in declaration order
+	// size is the largest encoding of this type seen so far, capped, to
+	// size the next output buffer in one allocation.
+	size atomic.Int32
+}
+
+type encodingKind uint8
+
+const (
+	plainMessage encodingKind = iota
+	timestampMessage
+	structMessage
+	valueMessage
+	listValueMessage
+	protojsonOnly // encoded by protojson: see above
+)
+
+// jsonField is a field and its member name, `"jsonName":`.
+type jsonField struct {
+	fd   protoreflect.FieldDescriptor
+	name string
+}
+
+// jsonPlans maps a protoreflect.MessageDescriptor to its *jsonPlan.
+var jsonPlans sync.Map
+
+func jsonPlanOf(md protoreflect.MessageDescriptor) *jsonPlan {
+	if p, ok := jsonPlans.Load(md); ok {
+		return p.(*jsonPlan)
+	}
+	p := &jsonPlan{kind: encodingKindOf(md)}
+	if p.kind == plainMessage {
+		fields := md.Fields()
+		for i := range fields.Len() {
+			fd := fields.Get(i) // declaration order, as protojson's IndexNameFieldOrder
+			name, ok := appendJSONStringChecked(nil, fd.JSONName())
+			if !ok {
+				p.kind = protojsonOnly
+				break
+			}
+			p.fields = append(p.fields, jsonField{fd: fd, name: string(name) + ":"})
+		}
+	}
+	actual, _ := jsonPlans.LoadOrStore(md, p)
+	return actual.(*jsonPlan)
+}
+
+func encodingKindOf(md protoreflect.MessageDescriptor) encodingKind {
+	if md.ExtensionRanges().Len() > 0 || md.IsMapEntry() {
+		return protojsonOnly
+	}
+	fields := md.Fields()
+	for i := range fields.Len() {
+		if fields.Get(i).Cardinality() == protoreflect.Required { // proto2: protojson checks they are set
+			return protojsonOnly
+		}
+	}
+	if md.FullName().Parent() != "google.protobuf" {
+		return plainMessage
+	}
+	switch md.Name() {
+	case "Timestamp":
+		return timestampMessage
+	case "Struct":
+		return structMessage
+	case "Value":
+		return valueMessage
+	case "ListValue":
+		return listValueMessage
+	case "Any", "Duration", "FieldMask", "BoolValue", "Int32Value", "Int64Value", "UInt32Value", "UInt64Value",
+		"FloatValue", "DoubleValue", "StringValue", "BytesValue":
+		return protojsonOnly
+	}
+	return plainMessage // Empty and the descriptor types have no special form
+}
+
+// maxSizeHint caps the remembered encoding size of a type.
+const maxSizeHint = 64 << 10
+
+// encodeProtoJSON encodes m, or reports false where protojson must (see
+// above).
+func encodeProtoJSON(m protoreflect.Message) ([]byte, bool) {
+	p := jsonPlanOf(m.Descriptor())
+	b, ok := appendMessageJSON(make([]byte, 0, max(64, p.size.Load())), m)
+	if ok && int32(len(b)) > p.size.Load() && len(b) <= maxSizeHint {
+		p.size.Store(int32(len(b)))
+	}
+	return b, ok
+}
+
+func appendMessageJSON(b []byte, m protoreflect.Message) ([]byte, bool) {
+	p := jsonPlanOf(m.Descriptor())
+	switch p.kind {
+	case timestampMessage:
+		return appendTimestampJSON(b, m)
+	case structMessage:
+		fd := m.Descriptor().Fields().ByNumber(1) // fields
+		return appendMapJSON(b, m.Get(fd).Map(), fd)
+	case valueMessage:
+		return appendValueJSON(b, m)
+	case listValueMessage:
+		fd := m.Descriptor().Fields().ByNumber(1) // values
+		return appendListJSON(b, m.Get(fd).List(), fd)
+	case protojsonOnly:
+		return b, false
+	}
+	b = append(b, '{')
+	first := true
+	for i := range p.fields {
+		f := &p.fields[i]
+		if !m.Has(f.fd) {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, f.name...)
+		var ok bool
+		switch v := m.Get(f.fd); {
+		case f.fd.IsList():
+			b, ok = appendListJSON(b, v.List(), f.fd)
+		case f.fd.IsMap():
+			b, ok = appendMapJSON(b, v.Map(), f.fd)
+		default:
+			b, ok = appendSingularJSON(b, v, f.fd)
+		}
+		if !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+func appendListJSON(b []byte, l protoreflect.List, fd protoreflect.FieldDescriptor) ([]byte, bool) {
+	b = append(b, '[')
+	for i := range l.Len() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok = appendSingularJSON(b, l.Get(i), fd); !ok {
+			return b, false
+		}
+	}
+	return append(b, ']'), true
+}
+
+// appendMapJSON writes the entries in protojson's order: false before true,
+// numbers ascending, strings by byte value.
+func appendMapJSON(b []byte, mp protoreflect.Map, fd protoreflect.FieldDescriptor) ([]byte, bool) {
+	keys := make([]protoreflect.MapKey, 0, mp.Len())
+	mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+		keys = append(keys, k)
+		return true
+	})
+	switch fd.MapKey().Kind() {
+	case protoreflect.BoolKind:
+		slices.SortFunc(keys, func(x, y protoreflect.MapKey) int {
+			return cmp.Compare(boolInt(x.Bool()), boolInt(y.Bool()))
+		})
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		slices.SortFunc(keys, func(x, y protoreflect.MapKey) int { return cmp.Compare(x.Uint(), y.Uint()) })
+	case protoreflect.StringKind:
+		slices.SortFunc(keys, func(x, y protoreflect.MapKey) int { return cmp.Compare(x.String(), y.String()) })
+	default: // signed integers
+		slices.SortFunc(keys, func(x, y protoreflect.MapKey) int { return cmp.Compare(x.Int(), y.Int()) })
+	}
+	b = append(b, '{')
+	vd := fd.MapValue()
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok = appendJSONStringChecked(b, k.String()); !ok {
+			return b, false
+		}
+		b = append(b, ':')
+		if b, ok = appendSingularJSON(b, mp.Get(k), vd); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+func boolInt(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func appendSingularJSON(b []byte, v protoreflect.Value, fd protoreflect.FieldDescriptor) ([]byte, bool) {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return strconv.AppendBool(b, v.Bool()), true
+	case protoreflect.StringKind:
+		return appendJSONStringChecked(b, v.String())
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return strconv.AppendInt(b, v.Int(), 10), true
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return strconv.AppendUint(b, v.Uint(), 10), true
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		b = append(b, '"')
+		return append(strconv.AppendInt(b, v.Int(), 10), '"'), true
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		b = append(b, '"')
+		return append(strconv.AppendUint(b, v.Uint(), 10), '"'), true
+	case protoreflect.FloatKind:
+		return appendJSONFloat(b, v.Float(), 32), true
+	case protoreflect.DoubleKind:
+		return appendJSONFloat(b, v.Float(), 64), true
+	case protoreflect.BytesKind:
+		raw := v.Bytes()
+		b = append(b, '"')
+		b = base64.StdEncoding.AppendEncode(b, raw)
+		return append(b, '"'), true
+	case protoreflect.EnumKind:
+		if fd.Enum().FullName() == "google.protobuf.NullValue" {
+			return append(b, "null"...), true
+		}
+		if ev := fd.Enum().Values().ByNumber(v.Enum()); ev != nil {
+			b = append(b, '"')
+			return append(append(b, ev.Name()...), '"'), true // identifiers need no escaping
+		}
+		return strconv.AppendInt(b, int64(v.Enum()), 10), true
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return appendMessageJSON(b, v.Message())
+	}
+	return b, false
+}
+
+// appendJSONStringChecked appends s as protojson quotes it: ", \ and the
+// control characters escaped (\b \f \n \r \t, else \u00XX), everything
+// else, U+2028 and U+2029 included, as it is. It reports false for invalid
+// UTF-8, which protojson refuses.
+func appendJSONStringChecked(b []byte, s string) ([]byte, bool) {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				return b, false
+			}
+			i += n
+			continue
+		}
+		if c >= ' ' && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"'), true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONFloat writes a float as protojson does (encoding/json's
+// format; NaN and the infinities as strings).
+func appendJSONFloat(b []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, `"NaN"`...)
+	case math.IsInf(f, 1):
+		return append(b, `"Infinity"`...)
+	case math.IsInf(f, -1):
+		return append(b, `"-Infinity"`...)
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	b = strconv.AppendFloat(b, f, format, -1, bits)
+	if format == 'e' { // e-07 → e-7
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// The range of a Timestamp protojson writes.
+const (
+	minTimestampSeconds = -62135596800 // 0001-01-01T00:00:00Z
+	maxTimestampSeconds = 253402300799 // 9999-12-31T23:59:59Z
+)
+
+func appendTimestampJSON(b []byte, m protoreflect.Message) ([]byte, bool) {
+	fields := m.Descriptor().Fields()
+	secs, nanos := m.Get(fields.ByNumber(1)).Int(), m.Get(fields.ByNumber(2)).Int()
+	if secs < minTimestampSeconds || secs > maxTimestampSeconds || nanos < 0 || nanos > 999_999_999 {
+		return b, false
+	}
+	b = append(b, '"')
+	b = time.Unix(secs, nanos).UTC().AppendFormat(b, "2006-01-02T15:04:05")
+	if nanos != 0 { // 3, 6 or 9 digits
+		var frac [10]byte
+		digits := strconv.AppendInt(frac[:0], 1_000_000_000+nanos, 10)[1:] // 9 digits
+		n := 9
+		for n > 3 && string(digits[n-3:n]) == "000" {
+			n -= 3
+		}
+		b = append(append(b, '.'), digits[:n]...)
+	}
+	return append(b, 'Z', '"'), true
+}
+
+// appendValueJSON writes a google.protobuf.Value: its kind as plain JSON.
+func appendValueJSON(b []byte, m protoreflect.Message) ([]byte, bool) {
+	fd := m.WhichOneof(m.Descriptor().Oneofs().ByName("kind"))
+	if fd == nil {
+		return b, false // protojson: none of the oneof fields is set
+	}
+	v := m.Get(fd)
+	if fd.Kind() == protoreflect.DoubleKind {
+		if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+			return b, false // protojson: invalid number_value
+		}
+	}
+	return appendSingularJSON(b, v, fd)
+}

@@ -72,8 +72,8 @@ type config struct {
 	ceiling       bool     // also run interop/ceilingpeer, the bound of the wire work
 	client        string   // load client of the HTTP bindings: "go" (net/http) or "wrk"
 	wrk           *wrkClient
-	sqliteDir     string   // where each cell's SQLite database is created
-	postgresURL   string   // -postgres: the server each cell's schema is created on
+	sqliteDir     string // where each cell's SQLite database is created
+	postgresURL   string // -postgres: the server each cell's schema is created on
 	postgres      *pgServer
 }
 

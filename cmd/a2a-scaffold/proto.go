@@ -17,15 +17,16 @@ func newProtoCommand() *cobra.Command {
 		Long: `proto writes lf/a2a/v1/a2a.proto, the A2A v1 proto bundled with a2agen (its
 go_package is github.com/a2agen/a2agen/a2a/v1), into DIR together with the
 google/api and google/protobuf files it imports, printed from the
-descriptors compiled into a2a-scaffold. protoc then needs nothing else:
-
-  protoc -I DIR --go_out=. --a2a_out=. lf/a2a/v1/a2a.proto
+descriptors compiled into a2a-scaffold. protoc then needs nothing but -I DIR
+(see the example: M gives the generated package an import path of yours).
 
 Existing files in DIR with the same names are overwritten. It prints the
 written paths, relative to DIR.`,
 		Example: `  a2a-scaffold proto --out proto
-  protoc -I proto --go_out=. --go_opt=Mlf/a2a/v1/a2a.proto=example.com/agent/a2apb \
-    --a2a_out=. --a2a_opt=Mlf/a2a/v1/a2a.proto=example.com/agent/a2apb lf/a2a/v1/a2a.proto`,
+  protoc -I proto \
+    --go_out=. --go_opt=module=example.com/agent,Mlf/a2a/v1/a2a.proto=example.com/agent/a2av1 \
+    --a2a_out=. --a2a_opt=module=example.com/agent,Mlf/a2a/v1/a2a.proto=example.com/agent/a2av1 \
+    lf/a2a/v1/a2a.proto`,
 		Args: exactArgs(0, "no arguments (use --out DIR)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {

@@ -2,14 +2,8 @@
 // protoc-gen-go's types, a typed A2A handler interface, binding constructors
 // and typed clients for every service with google.api.http rules.
 //
-// Run it with protoc (or buf) together with protoc-gen-go:
-//
-//	protoc -I proto \
-//	  --go_out=. --go_opt=module=example.com/agent \
-//	  --a2a_out=. --a2a_opt=module=example.com/agent,bindings=jsonrpc,rest,grpc \
-//	  proto/lf/a2a/v1/a2a.proto
-//
-// See `protoc-gen-a2a --help` for the parameters.
+// Run it with protoc (or buf) together with protoc-gen-go; `protoc-gen-a2a
+// --help` shows a command and the parameters, README.md the buf setup.
 package main
 
 import (
@@ -26,11 +20,14 @@ const usage = `protoc-gen-a2a generates A2A handler interfaces, binding construc
 typed clients for the services of .proto files that have google.api.http rules.
 It is a protoc plugin: protoc runs it, it is not run by hand.
 
-Usage:
+Usage (a2a-scaffold proto writes the A2A proto and the files it imports;
+any .proto with google.api.http rules works the same):
+  a2a-scaffold proto --out proto
   protoc -I proto \
-    --go_out=. --go_opt=module=example.com/agent \
-    --a2a_out=. --a2a_opt=module=example.com/agent,bindings=jsonrpc,rest,grpc \
-    proto/lf/a2a/v1/a2a.proto
+    --go_out=. --go_opt=module=example.com/agent,Mlf/a2a/v1/a2a.proto=example.com/agent/a2av1 \
+    --a2a_out=. --a2a_opt=module=example.com/agent,Mlf/a2a/v1/a2a.proto=example.com/agent/a2av1 \
+    --a2a_opt=bindings=jsonrpc,rest,grpc \
+    lf/a2a/v1/a2a.proto
 
 Parameters (--a2a_opt, comma separated):
   bindings=<names>        bindings to emit server and client constructors for,

@@ -178,6 +178,7 @@ func TestDocumentedCommands(t *testing.T) {
 		scripts = append(scripts, found...)
 	}
 
+	linked := false
 	for _, sc := range scripts {
 		t.Run(sc.where, func(t *testing.T) {
 			t.Logf("running:\n%s", sc.lines)
@@ -212,7 +213,38 @@ func TestDocumentedCommands(t *testing.T) {
 				t.Fatal("the documented command passes no module= option; the test compiles the output in that module")
 			}
 			compile(t, root, dir, m[1])
+			if _, err := os.Stat(filepath.Join(dir, "a2av1", "a2a.a2a.go")); err == nil && !linked {
+				linked = true
+				checkLinkConflict(t, dir, m[1]+"/a2av1")
+			}
 		})
+	}
+}
+
+// checkLinkConflict builds a program that links the generated package pkg
+// (the A2A proto in the message package) together with a2agen's server, as
+// the README warns against, and checks that it stops at start with the
+// message naming both packages, not with protobuf's bare panic.
+func checkLinkConflict(t *testing.T, dir, pkg string) {
+	t.Helper()
+	main := "package main\n\nimport (\n\t_ \"" + pkg + "\"\n\t_ \"github.com/a2agen/a2agen/server\"\n)\n\nfunc main() {}\n"
+	if err := os.MkdirAll(filepath.Join(dir, "cmd", "both"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cmd", "both", "main.go"), []byte(main), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "run", "./cmd/both")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOLANG_PROTOBUF_REGISTRATION_CONFLICT=")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("a program linking %s and a2agen's server started; want it stopped at start", pkg)
+	}
+	for _, want := range []string{"lf.a2a.v1.A2AService", pkg, "github.com/a2agen/a2agen/a2a/v1", "Link only one"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the program linking both packages says:\n%s\nwant a message mentioning %q", out, want)
+		}
 	}
 }
 

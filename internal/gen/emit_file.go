@@ -49,7 +49,7 @@ func emitFile(plugin *protogen.Plugin, fm *fileModel, bindings []string) error {
 	f.Const().Id("_").Op("=").Qual(runtimePackage, runtimeHandshake)
 
 	for _, sm := range fm.services {
-		e := &serviceEmitter{file: file, f: f, sm: sm, n: sm.names, bindings: bindings}
+		e := &serviceEmitter{file: file, f: f, sm: sm, n: sm.names, bindings: bindings, out: fm.out}
 		e.emit()
 	}
 

@@ -16,6 +16,7 @@ type serviceEmitter struct {
 	sm       *serviceModel
 	n        *serviceNames
 	bindings []string
+	out      outputPackage
 }
 
 // multiline renders a composite literal or call arguments one per line.
@@ -117,6 +118,17 @@ func (e *serviceEmitter) emitWireNames() {
 		)
 	}
 	e.f.Const().Defs(defs...)
+
+	if !e.out.inMessagePackage(e.file) {
+		return // the message package registers the proto before this package initializes
+	}
+	e.f.Line()
+	addComment(e.f, paragraphs(
+		"Runs before this package's .pb.go registers the proto: when another Go package generated from the same proto "+
+			"is linked into the program, the program stops with a message naming both packages and what to do, "+
+			"instead of protobuf's name-conflict panic.",
+	))
+	e.f.Var().Id("_").Op("=").Qual(runtimePackage, "ClaimProtoService").Call(jen.Id(e.n.ServiceName), jen.Lit(string(e.out.importPath)))
 }
 
 // procedure is the gRPC full method name, "/pkg.Service/Method".

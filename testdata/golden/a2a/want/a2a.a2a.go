@@ -53,6 +53,12 @@ const (
 	A2AServiceDeleteTaskPushNotificationConfigJSONRPCMethod = "DeleteTaskPushNotificationConfig"
 )
 
+// Runs before this package's .pb.go registers the proto: when another Go
+// package generated from the same proto is linked into the program, the program
+// stops with a message naming both packages and what to do, instead of
+// protobuf's name-conflict panic.
+var _ = runtime.ClaimProtoService(A2AServiceName, "example.com/golden/a2a")
+
 // A2AServiceDesc describes the lf.a2a.v1.A2AService service as protoc-gen-a2a
 // read it: its rpcs in declaration order, with their request and response types
 // and HTTP rules, and the fields marked (google.api.field_behavior) = REQUIRED

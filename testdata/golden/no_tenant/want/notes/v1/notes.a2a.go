@@ -47,6 +47,12 @@ const (
 	NoteServiceTouchJSONRPCMethod      = "Touch"
 )
 
+// Runs before this package's .pb.go registers the proto: when another Go
+// package generated from the same proto is linked into the program, the program
+// stops with a message naming both packages and what to do, instead of
+// protobuf's name-conflict panic.
+var _ = runtime.ClaimProtoService(NoteServiceName, "example.com/golden/no_tenant/notes/v1")
+
 // NoteServiceDesc describes the demo.notes.v1.NoteService service as
 // protoc-gen-a2a read it: its rpcs in declaration order, with their request and
 // response types and HTTP rules, and the fields marked

@@ -37,6 +37,12 @@ const (
 	ToolServiceWatchLabelsJSONRPCMethod = "WatchLabels"
 )
 
+// Runs before this package's .pb.go registers the proto: when another Go
+// package generated from the same proto is linked into the program, the program
+// stops with a message naming both packages and what to do, instead of
+// protobuf's name-conflict panic.
+var _ = runtime.ClaimProtoService(ToolServiceName, "example.com/golden/other_package/tools/v2")
+
 // ToolServiceDesc describes the acme.tools.v2.ToolService service as
 // protoc-gen-a2a read it: its rpcs in declaration order, with their request and
 // response types and HTTP rules, and the fields marked

@@ -465,10 +465,21 @@ func decodeErrorEvent(doc []byte) *Error {
 
 // isEmptyMessage reports whether m has no field set.
 func isEmptyMessage(m proto.Message) bool {
-	empty := true
-	m.ProtoReflect().Range(func(protoreflect.FieldDescriptor, protoreflect.Value) bool {
-		empty = false
-		return false
-	})
-	return empty
+	rm := m.ProtoReflect()
+	md := rm.Descriptor()
+	if md.ExtensionRanges().Len() > 0 { // extensions are only seen by Range
+		empty := true
+		rm.Range(func(protoreflect.FieldDescriptor, protoreflect.Value) bool {
+			empty = false
+			return false
+		})
+		return empty
+	}
+	fields := md.Fields() // a loop instead of Range, whose closure would be allocated per event
+	for i := range fields.Len() {
+		if rm.Has(fields.Get(i)) {
+			return false
+		}
+	}
+	return true
 }

@@ -173,9 +173,9 @@ func (e *Events) apply(ch change) error {
 		return err
 	}
 	s, key := e.run.s, e.run.key
-	unlock := s.lock(key)
+	held := s.lock(key)
 	rec, err := s.commitLocked(e.storeCtx, key, e.rec, ch, true)
-	unlock()
+	held.Unlock()
 	if err != nil {
 		return err
 	}
@@ -212,8 +212,8 @@ func (e *Events) ensureTaskLocked() error {
 		creation.Events = []*a2av1.StreamResponse{taskEvent(task)}
 		creation.Trace = s.traceOf(e.storeCtx, creation.Events)
 	}
-	unlock := s.lock(r.key)
-	defer unlock()
+	held := s.lock(r.key)
+	defer held.Unlock()
 	rec, err := s.store.CreateTask(e.storeCtx, creation)
 	if err != nil {
 		err = internalError("creating the task", err)

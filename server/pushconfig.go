@@ -60,9 +60,9 @@ func (s *Server) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av
 	key := c.key(req.GetTaskId())
 	// Under the task's lock, so that no event of the task is committed
 	// between the config being stored and being visible to notifications.
-	unlock := s.lock(key)
+	held := s.lock(key)
 	err = s.store.SavePushConfig(c.ctx, c.tenant, req)
-	unlock()
+	held.Unlock()
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, runtime.TaskNotFound(req.GetTaskId())
@@ -160,9 +160,9 @@ func (s *Server) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av
 		return nil, err
 	}
 	key := c.key(req.GetTaskId())
-	unlock := s.lock(key)
+	held := s.lock(key)
 	err = s.store.DeletePushConfig(c.ctx, c.tenant, req.GetTaskId(), req.GetId())
-	unlock()
+	held.Unlock()
 	if err != nil {
 		return nil, internalError("deleting the push notification config", err)
 	}

@@ -128,8 +128,8 @@ func (s *Server) reconcile(ctx context.Context, r *run) error {
 		}
 		return nil
 	}
-	unlock := s.lock(r.key)
-	defer unlock()
+	held := s.lock(r.key)
+	defer held.Unlock()
 	if s.runOf(r.key) == r {
 		r.catchUpLocked(rec.Task.GetHistory())
 	}
@@ -174,8 +174,8 @@ type Resumable interface {
 // it over, or settled it first).
 func (s *Server) settleStale(ctx context.Context, rec store.Record) bool {
 	key := taskKey{rec.Tenant, rec.Task.GetId()}
-	unlock := s.lock(key)
-	defer unlock()
+	held := s.lock(key)
+	defer held.Unlock()
 	if rz, ok := s.exec.(Resumable); ok && rz.Resumable() {
 		if done, resumed := s.resumeStale(ctx, key, rec); done {
 			return resumed

@@ -42,7 +42,7 @@ type run struct {
 	// before scanned. Guarded by the task's lock (base is set by launch,
 	// before the run can be found).
 	base, scanned int
-	given         map[string]struct{}
+	given         idSet
 
 	turn atomic.Pointer[Events] // the current turn's
 }
@@ -98,10 +98,34 @@ func (r *run) markGiven(msg *a2av1.Message) {
 	if id == "" {
 		return
 	}
-	if r.given == nil {
-		r.given = make(map[string]struct{})
+	r.given.add(id)
+}
+
+// idSet is a set of message ids that holds its first one without a map: most
+// runs are given one message.
+type idSet struct {
+	first string
+	more  map[string]struct{}
+}
+
+func (s *idSet) add(id string) {
+	switch {
+	case s.first == "" || s.first == id:
+		s.first = id
+	default:
+		if s.more == nil {
+			s.more = make(map[string]struct{})
+		}
+		s.more[id] = struct{}{}
 	}
-	r.given[id] = struct{}{}
+}
+
+func (s *idSet) has(id string) bool {
+	if id == s.first && id != "" {
+		return true
+	}
+	_, ok := s.more[id]
+	return ok
 }
 
 func (r *run) release() {
@@ -169,7 +193,7 @@ func (r *run) offerLocked(hist []*a2av1.Message, i int) {
 	if i < r.base {
 		return
 	}
-	if _, ok := r.given[msg.GetMessageId()]; ok {
+	if r.given.has(msg.GetMessageId()) {
 		return
 	}
 	r.deliverLocked(msg)
@@ -246,8 +270,8 @@ func (r *run) finish(ev *Events, err error) *Events {
 		return nil
 	}
 
-	unlock := s.lock(r.key)
-	defer unlock()
+	held := s.lock(r.key)
+	defer held.Unlock()
 	// The turn's last committed record: every write of the run went through
 	// ev, and a write by anyone else since (a cancel, a follow-up) makes the
 	// settling write below conflict, re-read and decide again, so no read is

@@ -213,8 +213,8 @@ func (s *Server) inlinePushConfig(cfg *a2av1.TaskPushNotificationConfig) (*a2av1
 func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1.TaskPushNotificationConfig, wantSub bool) (started, error) {
 	msg := req.GetMessage()
 	key := c.key(msg.GetTaskId())
-	unlock := s.lock(key)
-	defer unlock()
+	held := s.lock(key)
+	defer held.Unlock()
 	rec, err := s.load(c, key.id)
 	if err != nil {
 		return started{}, err

@@ -273,11 +273,13 @@ func (s *Server) load(c *call, id string) (store.Record, error) {
 	return rec, nil
 }
 
-// lock locks the stripe of a task and returns its unlock function.
-func (s *Server) lock(k taskKey) func() {
+// lock locks the stripe of a task and returns it, for the caller to unlock
+// (a mutex and not its Unlock method: a method value would be allocated on
+// every call).
+func (s *Server) lock(k taskKey) *sync.Mutex {
 	m := s.stripe(k)
 	m.Lock()
-	return m.Unlock
+	return m
 }
 
 // unlockKey unlocks the stripe of a task locked with lock.

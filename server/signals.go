@@ -161,8 +161,8 @@ func (s *Server) handleSignal(sig store.Signal) {
 // (SUBMITTED again after an interrupted state) and no execution runs.
 func (s *Server) takeFollowUp(key taskKey, messageID string) {
 	ctx := context.Background()
-	unlock := s.lock(key)
-	defer unlock()
+	held := s.lock(key)
+	defer held.Unlock()
 	rec, err := s.store.Task(ctx, key.tenant, key.id)
 	if err != nil {
 		return

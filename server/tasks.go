@@ -149,14 +149,14 @@ func (s *Server) CancelTask(ctx context.Context, req *a2av1.CancelTaskRequest) (
 			return nil, runtime.TaskNotCancelable(key.id).WithCause(err)
 		}
 	}
-	unlock := s.lock(key)
+	held := s.lock(key)
 	elsewhere := ""
 	if s.runningElsewhere(rec) {
 		elsewhere = rec.Runner
 	}
 	rec, err = s.commitLocked(c.ctx, key, rec, setStatus(a2av1.TaskState_TASK_STATE_CANCELED, nil), false)
 	r := s.runOf(key)
-	unlock()
+	held.Unlock()
 	if errors.Is(err, store.ErrTerminal) {
 		if rec, err = s.load(c, key.id); err != nil {
 			return nil, err

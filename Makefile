@@ -41,7 +41,7 @@ FUZZ_TARGETS = \
 	runtime:FuzzJSONRPCRequest runtime:FuzzScanEnvelope runtime:FuzzRESTRequest \
 	runtime:FuzzPathMatch runtime:FuzzQueryBinding runtime:FuzzSSEReader \
 	runtime:FuzzJSONRPCResponse runtime:FuzzRESTError runtime:FuzzGRPCStatus \
-	runtime:FuzzServiceParamHeaders runtime:FuzzJSONEncoderMatchesProtojson \
+	runtime:FuzzServiceParamHeaders runtime:FuzzJSONEncoderMatchesProtojson runtime:FuzzJSONDepth \
 	internal/manifest:FuzzParse internal/gen:FuzzParsePathTemplate internal/jcs:FuzzCanonicalize \
 	internal/scaffold:FuzzVerify server/storeurl:FuzzParse
 

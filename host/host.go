@@ -288,7 +288,9 @@ func (a *Agent) serve(cfg Config) {
 		ln := a.listeners[addr]
 		bs := bindingsAt(cfg.Bindings, addr)
 		if bs[0].Protocol == runtime.BindingGRPC {
-			var gopts []grpc.ServerOption
+			// Requests are decoded with a recursion limit that fits
+			// runtime.MaxJSONDepth, so deep input costs little.
+			gopts := []grpc.ServerOption{grpc.ForceServerCodecV2(runtime.GRPCServerCodec())}
 			if cfg.TLS != nil {
 				gopts = append(gopts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 			}

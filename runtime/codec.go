@@ -40,7 +40,13 @@ func MarshalJSON(m proto.Message) ([]byte, error) { return marshalJSON(m, nil) }
 // unknown members. Empty or whitespace-only input and the literal null decode
 // as {}. An unknown enum name (such as a v0.3 "user") is an error, so a bad
 // filter value is reported instead of silently meaning "no filter".
-func UnmarshalJSON(b []byte, m proto.Message) error { return unmarshalJSON(b, m) }
+// Input nested deeper than MaxResponseJSONDepth is refused before decoding.
+func UnmarshalJSON(b []byte, m proto.Message) error {
+	if e := responseDepthError(b); e != nil {
+		return e
+	}
+	return unmarshalJSON(b, m)
+}
 
 // marshalJSON encodes a message as ProtoJSON (camelCase, defaults omitted),
 // except that the REQUIRED fields of the top-level message (per required) are

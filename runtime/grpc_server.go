@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -28,9 +29,9 @@ import (
 //     a2a-extensions is split on commas and merged across entries, with the
 //     HandlerOptions of the other bindings (WithVersionPolicy,
 //     WithSupportedVersions, WithRequiredExtensions, WithTenant);
-//   - WithAuthenticator runs next (the AuthRequest holds the metadata and
-//     the peer's TLS state); its challenges travel as www-authenticate
-//     trailer metadata;
+//   - WithAuthenticator runs next, before the request is decoded (the
+//     AuthRequest holds the metadata and the peer's TLS state); its
+//     challenges travel as www-authenticate trailer metadata;
 //   - required fields are validated (InvalidParams with a
 //     google.rpc.BadRequest), then the tenant field is reconciled with
 //     WithTenant;
@@ -50,8 +51,14 @@ import (
 // several goroutines; calls are serialised.
 //
 // Unary interceptors of the server (grpc.UnaryInterceptor) wrap everything
-// after decoding, so they see every decoded request and every outcome; stream
-// interceptors wrap the whole streaming call, as grpc-go always does.
+// after decoding, so they see every decoded request and every outcome (a
+// call refused before decoding, by authentication, reaches them with an
+// empty request); stream interceptors wrap the whole streaming call, as
+// grpc-go always does.
+//
+// A request nested deeper than MaxJSONDepth is refused with InvalidArgument
+// naming the limit, the same refusal as on the HTTP bindings; with
+// GRPCServerCodec installed it is found while decoding.
 //
 // A request that does not decode (or is missing, or too large) never
 // reaches this binding: grpc-go answers it itself, with INTERNAL ("grpc:
@@ -116,73 +123,100 @@ func protoFileOf(name protoreflect.FullName) string {
 	return d.ParentFile().Path()
 }
 
-// unaryHandler returns grpc-go's method handler for a unary endpoint.
+// unaryHandler returns grpc-go's method handler for a unary endpoint. The
+// call is authenticated before its request is decoded, so an unauthenticated
+// caller costs no decoding (spec §7.4: every request is authenticated).
 func (s *grpcService) unaryHandler(ep *Endpoint) grpc.MethodHandler {
-	serve := func(ctx context.Context, req any) (any, error) {
-		msg, ok := req.(proto.Message)
-		if !ok { // only an interceptor that replaced the request can cause this
-			return nil, s.fail(ctx, ep, fmt.Errorf("an interceptor passed a %T instead of the %s request", req, ep.Operation.Request))
-		}
-		return s.serveUnary(ctx, ep, msg)
-	}
 	return func(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
-		req := ep.NewRequest()
-		if err := dec(req); err != nil {
-			return nil, err // grpc-go has already answered (see RegisterGRPC)
+		c := &grpcCall{s: s, ep: ep, req: grpcRequest{Message: ep.NewRequest()}}
+		ctx = c.admit(ctx)
+		if c.refusal == nil {
+			if err := dec(&c.req); err != nil {
+				return nil, err // grpc-go has already answered (see RegisterGRPC)
+			}
+			c.check()
 		}
 		if interceptor == nil {
-			return serve(ctx, req)
+			return c.serve(ctx, c.req.Message)
 		}
-		return interceptor(ctx, req, &grpc.UnaryServerInfo{Server: srv, FullMethod: ep.Operation.Procedure}, serve)
+		return interceptor(ctx, c.req.Message, &grpc.UnaryServerInfo{Server: srv, FullMethod: ep.Operation.Procedure}, c.serve)
 	}
 }
 
-// prepare negotiates the service parameters of a call, authenticates it,
-// validates the request's required fields and applies the interface
-// tenant. It returns the context to serve the call with.
-func (s *grpcService) prepare(ctx context.Context, ep *Endpoint, req proto.Message) (context.Context, *CallInfo, *Error) {
-	header := headerFromIncomingMetadata(ctx)
-	info, e := s.cfg.newCallInfo(BindingGRPC, ep.Operation, header, "")
+// grpcCall is one call on the gRPC binding between its arrival and its
+// handler: what admit and check found.
+type grpcCall struct {
+	s       *grpcService
+	ep      *Endpoint
+	req     grpcRequest
+	header  map[string][]string
+	info    *CallInfo
+	refusal *Error // why the call is refused, before the interceptors' chain
+}
+
+// admit negotiates the service parameters of the call and authenticates
+// it; it returns the context to serve the call with.
+func (c *grpcCall) admit(ctx context.Context) context.Context {
+	c.header = headerFromIncomingMetadata(ctx)
+	info, e := c.s.cfg.newCallInfo(BindingGRPC, c.ep.Operation, c.header, "")
+	c.info = info
 	if e == nil {
 		if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 			info.Peer = p.Addr.String()
 		}
-		ctx, e = s.cfg.authenticate(ctx, s.cfg.grpcAuthRequest(ctx, info))
+		ctx, e = c.s.cfg.authenticate(ctx, c.s.cfg.grpcAuthRequest(ctx, info))
 	}
-	if e == nil {
-		if err := s.svc.Validate(req); err != nil {
-			e = AsError(err)
-		} else {
-			e = s.cfg.applyTenant(info, req)
-		}
-	}
-	if e != nil {
-		return ctx, info, s.cfg.rejected(ctx, BindingGRPC, ep, info, header, req, e)
-	}
-	return ctx, info, nil
+	c.refusal = e
+	return ctx
 }
 
-func (s *grpcService) serveUnary(ctx context.Context, ep *Endpoint, req proto.Message) (any, error) {
-	ctx, info, e := s.prepare(ctx, ep, req)
-	if e != nil {
-		if ctxErr := handlerContextErr(ctx, e); ctxErr != nil { // e.g. an Authenticator gave up
-			return nil, grpcContextStatus(ctxErr)
+// check checks the decoded request: its depth (MaxJSONDepth), its required
+// fields, and its tenant against the interface's.
+func (c *grpcCall) check() {
+	switch {
+	case c.req.tooDeep || !messageDepthWithin(c.req.ProtoReflect(), MaxJSONDepth):
+		c.refusal = depthExceeded()
+	default:
+		if err := c.s.svc.Validate(c.req.Message); err != nil {
+			c.refusal = AsError(err)
+		} else {
+			c.refusal = c.s.cfg.applyTenant(c.info, c.req.Message)
 		}
-		if md := grpcChallenges(e); md != nil {
-			_ = grpc.SetTrailer(ctx, md)
-		}
-		return nil, grpcStatus(e, time.Now()).Err()
 	}
-	ctx = WithCallInfo(ctx, info)
-	resp, err := grpcCallUnary(ctx, s.cfg, ep, info, req)
-	if md := activatedExtensionsMD(info); md != nil {
+}
+
+// refuse answers a refused call: the runtime interceptors see it first (so
+// that logs and metrics count it), its challenges go in the trailer.
+func (c *grpcCall) refuse(ctx context.Context, setTrailer func(metadata.MD)) error {
+	e := c.s.cfg.rejected(ctx, BindingGRPC, c.ep, c.info, c.header, c.req.Message, c.refusal)
+	if ctxErr := handlerContextErr(ctx, e); ctxErr != nil { // e.g. an Authenticator gave up
+		return grpcContextStatus(ctxErr)
+	}
+	if md := grpcChallenges(e); md != nil {
+		setTrailer(md)
+	}
+	return grpcStatus(e, time.Now()).Err()
+}
+
+// serve is the unary call after grpc-go's interceptors.
+func (c *grpcCall) serve(ctx context.Context, req any) (any, error) {
+	if c.refusal != nil {
+		return nil, c.refuse(ctx, func(md metadata.MD) { _ = grpc.SetTrailer(ctx, md) })
+	}
+	msg, ok := req.(proto.Message)
+	if !ok { // only an interceptor that replaced the request can cause this
+		return nil, c.s.fail(ctx, c.ep, fmt.Errorf("an interceptor passed a %T instead of the %s request", req, c.ep.Operation.Request))
+	}
+	ctx = WithCallInfo(ctx, c.info)
+	resp, err := grpcCallUnary(ctx, c.s.cfg, c.ep, c.info, msg)
+	if md := activatedExtensionsMD(c.info); md != nil {
 		// Both fail only when the response is already on its way, which
 		// cannot be the case before this handler returns.
 		_ = grpc.SetHeader(ctx, md)
 		_ = grpc.SetTrailer(ctx, md)
 	}
 	if err != nil {
-		return nil, s.fail(ctx, ep, err)
+		return nil, c.s.fail(ctx, c.ep, err)
 	}
 	return resp, nil
 }
@@ -211,24 +245,20 @@ func (s *grpcService) handlerError(ctx context.Context, ep *Endpoint, err error)
 }
 
 func (s *grpcService) serveStream(ep *Endpoint, ss grpc.ServerStream) error {
-	ctx := ss.Context()
-	req := ep.NewRequest()
-	if err := ss.RecvMsg(req); err != nil {
-		return err // grpc-go has already answered (see RegisterGRPC)
-	}
-	ctx, info, e := s.prepare(ctx, ep, req)
-	if e != nil {
-		if ctxErr := handlerContextErr(ctx, e); ctxErr != nil { // e.g. an Authenticator gave up
-			return grpcContextStatus(ctxErr)
+	c := &grpcCall{s: s, ep: ep, req: grpcRequest{Message: ep.NewRequest()}}
+	ctx := c.admit(ss.Context())
+	if c.refusal == nil {
+		if err := ss.RecvMsg(&c.req); err != nil {
+			return err // grpc-go has already answered (see RegisterGRPC)
 		}
-		if md := grpcChallenges(e); md != nil {
-			ss.SetTrailer(md)
-		}
-		return grpcStatus(e, time.Now()).Err()
+		c.check()
 	}
-	ctx = WithCallInfo(ctx, info)
-	st := &grpcServerStream{ctx: ctx, ss: ss, info: info}
-	err := grpcCallStream(ctx, s.cfg, ep, info, req, st.send)
+	if c.refusal != nil {
+		return c.refuse(ctx, ss.SetTrailer)
+	}
+	ctx = WithCallInfo(ctx, c.info)
+	st := &grpcServerStream{ctx: ctx, ss: ss, info: c.info}
+	err := grpcCallStream(ctx, s.cfg, ep, c.info, c.req.Message, st.send)
 	st.finish()
 	if err != nil {
 		return s.fail(ctx, ep, err)

@@ -256,6 +256,9 @@ func decodeResponse(raw []byte, id string) ([]byte, error) {
 	if len(doc) == 0 {
 		return nil, NewError(CodeInvalidAgentResponse, "the JSON-RPC response is empty")
 	}
+	if e := responseDepthError(doc); e != nil {
+		return nil, e
+	}
 	if !json.Valid(doc) || doc[0] != '{' {
 		return nil, NewError(CodeInvalidAgentResponse, "the JSON-RPC response is not a JSON object: "+snippet(doc, 200))
 	}

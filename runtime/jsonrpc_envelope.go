@@ -261,6 +261,11 @@ func parseRequest(body []byte) (rpcRequest, *Error) {
 	if len(doc) == 0 {
 		return req, NewError(CodeParseError, "invalid JSON payload: the request body is empty")
 	}
+	// The params object is one level inside the envelope. Checked before
+	// json.Valid, so a deep document costs one pass up to its limit.
+	if !jsonDepthWithin(doc, MaxJSONDepth+1) {
+		return req, depthExceeded()
+	}
 	if !json.Valid(doc) {
 		return req, NewError(CodeParseError, "invalid JSON payload: "+syntaxErrorText(doc))
 	}

@@ -38,6 +38,8 @@ func FuzzJSONRPCRequest(f *testing.F) {
 		"{\"jsonrpc\":\"2.0\",\"id\":\"\xc3\",\"method\":\"Stream\",\"params\":{\"count\":2}}",
 		`{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 300) + `","method":"Stream","params":{"count":2}}`,
 		`{"jsonrpc":"2.0","id":` + strings.Repeat("1", 300) + `,"method":"Echo"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"Send","params":{"metadata":{"a":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"Echo","params":{"x":"` + strings.Repeat("[", 70) + `"}}`,
 		`"`, `{`, `}`, ``, `null`, `0`, "\xff",
 	} {
 		f.Add([]byte(s))
@@ -51,6 +53,9 @@ func FuzzJSONRPCRequest(f *testing.F) {
 
 		if rec.Code != http.StatusOK {
 			t.Fatalf("status %d", rec.Code)
+		}
+		if !jsonDepthWithin(body, MaxJSONDepth+1) && !bytes.Contains(rec.Body.Bytes(), []byte(`"code":-32600`)) {
+			t.Fatalf("a body nested more than MaxJSONDepth+1 levels was not refused with -32600: %q", rec.Body.Bytes())
 		}
 		switch ct := rec.Header().Get("Content-Type"); ct {
 		case "application/json":

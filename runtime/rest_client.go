@@ -372,6 +372,9 @@ func (t *restTransport) unary(ctx context.Context, op *Operation, req, resp prot
 		return fmt.Errorf("a2a: HTTP+JSON %s: reading the response: %w", op.Name, err)
 	}
 	recordResponseTrailer(ctx, hresp.Trailer)
+	if e := responseDepthError(raw); e != nil {
+		return e
+	}
 	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
 		return withResponseChallenges(decodeRESTError(hresp.StatusCode, hresp.Status, raw), hresp.Header)
 	}
@@ -418,6 +421,9 @@ func (t *restTransport) stream(ctx context.Context, op *Operation, req proto.Mes
 		}
 		defer func() { recordResponseTrailer(ctx, hresp.Trailer) }()
 		readSSEEvents(ctx, hresp.Body, t.cfg.maxResponseBytes, "HTTP+JSON", op, yield, func(data []byte) (proto.Message, error) {
+			if e := responseDepthError(data); e != nil {
+				return nil, e
+			}
 			m := newResp()
 			if err := unmarshalJSON(data, m); err != nil {
 				return nil, Errorf(CodeInvalidAgentResponse, "a %s stream event does not decode: %w", op.Name, err)

@@ -27,6 +27,15 @@ type restRoute struct {
 // readsBody reports whether the route decodes a request body.
 func (rt *restRoute) readsBody() bool { return rt.body != "" }
 
+// bodyFieldLevel is the number of JSON levels the request message adds
+// around the body: 1 when the body is one of its fields, else 0.
+func (rt *restRoute) bodyFieldLevel() int {
+	if rt.bodyField != nil {
+		return 1
+	}
+	return 0
+}
+
 // readsQuery reports whether fields may come from the query string: every
 // field the path and the body do not carry (google.api.http semantics).
 func (rt *restRoute) readsQuery() bool { return rt.body != "*" }

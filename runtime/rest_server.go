@@ -214,6 +214,10 @@ func (h *restHandler) bind(w http.ResponseWriter, r *http.Request, route *restRo
 			}
 			return http.StatusBadRequest, Errorf(CodeInvalidRequest, "reading the request body: %w", err)
 		}
+		// A body that is one field sits one level inside the message.
+		if !jsonDepthWithin(body, MaxJSONDepth-route.bodyFieldLevel()) {
+			return 0, depthExceeded()
+		}
 		if e := decodeRESTBody(route, body, msg); e != nil {
 			return 0, e
 		}

@@ -80,7 +80,7 @@ func serveGRPC(t testing.TB, h a2av1.A2AServiceHandler) func(...runtime.ClientOp
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs := grpc.NewServer()
+	gs := grpc.NewServer(grpc.ForceServerCodecV2(runtime.GRPCServerCodec()))
 	a2av1.RegisterA2AServiceGRPC(gs, h, bearerAuth)
 	go func() { _ = gs.Serve(lis) }()
 	cc, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))

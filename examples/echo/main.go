@@ -186,7 +186,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	go func() { errs <- httpSrv.Serve(httpLn) }()
 	var grpcSrv *grpc.Server
 	if grpcLn != nil {
-		grpcSrv = grpc.NewServer()
+		grpcSrv = grpc.NewServer(grpc.ForceServerCodecV2(runtime.GRPCServerCodec()))
 		a2av1.RegisterA2AServiceGRPC(grpcSrv, srv, authn)
 		go func() { errs <- grpcSrv.Serve(grpcLn) }()
 	}

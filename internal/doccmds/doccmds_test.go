@@ -106,7 +106,6 @@ func hasGeneratorCommand(block string) bool {
 	return false
 }
 
-
 // requireTools says whether a missing protoc or buf fails the test instead
 // of skipping it (.ci/run installs both and sets it).
 const requireTools = "A2AGEN_TEST_DOC_TOOLS"

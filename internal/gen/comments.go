@@ -3,6 +3,8 @@ package gen
 import (
 	"strings"
 
+	"github.com/a2agen/a2agen/internal/gofile"
+
 	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
 )
@@ -59,24 +61,7 @@ func protoCommentLines(c protogen.Comments) []string {
 }
 
 // wrap breaks prose into lines of at most commentWidth characters.
-func wrap(text string) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(text) {
-		if line != "" && len(line)+1+len(w) > commentWidth {
-			lines = append(lines, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
-}
+func wrap(text string) []string { return gofile.Wrap(text, commentWidth) }
 
 // paragraphs wraps each paragraph and separates them with blank lines.
 func paragraphs(ps ...string) []string {

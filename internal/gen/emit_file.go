@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"go/format"
 	pathpkg "path"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
+
+	"github.com/a2agen/a2agen/internal/gofile"
 )
 
 // Import paths the generated code refers to. internal/gen never imports the
@@ -58,7 +59,7 @@ func emitFile(plugin *protogen.Plugin, fm *fileModel, bindings []string) error {
 	if err := f.Render(&raw); err != nil {
 		return fmt.Errorf("%s: render: %w", name, err)
 	}
-	src, err := format.Source(groupImports(raw.Bytes()))
+	src, err := format.Source(gofile.GroupImports(raw.Bytes()))
 	if err != nil {
 		return fmt.Errorf("%s: generated Go does not format (a bug in protoc-gen-a2a; please report it with this output): %w\n%s", name, err, numbered(raw.Bytes()))
 	}
@@ -116,39 +117,6 @@ func nameImports(plugin *protogen.Plugin, f *jen.File, fm *fileModel) {
 			}
 		}
 	}
-}
-
-// groupImports puts the standard library imports of jennifer's single,
-// sorted import block first and the others after a blank line, as goimports
-// would. jennifer writes one import per line between "import (" and ")".
-func groupImports(src []byte) []byte {
-	start := bytes.Index(src, []byte("\nimport (\n"))
-	if start < 0 {
-		return src
-	}
-	start += len("\nimport (\n")
-	end := bytes.Index(src[start:], []byte("\n)"))
-	if end < 0 {
-		return src
-	}
-	end += start
-	var std, other []string
-	for line := range strings.SplitSeq(string(src[start:end]), "\n") {
-		path := line[strings.IndexByte(line, '"')+1:]
-		if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
-			other = append(other, line)
-		} else {
-			std = append(std, line)
-		}
-	}
-	block := strings.Join(std, "\n")
-	if len(std) > 0 && len(other) > 0 {
-		block += "\n\n"
-	}
-	block += strings.Join(other, "\n")
-	out := append([]byte(nil), src[:start]...)
-	out = append(out, block...)
-	return append(out, src[end:]...)
 }
 
 // numbered returns src with line numbers, for errors about generated code.

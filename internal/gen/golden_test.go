@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/mod/modfile"
 
 	"github.com/a2agen/a2agen/internal/pipeline"
 )
@@ -266,7 +267,7 @@ func buildGenerated(t *testing.T, root string, cases map[string]map[string][]byt
 	}
 	var mod strings.Builder
 	mod.WriteString("module " + goldenModule + "\n\ngo 1.26.0\n\nrequire github.com/a2agen/a2agen v0.0.0\n\n")
-	mod.WriteString(requireBlock(string(gomod)))
+	mod.WriteString(requireBlock(t, gomod))
 	mod.WriteString("\nreplace github.com/a2agen/a2agen => " + root + "\n")
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
@@ -311,23 +312,15 @@ func buildGenerated(t *testing.T, root string, cases map[string]map[string][]byt
 
 // requireBlock returns the require directives of a go.mod file, so the
 // scratch module resolves the same dependency versions as this repository.
-func requireBlock(gomod string) string {
+func requireBlock(t *testing.T, gomod []byte) string {
+	t.Helper()
+	f, err := modfile.Parse("go.mod", gomod, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
-	in := false
-	for line := range strings.Lines(gomod) {
-		trimmed := strings.TrimSpace(line)
-		switch {
-		case trimmed == "require (":
-			in = true
-			b.WriteString(line)
-		case in:
-			b.WriteString(line)
-			if trimmed == ")" {
-				in = false
-			}
-		case strings.HasPrefix(trimmed, "require "):
-			b.WriteString(line)
-		}
+	for _, r := range f.Require {
+		b.WriteString("require " + r.Mod.Path + " " + r.Mod.Version + "\n")
 	}
 	return b.String()
 }

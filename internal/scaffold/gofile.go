@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/a2agen/a2agen/internal/gofile"
 )
 
 // Import paths of the a2agen packages a project's code calls.
@@ -41,68 +43,19 @@ func render(f *jen.File) ([]byte, error) {
 	if err := f.Render(&b); err != nil {
 		return nil, err
 	}
-	return groupImports(b.Bytes()), nil
-}
-
-// groupImports splits the import block jennifer writes (one sorted list)
-// into the standard library's imports, a blank line, and the others.
-func groupImports(src []byte) []byte {
-	start := bytes.Index(src, []byte("\nimport (\n"))
-	if start < 0 {
-		return src
-	}
-	start += len("\nimport (\n")
-	end := bytes.Index(src[start:], []byte("\n)\n"))
-	if end < 0 {
-		return src
-	}
-	var std, other []string
-	for line := range strings.SplitSeq(string(src[start:start+end]), "\n") {
-		path := strings.Trim(line[strings.IndexByte(line, '"'):], `"`)
-		if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
-			other = append(other, line)
-		} else {
-			std = append(std, line)
-		}
-	}
-	if len(std) == 0 || len(other) == 0 {
-		return src
-	}
-	block := strings.Join(std, "\n") + "\n\n" + strings.Join(other, "\n")
-	return append(append(append([]byte(nil), src[:start]...), block...), src[start+end:]...)
+	return gofile.GroupImports(b.Bytes()), nil
 }
 
 // docLines adds text to f as a comment block, wrapped at 76 columns, for the
 // declaration that follows.
 func docLines(f *jen.File, text string) {
-	for _, line := range wrap(text, 76) {
+	for _, line := range gofile.Wrap(text, 76) {
 		if line == "" {
 			f.Comment("")
 			continue
 		}
 		f.Comment(line)
 	}
-}
-
-// wrap breaks text into lines of at most width runes at spaces (a longer
-// word stays whole). Newlines in text start new lines.
-func wrap(text string, width int) []string {
-	var out []string
-	for para := range strings.SplitSeq(text, "\n") {
-		line := ""
-		for _, w := range strings.Fields(para) {
-			if line != "" && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width {
-				out = append(out, line)
-				line = ""
-			}
-			if line != "" {
-				line += " "
-			}
-			line += w
-		}
-		out = append(out, line)
-	}
-	return out
 }
 
 // stringConst renders s as a raw string literal when it can be one (no

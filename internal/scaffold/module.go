@@ -1,8 +1,6 @@
 package scaffold
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+
+	"golang.org/x/mod/modfile"
 
 	"github.com/a2agen/a2agen/internal/gen"
 )
@@ -36,27 +36,17 @@ func A2agenVersion() string {
 
 func isRelease(v string) bool { return strings.HasPrefix(v, "v") && v != "(devel)" }
 
-// modulePath reads the module path of a go.mod file.
-func modulePath(gomod []byte) string {
-	s := bufio.NewScanner(bytes.NewReader(gomod))
-	for s.Scan() {
-		line := strings.TrimSpace(s.Text())
-		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
-	}
-	return ""
-}
+// modulePath reads the module path of a go.mod file ("" when it has none).
+func modulePath(gomod []byte) string { return modfile.ModulePath(gomod) }
 
-// goDirective reads the go version of a go.mod file ("" when it has none).
+// goDirective reads the go version of a go.mod file ("" when it has none or
+// does not parse).
 func goDirective(gomod []byte) string {
-	for line := range strings.SplitSeq(string(gomod), "\n") {
-		line, _, _ = strings.Cut(line, "//")
-		if f := strings.Fields(line); len(f) == 2 && f[0] == "go" {
-			return f[1]
-		}
+	f, err := modfile.ParseLax("go.mod", gomod, nil)
+	if err != nil || f.Go == nil {
+		return ""
 	}
-	return ""
+	return f.Go.Version
 }
 
 // enclosingModule finds the go.mod of the module dir (an absolute path)
@@ -95,23 +85,15 @@ type Requirement struct {
 }
 
 // requirements reads the require directives of a go.mod (both forms),
-// in file order.
+// in file order; nil when it does not parse.
 func requirements(gomod []byte) []Requirement {
-	var out []Requirement
-	block := false
-	for line := range strings.SplitSeq(string(gomod), "\n") {
-		line, _, _ = strings.Cut(line, "//")
-		f := strings.Fields(line)
-		switch {
-		case block && len(f) == 1 && f[0] == ")":
-			block = false
-		case block && len(f) == 2:
-			out = append(out, Requirement{f[0], f[1]})
-		case len(f) == 2 && f[0] == "require" && f[1] == "(":
-			block = true
-		case len(f) == 3 && f[0] == "require":
-			out = append(out, Requirement{f[1], f[2]})
-		}
+	f, err := modfile.ParseLax("go.mod", gomod, nil)
+	if err != nil {
+		return nil
+	}
+	out := make([]Requirement, 0, len(f.Require))
+	for _, r := range f.Require {
+		out = append(out, Requirement{r.Mod.Path, r.Mod.Version})
 	}
 	return out
 }

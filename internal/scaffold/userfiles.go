@@ -6,6 +6,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/a2agen/a2agen/internal/gofile"
 	"github.com/a2agen/a2agen/internal/manifest"
 )
 
@@ -16,7 +17,7 @@ import (
 // runMain.
 func (p *project) mainFile() ([]byte, error) {
 	f := newGoFile(false)
-	for _, line := range wrap(fmt.Sprintf("Command %s is the %s A2A agent: %s", manifest.Slug(p.m.Name), p.m.Name, p.m.Description), 76) {
+	for _, line := range gofile.Wrap(fmt.Sprintf("Command %s is the %s A2A agent: %s", manifest.Slug(p.m.Name), p.m.Name, p.m.Description), 76) {
 		f.PackageComment(line)
 	}
 	f.PackageComment("")

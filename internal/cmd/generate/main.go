@@ -13,7 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+
+	"golang.org/x/mod/modfile"
 
 	"github.com/a2agen/a2agen/internal/pipeline"
 )
@@ -59,7 +60,7 @@ func moduleRoot() (string, error) {
 		return "", err
 	}
 	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modulePath(b) == pipeline.Module {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modfile.ModulePath(b) == pipeline.Module {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
@@ -68,14 +69,4 @@ func moduleRoot() (string, error) {
 		}
 		dir = parent
 	}
-}
-
-// modulePath returns the module path declared by a go.mod file.
-func modulePath(gomod []byte) string {
-	for line := range strings.Lines(string(gomod)) {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
-	}
-	return ""
 }

@@ -671,8 +671,8 @@ func RegisterA2AServiceGRPC(r grpc.ServiceRegistrar, h A2AServiceHandler, opts .
 
 // A2AServiceClient calls the lf.a2a.v1.A2AService service over any binding. A2A
 // errors come back as *runtime.Error; test them with errors.Is
-// (runtime.ErrTaskNotFound…) or errors.As. A server-streaming method returns
-// an iterator: the request is sent when ranging starts, and breaking out of the
+// (runtime.ErrTaskNotFound…) or errors.As. A server-streaming method returns an
+// iterator: the request is sent when ranging starts, and breaking out of the
 // loop releases the connection.
 type A2AServiceClient interface {
 	// SendMessage delivers a client message to the agent. The reply is either

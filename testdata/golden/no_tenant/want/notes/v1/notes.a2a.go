@@ -392,8 +392,8 @@ func RegisterNoteServiceGRPC(r grpc.ServiceRegistrar, h NoteServiceHandler, opts
 
 // NoteServiceClient calls the demo.notes.v1.NoteService service over any
 // binding. A2A errors come back as *runtime.Error; test them with errors.Is
-// (runtime.ErrTaskNotFound…) or errors.As. A server-streaming method returns
-// an iterator: the request is sent when ranging starts, and breaking out of the
+// (runtime.ErrTaskNotFound…) or errors.As. A server-streaming method returns an
+// iterator: the request is sent when ranging starts, and breaking out of the
 // loop releases the connection.
 type NoteServiceClient interface {
 	// CreateNote stores a new note.

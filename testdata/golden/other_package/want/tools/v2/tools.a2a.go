@@ -231,8 +231,8 @@ func RegisterToolServiceGRPC(r grpc.ServiceRegistrar, h ToolServiceHandler, opts
 
 // ToolServiceClient calls the acme.tools.v2.ToolService service over any
 // binding. A2A errors come back as *runtime.Error; test them with errors.Is
-// (runtime.ErrTaskNotFound…) or errors.As. A server-streaming method returns
-// an iterator: the request is sent when ranging starts, and breaking out of the
+// (runtime.ErrTaskNotFound…) or errors.As. A server-streaming method returns an
+// iterator: the request is sent when ranging starts, and breaking out of the
 // loop releases the connection.
 type ToolServiceClient interface {
 	// ResolveRef turns a reference into the tool it names.

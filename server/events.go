@@ -224,8 +224,8 @@ func (e *Events) ensureTaskLocked() error {
 	s.observeState(e.storeCtx, r.key.tenant, nil, task)
 	s.register(r)
 	o := outcome{rec: rec}
-	if h := e.create.handoff; h.wantSub {
-		snap, sub, err := s.store.Subscribe(h.ctx, r.key.tenant, task.Id)
+	if h := e.create.handoff; h.follow != followNothing {
+		snap, sub, err := s.subscribe(h.ctx, r.key.tenant, task.Id, h.follow)
 		if err != nil {
 			o.err = internalError("subscribing to the new task", err)
 		} else {
@@ -250,17 +250,17 @@ type outcome struct {
 // to the request that started it. If that request gave up (its client went
 // away), a subscription made for it is closed instead of leaking.
 type handoff struct {
-	ctx     context.Context // the initiating request's
-	wantSub bool
-	ch      chan outcome // buffered: delivering never blocks
+	ctx    context.Context // the initiating request's
+	follow follow          // whether, and how, the request follows the task
+	ch     chan outcome    // buffered: delivering never blocks
 
 	mu        sync.Mutex
 	delivered bool
 	abandoned bool
 }
 
-func newHandoff(ctx context.Context, wantSub bool) *handoff {
-	return &handoff{ctx: ctx, wantSub: wantSub, ch: make(chan outcome, 1)}
+func newHandoff(ctx context.Context, f follow) *handoff {
+	return &handoff{ctx: ctx, follow: f, ch: make(chan outcome, 1)}
 }
 
 func (h *handoff) deliver(o outcome) {

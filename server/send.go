@@ -24,7 +24,11 @@ func (s *Server) SendMessage(ctx context.Context, req *a2av1.SendMessageRequest)
 		return nil, err
 	}
 	immediate := s.returnImmediately || req.GetConfiguration().GetReturnImmediately()
-	st, err := s.start(c, req, !immediate)
+	f := followOutcome
+	if immediate {
+		f = followNothing
+	}
+	st, err := s.start(c, req, f)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +57,7 @@ func (s *Server) SendStreamingMessage(ctx context.Context, req *a2av1.SendMessag
 	if err != nil {
 		return err
 	}
-	st, err := s.start(c, req, true)
+	st, err := s.start(c, req, followEvents)
 	if err != nil {
 		return err
 	}
@@ -81,10 +85,31 @@ type started struct {
 	sub   store.Subscription // and its events after rec, when asked for
 }
 
+// follow is what the caller of a message follows of its task once started.
+type follow uint8
+
+const (
+	followNothing follow = iota // it returns at once
+	followOutcome               // it waits for the task to settle (waitSettled)
+	followEvents                // it relays every event (relay)
+)
+
+// subscribe subscribes to a task's events for a caller that follows f. One
+// that only waits for the outcome gets a small buffer where the store offers
+// it: waitSettled subscribes again when it is dropped as slow.
+func (s *Server) subscribe(ctx context.Context, tenant, id string, f follow) (store.Record, store.Subscription, error) {
+	if f == followOutcome {
+		if o, ok := s.store.(store.OutcomeSubscriptions); ok {
+			return o.SubscribeOutcome(ctx, tenant, id)
+		}
+	}
+	return s.store.Subscribe(ctx, tenant, id)
+}
+
 // start validates a message and hands it to a new or running execution.
-// With wantSub the result includes a subscription to the task's events that
-// starts right after the returned snapshot.
-func (s *Server) start(c *call, req *a2av1.SendMessageRequest, wantSub bool) (started, error) {
+// When f follows the task, the result includes a subscription to the task's
+// events that starts right after the returned snapshot.
+func (s *Server) start(c *call, req *a2av1.SendMessageRequest, f follow) (started, error) {
 	msg := req.GetMessage()
 	if msg == nil {
 		return started{}, runtime.InvalidParams("message is required", runtime.FieldViolation{Field: "message", Description: "required"})
@@ -101,7 +126,7 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, wantSub bool) (st
 		return started{}, err
 	}
 	if msg.GetTaskId() != "" {
-		return s.followUp(c, req, pushCfg, wantSub)
+		return s.followUp(c, req, pushCfg, f)
 	}
 
 	key := c.key(newID())
@@ -110,7 +135,7 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, wantSub bool) (st
 	}
 	msg.TaskId = key.id
 	r := s.newRun(c, key)
-	h := newHandoff(c.ctx, wantSub)
+	h := newHandoff(c.ctx, f)
 	ev := &Events{
 		run:      r,
 		req:      s.newRequest(c, req, r, nil),
@@ -210,7 +235,7 @@ func (s *Server) inlinePushConfig(cfg *a2av1.TaskPushNotificationConfig) (*a2av1
 // to the running execution, or starts a new turn when none runs. A task that
 // waited for input (INPUT_REQUIRED, AUTH_REQUIRED) goes back to SUBMITTED,
 // so that waiting callers wait for the agent's answer to this message.
-func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1.TaskPushNotificationConfig, wantSub bool) (started, error) {
+func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1.TaskPushNotificationConfig, f follow) (started, error) {
 	msg := req.GetMessage()
 	key := c.key(msg.GetTaskId())
 	held := s.lock(key)
@@ -260,8 +285,8 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 		return started{}, internalError("adding the message to the task", err)
 	}
 	out := started{rec: rec}
-	if wantSub {
-		snap, sub, err := s.store.Subscribe(c.ctx, key.tenant, key.id)
+	if f != followNothing {
+		snap, sub, err := s.subscribe(c.ctx, key.tenant, key.id, f)
 		if err != nil {
 			return started{}, internalError("subscribing to the task", err)
 		}
@@ -344,7 +369,7 @@ func (s *Server) waitSettled(c *call, rec store.Record, sub store.Subscription) 
 			return s.latest(c, key, rec), nil
 		case errors.Is(err, store.ErrSlowSubscriber):
 			var serr error
-			if rec, sub, serr = s.store.Subscribe(c.ctx, key.tenant, key.id); serr != nil {
+			if rec, sub, serr = s.subscribe(c.ctx, key.tenant, key.id, followOutcome); serr != nil {
 				return store.Record{}, internalError("subscribing to the task again", serr)
 			}
 		case c.ctx.Err() != nil:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/echo"
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server"
 	"github.com/a2agen/a2agen/server/store"
@@ -446,4 +447,30 @@ func TestIncompatibleContentTypes(t *testing.T) {
 			t.Fatalf("metadata %v", md)
 		}
 	})
+}
+
+// TestBlockingSendOutlivesItsSmallBuffer: a blocking SendMessage waits on a
+// subscription with room for only store.OutcomeSubscriberBuffer events; a
+// task that writes many more events at once (50 chunks without a pause)
+// overflows it, and the call subscribes again until the task settles,
+// answering the complete task.
+func TestBlockingSendOutlivesItsSmallBuffer(t *testing.T) {
+	srv, err := server.New(echoCard(), &echo.Agent{ChunkInterval: -1}, server.WithLogger(discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	for range 20 {
+		resp, err := srv.SendMessage(context.Background(), &a2av1.SendMessageRequest{Message: userMsg("stream 50")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := resp.GetTask()
+		if st := task.GetStatus().GetState(); st != a2av1.TaskState_TASK_STATE_COMPLETED {
+			t.Fatalf("state %s, want COMPLETED", st)
+		}
+		if n := len(task.GetArtifacts()); n != 1 || len(task.GetArtifacts()[0].GetParts()) != 50 {
+			t.Fatalf("artifacts %v, want one with the 50 chunks", task.GetArtifacts())
+		}
+	}
 }

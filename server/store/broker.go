@@ -91,8 +91,17 @@ func (b *Broker) Publish(tenant, id string, version int64, events []*a2av1.Strea
 // published after it. A terminal record yields an ended subscription.
 // read's error is returned as is.
 func (b *Broker) Subscribe(ctx context.Context, tenant, id string, read func(context.Context) (Record, error)) (Record, Subscription, error) {
+	return b.SubscribeBuffered(ctx, tenant, id, b.buffer, read)
+}
+
+// SubscribeBuffered is Subscribe with a buffer of its own: the subscriber
+// may lag buffer events behind (buffer < 1: the broker's).
+func (b *Broker) SubscribeBuffered(ctx context.Context, tenant, id string, buffer int, read func(context.Context) (Record, error)) (Record, Subscription, error) {
+	if buffer < 1 {
+		buffer = b.buffer
+	}
 	key := topicKey{tenant, id}
-	s := &brokerSub{b: b, key: key, ch: make(chan Event, b.buffer)}
+	s := &brokerSub{b: b, key: key, ch: make(chan Event, buffer)}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()

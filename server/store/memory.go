@@ -435,10 +435,20 @@ func (m *Memory) ListTasks(_ context.Context, tenant string, q Query) (Page, err
 
 // Subscribe implements Subscriptions.
 func (m *Memory) Subscribe(ctx context.Context, tenant, id string) (Record, Subscription, error) {
+	return m.subscribe(ctx, tenant, id, 0)
+}
+
+// SubscribeOutcome implements OutcomeSubscriptions.
+func (m *Memory) SubscribeOutcome(ctx context.Context, tenant, id string) (Record, Subscription, error) {
+	return m.subscribe(ctx, tenant, id, OutcomeSubscriberBuffer)
+}
+
+// subscribe subscribes with a buffer of buffer events (0: the store's).
+func (m *Memory) subscribe(ctx context.Context, tenant, id string, buffer int) (Record, Subscription, error) {
 	if err := m.checkOpen(); err != nil {
 		return Record{}, nil, err
 	}
-	return m.broker.Subscribe(ctx, tenant, id, func(ctx context.Context) (Record, error) { return m.Task(ctx, tenant, id) })
+	return m.broker.SubscribeBuffered(ctx, tenant, id, buffer, func(ctx context.Context) (Record, error) { return m.Task(ctx, tenant, id) })
 }
 
 // SavePushConfig implements PushConfigs.

@@ -229,6 +229,18 @@ type Subscriptions interface {
 	Subscribe(ctx context.Context, tenant, id string) (Record, Subscription, error)
 }
 
+// OutcomeSubscriptions is what a store may offer a caller that follows a
+// task only to its outcome and subscribes again when dropped as slow
+// (ErrSlowSubscriber), as a blocking SendMessage does: Subscribe with room
+// for OutcomeSubscriberBuffer events instead of a stream's lag, so that
+// each call does not allocate (and the GC scan) a stream's buffer.
+type OutcomeSubscriptions interface {
+	SubscribeOutcome(ctx context.Context, tenant, id string) (Record, Subscription, error)
+}
+
+// OutcomeSubscriberBuffer is how many events an outcome subscriber may lag.
+const OutcomeSubscriberBuffer = 8
+
 // PushConfigs keeps the webhook configs of tasks.
 type PushConfigs interface {
 	// SavePushConfig stores cfg (cfg.TaskId and cfg.Id must be set),

@@ -670,8 +670,18 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // Subscribe implements store.Subscriptions.
 func (s *Store) Subscribe(ctx context.Context, tenant, id string) (store.Record, store.Subscription, error) {
+	return s.subscribe(ctx, tenant, id, 0)
+}
+
+// SubscribeOutcome implements store.OutcomeSubscriptions.
+func (s *Store) SubscribeOutcome(ctx context.Context, tenant, id string) (store.Record, store.Subscription, error) {
+	return s.subscribe(ctx, tenant, id, store.OutcomeSubscriberBuffer)
+}
+
+// subscribe subscribes with a buffer of buffer events (0: the store's).
+func (s *Store) subscribe(ctx context.Context, tenant, id string, buffer int) (store.Record, store.Subscription, error) {
 	if err := s.checkOpen(); err != nil {
 		return store.Record{}, nil, err
 	}
-	return s.broker.Subscribe(ctx, tenant, id, func(ctx context.Context) (store.Record, error) { return s.Task(ctx, tenant, id) })
+	return s.broker.SubscribeBuffered(ctx, tenant, id, buffer, func(ctx context.Context) (store.Record, error) { return s.Task(ctx, tenant, id) })
 }

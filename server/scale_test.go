@@ -10,35 +10,60 @@ import (
 	"go.uber.org/goleak"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
-	"github.com/a2agen/a2agen/internal/echo"
 	"github.com/a2agen/a2agen/server"
 )
 
 // chanStream is a runtime.Stream that records what a streaming call sends.
+// onFirst, when set, is called once with the first event: the snapshot a
+// subscription starts with, so the caller knows the subscription is in place.
 type chanStream struct {
-	mu     sync.Mutex
-	events []*a2av1.StreamResponse
+	mu      sync.Mutex
+	events  []*a2av1.StreamResponse
+	onFirst func()
 }
 
 func (s *chanStream) Send(ev *a2av1.StreamResponse) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.events = append(s.events, ev)
+	if len(s.events) == 1 && s.onFirst != nil {
+		s.onFirst()
+	}
 	return nil
 }
 
 // TestThousandsOfConcurrentTasksAndStreams runs 2,000 tasks at once, each
 // followed by its own SubscribeToTask stream, directly against the server
-// (the bindings have their own concurrency tests). The tasks run 2 s, long
-// enough for every subscription to start while they work. Every stream must see its
-// task's snapshot first and COMPLETED last, and nothing may be left running.
+// (the bindings have their own concurrency tests). The tasks work until every
+// subscription has received its snapshot (a gate, not a duration, so a loaded
+// machine cannot let a task finish before its subscriber arrives). Every stream
+// must see its task's snapshot first and COMPLETED last, and nothing may be
+// left running.
 func TestThousandsOfConcurrentTasksAndStreams(t *testing.T) {
 	if testing.Short() {
 		t.Skip("scale test")
 	}
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	const tasks = 2000
-	srv, err := server.New(echoCard(), &echo.Agent{}, server.WithLogger(discardLogger()))
+	release := make(chan struct{})
+	var subscribed sync.WaitGroup
+	subscribed.Add(tasks)
+	go func() { subscribed.Wait(); close(release) }()
+	gated := server.ExecutorFunc(func(ctx context.Context, req *server.Request, ev *server.Events) error {
+		if err := ev.Working(); err != nil {
+			return err
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		if err := ev.Artifact(server.TextArtifact("", "done: "+req.Text())); err != nil {
+			return err
+		}
+		return ev.Complete(nil)
+	})
+	srv, err := server.New(echoCard(), gated, server.WithLogger(discardLogger()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,17 +76,21 @@ func TestThousandsOfConcurrentTasksAndStreams(t *testing.T) {
 	for i := range tasks {
 		wg.Go(func() {
 			resp, err := srv.SendMessage(ctx, &a2av1.SendMessageRequest{
-				Message:       userMsg("slow 2000"),
+				Message:       userMsg("work"),
 				Configuration: &a2av1.SendMessageConfiguration{ReturnImmediately: true},
 			})
 			if err != nil {
 				errs <- fmt.Errorf("task %d: SendMessage: %w", i, err)
+				subscribed.Done()
 				return
 			}
 			id := resp.GetTask().GetId()
-			var s chanStream
+			s := chanStream{onFirst: subscribed.Done}
 			if err := srv.SubscribeToTask(ctx, &a2av1.SubscribeToTaskRequest{Id: id}, &s); err != nil {
 				errs <- fmt.Errorf("task %s: SubscribeToTask: %w", id, err)
+				if len(s.events) == 0 {
+					subscribed.Done()
+				}
 				return
 			}
 			first, last := s.events[0], s.events[len(s.events)-1]

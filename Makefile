@@ -4,7 +4,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all generate test vet race check-generate golden bench bench-interop demo demo-scaffold demo-bindings run-example fuzz tools help
+.PHONY: all generate test vet lint race check-generate golden bench bench-interop demo demo-scaffold demo-bindings run-example fuzz tools help
 
 all: test
 
@@ -14,10 +14,17 @@ help: ## list targets
 generate: ## regenerate a2a/v1 from proto/lf/a2a/v1/a2a.proto
 	$(GO) run ./internal/cmd/generate
 
-test: vet check-generate race ## vet, drift check, all tests with -race
+test: lint check-generate race ## lint (vet + staticcheck), drift check, all tests with -race
 
 vet: ## go vet
 	$(GO) vet $(PKGS)
+
+# staticcheck 2026.2.2, fetched from the Go module proxy at this exact version
+# (not a dependency of the module).
+STATICCHECK_VERSION = v0.8.2
+
+lint: vet ## go vet and staticcheck (pinned)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(PKGS)
 
 race: ## all tests with the race detector
 	$(GO) test -race -count=1 $(PKGS)

@@ -81,7 +81,7 @@ func checkSameAsProtojson(t *testing.T, m proto.Message) (encoded bool) {
 // corners of ProtoJSON.
 func jsonEncoderCases() []proto.Message {
 	meta, _ := structpb.NewStruct(map[string]any{
-		"z": "last", "a": 1.5, "nested": map[string]any{"list": []any{nil, true, "x", 1e21, 1e-7, -0.0}},
+		"z": "last", "a": 1.5, "nested": map[string]any{"list": []any{nil, true, "x", 1e21, 1e-7, math.Copysign(0, -1)}},
 		"esc": "quote \" backslash \\ nl \n tab \t bell \a del \x7f line-sep \u2028 é 😀", "": "empty key",
 	})
 	task := &a2av1.Task{

@@ -39,13 +39,12 @@ func TestListTasks(t *testing.T) {
 			m.ContextId = contextID
 			return send(t, e.c, &a2av1.SendMessageRequest{Message: m}).GetTask()
 		}
-		var all []*a2av1.Task
 		for i := range 6 {
-			all = append(all, inCtx("hello", "ctx-a"))
+			inCtx("hello", "ctx-a")
 			if i%2 == 0 {
-				all = append(all, inCtx("input", "ctx-b"))
+				inCtx("input", "ctx-b")
 			} else {
-				all = append(all, inCtx("reject", "ctx-b"))
+				inCtx("reject", "ctx-b")
 			}
 		}
 		list := func(req *a2av1.ListTasksRequest) *a2av1.ListTasksResponse {

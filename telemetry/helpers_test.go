@@ -162,7 +162,7 @@ func spanNames(spans tracetest.SpanStubs) []string {
 func attr(attrs []attribute.KeyValue, key attribute.Key) string {
 	for _, a := range attrs {
 		if a.Key == key {
-			return a.Value.Emit()
+			return a.Value.String()
 		}
 	}
 	return ""
@@ -203,7 +203,7 @@ func metricData(rm metricdata.ResourceMetrics, name string) metricdata.Aggregati
 func matches(set attribute.Set, want map[attribute.Key]string) bool {
 	for k, v := range want {
 		got, ok := set.Value(k)
-		if !ok || got.Emit() != v {
+		if !ok || got.String() != v {
 			return false
 		}
 	}

@@ -69,7 +69,7 @@ func NewClient(card *a2av1.AgentCard, opts ...Option) (*Client, error) {
 // credentials, then the interface's tenant and version, which the
 // specification makes binding.
 func (c *config) transportOptions(iface *a2av1.AgentInterface, creds boundCredentials) []runtime.ClientOption {
-	opts := append([]runtime.ClientOption(nil), c.clientOpts...)
+	opts := runtime.ClientDefaults(&a2av1.A2AServiceDesc, c.clientOpts)
 	hc := c.httpClient
 	if len(creds) > 0 {
 		if hc == nil {

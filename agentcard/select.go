@@ -10,8 +10,9 @@ import (
 	"github.com/a2agen/a2agen/runtime"
 )
 
-// supportedMajor is the protocol major version this client speaks.
-const supportedMajor = "1"
+// supportedMajor is the protocol major version this client speaks: that of
+// the newest version of the generated service it wraps.
+var supportedMajor, _, _ = strings.Cut(a2av1.A2AServiceDesc.ProtocolVersion(), ".")
 
 // builtinTransport returns the transport constructor of a binding this
 // package builds by itself, or nil: the table of bindings a client speaks

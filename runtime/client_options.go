@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -32,7 +33,6 @@ func newClientConfig(opts []ClientOption) *clientConfig {
 	c := &clientConfig{
 		httpClient:       http.DefaultClient,
 		header:           make(http.Header),
-		protocolVersion:  ProtocolVersion,
 		maxResponseBytes: DefaultMaxResponseBytes,
 	}
 	for _, o := range opts {
@@ -78,8 +78,10 @@ func WithClientTenant(tenant string) ClientOption {
 	return func(cfg *clientConfig) { cfg.tenant = tenant }
 }
 
-// WithProtocolVersion sets the A2A-Version sent with every request; the
-// default is ProtocolVersion.
+// WithProtocolVersion sets the A2A-Version sent with every request. Generated
+// client constructors set the newest version of their service
+// (ServiceDesc.ProtocolVersions) before the caller's options; a transport
+// built without one sends no A2A-Version.
 func WithProtocolVersion(v string) ClientOption {
 	return func(cfg *clientConfig) {
 		if v != "" {
@@ -103,7 +105,9 @@ func WithMaxResponseBytes(n int64) ClientOption {
 // setHeaders puts the service parameters and the static headers on an HTTP
 // request.
 func (c *clientConfig) setHeaders(h http.Header) {
-	h[canonicalVersion] = []string{c.protocolVersion}
+	if c.protocolVersion != "" {
+		h[canonicalVersion] = []string{c.protocolVersion}
+	}
 	if len(c.extensions) > 0 {
 		h[canonicalExtensions] = []string{strings.Join(c.extensions, ",")}
 	}
@@ -124,4 +128,16 @@ func (c *clientConfig) tenantToFill(req proto.Message) protoreflect.FieldDescrip
 		return nil
 	}
 	return fd
+}
+
+// ClientDefaults returns opts preceded by the options a client of desc
+// starts from: WithProtocolVersion with the service's newest protocol
+// version. Generated client constructors call it, so the caller's options
+// win.
+func ClientDefaults(desc *ServiceDesc, opts []ClientOption) []ClientOption {
+	v := desc.ProtocolVersion()
+	if v == "" {
+		return slices.Clip(opts)
+	}
+	return append([]ClientOption{WithProtocolVersion(v)}, opts...)
 }

@@ -77,16 +77,20 @@ type Service struct {
 	Desc      *ServiceDesc
 	Endpoints []*Endpoint
 
-	byName    map[string]*Endpoint
+	byName    map[string]*Endpoint // by rpc name
+	byMethod  map[string]*Endpoint // by JSON-RPC method name
 	validator *validator
 }
 
 // NewService bundles a service description with the endpoints generated code
 // built for it. The endpoints must be in the order of desc.Operations.
 func NewService(desc *ServiceDesc, endpoints ...*Endpoint) *Service {
-	s := &Service{Desc: desc, Endpoints: endpoints, byName: make(map[string]*Endpoint, len(endpoints))}
+	s := &Service{Desc: desc, Endpoints: endpoints,
+		byName:   make(map[string]*Endpoint, len(endpoints)),
+		byMethod: make(map[string]*Endpoint, len(endpoints))}
 	for _, e := range endpoints {
 		s.byName[e.Operation.Name] = e
+		s.byMethod[e.Operation.JSONRPCName()] = e
 	}
 	s.validator = newValidator(desc.Required)
 	return s

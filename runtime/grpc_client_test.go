@@ -24,10 +24,11 @@ func TestOutgoingMetadata(t *testing.T) {
 		opts []ClientOption
 		want []string
 	}{
-		{"defaults", nil, []string{"a2a-version", "1.0"}},
-		{"extensions joined", []ClientOption{WithExtensions("urn:a", " urn:b ", "")},
+		{"defaults", nil, []string{}},
+		{"service defaults", ClientDefaults(testDesc, nil), []string{"a2a-version", "1.0"}},
+		{"extensions joined", ClientDefaults(testDesc, []ClientOption{WithExtensions("urn:a", " urn:b ", "")}),
 			[]string{"a2a-version", "1.0", "a2a-extensions", "urn:a,urn:b"}},
-		{"static headers lower-cased and sorted", []ClientOption{WithHeader("X-Trace", "1"), WithHeader("Authorization", "Bearer t"), WithHeader("X-Trace", "2")},
+		{"static headers lower-cased and sorted", ClientDefaults(testDesc, []ClientOption{WithHeader("X-Trace", "1"), WithHeader("Authorization", "Bearer t"), WithHeader("X-Trace", "2")}),
 			[]string{"a2a-version", "1.0", "authorization", "Bearer t", "x-trace", "1", "x-trace", "2"}},
 		{"a static header replaces a service parameter", []ClientOption{WithProtocolVersion("1.1"), WithHeader("A2A-Version", "0.3"), WithExtensions("urn:a")},
 			[]string{"a2a-version", "0.3", "a2a-extensions", "urn:a"}},

@@ -82,7 +82,10 @@ func activatedExtensionsMD(info *CallInfo) metadata.MD {
 // name. A static header named like a service parameter replaces it, as it
 // does on the HTTP bindings.
 func (c *clientConfig) outgoingMetadata() []string {
-	md := metadata.MD{mdVersion: {c.protocolVersion}}
+	md := metadata.MD{}
+	if c.protocolVersion != "" {
+		md[mdVersion] = []string{c.protocolVersion}
+	}
 	if len(c.extensions) > 0 {
 		md[mdExtensions] = []string{strings.Join(c.extensions, ",")}
 	}

@@ -126,6 +126,9 @@ type serverChain struct {
 // interceptors, it builds the intercepted call of every endpoint once.
 func newHandlerConfigFor(svc *Service, opts []HandlerOption) *handlerConfig {
 	c := newHandlerConfig(opts)
+	if c.supportedVersions == nil {
+		c.supportedVersions = svc.Desc.ProtocolVersions
+	}
 	c.chains = c.serverChains(svc)
 	c.failuresLogged = logsFailures(c.interceptors) // failure.go
 	return c

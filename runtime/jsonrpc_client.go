@@ -170,11 +170,11 @@ func (t *jsonrpcTransport) encodeRequest(op *Operation, req proto.Message) (stri
 		return "", nil, fmt.Errorf("a2a: JSON-RPC %s: encoding the request: %w", op.Name, err)
 	}
 	id := strconv.FormatUint(t.lastID.Add(1), 10)
-	body := make([]byte, 0, len(params)+len(op.Name)+len(id)+48)
+	body := make([]byte, 0, len(params)+len(op.JSONRPCName())+len(id)+48)
 	body = append(body, `{"jsonrpc":"2.0","id":"`...)
 	body = append(body, id...)
 	body = append(body, `","method":`...)
-	body = appendJSONString(body, op.Name)
+	body = appendJSONString(body, op.JSONRPCName())
 	body = append(body, `,"params":`...)
 	body = append(body, params...)
 	body = append(body, '}')

@@ -19,7 +19,7 @@ import (
 )
 
 func newTestClient(srv *httptest.Server, opts ...ClientOption) ClientTransport {
-	return NewJSONRPCTransport(srv.URL, append([]ClientOption{WithHTTPClient(srv.Client())}, opts...)...)
+	return NewJSONRPCTransport(srv.URL, ClientDefaults(testDesc, append([]ClientOption{WithHTTPClient(srv.Client())}, opts...))...)
 }
 
 // recorder wraps a handler and keeps the bodies and headers of the requests.
@@ -82,7 +82,7 @@ func TestJSONRPCClientUnary(t *testing.T) {
 	if env.JSONRPC != "2.0" || env.Method != "Echo" || len(env.ID) < 3 || env.ID[0] != '"' || !json.Valid(env.Params) {
 		t.Errorf("request envelope %s", body)
 	}
-	for k, want := range map[string]string{"Content-Type": "application/json", "Accept": "application/json", "A2A-Version": ProtocolVersion} {
+	for k, want := range map[string]string{"Content-Type": "application/json", "Accept": "application/json", "A2A-Version": "1.0"} {
 		if got := header.Get(k); got != want {
 			t.Errorf("request header %s %q, want %q", k, got, want)
 		}
@@ -210,7 +210,7 @@ func TestJSONRPCClientExtensionsAndVersion(t *testing.T) {
 	if got := getStrings(resp, "extensions"); !slices.Equal(got, []string{"urn:a", "urn:b"}) {
 		t.Errorf("the handler saw extensions %q", got)
 	}
-	if got := getString(resp, "version"); got != ProtocolVersion {
+	if got := getString(resp, "version"); got != "1.0" {
 		t.Errorf("the handler saw version %q", got)
 	}
 

@@ -98,7 +98,9 @@ func init() {
 // testDesc is the fixture service; the operations are referenced by the
 // client tests through testOp.
 var testDesc = &ServiceDesc{
-	Name: "rpctest.TestService",
+	Name:                "rpctest.TestService",
+	ProtocolVersions:    []string{"1.0"},
+	OtherVersionMethods: map[string]string{"test/echo": "0.9"},
 	Operations: []Operation{
 		{Name: "Echo", Procedure: "/rpctest.TestService/Echo", Request: "rpctest.Request", Response: "rpctest.Response"},
 		{Name: "Send", Procedure: "/rpctest.TestService/Send", Request: "rpctest.SendRequest", Response: "rpctest.Response"},

@@ -61,16 +61,6 @@ type jsonrpcHandler struct {
 	cfg *handlerConfig
 }
 
-// v03Methods are the JSON-RPC method names of A2A v0.3, which a v1.0
-// interface does not serve; their callers get a pointed -32601.
-var v03Methods = map[string]bool{
-	"message/send": true, "message/stream": true,
-	"tasks/get": true, "tasks/list": true, "tasks/cancel": true, "tasks/resubscribe": true,
-	"tasks/pushNotificationConfig/set": true, "tasks/pushNotificationConfig/get": true,
-	"tasks/pushNotificationConfig/list": true, "tasks/pushNotificationConfig/delete": true,
-	"agent/getAuthenticatedExtendedCard": true,
-}
-
 func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -100,11 +90,11 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, http.StatusOK, req.id, nil, e)
 		return
 	}
-	ep := h.svc.byName[string(req.method[1:len(req.method)-1])]
+	ep := h.svc.byMethod[string(req.method[1:len(req.method)-1])]
 	if ep == nil {
 		method, _ := jsonString(req.method)
-		if ep = h.svc.byName[method]; ep == nil {
-			h.writeError(w, http.StatusOK, req.id, nil, methodNotFound(method))
+		if ep = h.svc.byMethod[method]; ep == nil {
+			h.writeError(w, http.StatusOK, req.id, nil, h.unknownMethod(method))
 			return
 		}
 	}
@@ -174,12 +164,26 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	return io.ReadAll(rd)
 }
 
-func methodNotFound(method string) *Error {
-	if v03Methods[method] || strings.Contains(method, "/") {
-		return NewError(CodeMethodNotFound, fmt.Sprintf(
-			"method %q not found: this is an A2A v1.0 interface and A2A v0.3 methods are not served; v1.0 methods are named after the rpc, e.g. SendMessage", method))
+// A method of another version of the protocol (ServiceDesc.OtherVersionMethods,
+// e.g. the v0.3 "message/send" on a v1.0 interface) is VersionNotSupported
+// naming the versions served and this interface's name for the operation.
+func (h *jsonrpcHandler) unknownMethod(method string) *Error {
+	if v, ok := h.svc.Desc.OtherVersionMethods[method]; ok {
+		e := VersionNotSupported(v, h.cfg.supportedVersions...)
+		e.message = fmt.Sprintf("method %q is A2A %s, which this interface does not serve; it serves %s, whose methods are %s",
+			method, v, strings.Join(h.cfg.supportedVersions, ", "), methodList(h.svc))
+		return e
 	}
-	return NewError(CodeMethodNotFound, fmt.Sprintf("method %q not found", method))
+	return NewError(CodeMethodNotFound, fmt.Sprintf("method %q not found; this interface serves %s", method, methodList(h.svc)))
+}
+
+// methodList names the JSON-RPC methods of svc for error messages.
+func methodList(svc *Service) string {
+	names := make([]string, len(svc.Endpoints))
+	for i, ep := range svc.Endpoints {
+		names[i] = ep.Operation.JSONRPCName()
+	}
+	return strings.Join(names, ", ")
 }
 
 // paramsError turns a params decoding failure into InvalidParams with the

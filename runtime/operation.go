@@ -24,8 +24,12 @@ type HTTPRule struct {
 // descriptors. Generated code publishes a table of them per service so that
 // routers, clients and tools can inspect the wire shape at run time.
 type Operation struct {
-	// Name is the rpc name; it is also the JSON-RPC method name.
+	// Name is the rpc name.
 	Name string
+	// JSONRPCMethod is the JSON-RPC method name: the rpc name in A2A v1.0,
+	// a slash-separated name in v0.3 ("message/send"). Generated code always
+	// sets it; an empty one (hand-written descriptions) means Name.
+	JSONRPCMethod string
 	// Procedure is the gRPC full method name, "/<package>.<Service>/<Name>".
 	Procedure string
 	// Request and Response are the full names of the message types.
@@ -36,6 +40,35 @@ type Operation struct {
 	// HTTPRules lists the primary google.api.http rule first and then every
 	// additional binding, in declaration order.
 	HTTPRules []HTTPRule
+	// HTTPVerbs, when set, widens the verbs of HTTPRules on the HTTP+JSON
+	// binding, for an rpc whose verb the proto, the specification prose and
+	// deployed peers disagree on. protoc-gen-a2a emits it from its table of
+	// protocol versions (docs/bindings.md).
+	HTTPVerbs *HTTPVerbs
+}
+
+// HTTPVerbs are the verbs of an rpc on the HTTP+JSON binding beyond its
+// google.api.http rules. They apply to every rule of the rpc (plain and
+// /{tenant} routes alike).
+type HTTPVerbs struct {
+	// Server are verbs the server accepts in addition to each rule's own.
+	// The rule's body selector still applies to verbs that carry a body; a
+	// GET or DELETE added here reads the fields from the query string.
+	Server []string
+	// Client are the verbs the client tries, in order; the next one is
+	// tried only when the previous answered one of RetryStatuses without an
+	// A2A error that shows the route exists.
+	Client        []string
+	RetryStatuses []int
+}
+
+// JSONRPCName is the JSON-RPC method name of the operation: JSONRPCMethod,
+// or Name when that is empty.
+func (o *Operation) JSONRPCName() string {
+	if o.JSONRPCMethod != "" {
+		return o.JSONRPCMethod
+	}
+	return o.Name
 }
 
 // RequiredFields lists, per message full name, the proto names of the fields
@@ -43,12 +76,34 @@ type Operation struct {
 // the messages reachable from a request type.
 type RequiredFields map[protoreflect.FullName][]protoreflect.Name
 
-// ServiceDesc describes a service: its full name, its operations in
-// declaration order and the required fields of its request messages.
+// ServiceDesc describes a service: its full name, the protocol versions its
+// wire form implements, its operations in declaration order and the required
+// fields of its request messages. Everything that differs between versions of
+// the A2A protocol is data here, emitted by protoc-gen-a2a, so the runtime
+// serves any version it is given.
 type ServiceDesc struct {
-	Name       protoreflect.FullName
-	Operations []Operation
-	Required   RequiredFields
+	Name protoreflect.FullName
+	// ProtocolVersions are the A2A protocol versions (Major.Minor) the
+	// service speaks, newest first: what a binding negotiates A2A-Version
+	// against unless WithSupportedVersions says otherwise, and (the first)
+	// what generated clients send. Empty: the binding accepts any
+	// well-formed version and clients send none.
+	ProtocolVersions []string
+	// OtherVersionMethods maps the JSON-RPC method names of other versions
+	// of the protocol, which this service does not serve, to their version
+	// ("message/send": "0.3"): a call to one is answered with
+	// VersionNotSupported naming the versions served, not MethodNotFound.
+	OtherVersionMethods map[string]string
+	Operations          []Operation
+	Required            RequiredFields
+}
+
+// ProtocolVersion is the newest protocol version of the service, or "".
+func (d *ServiceDesc) ProtocolVersion() string {
+	if len(d.ProtocolVersions) == 0 {
+		return ""
+	}
+	return d.ProtocolVersions[0]
 }
 
 // Operation returns the operation with the given rpc name, or nil.

@@ -43,10 +43,9 @@ type handlerConfig struct {
 
 func newHandlerConfig(opts []HandlerOption) *handlerConfig {
 	c := &handlerConfig{
-		maxBodyBytes:      DefaultMaxBodyBytes,
-		versionPolicy:     VersionLenient,
-		supportedVersions: []string{ProtocolVersion},
-		logger:            slog.Default(),
+		maxBodyBytes:  DefaultMaxBodyBytes,
+		versionPolicy: VersionLenient,
+		logger:        slog.Default(),
 	}
 	for _, o := range opts {
 		o(c)
@@ -71,7 +70,8 @@ func WithVersionPolicy(p VersionPolicy) HandlerOption {
 }
 
 // WithSupportedVersions sets the A2A protocol versions (Major.Minor) the
-// interface serves; the default is ProtocolVersion. The first is the newest.
+// interface serves; the default is the service's ServiceDesc.ProtocolVersions.
+// The first is the newest.
 func WithSupportedVersions(versions ...string) HandlerOption {
 	return func(c *handlerConfig) {
 		if len(versions) > 0 {

@@ -102,9 +102,9 @@ func (t *restTransport) plan(op *Operation, md protoreflect.MessageDescriptor) (
 			"%s has no google.api.http rule, so it cannot be called over HTTP+JSON; use another binding", op.Name))
 	}
 	p := &restCallPlan{md: md, methods: func(r HTTPRule) []string { return []string{r.Method} }}
-	if o, ok := verbOverrides[op.Procedure]; ok && len(o.clientMethods) > 0 {
-		p.methods = func(HTTPRule) []string { return o.clientMethods }
-		p.retry = o.retryStatuses
+	if o := op.HTTPVerbs; o != nil && len(o.Client) > 0 {
+		p.methods = func(HTTPRule) []string { return o.Client }
+		p.retry = o.RetryStatuses
 	}
 	tenantFd := tenantField(md)
 	for _, rule := range op.HTTPRules {

@@ -162,17 +162,17 @@ func TestRESTTransportStreams(t *testing.T) {
 	}
 }
 
-// TestRESTTransportVerbFallback installs an override for the fixture's
-// Stream rpc and checks the retry rules against servers that refuse a verb.
-// It changes package data, so it must not run in parallel with other tests.
+// TestRESTTransportVerbFallback gives the fixture's Stream rpc HTTPVerbs and
+// checks the retry rules against servers that refuse a verb. It changes the
+// fixture's description, so it must not run in parallel with other tests.
 func TestRESTTransportVerbFallback(t *testing.T) {
-	proc := restOp("Stream").Procedure
-	verbOverrides[proc] = verbOverride{
-		serverMethods: []string{http.MethodGet, http.MethodPost},
-		clientMethods: []string{http.MethodPost, http.MethodGet},
-		retryStatuses: []int{http.StatusNotFound, http.StatusMethodNotAllowed},
+	op := restOp("Stream")
+	op.HTTPVerbs = &HTTPVerbs{
+		Server:        []string{http.MethodGet, http.MethodPost},
+		Client:        []string{http.MethodPost, http.MethodGet},
+		RetryStatuses: []int{http.StatusNotFound, http.StatusMethodNotAllowed},
 	}
-	defer delete(verbOverrides, proc)
+	defer func() { op.HTTPVerbs = nil }()
 
 	h := NewRESTHandler(newRESTTestService(nil), WithLogger(slogDiscard()))
 	var (

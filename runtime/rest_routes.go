@@ -59,7 +59,7 @@ type restRouter struct {
 }
 
 // newRESTRouter compiles the HTTP rules of every endpoint of svc, plus the
-// verbs of verbOverrides. Rules that cannot be served (data that does not fit
+// verbs of each operation's HTTPVerbs. Rules that cannot be served (data that does not fit
 // the request message; hand-written descriptions) are skipped and logged,
 // as are rules that repeat a verb and shape already routed.
 func newRESTRouter(svc *Service, logger *slog.Logger) *restRouter {
@@ -68,7 +68,10 @@ func newRESTRouter(svc *Service, logger *slog.Logger) *restRouter {
 	for _, ep := range svc.Endpoints {
 		op := ep.Operation
 		md := ep.NewRequest().ProtoReflect().Descriptor()
-		override := verbOverrides[op.Procedure]
+		var extraVerbs []string
+		if op.HTTPVerbs != nil {
+			extraVerbs = op.HTTPVerbs.Server
+		}
 		for _, rule := range op.HTTPRules {
 			rt, err := newRESTRoute(ep, md, rule)
 			if err != nil {
@@ -83,7 +86,7 @@ func newRESTRouter(svc *Service, logger *slog.Logger) *restRouter {
 				byShape[shape] = node
 				r.nodes = append(r.nodes, node)
 			}
-			methods := append([]string{rule.Method}, override.serverMethods...)
+			methods := append([]string{rule.Method}, extraVerbs...)
 			for _, m := range methods {
 				if i := slices.IndexFunc(node.routes, func(o *restRoute) bool { return o.method == m }); i >= 0 {
 					if other := node.routes[i]; other.ep != ep {

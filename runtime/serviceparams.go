@@ -72,8 +72,13 @@ func (c *handlerConfig) negotiateVersion(header http.Header, queryVersion string
 	if requested == "" {
 		requested = strings.TrimSpace(queryVersion)
 	}
+	if len(c.supportedVersions) == 0 {
+		// A service that names no protocol version does not negotiate.
+		v, _ := ParseVersion(requested)
+		return v, nil
+	}
 	if requested == "" {
-		if c.versionPolicy == VersionLenient && len(c.supportedVersions) > 0 {
+		if c.versionPolicy == VersionLenient {
 			v, ok := ParseVersion(c.supportedVersions[0])
 			if !ok {
 				v = c.supportedVersions[0]

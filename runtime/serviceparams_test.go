@@ -70,7 +70,7 @@ func TestNewCallInfo(t *testing.T) {
 	op := &Operation{Name: "GetTask"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newHandlerConfig(tt.opts)
+			c := newHandlerConfig(append([]HandlerOption{WithSupportedVersions("1.0")}, tt.opts...))
 			info, err := c.newCallInfo(BindingJSONRPC, op, tt.header, tt.query)
 			if tt.wantErr != 0 {
 				if err == nil {
@@ -109,7 +109,7 @@ func TestNewCallInfo(t *testing.T) {
 // A missing A2A-Version under the strict policy explains itself, since the
 // client never wrote "0.3".
 func TestNewCallInfoStrictMessage(t *testing.T) {
-	_, err := newHandlerConfig([]HandlerOption{WithVersionPolicy(VersionStrict)}).newCallInfo(BindingREST, nil, nil, "")
+	_, err := newHandlerConfig([]HandlerOption{WithSupportedVersions("1.0"), WithVersionPolicy(VersionStrict)}).newCallInfo(BindingREST, nil, nil, "")
 	if err == nil {
 		t.Fatal("want an error")
 	}

@@ -14,6 +14,6 @@ const Version = version.Version
 // regenerate with the matching protoc-gen-a2a) to fix it.
 const IsAtLeastVersion0_1_0 = true
 
-// ProtocolVersion is the A2A protocol version (Major.Minor) that this runtime
-// speaks and that clients send in the A2A-Version service parameter.
-const ProtocolVersion = "1.0"
+// The runtime knows no A2A protocol version of its own: the versions a
+// service speaks are data on its ServiceDesc (ProtocolVersions), emitted by
+// protoc-gen-a2a.

@@ -65,10 +65,25 @@ var _ = runtime.ClaimProtoService(A2AServiceName, "github.com/a2agen/a2agen/a2a/
 // in every message its requests and responses reach. Binding routers and
 // clients are built from it; tools may inspect it.
 var A2AServiceDesc = runtime.ServiceDesc{
-	Name: A2AServiceName,
+	Name:             A2AServiceName,
+	ProtocolVersions: []string{"1.0"},
+	OtherVersionMethods: map[string]string{
+		"agent/getAuthenticatedExtendedCard":  "0.3",
+		"message/send":                        "0.3",
+		"message/stream":                      "0.3",
+		"tasks/cancel":                        "0.3",
+		"tasks/get":                           "0.3",
+		"tasks/list":                          "0.3",
+		"tasks/pushNotificationConfig/delete": "0.3",
+		"tasks/pushNotificationConfig/get":    "0.3",
+		"tasks/pushNotificationConfig/list":   "0.3",
+		"tasks/pushNotificationConfig/set":    "0.3",
+		"tasks/resubscribe":                   "0.3",
+	},
 	Operations: []runtime.Operation{
 		a2aServiceSendMessageOp: {
 			Name:            "SendMessage",
+			JSONRPCMethod:   A2AServiceSendMessageJSONRPCMethod,
 			Procedure:       A2AServiceSendMessageProcedure,
 			Request:         "lf.a2a.v1.SendMessageRequest",
 			Response:        "lf.a2a.v1.SendMessageResponse",
@@ -90,6 +105,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceSendStreamingMessageOp: {
 			Name:            "SendStreamingMessage",
+			JSONRPCMethod:   A2AServiceSendStreamingMessageJSONRPCMethod,
 			Procedure:       A2AServiceSendStreamingMessageProcedure,
 			Request:         "lf.a2a.v1.SendMessageRequest",
 			Response:        "lf.a2a.v1.StreamResponse",
@@ -111,6 +127,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceGetTaskOp: {
 			Name:            "GetTask",
+			JSONRPCMethod:   A2AServiceGetTaskJSONRPCMethod,
 			Procedure:       A2AServiceGetTaskProcedure,
 			Request:         "lf.a2a.v1.GetTaskRequest",
 			Response:        "lf.a2a.v1.Task",
@@ -130,6 +147,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceListTasksOp: {
 			Name:            "ListTasks",
+			JSONRPCMethod:   A2AServiceListTasksJSONRPCMethod,
 			Procedure:       A2AServiceListTasksProcedure,
 			Request:         "lf.a2a.v1.ListTasksRequest",
 			Response:        "lf.a2a.v1.ListTasksResponse",
@@ -149,6 +167,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceCancelTaskOp: {
 			Name:            "CancelTask",
+			JSONRPCMethod:   A2AServiceCancelTaskJSONRPCMethod,
 			Procedure:       A2AServiceCancelTaskProcedure,
 			Request:         "lf.a2a.v1.CancelTaskRequest",
 			Response:        "lf.a2a.v1.Task",
@@ -170,6 +189,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceSubscribeToTaskOp: {
 			Name:            "SubscribeToTask",
+			JSONRPCMethod:   A2AServiceSubscribeToTaskJSONRPCMethod,
 			Procedure:       A2AServiceSubscribeToTaskProcedure,
 			Request:         "lf.a2a.v1.SubscribeToTaskRequest",
 			Response:        "lf.a2a.v1.StreamResponse",
@@ -186,9 +206,15 @@ var A2AServiceDesc = runtime.ServiceDesc{
 					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "id", Start: 2, End: 3}}, Verb: "subscribe"},
 				},
 			},
+			HTTPVerbs: &runtime.HTTPVerbs{
+				Server:        []string{"GET", "POST"},
+				Client:        []string{"POST", "GET"},
+				RetryStatuses: []int{404, 405},
+			},
 		},
 		a2aServiceCreateTaskPushNotificationConfigOp: {
 			Name:            "CreateTaskPushNotificationConfig",
+			JSONRPCMethod:   A2AServiceCreateTaskPushNotificationConfigJSONRPCMethod,
 			Procedure:       A2AServiceCreateTaskPushNotificationConfigProcedure,
 			Request:         "lf.a2a.v1.TaskPushNotificationConfig",
 			Response:        "lf.a2a.v1.TaskPushNotificationConfig",
@@ -210,6 +236,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceGetTaskPushNotificationConfigOp: {
 			Name:            "GetTaskPushNotificationConfig",
+			JSONRPCMethod:   A2AServiceGetTaskPushNotificationConfigJSONRPCMethod,
 			Procedure:       A2AServiceGetTaskPushNotificationConfigProcedure,
 			Request:         "lf.a2a.v1.GetTaskPushNotificationConfigRequest",
 			Response:        "lf.a2a.v1.TaskPushNotificationConfig",
@@ -229,6 +256,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceListTaskPushNotificationConfigsOp: {
 			Name:            "ListTaskPushNotificationConfigs",
+			JSONRPCMethod:   A2AServiceListTaskPushNotificationConfigsJSONRPCMethod,
 			Procedure:       A2AServiceListTaskPushNotificationConfigsProcedure,
 			Request:         "lf.a2a.v1.ListTaskPushNotificationConfigsRequest",
 			Response:        "lf.a2a.v1.ListTaskPushNotificationConfigsResponse",
@@ -248,6 +276,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceGetExtendedAgentCardOp: {
 			Name:            "GetExtendedAgentCard",
+			JSONRPCMethod:   A2AServiceGetExtendedAgentCardJSONRPCMethod,
 			Procedure:       A2AServiceGetExtendedAgentCardProcedure,
 			Request:         "lf.a2a.v1.GetExtendedAgentCardRequest",
 			Response:        "lf.a2a.v1.AgentCard",
@@ -267,6 +296,7 @@ var A2AServiceDesc = runtime.ServiceDesc{
 		},
 		a2aServiceDeleteTaskPushNotificationConfigOp: {
 			Name:            "DeleteTaskPushNotificationConfig",
+			JSONRPCMethod:   A2AServiceDeleteTaskPushNotificationConfigJSONRPCMethod,
 			Procedure:       A2AServiceDeleteTaskPushNotificationConfigProcedure,
 			Request:         "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest",
 			Response:        "google.protobuf.Empty",
@@ -764,7 +794,7 @@ func NewA2AServiceClient(t runtime.ClientTransport) A2AServiceClient {
 // service that calls the agent's JSON-RPC 2.0 interface at url (the url of the
 // agent card's JSONRPC interface).
 func NewA2AServiceJSONRPCClient(url string, opts ...runtime.ClientOption) A2AServiceClient {
-	return NewA2AServiceClient(runtime.NewJSONRPCTransport(url, opts...))
+	return NewA2AServiceClient(runtime.NewJSONRPCTransport(url, runtime.ClientDefaults(&A2AServiceDesc, opts)...))
 }
 
 // NewA2AServiceRESTClient returns a client of the lf.a2a.v1.A2AService service
@@ -773,7 +803,7 @@ func NewA2AServiceJSONRPCClient(url string, opts ...runtime.ClientOption) A2ASer
 // from the same compiled google.api.http rules the server routes with;
 // runtime.WithClientTenant selects the /{tenant} routes.
 func NewA2AServiceRESTClient(baseURL string, opts ...runtime.ClientOption) A2AServiceClient {
-	return NewA2AServiceClient(runtime.NewRESTTransport(baseURL, opts...))
+	return NewA2AServiceClient(runtime.NewRESTTransport(baseURL, runtime.ClientDefaults(&A2AServiceDesc, opts)...))
 }
 
 // NewA2AServiceGRPCClient returns a client of the lf.a2a.v1.A2AService service
@@ -787,7 +817,7 @@ func NewA2AServiceRESTClient(baseURL string, opts ...runtime.ClientOption) A2ASe
 // referenced. To share or close a connection yourself, use
 // NewA2AServiceGRPCClientFromConn.
 func NewA2AServiceGRPCClient(target string, opts ...runtime.ClientOption) (A2AServiceClient, error) {
-	t, err := runtime.NewGRPCTransport(target, opts...)
+	t, err := runtime.NewGRPCTransport(target, runtime.ClientDefaults(&A2AServiceDesc, opts)...)
 	if err != nil {
 		return nil, err
 	}
@@ -798,7 +828,7 @@ func NewA2AServiceGRPCClient(target string, opts ...runtime.ClientOption) (A2ASe
 // service that calls it over cc, a connection the caller opened
 // (grpc.NewClient) and closes.
 func NewA2AServiceGRPCClientFromConn(cc grpc.ClientConnInterface, opts ...runtime.ClientOption) A2AServiceClient {
-	return NewA2AServiceClient(runtime.NewGRPCTransportFromConn(cc, opts...))
+	return NewA2AServiceClient(runtime.NewGRPCTransportFromConn(cc, runtime.ClientDefaults(&A2AServiceDesc, opts)...))
 }
 
 // a2aServiceClient implements A2AServiceClient over a runtime.ClientTransport.

@@ -168,7 +168,7 @@ func grpcBenchShapes(answers *grpcBenchAnswers) (unary, stream grpcBenchShape) {
 	// Like the generated client, the hand-written one adds the metadata on
 	// every call.
 	versioned := func() context.Context {
-		return metadata.AppendToOutgoingContext(ctx, "a2a-version", runtime.ProtocolVersion)
+		return metadata.AppendToOutgoingContext(ctx, "a2a-version", a2av1.A2AServiceDesc.ProtocolVersion())
 	}
 	unary = grpcBenchShape{
 		name: "unary",

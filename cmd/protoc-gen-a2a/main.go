@@ -39,6 +39,12 @@ Parameters (--a2a_opt, comma separated):
                           package (as connect-go's package_suffix); needed
                           when protoc-gen-go-grpc writes into the message
                           package, since both declare <Service>Client
+  protocol_versions=<v>   the A2A protocol versions (Major.Minor, newest
+                          first, comma separated) of every generated service,
+                          e.g. protocol_versions=1.1,1.0 after a proto upgrade
+                          that keeps serving 1.0 clients; default: 1.0 for
+                          lf.a2a.v1.A2AService (and any other service), 0.3
+                          for a2a.v1.A2AService
   paths=source_relative   place output next to the .proto instead of by
                           Go import path (as for protoc-gen-go)
   module=<path>           strip this module path from output file names

@@ -139,12 +139,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 
 	httpBase := "http://" + advertised(httpLn.Addr(), cfg.publicHost)
 	interfaces := []*a2av1.AgentInterface{
-		{Url: httpBase + cfg.jsonrpcPath, ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: runtime.ProtocolVersion},
-		{Url: httpBase + cfg.restPath, ProtocolBinding: runtime.BindingREST, ProtocolVersion: runtime.ProtocolVersion},
+		{Url: httpBase + cfg.jsonrpcPath, ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
+		{Url: httpBase + cfg.restPath, ProtocolBinding: runtime.BindingREST, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
 	}
 	if grpcLn != nil {
 		interfaces = append(interfaces, &a2av1.AgentInterface{
-			Url: advertised(grpcLn.Addr(), cfg.publicHost), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: runtime.ProtocolVersion})
+			Url: advertised(grpcLn.Addr(), cfg.publicHost), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()})
 	}
 	card := echo.Card(interfaces...)
 	st, err := storeurl.Open(ctx, cfg.store, storeurl.Options{TerminalTaskTTL: cfg.terminalTaskTTL, MaxTerminalTasks: cfg.maxTerminalTasks})

@@ -42,7 +42,7 @@ func (e *serviceEmitter) emitClientBindings() {
 				e.serviceDeprecation(),
 			))
 			e.f.Func().Id(name).Params(jen.Id("url").String(), jen.Id("opts").Op("...").Qual(runtimePackage, "ClientOption")).Id(e.n.Client).Block(
-				jen.Return(jen.Id(e.n.ClientConstructor).Call(jen.Qual(runtimePackage, "NewJSONRPCTransport").Call(jen.Id("url"), jen.Id("opts").Op("...")))),
+				jen.Return(jen.Id(e.n.ClientConstructor).Call(jen.Qual(runtimePackage, "NewJSONRPCTransport").Call(jen.Id("url"), e.clientOpts()))),
 			)
 		case BindingREST:
 			e.emitRESTClient()

@@ -62,3 +62,10 @@ func (e *serviceEmitter) emitClientImpl() {
 		e.f.Func().Params(jen.Id("c").Op("*").Id(e.n.clientImpl)).Id(m.GoName).Params(params...).Params(results...).Block(jen.Return(call))
 	}
 }
+
+// clientOpts is runtime.ClientDefaults(&<Desc>, opts)..., the options of a
+// binding's client constructor: the service's protocol version first, then
+// the caller's.
+func (e *serviceEmitter) clientOpts() *jen.Statement {
+	return jen.Qual(runtimePackage, "ClientDefaults").Call(jen.Op("&").Id(e.n.Desc), jen.Id("opts")).Op("...")
+}

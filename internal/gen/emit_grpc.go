@@ -48,7 +48,7 @@ func (e *serviceEmitter) emitGRPCClients() {
 		jen.Id("target").String(),
 		jen.Id("opts").Op("...").Qual(runtimePackage, "ClientOption"),
 	).Params(jen.Id(e.n.Client), jen.Error()).Block(
-		jen.List(jen.Id("t"), jen.Err()).Op(":=").Qual(runtimePackage, "NewGRPCTransport").Call(jen.Id("target"), jen.Id("opts").Op("...")),
+		jen.List(jen.Id("t"), jen.Err()).Op(":=").Qual(runtimePackage, "NewGRPCTransport").Call(jen.Id("target"), e.clientOpts()),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id(e.n.ClientConstructor).Call(jen.Id("t")), jen.Nil()),
 	)
@@ -63,6 +63,6 @@ func (e *serviceEmitter) emitGRPCClients() {
 		jen.Id("cc").Qual(grpcPackage, "ClientConnInterface"),
 		jen.Id("opts").Op("...").Qual(runtimePackage, "ClientOption"),
 	).Id(e.n.Client).Block(
-		jen.Return(jen.Id(e.n.ClientConstructor).Call(jen.Qual(runtimePackage, "NewGRPCTransportFromConn").Call(jen.Id("cc"), jen.Id("opts").Op("...")))),
+		jen.Return(jen.Id(e.n.ClientConstructor).Call(jen.Qual(runtimePackage, "NewGRPCTransportFromConn").Call(jen.Id("cc"), e.clientOpts()))),
 	)
 }

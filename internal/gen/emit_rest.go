@@ -36,6 +36,6 @@ func (e *serviceEmitter) emitRESTClient() {
 		e.serviceDeprecation(),
 	))
 	e.f.Func().Id(name).Params(jen.Id("baseURL").String(), jen.Id("opts").Op("...").Qual(runtimePackage, "ClientOption")).Id(e.n.Client).Block(
-		jen.Return(jen.Id(e.n.ClientConstructor).Call(jen.Qual(runtimePackage, "NewRESTTransport").Call(jen.Id("baseURL"), jen.Id("opts").Op("...")))),
+		jen.Return(jen.Id(e.n.ClientConstructor).Call(jen.Qual(runtimePackage, "NewRESTTransport").Call(jen.Id("baseURL"), e.clientOpts()))),
 	)
 }

@@ -2,6 +2,8 @@ package gen
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -55,6 +57,7 @@ func (e *serviceEmitter) emitDesc() {
 		m := op.method
 		fields := []jen.Code{
 			jen.Id("Name").Op(":").Lit(string(m.Desc.Name())),
+			jen.Id("JSONRPCMethod").Op(":").Id(e.n.JSONRPCMethodConst(m)),
 			jen.Id("Procedure").Op(":").Id(e.n.ProcedureConst(m)),
 			jen.Id("Request").Op(":").Lit(string(m.Input.Desc.FullName())),
 			jen.Id("Response").Op(":").Lit(string(m.Output.Desc.FullName())),
@@ -72,12 +75,29 @@ func (e *serviceEmitter) emitDesc() {
 			}
 			fields = append(fields, jen.Id("HTTPRules").Op(":").Index().Qual(runtimePackage, "HTTPRule").Custom(multilineValues, rules...))
 		}
+		if v, ok := e.sm.profile.httpVerbs[string(m.Desc.Name())]; ok {
+			fields = append(fields, jen.Id("HTTPVerbs").Op(":").Op("&").Qual(runtimePackage, "HTTPVerbs").Custom(multilineValues,
+				jen.Id("Server").Op(":").Index().String().Values(stringLits(v.server)...),
+				jen.Id("Client").Op(":").Index().String().Values(stringLits(v.client)...),
+				jen.Id("RetryStatuses").Op(":").Index().Int().Values(intLits(v.retryStatuses)...),
+			))
+		}
 		ops = append(ops, jen.Id(e.n.OpIndex(m)).Op(":").Custom(multilineValues, fields...))
 	}
 	desc := []jen.Code{
 		jen.Id("Name").Op(":").Id(e.n.ServiceName),
-		jen.Id("Operations").Op(":").Index().Qual(runtimePackage, "Operation").Custom(multilineValues, ops...),
+		jen.Id("ProtocolVersions").Op(":").Index().String().Values(stringLits(e.sm.profile.versions)...),
 	}
+	if others := e.sm.profile.otherVersionMethods; len(others) > 0 {
+		kv := make([]jen.Code, 0, len(others))
+		for _, method := range slices.Sorted(maps.Keys(others)) {
+			kv = append(kv, jen.Lit(method).Op(":").Lit(others[method]))
+		}
+		desc = append(desc, jen.Id("OtherVersionMethods").Op(":").Map(jen.String()).String().Custom(multilineValues, kv...))
+	}
+	desc = append(desc,
+		jen.Id("Operations").Op(":").Index().Qual(runtimePackage, "Operation").Custom(multilineValues, ops...),
+	)
 	if len(e.sm.required) > 0 {
 		req := make([]jen.Code, 0, len(e.sm.required))
 		for _, r := range e.sm.required {
@@ -114,7 +134,7 @@ func (e *serviceEmitter) emitWireNames() {
 		m := op.method
 		defs = append(defs,
 			jen.Id(e.n.ProcedureConst(m)).Op("=").Lit(procedure(m)),
-			jen.Id(e.n.JSONRPCMethodConst(m)).Op("=").Lit(string(m.Desc.Name())),
+			jen.Id(e.n.JSONRPCMethodConst(m)).Op("=").Lit(e.sm.profile.jsonrpcMethod(string(m.Desc.Name()))),
 		)
 	}
 	e.f.Const().Defs(defs...)
@@ -129,6 +149,23 @@ func (e *serviceEmitter) emitWireNames() {
 			"instead of protobuf's name-conflict panic.",
 	))
 	e.f.Var().Id("_").Op("=").Qual(runtimePackage, "ClaimProtoService").Call(jen.Id(e.n.ServiceName), jen.Lit(string(e.out.importPath)))
+}
+
+// stringLits and intLits are the literals of a list's values.
+func stringLits(values []string) []jen.Code {
+	out := make([]jen.Code, len(values))
+	for i, v := range values {
+		out[i] = jen.Lit(v)
+	}
+	return out
+}
+
+func intLits(values []int) []jen.Code {
+	out := make([]jen.Code, len(values))
+	for i, v := range values {
+		out[i] = jen.Lit(v)
+	}
+	return out
 }
 
 // procedure is the gRPC full method name, "/pkg.Service/Method".
@@ -171,7 +208,7 @@ func (e *serviceEmitter) methodDoc(op *operation) []string {
 	fact := func(key, value string) string {
 		return "\t" + key + ":" + strings.Repeat(" ", factKeyWidth-len(key)-1) + value
 	}
-	lines = append(lines, "", fact("JSON-RPC", string(m.Desc.Name())))
+	lines = append(lines, "", fact("JSON-RPC", e.sm.profile.jsonrpcMethod(string(m.Desc.Name()))))
 	for _, r := range op.rules {
 		lines = append(lines, fact("HTTP", r.Method+" "+r.Path))
 	}

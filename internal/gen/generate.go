@@ -42,6 +42,9 @@ func Generate(plugin *protogen.Plugin, opts Options) error {
 			continue
 		}
 		fm.out = layout(f, opts.PackageSuffix)
+		for _, sm := range fm.services {
+			sm.profile = profileOf(sm.service.Desc.FullName(), opts.ProtocolVersions)
+		}
 		if len(fm.services) > 0 {
 			models = append(models, fm)
 		}

@@ -24,6 +24,7 @@ type serviceModel struct {
 	names    *serviceNames
 	ops      []*operation // in rpc declaration order
 	required []requiredMessage
+	profile  protocolProfile // protocols.go
 }
 
 // operation is one rpc with its checked HTTP bindings.

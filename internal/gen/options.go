@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -44,17 +45,29 @@ type Options struct {
 	// protoc-gen-go-grpc can generate into the message package without a clash.
 	PackageSuffix string
 
+	// ProtocolVersions, when not empty, are the A2A protocol versions
+	// (Major.Minor, newest first) of every service generated, replacing
+	// those of the built-in table (protocols.go): protocol_versions=1.1,1.0
+	// after a proto upgrade that keeps serving 1.0 clients.
+	ProtocolVersions []string
+
 	// inBindings is true after a bindings= parameter: protoc splits the
 	// parameter string at commas, so "bindings=jsonrpc,rest" reaches Set as
-	// ("bindings", "jsonrpc") and then ("rest", "").
-	inBindings bool
+	// ("bindings", "jsonrpc") and then ("rest", ""). inVersions is the same
+	// for protocol_versions=.
+	inBindings, inVersions bool
 }
 
 // Set records one plugin parameter. Unknown parameters are errors.
 func (o *Options) Set(name, value string) error {
 	switch {
+	case name == "protocol_versions":
+		o.inBindings, o.inVersions = false, true
+		return o.addVersion(value)
+	case o.inVersions && value == "" && !strings.Contains(name, "="):
+		return o.addVersion(name)
 	case name == "package_suffix":
-		o.inBindings = false
+		o.inBindings, o.inVersions = false, false
 		for _, r := range value {
 			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
 				return fmt.Errorf("package_suffix=%s: the suffix is appended to a Go package name, so it may hold only lower-case letters, digits and underscores (e.g. package_suffix=a2a)", value)
@@ -66,7 +79,7 @@ func (o *Options) Set(name, value string) error {
 		if !o.inBindings && o.Bindings == nil {
 			o.Bindings = []string{}
 		}
-		o.inBindings = true
+		o.inBindings, o.inVersions = true, false
 		for v := range strings.SplitSeq(value, ",") {
 			o.Bindings = append(o.Bindings, strings.TrimSpace(v))
 		}
@@ -75,7 +88,34 @@ func (o *Options) Set(name, value string) error {
 		o.Bindings = append(o.Bindings, strings.TrimSpace(name))
 		return nil
 	}
-	return fmt.Errorf("unknown parameter %q: protoc-gen-a2a accepts bindings=<list> and package_suffix=<suffix> besides protoc-gen-go's paths=, module= and M…", name)
+	return fmt.Errorf("unknown parameter %q: protoc-gen-a2a accepts bindings=<list>, package_suffix=<suffix> and protocol_versions=<list> besides protoc-gen-go's paths=, module= and M…", name)
+}
+
+// addVersion records one protocol_versions= item, which must be Major.Minor.
+func (o *Options) addVersion(v string) error {
+	v = strings.TrimSpace(v)
+	major, minor, ok := strings.Cut(v, ".")
+	if !ok || !decimal(major) || !decimal(minor) {
+		return fmt.Errorf("protocol_versions: %q is not an A2A protocol version; give Major.Minor, newest first (e.g. protocol_versions=1.1,1.0)", v)
+	}
+	if slices.Contains(o.ProtocolVersions, v) {
+		return fmt.Errorf("protocol_versions: %s is listed twice", v)
+	}
+	o.ProtocolVersions = append(o.ProtocolVersions, v)
+	return nil
+}
+
+// decimal reports whether s is a non-empty string of ASCII digits.
+func decimal(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // bindings validates the requested bindings and returns them deduplicated,

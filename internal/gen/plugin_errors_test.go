@@ -184,7 +184,17 @@ bad.proto:21:3: bad.v1.Svc.Up: client-streaming rpcs cannot be served by protoc-
 		name:  "unknown parameter",
 		rpcs:  "  " + ok,
 		param: "flavour=vanilla",
-		want:  `unknown parameter "flavour": protoc-gen-a2a accepts bindings=<list> and package_suffix=<suffix> besides protoc-gen-go's paths=, module= and M…`,
+		want:  `unknown parameter "flavour": protoc-gen-a2a accepts bindings=<list>, package_suffix=<suffix> and protocol_versions=<list> besides protoc-gen-go's paths=, module= and M…`,
+	}, {
+		name:  "protocol version that is not Major.Minor",
+		rpcs:  "  " + ok,
+		param: "protocol_versions=1.1,v1",
+		want:  `protocol_versions: "v1" is not an A2A protocol version; give Major.Minor, newest first (e.g. protocol_versions=1.1,1.0)`,
+	}, {
+		name:  "protocol version listed twice",
+		rpcs:  "  " + ok,
+		param: "protocol_versions=1.1,1.0,1.1",
+		want:  `protocol_versions: 1.1 is listed twice`,
 	}, {
 		name:  "package suffix that is no package name",
 		rpcs:  "  " + ok,
@@ -228,6 +238,7 @@ func TestPluginAccepts(t *testing.T) {
 		{"body field", `  rpc Put(Req) returns (Resp) { option (google.api.http) = {put: "/r/{id}" body: "inner"}; }`, "", []string{"bad.pb.go", "bad.a2a.go"}},
 		{"own package", `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{id}"}; }`, "package_suffix=a2a", []string{"bad.pb.go", "badv1a2a/bad.a2a.go"}},
 		{"own package after a binding list", `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{id}"}; }`, "bindings=jsonrpc,rest,package_suffix=x", []string{"bad.pb.go", "badv1x/bad.a2a.go"}},
+		{"protocol versions then a binding list", `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{id}"}; }`, "protocol_versions=1.1,1.0,bindings=jsonrpc,rest", []string{"bad.pb.go", "bad.a2a.go"}},
 		{"empty suffix is the message package", `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{id}"}; }`, "package_suffix=", []string{"bad.pb.go", "bad.a2a.go"}},
 	}
 	for _, tt := range tests {

@@ -12,9 +12,10 @@ import (
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 )
 
-// ProtocolVersion is the A2A version every interface of a scaffolded agent
-// speaks (AgentInterface.protocolVersion).
-const ProtocolVersion = "1.0"
+// protocolVersion is the A2A version every interface of a scaffolded agent
+// speaks (AgentInterface.protocolVersion): the newest of the generated
+// service the agent is served with.
+var protocolVersion = a2av1.A2AServiceDesc.ProtocolVersion()
 
 // AgentCard returns the public agent card the scaffolded agent serves.
 // baseURL, when not empty, overrides the manifest's url (the public base URL,
@@ -66,7 +67,7 @@ func (m *Manifest) card(baseURL string, skills []Skill) *a2av1.AgentCard {
 			Url:             InterfaceURL(b, baseURL),
 			ProtocolBinding: string(b.Protocol),
 			Tenant:          b.Tenant,
-			ProtocolVersion: ProtocolVersion,
+			ProtocolVersion: protocolVersion,
 		}
 		c.SupportedInterfaces = append(c.SupportedInterfaces, iface)
 	}

@@ -60,10 +60,12 @@ var _ = runtime.ClaimProtoService(NoteServiceName, "example.com/golden/no_tenant
 // responses reach. Binding routers and clients are built from it; tools may
 // inspect it.
 var NoteServiceDesc = runtime.ServiceDesc{
-	Name: NoteServiceName,
+	Name:             NoteServiceName,
+	ProtocolVersions: []string{"1.0"},
 	Operations: []runtime.Operation{
 		noteServiceCreateNoteOp: {
 			Name:            "CreateNote",
+			JSONRPCMethod:   NoteServiceCreateNoteJSONRPCMethod,
 			Procedure:       NoteServiceCreateNoteProcedure,
 			Request:         "demo.notes.v1.CreateNoteRequest",
 			Response:        "demo.notes.v1.Note",
@@ -79,6 +81,7 @@ var NoteServiceDesc = runtime.ServiceDesc{
 		},
 		noteServiceGetNoteOp: {
 			Name:            "GetNote",
+			JSONRPCMethod:   NoteServiceGetNoteJSONRPCMethod,
 			Procedure:       NoteServiceGetNoteProcedure,
 			Request:         "demo.notes.v1.GetNoteRequest",
 			Response:        "demo.notes.v1.Note",
@@ -93,6 +96,7 @@ var NoteServiceDesc = runtime.ServiceDesc{
 		},
 		noteServiceUpdateNoteOp: {
 			Name:            "UpdateNote",
+			JSONRPCMethod:   NoteServiceUpdateNoteJSONRPCMethod,
 			Procedure:       NoteServiceUpdateNoteProcedure,
 			Request:         "demo.notes.v1.UpdateNoteRequest",
 			Response:        "demo.notes.v1.Note",
@@ -108,6 +112,7 @@ var NoteServiceDesc = runtime.ServiceDesc{
 		},
 		noteServiceListNotesOp: {
 			Name:            "ListNotes",
+			JSONRPCMethod:   NoteServiceListNotesJSONRPCMethod,
 			Procedure:       NoteServiceListNotesProcedure,
 			Request:         "demo.notes.v1.ListNotesRequest",
 			Response:        "demo.notes.v1.ListNotesResponse",
@@ -122,6 +127,7 @@ var NoteServiceDesc = runtime.ServiceDesc{
 		},
 		noteServiceDeleteNoteOp: {
 			Name:            "DeleteNote",
+			JSONRPCMethod:   NoteServiceDeleteNoteJSONRPCMethod,
 			Procedure:       NoteServiceDeleteNoteProcedure,
 			Request:         "demo.notes.v1.GetNoteRequest",
 			Response:        "google.protobuf.Empty",
@@ -136,6 +142,7 @@ var NoteServiceDesc = runtime.ServiceDesc{
 		},
 		noteServiceWatchNotesOp: {
 			Name:            "WatchNotes",
+			JSONRPCMethod:   NoteServiceWatchNotesJSONRPCMethod,
 			Procedure:       NoteServiceWatchNotesProcedure,
 			Request:         "demo.notes.v1.WatchNotesRequest",
 			Response:        "demo.notes.v1.NoteEvent",
@@ -150,6 +157,7 @@ var NoteServiceDesc = runtime.ServiceDesc{
 		},
 		noteServicePingOp: {
 			Name:            "Ping",
+			JSONRPCMethod:   NoteServicePingJSONRPCMethod,
 			Procedure:       NoteServicePingProcedure,
 			Request:         "google.protobuf.Empty",
 			Response:        "google.protobuf.Empty",
@@ -157,6 +165,7 @@ var NoteServiceDesc = runtime.ServiceDesc{
 		},
 		noteServiceTouchOp: {
 			Name:            "Touch",
+			JSONRPCMethod:   NoteServiceTouchJSONRPCMethod,
 			Procedure:       NoteServiceTouchProcedure,
 			Request:         "demo.notes.v1.GetNoteRequest",
 			Response:        "demo.notes.v1.Note",
@@ -465,7 +474,7 @@ func NewNoteServiceClient(t runtime.ClientTransport) NoteServiceClient {
 // service that calls the agent's JSON-RPC 2.0 interface at url (the url of the
 // agent card's JSONRPC interface).
 func NewNoteServiceJSONRPCClient(url string, opts ...runtime.ClientOption) NoteServiceClient {
-	return NewNoteServiceClient(runtime.NewJSONRPCTransport(url, opts...))
+	return NewNoteServiceClient(runtime.NewJSONRPCTransport(url, runtime.ClientDefaults(&NoteServiceDesc, opts)...))
 }
 
 // NewNoteServiceRESTClient returns a client of the demo.notes.v1.NoteService
@@ -474,7 +483,7 @@ func NewNoteServiceJSONRPCClient(url string, opts ...runtime.ClientOption) NoteS
 // are built from the same compiled google.api.http rules the server routes
 // with; runtime.WithClientTenant selects the /{tenant} routes.
 func NewNoteServiceRESTClient(baseURL string, opts ...runtime.ClientOption) NoteServiceClient {
-	return NewNoteServiceClient(runtime.NewRESTTransport(baseURL, opts...))
+	return NewNoteServiceClient(runtime.NewRESTTransport(baseURL, runtime.ClientDefaults(&NoteServiceDesc, opts)...))
 }
 
 // NewNoteServiceGRPCClient returns a client of the demo.notes.v1.NoteService
@@ -488,7 +497,7 @@ func NewNoteServiceRESTClient(baseURL string, opts ...runtime.ClientOption) Note
 // referenced. To share or close a connection yourself, use
 // NewNoteServiceGRPCClientFromConn.
 func NewNoteServiceGRPCClient(target string, opts ...runtime.ClientOption) (NoteServiceClient, error) {
-	t, err := runtime.NewGRPCTransport(target, opts...)
+	t, err := runtime.NewGRPCTransport(target, runtime.ClientDefaults(&NoteServiceDesc, opts)...)
 	if err != nil {
 		return nil, err
 	}
@@ -499,7 +508,7 @@ func NewNoteServiceGRPCClient(target string, opts ...runtime.ClientOption) (Note
 // demo.notes.v1.NoteService service that calls it over cc, a connection the
 // caller opened (grpc.NewClient) and closes.
 func NewNoteServiceGRPCClientFromConn(cc grpc.ClientConnInterface, opts ...runtime.ClientOption) NoteServiceClient {
-	return NewNoteServiceClient(runtime.NewGRPCTransportFromConn(cc, opts...))
+	return NewNoteServiceClient(runtime.NewGRPCTransportFromConn(cc, runtime.ClientDefaults(&NoteServiceDesc, opts)...))
 }
 
 // noteServiceClient implements NoteServiceClient over a

@@ -50,10 +50,12 @@ var _ = runtime.ClaimProtoService(ToolServiceName, "example.com/golden/other_pac
 // responses reach. Binding routers and clients are built from it; tools may
 // inspect it.
 var ToolServiceDesc = runtime.ServiceDesc{
-	Name: ToolServiceName,
+	Name:             ToolServiceName,
+	ProtocolVersions: []string{"1.0"},
 	Operations: []runtime.Operation{
 		toolServiceResolveRefOp: {
 			Name:            "ResolveRef",
+			JSONRPCMethod:   ToolServiceResolveRefJSONRPCMethod,
 			Procedure:       ToolServiceResolveRefProcedure,
 			Request:         "acme.common.v1.Ref",
 			Response:        "acme.tools.v2.Tool",
@@ -75,6 +77,7 @@ var ToolServiceDesc = runtime.ServiceDesc{
 		},
 		toolServiceGetToolRefOp: {
 			Name:            "GetToolRef",
+			JSONRPCMethod:   ToolServiceGetToolRefJSONRPCMethod,
 			Procedure:       ToolServiceGetToolRefProcedure,
 			Request:         "acme.tools.v2.GetToolRefRequest",
 			Response:        "acme.common.v1.Ref",
@@ -89,6 +92,7 @@ var ToolServiceDesc = runtime.ServiceDesc{
 		},
 		toolServiceWatchLabelsOp: {
 			Name:            "WatchLabels",
+			JSONRPCMethod:   ToolServiceWatchLabelsJSONRPCMethod,
 			Procedure:       ToolServiceWatchLabelsProcedure,
 			Request:         "acme.tools.v2.GetToolRefRequest",
 			Response:        "acme.common.v1.Labels",
@@ -269,7 +273,7 @@ func NewToolServiceClient(t runtime.ClientTransport) ToolServiceClient {
 // service that calls the agent's JSON-RPC 2.0 interface at url (the url of the
 // agent card's JSONRPC interface).
 func NewToolServiceJSONRPCClient(url string, opts ...runtime.ClientOption) ToolServiceClient {
-	return NewToolServiceClient(runtime.NewJSONRPCTransport(url, opts...))
+	return NewToolServiceClient(runtime.NewJSONRPCTransport(url, runtime.ClientDefaults(&ToolServiceDesc, opts)...))
 }
 
 // NewToolServiceRESTClient returns a client of the acme.tools.v2.ToolService
@@ -278,7 +282,7 @@ func NewToolServiceJSONRPCClient(url string, opts ...runtime.ClientOption) ToolS
 // are built from the same compiled google.api.http rules the server routes
 // with; runtime.WithClientTenant selects the /{tenant} routes.
 func NewToolServiceRESTClient(baseURL string, opts ...runtime.ClientOption) ToolServiceClient {
-	return NewToolServiceClient(runtime.NewRESTTransport(baseURL, opts...))
+	return NewToolServiceClient(runtime.NewRESTTransport(baseURL, runtime.ClientDefaults(&ToolServiceDesc, opts)...))
 }
 
 // NewToolServiceGRPCClient returns a client of the acme.tools.v2.ToolService
@@ -292,7 +296,7 @@ func NewToolServiceRESTClient(baseURL string, opts ...runtime.ClientOption) Tool
 // referenced. To share or close a connection yourself, use
 // NewToolServiceGRPCClientFromConn.
 func NewToolServiceGRPCClient(target string, opts ...runtime.ClientOption) (ToolServiceClient, error) {
-	t, err := runtime.NewGRPCTransport(target, opts...)
+	t, err := runtime.NewGRPCTransport(target, runtime.ClientDefaults(&ToolServiceDesc, opts)...)
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +307,7 @@ func NewToolServiceGRPCClient(target string, opts ...runtime.ClientOption) (Tool
 // acme.tools.v2.ToolService service that calls it over cc, a connection the
 // caller opened (grpc.NewClient) and closes.
 func NewToolServiceGRPCClientFromConn(cc grpc.ClientConnInterface, opts ...runtime.ClientOption) ToolServiceClient {
-	return NewToolServiceClient(runtime.NewGRPCTransportFromConn(cc, opts...))
+	return NewToolServiceClient(runtime.NewGRPCTransportFromConn(cc, runtime.ClientDefaults(&ToolServiceDesc, opts)...))
 }
 
 // toolServiceClient implements ToolServiceClient over a

@@ -70,6 +70,7 @@ type config struct {
 	terminalTaskTTL       time.Duration
 	maxTerminalTasks      int
 	runLease              time.Duration
+	strictVersion         bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -90,6 +91,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.maxTerminalTasks, "max-terminal-tasks", 0, "how many finished tasks are kept, oldest removed first (0: no limit)")
 	fs.DurationVar(&c.runLease, "run-lease", server.DefaultRunLease,
 		"how long this replica's claim on the tasks it runs holds without renewal (at least 1s); replicas sharing a store settle a dead one's tasks after it")
+	fs.BoolVar(&c.strictVersion, "strict-version", false,
+		"read a request without A2A-Version as A2A 0.3, as the specification says, and so refuse it (default: served as the newest version, 1.0)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: echo [--http host:port] [--grpc host:port] [flags]\n\n"+
 			"Serves the echo agent over JSON-RPC, HTTP+JSON and gRPC.\n\nFlags:\n")
@@ -176,18 +179,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 
 	// Every binding identifies callers the same way; the server reads the
 	// identity from the call.
-	authn := runtime.WithAuthenticator(echo.BearerAuthenticator(cfg.token), `Bearer realm="echo"`)
+	bindingOpts := []runtime.HandlerOption{runtime.WithAuthenticator(echo.BearerAuthenticator(cfg.token), `Bearer realm="echo"`)}
+	if cfg.strictVersion {
+		bindingOpts = append(bindingOpts, runtime.WithVersionPolicy(runtime.VersionStrict))
+	}
 	mux := http.NewServeMux()
 	mux.Handle(runtime.AgentCardPath, runtime.NewAgentCardHandler(card))
-	mux.Handle(cfg.jsonrpcPath, a2av1.NewA2AServiceJSONRPCHandler(srv, authn))
-	mux.Handle(cfg.restPath+"/", a2av1.NewA2AServiceRESTHandler(srv, authn))
+	mux.Handle(cfg.jsonrpcPath, a2av1.NewA2AServiceJSONRPCHandler(srv, bindingOpts...))
+	mux.Handle(cfg.restPath+"/", a2av1.NewA2AServiceRESTHandler(srv, bindingOpts...))
 	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	errs := make(chan error, 2)
 	go func() { errs <- httpSrv.Serve(httpLn) }()
 	var grpcSrv *grpc.Server
 	if grpcLn != nil {
 		grpcSrv = grpc.NewServer(grpc.ForceServerCodecV2(runtime.GRPCServerCodec()))
-		a2av1.RegisterA2AServiceGRPC(grpcSrv, srv, authn)
+		a2av1.RegisterA2AServiceGRPC(grpcSrv, srv, bindingOpts...)
 		go func() { errs <- grpcSrv.Serve(grpcLn) }()
 	}
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -218,6 +219,37 @@ func TestStoreKeepsTasksAcrossRuns(t *testing.T) {
 	}
 	if got.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED || !proto.Equal(&a2av1.Task{Artifacts: got.GetArtifacts()}, &a2av1.Task{Artifacts: first.GetArtifacts()}) {
 		t.Errorf("GetTask in the second run = %v\nwant the completed task %v", got, first)
+	}
+}
+
+// TestStrictVersion: with --strict-version a request without A2A-Version is
+// refused as 0.3 naming the version to send; with the header it is served.
+// Without the flag the same request is served as 1.0.
+func TestStrictVersion(t *testing.T) {
+	ctx := context.Background()
+	get := func(url string, opts ...runtime.ClientOption) error {
+		t.Helper()
+		// A bare transport sends no A2A-Version unless told.
+		c := a2av1.NewA2AServiceClient(runtime.NewJSONRPCTransport(url, opts...))
+		_, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: "no-such-task"})
+		return err
+	}
+	url, stop := startEcho(t, "--strict-version")
+	err := get(url)
+	if !errors.Is(err, runtime.ErrVersionNotSupported) || !strings.Contains(err.Error(), "send A2A-Version: 1.0") {
+		t.Errorf("strict, no header: %v, want VersionNotSupported asking for A2A-Version: 1.0", err)
+	}
+	if err := get(url, runtime.WithProtocolVersion("1.0")); !errors.Is(err, runtime.ErrTaskNotFound) {
+		t.Errorf("strict, A2A-Version 1.0: %v, want TaskNotFound (served)", err)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	url, stop = startEcho(t)
+	defer stop()
+	if err := get(url); !errors.Is(err, runtime.ErrTaskNotFound) {
+		t.Errorf("lenient, no header: %v, want TaskNotFound (served as 1.0)", err)
 	}
 }
 

@@ -45,6 +45,7 @@ func (e *serviceEmitter) fullName() string { return string(e.sm.service.Desc.Ful
 // emitDesc writes the runtime.ServiceDesc variable and the index constants.
 func (e *serviceEmitter) emitDesc() {
 	e.emitWireNames()
+	e.emitProtoClaim()
 	e.f.Line()
 	addComment(e.f, paragraphs(
 		fmt.Sprintf("%s describes the %s service as protoc-gen-a2a read it: its rpcs in declaration order, "+
@@ -138,9 +139,15 @@ func (e *serviceEmitter) emitWireNames() {
 		)
 	}
 	e.f.Const().Defs(defs...)
+}
 
+// emitProtoClaim writes, in the message package only, the variable whose
+// initializer claims the service for this Go package (runtime.ClaimProtoService).
+// A package of its own (package_suffix) imports the message package, which
+// registers the proto before this package initializes, so it has none.
+func (e *serviceEmitter) emitProtoClaim() {
 	if !e.out.inMessagePackage(e.file) {
-		return // the message package registers the proto before this package initializes
+		return
 	}
 	e.f.Line()
 	addComment(e.f, paragraphs(

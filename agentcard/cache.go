@@ -108,6 +108,10 @@ func (c *Cache) fetch(ctx context.Context, cardURL string, old *cacheEntry) (*ca
 		return nil, fmt.Errorf("agentcard: fetching %s: %w", cardURL, err)
 	}
 	req.Header.Set("Accept", "application/json")
+	// The version this client speaks, so that an agent choosing its card by
+	// A2A-Version (the spec allows it) serves the card of that version, not
+	// the v0.3 card it would assume for a request without the header.
+	req.Header.Set("A2A-Version", a2av1.A2AServiceDesc.ProtocolVersion())
 	if old != nil {
 		if old.etag != "" {
 			req.Header.Set("If-None-Match", old.etag)

@@ -231,6 +231,21 @@ func TestCacheWithRuntimeCardHandler(t *testing.T) {
 	}
 }
 
+// TestCardRequestNamesTheVersion: the card request carries the A2A-Version
+// this client speaks.
+func TestCardRequestNamesTheVersion(t *testing.T) {
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("A2A-Version")
+		runtime.NewAgentCardHandler(&a2av1.AgentCard{Name: "Echo", Description: "d", Version: "1"}).ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	fetchName(t, newTestCache(&clock{t: time.Now()}), srv.URL)
+	if v := <-got; v != "1.0" {
+		t.Errorf("card request A2A-Version %q, want 1.0", v)
+	}
+}
+
 func TestCacheErrors(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -51,6 +51,11 @@ type Events struct {
 type creation struct {
 	pushConfig *a2av1.TaskPushNotificationConfig // inline config, registered before the first event
 	handoff    *handoff
+	// fold: the initiator does not relay the task's events (it is not a
+	// stream), so the task's first change is stored in the write that
+	// creates the task, instead of in a second write. Webhooks still get
+	// the new task and then the change's events.
+	fold bool
 }
 
 // Task returns the current snapshot of the task (read-only), or nil before the
@@ -169,6 +174,9 @@ func (e *Events) apply(ch change) error {
 	if e.closed {
 		return ErrClosed
 	}
+	if e.rec.Task == nil && e.create != nil && e.create.fold && !e.replied {
+		return e.createLocked(ch)
+	}
 	if err := e.ensureTaskLocked(); err != nil {
 		return err
 	}
@@ -198,6 +206,13 @@ func (e *Events) ensureTaskLocked() error {
 	if e.replied {
 		return ErrReplied
 	}
+	return e.createLocked(nil)
+}
+
+// createLocked creates the task, with the change first applied to it when
+// first is not nil (creation.fold). A change that fails leaves the task
+// created as without it, and returns its error.
+func (e *Events) createLocked(first change) error {
 	r, s := e.run, e.run.s
 	task := &a2av1.Task{
 		Id:        r.key.id,
@@ -205,26 +220,47 @@ func (e *Events) ensureTaskLocked() error {
 		Status:    &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_SUBMITTED, Timestamp: now()},
 		History:   []*a2av1.Message{e.req.Message},
 	}
-	creation := store.Creation{Record: store.Record{Tenant: r.key.tenant, Owner: r.owner, Task: task, Runner: s.runner, LeaseUntil: s.leaseEnd()}}
+	snap := task
+	var events []*a2av1.StreamResponse
+	var changeErr error
+	if first != nil {
+		if next, evs, err := first(task); err != nil {
+			changeErr = err
+		} else {
+			snap, events = next, evs
+		}
+	}
+	creation := store.Creation{Record: store.Record{Tenant: r.key.tenant, Owner: r.owner, Task: snap, Runner: s.runner, LeaseUntil: s.leaseEnd()}}
 	if cfg := e.create.pushConfig; cfg != nil {
 		cfg.TaskId = task.Id
 		creation.PushConfigs = []*a2av1.TaskPushNotificationConfig{cfg}
-		creation.Events = []*a2av1.StreamResponse{taskEvent(task)}
+		creation.Events = append([]*a2av1.StreamResponse{taskEvent(task)}, events...)
 		creation.Trace = s.traceOf(e.storeCtx, creation.Events)
 	}
 	held := s.lock(r.key)
 	defer held.Unlock()
-	rec, err := s.store.CreateTask(e.storeCtx, creation)
+	h := e.create.handoff
+	var (
+		rec store.Record
+		sub store.Subscription
+		err error
+	)
+	if cs, ok := s.store.(store.CreateSubscriber); ok && h.follow != followNothing {
+		rec, sub, err = cs.CreateTaskSubscribed(e.storeCtx, creation, h.ctx)
+	} else {
+		rec, err = s.store.CreateTask(e.storeCtx, creation)
+	}
 	if err != nil {
 		err = internalError("creating the task", err)
-		e.create.handoff.deliver(outcome{err: err})
+		h.deliver(outcome{err: err})
 		return err
 	}
 	e.rec = rec
 	s.observeState(e.storeCtx, r.key.tenant, nil, task)
+	s.observeState(e.storeCtx, r.key.tenant, task, snap)
 	s.register(r)
-	o := outcome{rec: rec}
-	if h := e.create.handoff; h.follow != followNothing {
+	o := outcome{rec: rec, sub: sub}
+	if h.follow != followNothing && sub == nil {
 		snap, sub, err := s.subscribe(h.ctx, r.key.tenant, task.Id, h.follow)
 		if err != nil {
 			o.err = internalError("subscribing to the new task", err)
@@ -232,8 +268,8 @@ func (e *Events) ensureTaskLocked() error {
 			o.rec, o.sub = snap, sub
 		}
 	}
-	e.create.handoff.deliver(o)
-	return nil
+	h.deliver(o)
+	return changeErr
 }
 
 // outcome is what the request that started a new task learns from its first

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
@@ -140,7 +141,7 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, f follow) (starte
 		run:      r,
 		req:      s.newRequest(c, req, r, nil),
 		storeCtx: context.WithoutCancel(r.ctx),
-		create:   &creation{pushConfig: pushCfg, handoff: h},
+		create:   &creation{pushConfig: pushCfg, handoff: h, fold: f != followEvents},
 	}
 	if err := s.launch(r, ev); err != nil {
 		return started{}, err
@@ -339,8 +340,11 @@ func isSettled(s a2av1.TaskState) bool { return store.IsTerminal(s) || store.IsI
 func (s *Server) waitSettled(c *call, rec store.Record, sub store.Subscription) (store.Record, error) {
 	key := c.key(rec.Task.GetId())
 	for {
-		if isSettled(rec.Task.GetStatus().GetState()) {
+		if state := rec.Task.GetStatus().GetState(); isSettled(state) {
 			sub.Close()
+			if store.IsTerminal(state) { // it never changes again
+				return rec, nil
+			}
 			return s.latest(c, key, rec), nil
 		}
 	events:
@@ -352,6 +356,9 @@ func (s *Server) waitSettled(c *call, rec store.Record, sub store.Subscription) 
 				}
 				if st := ev.Response.GetStatusUpdate(); st != nil && isSettled(st.GetStatus().GetState()) {
 					sub.Close()
+					if ev.Task != nil {
+						return settledAt(rec, ev), nil
+					}
 					return s.latest(c, key, rec), nil
 				}
 			case <-c.ctx.Done():
@@ -378,6 +385,18 @@ func (s *Server) waitSettled(c *call, rec store.Record, sub store.Subscription) 
 			return store.Record{}, internalError("following the task", err)
 		}
 	}
+}
+
+// settledAt is the record of the task as the write of ev (which settled
+// it) left it, from the snapshot the store published with the event: the
+// call answers with the task as it was when it settled, without reading it
+// again. rec is the subscription's snapshot (same task, owner and tenant).
+func settledAt(rec store.Record, ev store.Event) store.Record {
+	out := store.Record{Tenant: rec.Tenant, Owner: rec.Owner, Version: ev.Version, Task: ev.Task, Runner: rec.Runner, LeaseUntil: rec.LeaseUntil}
+	if store.IsTerminal(ev.Task.GetStatus().GetState()) {
+		out.Runner, out.LeaseUntil = "", time.Time{}
+	}
+	return out
 }
 
 // latest reads the current record, falling back to rec.

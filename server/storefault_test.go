@@ -73,21 +73,39 @@ func TestStorageFailures(t *testing.T) {
 			t.Fatalf("after the store recovered: %v, want COMPLETED", task.GetStatus().GetState())
 		}
 
-		// The store breaks after the task is created and before its
-		// artifact is written, and recovers a moment later: the task ends
-		// FAILED, with no artifact, and the blocking call returns it.
+		// The store breaks after the task is created and before it is
+		// completed, and recovers a moment later: the task ends FAILED and
+		// the blocking call returns it. (A blocking call's task is created
+		// with its first event, the artifact, in one write.)
 		st.failAfter.Store(1)
 		go func() {
 			time.Sleep(300 * time.Millisecond)
 			st.broken.Store(false)
 		}()
 		task := sendTask(t, e.c, "hello")
-		if task.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_FAILED || len(task.GetArtifacts()) != 0 {
-			t.Fatalf("task after a failed artifact write: %v with %d artifacts, want FAILED with none", task.GetStatus().GetState(), len(task.GetArtifacts()))
+		if task.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_FAILED || len(task.GetArtifacts()) != 1 {
+			t.Fatalf("task after a failed completion: %v with %d artifacts, want FAILED with the artifact", task.GetStatus().GetState(), len(task.GetArtifacts()))
 		}
 		got, err := e.c.GetTask(ctxT(t), &a2av1.GetTaskRequest{Id: task.GetId()})
 		if err != nil || got.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_FAILED {
 			t.Fatalf("GetTask = %v, %v; want the FAILED task", got.GetStatus().GetState(), err)
+		}
+
+		// A stream's task is created before its first event: when the
+		// artifact's write fails, the task ends FAILED with no artifact.
+		st.failAfter.Store(1)
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			st.broken.Store(false)
+		}()
+		events, _ := collect(e.c.SendStreamingMessage(ctxT(t), &a2av1.SendMessageRequest{Message: userMsg("hello")}))
+		if len(events) == 0 || events[0].GetTask() == nil {
+			t.Fatalf("stream while the store breaks: %v, want the task first", events)
+		}
+		got, err = e.c.GetTask(ctxT(t), &a2av1.GetTaskRequest{Id: events[0].GetTask().GetId()})
+		if err != nil || got.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_FAILED || len(got.GetArtifacts()) != 0 {
+			t.Fatalf("GetTask after a failed artifact write = %v with %d artifacts, %v; want FAILED with none",
+				got.GetStatus().GetState(), len(got.GetArtifacts()), err)
 		}
 	})
 }

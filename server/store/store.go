@@ -135,6 +135,11 @@ type Event struct {
 	Version int64
 	// Response is a statusUpdate or artifactUpdate (never to be modified).
 	Response *a2av1.StreamResponse
+	// Task, when not nil, is the snapshot the write stored (never to be
+	// modified): what the task is at Version, given by stores that have it
+	// at hand (a write of this process), so that a subscriber can answer
+	// with it instead of reading the task again. Stores may leave it nil.
+	Task *a2av1.Task
 }
 
 // Subscription is a live feed of a task's events. Events is closed when the
@@ -240,6 +245,19 @@ type OutcomeSubscriptions interface {
 
 // OutcomeSubscriberBuffer is how many events an outcome subscriber may lag.
 const OutcomeSubscriberBuffer = 8
+
+
+// CreateSubscriber is implemented by stores that can subscribe to a task in
+// the call that creates it, without reading the task back (a round trip to
+// a database server).
+type CreateSubscriber interface {
+	// CreateTaskSubscribed is CreateTask followed by Subscribe(subCtx, …)
+	// whose snapshot is the created record: the subscription receives every
+	// event written after the creation, by any writer, exactly once and in
+	// order. The subscription ends when subCtx is done. A failed creation
+	// returns CreateTask's error and no subscription.
+	CreateTaskSubscribed(ctx context.Context, c Creation, subCtx context.Context) (Record, Subscription, error)
+}
 
 // PushConfigs keeps the webhook configs of tasks.
 type PushConfigs interface {

@@ -82,29 +82,70 @@ func (s *Store) Subscribe(ctx context.Context, tenant, id string) (store.Record,
 }
 
 func (f *feed) subscribe(ctx context.Context, tenant, id string) (store.Record, store.Subscription, error) {
-	key := topicKey{tenant, id}
+	p, err := f.register(topicKey{tenant, id})
+	if err != nil {
+		return store.Record{}, nil, err
+	}
+	rec, err := f.s.Task(ctx, tenant, id)
+	return f.arm(ctx, p, rec, err)
+}
+
+// CreateTaskSubscribed implements store.CreateSubscriber: the subscriber is
+// registered before the creation is written, so that a write of another
+// replica, which can only follow the creation, is either in the created
+// record's version (none is) or reaches the subscriber by its
+// notification; the created record is the snapshot, with no read.
+func (s *Store) CreateTaskSubscribed(ctx context.Context, c store.Creation, subCtx context.Context) (store.Record, store.Subscription, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Record{}, nil, err
+	}
+	p, err := s.feed.register(topicKey{c.Tenant, c.Task.GetId()})
+	if err != nil {
+		return store.Record{}, nil, err
+	}
+	rec, err := s.CreateTask(ctx, c)
+	return s.feed.arm(subCtx, p, rec, err)
+}
+
+// pending is a subscription registered with its topic whose snapshot is
+// not known yet: writes published or notified meanwhile are counted in the
+// topic's notes, reconnections of the listener in the feed's epoch.
+type pending struct {
+	sb           *sub
+	t            *topic
+	notes, epoch uint64
+}
+
+// register adds an unarmed subscriber to the task's topic.
+func (f *feed) register(key topicKey) (pending, error) {
 	sb := &sub{ch: make(chan store.Event, f.buffer)}
 	// Read the epoch before registering: a reconnection after this point
 	// may have skipped the subscriber while it was not armed.
-	epoch := f.epoch.Load()
+	p := pending{sb: sb, epoch: f.epoch.Load()}
 	f.mu.Lock()
 	if f.stopped {
 		f.mu.Unlock()
-		return store.Record{}, nil, store.ErrClosed
+		return pending{}, store.ErrClosed
 	}
 	t := f.topics[key]
 	if t == nil {
 		t = &topic{key: key}
 		f.topics[key] = t
 	}
-	sb.f, sb.t = f, t
+	sb.f, sb.t, p.t = f, t, t
 	t.mu.Lock()
 	t.addLocked(sb)
-	notes := t.notes
+	p.notes = t.notes
 	t.mu.Unlock()
 	f.mu.Unlock()
+	return p, nil
+}
 
-	rec, err := f.s.Task(ctx, tenant, id)
+// arm gives a registered subscriber its snapshot rec (read or written
+// since it registered; err: that failed, and the subscriber is dropped)
+// and makes it catch up if writes may have happened in between.
+func (f *feed) arm(ctx context.Context, p pending, rec store.Record, err error) (store.Record, store.Subscription, error) {
+	sb, t := p.sb, p.t
 	if err != nil {
 		sb.end(nil)
 		return store.Record{}, nil, err
@@ -119,7 +160,7 @@ func (f *feed) subscribe(ctx context.Context, tenant, id string) (store.Record, 
 		sb.armed, sb.last = true, rec.Version
 		// A write notified while the snapshot was read may be missing
 		// from it; so may one lost while the listener was away.
-		if t.notes != notes || f.epoch.Load() != epoch {
+		if t.notes != p.notes || f.epoch.Load() != p.epoch {
 			f.triggerLocked(t)
 		}
 	}
@@ -136,7 +177,7 @@ func (f *feed) subscribe(ctx context.Context, tenant, id string) (store.Record, 
 
 // publish hands a committed write of this process (version, computed from
 // expect) to the task's subscribers.
-func (f *feed) publish(key topicKey, expect, version int64, events []*a2av1.StreamResponse, terminal bool) {
+func (f *feed) publish(key topicKey, expect, version int64, task *a2av1.Task, events []*a2av1.StreamResponse, terminal bool) {
 	f.mu.RLock()
 	t := f.topics[key]
 	f.mu.RUnlock()
@@ -152,7 +193,7 @@ func (f *feed) publish(key topicKey, expect, version int64, events []*a2av1.Stre
 			unarmed = true
 		case sb.last >= version:
 		case sb.last == expect:
-			if !sb.sendLocked(version, events) {
+			if !sb.sendLocked(version, task, events) {
 				t.removeLocked(sb)
 				sb.endLocked(store.ErrSlowSubscriber)
 				continue
@@ -513,11 +554,11 @@ func (sb *sub) end(err error) {
 	}
 }
 
-// sendLocked queues the events of one write without blocking; false when
-// the buffer is full.
-func (sb *sub) sendLocked(version int64, events []*a2av1.StreamResponse) bool {
+// sendLocked queues the events of one write (task: its snapshot) without
+// blocking; false when the buffer is full.
+func (sb *sub) sendLocked(version int64, task *a2av1.Task, events []*a2av1.StreamResponse) bool {
 	for _, ev := range events {
-		if !sb.trySendLocked(store.Event{Version: version, Response: ev}) {
+		if !sb.trySendLocked(store.Event{Version: version, Response: ev, Task: task}) {
 			return false
 		}
 	}

@@ -997,3 +997,75 @@ func TestPushCount(t *testing.T) {
 		}
 	}
 }
+
+// TestReplicasCreateSubscribed: a subscription made with the creation of
+// a task on A (no snapshot read) receives every event that B writes, B
+// starting as soon as the task exists, exactly once and in order; events A
+// writes itself carry their snapshot.
+func TestReplicasCreateSubscribed(t *testing.T) {
+	url := testURL(t)
+	schema := testSchema(t, url)
+	a, b := openSchema(t, url, schema, WithSubscriberBuffer(4096)), openSchema(t, url, schema, WithSubscriberBuffer(4096))
+	ctx := context.Background()
+	for i := range 20 {
+		// Mostly a single write: a notification of it that the
+		// subscription missed would not be made up for by a later one.
+		n := 1 + i%7/6*20
+		id := fmt.Sprintf("t%d", i)
+		found := make(chan struct{})
+		wrote := make(chan struct{})
+		go func() { // B: write as soon as the task exists
+			defer close(wrote)
+			for {
+				if _, err := b.Task(ctx, "T", id); err == nil {
+					break
+				}
+				select {
+				case <-found:
+				default:
+					continue
+				}
+				if _, err := b.Task(ctx, "T", id); err != nil {
+					t.Errorf("B cannot read task %s: %v", id, err)
+					return
+				}
+				break
+			}
+			writeSeries(t, id, n, b)
+		}()
+		rec, sub, err := a.CreateTaskSubscribed(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask(id, working, 0)}}, ctx)
+		close(found)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Version != 1 {
+			t.Fatalf("created record at version %d, want 1", rec.Version)
+		}
+		evs := collect(t, sub)
+		<-wrote
+		if sub.Err() != nil {
+			t.Fatalf("task %s: Err %v", id, sub.Err())
+		}
+		checkSeries(t, "subscriber of task "+id, evs, 0, n)
+	}
+
+	// Writes of the subscriber's own process carry the snapshot written.
+	rec, sub, err := a.CreateTaskSubscribed(ctx, store.Creation{Record: store.Record{Task: newTask("own", working, 0)}}, ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := newTask("own", completed, time.Second)
+	update(t, a, store.Update{Task: done, Expect: rec.Version, Events: []*a2av1.StreamResponse{statusEvent(done)}})
+	evs := collect(t, sub)
+	if len(evs) != 1 || evs[0].Task == nil || !proto.Equal(evs[0].Task, done) {
+		t.Fatalf("own write: events %+v, want one carrying the COMPLETED snapshot", evs)
+	}
+
+	// A failed creation returns no subscription and leaves no subscriber.
+	if _, sub, err := a.CreateTaskSubscribed(ctx, store.Creation{Record: store.Record{Task: newTask("own", working, 0)}}, ctx); !errors.Is(err, store.ErrExists) || sub != nil {
+		t.Fatalf("creating an existing id: %v, %v; want ErrExists and no subscription", sub, err)
+	}
+	if n := a.Subscribers(); n != 0 {
+		t.Fatalf("%d subscribers left, want 0", n)
+	}
+}

@@ -260,7 +260,7 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 		u.Runner, lease, int64(0), events, int32(queue), prefix, s.opts.channel, s.payload(u.Tenant, id, u.Expect+1),
 		len(events) > 0, u.Trace.Parent, u.Trace.State}
 	o := &writeOp{key: topicKey{u.Tenant, id}, what: "writing task " + strconv.Quote(id), sql: sqlUpdateTask, args: args,
-		publish: true, expect: u.Expect, events: u.Events, terminal: row.terminal}
+		publish: true, expect: u.Expect, task: u.Task, events: u.Events, terminal: row.terminal}
 	for attempt := 0; ; attempt++ {
 		args[10] = s.now()
 		if err := s.w.submit(ctx, o); err != nil {

@@ -46,6 +46,7 @@ type writeOp struct {
 	// For UpdateTask: what the feed gets after COMMIT.
 	publish  bool
 	expect   int64
+	task     *a2av1.Task
 	events   []*a2av1.StreamResponse
 	terminal bool
 }
@@ -197,7 +198,7 @@ func (w *writer) run(batch []*writeOp) {
 		writes++
 		queued = queued || o.res[1] > 0
 		if o.publish {
-			s.feed.publish(o.key, o.expect, o.res[0], o.events, o.terminal)
+			s.feed.publish(o.key, o.expect, o.res[0], o.task, o.events, o.terminal)
 		}
 	}
 	s.writes.Add(writes)

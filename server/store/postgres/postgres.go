@@ -255,6 +255,12 @@ type Store struct {
 
 	closeOnce sync.Once
 
+	// configured holds the tasks (topicKey) that this store saw having
+	// push configs, so that their writes go straight to the statement that
+	// queues deliveries; the others first try the lean one
+	// (sqlUpdateTaskLean). Entries go when the task ends.
+	configured sync.Map
+
 	batches, writes, rolledBack, catchUps, reconnects, retries atomic.Int64
 }
 

@@ -1069,3 +1069,28 @@ func TestReplicasCreateSubscribed(t *testing.T) {
 		t.Fatalf("%d subscribers left, want 0", n)
 	}
 }
+
+// TestLeanWriteQueuesForConfigsOfOtherReplicas: a task A created without
+// push configs gets one through B; A's next write, which tries the
+// statement for tasks without configs first, still queues the delivery.
+func TestLeanWriteQueuesForConfigsOfOtherReplicas(t *testing.T) {
+	url := testURL(t)
+	schema := testSchema(t, url)
+	a, b := openSchema(t, url, schema), openSchema(t, url, schema)
+	ctx := context.Background()
+	rec := create(t, a, store.Creation{Record: store.Record{Task: newTask("t", working, 0)}})
+	t2 := newTask("t", working, time.Second)
+	v := update(t, a, store.Update{Task: t2, Expect: rec.Version, Events: []*a2av1.StreamResponse{statusEvent(t2)}})
+	if err := b.SavePushConfig(ctx, "", cfg("t", "c1")); err != nil {
+		t.Fatal(err)
+	}
+	t3 := newTask("t", completed, 2*time.Second)
+	update(t, a, store.Update{Task: t3, Expect: v, Events: []*a2av1.StreamResponse{statusEvent(t3)}})
+	ds, err := a.ClaimDeliveries(ctx, store.Claim{Worker: "w", Now: time.Now(), Lease: time.Minute, Max: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 1 || ds[0].Event.GetStatusUpdate().GetStatus().GetState() != completed {
+		t.Fatalf("deliveries %+v, want the COMPLETED update (written after the config was added elsewhere)", ds)
+	}
+}

@@ -39,6 +39,7 @@ func (s *Store) SavePushConfig(ctx context.Context, tenant string, cfg *a2av1.Ta
 	if n == 0 {
 		return fmt.Errorf("%w: task %q", store.ErrNotFound, taskID)
 	}
+	s.configured.Store(topicKey{tenant, taskID}, struct{}{})
 	return nil
 }
 

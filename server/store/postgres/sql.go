@@ -57,6 +57,27 @@ const (
 )
 SELECT upd.version, (SELECT count(*) FROM ob), (SELECT count(*) FROM n) FROM upd`
 
+	// sqlUpdateTask for a task without push configs: it matches no row when
+	// the task has configs (push_count, which every change of the configs
+	// sets under the task's row lock), and the write is then made with
+	// sqlUpdateTask. It spares PostgreSQL setting up the outbox parts.
+	// $1…$12 as sqlUpdateTask, $13 channel, $14 payload, $15 notify.
+	sqlUpdateTaskLean = `WITH upd AS (
+	UPDATE tasks t SET version = t.version + 1, snapshot = $4, state = $5, status_time = $6, context_id = $7,
+		runner = CASE WHEN $8::boolean THEN '' WHEN $9::text <> '' THEN $9::text ELSE t.runner END,
+		lease_until = CASE WHEN $8::boolean THEN NULL WHEN $9::text <> '' THEN $10::bigint ELSE t.lease_until END,
+		ended_at = CASE WHEN $8::boolean THEN $11::bigint END
+	WHERE t.tenant = $1 AND t.id = $2 AND t.version = $3 AND t.ended_at IS NULL AND t.push_count = 0
+	RETURNING t.tenant, t.id, t.version
+), ev AS (
+	INSERT INTO task_events (tenant, task_id, version, idx, event, terminal)
+	SELECT upd.tenant, upd.id, upd.version, e.i - 1, e.event, $8::boolean
+	FROM upd, unnest($12::bytea[]) WITH ORDINALITY AS e(event, i)
+), n AS (
+	SELECT pg_notify($13::text, 'e' || $14::text) FROM upd WHERE $15::boolean
+)
+SELECT upd.version, 0::bigint, (SELECT count(*) FROM n) FROM upd`
+
 	// $1 tenant, $2 id, $3 owner, $4 context id, $5 state, $6 status time,
 	// $7 snapshot, $8 runner, $9 lease, $10 ended at, $11 push configs.
 	// Result: a row when the task was inserted.

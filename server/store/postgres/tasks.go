@@ -142,6 +142,9 @@ func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record,
 			prefixes[i] = store.DeliveryIDPrefix(rec.Tenant, id, 1, i)
 		}
 		o.sql = sqlCreateTaskWithConfigs
+		if !row.terminal {
+			s.configured.Store(o.key, struct{}{})
+		}
 		args = append(args, cfgIDs, cfgs, int32(len(events)), nil, events, prefixes, s.opts.channel, s.payload(rec.Tenant, id, 1),
 			c.Trace.Parent, c.Trace.State)
 	}
@@ -256,13 +259,20 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 	if queue > 0 {
 		prefix = idPrefix(u.Tenant, id)
 	}
+	key := topicKey{u.Tenant, id}
+	payload := s.payload(u.Tenant, id, u.Expect+1)
 	args := []any{u.Tenant, id, u.Expect, row.snapshot, row.state, row.statusTime, row.contextID, row.terminal,
-		u.Runner, lease, int64(0), events, int32(queue), prefix, s.opts.channel, s.payload(u.Tenant, id, u.Expect+1),
+		u.Runner, lease, int64(0), events, int32(queue), prefix, s.opts.channel, payload,
 		len(events) > 0, u.Trace.Parent, u.Trace.State}
-	o := &writeOp{key: topicKey{u.Tenant, id}, what: "writing task " + strconv.Quote(id), sql: sqlUpdateTask, args: args,
+	o := &writeOp{key: key, what: "writing task " + strconv.Quote(id), sql: sqlUpdateTask, args: args,
 		publish: true, expect: u.Expect, task: u.Task, events: u.Events, terminal: row.terminal}
+	_, configured := s.configured.Load(key)
+	if !configured {
+		o.sql = sqlUpdateTaskLean
+		o.args = append(args[:12:12], s.opts.channel, payload, len(events) > 0)
+	}
 	for attempt := 0; ; attempt++ {
-		args[10] = s.now()
+		o.args[10] = s.now()
 		if err := s.w.submit(ctx, o); err != nil {
 			return 0, err
 		}
@@ -270,11 +280,20 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 			return 0, o.err
 		}
 		if o.found {
+			if row.terminal && configured {
+				s.configured.Delete(key)
+			}
 			return o.res[0], nil
 		}
 		err := s.classify(ctx, u.Tenant, id, u.Expect)
 		if !errors.Is(err, errRetry) {
 			return 0, err
+		}
+		if !configured { // the task has push configs: write them the deliveries
+			configured = true
+			s.configured.Store(key, struct{}{})
+			o.sql, o.args = sqlUpdateTask, args
+			continue
 		}
 		s.retries.Add(1)
 		if attempt == maxRetries {

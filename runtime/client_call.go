@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/a2agen/a2agen/internal/respmeta"
@@ -383,9 +384,25 @@ func (t headerTemplate) copyInto(buf []string) http.Header {
 	return h
 }
 
+// same reports whether h holds exactly the template's headers (no
+// interceptor changed them).
+func (t headerTemplate) same(h http.Header) bool {
+	if len(h) != len(t.header) {
+		return false
+	}
+	for k, vs := range t.header {
+		if !slices.Equal(h[k], vs) {
+			return false
+		}
+	}
+	return true
+}
+
 // sendHeaders puts the headers of a client call on an outgoing request:
 // those of the intercepted call in ctx, which interceptors may have
-// changed, else the configured ones.
+// changed, else the configured ones. The request shares the call's value
+// slices: it is written before the call returns, and nothing changes them
+// meanwhile (an interceptor that does works on its own goroutine's call).
 func (c *clientConfig) sendHeaders(ctx context.Context, h http.Header) {
 	call := clientCallFrom(ctx)
 	if call == nil {
@@ -393,6 +410,6 @@ func (c *clientConfig) sendHeaders(ctx context.Context, h http.Header) {
 		return
 	}
 	for k, v := range call.Header {
-		h[k] = append([]string(nil), v...)
+		h[k] = v
 	}
 }

@@ -139,7 +139,7 @@ func hasHeaderKeys(md metadata.MD) bool {
 // the transport's own.
 func (t *GRPCTransport) outgoingContext(ctx context.Context) context.Context {
 	call := clientCallFrom(ctx)
-	if call == nil {
+	if call == nil || t.chains != nil && t.chains.header.same(call.Header) {
 		return metadata.AppendToOutgoingContext(ctx, t.md...)
 	}
 	// Appended as pairs, like t.md: grpc-go then neither copies nor merges

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -34,7 +35,9 @@ import (
 //	         client, with OpenTelemetry's default (no-op) providers: what
 //	         every call pays when telemetry is compiled in but not set up
 //	tracing  the same with an SDK tracer provider that samples every span
-//	         and exports them in batches to memory (metrics no-op)
+//	         and hands each to an in-memory exporter as it ends
+//	         (sdktrace.WithSyncer; metrics no-op)
+//	batched  tracing with the spans exported in batches (sdktrace.WithBatcher)
 //	full     tracing plus SDK metrics (a manual reader)
 //
 // BenchmarkTelemetryInterleaved gives the ratios (noop/off ≤ 1.02 and
@@ -55,20 +58,29 @@ var telemetrySetups = []telemetrySetup{
 	{name: "chain"},
 	{name: "noop", opts: func(*testing.B) []telemetry.Option { return []telemetry.Option{} }},
 	{name: "tracing", opts: func(b *testing.B) []telemetry.Option {
-		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b))}
+		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b, sdktrace.WithSyncer))}
+	}},
+	{name: "batched", opts: func(b *testing.B) []telemetry.Option {
+		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b, batched))}
 	}},
 	{name: "full", opts: func(b *testing.B) []telemetry.Option {
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 		b.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
-		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b)), telemetry.WithMeterProvider(mp)}
+		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b, sdktrace.WithSyncer)), telemetry.WithMeterProvider(mp)}
 	}},
 }
 
-// benchTracerProvider samples every span and exports them in batches to
-// an in-memory exporter, emptied now and then so that memory stays flat.
-func benchTracerProvider(b *testing.B) *sdktrace.TracerProvider {
+func batched(e sdktrace.SpanExporter) sdktrace.TracerProviderOption { return sdktrace.WithBatcher(e) }
+
+// benchTracerProvider samples every span and exports them to an in-memory
+// exporter, emptied now and then so that memory stays flat, through the
+// span processor that export gives: sdktrace.WithSyncer (each span handed
+// to the exporter as it ends, the way tests use the in-memory exporter) or
+// batched (sdktrace.WithBatcher's queue and goroutine, the way a program
+// sends spans to a collector).
+func benchTracerProvider(b *testing.B, export func(sdktrace.SpanExporter) sdktrace.TracerProviderOption) *sdktrace.TracerProvider {
 	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithBatcher(exp))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), export(exp))
 	done := make(chan struct{})
 	go func() {
 		t := time.NewTicker(10 * time.Millisecond)
@@ -173,7 +185,10 @@ func BenchmarkTelemetry(b *testing.B) {
 // (wall time) and <setup>/off (1.02 = 2 % more per round trip than without
 // interceptors), and the same for the CPU time of the process
 // (<setup>-cpu-ns/call, <setup>/off-cpu: client and server together, which
-// other load on the machine disturbs less than wall time).
+// other load on the machine disturbs less than wall time); <setup>/off-p50
+// is the ratio of the median calls, which the calls that other work on the
+// machine held up (a preempted thread, a late wake-up) do not move: on a
+// loaded machine a few such calls make most of the spread of the sums.
 //
 //	go test -run '^$' -bench TelemetryInterleaved -count 5 ./a2a/v1/
 func BenchmarkTelemetryInterleaved(b *testing.B) {
@@ -189,6 +204,7 @@ func BenchmarkTelemetryInterleaved(b *testing.B) {
 			}
 			wall := make([]time.Duration, len(clients))
 			cpu := make([]time.Duration, len(clients))
+			each := make([][]time.Duration, len(clients)) // every call's wall time
 			n := 0
 			order := make([]int, len(clients))
 			for i := range order {
@@ -201,16 +217,24 @@ func BenchmarkTelemetryInterleaved(b *testing.B) {
 				for _, k := range order {
 					c0, t0 := processCPU(), time.Now()
 					telemetryCall(b, clients[k], req)
-					wall[k] += time.Since(t0)
+					d := time.Since(t0)
+					wall[k] += d
 					cpu[k] += processCPU() - c0
+					each[k] = append(each[k], d)
 				}
 				n++
+			}
+			medians := make([]time.Duration, len(clients))
+			for i := range each {
+				slices.Sort(each[i])
+				medians[i] = each[i][len(each[i])/2]
 			}
 			for i, setup := range telemetrySetups {
 				b.ReportMetric(float64(wall[i].Nanoseconds())/float64(n), setup.name+"-ns/call")
 				b.ReportMetric(float64(cpu[i].Nanoseconds())/float64(n), setup.name+"-cpu-ns/call")
 				if i > 0 {
 					b.ReportMetric(float64(wall[i])/float64(wall[0]), setup.name+"/off")
+					b.ReportMetric(float64(medians[i])/float64(medians[0]), setup.name+"/off-p50")
 					if cpu[0] > 0 {
 						b.ReportMetric(float64(cpu[i])/float64(cpu[0]), setup.name+"/off-cpu")
 					}

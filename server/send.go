@@ -356,8 +356,10 @@ func (s *Server) waitSettled(c *call, rec store.Record, sub store.Subscription) 
 				}
 				if st := ev.Response.GetStatusUpdate(); st != nil && isSettled(st.GetStatus().GetState()) {
 					sub.Close()
-					if ev.Task != nil {
-						return settledAt(rec, ev), nil
+					if ss, ok := sub.(store.SnapshotSubscription); ok {
+						if t := ss.Written(ev.Version); t != nil {
+							return settledAt(rec, ev.Version, t), nil
+						}
 					}
 					return s.latest(c, key, rec), nil
 				}
@@ -387,13 +389,14 @@ func (s *Server) waitSettled(c *call, rec store.Record, sub store.Subscription) 
 	}
 }
 
-// settledAt is the record of the task as the write of ev (which settled
-// it) left it, from the snapshot the store published with the event: the
-// call answers with the task as it was when it settled, without reading it
-// again. rec is the subscription's snapshot (same task, owner and tenant).
-func settledAt(rec store.Record, ev store.Event) store.Record {
-	out := store.Record{Tenant: rec.Tenant, Owner: rec.Owner, Version: ev.Version, Task: ev.Task, Runner: rec.Runner, LeaseUntil: rec.LeaseUntil}
-	if store.IsTerminal(ev.Task.GetStatus().GetState()) {
+// settledAt is the record of the task as the write at version (which
+// settled it) left it, task, as the subscription had it from the store:
+// the call answers with the task as it was when it settled, without
+// reading it again. rec is the subscription's snapshot (same task, owner
+// and tenant).
+func settledAt(rec store.Record, version int64, task *a2av1.Task) store.Record {
+	out := store.Record{Tenant: rec.Tenant, Owner: rec.Owner, Version: version, Task: task, Runner: rec.Runner, LeaseUntil: rec.LeaseUntil}
+	if store.IsTerminal(task.GetStatus().GetState()) {
 		out.Runner, out.LeaseUntil = "", time.Time{}
 	}
 	return out

@@ -135,11 +135,6 @@ type Event struct {
 	Version int64
 	// Response is a statusUpdate or artifactUpdate (never to be modified).
 	Response *a2av1.StreamResponse
-	// Task, when not nil, is the snapshot the write stored (never to be
-	// modified): what the task is at Version, given by stores that have it
-	// at hand (a write of this process), so that a subscriber can answer
-	// with it instead of reading the task again. Stores may leave it nil.
-	Task *a2av1.Task
 }
 
 // Subscription is a live feed of a task's events. Events is closed when the
@@ -246,6 +241,17 @@ type OutcomeSubscriptions interface {
 // OutcomeSubscriberBuffer is how many events an outcome subscriber may lag.
 const OutcomeSubscriberBuffer = 8
 
+// SnapshotSubscription is implemented by subscriptions that can tell the
+// snapshot a write stored, for writes they received whose snapshot the
+// store had at hand (a write of this process), so that a subscriber can
+// answer with the task as that write left it instead of reading it again.
+type SnapshotSubscription interface {
+	Subscription
+	// Written returns the snapshot (never to be modified) stored by the
+	// write of the last events received, if that write was at version and
+	// the store has it; else nil.
+	Written(version int64) *a2av1.Task
+}
 
 // CreateSubscriber is implemented by stores that can subscribe to a task in
 // the call that creates it, without reading the task back (a round trip to

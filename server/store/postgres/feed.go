@@ -193,12 +193,13 @@ func (f *feed) publish(key topicKey, expect, version int64, task *a2av1.Task, ev
 			unarmed = true
 		case sb.last >= version:
 		case sb.last == expect:
-			if !sb.sendLocked(version, task, events) {
+			if !sb.sendLocked(version, events) {
 				t.removeLocked(sb)
 				sb.endLocked(store.ErrSlowSubscriber)
 				continue
 			}
 			sb.last = version
+			sb.written, sb.writtenAt = task, version
 			if terminal {
 				t.removeLocked(sb)
 				sb.endLocked(nil)
@@ -519,9 +520,23 @@ type sub struct {
 	ended bool
 	err   error
 	stop  func() bool // stops the context callback
+	// The snapshot of the last write of this process handed over (publish)
+	// and its version; events read from the table carry none.
+	written   *a2av1.Task
+	writtenAt int64
 }
 
 func (sb *sub) Events() <-chan store.Event { return sb.ch }
+
+// Written implements store.SnapshotSubscription.
+func (sb *sub) Written(version int64) *a2av1.Task {
+	sb.t.mu.Lock()
+	defer sb.t.mu.Unlock()
+	if sb.written == nil || sb.writtenAt != version || sb.last != version {
+		return nil
+	}
+	return sb.written
+}
 
 func (sb *sub) Err() error {
 	sb.t.mu.Lock()
@@ -554,11 +569,11 @@ func (sb *sub) end(err error) {
 	}
 }
 
-// sendLocked queues the events of one write (task: its snapshot) without
-// blocking; false when the buffer is full.
-func (sb *sub) sendLocked(version int64, task *a2av1.Task, events []*a2av1.StreamResponse) bool {
+// sendLocked queues the events of one write without blocking; false when
+// the buffer is full.
+func (sb *sub) sendLocked(version int64, events []*a2av1.StreamResponse) bool {
 	for _, ev := range events {
-		if !sb.trySendLocked(store.Event{Version: version, Response: ev, Task: task}) {
+		if !sb.trySendLocked(store.Event{Version: version, Response: ev}) {
 			return false
 		}
 	}

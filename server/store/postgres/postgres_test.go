@@ -1000,8 +1000,8 @@ func TestPushCount(t *testing.T) {
 
 // TestReplicasCreateSubscribed: a subscription made with the creation of
 // a task on A (no snapshot read) receives every event that B writes, B
-// starting as soon as the task exists, exactly once and in order; events A
-// writes itself carry their snapshot.
+// starting as soon as the task exists, exactly once and in order; of a
+// write of A itself, the subscription has the snapshot (Written).
 func TestReplicasCreateSubscribed(t *testing.T) {
 	url := testURL(t)
 	schema := testSchema(t, url)
@@ -1057,8 +1057,11 @@ func TestReplicasCreateSubscribed(t *testing.T) {
 	done := newTask("own", completed, time.Second)
 	update(t, a, store.Update{Task: done, Expect: rec.Version, Events: []*a2av1.StreamResponse{statusEvent(done)}})
 	evs := collect(t, sub)
-	if len(evs) != 1 || evs[0].Task == nil || !proto.Equal(evs[0].Task, done) {
-		t.Fatalf("own write: events %+v, want one carrying the COMPLETED snapshot", evs)
+	if len(evs) != 1 {
+		t.Fatalf("own write: events %+v, want the COMPLETED update", evs)
+	}
+	if got := sub.(store.SnapshotSubscription).Written(evs[0].Version); !proto.Equal(got, done) {
+		t.Fatalf("own write: Written(%d) = %v, want the COMPLETED snapshot", evs[0].Version, got)
 	}
 
 	// A failed creation returns no subscription and leaves no subscriber.

@@ -35,9 +35,10 @@ import (
 //	         client, with OpenTelemetry's default (no-op) providers: what
 //	         every call pays when telemetry is compiled in but not set up
 //	tracing  the same with an SDK tracer provider that samples every span
-//	         and hands each to an in-memory exporter as it ends
-//	         (sdktrace.WithSyncer; metrics no-op)
-//	batched  tracing with the spans exported in batches (sdktrace.WithBatcher)
+//	         and exports them in batches (sdktrace.WithBatcher) to memory
+//	         (metrics no-op)
+//	synced   tracing with each span handed to the in-memory exporter as it
+//	         ends (sdktrace.WithSyncer, as tests use that exporter)
 //	full     tracing plus SDK metrics (a manual reader)
 //
 // BenchmarkTelemetryInterleaved gives the ratios (noop/off ≤ 1.02 and
@@ -58,15 +59,15 @@ var telemetrySetups = []telemetrySetup{
 	{name: "chain"},
 	{name: "noop", opts: func(*testing.B) []telemetry.Option { return []telemetry.Option{} }},
 	{name: "tracing", opts: func(b *testing.B) []telemetry.Option {
-		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b, sdktrace.WithSyncer))}
-	}},
-	{name: "batched", opts: func(b *testing.B) []telemetry.Option {
 		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b, batched))}
+	}},
+	{name: "synced", opts: func(b *testing.B) []telemetry.Option {
+		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b, sdktrace.WithSyncer))}
 	}},
 	{name: "full", opts: func(b *testing.B) []telemetry.Option {
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 		b.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
-		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b, sdktrace.WithSyncer)), telemetry.WithMeterProvider(mp)}
+		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b, batched)), telemetry.WithMeterProvider(mp)}
 	}},
 }
 

@@ -27,7 +27,7 @@ lint: vet ## go vet and staticcheck (pinned)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(PKGS)
 
 race: ## all tests with the race detector
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 check-generate: ## fail when committed generated code (a2a/v1, scaffolded examples) is stale
 	$(GO) test -count=1 -run 'TestGeneratedCodeIsFresh' ./internal/gen/

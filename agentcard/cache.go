@@ -65,6 +65,7 @@ type Cache struct {
 
 type cacheEntry struct {
 	card         *a2av1.AgentCard
+	document     []byte // the card as received, for signature checks
 	etag         string
 	lastModified string
 	expires      time.Time // fresh before this instant
@@ -83,21 +84,28 @@ func NewCache(client *http.Client) *Cache {
 // from the cache when it is fresh. The returned card is the caller's to
 // modify.
 func (c *Cache) Fetch(ctx context.Context, baseURL string) (*a2av1.AgentCard, error) {
+	card, _, err := c.FetchDocument(ctx, baseURL)
+	return card, err
+}
+
+// FetchDocument is Fetch that also returns the card document exactly as the
+// agent served it: what VerifyCard checks signatures against (A2A §8.4
+// signs the JSON, not a re-serialisation). The bytes are shared; do not
+// modify them.
+func (c *Cache) FetchDocument(ctx context.Context, baseURL string) (*a2av1.AgentCard, []byte, error) {
 	cardURL, err := CardURL(baseURL)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c.mu.Lock()
 	entry := c.entries[cardURL]
 	c.mu.Unlock()
-	if entry != nil && c.now().Before(entry.expires) {
-		return proto.Clone(entry.card).(*a2av1.AgentCard), nil
+	if entry == nil || !c.now().Before(entry.expires) {
+		if entry, err = c.fetch(ctx, cardURL, entry); err != nil {
+			return nil, nil, err
+		}
 	}
-	entry, err = c.fetch(ctx, cardURL, entry)
-	if err != nil {
-		return nil, err
-	}
-	return proto.Clone(entry.card).(*a2av1.AgentCard), nil
+	return proto.Clone(entry.card).(*a2av1.AgentCard), entry.document, nil
 }
 
 // fetch GETs the card, conditionally when old has validators, and records
@@ -131,7 +139,7 @@ func (c *Cache) fetch(ctx context.Context, cardURL string, old *cacheEntry) (*ca
 	switch {
 	case resp.StatusCode == http.StatusNotModified && old != nil:
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxCardBytes))
-		entry = &cacheEntry{card: old.card, etag: old.etag, lastModified: old.lastModified}
+		entry = &cacheEntry{card: old.card, document: old.document, etag: old.etag, lastModified: old.lastModified}
 		if v := resp.Header.Get("ETag"); v != "" {
 			entry.etag = v
 		}
@@ -153,7 +161,7 @@ func (c *Cache) fetch(ctx context.Context, cardURL string, old *cacheEntry) (*ca
 		if err := runtime.UnmarshalJSON(body, card); err != nil {
 			return nil, fmt.Errorf("agentcard: the document at %s is not an A2A agent card: %w", cardURL, err)
 		}
-		entry = &cacheEntry{card: card, etag: resp.Header.Get("ETag"), lastModified: resp.Header.Get("Last-Modified")}
+		entry = &cacheEntry{card: card, document: body, etag: resp.Header.Get("ETag"), lastModified: resp.Header.Get("Last-Modified")}
 	default:
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
 		msg := fmt.Sprintf("agentcard: fetching %s: HTTP %s", cardURL, resp.Status)

@@ -2,9 +2,8 @@ package agentcard
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
-	"net/http"
 
 	"google.golang.org/grpc"
 
@@ -21,18 +20,13 @@ type Client struct {
 	Interface *a2av1.AgentInterface
 	// Card is the card the client was built from.
 	Card *a2av1.AgentCard
-
-	transport runtime.ClientTransport
 }
 
 // Close releases what the transport holds (the gRPC connection; nothing
-// for the HTTP bindings, whose connections belong to the http.Client).
-func (c *Client) Close() error {
-	if cl, ok := c.transport.(io.Closer); ok {
-		return cl.Close()
-	}
-	return nil
-}
+// for the HTTP bindings, whose connections belong to the http.Client, and a
+// WithTransport transport that implements io.Closer is closed). Afterwards
+// every call fails with runtime.ErrClientClosed.
+func (c *Client) Close() error { return c.A2AServiceClient.Close() }
 
 // NewClient returns a client of the agent described by card, over the
 // interface SelectInterface chooses with opts. Every call carries the
@@ -46,6 +40,13 @@ func (c *Client) Close() error {
 // an error from the transport constructor (a malformed gRPC target).
 func NewClient(card *a2av1.AgentCard, opts ...Option) (*Client, error) {
 	c := newConfig(opts)
+	if c.requireSignature {
+		return nil, errors.New("agentcard: NewClient cannot check WithRequireSignature on a parsed card; use Discover, or VerifyCard on the card document")
+	}
+	return c.newClient(card)
+}
+
+func (c *config) newClient(card *a2av1.AgentCard) (*Client, error) {
 	newTransport, iface, err := c.selectInterface(card)
 	if err != nil {
 		return nil, err
@@ -61,24 +62,29 @@ func NewClient(card *a2av1.AgentCard, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agentcard: %s interface %q of the agent card %q: %w", iface.GetProtocolBinding(), iface.GetUrl(), card.GetName(), err)
 	}
-	return &Client{A2AServiceClient: a2av1.NewA2AServiceClient(t), Interface: iface, Card: card, transport: t}, nil
+	return &Client{A2AServiceClient: a2av1.NewA2AServiceClient(t), Interface: iface, Card: card}, nil
 }
 
 // transportOptions are the runtime options of the transport for iface: the
-// caller's WithClientOptions first, then the HTTP client, dial options and
-// credentials, then the interface's tenant and version, which the
-// specification makes binding.
+// interface's tenant and protocol version first, then the HTTP client, dial
+// options and credentials, and the caller's WithClientOptions last, so that
+// what a caller says explicitly (runtime.WithProtocolVersion,
+// runtime.WithClientTenant, runtime.WithHTTPClient) wins over what the card
+// implies. Credentials are a middleware of whichever HTTP client ends up
+// set, so no option drops them.
 func (c *config) transportOptions(iface *a2av1.AgentInterface, creds boundCredentials) []runtime.ClientOption {
-	opts := runtime.ClientDefaults(&a2av1.A2AServiceDesc, c.clientOpts)
-	hc := c.httpClient
-	if len(creds) > 0 {
-		if hc == nil {
-			hc = http.DefaultClient
-		}
-		hc = httpClientWithCredentials(hc, iface.GetUrl(), creds)
+	opts := runtime.ClientDefaults(&a2av1.A2AServiceDesc, nil) // the service's version, unless the card says
+	if t := iface.GetTenant(); t != "" {
+		opts = append(opts, runtime.WithClientTenant(t))
 	}
-	if hc != nil {
-		opts = append(opts, runtime.WithHTTPClient(hc))
+	if v, ok := runtime.ParseVersion(iface.GetProtocolVersion()); ok {
+		opts = append(opts, runtime.WithProtocolVersion(v))
+	}
+	if c.httpClient != nil {
+		opts = append(opts, runtime.WithHTTPClient(c.httpClient))
+	}
+	if wrap := credentialMiddleware(iface.GetUrl(), creds); wrap != nil {
+		opts = append(opts, runtime.WithHTTPMiddleware(wrap))
 	}
 	dial := c.dialOptions
 	if len(creds) > 0 {
@@ -87,27 +93,28 @@ func (c *config) transportOptions(iface *a2av1.AgentInterface, creds boundCreden
 	if len(dial) > 0 {
 		opts = append(opts, runtime.WithGRPCDialOptions(dial...))
 	}
-	if t := iface.GetTenant(); t != "" {
-		opts = append(opts, runtime.WithClientTenant(t))
-	}
-	if v, ok := runtime.ParseVersion(iface.GetProtocolVersion()); ok {
-		opts = append(opts, runtime.WithProtocolVersion(v))
-	}
-	return opts
+	return append(opts, c.clientOpts...)
 }
 
 // Discover fetches the public agent card of the agent at baseURL (see
 // CardURL) and returns NewClient(card, opts...). With WithCardCache the card
-// comes from the cache when it is still fresh.
+// comes from the cache when it is still fresh. With WithVerificationKeys or
+// WithJWKSURL the card's signatures are checked first (see VerifyCard); a
+// card failing the check is an error wrapping a *SignatureError.
 func Discover(ctx context.Context, baseURL string, opts ...Option) (*Client, error) {
 	c := newConfig(opts)
 	cache := c.cache
 	if cache == nil {
 		cache = NewCache(c.httpClient)
 	}
-	card, err := cache.Fetch(ctx, baseURL)
+	card, doc, err := cache.FetchDocument(ctx, baseURL)
 	if err != nil {
 		return nil, err
 	}
-	return NewClient(card, opts...)
+	if c.verifies() {
+		if _, err := c.verifyCard(ctx, doc); err != nil {
+			return nil, fmt.Errorf("the agent card of %s: %w", baseURL, err)
+		}
+	}
+	return c.newClient(card)
 }

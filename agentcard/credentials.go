@@ -101,22 +101,21 @@ func (t *credentialTransport) RoundTrip(req *http.Request) (*http.Response, erro
 	return t.base.RoundTrip(req)
 }
 
-// httpClientWithCredentials returns a copy of hc whose transport adds the
-// credentials to requests for the host of rawURL, or hc itself when rawURL
-// is not an http(s) URL (a gRPC target, which gets the credentials as
+// credentialMiddleware returns the HTTP middleware that adds the
+// credentials to requests for the host of rawURL, or nil without credentials
+// or when rawURL is not an http(s) URL (a gRPC target, which gets them as
 // per-RPC metadata instead).
-func httpClientWithCredentials(hc *http.Client, rawURL string, creds boundCredentials) *http.Client {
+func credentialMiddleware(rawURL string, creds boundCredentials) func(http.RoundTripper) http.RoundTripper {
+	if len(creds) == 0 {
+		return nil
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return hc
+		return nil
 	}
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
+	return func(base http.RoundTripper) http.RoundTripper {
+		return &credentialTransport{base: base, host: u.Host, creds: creds}
 	}
-	out := *hc
-	out.Transport = &credentialTransport{base: base, host: u.Host, creds: creds}
-	return &out
 }
 
 // grpcCredentials adds the credentials to every gRPC call as metadata.

@@ -24,7 +24,7 @@ func TestCredentialsStayOnTheInterfaceHost(t *testing.T) {
 	defer iface.Close()
 
 	creds := boundCredentials{{name: "bearer", scheme: &a2av1.SecurityScheme{}, creds: StaticHeader("Authorization", "Bearer secret")}}
-	hc := httpClientWithCredentials(&http.Client{}, iface.URL+"/a2a", creds)
+	hc := &http.Client{Transport: credentialMiddleware(iface.URL+"/a2a", creds)(http.DefaultTransport)}
 	resp, err := hc.Get(iface.URL + "/a2a")
 	if err != nil {
 		t.Fatal(err)

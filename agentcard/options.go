@@ -19,6 +19,10 @@ type config struct {
 	clientOpts  []runtime.ClientOption
 	transports  map[string]TransportFunc // by upper-cased binding name
 	cache       *Cache
+
+	verifyKeys       []VerificationKey // signature.go
+	jwksURLs         []string
+	requireSignature bool
 }
 
 // schemeCredentials are the credentials given for one security scheme.
@@ -49,8 +53,8 @@ func WithBindings(bindings ...string) Option {
 
 // WithHTTPClient sets the HTTP client used to fetch cards (Discover) and by
 // the HTTP bindings (JSON-RPC, HTTP+JSON). The default is http.DefaultClient.
-// Use it rather than runtime.WithHTTPClient in WithClientOptions, which
-// would bypass WithCredentials on the HTTP bindings.
+// A runtime.WithHTTPClient in WithClientOptions replaces it for the
+// bindings only (not for fetching cards); WithCredentials apply to either.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) { c.httpClient = hc }
 }
@@ -74,7 +78,9 @@ func WithCredentials(scheme string, creds Credentials) Option {
 
 // WithClientOptions passes options to the runtime transport
 // (runtime.WithExtensions, runtime.WithHeader, runtime.WithMaxResponseBytes…).
-// The chosen interface's tenant and protocol version are applied after them.
+// They are applied after what the card implies, so an explicit
+// runtime.WithProtocolVersion or runtime.WithClientTenant overrides the chosen
+// interface's protocolVersion or tenant.
 func WithClientOptions(opts ...runtime.ClientOption) Option {
 	return func(c *config) { c.clientOpts = append(c.clientOpts, opts...) }
 }

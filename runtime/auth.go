@@ -241,7 +241,7 @@ func (c *handlerConfig) authenticate(ctx context.Context, r *AuthRequest) (conte
 	}
 	out, err := c.authenticator(ctx, r)
 	if err != nil {
-		e := AsError(err)
+		e := ErrorOrInternal(err)
 		if e == nil {
 			e = Internal(fmt.Errorf("authenticator returned a nil *Error as its error"))
 		}

@@ -74,7 +74,7 @@ func handlerContextErr(ctx context.Context, err error) error {
 	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return nil
 	}
-	if e := AsError(err); e != nil && e.code != CodeInternal {
+	if e := ErrorOrInternal(err); e != nil && e.code != CodeInternal {
 		return nil
 	}
 	return ctxErr

@@ -20,6 +20,7 @@ type ClientOption func(*clientConfig)
 
 type clientConfig struct {
 	httpClient       *http.Client
+	httpMiddleware   []func(http.RoundTripper) http.RoundTripper
 	header           http.Header
 	extensions       []string
 	tenant           string
@@ -38,16 +39,43 @@ func newClientConfig(opts []ClientOption) *clientConfig {
 	for _, o := range opts {
 		o(c)
 	}
+	if len(c.httpMiddleware) > 0 {
+		hc := *c.httpClient // a copy: the caller's client is never modified
+		rt := hc.Transport
+		if rt == nil {
+			rt = http.DefaultTransport
+		}
+		for _, wrap := range c.httpMiddleware {
+			rt = wrap(rt)
+		}
+		hc.Transport = rt
+		c.httpClient = &hc
+	}
 	return c
 }
 
 // WithHTTPClient sets the HTTP client of the HTTP bindings; the default is
 // http.DefaultClient. Streams last as long as the agent keeps them open, so a
 // client-wide Timeout also cuts streams: prefer context deadlines.
+// WithHTTPMiddleware wraps the transport of whichever client is set, in any
+// order of options, so the credentials agentcard adds that way are kept.
 func WithHTTPClient(c *http.Client) ClientOption {
 	return func(cfg *clientConfig) {
 		if c != nil {
 			cfg.httpClient = c
+		}
+	}
+}
+
+// WithHTTPMiddleware wraps the round tripper of the HTTP bindings' client
+// (WithHTTPClient's, or http.DefaultClient's) — on a copy of the client,
+// once all options are applied, so the wrapping survives a WithHTTPClient
+// given before or after it. The first middleware given is the innermost.
+// The gRPC binding ignores it.
+func WithHTTPMiddleware(wrap func(http.RoundTripper) http.RoundTripper) ClientOption {
+	return func(cfg *clientConfig) {
+		if wrap != nil {
+			cfg.httpMiddleware = append(cfg.httpMiddleware, wrap)
 		}
 	}
 }

@@ -348,10 +348,12 @@ func Unauthorized(message string) *Error {
 	return &Error{code: CodeUnauthorized, message: message}
 }
 
-// AsError converts any error into an *Error: an *Error in the chain is
-// returned as is; anything else becomes an Internal error wrapping it, so
-// unexpected error text never leaks to clients.
-func AsError(err error) *Error {
+// ErrorOrInternal is what a server answers for err: an *Error in the chain
+// is returned as is; anything else becomes an Internal error wrapping it, so
+// unexpected error text never leaks to clients. It is for servers and
+// interceptors; a client asks errors.As(err, &e) instead, which tells an A2A
+// error from a transport failure that this function would call Internal.
+func ErrorOrInternal(err error) *Error {
 	if err == nil {
 		return nil
 	}
@@ -361,6 +363,12 @@ func AsError(err error) *Error {
 	}
 	return Internal(err)
 }
+
+// AsError is ErrorOrInternal.
+//
+// Deprecated: the name hid that any other error becomes Internal; use
+// ErrorOrInternal on the server side and errors.As in clients.
+func AsError(err error) *Error { return ErrorOrInternal(err) }
 
 // CodeFromReason maps an ErrorInfo reason back to its code.
 func CodeFromReason(reason string) (ErrorCode, bool) {

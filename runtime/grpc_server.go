@@ -178,7 +178,7 @@ func (c *grpcCall) check() {
 		c.refusal = depthExceeded()
 	default:
 		if err := c.s.svc.Validate(c.req.Message); err != nil {
-			c.refusal = AsError(err)
+			c.refusal = ErrorOrInternal(err)
 		} else {
 			c.refusal = c.s.cfg.applyTenant(c.info, c.req.Message)
 		}

@@ -210,7 +210,7 @@ func (c *handlerConfig) rejected(ctx context.Context, binding string, ep *Endpoi
 	if err == nil { // an interceptor claimed success for a refused call
 		return e
 	}
-	return c.withDefaultChallenges(AsError(err))
+	return c.withDefaultChallenges(ErrorOrInternal(err))
 }
 
 // ErrStreamStopped is what send returns on the client side once the caller

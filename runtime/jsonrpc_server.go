@@ -113,7 +113,7 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err := unmarshalJSON(req.params, msg); err != nil {
 			e = paramsError(err)
 		} else if err := h.svc.Validate(msg); err != nil {
-			e = AsError(err)
+			e = ErrorOrInternal(err)
 		} else {
 			e = h.cfg.applyTenant(info, msg)
 		}

@@ -136,7 +136,7 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		msg = ep.NewRequest()
 		if status, e = h.bind(w, r, route, segs, msg); e == nil {
 			if err := h.svc.Validate(msg); err != nil {
-				e = AsError(err)
+				e = ErrorOrInternal(err)
 			} else {
 				e = h.cfg.applyTenant(info, msg)
 			}

@@ -50,7 +50,7 @@ func recoverHandler(err *error) {
 // client still waits and gets "deadline exceeded" (timeoutError), and the
 // failure is logged at error level.
 func (c *handlerConfig) handlerError(ctx context.Context, binding string, ep *Endpoint, err error) *Error {
-	e := AsError(err)
+	e := ErrorOrInternal(err)
 	if e == nil { // a typed nil *Error returned as a non-nil error
 		err = fmt.Errorf("handler returned a nil *Error as its error")
 		e = Internal(err)

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -100,23 +99,11 @@ func (r *Request) FollowUps() <-chan *a2av1.Message {
 	return r.run.followUps
 }
 
-// MessageText returns the concatenated text parts of m.
-func MessageText(m *a2av1.Message) string {
-	parts := m.GetParts()
-	if len(parts) == 1 {
-		return parts[0].GetText()
-	}
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.GetText())
-	}
-	return b.String()
-}
+// MessageText returns the concatenated text parts of m (m.Text()).
+func MessageText(m *a2av1.Message) string { return m.Text() }
 
-// TextPart returns a part holding text.
-func TextPart(text string) *a2av1.Part {
-	return &a2av1.Part{Content: &a2av1.Part_Text{Text: text}}
-}
+// TextPart returns a part holding text (a2av1.NewTextPart).
+func TextPart(text string) *a2av1.Part { return a2av1.NewTextPart(text) }
 
 // AgentMessage returns an agent message with one text part. Its id, task and
 // context are filled in when it is sent through Events.

@@ -268,7 +268,7 @@ func wantCode(t testing.TB, what string, err error, sentinel *runtime.Error) {
 	if err == nil {
 		t.Fatalf("%s: no error, want %v", what, sentinel.Code())
 	}
-	if e := runtime.AsError(err); e.Code() != sentinel.Code() {
+	if e := runtime.ErrorOrInternal(err); e.Code() != sentinel.Code() {
 		t.Fatalf("%s: error %v, want %v", what, err, sentinel.Code())
 	}
 }

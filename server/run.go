@@ -265,7 +265,7 @@ func (r *run) finish(ev *Events, err error) *Events {
 			} else if !isA2AError(err) {
 				s.logExecError(r, "executor failed before creating the task", err)
 			}
-			ev.create.handoff.deliver(outcome{err: runtime.AsError(err)})
+			ev.create.handoff.deliver(outcome{err: runtime.ErrorOrInternal(err)})
 		}
 		return nil
 	}

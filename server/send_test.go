@@ -108,13 +108,13 @@ func wantViolations(t *testing.T, what string, err error, fields []string) {
 	t.Helper()
 	wantCode(t, what, err, runtime.ErrInvalidParams)
 	var got []string
-	for _, v := range runtime.AsError(err).FieldViolations() {
+	for _, v := range runtime.ErrorOrInternal(err).FieldViolations() {
 		got = append(got, v.Field)
 	}
 	if !slices.Equal(got, fields) {
 		t.Fatalf("%s: field violations %q, want %q (%v)", what, got, fields, err)
 	}
-	if msg := runtime.AsError(err).Message(); !strings.HasPrefix(msg, fields[0]+": ") {
+	if msg := runtime.ErrorOrInternal(err).Message(); !strings.HasPrefix(msg, fields[0]+": ") {
 		t.Fatalf("%s: message %q does not name %s", what, msg, fields[0])
 	}
 }

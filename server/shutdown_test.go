@@ -243,7 +243,7 @@ func TestShutdownWithStuckExecution(t *testing.T) {
 			t.Errorf("Shutdown = %v, want 2 executions still running", err)
 		}
 		r := waitStream(t, stream)
-		if e := runtime.AsError(r.err); r.err == nil || !strings.Contains(e.Message(), "WORKING") {
+		if e := runtime.ErrorOrInternal(r.err); r.err == nil || !strings.Contains(e.Message(), "WORKING") {
 			t.Errorf("stream ended with %v after %v, want an error event naming WORKING", r.err, describeAll(r.events))
 		}
 		select {

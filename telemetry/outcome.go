@@ -38,7 +38,7 @@ func outcomeOf(ctx context.Context, call *runtime.CallInfo, err error) outcome {
 	if err == nil || errors.Is(err, runtime.ErrStreamStopped) {
 		return okOutcome
 	}
-	e := runtime.AsError(err)
+	e := runtime.ErrorOrInternal(err)
 	if (e.Code() == runtime.CodeInternal) && (call.Client || ctx.Err() != nil) {
 		switch {
 		case errors.Is(err, context.Canceled):

@@ -2,8 +2,19 @@
 // the message types (a2a.pb.go, by protoc-gen-go) and the service code
 // (a2a.a2a.go, by protoc-gen-a2a) generated from the bundled
 // proto/lf/a2a/v1/a2a.proto. Run `make generate` to regenerate both; a test
-// fails when they are stale. This file and the *_test.go files are the only
-// hand-written ones here.
+// fails when they are stale. Hand-written here are this file, the *_test.go
+// files and the client helpers over the generated types: constructors of
+// parts and messages (parts.go, message.go: NewTextMessage, NewFollowUp…),
+// accessors on answers and stream events (response.go: TaskID, ContextID,
+// State, Text) and TaskState predicates (taskstate.go: Terminal,
+// Interrupted).
+//
+//	resp, err := client.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello")))
+//	if err != nil { … }
+//	if resp.State() == a2av1.TaskState_TASK_STATE_INPUT_REQUIRED {
+//		resp, err = client.SendMessage(ctx, a2av1.NewSendMessageRequest(
+//			a2av1.NewFollowUp(resp.GetTask(), a2av1.NewTextPart("Paris"))))
+//	}
 //
 // Serve an agent with NewA2AServiceJSONRPCHandler, NewA2AServiceRESTHandler
 // or RegisterA2AServiceGRPC over an A2AServiceHandler (for example the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2agen/a2agen/internal/cardsig"
 	"github.com/a2agen/a2agen/internal/scaffold"
 )
 
@@ -51,16 +52,16 @@ once per --sign, in the same order, or not at all.`,
 				return usageError{errors.New("--jwks-out needs --sign")}
 			}
 			for i, path := range keys {
-				key, err := scaffold.LoadSigningKey(path)
+				key, err := cardsig.LoadSigningKey(path)
 				if err != nil {
 					return err
 				}
-				s := scaffold.Signer{Key: key, JWKSURL: jku}
+				s := cardsig.Signer{Key: key, JWKSURL: jku}
 				if len(kids) > 0 {
 					s.KeyID = kids[i]
 				}
 				if s.KeyID == "" {
-					if s.KeyID, err = scaffold.Thumbprint(key.Public()); err != nil {
+					if s.KeyID, err = cardsig.Thumbprint(key.Public()); err != nil {
 						return err
 					}
 				}
@@ -98,8 +99,8 @@ once per --sign, in the same order, or not at all.`,
 }
 
 // writeJWKS writes the public keys of the signers as one JWK set.
-func writeJWKS(path string, signers []scaffold.Signer) error {
-	set, err := scaffold.JWKS(signers...)
+func writeJWKS(path string, signers []cardsig.Signer) error {
+	set, err := cardsig.JWKS(signers...)
 	if err != nil {
 		return err
 	}
@@ -132,9 +133,9 @@ signature verifies, 1 otherwise.`,
 			if len(keyFiles) == 0 {
 				return usageError{errors.New("card verify needs at least one --key")}
 			}
-			var keys []scaffold.VerificationKey
+			var keys []cardsig.VerificationKey
 			for _, path := range keyFiles {
-				k, err := scaffold.LoadVerificationKeys(path)
+				k, err := cardsig.LoadVerificationKeys(path)
 				if err != nil {
 					return err
 				}
@@ -152,7 +153,7 @@ signature verifies, 1 otherwise.`,
 			if err != nil {
 				return fmt.Errorf("reading the card: %w", err)
 			}
-			results, verr := scaffold.Verify(data, keys)
+			results, verr := cardsig.Verify(data, keys)
 			out := cmd.OutOrStdout()
 			for _, r := range results {
 				if r.Verified {

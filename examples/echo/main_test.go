@@ -96,7 +96,7 @@ func TestEchoCommand(t *testing.T) {
 				t.Fatalf("extended card %v, %v; want one more skill", ext, err)
 			}
 			_, err = clientFor(t, itf, runtime.WithHeader("Authorization", "Bearer wrong")).GetExtendedAgentCard(cctx, &a2av1.GetExtendedAgentCardRequest{})
-			if e := runtime.AsError(err); e == nil || e.Code() != runtime.CodeUnauthenticated {
+			if !errors.Is(err, runtime.ErrUnauthenticated) {
 				t.Fatalf("wrong token: %v, want Unauthenticated", err)
 			}
 		})

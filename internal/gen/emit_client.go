@@ -6,6 +6,10 @@ import (
 	"github.com/dave/jennifer/jen"
 )
 
+// clientCloseMethod is the method every generated client has besides its
+// rpcs; an rpc of that name is refused (checkCollisions).
+const clientCloseMethod = "Close"
+
 // clientSignature is the parameter and result lists of a client method.
 func clientSignature(op *operation) (params, results []jen.Code) {
 	params = []jen.Code{jen.Id("ctx").Qual(contextPackage, "Context"), jen.Id("req").Add(msgType(op.method.Input))}
@@ -34,12 +38,16 @@ func (e *serviceEmitter) emitClient() {
 			params, results := clientSignature(op)
 			g.Id(op.method.GoName).Params(params...).Params(results...)
 		}
+		g.Line()
+		addComment(g, wrap(fmt.Sprintf("%s releases what the client holds (the connection a gRPC client opened). "+
+			"Afterwards every call fails with runtime.ErrClientClosed, on every binding; calling it again returns the first result.", clientCloseMethod)))
+		g.Id(clientCloseMethod).Params().Error()
 	})
 
 	e.f.Line()
 	addComment(e.f, wrap(fmt.Sprintf("%s returns a client of the %s service that sends every call through t, whatever its binding.", e.n.ClientConstructor, e.fullName())))
 	e.f.Func().Id(e.n.ClientConstructor).Params(jen.Id("t").Qual(runtimePackage, "ClientTransport")).Id(e.n.Client).Block(
-		jen.Return(jen.Op("&").Id(e.n.clientImpl).Values(jen.Id("transport").Op(":").Id("t"))),
+		jen.Return(jen.Op("&").Id(e.n.clientImpl).Values(jen.Id("transport").Op(":").Qual(runtimePackage, "NewClosableTransport").Call(jen.Id("t")))),
 	)
 }
 
@@ -48,7 +56,7 @@ func (e *serviceEmitter) emitClient() {
 func (e *serviceEmitter) emitClientImpl() {
 	e.f.Line()
 	addComment(e.f, wrap(fmt.Sprintf("%s implements %s over a runtime.ClientTransport.", e.n.clientImpl, e.n.Client)))
-	e.f.Type().Id(e.n.clientImpl).Struct(jen.Id("transport").Qual(runtimePackage, "ClientTransport"))
+	e.f.Type().Id(e.n.clientImpl).Struct(jen.Id("transport").Op("*").Qual(runtimePackage, "ClosableTransport"))
 	for _, op := range e.sm.ops {
 		m := op.method
 		params, results := clientSignature(op)
@@ -61,6 +69,8 @@ func (e *serviceEmitter) emitClientImpl() {
 		e.f.Line()
 		e.f.Func().Params(jen.Id("c").Op("*").Id(e.n.clientImpl)).Id(m.GoName).Params(params...).Params(results...).Block(jen.Return(call))
 	}
+	e.f.Line()
+	e.f.Func().Params(jen.Id("c").Op("*").Id(e.n.clientImpl)).Id(clientCloseMethod).Params().Error().Block(jen.Return(jen.Id("c").Dot("transport").Dot("Close").Call()))
 }
 
 // clientOpts is runtime.ClientDefaults(&<Desc>, opts)..., the options of a

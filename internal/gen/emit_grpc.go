@@ -40,8 +40,8 @@ func (e *serviceEmitter) emitGRPCClients() {
 			"the url of the agent card's GRPC interface: host:port, dns:///host:port, or an http(s):// or grpc(s):// URL "+
 			"whose scheme and path are dropped (see runtime.ParseGRPCTarget for the TLS and port defaults). "+
 			"It fails only on a malformed target or dial options; the connection is made on the first call.", name, e.fullName()),
-		fmt.Sprintf("The client owns its connection, which is closed once the client is no longer referenced. "+
-			"To share or close a connection yourself, use %s.", fromConn),
+		fmt.Sprintf("The client owns its connection: Close releases it (a client dropped without Close has it closed once unreachable, "+
+			"but only Close says when). To share or close a connection yourself, use %s.", fromConn),
 		e.serviceDeprecation(),
 	))
 	e.f.Func().Id(name).Params(
@@ -56,7 +56,7 @@ func (e *serviceEmitter) emitGRPCClients() {
 	e.f.Line()
 	addComment(e.f, paragraphs(
 		fmt.Sprintf("%s returns a client of the %s service that calls it over cc, a connection the caller "+
-			"opened (grpc.NewClient) and closes.", fromConn, e.fullName()),
+			"opened (grpc.NewClient) and closes; the client's Close does not close cc.", fromConn, e.fullName()),
 		e.serviceDeprecation(),
 	))
 	e.f.Func().Id(fromConn).Params(

@@ -298,6 +298,11 @@ func checkCollisions(plugin *protogen.Plugin, models []*fileModel, bindings []st
 				}
 				sort.Strings(keys)
 				owner := fmt.Sprintf("%s: %s", fm.file.Desc.Path(), sm.service.Desc.FullName())
+				for _, op := range sm.ops {
+					if op.method.GoName == clientCloseMethod {
+						problems = append(problems, fmt.Sprintf("%s: rpc %s collides with the %s method of the generated client (%s); rename the rpc", owner, op.method.Desc.Name(), clientCloseMethod, sm.names.Client))
+					}
+				}
 				for _, id := range keys {
 					if other, ok := existing[id]; ok {
 						problems = append(problems, fmt.Sprintf("%s: generated identifier %s (%s) collides with %s; rename one of them in the proto", owner, id, ids[id], other))

@@ -171,6 +171,10 @@ bad.proto:21:3: bad.v1.Svc.Up: client-streaming rpcs cannot be served by protoc-
 		param: "bindings=grpc",
 		want:  `bad.proto: bad.v1.Svc: generated identifier NewSvcGRPCClientFromConn (grpc client constructor over a connection) collides with message bad.v1.NewSvcGRPCClientFromConn (bad.proto); rename one of them in the proto`,
 	}, {
+		name: "rpc named like the client's Close",
+		rpcs: `  rpc Close(Req) returns (Resp) { option (google.api.http) = {post: "/close" body: "*"}; }`,
+		want: `bad.proto: bad.v1.Svc: rpc Close collides with the Close method of the generated client (SvcClient); rename the rpc`,
+	}, {
 		name:  "unknown binding",
 		rpcs:  "  " + ok,
 		param: "bindings=jsonrpc,soap",

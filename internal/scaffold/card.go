@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/cardsig"
 	"github.com/a2agen/a2agen/internal/manifest"
 )
 
@@ -15,7 +16,7 @@ type CardOptions struct {
 	// skills) instead of the public one.
 	Extended bool
 	// Signers each add a signature, in order.
-	Signers []Signer
+	Signers []cardsig.Signer
 }
 
 // BuildCard returns the agent card of the manifest at path, signed by each

@@ -836,12 +836,17 @@ type A2AServiceClient interface {
 	//	HTTP:      POST /{tenant}/tasks/{id=*}:archive
 	//	gRPC:      /lf.a2a.v1.A2AService/ArchiveTask
 	ArchiveTask(ctx context.Context, req *ArchiveTaskRequest) (*Task, error)
+
+	// Close releases what the client holds (the connection a gRPC client opened).
+	// Afterwards every call fails with runtime.ErrClientClosed, on every binding;
+	// calling it again returns the first result.
+	Close() error
 }
 
 // NewA2AServiceClient returns a client of the lf.a2a.v1.A2AService service that
 // sends every call through t, whatever its binding.
 func NewA2AServiceClient(t runtime.ClientTransport) A2AServiceClient {
-	return &a2aServiceClient{transport: t}
+	return &a2aServiceClient{transport: runtime.NewClosableTransport(t)}
 }
 
 // NewA2AServiceJSONRPCClient returns a client of the lf.a2a.v1.A2AService
@@ -867,9 +872,9 @@ func NewA2AServiceRESTClient(baseURL string, opts ...runtime.ClientOption) A2ASe
 // TLS and port defaults). It fails only on a malformed target or dial options;
 // the connection is made on the first call.
 //
-// The client owns its connection, which is closed once the client is no longer
-// referenced. To share or close a connection yourself, use
-// NewA2AServiceGRPCClientFromConn.
+// The client owns its connection: Close releases it (a client dropped without
+// Close has it closed once unreachable, but only Close says when). To share or
+// close a connection yourself, use NewA2AServiceGRPCClientFromConn.
 func NewA2AServiceGRPCClient(target string, opts ...runtime.ClientOption) (A2AServiceClient, error) {
 	t, err := runtime.NewGRPCTransport(target, runtime.ClientDefaults(&A2AServiceDesc, opts)...)
 	if err != nil {
@@ -880,14 +885,14 @@ func NewA2AServiceGRPCClient(target string, opts ...runtime.ClientOption) (A2ASe
 
 // NewA2AServiceGRPCClientFromConn returns a client of the lf.a2a.v1.A2AService
 // service that calls it over cc, a connection the caller opened
-// (grpc.NewClient) and closes.
+// (grpc.NewClient) and closes; the client's Close does not close cc.
 func NewA2AServiceGRPCClientFromConn(cc grpc.ClientConnInterface, opts ...runtime.ClientOption) A2AServiceClient {
 	return NewA2AServiceClient(runtime.NewGRPCTransportFromConn(cc, runtime.ClientDefaults(&A2AServiceDesc, opts)...))
 }
 
 // a2aServiceClient implements A2AServiceClient over a runtime.ClientTransport.
 type a2aServiceClient struct {
-	transport runtime.ClientTransport
+	transport *runtime.ClosableTransport
 }
 
 func (c *a2aServiceClient) SendMessage(ctx context.Context, req *SendMessageRequest) (*SendMessageResponse, error) {
@@ -936,4 +941,8 @@ func (c *a2aServiceClient) DeleteTaskPushNotificationConfig(ctx context.Context,
 
 func (c *a2aServiceClient) ArchiveTask(ctx context.Context, req *ArchiveTaskRequest) (*Task, error) {
 	return runtime.CallUnary(ctx, c.transport, &A2AServiceDesc.Operations[a2aServiceArchiveTaskOp], req, new(Task))
+}
+
+func (c *a2aServiceClient) Close() error {
+	return c.transport.Close()
 }

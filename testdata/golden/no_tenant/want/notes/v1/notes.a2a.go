@@ -462,12 +462,17 @@ type NoteServiceClient interface {
 	//
 	// Deprecated: the Touch rpc is marked deprecated in demo/notes/v1/notes.proto.
 	Touch(ctx context.Context, req *GetNoteRequest) (*Note, error)
+
+	// Close releases what the client holds (the connection a gRPC client opened).
+	// Afterwards every call fails with runtime.ErrClientClosed, on every binding;
+	// calling it again returns the first result.
+	Close() error
 }
 
 // NewNoteServiceClient returns a client of the demo.notes.v1.NoteService
 // service that sends every call through t, whatever its binding.
 func NewNoteServiceClient(t runtime.ClientTransport) NoteServiceClient {
-	return &noteServiceClient{transport: t}
+	return &noteServiceClient{transport: runtime.NewClosableTransport(t)}
 }
 
 // NewNoteServiceJSONRPCClient returns a client of the demo.notes.v1.NoteService
@@ -493,9 +498,9 @@ func NewNoteServiceRESTClient(baseURL string, opts ...runtime.ClientOption) Note
 // for the TLS and port defaults). It fails only on a malformed target or dial
 // options; the connection is made on the first call.
 //
-// The client owns its connection, which is closed once the client is no longer
-// referenced. To share or close a connection yourself, use
-// NewNoteServiceGRPCClientFromConn.
+// The client owns its connection: Close releases it (a client dropped without
+// Close has it closed once unreachable, but only Close says when). To share or
+// close a connection yourself, use NewNoteServiceGRPCClientFromConn.
 func NewNoteServiceGRPCClient(target string, opts ...runtime.ClientOption) (NoteServiceClient, error) {
 	t, err := runtime.NewGRPCTransport(target, runtime.ClientDefaults(&NoteServiceDesc, opts)...)
 	if err != nil {
@@ -506,7 +511,8 @@ func NewNoteServiceGRPCClient(target string, opts ...runtime.ClientOption) (Note
 
 // NewNoteServiceGRPCClientFromConn returns a client of the
 // demo.notes.v1.NoteService service that calls it over cc, a connection the
-// caller opened (grpc.NewClient) and closes.
+// caller opened (grpc.NewClient) and closes; the client's Close does not close
+// cc.
 func NewNoteServiceGRPCClientFromConn(cc grpc.ClientConnInterface, opts ...runtime.ClientOption) NoteServiceClient {
 	return NewNoteServiceClient(runtime.NewGRPCTransportFromConn(cc, runtime.ClientDefaults(&NoteServiceDesc, opts)...))
 }
@@ -514,7 +520,7 @@ func NewNoteServiceGRPCClientFromConn(cc grpc.ClientConnInterface, opts ...runti
 // noteServiceClient implements NoteServiceClient over a
 // runtime.ClientTransport.
 type noteServiceClient struct {
-	transport runtime.ClientTransport
+	transport *runtime.ClosableTransport
 }
 
 func (c *noteServiceClient) CreateNote(ctx context.Context, req *CreateNoteRequest) (*Note, error) {
@@ -547,4 +553,8 @@ func (c *noteServiceClient) Ping(ctx context.Context, req *emptypb.Empty) (*empt
 
 func (c *noteServiceClient) Touch(ctx context.Context, req *GetNoteRequest) (*Note, error) {
 	return runtime.CallUnary(ctx, c.transport, &NoteServiceDesc.Operations[noteServiceTouchOp], req, new(Note))
+}
+
+func (c *noteServiceClient) Close() error {
+	return c.transport.Close()
 }

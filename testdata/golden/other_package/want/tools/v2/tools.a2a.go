@@ -261,12 +261,17 @@ type ToolServiceClient interface {
 	//	gRPC:      /acme.tools.v2.ToolService/WatchLabels
 	//	Streaming: server
 	WatchLabels(ctx context.Context, req *GetToolRefRequest) iter.Seq2[*commonv1.Labels, error]
+
+	// Close releases what the client holds (the connection a gRPC client opened).
+	// Afterwards every call fails with runtime.ErrClientClosed, on every binding;
+	// calling it again returns the first result.
+	Close() error
 }
 
 // NewToolServiceClient returns a client of the acme.tools.v2.ToolService
 // service that sends every call through t, whatever its binding.
 func NewToolServiceClient(t runtime.ClientTransport) ToolServiceClient {
-	return &toolServiceClient{transport: t}
+	return &toolServiceClient{transport: runtime.NewClosableTransport(t)}
 }
 
 // NewToolServiceJSONRPCClient returns a client of the acme.tools.v2.ToolService
@@ -292,9 +297,9 @@ func NewToolServiceRESTClient(baseURL string, opts ...runtime.ClientOption) Tool
 // for the TLS and port defaults). It fails only on a malformed target or dial
 // options; the connection is made on the first call.
 //
-// The client owns its connection, which is closed once the client is no longer
-// referenced. To share or close a connection yourself, use
-// NewToolServiceGRPCClientFromConn.
+// The client owns its connection: Close releases it (a client dropped without
+// Close has it closed once unreachable, but only Close says when). To share or
+// close a connection yourself, use NewToolServiceGRPCClientFromConn.
 func NewToolServiceGRPCClient(target string, opts ...runtime.ClientOption) (ToolServiceClient, error) {
 	t, err := runtime.NewGRPCTransport(target, runtime.ClientDefaults(&ToolServiceDesc, opts)...)
 	if err != nil {
@@ -305,7 +310,8 @@ func NewToolServiceGRPCClient(target string, opts ...runtime.ClientOption) (Tool
 
 // NewToolServiceGRPCClientFromConn returns a client of the
 // acme.tools.v2.ToolService service that calls it over cc, a connection the
-// caller opened (grpc.NewClient) and closes.
+// caller opened (grpc.NewClient) and closes; the client's Close does not close
+// cc.
 func NewToolServiceGRPCClientFromConn(cc grpc.ClientConnInterface, opts ...runtime.ClientOption) ToolServiceClient {
 	return NewToolServiceClient(runtime.NewGRPCTransportFromConn(cc, runtime.ClientDefaults(&ToolServiceDesc, opts)...))
 }
@@ -313,7 +319,7 @@ func NewToolServiceGRPCClientFromConn(cc grpc.ClientConnInterface, opts ...runti
 // toolServiceClient implements ToolServiceClient over a
 // runtime.ClientTransport.
 type toolServiceClient struct {
-	transport runtime.ClientTransport
+	transport *runtime.ClosableTransport
 }
 
 func (c *toolServiceClient) ResolveRef(ctx context.Context, req *commonv1.Ref) (*Tool, error) {
@@ -326,4 +332,8 @@ func (c *toolServiceClient) GetToolRef(ctx context.Context, req *GetToolRefReque
 
 func (c *toolServiceClient) WatchLabels(ctx context.Context, req *GetToolRefRequest) iter.Seq2[*commonv1.Labels, error] {
 	return runtime.CallStream(ctx, c.transport, &ToolServiceDesc.Operations[toolServiceWatchLabelsOp], req, func() *commonv1.Labels { return new(commonv1.Labels) })
+}
+
+func (c *toolServiceClient) Close() error {
+	return c.transport.Close()
 }

@@ -1,4 +1,4 @@
-package scaffold
+package cardsig
 
 import (
 	"crypto"
@@ -92,16 +92,20 @@ func LoadVerificationKeys(path string) ([]VerificationKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the verification key: %w", err)
 	}
-	var keys []VerificationKey
-	if trimmed := strings.TrimSpace(string(data)); strings.HasPrefix(trimmed, "{") {
-		keys, err = parseJWKS([]byte(trimmed))
-	} else {
-		keys, err = parsePublicPEM(data)
-	}
+	keys, err := ParseVerificationKeys(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return keys, nil
+}
+
+// ParseVerificationKeys reads public keys from data in any form
+// LoadVerificationKeys accepts: PEM, a JWKS or a single JWK.
+func ParseVerificationKeys(data []byte) ([]VerificationKey, error) {
+	if trimmed := strings.TrimSpace(string(data)); strings.HasPrefix(trimmed, "{") {
+		return parseJWKS([]byte(trimmed))
+	}
+	return parsePublicPEM(data)
 }
 
 func parsePublicPEM(data []byte) ([]VerificationKey, error) {

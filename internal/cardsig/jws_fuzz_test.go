@@ -1,12 +1,10 @@
-package scaffold
+package cardsig
 
 import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"testing"
-
-	"github.com/a2agen/a2agen/internal/manifest"
 )
 
 // FuzzVerify checks signed agent cards, which come from files and from
@@ -14,24 +12,13 @@ import (
 // never panic; its error must agree with its results (nil exactly when a
 // signature verified); and every signature that did not verify says why.
 //
-//	go test -run '^$' -fuzz FuzzVerify -fuzztime 30s ./internal/scaffold/
+//	go test -run '^$' -fuzz FuzzVerify -fuzztime 30s ./internal/cardsig/
 func FuzzVerify(f *testing.F) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		f.Fatal(err)
 	}
-	m, err := manifest.Load(fullManifest)
-	if err != nil {
-		f.Fatal(err)
-	}
-	card := m.AgentCard("")
-	if err := Sign(card, Signer{Key: key, KeyID: "k"}); err != nil {
-		f.Fatal(err)
-	}
-	signed, err := CardJSON(card)
-	if err != nil {
-		f.Fatal(err)
-	}
+	signed := signedDocument(f, testCard(f), Signer{Key: key, KeyID: "k"})
 	keys := []VerificationKey{{KeyID: "k", Key: key.Public()}}
 	if _, err := Verify(signed, keys); err != nil {
 		f.Fatalf("the seed card does not verify: %v", err)

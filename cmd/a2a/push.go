@@ -1,0 +1,195 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+)
+
+func (a *app) pushCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "push",
+		Short: "Manage a task's push-notification configs (webhooks)",
+		Long: `push creates, shows, lists and deletes the webhooks an agent posts a task's
+events to (push notifications; the agent's card must declare them). Try them
+locally with a2a webhook listen. Agents answer configs with their secrets
+(token, credentials) removed.`,
+		Example: `  a2a webhook listen 127.0.0.1:9000 --token s3cret &
+  a2a push create http://localhost:8080 TASK http://127.0.0.1:9000/hook --token s3cret
+  a2a push list http://localhost:8080 TASK
+  a2a push get http://localhost:8080 TASK CONFIG
+  a2a push delete http://localhost:8080 TASK CONFIG`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown push command %q (create, get, list, delete)", args[0])
+			}
+			return usagef("push needs a command: create, get, list or delete")
+		},
+		RunE: func(*cobra.Command, []string) error { return nil },
+	}
+	cmd.AddCommand(a.pushCreateCommand(), a.pushGetCommand(), a.pushListCommand(), a.pushDeleteCommand())
+	return cmd
+}
+
+// agentTaskAnd reads [URL] TASK X.
+func (a *app) agentTaskAnd(args []string, what, third string) (url, task, x string, err error) {
+	url, rest, err := a.agentArgs(args)
+	if err != nil {
+		return "", "", "", err
+	}
+	if len(rest) != 2 {
+		return "", "", "", usagef("%s takes [URL] TASK %s, got %d argument(s) after the URL", what, third, len(rest))
+	}
+	return url, rest[0], rest[1], nil
+}
+
+func (a *app) pushCreateCommand() *cobra.Command {
+	var id, token, authScheme, authCredentials string
+	cmd := &cobra.Command{
+		Use:   "create [URL] TASK WEBHOOK-URL",
+		Short: "Register a webhook for a task's events",
+		Long: `create registers WEBHOOK-URL for the task's events
+(CreateTaskPushNotificationConfig). --token is sent with every delivery
+(X-A2A-Notification-Token), --auth-scheme and --auth-credentials as its
+Authorization header. An --id of an existing config replaces it.`,
+		Example: `  a2a push create http://localhost:8080 TASK http://127.0.0.1:9000/hook --token s3cret
+  a2a push create http://localhost:8080 TASK https://hooks.example.com/a2a --auth-scheme Bearer --auth-credentials "$HOOK_TOKEN"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			url, task, hook, err := a.agentTaskAnd(args, "push create", "WEBHOOK-URL")
+			if err != nil {
+				return err
+			}
+			if !isHTTPURL(hook) {
+				return usagef("webhook URL %q: want http:// or https://", hook)
+			}
+			req := &a2av1.TaskPushNotificationConfig{TaskId: task, Id: id, Url: hook, Token: token}
+			if authScheme != "" || authCredentials != "" {
+				if authScheme == "" {
+					return usagef("--auth-credentials needs --auth-scheme")
+				}
+				req.Authentication = &a2av1.AuthenticationInfo{Scheme: authScheme, Credentials: authCredentials}
+			}
+			ctx, cancel := a.commandContext(cmd.Context(), false)
+			defer cancel()
+			c, err := a.connect(ctx, url)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			cfg, err := c.CreateTaskPushNotificationConfig(ctx, req)
+			if err != nil {
+				return callError(err)
+			}
+			return a.emit(a.env.stdout, cfg, func(w io.Writer) { printPushConfig(w, cfg) })
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&id, "id", "", "config `ID` (default: the agent assigns one)")
+	f.StringVar(&token, "token", "", "token the agent sends with each delivery")
+	f.StringVar(&authScheme, "auth-scheme", "", "Authorization scheme of the deliveries, e.g. Bearer")
+	f.StringVar(&authCredentials, "auth-credentials", "", "Authorization credentials of the deliveries")
+	return cmd
+}
+
+func (a *app) pushGetCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:     "get [URL] TASK CONFIG",
+		Short:   "Show one push-notification config",
+		Example: `  a2a push get http://localhost:8080 TASK CONFIG`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			url, task, id, err := a.agentTaskAnd(args, "push get", "CONFIG")
+			if err != nil {
+				return err
+			}
+			ctx, cancel := a.commandContext(cmd.Context(), false)
+			defer cancel()
+			c, err := a.connect(ctx, url)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			cfg, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task, Id: id})
+			if err != nil {
+				return callError(err)
+			}
+			return a.emit(a.env.stdout, cfg, func(w io.Writer) { printPushConfig(w, cfg) })
+		},
+	}
+}
+
+func (a *app) pushListCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:     "list [URL] TASK",
+		Short:   "List a task's push-notification configs",
+		Example: `  a2a push list http://localhost:8080 TASK`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			url, task, err := a.agentAndTask(args, "push list")
+			if err != nil {
+				return err
+			}
+			ctx, cancel := a.commandContext(cmd.Context(), false)
+			defer cancel()
+			c, err := a.connect(ctx, url)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			req := &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: task}
+			var configs []*a2av1.TaskPushNotificationConfig
+			for {
+				resp, err := c.ListTaskPushNotificationConfigs(ctx, req)
+				if err != nil {
+					return callError(err)
+				}
+				if a.output != "text" {
+					if err := a.emit(a.env.stdout, resp, nil); err != nil {
+						return err
+					}
+				}
+				configs = append(configs, resp.GetConfigs()...)
+				if resp.GetNextPageToken() == "" || resp.GetNextPageToken() == req.PageToken {
+					break
+				}
+				req.PageToken = resp.GetNextPageToken()
+			}
+			if a.output == "text" {
+				if len(configs) == 0 {
+					fmt.Fprintf(a.env.stdout, "no push configs for task %s\n", task)
+				}
+				for _, cfg := range configs {
+					printPushConfig(a.env.stdout, cfg)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func (a *app) pushDeleteCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:     "delete [URL] TASK CONFIG",
+		Short:   "Delete a push-notification config",
+		Example: `  a2a push delete http://localhost:8080 TASK CONFIG`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			url, task, id, err := a.agentTaskAnd(args, "push delete", "CONFIG")
+			if err != nil {
+				return err
+			}
+			ctx, cancel := a.commandContext(cmd.Context(), false)
+			defer cancel()
+			c, err := a.connect(ctx, url)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			empty, err := c.DeleteTaskPushNotificationConfig(ctx, &a2av1.DeleteTaskPushNotificationConfigRequest{TaskId: task, Id: id})
+			if err != nil {
+				return callError(err)
+			}
+			return a.emit(a.env.stdout, empty, func(w io.Writer) { fmt.Fprintf(w, "deleted push config %s of task %s\n", id, task) })
+		},
+	}
+}

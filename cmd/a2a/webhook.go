@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// Token headers of push deliveries: the one this project's agents send
+// first, the official Go SDK's second; either is accepted.
+var tokenHeaders = []string{"X-A2A-Notification-Token", "A2A-Notification-Token"}
+
+// maxDeliveryBytes bounds one delivery's body.
+const maxDeliveryBytes = 16 << 20
+
+func (a *app) webhookCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "webhook",
+		Short:   "Receive push notifications locally",
+		Long:    `webhook runs a local receiver for push notifications, to try them on a laptop.`,
+		Example: `  a2a webhook listen 127.0.0.1:9000 --token s3cret`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			return usagef("webhook needs a command: listen")
+		},
+		RunE: func(*cobra.Command, []string) error { return nil },
+	}
+	cmd.AddCommand(a.webhookListenCommand())
+	return cmd
+}
+
+func (a *app) webhookListenCommand() *cobra.Command {
+	var (
+		token string
+		count int
+	)
+	cmd := &cobra.Command{
+		Use:   "listen ADDR",
+		Short: "Print every push notification posted to ADDR",
+		Long: `listen serves HTTP on ADDR (host:port; port 0 picks a free one) and prints
+every push notification an agent posts to it, on any path: the task, the
+event (state change, artifact chunk, message) and whether its token checked
+out. The first line says where it listens.
+
+With --token, deliveries must carry that token (X-A2A-Notification-Token or
+A2A-Notification-Token); others are answered 401 and reported. Agents refuse
+webhooks on loopback or private addresses unless configured to allow them
+(examples/echo: --allow-private-webhooks).
+
+It runs until interrupted, until --count deliveries arrived, or until
+--timeout.`,
+		Example: `  a2a webhook listen 127.0.0.1:9000 --token s3cret
+  a2a webhook listen 127.0.0.1:0 --count 3 -o json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("webhook listen takes ADDR (host:port), got %d argument(s)", len(args))
+			}
+			if count < 0 {
+				return usagef("--count %d: must not be negative", count)
+			}
+			ctx, cancel := a.commandContext(cmd.Context(), true)
+			defer cancel()
+			ln, err := net.Listen("tcp", args[0])
+			if err != nil {
+				return fmt.Errorf("webhook listen %s: %w", args[0], err)
+			}
+			r := &receiver{app: a, token: token, count: count, done: make(chan struct{})}
+			srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
+			fmt.Fprintf(a.env.stderr, "listening on http://%s/\n", ln.Addr())
+			errs := make(chan error, 1)
+			go func() { errs <- srv.Serve(ln) }()
+			select {
+			case <-ctx.Done():
+			case <-r.done:
+			case err := <-errs:
+				return err
+			}
+			shutdown, stop := context.WithTimeout(context.Background(), 2*time.Second)
+			defer stop()
+			_ = srv.Shutdown(shutdown)
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) && count > 0 {
+				return fmt.Errorf("--timeout: %d of %d deliveries arrived", r.received, count)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&token, "token", "", "accept only deliveries carrying this token")
+	cmd.Flags().IntVar(&count, "count", 0, "exit after `N` accepted deliveries (0: run until interrupted)")
+	return cmd
+}
+
+// receiver prints push deliveries.
+type receiver struct {
+	app   *app
+	token string
+	count int
+
+	mu       sync.Mutex
+	received int
+	done     chan struct{}
+}
+
+func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "push notifications are POSTed", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxDeliveryBytes))
+	if err != nil {
+		http.Error(w, "unreadable body", http.StatusBadRequest)
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.app.env.stdout
+	if r.token != "" && !r.tokenMatches(req.Header) {
+		fmt.Fprintf(r.app.env.stderr, "refused a delivery to %s from %s: missing or wrong token\n", req.URL.Path, req.RemoteAddr)
+		http.Error(w, "missing or wrong notification token", http.StatusUnauthorized)
+		return
+	}
+	ev := new(a2av1.StreamResponse)
+	if err := runtime.UnmarshalJSON(body, ev); err != nil {
+		fmt.Fprintf(r.app.env.stderr, "a delivery to %s is not an A2A event: %v\n", req.URL.Path, err)
+		http.Error(w, "not a StreamResponse", http.StatusBadRequest)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+	_ = r.app.emit(out, ev, func(w io.Writer) {
+		verified := ""
+		if r.token != "" {
+			verified = " (token verified)"
+		}
+		fmt.Fprintf(w, "push %s task %s%s\n", req.URL.Path, ev.TaskID(), verified)
+		fmt.Fprintf(w, "  %s\n", indentMore(summarizeEvent(ev), "  "))
+	})
+	r.received++
+	if r.count > 0 && r.received == r.count {
+		close(r.done)
+	}
+}
+
+func (r *receiver) tokenMatches(h http.Header) bool {
+	for _, name := range tokenHeaders {
+		if v := h.Get(name); v != "" && subtle.ConstantTimeCompare([]byte(v), []byte(r.token)) == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// summarizeEvent is one line (or a few) about an event.
+func summarizeEvent(ev *a2av1.StreamResponse) string {
+	switch e := ev.GetPayload().(type) {
+	case *a2av1.StreamResponse_Task:
+		return "task " + e.Task.GetStatus().GetState().Short()
+	case *a2av1.StreamResponse_Message:
+		return "message " + describeMessage(e.Message)
+	case *a2av1.StreamResponse_StatusUpdate:
+		s := "status " + e.StatusUpdate.GetStatus().GetState().Short()
+		if t := describeMessage(e.StatusUpdate.GetStatus().GetMessage()); t != "" {
+			s += "  " + t
+		}
+		return s
+	case *a2av1.StreamResponse_ArtifactUpdate:
+		u := e.ArtifactUpdate
+		s := "artifact " + artifactName(u.GetArtifact())
+		if u.GetAppend() {
+			s += " (append)"
+		}
+		if u.GetLastChunk() {
+			s += " (last chunk)"
+		}
+		return s + ": " + describeParts(u.GetArtifact().GetParts())
+	}
+	return "empty event"
+}

@@ -783,12 +783,17 @@ type A2AServiceClient interface {
 	//	HTTP:      DELETE /{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}
 	//	gRPC:      /lf.a2a.v1.A2AService/DeleteTaskPushNotificationConfig
 	DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av1.DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error)
+
+	// Close releases what the client holds (the connection a gRPC client opened).
+	// Afterwards every call fails with runtime.ErrClientClosed, on every binding;
+	// calling it again returns the first result.
+	Close() error
 }
 
 // NewA2AServiceClient returns a client of the lf.a2a.v1.A2AService service that
 // sends every call through t, whatever its binding.
 func NewA2AServiceClient(t runtime.ClientTransport) A2AServiceClient {
-	return &a2aServiceClient{transport: t}
+	return &a2aServiceClient{transport: runtime.NewClosableTransport(t)}
 }
 
 // NewA2AServiceJSONRPCClient returns a client of the lf.a2a.v1.A2AService
@@ -814,9 +819,9 @@ func NewA2AServiceRESTClient(baseURL string, opts ...runtime.ClientOption) A2ASe
 // TLS and port defaults). It fails only on a malformed target or dial options;
 // the connection is made on the first call.
 //
-// The client owns its connection, which is closed once the client is no longer
-// referenced. To share or close a connection yourself, use
-// NewA2AServiceGRPCClientFromConn.
+// The client owns its connection: Close releases it (a client dropped without
+// Close has it closed once unreachable, but only Close says when). To share or
+// close a connection yourself, use NewA2AServiceGRPCClientFromConn.
 func NewA2AServiceGRPCClient(target string, opts ...runtime.ClientOption) (A2AServiceClient, error) {
 	t, err := runtime.NewGRPCTransport(target, runtime.ClientDefaults(&A2AServiceDesc, opts)...)
 	if err != nil {
@@ -827,14 +832,14 @@ func NewA2AServiceGRPCClient(target string, opts ...runtime.ClientOption) (A2ASe
 
 // NewA2AServiceGRPCClientFromConn returns a client of the lf.a2a.v1.A2AService
 // service that calls it over cc, a connection the caller opened
-// (grpc.NewClient) and closes.
+// (grpc.NewClient) and closes; the client's Close does not close cc.
 func NewA2AServiceGRPCClientFromConn(cc grpc.ClientConnInterface, opts ...runtime.ClientOption) A2AServiceClient {
 	return NewA2AServiceClient(runtime.NewGRPCTransportFromConn(cc, runtime.ClientDefaults(&A2AServiceDesc, opts)...))
 }
 
 // a2aServiceClient implements A2AServiceClient over a runtime.ClientTransport.
 type a2aServiceClient struct {
-	transport runtime.ClientTransport
+	transport *runtime.ClosableTransport
 }
 
 func (c *a2aServiceClient) SendMessage(ctx context.Context, req *a2av1.SendMessageRequest) (*a2av1.SendMessageResponse, error) {
@@ -879,4 +884,8 @@ func (c *a2aServiceClient) GetExtendedAgentCard(ctx context.Context, req *a2av1.
 
 func (c *a2aServiceClient) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av1.DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
 	return runtime.CallUnary(ctx, c.transport, &A2AServiceDesc.Operations[a2aServiceDeleteTaskPushNotificationConfigOp], req, new(emptypb.Empty))
+}
+
+func (c *a2aServiceClient) Close() error {
+	return c.transport.Close()
 }

@@ -33,11 +33,13 @@ func (x *SendMessageResponse) Text() string {
 	if m := x.GetMessage(); m != nil {
 		return m.Text()
 	}
-	return taskText(x.GetTask())
+	return x.GetTask().Text()
 }
 
-// taskText is the text of a task's artifacts, or of its status message.
-func taskText(t *Task) string {
+// Text returns the text of the task's artifacts (each artifact's parts
+// concatenated, one artifact per line), or else the text of its status
+// message; "" for nil.
+func (t *Task) Text() string {
 	var out string
 	for i, a := range t.GetArtifacts() {
 		if i > 0 {
@@ -97,7 +99,7 @@ func (x *StreamResponse) State() TaskState {
 func (x *StreamResponse) Text() string {
 	switch p := x.GetPayload().(type) {
 	case *StreamResponse_Task:
-		return taskText(p.Task)
+		return p.Task.Text()
 	case *StreamResponse_Message:
 		return p.Message.Text()
 	case *StreamResponse_StatusUpdate:

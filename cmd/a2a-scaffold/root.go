@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2agen/a2agen/internal/cmdhelp"
 	"github.com/a2agen/a2agen/internal/gen"
 	"github.com/a2agen/a2agen/internal/manifest"
 )
@@ -36,7 +37,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	addBuiltinExamples(root) // after SetOut: cobra's completion commands capture the writer
+	cmdhelp.AddBuiltinExamples(root, "card") // after SetOut: cobra's completion commands capture the writer
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
@@ -89,28 +90,6 @@ editors complete and check agent.yaml.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newNewCommand(), newGenerateCommand(), newValidateCommand(), newCardCommand(), newProtoCommand())
 	return root
-}
-
-// addBuiltinExamples creates cobra's help and completion commands now,
-// rather than at execution, to give them examples like every other command.
-func addBuiltinExamples(root *cobra.Command) {
-	root.InitDefaultHelpCmd()
-	root.InitDefaultCompletionCmd()
-	for _, c := range root.Commands() {
-		switch c.Name() {
-		case "help":
-			c.Example = "  a2a-scaffold help card"
-		case "completion":
-			c.Example = "  a2a-scaffold completion bash > /etc/bash_completion.d/a2a-scaffold\n" +
-				"  a2a-scaffold completion zsh > \"${fpath[1]}/_a2a-scaffold\""
-			for _, shell := range c.Commands() {
-				shell.Example = fmt.Sprintf("  source <(a2a-scaffold completion %s)", shell.Name())
-				if shell.Name() == "powershell" {
-					shell.Example = "  a2a-scaffold completion powershell | Out-String | Invoke-Expression"
-				}
-			}
-		}
-	}
 }
 
 // exactArgs is cobra.ExactArgs with the error marked as a usage error.

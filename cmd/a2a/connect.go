@@ -112,3 +112,16 @@ func (a *app) connect(ctx context.Context, url string, extra ...agentcard.Option
 	}
 	return c, nil
 }
+
+// withClient runs call with a client of the agent at url, under the
+// command's timeout (none for streams unless --timeout), and closes it.
+func (a *app) withClient(ctx context.Context, url string, streaming bool, call func(context.Context, *agentcard.Client) error) error {
+	ctx, cancel := a.commandContext(ctx, streaming)
+	defer cancel()
+	c, err := a.connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return call(ctx, c)
+}

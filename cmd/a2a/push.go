@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/agentcard"
 )
 
 func (a *app) pushCommand() *cobra.Command {
@@ -72,18 +74,13 @@ Authorization header. An --id of an existing config replaces it.`,
 				}
 				req.Authentication = &a2av1.AuthenticationInfo{Scheme: authScheme, Credentials: authCredentials}
 			}
-			ctx, cancel := a.commandContext(cmd.Context(), false)
-			defer cancel()
-			c, err := a.connect(ctx, url)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			cfg, err := c.CreateTaskPushNotificationConfig(ctx, req)
-			if err != nil {
-				return callError(err)
-			}
-			return a.emit(a.env.stdout, cfg, func(w io.Writer) { printPushConfig(w, cfg) })
+			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
+				cfg, err := c.CreateTaskPushNotificationConfig(ctx, req)
+				if err != nil {
+					return callError(err)
+				}
+				return a.emit(a.env.stdout, cfg, func(w io.Writer) { printPushConfig(w, cfg) })
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -104,18 +101,13 @@ func (a *app) pushGetCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx, cancel := a.commandContext(cmd.Context(), false)
-			defer cancel()
-			c, err := a.connect(ctx, url)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			cfg, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task, Id: id})
-			if err != nil {
-				return callError(err)
-			}
-			return a.emit(a.env.stdout, cfg, func(w io.Writer) { printPushConfig(w, cfg) })
+			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
+				cfg, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task, Id: id})
+				if err != nil {
+					return callError(err)
+				}
+				return a.emit(a.env.stdout, cfg, func(w io.Writer) { printPushConfig(w, cfg) })
+			})
 		},
 	}
 }
@@ -130,40 +122,35 @@ func (a *app) pushListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx, cancel := a.commandContext(cmd.Context(), false)
-			defer cancel()
-			c, err := a.connect(ctx, url)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			req := &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: task}
-			var configs []*a2av1.TaskPushNotificationConfig
-			for {
-				resp, err := c.ListTaskPushNotificationConfigs(ctx, req)
-				if err != nil {
-					return callError(err)
+			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
+				req := &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: task}
+				var configs []*a2av1.TaskPushNotificationConfig
+				for {
+					resp, err := c.ListTaskPushNotificationConfigs(ctx, req)
+					if err != nil {
+						return callError(err)
+					}
+					if a.output != "text" {
+						if err := a.emit(a.env.stdout, resp, nil); err != nil {
+							return err
+						}
+					}
+					configs = append(configs, resp.GetConfigs()...)
+					if resp.GetNextPageToken() == "" || resp.GetNextPageToken() == req.PageToken {
+						break
+					}
+					req.PageToken = resp.GetNextPageToken()
 				}
-				if a.output != "text" {
-					if err := a.emit(a.env.stdout, resp, nil); err != nil {
-						return err
+				if a.output == "text" {
+					if len(configs) == 0 {
+						fmt.Fprintf(a.env.stdout, "no push configs for task %s\n", task)
+					}
+					for _, cfg := range configs {
+						printPushConfig(a.env.stdout, cfg)
 					}
 				}
-				configs = append(configs, resp.GetConfigs()...)
-				if resp.GetNextPageToken() == "" || resp.GetNextPageToken() == req.PageToken {
-					break
-				}
-				req.PageToken = resp.GetNextPageToken()
-			}
-			if a.output == "text" {
-				if len(configs) == 0 {
-					fmt.Fprintf(a.env.stdout, "no push configs for task %s\n", task)
-				}
-				for _, cfg := range configs {
-					printPushConfig(a.env.stdout, cfg)
-				}
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 }
@@ -178,18 +165,13 @@ func (a *app) pushDeleteCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx, cancel := a.commandContext(cmd.Context(), false)
-			defer cancel()
-			c, err := a.connect(ctx, url)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			empty, err := c.DeleteTaskPushNotificationConfig(ctx, &a2av1.DeleteTaskPushNotificationConfigRequest{TaskId: task, Id: id})
-			if err != nil {
-				return callError(err)
-			}
-			return a.emit(a.env.stdout, empty, func(w io.Writer) { fmt.Fprintf(w, "deleted push config %s of task %s\n", id, task) })
+			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
+				empty, err := c.DeleteTaskPushNotificationConfig(ctx, &a2av1.DeleteTaskPushNotificationConfigRequest{TaskId: task, Id: id})
+				if err != nil {
+					return callError(err)
+				}
+				return a.emit(a.env.stdout, empty, func(w io.Writer) { fmt.Fprintf(w, "deleted push config %s of task %s\n", id, task) })
+			})
 		},
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2agen/a2agen/internal/cmdhelp"
+
 	"github.com/a2agen/a2agen/agentcard"
 	"github.com/a2agen/a2agen/runtime"
 )
@@ -123,7 +125,7 @@ func run(ctx context.Context, args []string, env environment) int {
 	root.SetIn(env.stdin)
 	root.SetOut(env.stdout)
 	root.SetErr(env.stderr)
-	addBuiltinExamples(root)
+	cmdhelp.AddBuiltinExamples(root, "send")
 	err := root.ExecuteContext(ctx)
 	code := exitCode(err)
 	switch {
@@ -274,26 +276,4 @@ func (a *app) commandContext(ctx context.Context, streaming bool) (context.Conte
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, d)
-}
-
-// addBuiltinExamples gives cobra's help and completion commands examples
-// like every other command.
-func addBuiltinExamples(root *cobra.Command) {
-	root.InitDefaultHelpCmd()
-	root.InitDefaultCompletionCmd()
-	for _, c := range root.Commands() {
-		switch c.Name() {
-		case "help":
-			c.Example = "  a2a help send"
-		case "completion":
-			c.Example = "  a2a completion bash > /etc/bash_completion.d/a2a\n" +
-				"  a2a completion zsh > \"${fpath[1]}/_a2a\""
-			for _, shell := range c.Commands() {
-				shell.Example = fmt.Sprintf("  source <(a2a completion %s)", shell.Name())
-				if shell.Name() == "powershell" {
-					shell.Example = "  a2a completion powershell | Out-String | Invoke-Expression"
-				}
-			}
-		}
-	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"mime"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/agentcard"
 )
 
 // sendFlags are the flags of send.
@@ -59,30 +61,28 @@ ends FAILED, REJECTED or CANCELED.`,
 			if err != nil {
 				return err
 			}
+			if s.history < 0 {
+				return usagef("--history %d: must not be negative", s.history)
+			}
 			req := a2av1.NewSendMessageRequest(msg)
 			req.Configuration = s.configuration(cmd.Flags().Changed("history"))
-			ctx, cancel := a.commandContext(cmd.Context(), s.stream)
-			defer cancel()
-			c, err := a.connect(ctx, url)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			if s.stream {
-				id, last, err := a.followStream(c.SendStreamingMessage(ctx, req))
+			return a.withClient(cmd.Context(), url, s.stream, func(ctx context.Context, c *agentcard.Client) error {
+				if s.stream {
+					id, last, err := a.followStream(c.SendStreamingMessage(ctx, req))
+					if err != nil {
+						return err
+					}
+					return endedBadly(id, last)
+				}
+				resp, err := c.SendMessage(ctx, req)
 				if err != nil {
+					return callError(err)
+				}
+				if err := a.emit(a.env.stdout, resp, func(w io.Writer) { printSendResponse(w, resp) }); err != nil {
 					return err
 				}
-				return endedBadly(id, last)
-			}
-			resp, err := c.SendMessage(ctx, req)
-			if err != nil {
-				return callError(err)
-			}
-			if err := a.emit(a.env.stdout, resp, func(w io.Writer) { printSendResponse(w, resp) }); err != nil {
-				return err
-			}
-			return endedBadly(resp.TaskID(), resp.State())
+				return endedBadly(resp.TaskID(), resp.State())
+			})
 		},
 	}
 	f := cmd.Flags()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/agentcard"
 )
 
 // agentAndTask reads [URL] TASK.
@@ -47,18 +49,13 @@ and artifacts, and its history (all of it, or the last --history N messages).`,
 				n := int32(history)
 				req.HistoryLength = &n
 			}
-			ctx, cancel := a.commandContext(cmd.Context(), false)
-			defer cancel()
-			c, err := a.connect(ctx, url)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			task, err := c.GetTask(ctx, req)
-			if err != nil {
-				return callError(err)
-			}
-			return a.emit(a.env.stdout, task, func(w io.Writer) { printTask(w, task, true) })
+			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
+				task, err := c.GetTask(ctx, req)
+				if err != nil {
+					return callError(err)
+				}
+				return a.emit(a.env.stdout, task, func(w io.Writer) { printTask(w, task, true) })
+			})
 		},
 	}
 	cmd.Flags().IntVar(&history, "history", 0, "show at most the last `N` history messages (default: all the agent keeps)")
@@ -114,39 +111,34 @@ give --context, or authenticate with --auth.`,
 				n := int32(pageSize)
 				req.PageSize = &n
 			}
-			ctx, cancel := a.commandContext(cmd.Context(), false)
-			defer cancel()
-			c, err := a.connect(ctx, url)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			var tasks []*a2av1.Task
-			var next string
-			for {
-				resp, err := c.ListTasks(ctx, req)
-				if err != nil {
-					return callError(err)
+			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
+				var tasks []*a2av1.Task
+				var next string
+				for {
+					resp, err := c.ListTasks(ctx, req)
+					if err != nil {
+						return callError(err)
+					}
+					if a.output != "text" {
+						if err := a.emit(a.env.stdout, resp, nil); err != nil {
+							return err
+						}
+					}
+					tasks = append(tasks, resp.GetTasks()...)
+					next = resp.GetNextPageToken()
+					if !all || next == "" {
+						break
+					}
+					req.PageToken = next
 				}
-				if a.output != "text" {
-					if err := a.emit(a.env.stdout, resp, nil); err != nil {
-						return err
+				if a.output == "text" {
+					printTaskTable(a.env.stdout, tasks)
+					if next != "" {
+						fmt.Fprintf(a.env.stdout, "next page: --page-token %s\n", next)
 					}
 				}
-				tasks = append(tasks, resp.GetTasks()...)
-				next = resp.GetNextPageToken()
-				if !all || next == "" {
-					break
-				}
-				req.PageToken = next
-			}
-			if a.output == "text" {
-				printTaskTable(a.env.stdout, tasks)
-				if next != "" {
-					fmt.Fprintf(a.env.stdout, "next page: --page-token %s\n", next)
-				}
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -197,18 +189,13 @@ afterwards. Finished tasks cannot be canceled (TaskNotCancelable, exit 3).`,
 			if err != nil {
 				return err
 			}
-			ctx, cancel := a.commandContext(cmd.Context(), false)
-			defer cancel()
-			c, err := a.connect(ctx, url)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			task, err := c.CancelTask(ctx, &a2av1.CancelTaskRequest{Id: id})
-			if err != nil {
-				return callError(err)
-			}
-			return a.emit(a.env.stdout, task, func(w io.Writer) { printTask(w, task, false) })
+			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
+				task, err := c.CancelTask(ctx, &a2av1.CancelTaskRequest{Id: id})
+				if err != nil {
+					return callError(err)
+				}
+				return a.emit(a.env.stdout, task, func(w io.Writer) { printTask(w, task, false) })
+			})
 		},
 	}
 }
@@ -228,21 +215,16 @@ input; the exit code is 5 when it ended FAILED, REJECTED or CANCELED.`,
 			if err != nil {
 				return err
 			}
-			ctx, cancel := a.commandContext(cmd.Context(), true)
-			defer cancel()
-			c, err := a.connect(ctx, url)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			taskID, last, err := a.followStream(c.SubscribeToTask(ctx, &a2av1.SubscribeToTaskRequest{Id: id}))
-			if err != nil {
-				return err
-			}
-			if taskID == "" {
-				taskID = id
-			}
-			return endedBadly(taskID, last)
+			return a.withClient(cmd.Context(), url, true, func(ctx context.Context, c *agentcard.Client) error {
+				taskID, last, err := a.followStream(c.SubscribeToTask(ctx, &a2av1.SubscribeToTaskRequest{Id: id}))
+				if err != nil {
+					return err
+				}
+				if taskID == "" {
+					taskID = id
+				}
+				return endedBadly(taskID, last)
+			})
 		},
 	}
 }

@@ -137,21 +137,20 @@ func exchange(ctx context.Context, c a2av1.A2AServiceClient, out io.Writer) erro
 		fmt.Fprintf(out, "%2d. %-33s %s\n", step, op, b)
 		return nil
 	}
-	user := func(text, taskID string) *a2av1.Message {
-		return &a2av1.Message{MessageId: fmt.Sprintf("m-%d", time.Now().UnixNano()), Role: a2av1.Role_ROLE_USER, TaskId: taskID,
-			Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: text}}}}
-	}
 
-	sent, err := c.SendMessage(ctx, &a2av1.SendMessageRequest{Message: user("hello", "")})
+	sent, err := c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello")))
 	show("SendMessage", sent, err)
 	if err != nil {
 		return fmt.Errorf("SendMessage: %w", err)
 	}
 	done := sent.GetTask()
+	if !done.GetStatus().GetState().Terminal() {
+		return fmt.Errorf("SendMessage(hello) answered %s, want a finished task", sent.State().Short())
+	}
 
 	var last *a2av1.StreamResponse
 	n := 0
-	for ev, err := range c.SendStreamingMessage(ctx, &a2av1.SendMessageRequest{Message: user("stream me", "")}) {
+	for ev, err := range c.SendStreamingMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("stream me"))) {
 		if err != nil {
 			return fmt.Errorf("SendStreamingMessage: %w", err)
 		}
@@ -165,7 +164,7 @@ func exchange(ctx context.Context, c a2av1.A2AServiceClient, out io.Writer) erro
 	list, err := c.ListTasks(ctx, &a2av1.ListTasksRequest{PageSize: proto.Int32(10)})
 	show("ListTasks", list, err)
 
-	waiting, err := c.SendMessage(ctx, &a2av1.SendMessageRequest{Message: user("input", "")})
+	waiting, err := c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("input")))
 	if err != nil {
 		return fmt.Errorf("SendMessage(input): %w", err)
 	}

@@ -280,8 +280,8 @@ func TestCrashKeepsTasksAndDeliveries(t *testing.T) {
 
 	// The agent keeps working: the waiting task takes its follow-up, new
 	// tasks complete, on every binding.
-	follow, err := c2[runtime.BindingREST].SendMessage(ctx, &a2av1.SendMessageRequest{Message: &a2av1.Message{
-		MessageId: "m-follow-up", Role: a2av1.Role_ROLE_USER, TaskId: ids["input"], Parts: []*a2av1.Part{server.TextPart("more")}}})
+	follow, err := c2[runtime.BindingREST].SendMessage(ctx, a2av1.NewSendMessageRequest(
+		a2av1.NewFollowUp(&a2av1.Task{Id: ids["input"]}, a2av1.NewTextPart("more"))))
 	if err != nil {
 		t.Fatalf("follow-up on the waiting task: %v", err)
 	}

@@ -81,8 +81,7 @@ func TestEchoCommand(t *testing.T) {
 			c := clientFor(t, itf, runtime.WithHeader("Authorization", "Bearer s3cret"))
 			cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
 			defer ccancel()
-			got, err := c.SendMessage(cctx, &a2av1.SendMessageRequest{Message: &a2av1.Message{
-				MessageId: "m-" + itf.GetProtocolBinding(), Role: a2av1.Role_ROLE_USER, Parts: []*a2av1.Part{server.TextPart("hello")}}})
+			got, err := c.SendMessage(cctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello")))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,8 +193,7 @@ func TestStoreKeepsTasksAcrossRuns(t *testing.T) {
 	ctx := context.Background()
 
 	url, stop := startEcho(t, "--store", storeURL)
-	resp, err := a2av1.NewA2AServiceJSONRPCClient(url).SendMessage(ctx, &a2av1.SendMessageRequest{Message: &a2av1.Message{
-		MessageId: "m-1", Role: a2av1.Role_ROLE_USER, Parts: []*a2av1.Part{server.TextPart("hello")}}})
+	resp, err := a2av1.NewA2AServiceJSONRPCClient(url).SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
-	"github.com/a2agen/a2agen/server"
 )
 
 // TestCallersApart: anonymous callers list no task without a contextId and
@@ -26,21 +25,20 @@ func TestCallersApart(t *testing.T) {
 	anon := a2av1.NewA2AServiceJSONRPCClient(url)
 	alice := a2av1.NewA2AServiceJSONRPCClient(url, runtime.WithHeader("Authorization", "Bearer alice"))
 	bob := a2av1.NewA2AServiceJSONRPCClient(url, runtime.WithHeader("Authorization", "Bearer bob"))
-	start := func(c a2av1.A2AServiceClient, id string) *a2av1.Task {
+	start := func(c a2av1.A2AServiceClient) *a2av1.Task {
 		t.Helper()
-		resp, err := c.SendMessage(ctx, &a2av1.SendMessageRequest{Message: &a2av1.Message{
-			MessageId: id, Role: a2av1.Role_ROLE_USER, Parts: []*a2av1.Part{server.TextPart("input")}}})
+		resp, err := c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("input")))
 		if err != nil || resp.GetTask() == nil {
 			t.Fatalf("SendMessage: %v, %v", resp, err)
 		}
 		return resp.GetTask()
 	}
-	mine := start(alice, "m-alice")
+	mine := start(alice)
 	if _, err := alice.CreateTaskPushNotificationConfig(ctx, &a2av1.TaskPushNotificationConfig{TaskId: mine.GetId(), Url: "https://hooks.example/a2a",
 		Authentication: &a2av1.AuthenticationInfo{Scheme: "Bearer", Credentials: "alice-secret"}}); err != nil {
 		t.Fatalf("push config: %v", err)
 	}
-	theirs := start(anon, "m-anon")
+	theirs := start(anon)
 
 	for name, c := range map[string]a2av1.A2AServiceClient{"anonymous": anon, "bob": bob} {
 		list, err := c.ListTasks(ctx, &a2av1.ListTasksRequest{})

@@ -134,7 +134,7 @@ func run(keep bool, w io.Writer) error {
 				return err
 			}
 			task := resp.GetTask()
-			fmt.Fprintf(out, "  task %s: %s, artifact %q\n", task.GetId(), task.GetStatus().GetState(), artifactText(task))
+			fmt.Fprintf(out, "  task %s: %s, artifact %q\n", task.GetId(), task.GetStatus().GetState(), task.Text())
 		}
 		if _, err := c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{}); err != nil {
 			fmt.Fprintf(out, "  GetExtendedAgentCard without credentials: %v\n", err)
@@ -214,22 +214,9 @@ func waitForCard(url string) error {
 // scaffolded routing reads.
 func message(text, skill string) *a2av1.SendMessageRequest {
 	md, _ := structpb.NewStruct(map[string]any{scaffold.SkillMetadataKey: skill})
-	return &a2av1.SendMessageRequest{Message: &a2av1.Message{
-		MessageId: fmt.Sprintf("demo-%d", time.Now().UnixNano()),
-		Role:      a2av1.Role_ROLE_USER,
-		Parts:     []*a2av1.Part{{Content: &a2av1.Part_Text{Text: text}}},
-		Metadata:  md,
-	}}
-}
-
-func artifactText(t *a2av1.Task) string {
-	var b strings.Builder
-	for _, a := range t.GetArtifacts() {
-		for _, p := range a.GetParts() {
-			b.WriteString(p.GetText())
-		}
-	}
-	return b.String()
+	m := a2av1.NewTextMessage(text)
+	m.Metadata = md
+	return a2av1.NewSendMessageRequest(m)
 }
 
 // lockedWriter serialises writes to one writer: the demo's own output and

@@ -35,6 +35,9 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 				if resp.GetTask() == nil && resp.GetMessage() == nil {
 					t.Fatal("the response holds neither a task nor a message")
 				}
+				if s := resp.State(); s == a2av1.TaskState_TASK_STATE_FAILED || s == a2av1.TaskState_TASK_STATE_REJECTED {
+					t.Fatalf("the skill's task ended %s: %s", s.Short(), resp.Text())
+				}
 			})
 		}
 	}

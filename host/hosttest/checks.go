@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"sync/atomic"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -17,16 +15,10 @@ import (
 	"github.com/a2agen/a2agen/runtime"
 )
 
-var messageCount atomic.Int64
-
 // Message returns a request sending text as a new user message; a
 // non-empty skill is named in its metadata under host.SkillMetadataKey.
 func Message(text, skill string) *a2av1.SendMessageRequest {
-	m := &a2av1.Message{
-		MessageId: fmt.Sprintf("hosttest-%d", messageCount.Add(1)),
-		Role:      a2av1.Role_ROLE_USER,
-		Parts:     []*a2av1.Part{{Content: &a2av1.Part_Text{Text: text}}},
-	}
+	m := a2av1.NewTextMessage(text)
 	if skill != "" {
 		m.Metadata = &structpb.Struct{Fields: map[string]*structpb.Value{host.SkillMetadataKey: structpb.NewStringValue(skill)}}
 	}

@@ -195,6 +195,9 @@ func (p *project) testFile() ([]byte, error) {
 					jen.If(jen.Id("resp").Dot("GetTask").Call().Op("==").Nil().Op("&&").Id("resp").Dot("GetMessage").Call().Op("==").Nil()).Block(
 						jen.Id("t").Dot("Fatal").Call(jen.Lit("the response holds neither a task nor a message")),
 					),
+					jen.If(jen.Id("s").Op(":=").Id("resp").Dot("State").Call(), jen.Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_FAILED").Op("||").Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_REJECTED")).Block(
+						jen.Id("t").Dot("Fatalf").Call(jen.Lit("the skill's task ended %s: %s"), jen.Id("s").Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
+					),
 				)),
 			),
 		)

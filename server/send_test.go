@@ -439,7 +439,7 @@ func TestIncompatibleContentTypes(t *testing.T) {
 		_, err := e.c.SendMessage(ctxT(t), &a2av1.SendMessageRequest{Message: userMsg("draw"),
 			Configuration: &a2av1.SendMessageConfiguration{AcceptedOutputModes: []string{"text/plain", "application/json"}}})
 		wantCode(t, "incompatible modes", err, runtime.ErrContentTypeNotSupported)
-		got := runtime.AsError(err)
+		got := runtime.ErrorOrInternal(err)
 		if want := "incompatible content types: offered image/png; accepted text/plain, application/json"; got.Message() != want {
 			t.Fatalf("message %q, want %q", got.Message(), want)
 		}

@@ -123,7 +123,7 @@ func TestListTasks(t *testing.T) {
 		} else {
 			_, err := e.c.ListTasks(ctxT(t), &a2av1.ListTasksRequest{PageSize: ptr[int32](0)})
 			wantCode(t, "pageSize 0", err, runtime.ErrInvalidParams)
-			if v := runtime.AsError(err).FieldViolations(); len(v) != 1 || v[0].Field != "pageSize" {
+			if v := runtime.ErrorOrInternal(err).FieldViolations(); len(v) != 1 || v[0].Field != "pageSize" {
 				t.Fatalf("pageSize 0: violations %+v, want one naming pageSize", v)
 			}
 		}

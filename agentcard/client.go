@@ -113,7 +113,7 @@ func Discover(ctx context.Context, baseURL string, opts ...Option) (*Client, err
 	}
 	if c.verifies() {
 		if _, err := c.verifyCard(ctx, doc); err != nil {
-			return nil, fmt.Errorf("the agent card of %s: %w", baseURL, err)
+			return nil, fmt.Errorf("agentcard: the card of %s: %w", baseURL, err)
 		}
 	}
 	return c.newClient(card)

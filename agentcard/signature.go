@@ -146,7 +146,7 @@ type SignatureError struct {
 }
 
 func (e *SignatureError) Error() string {
-	msg := "agentcard: agent card signature: " + e.err.Error()
+	msg := "agent card signature: " + e.err.Error()
 	for _, r := range e.Results {
 		if !r.Verified {
 			msg += fmt.Sprintf("; signature %d (alg %s, kid %q): %s", r.Index, r.Alg, r.Kid, r.Problem)

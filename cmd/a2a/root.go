@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2agen/a2agen/internal/cmdhelp"
 
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/agentcard"
 	"github.com/a2agen/a2agen/runtime"
 )
@@ -201,7 +202,7 @@ ProtoJSON, one object per line (one per event for streams), for scripts.
 			return a.checkGlobals()
 		},
 	}
-	root.SetVersionTemplate("a2a v{{.Version}} (A2A protocol " + runtime.ProtocolVersion + ")\n")
+	root.SetVersionTemplate("a2a v{{.Version}} (A2A protocol " + a2av1.A2AServiceDesc.ProtocolVersion() + ")\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	f := root.PersistentFlags()
 	f.StringVar(&a.binding, "binding", "", "binding to use: jsonrpc, rest or grpc (default: the card's first supported interface)")

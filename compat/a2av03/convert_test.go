@@ -277,7 +277,7 @@ func wantField(t *testing.T, err error, field string) {
 	if !errors.Is(err, runtime.ErrInvalidParams) {
 		t.Fatalf("error %v, want InvalidParams", err)
 	}
-	v := runtime.AsError(err).FieldViolations()
+	v := runtime.ErrorOrInternal(err).FieldViolations()
 	if len(v) != 1 || v[0].Field != field {
 		t.Fatalf("violations %+v, want one naming %s (error %v)", v, field, err)
 	}

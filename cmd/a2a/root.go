@@ -136,7 +136,8 @@ func run(ctx context.Context, args []string, env environment) int {
 	case code == exitTaskEnded:
 		fmt.Fprintf(env.stderr, "a2a: %v\n", err)
 	default:
-		fmt.Fprintf(env.stderr, "a2a: %v\n", describeError(err))
+		// Runtime errors name the package already ("a2a: …").
+		fmt.Fprintf(env.stderr, "a2a: %s\n", strings.TrimPrefix(describeError(err), "a2a: "))
 	}
 	return code
 }

@@ -101,6 +101,10 @@ type Config struct {
 	// GRPCServerOptions are passed to grpc.NewServer for every gRPC
 	// listener (after the TLS credentials host sets itself).
 	GRPCServerOptions []grpc.ServerOption
+	// Limits bound bodies, headers, timeouts and streams on every listener
+	// (zero fields: DefaultLimits). GRPCServerOptions and HandlerOptions
+	// come after them and so win.
+	Limits Limits
 	// GRPCReflection registers the gRPC server reflection service
 	// (grpc.reflection.v1) on every gRPC listener, for tools like grpcurl.
 	GRPCReflection bool

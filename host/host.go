@@ -172,6 +172,7 @@ func (a *Agent) handlerOptions(cfg Config, b Binding) []runtime.HandlerOption {
 	if len(required) > 0 {
 		opts = append(opts, runtime.WithRequiredExtensions(required...))
 	}
+	opts = append(opts, cfg.Limits.HandlerOptions()...)
 	opts = append(opts, cfg.HandlerOptions...)
 	if len(cfg.Interceptors) > 0 {
 		opts = append(opts, runtime.WithInterceptors(cfg.Interceptors...))
@@ -288,9 +289,7 @@ func (a *Agent) serve(cfg Config) {
 		ln := a.listeners[addr]
 		bs := bindingsAt(cfg.Bindings, addr)
 		if bs[0].Protocol == runtime.BindingGRPC {
-			// Requests are decoded with a recursion limit that fits
-			// runtime.MaxJSONDepth, so deep input costs little.
-			gopts := []grpc.ServerOption{grpc.ForceServerCodecV2(runtime.GRPCServerCodec())}
+			gopts := cfg.Limits.GRPCServerOptions()
 			if cfg.TLS != nil {
 				gopts = append(gopts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 			}
@@ -304,7 +303,9 @@ func (a *Agent) serve(cfg Config) {
 			go func() { a.report(g.Serve(ln)) }()
 			continue
 		}
-		hs := &http.Server{Addr: ln.Addr().String(), Handler: a.handlers[addr], ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(a.logger.Handler(), slog.LevelWarn)}
+		hs := cfg.Limits.HTTPServer(a.handlers[addr])
+		hs.Addr = ln.Addr().String()
+		hs.ErrorLog = slog.NewLogLogger(a.logger.Handler(), slog.LevelWarn)
 		a.https = append(a.https, hs)
 		if cfg.TLS != nil {
 			hs.TLSConfig = cfg.TLS.Clone()

@@ -210,7 +210,7 @@ func (h *jsonrpcHandler) serveUnary(ctx context.Context, w http.ResponseWriter, 
 	// The result is written as marshalled, between the envelope's head and
 	// its closing brace, so a large result is neither re-encoded nor copied.
 	head := appendResultHead(make([]byte, 0, len(id)+32), id)
-	writeJSON(w, http.StatusOK, info, head, result, closingBrace)
+	h.writeJSON(w, http.StatusOK, info, head, result, closingBrace)
 }
 
 // handlerError converts what a handler returned into the *Error to send,
@@ -225,12 +225,12 @@ func (h *jsonrpcHandler) handlerError(ctx context.Context, ep *Endpoint, err err
 func (h *jsonrpcHandler) writeError(w http.ResponseWriter, status int, id []byte, info *CallInfo, e *Error) {
 	out := appendErrorResponse(nil, id, marshalJSONRPCError(e, time.Now()))
 	setChallenges(w.Header(), e)
-	writeJSON(w, jsonrpcStatus(status, e), info, out)
+	h.writeJSON(w, jsonrpcStatus(status, e), info, out)
 }
 
 // writeJSON writes a complete application/json response made of parts.
-func writeJSON(w http.ResponseWriter, status int, info *CallInfo, parts ...[]byte) {
-	writeBody(w, status, "application/json", info, parts...)
+func (h *jsonrpcHandler) writeJSON(w http.ResponseWriter, status int, info *CallInfo, parts ...[]byte) {
+	writeBody(w, h.cfg.writeTimeout, status, "application/json", info, parts...)
 }
 
 func (h *jsonrpcHandler) serveStream(ctx context.Context, w http.ResponseWriter, ep *Endpoint, id []byte, info *CallInfo, msg proto.Message, sseErrors bool) {

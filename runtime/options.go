@@ -1,6 +1,9 @@
 package runtime
 
-import "log/slog"
+import (
+	"log/slog"
+	"time"
+)
 
 // VersionPolicy decides what a server assumes when a request carries no
 // A2A-Version service parameter (or an empty one).
@@ -20,11 +23,24 @@ const (
 // DefaultMaxBodyBytes is the default request body limit of the HTTP bindings.
 const DefaultMaxBodyBytes = 8 << 20
 
+// Defaults of the stream options of the HTTP bindings.
+const (
+	// DefaultWriteTimeout bounds each write of a response: a unary
+	// answer, or one event of a stream.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultStreamKeepAlive is the quiet time after which an SSE stream
+	// gets a keep-alive comment: below the idle timeouts of common proxies
+	// and load balancers (60 s and more).
+	DefaultStreamKeepAlive = 15 * time.Second
+)
+
 // HandlerOption configures a binding router (JSON-RPC, REST, gRPC).
 type HandlerOption func(*handlerConfig)
 
 type handlerConfig struct {
 	maxBodyBytes       int64
+	writeTimeout       time.Duration // sse.go
+	streamKeepAlive    time.Duration // sse_stream.go
 	versionPolicy      VersionPolicy
 	supportedVersions  []string
 	requiredExtensions []string
@@ -43,9 +59,11 @@ type handlerConfig struct {
 
 func newHandlerConfig(opts []HandlerOption) *handlerConfig {
 	c := &handlerConfig{
-		maxBodyBytes:  DefaultMaxBodyBytes,
-		versionPolicy: VersionLenient,
-		logger:        slog.Default(),
+		maxBodyBytes:    DefaultMaxBodyBytes,
+		writeTimeout:    DefaultWriteTimeout,
+		streamKeepAlive: DefaultStreamKeepAlive,
+		versionPolicy:   VersionLenient,
+		logger:          slog.Default(),
 	}
 	for _, o := range opts {
 		o(c)
@@ -62,6 +80,43 @@ func WithMaxBodyBytes(n int64) HandlerOption {
 		}
 		c.maxBodyBytes = n
 	}
+}
+
+// WithWriteTimeout bounds each write of a response on JSON-RPC and
+// HTTP+JSON: a unary answer, or one event of a Server-Sent Events stream
+// (DefaultWriteTimeout). A client that stops reading fills the connection's
+// buffers; the write that blocks fails after d, the call ends, and what it
+// held is released, instead of a client that never reads pinning its
+// answer or its stream's events for as long as it keeps the connection.
+// The deadline is counted from the write, not from the request, so a
+// blocking SendMessage may take as long as its task, and a stream may stay
+// quiet for as long as its task needs (unlike http.Server.WriteTimeout,
+// which bounds the whole exchange and which host leaves unset).
+// d < 0 turns the bound off; 0 restores the default. (On gRPC, flow control
+// and the server's keepalive settings play this part.)
+func WithWriteTimeout(d time.Duration) HandlerOption {
+	return func(c *handlerConfig) { c.writeTimeout = durationOption(d, DefaultWriteTimeout) }
+}
+
+// WithStreamKeepAlive sets how long a Server-Sent Events stream may be quiet
+// before the server sends a keep-alive comment (": keep-alive"), which
+// readers ignore and which keeps proxies, load balancers and clients with
+// idle timeouts from closing a stream whose task is waiting
+// (DefaultStreamKeepAlive). d < 0 turns keep-alives off; 0 restores the
+// default.
+func WithStreamKeepAlive(d time.Duration) HandlerOption {
+	return func(c *handlerConfig) { c.streamKeepAlive = durationOption(d, DefaultStreamKeepAlive) }
+}
+
+// durationOption is d, def for 0, and 0 (off) for d < 0.
+func durationOption(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
 }
 
 // WithVersionPolicy selects how a missing A2A-Version is treated.

@@ -164,7 +164,7 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, 0, accept, info, h.cfg.handlerError(ctx, BindingREST, ep, fmt.Errorf("encoding the response: %w", err)))
 		return
 	}
-	writeBody(w, http.StatusOK, accept, info, body)
+	writeBody(w, h.cfg.writeTimeout, http.StatusOK, accept, info, body)
 }
 
 // pathSegments returns the percent-decoded segments of the request path.
@@ -297,5 +297,5 @@ func (h *restHandler) writeError(w http.ResponseWriter, status int, mediaType st
 		status = e.code.HTTPStatus()
 	}
 	setChallenges(w.Header(), e)
-	writeBody(w, status, mediaType, info, marshalStatus(e, status, time.Now()))
+	writeBody(w, h.cfg.writeTimeout, status, mediaType, info, marshalStatus(e, status, time.Now()))
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 )
@@ -79,8 +80,14 @@ func (c *handlerConfig) handlerError(ctx context.Context, binding string, ep *En
 }
 
 // writeBody writes a complete response of the given media type made of
-// parts, with its Content-Length and the extensions the handler activated.
-func writeBody(w http.ResponseWriter, status int, contentType string, info *CallInfo, parts ...[]byte) {
+// parts, with its Content-Length and the extensions the handler activated,
+// within the write timeout (WithWriteTimeout; 0: none).
+func writeBody(w http.ResponseWriter, timeout time.Duration, status int, contentType string, info *CallInfo, parts ...[]byte) {
+	if timeout > 0 {
+		rc := http.NewResponseController(w)
+		_ = rc.SetWriteDeadline(time.Now().Add(timeout)) // ErrNotSupported: no deadline
+		defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
+	}
 	n := 0
 	for _, p := range parts {
 		n += len(p)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 )
@@ -26,6 +27,8 @@ type sseWriter struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	started bool
+	// writeTimeout bounds each write (WithWriteTimeout; 0: none).
+	writeTimeout time.Duration
 	// noFlush is set once the writer turned out not to support flushing:
 	// events then reach the client when the response ends.
 	noFlush bool
@@ -74,7 +77,36 @@ func (s *sseWriter) writeEvent(payload []byte) error {
 		payload = payload[i+1:]
 	}
 	b = append(b, '\n')
-	s.buf = b
+	err := s.write(b)
+	if cap(b) <= maxRetainedStreamBuffer {
+		s.buf = b
+	} else {
+		s.buf = nil // an idle stream keeps no copy of a large event
+	}
+	return err
+}
+
+// keepAliveComment is the SSE comment sent on a stream that has been quiet
+// for the keep-alive interval; readers ignore it.
+var keepAliveComment = []byte(": keep-alive\n\n")
+
+// writeKeepAlive writes keepAliveComment.
+func (s *sseWriter) writeKeepAlive() error { return s.write(keepAliveComment) }
+
+// maxRetainedStreamBuffer is the largest encoding buffer a stream keeps
+// between events; a larger one is dropped after its event is written.
+const maxRetainedStreamBuffer = 64 << 10
+
+// write writes b and flushes it, within the write timeout: a client that
+// stops reading fills the connection's buffers, the write blocks, and the
+// deadline ends it, so such a client cannot hold the stream (and what it
+// refers to) for longer than the timeout. The deadline is lifted after the
+// write, so that a stream may stay quiet for as long as its task needs.
+func (s *sseWriter) write(b []byte) error {
+	if s.writeTimeout > 0 {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout)) // ErrNotSupported: no deadline
+		defer func() { _ = s.rc.SetWriteDeadline(time.Time{}) }()
+	}
 	if _, err := s.w.Write(b); err != nil {
 		return err
 	}

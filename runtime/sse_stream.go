@@ -41,10 +41,12 @@ type sseStream struct {
 	required RequiredFields
 	framing  *sseFraming
 
-	mu       sync.Mutex
-	closed   bool  // the handler returned
-	writeErr error // the first failed write; later Sends fail the same way
-	buf      []byte
+	mu        sync.Mutex
+	closed    bool  // the handler returned
+	writeErr  error // the first failed write; later Sends fail the same way
+	buf       []byte
+	lastWrite time.Time   // of the last event or comment
+	keepAlive *time.Timer // sends a comment when the stream is quiet
 }
 
 func (s *sseStream) send(m proto.Message) error {
@@ -67,11 +69,42 @@ func (s *sseStream) send(m proto.Message) error {
 		setActivatedExtensions(s.sse.w.Header(), s.info)
 	}
 	s.buf = s.framing.event(s.buf[:0], resp)
-	if err := s.sse.writeEvent(s.buf); err != nil {
+	err = s.sse.writeEvent(s.buf)
+	if cap(s.buf) > maxRetainedStreamBuffer {
+		s.buf = nil
+	}
+	s.lastWrite = time.Now()
+	if err != nil {
 		s.writeErr = fmt.Errorf("a2a: writing a stream event: %w", err)
 		return s.writeErr
 	}
 	return nil
+}
+
+// keepAliveTick sends a keep-alive comment when the stream has been quiet
+// for interval, so that proxies and clients with idle timeouts keep a
+// stream open while its task waits (for input, another agent, a person);
+// it then waits for the next quiet interval. Before the first event nothing
+// is sent: an error then is still answered with a real HTTP status.
+func (s *sseStream) keepAliveTick(interval time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.writeErr != nil {
+		return
+	}
+	next := interval
+	if s.sse.started {
+		if quiet := time.Since(s.lastWrite); quiet < interval {
+			next = interval - quiet
+		} else {
+			if err := s.sse.writeKeepAlive(); err != nil {
+				s.writeErr = fmt.Errorf("a2a: writing a stream keep-alive: %w", err)
+				return
+			}
+			s.lastWrite = time.Now()
+		}
+	}
+	s.keepAlive.Reset(next)
 }
 
 // serveSSE calls a streaming endpoint and relays what it sends as events.
@@ -80,11 +113,21 @@ func (s *sseStream) send(m proto.Message) error {
 // error after it becomes a final error event, then the response ends.
 func (c *handlerConfig) serveSSE(ctx context.Context, w http.ResponseWriter, ep *Endpoint, info *CallInfo, msg proto.Message, required RequiredFields, framing *sseFraming) {
 	s := &sseStream{ctx: ctx, sse: newSSEWriter(w), info: info, required: required, framing: framing}
+	s.sse.writeTimeout = c.writeTimeout
+	if c.streamKeepAlive > 0 {
+		s.mu.Lock()
+		interval := c.streamKeepAlive
+		s.keepAlive = time.AfterFunc(interval, func() { s.keepAliveTick(interval) })
+		s.mu.Unlock()
+	}
 	err := c.callStream(ctx, ep, info, msg, s.send)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
+	if s.keepAlive != nil {
+		s.keepAlive.Stop()
+	}
 	if err == nil {
 		if !s.sse.started {
 			// A stream with no events is still a stream: send the headers.

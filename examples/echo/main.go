@@ -39,6 +39,7 @@ import (
 	"google.golang.org/grpc"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/host"
 	"github.com/a2agen/a2agen/internal/echo"
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server"
@@ -87,8 +88,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		"deliver push notifications to loopback and private-network addresses (the SSRF guard refuses them by default; for tests and private deployments)")
 	fs.DurationVar(&c.chunkInterval, "chunk-interval", echo.DefaultChunkInterval, `pause between the chunks of "stream" (at most about 100ms)`)
 	fs.StringVar(&c.store, "store", "memory", "`URL` of the task store: "+storeurl.Forms)
-	fs.DurationVar(&c.terminalTaskTTL, "terminal-task-ttl", 0, "how long a finished task stays readable (0: as long as the store lasts)")
-	fs.IntVar(&c.maxTerminalTasks, "max-terminal-tasks", 0, "how many finished tasks are kept, oldest removed first (0: no limit)")
+	fs.DurationVar(&c.terminalTaskTTL, "terminal-task-ttl", 24*time.Hour, "how long a finished task stays readable (0: as long as the store lasts)")
+	fs.IntVar(&c.maxTerminalTasks, "max-terminal-tasks", 10000, "how many finished tasks are kept, oldest removed first (0: no limit)")
 	fs.DurationVar(&c.runLease, "run-lease", server.DefaultRunLease,
 		"how long this replica's claim on the tasks it runs holds without renewal (at least 1s); replicas sharing a store settle a dead one's tasks after it")
 	fs.BoolVar(&c.strictVersion, "strict-version", false,
@@ -177,9 +178,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		return err
 	}
 
-	// Every binding identifies callers the same way; the server reads the
-	// identity from the call.
-	bindingOpts := []runtime.HandlerOption{runtime.WithAuthenticator(echo.BearerAuthenticator(cfg.token), `Bearer realm="echo"`)}
+	// The limits of scaffolded agents: timeouts for slow bodies, idle
+	// connections and clients that never read; bounded headers and gRPC
+	// streams (docs/limits.md). Every binding identifies callers the same
+	// way; the server reads the identity from the call.
+	limits := host.DefaultLimits()
+	bindingOpts := append(limits.HandlerOptions(), runtime.WithAuthenticator(echo.BearerAuthenticator(cfg.token), `Bearer realm="echo"`))
 	if cfg.strictVersion {
 		bindingOpts = append(bindingOpts, runtime.WithVersionPolicy(runtime.VersionStrict))
 	}
@@ -187,12 +191,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	mux.Handle(runtime.AgentCardPath, runtime.NewAgentCardHandler(card))
 	mux.Handle(cfg.jsonrpcPath, a2av1.NewA2AServiceJSONRPCHandler(srv, bindingOpts...))
 	mux.Handle(cfg.restPath+"/", a2av1.NewA2AServiceRESTHandler(srv, bindingOpts...))
-	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := limits.HTTPServer(mux)
 	errs := make(chan error, 2)
 	go func() { errs <- httpSrv.Serve(httpLn) }()
 	var grpcSrv *grpc.Server
 	if grpcLn != nil {
-		grpcSrv = grpc.NewServer(grpc.ForceServerCodecV2(runtime.GRPCServerCodec()))
+		grpcSrv = grpc.NewServer(limits.GRPCServerOptions()...)
 		a2av1.RegisterA2AServiceGRPC(grpcSrv, srv, bindingOpts...)
 		go func() { errs <- grpcSrv.Serve(grpcLn) }()
 	}

@@ -1,0 +1,150 @@
+package host
+
+import (
+	"net/http"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/keepalive"
+
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// Limits bound what one caller, one connection or one stream can hold of
+// the agent. Every field has a default (DefaultLimits; a zero field takes
+// its default, a negative one turns the bound off where that is allowed);
+// docs/limits.md lists them with the limits fixed in the runtime
+// (runtime.MaxJSONDepth, runtime.MaxExtensionsHeaderBytes, …) and the error
+// each one answers with.
+type Limits struct {
+	// MaxBodyBytes bounds a JSON-RPC or HTTP+JSON request body
+	// (runtime.WithMaxBodyBytes) and a gRPC request message
+	// (grpc.MaxRecvMsgSize).
+	MaxBodyBytes int64
+	// MaxHeaderBytes bounds the request header block on HTTP
+	// (http.Server.MaxHeaderBytes; over it: 431) and the header list on gRPC
+	// (grpc.MaxHeaderListSize). It must leave room for
+	// runtime.MaxExtensionsHeaderBytes and a credential.
+	MaxHeaderBytes int
+	// ReadHeaderTimeout bounds reading a request's header; ReadTimeout the
+	// whole request, body included, so a client sending its body slowly is
+	// cut off (streams go on: the bound ends when the request is read).
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	// WriteTimeout bounds each write of an answer on HTTP: a unary response,
+	// or one event of a stream (runtime.WithWriteTimeout). A client that
+	// never reads loses its call after it, and what the call held is
+	// released. It is counted from the write, not from the request, so a
+	// blocking SendMessage may take as long as its task and a stream may
+	// stay quiet as long as its task waits; http.Server.WriteTimeout, which
+	// would bound the whole exchange, stays unset.
+	WriteTimeout time.Duration
+	// IdleTimeout closes an HTTP keep-alive connection with no request, and
+	// a gRPC connection with no call (keepalive MaxConnectionIdle), after
+	// this long.
+	IdleTimeout time.Duration
+	// StreamKeepAlive is the quiet time after which an SSE stream gets a
+	// keep-alive comment (runtime.WithStreamKeepAlive) and a gRPC connection
+	// a keepalive ping (keepalive Time), so long waits survive idle timeouts
+	// of proxies; gRPC connections that do not answer a ping within it are
+	// closed.
+	StreamKeepAlive time.Duration
+	// MaxConcurrentStreams bounds the calls in progress on one HTTP/2 or
+	// gRPC connection (grpc.MaxConcurrentStreams); more wait for a slot.
+	MaxConcurrentStreams uint32
+}
+
+// DefaultLimits are the limits of an agent whose Config sets none.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxBodyBytes:         runtime.DefaultMaxBodyBytes,
+		MaxHeaderBytes:       64 << 10,
+		ReadHeaderTimeout:    10 * time.Second,
+		ReadTimeout:          60 * time.Second,
+		WriteTimeout:         runtime.DefaultWriteTimeout,
+		IdleTimeout:          120 * time.Second,
+		StreamKeepAlive:      runtime.DefaultStreamKeepAlive,
+		MaxConcurrentStreams: 100,
+	}
+}
+
+// withDefaults fills the zero fields of l from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	fill := func(v *time.Duration, def time.Duration) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	if l.MaxBodyBytes <= 0 {
+		l.MaxBodyBytes = d.MaxBodyBytes
+	}
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = d.MaxHeaderBytes
+	}
+	if l.MaxConcurrentStreams == 0 {
+		l.MaxConcurrentStreams = d.MaxConcurrentStreams
+	}
+	fill(&l.ReadHeaderTimeout, d.ReadHeaderTimeout)
+	fill(&l.ReadTimeout, d.ReadTimeout)
+	fill(&l.WriteTimeout, d.WriteTimeout)
+	fill(&l.IdleTimeout, d.IdleTimeout)
+	fill(&l.StreamKeepAlive, d.StreamKeepAlive)
+	return l
+}
+
+// off is 0 for a negative duration (net/http and grpc-go: no bound).
+func off(d time.Duration) time.Duration { return max(d, 0) }
+
+// HTTPServer returns an http.Server for handler with l's timeouts and
+// header bound (the zero fields at their defaults).
+func (l Limits) HTTPServer(handler http.Handler) *http.Server {
+	l = l.withDefaults()
+	return &http.Server{
+		Handler:           handler,
+		MaxHeaderBytes:    l.MaxHeaderBytes,
+		ReadHeaderTimeout: off(l.ReadHeaderTimeout),
+		ReadTimeout:       off(l.ReadTimeout),
+		IdleTimeout:       off(l.IdleTimeout),
+	}
+}
+
+// HandlerOptions are the binding options that carry l (body size, write
+// timeout, keep-alive).
+func (l Limits) HandlerOptions() []runtime.HandlerOption {
+	l = l.withDefaults()
+	return []runtime.HandlerOption{
+		runtime.WithMaxBodyBytes(l.MaxBodyBytes),
+		runtime.WithWriteTimeout(l.WriteTimeout),
+		runtime.WithStreamKeepAlive(l.StreamKeepAlive),
+	}
+}
+
+// GRPCServerOptions are the grpc.NewServer options that carry l, with
+// runtime.GRPCServerCodec (the nesting limit while decoding).
+func (l Limits) GRPCServerOptions() []grpc.ServerOption {
+	l = l.withDefaults()
+	opts := []grpc.ServerOption{
+		grpc.ForceServerCodecV2(runtime.GRPCServerCodec()),
+		grpc.MaxRecvMsgSize(int(min(l.MaxBodyBytes, int64(^uint32(0)>>1)))),
+		grpc.MaxHeaderListSize(uint32(l.MaxHeaderBytes)),
+		grpc.MaxConcurrentStreams(l.MaxConcurrentStreams),
+		// Clients may ping as often as the server does (grpc-go's default
+		// minimum of 5 minutes would close the connection of a client
+		// that keeps its own long stream alive).
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: min(off(l.StreamKeepAlive), 5*time.Minute), PermitWithoutStream: true}),
+	}
+	if d := off(l.ReadHeaderTimeout); d > 0 {
+		opts = append(opts, grpc.ConnectionTimeout(d)) // the HTTP/2 handshake
+	}
+	if ka := off(l.StreamKeepAlive); ka > 0 {
+		opts = append(opts, grpc.KeepaliveParams(keepalive.ServerParameters{
+			MaxConnectionIdle: off(l.IdleTimeout),
+			Time:              ka,
+			Timeout:           ka,
+		}))
+	} else if idle := off(l.IdleTimeout); idle > 0 {
+		opts = append(opts, grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: idle}))
+	}
+	return opts
+}

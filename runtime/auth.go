@@ -77,7 +77,10 @@ func (c *handlerConfig) withDefaultChallenges(e *Error) *Error {
 // binding.
 type AuthRequest struct {
 	// Info holds the operation, binding, negotiated version and extensions
-	// of the call; its tenant is not known yet.
+	// of the call; its tenant is not known yet. For a request that names no
+	// operation of the service (an unknown JSON-RPC method or HTTP+JSON
+	// route, authenticated before it is answered "not found"), Operation is
+	// nil and only Binding and Header are set.
 	Info *CallInfo
 	// Header holds the request headers; on gRPC the request metadata with
 	// keys canonicalised like HTTP headers (Header.Get("Authorization") and
@@ -281,6 +284,22 @@ func CheckSingleAuthorization(h http.Header) *Error {
 			"the request carries %d Authorization headers; send exactly one credential", n))
 	}
 	return nil
+}
+
+// refuseUnknownOperation authenticates an HTTP request that names no
+// operation of the service (an unknown JSON-RPC method, an HTTP+JSON path
+// with no route) and returns the refusal to answer it with, or nil when the
+// caller passes and the request is answered "not found". Every request is
+// authenticated (A2A §7.4), so that a caller without credentials learns
+// nothing of which methods or routes exist and is told to authenticate
+// first. The AuthRequest's Info has no Operation.
+func (c *handlerConfig) refuseUnknownOperation(r *http.Request, binding string) *Error {
+	if c.authenticator == nil {
+		return nil
+	}
+	info := &CallInfo{Binding: binding, Header: r.Header, Peer: r.RemoteAddr}
+	_, e := c.authenticate(r.Context(), c.httpAuthRequest(r, info))
+	return e
 }
 
 // httpAuthRequest describes an HTTP request to an Authenticator; the query

@@ -94,6 +94,10 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ep == nil {
 		method, _ := jsonString(req.method)
 		if ep = h.svc.byMethod[method]; ep == nil {
+			if e := h.cfg.refuseUnknownOperation(r, BindingJSONRPC); e != nil {
+				h.writeError(w, http.StatusOK, req.id, nil, e)
+				return
+			}
 			h.writeError(w, http.StatusOK, req.id, nil, h.unknownMethod(method))
 			return
 		}

@@ -110,6 +110,12 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ok {
 		route, node = h.router.match(r.Method, segs)
 	}
+	if route == nil {
+		if e := h.cfg.refuseUnknownOperation(r, BindingREST); e != nil {
+			h.writeError(w, 0, accept, nil, e)
+			return
+		}
+	}
 	switch {
 	case node == nil:
 		h.writeError(w, http.StatusNotFound, accept, nil, NewError(CodeMethodNotFound,

@@ -150,6 +150,10 @@ func isJSONMediaType(ct string) bool {
 
 // readBody reads the whole request body, at most limit bytes.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		// Announced too large: refused without reading a byte of it.
+		return nil, &http.MaxBytesError{Limit: limit}
+	}
 	rd := http.MaxBytesReader(w, r.Body, limit)
 	if n := r.ContentLength; n >= 0 && n <= limit {
 		// Known length: one allocation (plus one byte to see the end).

@@ -103,6 +103,30 @@ func WithLogger(l *slog.Logger) Option {
 // without renewal; see WithRunLease.
 const DefaultRunLease = 30 * time.Second
 
+// DefaultMaxPushConfigsPerTask is how many push notification configs one
+// task may have unless WithMaxPushConfigsPerTask says otherwise. Every event
+// of a task is posted to each of its configs, so the bound is what keeps one
+// follow-up from turning into thousands of webhook requests.
+const DefaultMaxPushConfigsPerTask = 16
+
+// WithMaxPushConfigsPerTask bounds the push notification configs of one
+// task (DefaultMaxPushConfigsPerTask; n < 0: no limit). A config beyond it
+// — by CreateTaskPushNotificationConfig or inline in SendMessage — is
+// refused with InvalidRequest naming MaxPushConfigsPerTask; replacing a
+// config under its id is always allowed. Replicas sharing a store check it
+// each on their own, so at most one config more per racing replica can
+// slip in.
+func WithMaxPushConfigsPerTask(n int) Option {
+	return func(s *Server) {
+		switch {
+		case n < 0:
+			s.maxPushConfigs = 0
+		case n > 0:
+			s.maxPushConfigs = n
+		}
+	}
+}
+
 // WithRunLease sets how long this server's claim on the tasks it executes
 // holds without renewal (d < 1s keeps DefaultRunLease). The server renews
 // its claims every third of d; another server instance sharing the store

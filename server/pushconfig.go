@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
@@ -61,8 +63,12 @@ func (s *Server) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av
 	// Under the task's lock, so that no event of the task is committed
 	// between the config being stored and being visible to notifications.
 	held := s.lock(key)
-	err = s.store.SavePushConfig(c.ctx, c.tenant, req)
+	err = s.savePushConfig(c.ctx, c.tenant, req)
 	held.Unlock()
+	var re *runtime.Error
+	if errors.As(err, &re) {
+		return nil, re
+	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, runtime.TaskNotFound(req.GetTaskId())
@@ -167,4 +173,22 @@ func (s *Server) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av
 		return nil, internalError("deleting the push notification config", err)
 	}
 	return &emptypb.Empty{}, nil
+}
+
+// savePushConfig stores cfg if the task has room for it under
+// WithMaxPushConfigsPerTask (a config replacing one with its id always
+// has); the caller holds the task's lock. A refusal is a *runtime.Error.
+func (s *Server) savePushConfig(ctx context.Context, tenant string, cfg *a2av1.TaskPushNotificationConfig) error {
+	if max := s.maxPushConfigs; max > 0 {
+		existing, _, err := s.store.ListPushConfigs(ctx, tenant, cfg.GetTaskId(), "", max)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if len(existing) >= max && !slices.ContainsFunc(existing, func(c *a2av1.TaskPushNotificationConfig) bool { return c.GetId() == cfg.GetId() }) {
+			return runtime.NewError(runtime.CodeInvalidRequest, fmt.Sprintf(
+				"task %q already has %d push notification configs, the most it may have (MaxPushConfigsPerTask); delete one or replace one under its id", cfg.GetTaskId(), max)).
+				WithMetadata("limit", "MaxPushConfigsPerTask").WithMetadata("limitValue", strconv.Itoa(max))
+		}
+	}
+	return s.store.SavePushConfig(ctx, tenant, cfg)
 }

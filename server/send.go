@@ -257,7 +257,11 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 	msg.ContextId = task.GetContextId()
 	if pushCfg != nil {
 		pushCfg.TaskId = key.id
-		if err := s.store.SavePushConfig(c.ctx, key.tenant, pushCfg); err != nil {
+		if err := s.savePushConfig(c.ctx, key.tenant, pushCfg); err != nil {
+			var re *runtime.Error
+			if errors.As(err, &re) {
+				return started{}, re
+			}
 			return started{}, internalError("saving the push notification config", err)
 		}
 	}

@@ -41,6 +41,8 @@ type Server struct {
 	extended func(context.Context, Caller) (*a2av1.AgentCard, error)
 	logger   *slog.Logger
 
+	maxPushConfigs int // pushconfig.go: per task; 0 means no limit
+
 	taskObserver TaskObserver                             // observer.go
 	traceContext func(context.Context) store.TraceContext // observer.go
 
@@ -106,13 +108,14 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 		return nil, errors.New("server: New needs an Executor")
 	}
 	s := &Server{
-		card:     card,
-		exec:     exec,
-		logger:   slog.Default(),
-		runs:     make(map[taskKey]*run),
-		runLease: DefaultRunLease,
-		idle:     make(chan struct{}),
-		ending:   make(chan struct{}),
+		card:           card,
+		exec:           exec,
+		logger:         slog.Default(),
+		runs:           make(map[taskKey]*run),
+		runLease:       DefaultRunLease,
+		maxPushConfigs: DefaultMaxPushConfigsPerTask,
+		idle:           make(chan struct{}),
+		ending:         make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(s)

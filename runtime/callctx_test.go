@@ -98,13 +98,18 @@ type endCtx struct {
 	end  func(ctx context.Context) (context.Context, context.CancelFunc)
 }
 
+// ctxEndAfter is how long a call's context lives: long enough for a stream's
+// first event to go out before it ends on a loaded machine (at 30 ms the
+// stream tests failed under a load average of 35).
+const ctxEndAfter = 250 * time.Millisecond
+
 var ctxEnds = []endCtx{
 	{"deadline", context.DeadlineExceeded, codes.DeadlineExceeded, func(ctx context.Context) (context.Context, context.CancelFunc) {
-		return context.WithTimeout(ctx, 30*time.Millisecond)
+		return context.WithTimeout(ctx, ctxEndAfter)
 	}},
 	{"cancel", context.Canceled, codes.Canceled, func(ctx context.Context) (context.Context, context.CancelFunc) {
 		ctx, cancel := context.WithCancel(ctx)
-		time.AfterFunc(30*time.Millisecond, cancel)
+		time.AfterFunc(ctxEndAfter, cancel)
 		return ctx, cancel
 	}},
 }

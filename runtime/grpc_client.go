@@ -196,16 +196,22 @@ func (t *GRPCTransport) Stream(ctx context.Context, op *Operation, req proto.Mes
 			yield(nil, grpcCallError(ctx, op.Name, err))
 			return
 		}
-		if wantsResponseMetadata(ctx) {
+		recordMD := wantsResponseMetadata(ctx)
+		if recordMD {
 			// Header waits for the answer's header (or its end).
 			if h, err := cs.Header(); err == nil {
 				recordResponseHeaderMD(ctx, h)
 			}
-			defer func() { recordResponseTrailerMD(ctx, cs.Trailer()) }()
 		}
 		for {
 			m := newResp()
 			if err := cs.RecvMsg(m); err != nil {
+				// The trailer exists once RecvMsg has failed (io.EOF
+				// included); reading it earlier, when the caller stops
+				// before the end, races with grpc-go closing the stream.
+				if recordMD {
+					recordResponseTrailerMD(ctx, cs.Trailer())
+				}
 				if !errors.Is(err, io.EOF) {
 					yield(nil, withTrailerChallenges(grpcCallError(ctx, op.Name, err), cs.Trailer()))
 				}

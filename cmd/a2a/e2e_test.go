@@ -249,6 +249,14 @@ func TestCommandsOnEveryBinding(t *testing.T) {
 				t.Errorf("subscribe -o json: first %v, last %v", events[0], last)
 			}
 
+			// subscribe in text: the task as it is (WORKING: the test waits
+			// for it, so the snapshot does not depend on timing), then the
+			// events up to the end of the task.
+			working := jsonLines(t, ok(t, bf, "send", base, "--return-immediately", "slow", "1000", "-o", "json"))
+			workingID := str(field(working[0], "task", "id"))
+			waitForState(t, bf, base, workingID, "TASK_STATE_WORKING")
+			golden(t, "subscribe", ok(t, bf, "subscribe", base, workingID))
+
 			// A stream in JSON is one StreamResponse per line.
 			lines := jsonLines(t, ok(t, bf, "send", "--stream", base, "stream", "2", "-o", "json"))
 			if len(lines) != 5 || field(lines[0], "task") == nil || field(lines[2], "artifactUpdate") == nil {
@@ -306,6 +314,22 @@ func TestPushWithWebhookListen(t *testing.T) {
 				t.Errorf("push list -o json after delete: %v", l)
 			}
 		})
+	}
+}
+
+// waitForState polls get until the task is in state.
+func waitForState(t *testing.T, bindingFlag, base, task, state string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got := str(field(jsonLines(t, ok(t, bindingFlag, "get", base, task, "-o", "json"))[0], "status", "state"))
+		if got == state {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s is %s, not %s", task, got, state)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

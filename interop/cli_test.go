@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,8 +19,10 @@ import (
 
 // TestCLIAgainstSDKServer runs the a2a command (cmd/a2a, built from the
 // main module) against the official Go SDK's server on every binding:
-// card, send (blocking and streaming), get, list, cancel, and the exit
-// codes of an A2A error and of a failed task. Output is -o json, the
+// card, send (blocking and streaming), get, list, cancel, subscribe, the
+// push config commands, webhook listen receiving the SDK server's
+// deliveries on loopback, and the exit codes of an A2A error and of a
+// failed task. Output is -o json (webhook listen's text aside), the
 // stable form, so the test reads the SDK's answers as ProtoJSON.
 func TestCLIAgainstSDKServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -94,6 +99,47 @@ func TestCLIAgainstSDKServer(t *testing.T) {
 			if c := ok("cancel", cardURL, get(slow[0], "task", "id")); get(c[0], "status", "state") != "TASK_STATE_CANCELED" {
 				t.Errorf("cancel: %v", c)
 			}
+
+			// subscribe follows a running task to its end: the task first,
+			// COMPLETED last.
+			running := ok("send", "--return-immediately", cardURL, "slow", "1000")
+			runID := get(running[0], "task", "id")
+			sub := ok("subscribe", cardURL, runID)
+			if lastSub := sub[len(sub)-1]; get(sub[0], "task", "id") != runID ||
+				get(lastSub, "statusUpdate", "status", "state") != "TASK_STATE_COMPLETED" {
+				t.Errorf("subscribe: first %v, last %v", sub[0], lastSub)
+			}
+
+			// webhook listen receives the SDK server's deliveries, first
+			// for an inline config of send, then for one made with push
+			// create; the push commands read and delete it.
+			hook := startWebhookListen(ctx, t, bin, "hook-token")
+			inline := ok("send", "--return-immediately", "--push-url", hook.url+"/inline", "--push-token", "hook-token", cardURL, "slow", "100")
+			hook.waitFor(t, "push /inline task "+get(inline[0], "task", "id")+" (token verified)\n  status COMPLETED\n")
+
+			input := ok("send", cardURL, "input")
+			inTask, inCtx := get(input[0], "task", "id"), get(input[0], "task", "contextId")
+			created := ok("push", "create", cardURL, inTask, hook.url+"/later", "--token", "hook-token", "--id", "cfg-1")
+			if get(created[0], "id") != "cfg-1" || get(created[0], "taskId") != inTask || get(created[0], "url") != hook.url+"/later" {
+				t.Errorf("push create: %v", created)
+			}
+			if got := ok("push", "get", cardURL, inTask, "cfg-1"); get(got[0], "id") != "cfg-1" || get(got[0], "url") != hook.url+"/later" {
+				t.Errorf("push get: %v", got)
+			}
+			if list := ok("push", "list", cardURL, inTask); !strings.Contains(mustJSON(t, list), hook.url+"/later") {
+				t.Errorf("push list: %v", list)
+			}
+			ok("send", "--task", inTask, "--context", inCtx, cardURL, "more")
+			hook.waitFor(t, "push /later task "+inTask+" (token verified)\n  status COMPLETED\n")
+			ok("push", "delete", cardURL, inTask, "cfg-1")
+			if list := ok("push", "list", cardURL, inTask); strings.Contains(mustJSON(t, list), "cfg-1") {
+				t.Errorf("push list after delete: %v", list)
+			}
+			if _, errOut, code := a2a("push", "get", cardURL, inTask, "cfg-1"); code != 3 {
+				t.Errorf("push get after delete: exit %d, %s", code, errOut)
+			}
+			hook.stop(t)
+
 			if _, errOut, code := a2a("get", cardURL, "no-such-task"); code != 3 || !strings.Contains(errOut, "TaskNotFound") {
 				t.Errorf("get no-such-task: exit %d, %s", code, errOut)
 			}
@@ -102,6 +148,75 @@ func TestCLIAgainstSDKServer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// webhookListen is a2a webhook listen running as a process on loopback.
+type webhookListen struct {
+	url    string
+	cmd    *exec.Cmd
+	stdout *lockedBuffer
+}
+
+// startWebhookListen runs a2a webhook listen on a free loopback port,
+// accepting deliveries that carry token, until stop.
+func startWebhookListen(ctx context.Context, t *testing.T, bin, token string) *webhookListen {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, "webhook", "listen", "127.0.0.1:0", "--token", token)
+	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h := &webhookListen{cmd: cmd, stdout: stdout}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	re := regexp.MustCompile(`listening on (http://\S+)/`)
+	for deadline := time.Now().Add(30 * time.Second); h.url == ""; time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			h.url = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("webhook listen printed no address: %q", stderr.String())
+		}
+	}
+	return h
+}
+
+// waitFor waits until the receiver printed want.
+func (h *webhookListen) waitFor(t *testing.T, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(h.stdout.String(), want); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("webhook listen did not print %q; it printed:\n%s", want, h.stdout.String())
+		}
+	}
+}
+
+// stop interrupts the receiver, which should then exit 0.
+func (h *webhookListen) stop(t *testing.T) {
+	t.Helper()
+	if err := h.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.cmd.Wait(); err != nil {
+		t.Errorf("webhook listen, interrupted: %v", err)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer a process writes while the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func mustJSON(t *testing.T, v any) string {

@@ -11,7 +11,7 @@ all: test
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-generate: ## regenerate a2a/v1 from proto/lf/a2a/v1/a2a.proto
+generate: ## regenerate a2a/v1 and a2a/v03 from proto/lf/a2a/v1/a2a.proto and proto/a2a/v1/a2a.proto
 	$(GO) run ./internal/cmd/generate
 
 test: lint check-generate race ## lint (vet + staticcheck), drift check, all tests with -race

@@ -1,5 +1,5 @@
-// Command generate regenerates the committed Go code of the bundled A2A proto
-// (a2a/v1/a2a.pb.go and a2a/v1/a2a.a2a.go) from proto/lf/a2a/v1/a2a.proto. It
+// Command generate regenerates the committed Go code of the bundled A2A protos
+// (a2a/v1 from proto/lf/a2a/v1/a2a.proto, v1.0; a2a/v03 from proto/a2a/v1/a2a.proto, v0.3.0). It
 // compiles the proto and runs protoc-gen-go and protoc-gen-a2a in-process, so
 // it needs no protoc. `make generate` runs it from the repository root.
 package main

@@ -1,0 +1,265 @@
+package a2av03grpc
+
+import (
+	"strings"
+
+	"github.com/a2agen/a2agen/a2a/v03"
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// ProtocolVersion is the protocol version a v0.3 card states.
+const ProtocolVersion = "0.3.0"
+
+// DefaultTransport is the binding of a v0.3 card's url when it names no
+// preferredTransport (v0.3 §5.6).
+const DefaultTransport = runtime.BindingJSONRPC
+
+// V03Interfaces are the interfaces a v0.3 card lists, as v1.0
+// supportedInterfaces: url with preferredTransport (JSONRPC when unset)
+// first, then every additionalInterfaces entry not equal to it, each with
+// the card's protocolVersion ("0.3" when the card states none). Entries
+// without a url are skipped.
+func V03Interfaces(url, preferredTransport string, additional []*a2av03pb.AgentInterface, protocolVersion string) []*a2av1.AgentInterface {
+	if strings.TrimSpace(protocolVersion) == "" {
+		protocolVersion = "0.3"
+	}
+	if preferredTransport == "" {
+		preferredTransport = DefaultTransport
+	}
+	var out []*a2av1.AgentInterface
+	add := func(u, binding string) {
+		if u == "" {
+			return
+		}
+		for _, have := range out {
+			if have.Url == u && strings.EqualFold(have.ProtocolBinding, binding) {
+				return
+			}
+		}
+		out = append(out, &a2av1.AgentInterface{Url: u, ProtocolBinding: binding, ProtocolVersion: protocolVersion})
+	}
+	add(url, preferredTransport)
+	for _, i := range additional {
+		add(i.GetUrl(), i.GetTransport())
+	}
+	return out
+}
+
+// CardToV1 converts a v0.3 card: its url, preferredTransport and
+// additionalInterfaces become supportedInterfaces (V03Interfaces);
+// supportsAuthenticatedExtendedCard is capabilities.extendedAgentCard.
+func CardToV1(c *a2av03pb.AgentCard) *a2av1.AgentCard {
+	if c == nil {
+		return nil
+	}
+	out := &a2av1.AgentCard{Name: c.GetName(), Description: c.GetDescription(),
+		SupportedInterfaces: V03Interfaces(c.GetUrl(), c.GetPreferredTransport(), c.GetAdditionalInterfaces(), c.GetProtocolVersion()),
+		Version:             c.GetVersion(), DefaultInputModes: c.GetDefaultInputModes(), DefaultOutputModes: c.GetDefaultOutputModes(),
+		SecurityRequirements: convertAll(c.GetSecurity(), securityToV1),
+		SecuritySchemes:      convertMap(c.GetSecuritySchemes(), schemeToV1),
+		Skills:               convertAll(c.GetSkills(), skillToV1),
+		Signatures: convertAll(c.GetSignatures(), func(s *a2av03pb.AgentCardSignature) *a2av1.AgentCardSignature {
+			return &a2av1.AgentCardSignature{Protected: s.GetProtected(), Signature: s.GetSignature(), Header: s.GetHeader()}
+		}),
+	}
+	if p := c.GetProvider(); p != nil {
+		out.Provider = &a2av1.AgentProvider{Url: p.GetUrl(), Organization: p.GetOrganization()}
+	}
+	if u := c.GetDocumentationUrl(); u != "" {
+		out.DocumentationUrl = &u
+	}
+	caps := c.GetCapabilities()
+	streaming, push, extended := caps.GetStreaming(), caps.GetPushNotifications(), c.GetSupportsAuthenticatedExtendedCard()
+	out.Capabilities = &a2av1.AgentCapabilities{Streaming: &streaming, PushNotifications: &push, ExtendedAgentCard: &extended,
+		Extensions: convertAll(caps.GetExtensions(), func(e *a2av03pb.AgentExtension) *a2av1.AgentExtension {
+			return &a2av1.AgentExtension{Uri: e.GetUri(), Description: e.GetDescription(), Required: e.GetRequired(), Params: e.GetParams()}
+		})}
+	return out
+}
+
+// CardFromV1 converts a v1.0 card to the v0.3 form: protocolVersion 0.3.0;
+// url and preferredTransport are those of the first interface of protocol
+// version 0.3 (of the first interface when none is), additionalInterfaces
+// lists every interface of that version (all of them when none is), tenants
+// dropped. iconUrl, the device-code flow and PKCE have no v0.3 field (Lossy).
+func CardFromV1(c *a2av1.AgentCard) *a2av03pb.AgentCard {
+	if c == nil {
+		return nil
+	}
+	out := &a2av03pb.AgentCard{ProtocolVersion: ProtocolVersion, Name: c.GetName(), Description: c.GetDescription(),
+		Version: c.GetVersion(), DocumentationUrl: c.GetDocumentationUrl(),
+		DefaultInputModes: c.GetDefaultInputModes(), DefaultOutputModes: c.GetDefaultOutputModes(),
+		Security:                          convertAll(c.GetSecurityRequirements(), securityFromV1),
+		SecuritySchemes:                   convertMap(c.GetSecuritySchemes(), schemeFromV1),
+		Skills:                            convertAll(c.GetSkills(), skillFromV1),
+		SupportsAuthenticatedExtendedCard: c.GetCapabilities().GetExtendedAgentCard(),
+		Signatures: convertAll(c.GetSignatures(), func(s *a2av1.AgentCardSignature) *a2av03pb.AgentCardSignature {
+			return &a2av03pb.AgentCardSignature{Protected: s.GetProtected(), Signature: s.GetSignature(), Header: s.GetHeader()}
+		}),
+	}
+	var ifaces []*a2av1.AgentInterface
+	for _, i := range c.GetSupportedInterfaces() {
+		if v, _ := runtime.ParseVersion(i.GetProtocolVersion()); v == "0.3" {
+			ifaces = append(ifaces, i)
+		}
+	}
+	if len(ifaces) == 0 {
+		ifaces = c.GetSupportedInterfaces()
+	}
+	for n, i := range ifaces {
+		if n == 0 {
+			out.Url, out.PreferredTransport = i.GetUrl(), i.GetProtocolBinding()
+		}
+		out.AdditionalInterfaces = append(out.AdditionalInterfaces, &a2av03pb.AgentInterface{Url: i.GetUrl(), Transport: i.GetProtocolBinding()})
+	}
+	if p := c.GetProvider(); p != nil {
+		out.Provider = &a2av03pb.AgentProvider{Url: p.GetUrl(), Organization: p.GetOrganization()}
+	}
+	if caps := c.GetCapabilities(); caps != nil {
+		out.Capabilities = &a2av03pb.AgentCapabilities{Streaming: caps.GetStreaming(), PushNotifications: caps.GetPushNotifications(),
+			Extensions: convertAll(caps.GetExtensions(), func(e *a2av1.AgentExtension) *a2av03pb.AgentExtension {
+				return &a2av03pb.AgentExtension{Uri: e.GetUri(), Description: e.GetDescription(), Required: e.GetRequired(), Params: e.GetParams()}
+			})}
+	}
+	return out
+}
+
+func convertMap[K comparable, T, U any](in map[K]T, f func(T) U) map[K]U {
+	if in == nil {
+		return nil
+	}
+	out := make(map[K]U, len(in))
+	for k, v := range in {
+		out[k] = f(v)
+	}
+	return out
+}
+
+func skillToV1(s *a2av03pb.AgentSkill) *a2av1.AgentSkill {
+	return &a2av1.AgentSkill{Id: s.GetId(), Name: s.GetName(), Description: s.GetDescription(), Tags: s.GetTags(),
+		Examples: s.GetExamples(), InputModes: s.GetInputModes(), OutputModes: s.GetOutputModes(),
+		SecurityRequirements: convertAll(s.GetSecurity(), securityToV1)}
+}
+
+func skillFromV1(s *a2av1.AgentSkill) *a2av03pb.AgentSkill {
+	return &a2av03pb.AgentSkill{Id: s.GetId(), Name: s.GetName(), Description: s.GetDescription(), Tags: s.GetTags(),
+		Examples: s.GetExamples(), InputModes: s.GetInputModes(), OutputModes: s.GetOutputModes(),
+		Security: convertAll(s.GetSecurityRequirements(), securityFromV1)}
+}
+
+func securityToV1(s *a2av03pb.Security) *a2av1.SecurityRequirement {
+	return &a2av1.SecurityRequirement{Schemes: convertMap(s.GetSchemes(), func(l *a2av03pb.StringList) *a2av1.StringList {
+		return &a2av1.StringList{List: l.GetList()}
+	})}
+}
+
+func securityFromV1(s *a2av1.SecurityRequirement) *a2av03pb.Security {
+	return &a2av03pb.Security{Schemes: convertMap(s.GetSchemes(), func(l *a2av1.StringList) *a2av03pb.StringList {
+		return &a2av03pb.StringList{List: l.GetList()}
+	})}
+}
+
+func schemeToV1(s *a2av03pb.SecurityScheme) *a2av1.SecurityScheme {
+	out := new(a2av1.SecurityScheme)
+	switch v := s.GetScheme().(type) {
+	case *a2av03pb.SecurityScheme_ApiKeySecurityScheme:
+		k := v.ApiKeySecurityScheme
+		out.Scheme = &a2av1.SecurityScheme_ApiKeySecurityScheme{ApiKeySecurityScheme: &a2av1.APIKeySecurityScheme{
+			Description: k.GetDescription(), Location: k.GetLocation(), Name: k.GetName()}}
+	case *a2av03pb.SecurityScheme_HttpAuthSecurityScheme:
+		h := v.HttpAuthSecurityScheme
+		out.Scheme = &a2av1.SecurityScheme_HttpAuthSecurityScheme{HttpAuthSecurityScheme: &a2av1.HTTPAuthSecurityScheme{
+			Description: h.GetDescription(), Scheme: h.GetScheme(), BearerFormat: h.GetBearerFormat()}}
+	case *a2av03pb.SecurityScheme_Oauth2SecurityScheme:
+		o := v.Oauth2SecurityScheme
+		out.Scheme = &a2av1.SecurityScheme_Oauth2SecurityScheme{Oauth2SecurityScheme: &a2av1.OAuth2SecurityScheme{
+			Description: o.GetDescription(), Flows: flowsToV1(o.GetFlows()), Oauth2MetadataUrl: o.GetOauth2MetadataUrl()}}
+	case *a2av03pb.SecurityScheme_OpenIdConnectSecurityScheme:
+		o := v.OpenIdConnectSecurityScheme
+		out.Scheme = &a2av1.SecurityScheme_OpenIdConnectSecurityScheme{OpenIdConnectSecurityScheme: &a2av1.OpenIdConnectSecurityScheme{
+			Description: o.GetDescription(), OpenIdConnectUrl: o.GetOpenIdConnectUrl()}}
+	case *a2av03pb.SecurityScheme_MtlsSecurityScheme:
+		out.Scheme = &a2av1.SecurityScheme_MtlsSecurityScheme{MtlsSecurityScheme: &a2av1.MutualTlsSecurityScheme{
+			Description: v.MtlsSecurityScheme.GetDescription()}}
+	}
+	return out
+}
+
+func schemeFromV1(s *a2av1.SecurityScheme) *a2av03pb.SecurityScheme {
+	out := new(a2av03pb.SecurityScheme)
+	switch v := s.GetScheme().(type) {
+	case *a2av1.SecurityScheme_ApiKeySecurityScheme:
+		k := v.ApiKeySecurityScheme
+		out.Scheme = &a2av03pb.SecurityScheme_ApiKeySecurityScheme{ApiKeySecurityScheme: &a2av03pb.APIKeySecurityScheme{
+			Description: k.GetDescription(), Location: k.GetLocation(), Name: k.GetName()}}
+	case *a2av1.SecurityScheme_HttpAuthSecurityScheme:
+		h := v.HttpAuthSecurityScheme
+		out.Scheme = &a2av03pb.SecurityScheme_HttpAuthSecurityScheme{HttpAuthSecurityScheme: &a2av03pb.HTTPAuthSecurityScheme{
+			Description: h.GetDescription(), Scheme: h.GetScheme(), BearerFormat: h.GetBearerFormat()}}
+	case *a2av1.SecurityScheme_Oauth2SecurityScheme:
+		o := v.Oauth2SecurityScheme
+		out.Scheme = &a2av03pb.SecurityScheme_Oauth2SecurityScheme{Oauth2SecurityScheme: &a2av03pb.OAuth2SecurityScheme{
+			Description: o.GetDescription(), Flows: flowsFromV1(o.GetFlows()), Oauth2MetadataUrl: o.GetOauth2MetadataUrl()}}
+	case *a2av1.SecurityScheme_OpenIdConnectSecurityScheme:
+		o := v.OpenIdConnectSecurityScheme
+		out.Scheme = &a2av03pb.SecurityScheme_OpenIdConnectSecurityScheme{OpenIdConnectSecurityScheme: &a2av03pb.OpenIdConnectSecurityScheme{
+			Description: o.GetDescription(), OpenIdConnectUrl: o.GetOpenIdConnectUrl()}}
+	case *a2av1.SecurityScheme_MtlsSecurityScheme:
+		out.Scheme = &a2av03pb.SecurityScheme_MtlsSecurityScheme{MtlsSecurityScheme: &a2av03pb.MutualTlsSecurityScheme{
+			Description: v.MtlsSecurityScheme.GetDescription()}}
+	}
+	return out
+}
+
+func flowsToV1(f *a2av03pb.OAuthFlows) *a2av1.OAuthFlows {
+	if f == nil {
+		return nil
+	}
+	out := new(a2av1.OAuthFlows)
+	switch v := f.GetFlow().(type) {
+	case *a2av03pb.OAuthFlows_AuthorizationCode:
+		a := v.AuthorizationCode
+		out.Flow = &a2av1.OAuthFlows_AuthorizationCode{AuthorizationCode: &a2av1.AuthorizationCodeOAuthFlow{
+			AuthorizationUrl: a.GetAuthorizationUrl(), TokenUrl: a.GetTokenUrl(), RefreshUrl: a.GetRefreshUrl(), Scopes: a.GetScopes()}}
+	case *a2av03pb.OAuthFlows_ClientCredentials:
+		c := v.ClientCredentials
+		out.Flow = &a2av1.OAuthFlows_ClientCredentials{ClientCredentials: &a2av1.ClientCredentialsOAuthFlow{
+			TokenUrl: c.GetTokenUrl(), RefreshUrl: c.GetRefreshUrl(), Scopes: c.GetScopes()}}
+	case *a2av03pb.OAuthFlows_Implicit:
+		i := v.Implicit
+		out.Flow = &a2av1.OAuthFlows_Implicit{Implicit: &a2av1.ImplicitOAuthFlow{
+			AuthorizationUrl: i.GetAuthorizationUrl(), RefreshUrl: i.GetRefreshUrl(), Scopes: i.GetScopes()}}
+	case *a2av03pb.OAuthFlows_Password:
+		p := v.Password
+		out.Flow = &a2av1.OAuthFlows_Password{Password: &a2av1.PasswordOAuthFlow{
+			TokenUrl: p.GetTokenUrl(), RefreshUrl: p.GetRefreshUrl(), Scopes: p.GetScopes()}}
+	}
+	return out
+}
+
+func flowsFromV1(f *a2av1.OAuthFlows) *a2av03pb.OAuthFlows {
+	if f == nil {
+		return nil
+	}
+	out := new(a2av03pb.OAuthFlows)
+	switch v := f.GetFlow().(type) {
+	case *a2av1.OAuthFlows_AuthorizationCode:
+		a := v.AuthorizationCode
+		out.Flow = &a2av03pb.OAuthFlows_AuthorizationCode{AuthorizationCode: &a2av03pb.AuthorizationCodeOAuthFlow{
+			AuthorizationUrl: a.GetAuthorizationUrl(), TokenUrl: a.GetTokenUrl(), RefreshUrl: a.GetRefreshUrl(), Scopes: a.GetScopes()}}
+	case *a2av1.OAuthFlows_ClientCredentials:
+		c := v.ClientCredentials
+		out.Flow = &a2av03pb.OAuthFlows_ClientCredentials{ClientCredentials: &a2av03pb.ClientCredentialsOAuthFlow{
+			TokenUrl: c.GetTokenUrl(), RefreshUrl: c.GetRefreshUrl(), Scopes: c.GetScopes()}}
+	case *a2av1.OAuthFlows_Implicit:
+		i := v.Implicit
+		out.Flow = &a2av03pb.OAuthFlows_Implicit{Implicit: &a2av03pb.ImplicitOAuthFlow{
+			AuthorizationUrl: i.GetAuthorizationUrl(), RefreshUrl: i.GetRefreshUrl(), Scopes: i.GetScopes()}}
+	case *a2av1.OAuthFlows_Password:
+		p := v.Password
+		out.Flow = &a2av03pb.OAuthFlows_Password{Password: &a2av03pb.PasswordOAuthFlow{
+			TokenUrl: p.GetTokenUrl(), RefreshUrl: p.GetRefreshUrl(), Scopes: p.GetScopes()}}
+	}
+	return out
+}

@@ -1,0 +1,135 @@
+package a2av03grpc
+
+import (
+	"context"
+
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/a2agen/a2agen/a2a/v03"
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// Register serves a2a.v1.A2AService (A2A v0.3 over gRPC) on r from h, the
+// handler that serves lf.a2a.v1.A2AService: one Executor and one store for
+// both versions. opts are those of a2av1.RegisterA2AServiceGRPC (the same
+// interceptors, authentication and limits apply); the interface serves
+// protocol version 0.3 unless an option says otherwise.
+func Register(r grpc.ServiceRegistrar, h a2av1.A2AServiceHandler, opts ...runtime.HandlerOption) {
+	a2av03pb.RegisterA2AServiceGRPC(r, NewHandler(h), opts...)
+}
+
+// NewHandler returns the v0.3 handler over h: every request is converted to
+// v1.0, served by h, and the answer converted back.
+func NewHandler(h a2av1.A2AServiceHandler) a2av03pb.A2AServiceHandler { return handler{h: h} }
+
+type handler struct{ h a2av1.A2AServiceHandler }
+
+var _ a2av03pb.A2AServiceHandler = handler{}
+
+// stream sends v1.0 events to a v0.3 stream.
+type stream struct {
+	out runtime.Stream[*a2av03pb.StreamResponse]
+}
+
+func (s stream) Send(e *a2av1.StreamResponse) error { return s.out.Send(StreamResponseFromV1(e)) }
+
+func (h handler) SendMessage(ctx context.Context, req *a2av03pb.SendMessageRequest) (*a2av03pb.SendMessageResponse, error) {
+	resp, err := h.h.SendMessage(ctx, SendRequestToV1(req))
+	if err != nil {
+		return nil, err
+	}
+	return SendResponseFromV1(resp), nil
+}
+
+func (h handler) SendStreamingMessage(ctx context.Context, req *a2av03pb.SendMessageRequest, out runtime.Stream[*a2av03pb.StreamResponse]) error {
+	return h.h.SendStreamingMessage(ctx, SendRequestToV1(req), stream{out})
+}
+
+func (h handler) GetTask(ctx context.Context, req *a2av03pb.GetTaskRequest) (*a2av03pb.Task, error) {
+	r, err := GetTaskRequestToV1(req)
+	if err != nil {
+		return nil, err
+	}
+	t, err := h.h.GetTask(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return TaskFromV1(t), nil
+}
+
+func (h handler) CancelTask(ctx context.Context, req *a2av03pb.CancelTaskRequest) (*a2av03pb.Task, error) {
+	r, err := CancelTaskRequestToV1(req)
+	if err != nil {
+		return nil, err
+	}
+	t, err := h.h.CancelTask(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return TaskFromV1(t), nil
+}
+
+func (h handler) TaskSubscription(ctx context.Context, req *a2av03pb.TaskSubscriptionRequest, out runtime.Stream[*a2av03pb.StreamResponse]) error {
+	r, err := SubscribeRequestToV1(req)
+	if err != nil {
+		return err
+	}
+	return h.h.SubscribeToTask(ctx, r, stream{out})
+}
+
+func (h handler) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av03pb.CreateTaskPushNotificationConfigRequest) (*a2av03pb.TaskPushNotificationConfig, error) {
+	r, err := CreatePushConfigRequestToV1(req)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.h.CreateTaskPushNotificationConfig(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return TaskPushConfigFromV1(c), nil
+}
+
+func (h handler) GetTaskPushNotificationConfig(ctx context.Context, req *a2av03pb.GetTaskPushNotificationConfigRequest) (*a2av03pb.TaskPushNotificationConfig, error) {
+	r, err := GetPushConfigRequestToV1(req)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.h.GetTaskPushNotificationConfig(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return TaskPushConfigFromV1(c), nil
+}
+
+func (h handler) ListTaskPushNotificationConfig(ctx context.Context, req *a2av03pb.ListTaskPushNotificationConfigRequest) (*a2av03pb.ListTaskPushNotificationConfigResponse, error) {
+	r, err := ListPushConfigsRequestToV1(req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := h.h.ListTaskPushNotificationConfigs(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return ListPushConfigsResponseFromV1(resp), nil
+}
+
+// GetAgentCard answers with the extended card in its v0.3 form (v0.3's
+// gRPC GetAgentCard is the authenticated card; the public one is at the
+// well-known URL).
+func (h handler) GetAgentCard(ctx context.Context, _ *a2av03pb.GetAgentCardRequest) (*a2av03pb.AgentCard, error) {
+	c, err := h.h.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return CardFromV1(c), nil
+}
+
+func (h handler) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av03pb.DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
+	r, err := DeletePushConfigRequestToV1(req)
+	if err != nil {
+		return nil, err
+	}
+	return h.h.DeleteTaskPushNotificationConfig(ctx, r)
+}

@@ -14,6 +14,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/a2agen/a2agen/internal/fieldbehavior"
 )
 
 // The codec is ProtoJSON as the A2A wire wants it: lowerCamelCase member
@@ -29,12 +31,12 @@ var (
 // MarshalJSON encodes m as ProtoJSON the way this runtime puts messages on the
 // wire: lowerCamelCase member names, fields at their default value omitted
 // (explicit-presence fields are emitted whenever set), enums as names. Unlike
-// the bindings it does not force REQUIRED fields of the message into the
-// output, as it has no RequiredFields table.
+// the bindings it does not force the REQUIRED fields of the message into the
+// output.
 //
 // The output is not byte-stable: protojson deliberately varies whitespace
 // between builds, so never compare or sign the bytes; canonicalise first.
-func MarshalJSON(m proto.Message) ([]byte, error) { return marshalJSON(m, nil) }
+func MarshalJSON(m proto.Message) ([]byte, error) { return marshalJSON(m, false) }
 
 // UnmarshalJSON decodes ProtoJSON into m (resetting it first), ignoring
 // unknown members. Empty or whitespace-only input and the literal null decode
@@ -49,8 +51,9 @@ func UnmarshalJSON(b []byte, m proto.Message) error {
 }
 
 // marshalJSON encodes a message as ProtoJSON (camelCase, defaults omitted),
-// except that the REQUIRED fields of the top-level message (per required) are
-// always emitted, even at their default value (e.g. ListTasksResponse.nextPageToken "").
+// except that, with emitRequired, the fields of the top-level message marked
+// (google.api.field_behavior) = REQUIRED in its descriptor are always emitted,
+// even at their default value (e.g. ListTasksResponse.nextPageToken "").
 //
 // Only the top level is affected: A2A needs ListTasksResponse to carry
 // nextPageToken "", pageSize, totalSize and tasks [] at all times, while nested
@@ -60,7 +63,7 @@ func UnmarshalJSON(b []byte, m proto.Message) error {
 // would make the document invalid.
 //
 // The output is not byte-stable (see MarshalJSON).
-func marshalJSON(m proto.Message, required RequiredFields) ([]byte, error) {
+func marshalJSON(m proto.Message, emitRequired bool) ([]byte, error) {
 	if m == nil {
 		return []byte("{}"), nil
 	}
@@ -72,15 +75,14 @@ func marshalJSON(m proto.Message, required RequiredFields) ([]byte, error) {
 			return nil, fmt.Errorf("encoding %s as JSON: %w", rm.Descriptor().FullName(), err)
 		}
 	}
-	if len(required) == 0 {
+	if !emitRequired {
 		return b, nil
 	}
-	md := rm.Descriptor()
-	names := required[md.FullName()]
-	if len(names) == 0 {
+	d := requiredDefaultsOf(rm.Descriptor())
+	if len(d.members) == 0 {
 		return b, nil
 	}
-	return spliceRequiredDefaults(b, rm, requiredDefaultsOf(md, names)), nil
+	return spliceRequiredDefaults(b, rm, d), nil
 }
 
 // unmarshalJSON decodes ProtoJSON leniently: unknown fields ignored; empty
@@ -159,10 +161,9 @@ func spliceRequiredDefaults(b []byte, rm protoreflect.Message, defaults *require
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// requiredDefaults holds, for one message type and one list of required names,
-// the `"jsonName":default` member of each required field, rendered once.
+// requiredDefaults holds, for one message type, the `"jsonName":default`
+// member of each REQUIRED field outside a real oneof, rendered once.
 type requiredDefaults struct {
-	names   []protoreflect.Name // identity of the table entry it was built from
 	members []requiredDefault
 }
 
@@ -175,21 +176,18 @@ type requiredDefault struct {
 // on lookup, unlike a string key) to its *requiredDefaults.
 var requiredDefaultsCache sync.Map
 
-// requiredDefaultsOf returns the cached members of md for names, rebuilding
-// them when the cache was filled from a different RequiredFields table.
-func requiredDefaultsOf(md protoreflect.MessageDescriptor, names []protoreflect.Name) *requiredDefaults {
+// requiredDefaultsOf returns the cached members of md, read from its
+// descriptor (fieldbehavior.Required) on first use.
+func requiredDefaultsOf(md protoreflect.MessageDescriptor) *requiredDefaults {
 	if v, ok := requiredDefaultsCache.Load(md); ok {
-		d := v.(*requiredDefaults)
-		if len(d.names) == len(names) && &d.names[0] == &names[0] {
-			return d
-		}
+		return v.(*requiredDefaults)
 	}
-	d := &requiredDefaults{names: names}
+	d := &requiredDefaults{}
 	fields := md.Fields()
-	for _, name := range names {
-		fd := fields.ByName(name)
-		if fd == nil {
-			continue // a table from another version of the proto; nothing to emit
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if !fieldbehavior.Required(fd) {
+			continue
 		}
 		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
 			continue

@@ -82,7 +82,7 @@ func TestMarshalJSONRequiredFields(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := testMessageFromJSON(t, tt.typ, tt.in)
-			got, err := marshalJSON(m, testRequired)
+			got, err := marshalJSON(m, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,11 +103,13 @@ func TestMarshalJSONRequiredFields(t *testing.T) {
 	}
 }
 
-func TestMarshalJSONWithoutTable(t *testing.T) {
+// MarshalJSON and the bindings' encoder told not to emit REQUIRED fields
+// leave defaults out.
+func TestMarshalJSONWithoutRequired(t *testing.T) {
 	m := testMessageFromJSON(t, "ListResponse", `{"pageSize":3}`)
 	for name, marshal := range map[string]func(proto.Message) ([]byte, error){
-		"MarshalJSON":      MarshalJSON,
-		"marshalJSON(nil)": func(m proto.Message) ([]byte, error) { return marshalJSON(m, nil) },
+		"MarshalJSON":        MarshalJSON,
+		"marshalJSON(false)": func(m proto.Message) ([]byte, error) { return marshalJSON(m, false) },
 	} {
 		got, err := marshal(m)
 		if err != nil {
@@ -125,7 +127,7 @@ func TestMarshalJSONWithoutTable(t *testing.T) {
 func TestMarshalJSONError(t *testing.T) {
 	m := newTestMessage(t, "Item")
 	m.Set(m.Descriptor().Fields().ByName("id"), protoreflect.ValueOfString("\xff"))
-	_, err := marshalJSON(m, testRequired)
+	_, err := marshalJSON(m, true)
 	if err == nil || !strings.Contains(err.Error(), "rttest.Item") {
 		t.Errorf("marshalJSON(invalid UTF-8) = %v, want an error naming rttest.Item", err)
 	}
@@ -137,7 +139,7 @@ func TestSpliceRequiredDefaults(t *testing.T) {
 	m.Set(m.Descriptor().Fields().ByName("page_size"), protoreflect.ValueOfInt32(2))
 	m.Set(m.Descriptor().Fields().ByName("next_page_token"), protoreflect.ValueOfString("n"))
 	m.Set(m.Descriptor().Fields().ByName("total_size"), protoreflect.ValueOfInt32(9))
-	d := requiredDefaultsOf(m.Descriptor(), testRequired["rttest.ListResponse"])
+	d := requiredDefaultsOf(m.Descriptor())
 	tests := []struct{ in, want string }{
 		{`{}`, `{"tasks":[]}`},
 		{" { \n } \n", " { \n \"tasks\":[]}"},
@@ -151,20 +153,6 @@ func TestSpliceRequiredDefaults(t *testing.T) {
 		if got := string(spliceRequiredDefaults([]byte(tt.in), m, d)); got != tt.want {
 			t.Errorf("splice(%q) = %q, want %q", tt.in, got, tt.want)
 		}
-	}
-}
-
-// Two tables with different required names for one type do not share a cache
-// entry.
-func TestMarshalJSONTablesDoNotMix(t *testing.T) {
-	m := newTestMessage(t, "ListResponse")
-	a, _ := marshalJSON(m, RequiredFields{"rttest.ListResponse": {"page_size"}})
-	b, _ := marshalJSON(m, RequiredFields{"rttest.ListResponse": {"next_page_token"}})
-	if diff := cmp.Diff(mustJSON(t, `{"pageSize":0}`), jsonMembers(t, a)); diff != "" {
-		t.Errorf("table A (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(mustJSON(t, `{"nextPageToken":""}`), jsonMembers(t, b)); diff != "" {
-		t.Errorf("table B (-want +got):\n%s", diff)
 	}
 }
 
@@ -231,7 +219,7 @@ func BenchmarkMarshalJSONRequiredFields(b *testing.B) {
 	b.Run("required", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := marshalJSON(m, testRequired); err != nil {
+			if _, err := marshalJSON(m, true); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -92,7 +92,7 @@ func NewService(desc *ServiceDesc, endpoints ...*Endpoint) *Service {
 		s.byName[e.Operation.Name] = e
 		s.byMethod[e.Operation.JSONRPCName()] = e
 	}
-	s.validator = newValidator(desc.Required)
+	s.validator = newValidator()
 	return s
 }
 

@@ -196,7 +196,7 @@ func (t *jsonrpcTransport) marshalParams(req proto.Message) ([]byte, error) {
 		req.ProtoReflect().Set(fd, protoreflect.ValueOfString(t.cfg.tenant))
 		fd = nil
 	}
-	params, err := marshalJSON(req, nil)
+	params, err := marshalJSON(req, false)
 	if err != nil {
 		return nil, err
 	}

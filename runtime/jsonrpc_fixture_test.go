@@ -43,16 +43,16 @@ message_type {
 }
 message_type {
   name: "Message"
-  field { name: "message_id" number: 1 label: LABEL_OPTIONAL type: TYPE_STRING json_name: "messageId" }
+  field { name: "message_id" number: 1 label: LABEL_OPTIONAL type: TYPE_STRING json_name: "messageId" options { [google.api.field_behavior]: REQUIRED } }
   field { name: "context_id" number: 2 label: LABEL_OPTIONAL type: TYPE_STRING json_name: "contextId" }
-  field { name: "role" number: 3 label: LABEL_OPTIONAL type: TYPE_ENUM type_name: ".rpctest.Role" json_name: "role" }
-  field { name: "parts" number: 4 label: LABEL_REPEATED type: TYPE_MESSAGE type_name: ".rpctest.Part" json_name: "parts" }
+  field { name: "role" number: 3 label: LABEL_OPTIONAL type: TYPE_ENUM type_name: ".rpctest.Role" json_name: "role" options { [google.api.field_behavior]: REQUIRED } }
+  field { name: "parts" number: 4 label: LABEL_REPEATED type: TYPE_MESSAGE type_name: ".rpctest.Part" json_name: "parts" options { [google.api.field_behavior]: REQUIRED } }
   field { name: "metadata" number: 5 label: LABEL_OPTIONAL type: TYPE_MESSAGE type_name: ".google.protobuf.Struct" json_name: "metadata" }
 }
 message_type {
   name: "SendRequest"
   field { name: "tenant" number: 1 label: LABEL_OPTIONAL type: TYPE_STRING json_name: "tenant" }
-  field { name: "message" number: 2 label: LABEL_OPTIONAL type: TYPE_MESSAGE type_name: ".rpctest.Message" json_name: "message" }
+  field { name: "message" number: 2 label: LABEL_OPTIONAL type: TYPE_MESSAGE type_name: ".rpctest.Message" json_name: "message" options { [google.api.field_behavior]: REQUIRED } }
   field { name: "metadata" number: 3 label: LABEL_OPTIONAL type: TYPE_MESSAGE type_name: ".google.protobuf.Struct" json_name: "metadata" }
 }
 message_type {
@@ -108,10 +108,6 @@ var testDesc = &ServiceDesc{
 		{Name: "Delete", Procedure: "/rpctest.TestService/Delete", Request: "rpctest.Request", Response: "google.protobuf.Empty"},
 		{Name: "Stream", Procedure: "/rpctest.TestService/Stream", Request: "rpctest.Request", Response: "rpctest.Response", ServerStreaming: true},
 		{Name: "Block", Procedure: "/rpctest.TestService/Block", Request: "rpctest.Request", Response: "rpctest.Response", ServerStreaming: true},
-	},
-	Required: RequiredFields{
-		"rpctest.SendRequest": {"message"},
-		"rpctest.Message":     {"message_id", "role", "parts"},
 	},
 }
 

@@ -210,7 +210,7 @@ func (h *jsonrpcHandler) serveUnary(ctx context.Context, w http.ResponseWriter, 
 		h.writeError(w, http.StatusOK, id, info, h.handlerError(ctx, ep, err))
 		return
 	}
-	result, err := marshalJSON(resp, h.svc.Desc.Required)
+	result, err := marshalJSON(resp, true)
 	if err != nil {
 		h.writeError(w, http.StatusOK, id, info, h.handlerError(ctx, ep, fmt.Errorf("encoding the response: %w", err)))
 		return
@@ -242,7 +242,7 @@ func (h *jsonrpcHandler) writeJSON(w http.ResponseWriter, status int, info *Call
 }
 
 func (h *jsonrpcHandler) serveStream(ctx context.Context, w http.ResponseWriter, ep *Endpoint, id []byte, info *CallInfo, msg proto.Message, sseErrors bool) {
-	h.cfg.serveSSE(ctx, w, ep, info, msg, h.svc.Desc.Required, &sseFraming{
+	h.cfg.serveSSE(ctx, w, ep, info, msg, &sseFraming{
 		binding: BindingJSONRPC,
 		event: func(dst, result []byte) []byte {
 			return appendResultResponse(dst, id, result)

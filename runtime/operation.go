@@ -71,14 +71,11 @@ func (o *Operation) JSONRPCName() string {
 	return o.Name
 }
 
-// RequiredFields lists, per message full name, the proto names of the fields
-// annotated (google.api.field_behavior) = REQUIRED. The generator emits only
-// the messages reachable from a request type.
-type RequiredFields map[protoreflect.FullName][]protoreflect.Name
-
 // ServiceDesc describes a service: its full name, the protocol versions its
-// wire form implements, its operations in declaration order and the required
-// fields of its request messages. Everything that differs between versions of
+// wire form implements and its operations in declaration order. The fields
+// marked (google.api.field_behavior) = REQUIRED are not listed: the bindings
+// read them from the messages' descriptors, which keep the annotation.
+// Everything that differs between versions of
 // the A2A protocol is data here, emitted by protoc-gen-a2a, so the runtime
 // serves any version it is given.
 type ServiceDesc struct {
@@ -95,7 +92,6 @@ type ServiceDesc struct {
 	// VersionNotSupported naming the versions served, not MethodNotFound.
 	OtherVersionMethods map[string]string
 	Operations          []Operation
-	Required            RequiredFields
 }
 
 // ProtocolVersion is the newest protocol version of the service, or "".

@@ -241,7 +241,7 @@ func (c *restCall) encode(method string) (string, []byte, error) {
 	}
 	var err error
 	if rule.Body == "*" {
-		body, err = marshalJSON(c.payload.Interface(), nil)
+		body, err = marshalJSON(c.payload.Interface(), false)
 	} else {
 		body, err = marshalBodyField(c.payload, c.rule.bodyField)
 	}
@@ -269,7 +269,7 @@ func marshalBodyField(m protoreflect.Message, fd protoreflect.FieldDescriptor) (
 	if m.Has(fd) {
 		only.Set(fd, m.Get(fd))
 	}
-	doc, err := marshalJSON(only.Interface(), nil)
+	doc, err := marshalJSON(only.Interface(), false)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ var restTestDesc = func() *ServiceDesc {
 		},
 		"Block": {{Method: http.MethodGet, Path: "/block", Pattern: PathPattern{Segments: []string{"block"}}}},
 	}
-	d := &ServiceDesc{Name: testDesc.Name, ProtocolVersions: testDesc.ProtocolVersions, Required: testDesc.Required}
+	d := &ServiceDesc{Name: testDesc.Name, ProtocolVersions: testDesc.ProtocolVersions}
 	for _, op := range testDesc.Operations {
 		op.HTTPRules = rules[op.Name]
 		d.Operations = append(d.Operations, op)

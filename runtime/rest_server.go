@@ -165,7 +165,7 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, 0, accept, info, h.cfg.handlerError(ctx, BindingREST, ep, err))
 		return
 	}
-	body, err := marshalJSON(resp, h.svc.Desc.Required)
+	body, err := marshalJSON(resp, true)
 	if err != nil {
 		h.writeError(w, 0, accept, info, h.cfg.handlerError(ctx, BindingREST, ep, fmt.Errorf("encoding the response: %w", err)))
 		return
@@ -284,7 +284,7 @@ func isEmptyJSON(b []byte) bool {
 }
 
 func (h *restHandler) serveStream(ctx context.Context, w http.ResponseWriter, ep *Endpoint, accept string, info *CallInfo, msg proto.Message) {
-	h.cfg.serveSSE(ctx, w, ep, info, msg, h.svc.Desc.Required, &sseFraming{
+	h.cfg.serveSSE(ctx, w, ep, info, msg, &sseFraming{
 		binding: BindingREST,
 		event:   func(dst, resp []byte) []byte { return append(dst, resp...) },
 		errorEvent: func(dst []byte, e *Error, now time.Time) []byte {

@@ -35,11 +35,10 @@ var errStreamClosed = errors.New("a2a: Send called after the streaming handler r
 // sseStream is the sending side of one streaming call. Send may be called
 // from any goroutine; calls are serialised.
 type sseStream struct {
-	ctx      context.Context
-	sse      *sseWriter
-	info     *CallInfo
-	required RequiredFields
-	framing  *sseFraming
+	ctx     context.Context
+	sse     *sseWriter
+	info    *CallInfo
+	framing *sseFraming
 
 	mu        sync.Mutex
 	closed    bool  // the handler returned
@@ -53,7 +52,7 @@ func (s *sseStream) send(m proto.Message) error {
 	if err := s.ctx.Err(); err != nil {
 		return fmt.Errorf("a2a: stream ended by the client: %w", err)
 	}
-	resp, err := marshalJSON(m, s.required)
+	resp, err := marshalJSON(m, true)
 	if err != nil {
 		return Internal(fmt.Errorf("encoding a stream response: %w", err))
 	}
@@ -111,8 +110,8 @@ func (s *sseStream) keepAliveTick(interval time.Duration) {
 // An error before the first event is answered by framing.writeError (a
 // normal error response, so that the client sees a real HTTP status); an
 // error after it becomes a final error event, then the response ends.
-func (c *handlerConfig) serveSSE(ctx context.Context, w http.ResponseWriter, ep *Endpoint, info *CallInfo, msg proto.Message, required RequiredFields, framing *sseFraming) {
-	s := &sseStream{ctx: ctx, sse: newSSEWriter(w), info: info, required: required, framing: framing}
+func (c *handlerConfig) serveSSE(ctx context.Context, w http.ResponseWriter, ep *Endpoint, info *CallInfo, msg proto.Message, framing *sseFraming) {
+	s := &sseStream{ctx: ctx, sse: newSSEWriter(w), info: info, framing: framing}
 	s.sse.writeTimeout = c.writeTimeout
 	if c.streamKeepAlive > 0 {
 		s.mu.Lock()

@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"slices"
 	"testing"
 
+	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -52,8 +54,9 @@ import (
 //	message NoTenant { string id = 1; }
 //	message IntTenant { int32 tenant = 1; }
 //
-// testRequired marks the fields an A2A-like generator would mark REQUIRED.
-var testRequired = RequiredFields{
+// testRequired lists the fields whose descriptors the test file annotates
+// (google.api.field_behavior) = REQUIRED, as A2A's proto does.
+var testRequired = requiredTable{
 	"rttest.Request":      {"message"},
 	"rttest.Msg":          {"message_id", "role", "parts"},
 	"rttest.PushConfig":   {"url"},
@@ -216,11 +219,37 @@ func mustBuildTestFile() protoreflect.FileDescriptor {
 			message("IntTenant", f("tenant", 1, i32, "")),
 		},
 	}
+	testRequired.annotate(fdp)
 	fd, err := protodesc.NewFile(fdp, protoregistry.GlobalFiles)
 	if err != nil {
 		panic("building the test descriptor: " + err.Error())
 	}
 	return fd
+}
+
+// requiredTable names REQUIRED fields by message full name: what tests
+// annotate their descriptors with, or hand to a validator for descriptors
+// they cannot annotate (descriptor.proto's).
+type requiredTable map[protoreflect.FullName][]protoreflect.Name
+
+func (r requiredTable) has(fd protoreflect.FieldDescriptor) bool {
+	return slices.Contains(r[fd.ContainingMessage().FullName()], fd.Name())
+}
+
+// annotate sets (google.api.field_behavior) = REQUIRED on the listed fields
+// of the top-level messages of fdp.
+func (r requiredTable) annotate(fdp *descriptorpb.FileDescriptorProto) {
+	for _, m := range fdp.MessageType {
+		names := r[protoreflect.FullName(fdp.GetPackage()+"."+m.GetName())]
+		for _, f := range m.Field {
+			if slices.Contains(names, protoreflect.Name(f.GetName())) {
+				if f.Options == nil {
+					f.Options = &descriptorpb.FieldOptions{}
+				}
+				proto.SetExtension(f.Options, annotations.E_FieldBehavior, []annotations.FieldBehavior{annotations.FieldBehavior_REQUIRED})
+			}
+		}
+	}
 }
 
 // newTestMessage returns an empty dynamic message of rttest.<name>.

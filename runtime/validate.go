@@ -9,9 +9,12 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/a2agen/a2agen/internal/fieldbehavior"
 )
 
-// validator checks the required fields (RequiredFields) of request messages.
+// validator checks the fields of request messages that their descriptors
+// mark (google.api.field_behavior) = REQUIRED.
 //
 // Validation runs on every call, so the work per message type is done once: a
 // validationPlan lists only the fields that are required and the message
@@ -21,7 +24,9 @@ import (
 // allocates a list view for each non-empty repeated message field that has to
 // be descended into (none on A2A's request success paths).
 type validator struct {
-	required RequiredFields
+	// isRequired reads the annotation (fieldbehavior.Required); tests
+	// substitute tables for descriptors that cannot carry it.
+	isRequired func(protoreflect.FieldDescriptor) bool
 
 	// plans maps a protoreflect.MessageDescriptor to its *validationPlan. It
 	// is keyed by the descriptor (an interface holding a pointer) rather than
@@ -59,7 +64,7 @@ type fieldCheck struct {
 	sub      *validationPlan // nil when the values need not be descended into
 }
 
-func newValidator(r RequiredFields) *validator { return &validator{required: r} }
+func newValidator() *validator { return &validator{isRequired: fieldbehavior.Required} }
 
 // validate returns an InvalidParams *Error listing every missing required field
 // path (JSON names, e.g. "message.parts"), or nil.
@@ -68,7 +73,7 @@ func newValidator(r RequiredFields) *validator { return &validator{required: r} 
 // string, bytes or enum at its zero value (for explicit-presence fields: not
 // set), a message field not set, a repeated or map field that is empty.
 func (v *validator) validate(m proto.Message) error {
-	if v == nil || len(v.required) == 0 || m == nil {
+	if v == nil || m == nil {
 		return nil
 	}
 	rm := m.ProtoReflect()
@@ -250,10 +255,13 @@ func (v *validator) buildPlans(root protoreflect.MessageDescriptor) *validationP
 		if _, seen := nodes[md]; seen {
 			continue
 		}
-		n := &node{md: md, plan: &validationPlan{}, hasReq: len(v.required[md.FullName()]) > 0}
+		n := &node{md: md, plan: &validationPlan{}}
 		nodes[md] = n
 		fields := md.Fields()
 		for i := range fields.Len() {
+			if v.isRequired(fields.Get(i)) {
+				n.hasReq = true
+			}
 			child := messageValueType(fields.Get(i))
 			if child == nil {
 				continue
@@ -305,14 +313,13 @@ func (v *validator) buildPlans(root protoreflect.MessageDescriptor) *validationP
 		if !n.hasReq {
 			continue
 		}
-		required := v.required[n.md.FullName()]
 		fields := n.md.Fields()
 		for i := range fields.Len() {
 			fd := fields.Get(i)
 			c := fieldCheck{
 				fd:       fd,
 				jsonName: fd.JSONName(),
-				required: slices.Contains(required, fd.Name()),
+				required: v.isRequired(fd),
 				shape:    shapeSingular,
 			}
 			switch {

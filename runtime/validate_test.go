@@ -70,7 +70,7 @@ func TestValidateRequiredFields(t *testing.T) {
 			[]string{"oneA"}},
 		{"type without requirements", "NoTenant", `{}`, nil},
 	}
-	v := newValidator(testRequired)
+	v := newValidator()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := v.validate(testMessageFromJSON(t, tt.typ, tt.doc))
@@ -106,13 +106,10 @@ func TestValidateRequiredFields(t *testing.T) {
 
 func TestValidateNothingToCheck(t *testing.T) {
 	m := newTestMessage(t, "Request")
-	if err := newValidator(nil).validate(m); err != nil {
-		t.Errorf("nil table: %v", err)
+	if err := newTableValidator(requiredTable{}).validate(m); err != nil {
+		t.Errorf("nothing required: %v", err)
 	}
-	if err := newValidator(RequiredFields{}).validate(m); err != nil {
-		t.Errorf("empty table: %v", err)
-	}
-	if err := newValidator(testRequired).validate(nil); err != nil {
+	if err := newValidator().validate(nil); err != nil {
 		t.Errorf("nil message: %v", err)
 	}
 	if err := (*validator)(nil).validate(m); err != nil {
@@ -124,7 +121,7 @@ func TestValidateNothingToCheck(t *testing.T) {
 // fields and message fields with requirements below them. Struct metadata,
 // scalar maps and Part contents are never walked.
 func TestValidationPlanPrunesSubtrees(t *testing.T) {
-	v := newValidator(testRequired)
+	v := newValidator()
 	planFields := func(name string) []string {
 		var out []string
 		for _, c := range v.plan(testFile.Messages().ByName(protoreflect.Name(name))).checks {
@@ -186,7 +183,7 @@ func TestValidationPlanCycleThroughRequirement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := newValidator(RequiredFields{"rtcycle.B": {"x"}})
+	v := newTableValidator(requiredTable{"rtcycle.B": {"x"}})
 	a := fd.Messages().ByName("A")
 	m := protoMessageFromJSON(t, a, `{"b":{"x":"1","a":{"b":{"a":{"b":{}}}}}}`)
 	err = v.validate(m)
@@ -198,7 +195,7 @@ func TestValidationPlanCycleThroughRequirement(t *testing.T) {
 // Generated messages (descriptorpb here) validate like dynamic ones, and
 // explicit presence (proto2 optional) counts a field set to "" as present.
 func TestValidateGeneratedMessages(t *testing.T) {
-	v := newValidator(descriptorRequired)
+	v := newTableValidator(descriptorRequired)
 	fdp := protodesc.ToFileDescriptorProto(testFile)
 	if err := v.validate(fdp); err != nil {
 		t.Fatalf("validate(complete descriptor) = %v", err)
@@ -217,15 +214,19 @@ func TestValidateGeneratedMessages(t *testing.T) {
 	}
 }
 
+// newTableValidator validates with the requirements of r instead of the
+// descriptors' annotations, for descriptors a test cannot annotate.
+func newTableValidator(r requiredTable) *validator { return &validator{isRequired: r.has} }
+
 // descriptorRequired makes descriptor.proto look like an A2A request tree.
-var descriptorRequired = RequiredFields{
+var descriptorRequired = requiredTable{
 	"google.protobuf.FileDescriptorProto":  {"name", "message_type"},
 	"google.protobuf.DescriptorProto":      {"name"},
 	"google.protobuf.FieldDescriptorProto": {"name", "number", "type"},
 }
 
 func TestValidateConcurrentFirstUse(t *testing.T) {
-	v := newValidator(testRequired)
+	v := newValidator()
 	valid := testMessageFromJSON(t, "Request", `{"message":`+validMsg+`,"tree":{"name":"r","children":[{"name":"c"}]}}`)
 	invalid := testMessageFromJSON(t, "Request", `{"tree":{"children":[{}]}}`)
 	var wg sync.WaitGroup
@@ -251,7 +252,7 @@ func TestValidateConcurrentFirstUse(t *testing.T) {
 // has no required fields inside).
 func TestValidateSuccessDoesNotAllocate(t *testing.T) {
 	t.Run("dynamic", func(t *testing.T) {
-		v := newValidator(testRequired)
+		v := newValidator()
 		m := testMessageFromJSON(t, "Request", `{"message":`+validMsg+`,"configuration":{"taskPushNotificationConfig":{"url":"u","authentication":{"scheme":"Bearer"}}},"metadata":{"k":[1,2]}}`)
 		if err := v.validate(m); err != nil {
 			t.Fatal(err)
@@ -261,7 +262,7 @@ func TestValidateSuccessDoesNotAllocate(t *testing.T) {
 		}
 	})
 	t.Run("generated", func(t *testing.T) {
-		v := newValidator(RequiredFields{
+		v := newTableValidator(requiredTable{
 			"google.protobuf.FileDescriptorProto": {"name", "package"},
 			"google.protobuf.FileOptions":         {"go_package"},
 		})
@@ -280,7 +281,7 @@ func TestValidateSuccessDoesNotAllocate(t *testing.T) {
 // message (dynamic) and on a larger tree of generated messages.
 func BenchmarkValidate(b *testing.B) {
 	b.Run("dynamic/SendMessageRequest", func(b *testing.B) {
-		v := newValidator(testRequired)
+		v := newValidator()
 		m := testMessageFromJSON(b, "Request", `{
 			"tenant":"acme",
 			"message":{"messageId":"9b2c","role":"KIND_A","parts":[{"text":"hello"},{"raw":"AAEC"},{"text":"again","metadata":{"k":1}}],
@@ -296,7 +297,7 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	})
 	b.Run("generated/FileDescriptorProto", func(b *testing.B) {
-		v := newValidator(descriptorRequired)
+		v := newTableValidator(descriptorRequired)
 		fdp := protodesc.ToFileDescriptorProto(testFile)
 		if err := v.validate(fdp); err != nil {
 			b.Fatal(err)

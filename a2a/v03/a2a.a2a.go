@@ -59,9 +59,9 @@ var _ = runtime.ClaimProtoService(A2AServiceName, "github.com/a2agen/a2agen/a2a/
 
 // A2AServiceDesc describes the a2a.v1.A2AService service as protoc-gen-a2a read
 // it: its rpcs in declaration order, with their request and response types and
-// HTTP rules, and the fields marked (google.api.field_behavior) = REQUIRED in
-// every message its requests and responses reach. Binding routers and clients
-// are built from it; tools may inspect it.
+// HTTP rules. Binding routers and clients are built from it; tools may inspect
+// it. The fields marked (google.api.field_behavior) = REQUIRED are not listed:
+// the runtime reads them from the messages' descriptors.
 var A2AServiceDesc = runtime.ServiceDesc{
 	Name:             A2AServiceName,
 	ProtocolVersions: []string{"0.3"},
@@ -220,12 +220,6 @@ var A2AServiceDesc = runtime.ServiceDesc{
 				},
 			},
 		},
-	},
-	Required: runtime.RequiredFields{
-		"a2a.v1.AgentCardSignature":                      {"protected", "signature"},
-		"a2a.v1.CreateTaskPushNotificationConfigRequest": {"parent", "config_id", "config"},
-		"a2a.v1.GetTaskRequest":                          {"name"},
-		"a2a.v1.SendMessageRequest":                      {"request"},
 	},
 }
 

@@ -4,7 +4,8 @@
 // google.api.http rules, a <name>.a2a.go file next to protoc-gen-go's
 // <name>.pb.go, in the same Go package, holding per service
 //
-//   - a runtime.ServiceDesc (operations, HTTP rules, REQUIRED fields),
+//   - a runtime.ServiceDesc (operations, HTTP rules; the REQUIRED fields
+//     are not listed: the runtime reads them from the descriptors),
 //   - the handler interface and an Unimplemented handler,
 //   - a constructor binding a handler to the operations (*runtime.Service),
 //   - a server constructor per binding (JSON-RPC, HTTP+JSON, gRPC), with
@@ -17,7 +18,7 @@
 // but never imports.
 //
 // Files, by idea: Generate and Options are the entry points; model.go,
-// rules.go and required.go read and check the descriptors; httprule.go parses
+// rules.go reads and checks the descriptors; httprule.go parses
 // path templates; names.go is the single authority for generated identifiers;
 // emit_*.go write Go; comments.go shapes doc comments.
 package gen

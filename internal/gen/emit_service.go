@@ -49,9 +49,10 @@ func (e *serviceEmitter) emitDesc() {
 	e.f.Line()
 	addComment(e.f, paragraphs(
 		fmt.Sprintf("%s describes the %s service as protoc-gen-a2a read it: its rpcs in declaration order, "+
-			"with their request and response types and HTTP rules, and the fields marked "+
-			"(google.api.field_behavior) = REQUIRED in every message its requests and responses reach. "+
-			"Binding routers and clients are built from it; tools may inspect it.", e.n.Desc, e.fullName()),
+			"with their request and response types and HTTP rules. "+
+			"Binding routers and clients are built from it; tools may inspect it. "+
+			"The fields marked (google.api.field_behavior) = REQUIRED are not listed: "+
+			"the runtime reads them from the messages' descriptors.", e.n.Desc, e.fullName()),
 	))
 	ops := make([]jen.Code, 0, len(e.sm.ops))
 	for _, op := range e.sm.ops {
@@ -99,17 +100,6 @@ func (e *serviceEmitter) emitDesc() {
 	desc = append(desc,
 		jen.Id("Operations").Op(":").Index().Qual(runtimePackage, "Operation").Custom(multilineValues, ops...),
 	)
-	if len(e.sm.required) > 0 {
-		req := make([]jen.Code, 0, len(e.sm.required))
-		for _, r := range e.sm.required {
-			names := make([]jen.Code, len(r.Fields))
-			for i, f := range r.Fields {
-				names[i] = jen.Lit(string(f))
-			}
-			req = append(req, jen.Lit(string(r.Message)).Op(":").Values(names...))
-		}
-		desc = append(desc, jen.Id("Required").Op(":").Qual(runtimePackage, "RequiredFields").Custom(multilineValues, req...))
-	}
 	e.f.Var().Id(e.n.Desc).Op("=").Qual(runtimePackage, "ServiceDesc").Custom(multilineValues, desc...)
 
 	e.f.Line()

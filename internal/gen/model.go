@@ -20,11 +20,10 @@ type fileModel struct {
 
 // serviceModel is one service to emit.
 type serviceModel struct {
-	service  *protogen.Service
-	names    *serviceNames
-	ops      []*operation // in rpc declaration order
-	required []requiredMessage
-	profile  protocolProfile // protocols.go
+	service *protogen.Service
+	names   *serviceNames
+	ops     []*operation    // in rpc declaration order
+	profile protocolProfile // protocols.go
 }
 
 // operation is one rpc with its checked HTTP bindings.
@@ -45,7 +44,7 @@ func buildFileModel(file *protogen.File) (*fileModel, error) {
 		if !hasHTTPRules(svc) {
 			continue // not an A2A-style service; other plugins may serve it
 		}
-		sm := &serviceModel{service: svc, names: newServiceNames(svc), required: requiredFields(svc)}
+		sm := &serviceModel{service: svc, names: newServiceNames(svc)}
 		for _, m := range svc.Methods {
 			op := &operation{method: m}
 			if errs := checkStreaming(file, m); len(errs) > 0 {

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
-	"github.com/a2agen/a2agen/internal/gen"
+	"github.com/a2agen/a2agen/internal/fieldbehavior"
 	"github.com/a2agen/a2agen/internal/jcs"
 )
 
@@ -80,7 +80,7 @@ func presenceValue(m protoreflect.Message) (any, error) {
 		// real oneof is not invented: a second member would make the
 		// document invalid.
 		inOneof := fd.ContainingOneof() != nil && !fd.ContainingOneof().IsSynthetic()
-		if !m.Has(fd) && (inOneof || !gen.IsRequired(fd)) {
+		if !m.Has(fd) && (inOneof || !fieldbehavior.Required(fd)) {
 			continue
 		}
 		v, err := fieldValue(m, fd)

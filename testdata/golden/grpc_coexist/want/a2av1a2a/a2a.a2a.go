@@ -56,9 +56,9 @@ const (
 
 // A2AServiceDesc describes the lf.a2a.v1.A2AService service as protoc-gen-a2a
 // read it: its rpcs in declaration order, with their request and response types
-// and HTTP rules, and the fields marked (google.api.field_behavior) = REQUIRED
-// in every message its requests and responses reach. Binding routers and
-// clients are built from it; tools may inspect it.
+// and HTTP rules. Binding routers and clients are built from it; tools may
+// inspect it. The fields marked (google.api.field_behavior) = REQUIRED are not
+// listed: the runtime reads them from the messages' descriptors.
 var A2AServiceDesc = runtime.ServiceDesc{
 	Name:             A2AServiceName,
 	ProtocolVersions: []string{"1.0"},
@@ -309,36 +309,6 @@ var A2AServiceDesc = runtime.ServiceDesc{
 				},
 			},
 		},
-	},
-	Required: runtime.RequiredFields{
-		"lf.a2a.v1.APIKeySecurityScheme":                    {"location", "name"},
-		"lf.a2a.v1.AgentCard":                               {"name", "description", "supported_interfaces", "version", "capabilities", "default_input_modes", "default_output_modes", "skills"},
-		"lf.a2a.v1.AgentCardSignature":                      {"protected", "signature"},
-		"lf.a2a.v1.AgentInterface":                          {"url", "protocol_binding", "protocol_version"},
-		"lf.a2a.v1.AgentProvider":                           {"url", "organization"},
-		"lf.a2a.v1.AgentSkill":                              {"id", "name", "description", "tags"},
-		"lf.a2a.v1.Artifact":                                {"artifact_id", "parts"},
-		"lf.a2a.v1.AuthenticationInfo":                      {"scheme"},
-		"lf.a2a.v1.AuthorizationCodeOAuthFlow":              {"authorization_url", "token_url", "scopes"},
-		"lf.a2a.v1.CancelTaskRequest":                       {"id"},
-		"lf.a2a.v1.ClientCredentialsOAuthFlow":              {"token_url", "scopes"},
-		"lf.a2a.v1.DeleteTaskPushNotificationConfigRequest": {"task_id", "id"},
-		"lf.a2a.v1.DeviceCodeOAuthFlow":                     {"device_authorization_url", "token_url", "scopes"},
-		"lf.a2a.v1.GetTaskPushNotificationConfigRequest":    {"task_id", "id"},
-		"lf.a2a.v1.GetTaskRequest":                          {"id"},
-		"lf.a2a.v1.HTTPAuthSecurityScheme":                  {"scheme"},
-		"lf.a2a.v1.ListTaskPushNotificationConfigsRequest":  {"task_id"},
-		"lf.a2a.v1.ListTasksResponse":                       {"tasks", "next_page_token", "page_size", "total_size"},
-		"lf.a2a.v1.Message":                                 {"message_id", "role", "parts"},
-		"lf.a2a.v1.OAuth2SecurityScheme":                    {"flows"},
-		"lf.a2a.v1.OpenIdConnectSecurityScheme":             {"open_id_connect_url"},
-		"lf.a2a.v1.SendMessageRequest":                      {"message"},
-		"lf.a2a.v1.SubscribeToTaskRequest":                  {"id"},
-		"lf.a2a.v1.Task":                                    {"id", "status"},
-		"lf.a2a.v1.TaskArtifactUpdateEvent":                 {"task_id", "context_id", "artifact"},
-		"lf.a2a.v1.TaskPushNotificationConfig":              {"url"},
-		"lf.a2a.v1.TaskStatus":                              {"state"},
-		"lf.a2a.v1.TaskStatusUpdateEvent":                   {"task_id", "context_id", "status"},
 	},
 }
 

@@ -65,9 +65,18 @@ func TestGeneratedCodeOverJSONRPC(t *testing.T) {
 	if _, err := c.CreateNote(ctx, &notesv1.CreateNoteRequest{Note: &notesv1.Note{Text: "x"}}); !errors.Is(err, runtime.ErrUnsupportedOperation) {
 		t.Errorf("CreateNote on the unimplemented handler: %v, want UnsupportedOperation", err)
 	}
-	// The Required table reaches the router: note_id is REQUIRED.
+	// The router validates the REQUIRED fields the descriptors carry:
+	// note_id, and Tag.name reached through a map value (before the
+	// unimplemented handler is called).
 	if _, err := c.GetNote(ctx, &notesv1.GetNoteRequest{}); !errors.Is(err, runtime.ErrInvalidParams) {
 		t.Errorf("GetNote without note_id: %v, want InvalidParams", err)
+	}
+	_, err = c.CreateNote(ctx, &notesv1.CreateNoteRequest{Note: &notesv1.Note{Text: "x", Tags: map[string]*notesv1.Tag{"k": {}}}})
+	var e *runtime.Error
+	if !errors.As(err, &e) || e.Code() != runtime.CodeInvalidParams {
+		t.Errorf("CreateNote with a nameless tag: %v, want InvalidParams", err)
+	} else if got := fmt.Sprint(e.FieldViolations()); got != `[{note.tags["k"].name required}]` {
+		t.Errorf("CreateNote with a nameless tag: violations %s, want note.tags[\"k\"].name", got)
 	}
 }
 
@@ -75,8 +84,5 @@ func TestServiceDescMatchesTheProto(t *testing.T) {
 	d := notesv1.NoteServiceDesc
 	if len(d.Operations) != 8 || d.Operation("Ping").HTTPRules != nil || !d.Operation("WatchNotes").ServerStreaming {
 		t.Errorf("unexpected operations: %+v", d.Operations)
-	}
-	if got := fmt.Sprint(d.Required["demo.notes.v1.Tag"]); got != "[name]" {
-		t.Errorf("Required[Tag] = %s, want [name] (reached through a map value)", got)
 	}
 }

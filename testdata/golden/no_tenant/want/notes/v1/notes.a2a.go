@@ -55,10 +55,10 @@ var _ = runtime.ClaimProtoService(NoteServiceName, "example.com/golden/no_tenant
 
 // NoteServiceDesc describes the demo.notes.v1.NoteService service as
 // protoc-gen-a2a read it: its rpcs in declaration order, with their request and
-// response types and HTTP rules, and the fields marked
-// (google.api.field_behavior) = REQUIRED in every message its requests and
-// responses reach. Binding routers and clients are built from it; tools may
-// inspect it.
+// response types and HTTP rules. Binding routers and clients are built from it;
+// tools may inspect it. The fields marked (google.api.field_behavior) =
+// REQUIRED are not listed: the runtime reads them from the messages'
+// descriptors.
 var NoteServiceDesc = runtime.ServiceDesc{
 	Name:             NoteServiceName,
 	ProtocolVersions: []string{"1.0"},
@@ -178,15 +178,6 @@ var NoteServiceDesc = runtime.ServiceDesc{
 				},
 			},
 		},
-	},
-	Required: runtime.RequiredFields{
-		"demo.notes.v1.CreateNoteRequest": {"note"},
-		"demo.notes.v1.GetNoteRequest":    {"note_id"},
-		"demo.notes.v1.ListNotesResponse": {"next_page_token"},
-		"demo.notes.v1.Note":              {"text"},
-		"demo.notes.v1.Tag":               {"name"},
-		"demo.notes.v1.UpdateNoteRequest": {"note"},
-		"demo.notes.v1.WatchNotesRequest": {"folder"},
 	},
 }
 

@@ -45,10 +45,10 @@ var _ = runtime.ClaimProtoService(ToolServiceName, "example.com/golden/other_pac
 
 // ToolServiceDesc describes the acme.tools.v2.ToolService service as
 // protoc-gen-a2a read it: its rpcs in declaration order, with their request and
-// response types and HTTP rules, and the fields marked
-// (google.api.field_behavior) = REQUIRED in every message its requests and
-// responses reach. Binding routers and clients are built from it; tools may
-// inspect it.
+// response types and HTTP rules. Binding routers and clients are built from it;
+// tools may inspect it. The fields marked (google.api.field_behavior) =
+// REQUIRED are not listed: the runtime reads them from the messages'
+// descriptors.
 var ToolServiceDesc = runtime.ServiceDesc{
 	Name:             ToolServiceName,
 	ProtocolVersions: []string{"1.0"},
@@ -105,11 +105,6 @@ var ToolServiceDesc = runtime.ServiceDesc{
 				},
 			},
 		},
-	},
-	Required: runtime.RequiredFields{
-		"acme.common.v1.Ref":              {"kind", "id"},
-		"acme.tools.v2.GetToolRefRequest": {"name"},
-		"acme.tools.v2.Tool":              {"name"},
 	},
 }
 

@@ -52,7 +52,22 @@ type Limits struct {
 	// MaxConcurrentStreams bounds the calls in progress on one HTTP/2 or
 	// gRPC connection (grpc.MaxConcurrentStreams); more wait for a slot.
 	MaxConcurrentStreams uint32
+	// InterruptedTaskTTL is how long a task waiting for its client
+	// (INPUT_REQUIRED, AUTH_REQUIRED) is kept, counted from its status
+	// timestamp; then it is removed like a finished task past its TTL (a
+	// follow-up message gets TaskNotFound). It applies to the store Main
+	// opens (-store); a program that passes its own Config.Store sets it
+	// there (store.WithInterruptedTaskTTL, sqlite.…, postgres.…). Negative:
+	// kept until the store ends.
+	InterruptedTaskTTL time.Duration
 }
+
+// DefaultInterruptedTaskTTL is the default of Limits.InterruptedTaskTTL:
+// as long as a finished task is kept (DefaultTerminalTaskTTL), so that a
+// person asked for input can answer the next day, while tasks nobody ever
+// answers (abandoned, or created in bulk by an anonymous caller) do not
+// pile up for ever.
+const DefaultInterruptedTaskTTL = 24 * time.Hour
 
 // DefaultLimits are the limits of an agent whose Config sets none.
 func DefaultLimits() Limits {
@@ -65,6 +80,7 @@ func DefaultLimits() Limits {
 		IdleTimeout:          120 * time.Second,
 		StreamKeepAlive:      runtime.DefaultStreamKeepAlive,
 		MaxConcurrentStreams: 100,
+		InterruptedTaskTTL:   DefaultInterruptedTaskTTL,
 	}
 }
 
@@ -90,6 +106,7 @@ func (l Limits) withDefaults() Limits {
 	fill(&l.WriteTimeout, d.WriteTimeout)
 	fill(&l.IdleTimeout, d.IdleTimeout)
 	fill(&l.StreamKeepAlive, d.StreamKeepAlive)
+	fill(&l.InterruptedTaskTTL, d.InterruptedTaskTTL)
 	return l
 }
 

@@ -148,3 +148,11 @@ func TestLimitsOnTheGRPCListener(t *testing.T) {
 		t.Error("a call with 16 KiB of metadata was served with MaxHeaderBytes 8 KiB")
 	}
 }
+
+// TestInterruptedTaskTTLDefault: Main keeps tasks waiting for input 24 h
+// unless told otherwise.
+func TestInterruptedTaskTTLDefault(t *testing.T) {
+	if got := host.DefaultLimits().InterruptedTaskTTL; got != 24*time.Hour {
+		t.Errorf("default InterruptedTaskTTL = %v, want 24h", got)
+	}
+}

@@ -198,7 +198,8 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 	storeLine := "provided by the program"
 	var opened store.Store // the store Main opened and closes; nil for cfg.Store
 	if cfg.Store == nil {
-		st, err := storeurl.Open(ctx, storeURL, storeurl.Options{TerminalTaskTTL: *ttl, MaxTerminalTasks: *maxTerminal, Logger: cfg.Logger})
+		st, err := storeurl.Open(ctx, storeURL, storeurl.Options{TerminalTaskTTL: *ttl, MaxTerminalTasks: *maxTerminal,
+			InterruptedTaskTTL: off(cfg.Limits.withDefaults().InterruptedTaskTTL), Logger: cfg.Logger})
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v%s\n", name, err, envNote(fromEnv, "store"))
 			return 1

@@ -14,7 +14,8 @@
 // Tasks are kept in memory unless --store names a durable store (package
 // storeurl): --store sqlite:echo.db keeps them in a SQLite file across
 // restarts. --terminal-task-ttl and --max-terminal-tasks bound the finished
-// tasks kept (by default, all of them). Replicas sharing a PostgreSQL store
+// tasks kept (24 h, 10,000), --interrupted-task-ttl the tasks waiting for
+// input (24 h after their last status change). Replicas sharing a PostgreSQL store
 // (--store postgres://…) settle the tasks of a replica that died once its
 // --run-lease (30s) has run out — at once when it ran on the same machine,
 // which the environment variable A2A_NODE_NAME names (default: the
@@ -70,6 +71,7 @@ type config struct {
 	store                 string
 	terminalTaskTTL       time.Duration
 	maxTerminalTasks      int
+	interruptedTaskTTL    time.Duration
 	runLease              time.Duration
 	strictVersion         bool
 }
@@ -90,6 +92,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.store, "store", "memory", "`URL` of the task store: "+storeurl.Forms)
 	fs.DurationVar(&c.terminalTaskTTL, "terminal-task-ttl", 24*time.Hour, "how long a finished task stays readable (0: as long as the store lasts)")
 	fs.IntVar(&c.maxTerminalTasks, "max-terminal-tasks", 10000, "how many finished tasks are kept, oldest removed first (0: no limit)")
+	fs.DurationVar(&c.interruptedTaskTTL, "interrupted-task-ttl", host.DefaultInterruptedTaskTTL,
+		"how long a task waiting for input (INPUT_REQUIRED, AUTH_REQUIRED) is kept after its last status change (0: as long as the store lasts)")
 	fs.DurationVar(&c.runLease, "run-lease", server.DefaultRunLease,
 		"how long this replica's claim on the tasks it runs holds without renewal (at least 1s); replicas sharing a store settle a dead one's tasks after it")
 	fs.BoolVar(&c.strictVersion, "strict-version", false,
@@ -109,8 +113,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if !strings.HasPrefix(c.jsonrpcPath, "/") || !strings.HasPrefix(c.restPath, "/") {
 		return c, fmt.Errorf("--jsonrpc-path and --rest-path must start with /")
 	}
-	if c.terminalTaskTTL < 0 || c.maxTerminalTasks < 0 {
-		return c, fmt.Errorf("--terminal-task-ttl and --max-terminal-tasks must not be negative (0 means no bound)")
+	if c.terminalTaskTTL < 0 || c.maxTerminalTasks < 0 || c.interruptedTaskTTL < 0 {
+		return c, fmt.Errorf("--terminal-task-ttl, --max-terminal-tasks and --interrupted-task-ttl must not be negative (0 means no bound)")
 	}
 	if c.runLease < time.Second {
 		return c, fmt.Errorf("--run-lease %v: must be at least 1s", c.runLease)
@@ -151,7 +155,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			Url: advertised(grpcLn.Addr(), cfg.publicHost), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()})
 	}
 	card := echo.Card(interfaces...)
-	st, err := storeurl.Open(ctx, cfg.store, storeurl.Options{TerminalTaskTTL: cfg.terminalTaskTTL, MaxTerminalTasks: cfg.maxTerminalTasks})
+	st, err := storeurl.Open(ctx, cfg.store, storeurl.Options{TerminalTaskTTL: cfg.terminalTaskTTL, MaxTerminalTasks: cfg.maxTerminalTasks,
+		InterruptedTaskTTL: cfg.interruptedTaskTTL})
 	if err != nil {
 		return err // names the store and says what is wrong
 	}

@@ -128,6 +128,7 @@ func TestFlags(t *testing.T) {
 		{"extra"},
 		{"--max-terminal-tasks", "-1"},
 		{"--terminal-task-ttl", "-1s"},
+		{"--interrupted-task-ttl", "-1s"},
 		{"--run-lease", "500ms"},
 	} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
@@ -136,7 +137,7 @@ func TestFlags(t *testing.T) {
 	}
 	c, err := parseFlags([]string{"--rest-path", "/r/"}, io.Discard)
 	if err != nil || c.restPath != "/r" || c.httpAddr != "127.0.0.1:8080" || c.grpcAddr != "127.0.0.1:8081" ||
-		c.store != "memory" || c.terminalTaskTTL != 24*time.Hour || c.maxTerminalTasks != 10000 || c.runLease != 30*time.Second {
+		c.store != "memory" || c.terminalTaskTTL != 24*time.Hour || c.maxTerminalTasks != 10000 || c.interruptedTaskTTL != 24*time.Hour || c.runLease != 30*time.Second {
 		t.Fatalf("parseFlags = %+v, %v", c, err)
 	}
 }

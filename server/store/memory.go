@@ -79,6 +79,10 @@ type Memory struct {
 	now         func() time.Time
 	ended       endedQueue
 
+	// Retention of interrupted tasks (interrupted.go); guarded by mu.
+	interruptedTTL time.Duration
+	waiting        waitingHeap
+
 	// Execution records: the unfinished tasks of each runner.
 	runMu sync.Mutex
 	runs  map[string]map[*memEntry]struct{}
@@ -186,6 +190,7 @@ func (m *Memory) CreateTask(_ context.Context, c Creation) (Record, error) {
 	}
 	m.mu.Lock()
 	m.sweepLocked() // a task past its TTL must not block its id
+	m.sweepInterruptedLocked()
 	t := m.tenants[rec.Tenant]
 	if t == nil {
 		t = &memTenant{tasks: make(map[string]*memEntry), configs: make(map[string]map[string]*a2av1.TaskPushNotificationConfig)}
@@ -202,6 +207,8 @@ func (m *Memory) CreateTask(_ context.Context, c Creation) (Record, error) {
 	t.tasks[id] = e
 	if IsTerminal(rec.Task.GetStatus().GetState()) {
 		m.endedLocked(rec.Tenant, id, e)
+	} else if IsInterrupted(rec.Task.GetStatus().GetState()) {
+		m.interruptedLocked(rec.Tenant, id, e)
 	}
 	m.mu.Unlock()
 	if len(c.PushConfigs) > 0 {
@@ -283,6 +290,10 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 	if terminal {
 		m.mu.Lock()
 		m.endedLocked(u.Tenant, u.Task.GetId(), e)
+		m.mu.Unlock()
+	} else if m.interruptedTTL > 0 && IsInterrupted(to) && (!IsInterrupted(from) || !cur.Task.GetStatus().GetTimestamp().AsTime().Equal(u.Task.GetStatus().GetTimestamp().AsTime())) {
+		m.mu.Lock()
+		m.interruptedLocked(u.Tenant, u.Task.GetId(), e)
 		m.mu.Unlock()
 	}
 	return v, nil

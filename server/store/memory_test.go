@@ -63,3 +63,9 @@ func TestMemorySubscriberBuffer(t *testing.T) {
 		t.Fatalf("the dropped subscriber still had %d events buffered, want 2", n)
 	}
 }
+
+func TestMemoryInterruptedRetentionConformance(t *testing.T) {
+	storetest.RunInterruptedRetention(t, func(_ *testing.T, clock *storetest.Clock) store.Store {
+		return store.NewMemory(store.WithInterruptedTaskTTL(storetest.InterruptedTTL), store.WithClock(clock.Now))
+	})
+}

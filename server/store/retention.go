@@ -76,7 +76,10 @@ func (m *Memory) sweepLocked() {
 // expiredLocked reports whether the task of e has outlived the TTL. Called
 // with m.mu held (read or write).
 func (m *Memory) expiredLocked(e *memEntry) bool {
-	return m.ttl > 0 && !e.endedAt.IsZero() && m.expiredAt(e, m.now())
+	if m.ttl > 0 && !e.endedAt.IsZero() && m.expiredAt(e, m.now()) {
+		return true
+	}
+	return m.interruptedTTL > 0 && m.interruptedExpiredAt(e.rec.Load(), m.now())
 }
 
 func (m *Memory) expiredAt(e *memEntry, now time.Time) bool {

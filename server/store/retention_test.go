@@ -244,3 +244,28 @@ func BenchmarkTaskLifecycle(b *testing.B) {
 		})
 	}
 }
+
+// TestInterruptedTasksFreed is the reproduction of issue 13: tasks left
+// waiting for input piled up for ever. Past their TTL they are removed at
+// the next write, and the heap that finds them shrinks with them.
+func TestInterruptedTasksFreed(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_000_000, 0)}
+	m := newRetentionStore(clock, WithInterruptedTaskTTL(time.Hour))
+	create := func(id string) {
+		task := &a2av1.Task{Id: id, Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_INPUT_REQUIRED, Timestamp: timestamppb.New(clock.Now())}}
+		if _, err := m.CreateTask(context.Background(), Creation{Record: Record{Task: task}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 10_000 {
+		create(fmt.Sprint("t", i))
+	}
+	clock.Advance(time.Hour + time.Second)
+	create("last")
+	if n := len(m.tenants[""].tasks); n != 1 {
+		t.Errorf("%d tasks kept after their TTL, want 1", n)
+	}
+	if n, c := len(m.waiting), cap(m.waiting); n != 1 || c > 1024 {
+		t.Errorf("heap holds %d tasks in %d slots, want 1 in a few", n, c)
+	}
+}

@@ -66,6 +66,10 @@ type Options struct {
 	// MaxTerminalTasks is how many finished tasks are kept, the oldest
 	// removed first; 0 sets no limit.
 	MaxTerminalTasks int
+	// InterruptedTaskTTL is how long a task waiting for input
+	// (INPUT_REQUIRED, AUTH_REQUIRED) is kept, counted from its status
+	// timestamp; 0 keeps it (store.WithInterruptedTaskTTL, …).
+	InterruptedTaskTTL time.Duration
 	// Logger receives what a durable store reports in the background; nil
 	// leaves the store's default.
 	Logger *slog.Logger
@@ -129,13 +133,18 @@ func Open(ctx context.Context, rawURL string, opts Options) (store.Store, error)
 	if opts.TerminalTaskTTL < 0 || opts.MaxTerminalTasks < 0 {
 		return nil, fail(errors.New("the terminal-task TTL and maximum must not be negative (0 means no bound)"))
 	}
+	if opts.InterruptedTaskTTL < 0 {
+		return nil, fail(errors.New("the interrupted-task TTL must not be negative (0 means no bound)"))
+	}
 	switch sp.kind {
 	case kindMemory:
-		return store.NewMemory(store.WithTerminalTaskTTL(opts.TerminalTaskTTL), store.WithMaxTerminalTasks(opts.MaxTerminalTasks)), nil
+		return store.NewMemory(store.WithTerminalTaskTTL(opts.TerminalTaskTTL), store.WithMaxTerminalTasks(opts.MaxTerminalTasks),
+			store.WithInterruptedTaskTTL(opts.InterruptedTaskTTL)), nil
 	case kindSQLite:
 		sopts := []sqlite.Option{
 			sqlite.WithTerminalTaskTTL(opts.TerminalTaskTTL),
 			sqlite.WithMaxTerminalTasks(opts.MaxTerminalTasks),
+			sqlite.WithInterruptedTaskTTL(opts.InterruptedTaskTTL),
 		}
 		if sp.synchronous != "" {
 			sopts = append(sopts, sqlite.WithSynchronous(sp.synchronous))
@@ -155,6 +164,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (store.Store, error)
 		popts := []postgres.Option{
 			postgres.WithTerminalTaskTTL(opts.TerminalTaskTTL),
 			postgres.WithMaxTerminalTasks(opts.MaxTerminalTasks),
+			postgres.WithInterruptedTaskTTL(opts.InterruptedTaskTTL),
 		}
 		if sp.schema != "" {
 			popts = append(popts, postgres.WithSchema(sp.schema))

@@ -11,3 +11,10 @@ func TestConformance(t *testing.T) {
 	url := testURL(t)
 	storetest.Run(t, func(t *testing.T) store.Store { return openSchema(t, url, testSchema(t, url)) })
 }
+
+func TestInterruptedRetentionConformance(t *testing.T) {
+	url := testURL(t)
+	storetest.RunInterruptedRetention(t, func(t *testing.T, clock *storetest.Clock) store.Store {
+		return openSchema(t, url, testSchema(t, url), WithInterruptedTaskTTL(storetest.InterruptedTTL), WithClock(clock.Now))
+	})
+}

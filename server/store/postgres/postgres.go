@@ -88,6 +88,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/internal/migrate"
 	"github.com/a2agen/a2agen/server/store"
 )
@@ -102,19 +103,20 @@ const DefaultChannel = "a2a_events"
 type Option func(*options)
 
 type options struct {
-	schema      string
-	ttl         time.Duration
-	maxTerminal int
-	buffer      int
-	logger      *slog.Logger
-	channel     string
-	poolSize    int32
-	tracer      pgx.QueryTracer
-	now         func() time.Time
-	writers     int
-	maxBatch    int
-	connConfig  func(*pgx.ConnConfig) // tests
-	err         error
+	schema         string
+	ttl            time.Duration
+	maxTerminal    int
+	interruptedTTL time.Duration
+	buffer         int
+	logger         *slog.Logger
+	channel        string
+	poolSize       int32
+	tracer         pgx.QueryTracer
+	now            func() time.Time
+	writers        int
+	maxBatch       int
+	connConfig     func(*pgx.ConnConfig) // tests
+	err            error
 }
 
 // WithSchema keeps the store's tables in the named schema, created if it
@@ -137,6 +139,17 @@ func WithSchema(name string) Option {
 // until they are done. d <= 0 (the default) keeps terminal tasks.
 func WithTerminalTaskTTL(d time.Duration) Option {
 	return func(o *options) { o.ttl = max(d, 0) }
+}
+
+// WithInterruptedTaskTTL removes a task, with its push configs and events,
+// once it has been INPUT_REQUIRED or AUTH_REQUIRED for longer than d,
+// counted from its status timestamp (which the server sets when it writes
+// the status). Reads treat it as gone from then on; one replica removes it
+// within about a second. A task that leaves the state in time is kept; its
+// TTL starts again if it is interrupted again. d <= 0 (the default) keeps
+// interrupted tasks.
+func WithInterruptedTaskTTL(d time.Duration) Option {
+	return func(o *options) { o.interruptedTTL = max(d, 0) }
 }
 
 // WithMaxTerminalTasks keeps at most about n terminal tasks (over all
@@ -242,6 +255,9 @@ type Store struct {
 	pool   *pgxpool.Pool
 	origin string // tells this store's notifications from other replicas'
 
+	// The task writes (sql.go), with the guard of WithInterruptedTaskTTL.
+	sqlUpdateTask, sqlUpdateTaskLean string
+
 	ctx    context.Context // canceled by Close
 	cancel context.CancelFunc
 	closed atomic.Bool
@@ -324,6 +340,13 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	}
 
 	s := &Store{name: name, opts: o, pool: pool, origin: randomHex(4), wake: make(chan struct{}, 1)}
+	s.sqlUpdateTask, s.sqlUpdateTaskLean = sqlUpdateTask, sqlUpdateTaskLean
+	if o.interruptedTTL > 0 {
+		// An interrupted task past its TTL cannot be resumed ($11 is now).
+		guard := fmt.Sprintf("AND t.ended_at IS NULL AND NOT (t.state IN (6, 8) AND t.status_time < $11::bigint - %d)", int64(o.interruptedTTL))
+		s.sqlUpdateTask = strings.Replace(sqlUpdateTask, "AND t.ended_at IS NULL", guard, 1)
+		s.sqlUpdateTaskLean = strings.Replace(sqlUpdateTaskLean, "AND t.ended_at IS NULL", guard, 1)
+	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.feed = newFeed(s, o.buffer)
 	s.sigs = newSignals(s)
@@ -334,7 +357,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 		return nil, fail("listening on channel %s: %w", o.channel, err)
 	}
 	s.w = newWriter(s, o.writers, o.maxBatch)
-	if o.ttl > 0 || o.maxTerminal > 0 {
+	if o.ttl > 0 || o.maxTerminal > 0 || o.interruptedTTL > 0 {
 		s.bg.Add(1)
 		go s.sweepLoop()
 	}
@@ -492,6 +515,21 @@ func (s *Store) liveSince() int64 {
 		return minNanos
 	}
 	return s.now() - int64(s.opts.ttl)
+}
+
+// waitingSince is the earliest status time of an interrupted task that has
+// not outlived WithInterruptedTaskTTL (math.MinInt64 without one).
+func (s *Store) waitingSince() int64 {
+	if s.opts.interruptedTTL <= 0 {
+		return minNanos
+	}
+	return s.now() - int64(s.opts.interruptedTTL)
+}
+
+// waitedOut reports whether a task in state with that status time is an
+// interrupted task that has outlived WithInterruptedTaskTTL.
+func (s *Store) waitedOut(state int16, statusTime int64) bool {
+	return s.opts.interruptedTTL > 0 && store.IsInterrupted(a2av1.TaskState(state)) && statusTime < s.waitingSince()
 }
 
 // expired reports whether a task with that end time has outlived the TTL.

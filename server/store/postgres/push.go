@@ -32,7 +32,7 @@ func (s *Store) SavePushConfig(ctx context.Context, tenant string, cfg *a2av1.Ta
 		return fmt.Errorf("postgres store %s: encoding push config %q: %w", s.name, id, err)
 	}
 	what := fmt.Sprintf("saving push config %q of task %q", id, taskID)
-	n, err := s.configBatch(ctx, tenant, taskID, sqlSaveConfig, tenant, taskID, id, blob, s.liveSince())
+	n, err := s.configBatch(ctx, tenant, taskID, sqlSaveConfig, tenant, taskID, id, blob, s.liveSince(), s.waitingSince())
 	if err != nil {
 		return s.dbErr(what, err)
 	}
@@ -73,7 +73,7 @@ func (s *Store) PushConfig(ctx context.Context, tenant, taskID, id string) (*a2a
 		return nil, err
 	}
 	var blob []byte
-	err := s.pool.QueryRow(ctx, sqlConfig, tenant, taskID, id, s.liveSince()).Scan(&blob)
+	err := s.pool.QueryRow(ctx, sqlConfig, tenant, taskID, id, s.liveSince(), s.waitingSince()).Scan(&blob)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("%w: push config %q of task %q", store.ErrNotFound, id, taskID)
 	}
@@ -101,7 +101,7 @@ func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after strin
 		l := int64(limit) + 1
 		n = &l
 	}
-	rows, err := s.pool.Query(ctx, sqlConfigs, tenant, taskID, after, n, s.liveSince())
+	rows, err := s.pool.Query(ctx, sqlConfigs, tenant, taskID, after, n, s.liveSince(), s.waitingSince())
 	if err != nil {
 		return nil, false, s.dbErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
 	}

@@ -7,7 +7,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Retention of terminal tasks (WithTerminalTaskTTL, WithMaxTerminalTasks).
+// Retention of terminal tasks (WithTerminalTaskTTL, WithMaxTerminalTasks)
+// and of interrupted ones (WithInterruptedTaskTTL: by their status time,
+// through the partial index tasks_waiting, in the same sweep).
 // Every terminal task has ended_at, indexed (partially: running tasks are
 // not in the index). Once a second each replica tries to sweep; an advisory
 // lock lets one at a time do it. A sweep removes tasks past the TTL and the
@@ -62,6 +64,18 @@ func (s *Store) sweep(ctx context.Context) (int64, error) {
 					return err
 				}
 				removed += n
+				if n < sweepChunk {
+					break
+				}
+			}
+		}
+		if s.opts.interruptedTTL > 0 {
+			cutoff := s.waitingSince()
+			for range sweepChunks {
+				var n int64
+				if err := tx.QueryRow(ctx, sqlSweepWaiting, cutoff, int64(sweepChunk)).Scan(&n); err != nil {
+					return err
+				}
 				if n < sweepChunk {
 					break
 				}

@@ -120,12 +120,13 @@ RETURNING 1::bigint, 0::bigint, 0::bigint`
 SELECT (SELECT count(*) FROM ins), (SELECT count(*) FROM ob), (SELECT count(*) FROM n)`
 
 	// Why a write matched no row. $1 tenant, $2 id.
-	sqlTaskState = `SELECT version, ended_at FROM tasks WHERE tenant = $1 AND id = $2`
+	sqlTaskState = `SELECT version, ended_at, state, status_time FROM tasks WHERE tenant = $1 AND id = $2`
 
 	// Removes a task past its TTL whose id a new task takes. Its pending
-	// deliveries stay. $1 tenant, $2 id, $3 earliest end time of a live task.
+	// deliveries stay. $1 tenant, $2 id, $3 earliest end time of a live
+	// task, $4 earliest status time of a live interrupted task.
 	sqlRemoveExpired = `WITH gone AS (
-	DELETE FROM tasks WHERE tenant = $1 AND id = $2 AND ended_at < $3 RETURNING tenant, id
+	DELETE FROM tasks WHERE tenant = $1 AND id = $2 AND (ended_at < $3 OR state IN (6, 8) AND status_time < $4) RETURNING tenant, id
 ), c AS (
 	DELETE FROM push_configs p USING gone WHERE p.tenant = gone.tenant AND p.task_id = gone.id
 ), e AS (
@@ -168,9 +169,11 @@ const (
 	sqlLockTaskConfigs = `UPDATE tasks SET config_gen = config_gen + 1 WHERE tenant = $1 AND id = $2`
 
 	// $1 tenant, $2 task id, $3 config id, $4 config, $5 earliest end time
-	// of a live task. Pending deliveries of the config go to the new one.
+	// of a live task, $6 earliest status time of a live interrupted task.
+	// Pending deliveries of the config go to the new one.
 	sqlSaveConfig = `WITH live AS (
 	SELECT 1 FROM tasks WHERE tenant = $1 AND id = $2 AND (ended_at IS NULL OR ended_at >= $5)
+		AND NOT (state IN (6, 8) AND status_time < $6)
 ), up AS (
 	INSERT INTO push_configs (tenant, task_id, id, config) SELECT $1, $2, $3, $4 FROM live
 	ON CONFLICT (tenant, task_id, id) DO UPDATE SET config = EXCLUDED.config
@@ -193,14 +196,18 @@ SELECT count(*) FROM d`
 	sqlCountConfigs = `UPDATE tasks SET push_count = (SELECT count(*) FROM push_configs WHERE tenant = $1 AND task_id = $2)
 WHERE tenant = $1 AND id = $2`
 
-	// $1 tenant, $2 task id, $3 config id, $4 earliest end time of a live task.
+	// $1 tenant, $2 task id, $3 config id, $4 earliest end time of a live
+	// task, $5 earliest status time of a live interrupted task.
 	sqlConfig = `SELECT p.config FROM push_configs p JOIN tasks t ON t.tenant = p.tenant AND t.id = p.task_id
-WHERE p.tenant = $1 AND p.task_id = $2 AND p.id = $3 AND (t.ended_at IS NULL OR t.ended_at >= $4)`
+WHERE p.tenant = $1 AND p.task_id = $2 AND p.id = $3 AND (t.ended_at IS NULL OR t.ended_at >= $4)
+	AND NOT (t.state IN (6, 8) AND t.status_time < $5)`
 
 	// $1 tenant, $2 task id, $3 after, $4 limit (NULL: none), $5 earliest
-	// end time of a live task.
+	// end time of a live task, $6 earliest status time of a live interrupted
+	// task.
 	sqlConfigs = `SELECT p.config FROM push_configs p JOIN tasks t ON t.tenant = p.tenant AND t.id = p.task_id
 WHERE p.tenant = $1 AND p.task_id = $2 AND p.id > $3 AND (t.ended_at IS NULL OR t.ended_at >= $5)
+	AND NOT (t.state IN (6, 8) AND t.status_time < $6)
 ORDER BY p.id LIMIT $4`
 )
 
@@ -265,6 +272,15 @@ const (
 	sqlSweepTTL = `WITH gone AS (
 	DELETE FROM tasks WHERE (tenant, id) IN (
 		SELECT tenant, id FROM tasks WHERE ended_at IS NOT NULL AND ended_at < $1 ORDER BY ended_at LIMIT $2)
+	RETURNING tenant, id
+)` + sweepTail
+
+	// Removes up to $2 interrupted tasks (INPUT_REQUIRED = 6,
+	// AUTH_REQUIRED = 8) whose status is older than $1, oldest first
+	// (the partial index tasks_waiting).
+	sqlSweepWaiting = `WITH gone AS (
+	DELETE FROM tasks WHERE (tenant, id) IN (
+		SELECT tenant, id FROM tasks WHERE state IN (6, 8) AND status_time < $1 ORDER BY status_time LIMIT $2)
 	RETURNING tenant, id
 )` + sweepTail
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -168,18 +170,19 @@ func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record,
 			return rec, nil
 		}
 		// The id is taken; by a task past its TTL, it is free again.
-		var version int64
+		var version, statusTime int64
+		var state int16
 		var endedAt *int64
-		err := s.pool.QueryRow(ctx, sqlTaskState, rec.Tenant, id).Scan(&version, &endedAt)
+		err := s.pool.QueryRow(ctx, sqlTaskState, rec.Tenant, id).Scan(&version, &endedAt, &state, &statusTime)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			// Removed meanwhile: try again.
 		case err != nil:
 			return store.Record{}, s.dbErr("creating task "+strconv.Quote(id)+": reading the existing task", err)
-		case !s.expired(endedAt):
+		case !s.expired(endedAt) && !s.waitedOut(state, statusTime):
 			return store.Record{}, fmt.Errorf("%w: task %q", store.ErrExists, id)
 		default:
-			if _, err := s.pool.Exec(ctx, sqlRemoveExpired, rec.Tenant, id, s.liveSince()); err != nil {
+			if _, err := s.pool.Exec(ctx, sqlRemoveExpired, rec.Tenant, id, s.liveSince(), s.waitingSince()); err != nil {
 				return store.Record{}, s.dbErr("creating task "+strconv.Quote(id)+": removing the expired task", err)
 			}
 		}
@@ -211,6 +214,9 @@ func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, erro
 	rec.LeaseUntil = timeOf(lease)
 	if rec.Task, err = s.decodeTask(id, blob); err != nil {
 		return store.Record{}, err
+	}
+	if st := rec.Task.GetStatus(); s.waitedOut(int16(st.GetState()), nanos(st.GetTimestamp().AsTime())) {
+		return store.Record{}, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
 	}
 	return rec, nil
 }
@@ -264,11 +270,11 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 	args := []any{u.Tenant, id, u.Expect, row.snapshot, row.state, row.statusTime, row.contextID, row.terminal,
 		u.Runner, lease, int64(0), events, int32(queue), prefix, s.opts.channel, payload,
 		len(events) > 0, u.Trace.Parent, u.Trace.State}
-	o := &writeOp{key: key, what: "writing task " + strconv.Quote(id), sql: sqlUpdateTask, args: args,
+	o := &writeOp{key: key, what: "writing task " + strconv.Quote(id), sql: s.sqlUpdateTask, args: args,
 		publish: true, expect: u.Expect, task: u.Task, events: u.Events, terminal: row.terminal}
 	_, configured := s.configured.Load(key)
 	if !configured {
-		o.sql = sqlUpdateTaskLean
+		o.sql = s.sqlUpdateTaskLean
 		o.args = append(args[:12:12], s.opts.channel, payload, len(events) > 0)
 	}
 	for attempt := 0; ; attempt++ {
@@ -292,7 +298,7 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 		if !configured { // the task has push configs: write them the deliveries
 			configured = true
 			s.configured.Store(key, struct{}{})
-			o.sql, o.args = sqlUpdateTask, args
+			o.sql, o.args = s.sqlUpdateTask, args
 			continue
 		}
 		s.retries.Add(1)
@@ -304,11 +310,12 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 
 // classify says why a write matched no row.
 func (s *Store) classify(ctx context.Context, tenant, id string, expect int64) error {
-	var version int64
+	var version, statusTime int64
+	var state int16
 	var endedAt *int64
-	err := s.pool.QueryRow(ctx, sqlTaskState, tenant, id).Scan(&version, &endedAt)
+	err := s.pool.QueryRow(ctx, sqlTaskState, tenant, id).Scan(&version, &endedAt, &state, &statusTime)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows), err == nil && s.expired(endedAt):
+	case errors.Is(err, pgx.ErrNoRows), err == nil && (s.expired(endedAt) || s.waitedOut(state, statusTime)):
 		return fmt.Errorf("%w: task %q", store.ErrNotFound, id)
 	case err != nil:
 		return s.dbErr("writing task "+strconv.Quote(id)+": reading the task", err)
@@ -331,6 +338,7 @@ const (
 	byUpdatedAfter
 	byTTL
 	byCursor
+	byWaitTTL // after byCursor: the plan tests walk the shapes below it
 )
 
 var listSQLs sync.Map // listShape -> string
@@ -359,6 +367,9 @@ func listSQL(shape listShape) string {
 	if shape&byTTL != 0 {
 		w.WriteString(` AND (ended_at IS NULL OR ended_at >= ` + arg() + `)`)
 	}
+	if shape&byWaitTTL != 0 {
+		w.WriteString(` AND NOT (state IN (6, 8) AND status_time < ` + arg() + `)`)
+	}
 	where := w.String()
 	page := where
 	if shape&byCursor != 0 {
@@ -384,6 +395,12 @@ func (s *Store) ListTasks(ctx context.Context, tenant string, q store.Query) (st
 		return store.Page{}, fmt.Errorf("store: list limit %d must be positive", q.Limit)
 	}
 	shape, args := listArgs(tenant, q, s.liveSince(), s.opts.ttl > 0)
+	if s.opts.interruptedTTL > 0 {
+		// The filter's argument follows the TTL's, before the cursor.
+		shape |= byWaitTTL
+		at := 2 + bits.OnesCount8(uint8(shape&(byContext|byState|byUpdatedAfter|byTTL)))
+		args = slices.Insert(args, at, any(s.waitingSince()))
+	}
 	rows, err := s.pool.Query(ctx, listSQL(shape), args...)
 	if err != nil {
 		return store.Page{}, s.dbErr("listing tasks", err)

@@ -38,3 +38,15 @@ func TestConformance(t *testing.T) {
 		})
 	}
 }
+
+func TestInterruptedRetentionConformance(t *testing.T) {
+	storetest.RunInterruptedRetention(t, func(t *testing.T, clock *storetest.Clock) store.Store {
+		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), WithInterruptedTaskTTL(storetest.InterruptedTTL), WithClock(clock.Now))
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		t.Cleanup(func() { checkCache(t, s) })
+		return s
+	})
+}

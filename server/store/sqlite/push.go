@@ -48,11 +48,11 @@ func (s *Store) SavePushConfig(ctx context.Context, tenant string, cfg *a2av1.Ta
 func (o *saveConfigOp) apply(w *writer, now int64) (error, error) {
 	st := &w.st
 	taskID, id := o.cfg.GetTaskId(), o.cfg.GetId()
-	var version, state int64
+	var version, state, statusTime int64
 	var endedAt sql.NullInt64
-	err := st.taskState.QueryRow(o.tenant, taskID).Scan(&version, &state, &endedAt)
+	err := st.taskState.QueryRow(o.tenant, taskID).Scan(&version, &state, &endedAt, &statusTime)
 	switch {
-	case errors.Is(err, sql.ErrNoRows), err == nil && w.s.expired(endedAt, now):
+	case errors.Is(err, sql.ErrNoRows), err == nil && (w.s.expired(endedAt, now) || w.s.waitedOut(state, statusTime, now)):
 		return fmt.Errorf("%w: task %q", store.ErrNotFound, taskID), nil
 	case err != nil:
 		return nil, dbErr("reading the task", err)
@@ -80,7 +80,7 @@ func (s *Store) PushConfig(ctx context.Context, tenant, taskID, id string) (*a2a
 		return nil, err
 	}
 	var blob []byte
-	err := s.read.config.QueryRowContext(ctx, tenant, taskID, s.liveSince(), id).Scan(&blob)
+	err := s.read.config.QueryRowContext(ctx, tenant, taskID, s.liveSince(), id, s.waitingSince()).Scan(&blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: push config %q of task %q", store.ErrNotFound, id, taskID)
 	}
@@ -107,7 +107,7 @@ func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after strin
 	if limit > 0 {
 		n = int64(limit) + 1
 	}
-	rows, err := s.read.configs.QueryContext(ctx, tenant, taskID, s.liveSince(), after, n)
+	rows, err := s.read.configs.QueryContext(ctx, tenant, taskID, s.liveSince(), after, n, s.waitingSince())
 	if err != nil {
 		return nil, false, s.readErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
 	}

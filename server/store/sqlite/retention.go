@@ -5,9 +5,14 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/a2agen/a2agen/server/store"
 )
 
-// Retention of terminal tasks (WithTerminalTaskTTL, WithMaxTerminalTasks).
+// Retention of terminal tasks (WithTerminalTaskTTL, WithMaxTerminalTasks)
+// and of interrupted ones (WithInterruptedTaskTTL: by their status time,
+// through the partial index tasks_waiting, on the same schedule as the
+// TTL of terminal tasks).
 // Every terminal task has ended_at, indexed. The writer keeps the number of
 // terminal tasks (counted once at open, then adjusted by its writes) and
 // when the oldest one outlives the TTL, so deciding whether to sweep costs
@@ -29,6 +34,8 @@ const sweepEvery = time.Second
 
 type sweepResult struct {
 	ran        bool
+	waited     bool  // the part of interrupted tasks ran
+	nextWait   int64 // after it: when the oldest remaining interrupted task expires (0: none)
 	ttl        bool  // the TTL part ran
 	more       bool  // stopped at sweepChunk
 	removed    int64 // terminal tasks removed
@@ -42,6 +49,15 @@ func (w *writer) loadRetention(ctx context.Context) error {
 		return fmt.Errorf("counting terminal tasks: %w", err)
 	}
 	w.s.terminal.Store(w.terminal)
+	if w.s.opts.interruptedTTL > 0 {
+		var oldest sql.NullInt64
+		if err := w.conn.QueryRowContext(ctx, sqlOldestWaiting).Scan(&oldest); err != nil {
+			return fmt.Errorf("reading the oldest interrupted task: %w", err)
+		}
+		if oldest.Valid {
+			w.nextWaitExpiry = oldest.Int64 + int64(w.s.opts.interruptedTTL) + 1
+		}
+	}
 	if w.s.opts.ttl > 0 {
 		var oldest sql.NullInt64
 		if err := w.conn.QueryRowContext(ctx, `SELECT MIN(ended_at) FROM tasks WHERE ended_at IS NOT NULL`).Scan(&oldest); err != nil {
@@ -59,31 +75,70 @@ func (w *writer) loadRetention(ctx context.Context) error {
 func (w *writer) sweepDue(now time.Time, terminal int64) bool {
 	o := w.s.opts
 	switch {
-	case o.ttl <= 0 && o.maxTerminal <= 0, now.Before(w.blockedUntil):
+	case !w.retains(), now.Before(w.blockedUntil):
 		return false
 	case w.sweepSoon, o.maxTerminal > 0 && terminal > int64(o.maxTerminal):
 		return true
 	}
-	return o.ttl > 0 && w.nextExpiry != 0 && nanos(now) >= w.nextExpiry && now.Sub(w.lastSweep) >= sweepEvery
+	return o.ttl > 0 && w.nextExpiry != 0 && nanos(now) >= w.nextExpiry && now.Sub(w.lastSweep) >= sweepEvery ||
+		o.interruptedTTL > 0 && w.nextWaitExpiry != 0 && nanos(now) >= w.nextWaitExpiry && now.Sub(w.lastWaitSweep) >= sweepEvery
+}
+
+// retains reports whether any retention option is on.
+func (w *writer) retains() bool {
+	o := w.s.opts
+	return o.ttl > 0 || o.maxTerminal > 0 || o.interruptedTTL > 0
+}
+
+// waiting notes, after its commit, an operation that left a task
+// interrupted, so that the writer sweeps when it expires.
+func (w *writer) waiting(op writeOp) {
+	var row *taskRow
+	switch o := op.(type) {
+	case *createOp:
+		row = &o.row
+	case *updateOp:
+		row = &o.row
+	default:
+		return
+	}
+	if !store.IsInterrupted(row.state) {
+		return
+	}
+	if at := row.statusTime + int64(w.s.opts.interruptedTTL) + 1; w.nextWaitExpiry == 0 || at < w.nextWaitExpiry {
+		w.nextWaitExpiry = at
+	}
 }
 
 // nextSweep is when the idle writer should wake up to sweep.
 func (w *writer) nextSweep() (time.Time, bool) {
 	o := w.s.opts
-	if o.ttl <= 0 && o.maxTerminal <= 0 {
+	if !w.retains() {
 		return time.Time{}, false
 	}
 	var at time.Time
 	switch {
 	case w.sweepSoon || o.maxTerminal > 0 && w.terminal > int64(o.maxTerminal):
 		at = o.now()
-	case o.ttl > 0 && w.nextExpiry != 0:
-		at = time.Unix(0, w.nextExpiry)
-		if next := w.lastSweep.Add(sweepEvery); next.After(at) {
-			at = next
-		}
 	default:
-		return time.Time{}, false
+		due := func(expiry int64, last time.Time) time.Time {
+			t := time.Unix(0, expiry)
+			if next := last.Add(sweepEvery); next.After(t) {
+				t = next
+			}
+			return t
+		}
+		if o.ttl > 0 && w.nextExpiry != 0 {
+			at = due(w.nextExpiry, w.lastSweep)
+		}
+		if o.interruptedTTL > 0 && w.nextWaitExpiry != 0 {
+			if t := due(w.nextWaitExpiry, w.lastWaitSweep); at.IsZero() || t.Before(at) {
+				at = t
+			}
+		}
+		if at.IsZero() {
+			return time.Time{}, false
+		}
 	}
 	if w.blockedUntil.After(at) {
 		at = w.blockedUntil
@@ -139,6 +194,20 @@ func (w *writer) trySweep(ctx context.Context, now time.Time, terminal int64) (s
 		res.removed += n
 		res.more = res.more || terminal-res.removed > int64(o.maxTerminal)
 	}
+	if o.interruptedTTL > 0 {
+		n, err := w.removeTasks(ctx, &res, w.st.sweepWaitingConfigs, w.st.sweepWaitingTasks, nanos(now)-int64(o.interruptedTTL), sweepChunk)
+		if err != nil {
+			return res, err
+		}
+		res.waited, res.more = true, res.more || n == sweepChunk
+		var oldest sql.NullInt64
+		if err := w.st.oldestWaiting.QueryRowContext(ctx).Scan(&oldest); err != nil {
+			return res, fmt.Errorf("reading the oldest interrupted task: %w", err)
+		}
+		if oldest.Valid {
+			res.nextWait = oldest.Int64 + int64(o.interruptedTTL) + 1
+		}
+	}
 	if o.ttl > 0 {
 		var oldest sql.NullInt64
 		if err := w.st.oldestEnded.QueryRowContext(ctx).Scan(&oldest); err != nil {
@@ -191,5 +260,9 @@ func (w *writer) swept(sw sweepResult) {
 	if sw.ttl {
 		w.lastSweep = w.s.opts.now()
 		w.nextExpiry = sw.nextExpiry
+	}
+	if sw.waited {
+		w.lastWaitSweep = w.s.opts.now()
+		w.nextWaitExpiry = sw.nextWait
 	}
 }

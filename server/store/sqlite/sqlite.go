@@ -135,8 +135,9 @@ var migrationFiles embed.FS
 type Option func(*options)
 
 type options struct {
-	ttl         time.Duration
-	maxTerminal int
+	ttl            time.Duration
+	maxTerminal    int
+	interruptedTTL time.Duration
 	synchronous string
 	busyTimeout time.Duration
 	buffer      int
@@ -171,6 +172,17 @@ func WithSharedAccess() Option {
 // they are done. d <= 0 (the default) keeps terminal tasks.
 func WithTerminalTaskTTL(d time.Duration) Option {
 	return func(o *options) { o.ttl = max(d, 0) }
+}
+
+// WithInterruptedTaskTTL removes a task, with its push configs, once it has
+// been INPUT_REQUIRED or AUTH_REQUIRED for longer than d, counted from its
+// status timestamp (which the server sets when it writes the status): from
+// then on it is reported not found, left out of listings and cannot be
+// resumed. A task that leaves the state in time is kept; its TTL starts
+// again if it is interrupted again. d <= 0 (the default) keeps interrupted
+// tasks.
+func WithInterruptedTaskTTL(d time.Duration) Option {
+	return func(o *options) { o.interruptedTTL = max(d, 0) }
 }
 
 // WithMaxTerminalTasks keeps at most n terminal tasks (over all tenants),
@@ -573,6 +585,15 @@ func (s *Store) readErr(what string, err error) error {
 
 // now is the store's clock in unix nanoseconds.
 func (s *Store) now() int64 { return nanos(s.opts.now()) }
+
+// waitingSince is the earliest status time of an interrupted task that has
+// not outlived WithInterruptedTaskTTL (math.MinInt64 without one).
+func (s *Store) waitingSince() int64 {
+	if s.opts.interruptedTTL <= 0 {
+		return minNanos
+	}
+	return s.now() - int64(s.opts.interruptedTTL)
+}
 
 // liveSince is the earliest end time of a terminal task that has not
 // outlived the TTL (math.MinInt64 without a TTL).

@@ -1034,3 +1034,36 @@ func TestStaleRunsOfOtherProcesses(t *testing.T) {
 		t.Fatalf("StaleRuns = %v, want [predecessor]", ids)
 	}
 }
+
+// TestInterruptedSweep: interrupted tasks past their TTL are removed from
+// the database, with their push configs, by the next write, and after a
+// reopen too (the writer reads the oldest one at open).
+func TestInterruptedSweep(t *testing.T) {
+	c := &testClock{now: base}
+	path := filepath.Join(t.TempDir(), "agent.db")
+	s := openAt(t, path, WithClock(c.Now), WithInterruptedTaskTTL(time.Hour))
+	rows := func(s *Store) (tasks, configs int) {
+		_ = s.rdb.QueryRow(`SELECT COUNT(*) FROM tasks`).Scan(&tasks)
+		_ = s.rdb.QueryRow(`SELECT COUNT(*) FROM push_configs`).Scan(&configs)
+		return tasks, configs
+	}
+	for i := range 3 {
+		id := fmt.Sprintf("t%d", i)
+		create(t, s, store.Creation{Record: store.Record{Task: newTask(id, inputReq, 0)},
+			PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg(id, "p")}})
+	}
+	create(t, s, store.Creation{Record: store.Record{Task: newTask("run", working, 0)}})
+	c.Advance(time.Hour + time.Second)
+	create(t, s, store.Creation{Record: store.Record{Task: newTask("w", working, 0)}})
+	if tasks, configs := rows(s); tasks != 2 || configs != 0 {
+		t.Fatalf("after the TTL: %d tasks, %d push configs stored; want 2 and 0", tasks, configs)
+	}
+	create(t, s, store.Creation{Record: store.Record{Task: newTask("late", inputReq, time.Hour+time.Second)}})
+	s.Close()
+	c.Advance(time.Hour + time.Second)
+	s = openAt(t, path, WithClock(c.Now), WithInterruptedTaskTTL(time.Hour))
+	create(t, s, store.Creation{Record: store.Record{Task: newTask("w2", working, 0)}})
+	if tasks, _ := rows(s); tasks != 3 {
+		t.Fatalf("after reopening: %d tasks stored, want 3", tasks)
+	}
+}

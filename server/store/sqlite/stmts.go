@@ -21,6 +21,7 @@ type writeStmts struct {
 	renew                                                *sql.Stmt
 	sweepTTLConfigs, sweepTTLTasks                       *sql.Stmt
 	sweepOldestConfigs, sweepOldestTasks, oldestEnded    *sql.Stmt
+	sweepWaitingConfigs, sweepWaitingTasks, oldestWaiting *sql.Stmt
 }
 
 const (
@@ -30,7 +31,7 @@ const (
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?8, ?9, ?10, ?11)
 ON CONFLICT (tenant, id) DO NOTHING`
 
-	sqlTaskState = `SELECT version, state, ended_at FROM tasks WHERE tenant = ?1 AND id = ?2`
+	sqlTaskState = `SELECT version, state, ended_at, status_time FROM tasks WHERE tenant = ?1 AND id = ?2`
 
 	sqlDeleteTask        = `DELETE FROM tasks WHERE tenant = ?1 AND id = ?2`
 	sqlDeleteTaskConfigs = `DELETE FROM push_configs WHERE tenant = ?1 AND task_id = ?2`
@@ -127,6 +128,16 @@ RETURNING tenant, id`
 	(SELECT rowid FROM tasks WHERE ended_at IS NOT NULL ORDER BY ended_at, rowid LIMIT ?1)
 RETURNING tenant, id`
 	sqlOldestEnded = `SELECT MIN(ended_at) FROM tasks WHERE ended_at IS NOT NULL`
+
+	// Interrupted tasks (INPUT_REQUIRED = 6, AUTH_REQUIRED = 8) whose
+	// status is older than ?1, oldest first (the partial index
+	// tasks_waiting).
+	sqlSweepWaitingConfigs = `DELETE FROM push_configs WHERE (tenant, task_id) IN
+	(SELECT tenant, id FROM tasks WHERE state IN (6, 8) AND status_time < ?1 ORDER BY status_time LIMIT ?2)`
+	sqlSweepWaitingTasks = `DELETE FROM tasks WHERE rowid IN
+	(SELECT rowid FROM tasks WHERE state IN (6, 8) AND status_time < ?1 ORDER BY status_time LIMIT ?2)
+RETURNING tenant, id`
+	sqlOldestWaiting = `SELECT MIN(status_time) FROM tasks WHERE state IN (6, 8)`
 )
 
 func (w *writer) prepare(ctx context.Context) error {
@@ -162,6 +173,9 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&st.sweepOldestConfigs, sqlSweepOldestConfigs},
 		{&st.sweepOldestTasks, sqlSweepOldestTasks},
 		{&st.oldestEnded, sqlOldestEnded},
+		{&st.sweepWaitingConfigs, sqlSweepWaitingConfigs},
+		{&st.sweepWaitingTasks, sqlSweepWaitingTasks},
+		{&st.oldestWaiting, sqlOldestWaiting},
 	} {
 		s, err := w.conn.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -179,7 +193,8 @@ func (w *writer) closeStmts() error {
 		st.writeFull, st.writeStatus, st.writeSnapshot,
 		st.upsertConfig, st.updateOutboxConfig, st.countConfigs, st.deleteConfig, st.deleteConfigOutbox,
 		st.enqueue, st.claim, st.finish, st.promote, st.retry, st.renew,
-		st.sweepTTLConfigs, st.sweepTTLTasks, st.sweepOldestConfigs, st.sweepOldestTasks, st.oldestEnded} {
+		st.sweepTTLConfigs, st.sweepTTLTasks, st.sweepOldestConfigs, st.sweepOldestTasks, st.oldestEnded,
+		st.sweepWaitingConfigs, st.sweepWaitingTasks, st.oldestWaiting} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -193,14 +208,20 @@ type readStmts struct {
 	task, config, configs, nextDelivery, anyDue, staleRuns *sql.Stmt
 }
 
+// sqlLiveTask is completed by the parameter of the earliest status time of a
+// live interrupted task and two closing parentheses.
+const sqlLiveTask = `EXISTS (SELECT 1 FROM tasks t WHERE t.tenant = ?1 AND t.id = ?2 AND (t.ended_at IS NULL OR t.ended_at >= ?3)
+	AND NOT (t.state IN (6, 8) AND t.status_time < `
+
 const (
 	sqlTask = `SELECT owner, version, snapshot, runner, lease_until, ended_at, push_count FROM tasks WHERE tenant = ?1 AND id = ?2`
 
-	// ?1 tenant, ?2 task id, ?3 earliest end time of a live task.
-	sqlLiveTask = `EXISTS (SELECT 1 FROM tasks t WHERE t.tenant = ?1 AND t.id = ?2 AND (t.ended_at IS NULL OR t.ended_at >= ?3))`
-	sqlConfig   = `SELECT config FROM push_configs WHERE tenant = ?1 AND task_id = ?2 AND id = ?4 AND ` + sqlLiveTask
-	// ?4 after, ?5 limit (-1: none).
-	sqlConfigs = `SELECT config FROM push_configs WHERE tenant = ?1 AND task_id = ?2 AND id > ?4 AND ` + sqlLiveTask + `
+	// ?1 tenant, ?2 task id, ?3 earliest end time of a live task, ?4 id,
+	// ?5 earliest status time of a live interrupted task.
+	sqlConfig = `SELECT config FROM push_configs WHERE tenant = ?1 AND task_id = ?2 AND id = ?4 AND ` + sqlLiveTask + `?5))`
+	// ?4 after, ?5 limit (-1: none), ?6 earliest status time of a live
+	// interrupted task.
+	sqlConfigs = `SELECT config FROM push_configs WHERE tenant = ?1 AND task_id = ?2 AND id > ?4 AND ` + sqlLiveTask + `?6))
 ORDER BY id LIMIT ?5`
 
 	sqlNextDelivery = `SELECT MIN(MAX(next_attempt, lease_until)) FROM outbox WHERE head = 1`

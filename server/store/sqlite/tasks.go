@@ -153,12 +153,12 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 		return nil, dbErr("inserting the task", err)
 	} else if n == 0 {
 		// The id is taken; by a task past its TTL, it is free again.
-		var version, state int64
+		var version, state, statusTime int64
 		var endedAt sql.NullInt64
-		if err := st.taskState.QueryRow(r.Tenant, id).Scan(&version, &state, &endedAt); err != nil {
+		if err := st.taskState.QueryRow(r.Tenant, id).Scan(&version, &state, &endedAt, &statusTime); err != nil {
 			return nil, dbErr("reading the existing task", err)
 		}
-		if !w.s.expired(endedAt, now) {
+		if !w.s.expired(endedAt, now) && !w.s.waitedOut(state, statusTime, now) {
 			return fmt.Errorf("%w: task %q", store.ErrExists, id), nil
 		}
 		if _, err := st.deleteTaskConfigs.Exec(r.Tenant, id); err != nil {
@@ -167,7 +167,9 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 		if _, err := st.deleteTask.Exec(r.Tenant, id); err != nil {
 			return nil, dbErr("removing the expired task", err)
 		}
-		o.termDelta--
+		if endedAt.Valid {
+			o.termDelta--
+		}
 		if _, err := st.insertTask.Exec(args...); err != nil {
 			return nil, dbErr("inserting the task", err)
 		}
@@ -212,6 +214,18 @@ func (s *Store) expired(endedAt sql.NullInt64, now int64) bool {
 	return s.opts.ttl > 0 && endedAt.Valid && endedAt.Int64 < now-int64(s.opts.ttl)
 }
 
+// waitedOut reports whether a task in state with that status time is an
+// interrupted task that has outlived WithInterruptedTaskTTL at now.
+func (s *Store) waitedOut(state, statusTime, now int64) bool {
+	return s.opts.interruptedTTL > 0 && store.IsInterrupted(a2av1.TaskState(state)) && statusTime < now-int64(s.opts.interruptedTTL)
+}
+
+// taskWaitedOut is waitedOut for a snapshot.
+func (s *Store) taskWaitedOut(t *a2av1.Task, now int64) bool {
+	st := t.GetStatus()
+	return s.opts.interruptedTTL > 0 && s.waitedOut(int64(st.GetState()), nanos(st.GetTimestamp().AsTime()), now)
+}
+
 // ---- Task ----
 
 // Task implements store.Tasks.
@@ -221,7 +235,7 @@ func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, erro
 	}
 	hit, ok, gen := s.cache.get(tenant, id)
 	if ok {
-		if hit.ended && s.expired(sql.NullInt64{Int64: hit.endedAt, Valid: true}, s.now()) {
+		if hit.ended && s.expired(sql.NullInt64{Int64: hit.endedAt, Valid: true}, s.now()) || s.taskWaitedOut(hit.rec.Task, s.now()) {
 			return store.Record{}, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
 		}
 		return hit.rec, nil
@@ -243,6 +257,9 @@ func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, erro
 	rec.LeaseUntil = timeOf(lease)
 	if rec.Task, err = s.decodeTask(id, blob); err != nil {
 		return store.Record{}, err
+	}
+	if s.taskWaitedOut(rec.Task, s.now()) {
+		return store.Record{}, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
 	}
 	row.endedAt, row.ended = endedAt.Int64, endedAt.Valid
 	s.cache.offer(gen, id, row, len(blob))
@@ -378,11 +395,11 @@ func (o *updateOp) committed(c *recordCache) { c.put(o.stored, len(o.row.snapsho
 // classify says why the update matched no row.
 func (o *updateOp) classify(w *writer, now int64) error {
 	id := o.u.Task.GetId()
-	var version, state int64
+	var version, state, statusTime int64
 	var endedAt sql.NullInt64
-	err := w.st.taskState.QueryRow(o.u.Tenant, id).Scan(&version, &state, &endedAt)
+	err := w.st.taskState.QueryRow(o.u.Tenant, id).Scan(&version, &state, &endedAt, &statusTime)
 	switch {
-	case errors.Is(err, sql.ErrNoRows), err == nil && w.s.expired(endedAt, now):
+	case errors.Is(err, sql.ErrNoRows), err == nil && (w.s.expired(endedAt, now) || w.s.waitedOut(state, statusTime, now)):
 		return fmt.Errorf("%w: task %q", store.ErrNotFound, id)
 	case err != nil:
 		return fmt.Errorf("sqlite store %s: writing task %q: reading the task: %w", w.s.path, id, err)
@@ -407,6 +424,7 @@ const (
 	byState
 	byUpdatedAfter
 	byTTL
+	byWaitTTL
 	byCursor
 )
 
@@ -430,6 +448,9 @@ func listSQL(shape listShape) (count, page string) {
 	}
 	if shape&byTTL != 0 {
 		w.WriteString(` AND (ended_at IS NULL OR ended_at >= ?)`)
+	}
+	if shape&byWaitTTL != 0 {
+		w.WriteString(` AND NOT (state IN (6, 8) AND status_time < ?)`)
 	}
 	where := w.String()
 	count = `SELECT COUNT(*) FROM tasks WHERE ` + where
@@ -490,6 +511,10 @@ func (s *Store) ListTasks(ctx context.Context, tenant string, q store.Query) (st
 	if s.opts.ttl > 0 {
 		shape |= byTTL
 		args = append(args, s.liveSince())
+	}
+	if s.opts.interruptedTTL > 0 {
+		shape |= byWaitTTL
+		args = append(args, s.waitingSince())
 	}
 	countArgs := args
 	if q.After != nil {

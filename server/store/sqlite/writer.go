@@ -83,6 +83,10 @@ type writer struct {
 	// Retention bookkeeping (retention.go), owned by the writer goroutine.
 	terminal     int64     // committed number of terminal tasks
 	nextExpiry   int64     // when the oldest terminal task outlives the TTL (0: none)
+	// when the oldest interrupted task outlives WithInterruptedTaskTTL (0:
+	// none), and the last sweep of interrupted tasks.
+	nextWaitExpiry int64
+	lastWaitSweep  time.Time
 	lastSweep    time.Time // of the last TTL sweep
 	sweepSoon    bool      // the last sweep stopped at its chunk size
 	blockedUntil time.Time // no sweep before (after a failed one)
@@ -236,6 +240,13 @@ func (w *writer) run(batch []writeOp) {
 	w.swept(sw)
 	if ended && w.nextExpiry == 0 && w.s.opts.ttl > 0 {
 		w.nextExpiry = now + int64(w.s.opts.ttl) + 1
+	}
+	if w.s.opts.interruptedTTL > 0 {
+		for _, o := range batch {
+			if o.base().err == nil {
+				w.waiting(o)
+			}
+		}
 	}
 	queued := false
 	var writes int64

@@ -1,0 +1,44 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// TestInterruptedSweep: a sweep removes interrupted tasks past their TTL
+// from the database, with their push configs, and keeps running ones.
+func TestInterruptedSweep(t *testing.T) {
+	url := testURL(t)
+	var mu sync.Mutex
+	now := base
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := openSchema(t, url, testSchema(t, url), WithInterruptedTaskTTL(time.Hour), WithClock(clock))
+	ctx := context.Background()
+	for _, id := range []string{"a", "b"} {
+		if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, inputReq, 0)},
+			PushConfigs: []*a2av1.TaskPushNotificationConfig{{TaskId: id, Id: "p", Url: "https://example.com/hook"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask("run", working, 0)}}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	now = base.Add(time.Hour + time.Second)
+	mu.Unlock()
+	if _, err := s.sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var tasks, configs int
+	if err := s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM tasks), (SELECT count(*) FROM push_configs)`).Scan(&tasks, &configs); err != nil {
+		t.Fatal(err)
+	}
+	if tasks != 1 || configs != 0 {
+		t.Fatalf("after the sweep: %d tasks, %d push configs stored; want 1 and 0", tasks, configs)
+	}
+}

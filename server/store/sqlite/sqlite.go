@@ -138,12 +138,12 @@ type options struct {
 	ttl            time.Duration
 	maxTerminal    int
 	interruptedTTL time.Duration
-	synchronous string
-	busyTimeout time.Duration
-	buffer      int
-	logger      *slog.Logger
-	now         func() time.Time
-	readers     int
+	synchronous    string
+	busyTimeout    time.Duration
+	buffer         int
+	logger         *slog.Logger
+	now            func() time.Time
+	readers        int
 	// cacheRecords bounds the record cache's least-recently-used part
 	// (tests change it).
 	cacheRecords int

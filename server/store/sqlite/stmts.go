@@ -12,15 +12,15 @@ import (
 
 // writeStmts are prepared on the writer's connection.
 type writeStmts struct {
-	begin, commit, rollback                              *sql.Stmt
-	insertTask, taskState, deleteTask, deleteTaskConfigs *sql.Stmt
-	updateTask, writeFull, writeStatus, writeSnapshot    *sql.Stmt
-	upsertConfig, updateOutboxConfig, countConfigs       *sql.Stmt
-	deleteConfig, deleteConfigOutbox                     *sql.Stmt
-	enqueue, claim, finish, promote, retry               *sql.Stmt
-	renew                                                *sql.Stmt
-	sweepTTLConfigs, sweepTTLTasks                       *sql.Stmt
-	sweepOldestConfigs, sweepOldestTasks, oldestEnded    *sql.Stmt
+	begin, commit, rollback                               *sql.Stmt
+	insertTask, taskState, deleteTask, deleteTaskConfigs  *sql.Stmt
+	updateTask, writeFull, writeStatus, writeSnapshot     *sql.Stmt
+	upsertConfig, updateOutboxConfig, countConfigs        *sql.Stmt
+	deleteConfig, deleteConfigOutbox                      *sql.Stmt
+	enqueue, claim, finish, promote, retry                *sql.Stmt
+	renew                                                 *sql.Stmt
+	sweepTTLConfigs, sweepTTLTasks                        *sql.Stmt
+	sweepOldestConfigs, sweepOldestTasks, oldestEnded     *sql.Stmt
 	sweepWaitingConfigs, sweepWaitingTasks, oldestWaiting *sql.Stmt
 }
 

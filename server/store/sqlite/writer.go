@@ -81,15 +81,15 @@ type writer struct {
 	restartAfter int64 // the next restart of the WAL waits until walTotal reaches it
 
 	// Retention bookkeeping (retention.go), owned by the writer goroutine.
-	terminal     int64     // committed number of terminal tasks
-	nextExpiry   int64     // when the oldest terminal task outlives the TTL (0: none)
+	terminal   int64 // committed number of terminal tasks
+	nextExpiry int64 // when the oldest terminal task outlives the TTL (0: none)
 	// when the oldest interrupted task outlives WithInterruptedTaskTTL (0:
 	// none), and the last sweep of interrupted tasks.
 	nextWaitExpiry int64
 	lastWaitSweep  time.Time
-	lastSweep    time.Time // of the last TTL sweep
-	sweepSoon    bool      // the last sweep stopped at its chunk size
-	blockedUntil time.Time // no sweep before (after a failed one)
+	lastSweep      time.Time // of the last TTL sweep
+	sweepSoon      bool      // the last sweep stopped at its chunk size
+	blockedUntil   time.Time // no sweep before (after a failed one)
 }
 
 // submit queues o and waits for its outcome. A caller whose ctx ends

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/a2agen/a2agen/internal/respmeta"
@@ -289,10 +290,12 @@ func (c *clientConfig) newClientChains(binding, peer string,
 func (c *clientConfig) newCall(ctx context.Context, ch *clientChains, op *Operation, req proto.Message) *clientCallContext {
 	cc := &clientCallContext{Context: ctx}
 	tenant := c.tenant
-	if req != nil && req.ProtoReflect().IsValid() {
-		if fd := req.ProtoReflect().Descriptor().Fields().ByName("tenant"); fd != nil && fd.Kind() == protoreflect.StringKind {
-			if v := req.ProtoReflect().Get(fd).String(); v != "" {
-				tenant = v
+	if req != nil {
+		if m := req.ProtoReflect(); m.IsValid() {
+			if fd := m.Descriptor().Fields().ByName("tenant"); fd != nil && fd.Kind() == protoreflect.StringKind {
+				if v := m.Get(fd).String(); v != "" {
+					tenant = v
+				}
 			}
 		}
 	}
@@ -348,20 +351,39 @@ func (c *clientConfig) interceptStream(ctx context.Context, ch *clientChains, op
 }
 
 // headerTemplate is the headers every call of a transport starts with
-// (clientConfig.setHeaders), and how many values they hold.
+// (clientConfig.setHeaders), kept as a list so that copying and comparing
+// them per call iterates no map, and how many values they hold.
 type headerTemplate struct {
-	header http.Header
+	fields []headerField
 	values int
+}
+
+// headerField is one key of a headerTemplate and its values.
+type headerField struct {
+	key    string
+	values []string
 }
 
 func (c *clientConfig) headerTemplate() headerTemplate {
 	h := make(http.Header, len(c.header)+2)
 	c.setHeaders(h)
-	n := 0
-	for _, vs := range h {
-		n += len(vs)
+	t := headerTemplate{fields: make([]headerField, 0, len(h))}
+	for k, vs := range h {
+		t.fields = append(t.fields, headerField{key: k, values: vs})
+		t.values += len(vs)
 	}
-	return headerTemplate{header: h, values: n}
+	slices.SortFunc(t.fields, func(a, b headerField) int { return strings.Compare(a.key, b.key) })
+	return t
+}
+
+// get returns the template's values of key (a canonical header key).
+func (t headerTemplate) get(key string) []string {
+	for _, f := range t.fields {
+		if f.key == key {
+			return f.values
+		}
+	}
+	return nil
 }
 
 // copyInto returns a copy of the template whose values live in one array:
@@ -371,15 +393,15 @@ func (t headerTemplate) copyInto(buf []string) http.Header {
 	if cap(buf) < t.values {
 		buf = make([]string, 0, t.values)
 	}
-	h := make(http.Header, len(t.header))
-	for k, vs := range t.header {
-		if len(vs) == 0 {
-			h[k] = nil
+	h := make(http.Header, len(t.fields))
+	for _, f := range t.fields {
+		if len(f.values) == 0 {
+			h[f.key] = nil
 			continue
 		}
 		i := len(buf)
-		buf = append(buf, vs...)
-		h[k] = buf[i:len(buf):len(buf)]
+		buf = append(buf, f.values...)
+		h[f.key] = buf[i:len(buf):len(buf)]
 	}
 	return h
 }
@@ -387,11 +409,11 @@ func (t headerTemplate) copyInto(buf []string) http.Header {
 // same reports whether h holds exactly the template's headers (no
 // interceptor changed them).
 func (t headerTemplate) same(h http.Header) bool {
-	if len(h) != len(t.header) {
+	if len(h) != len(t.fields) {
 		return false
 	}
-	for k, vs := range t.header {
-		if !slices.Equal(h[k], vs) {
+	for _, f := range t.fields {
+		if vs, ok := h[f.key]; !ok || !slices.Equal(vs, f.values) {
 			return false
 		}
 	}

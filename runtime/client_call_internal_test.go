@@ -56,7 +56,7 @@ func TestClientCallContext(t *testing.T) {
 	// Appending to one header must not overwrite another, nor the template.
 	cc.call.Header["X-A"] = append(cc.call.Header["X-A"], "3")
 	cc.call.Header["X-A"][0] = "changed"
-	if got := ch.header.header["X-A"]; len(got) != 2 || got[0] != "1" {
+	if got := ch.header.get("X-A"); len(got) != 2 || got[0] != "1" {
 		t.Errorf("template changed: %q", got)
 	}
 	if got := cc.call.Header.Get(canonicalVersion); got != cfg.protocolVersion {

@@ -57,6 +57,16 @@ type Config struct {
 	ExtendedCardJSON []byte
 	// Bindings are the interfaces to serve.
 	Bindings []Binding
+	// V03 serves A2A v0.3 next to v1.0 (docs/bindings.md, "A2A v0.3"):
+	// JSON-RPC and HTTP+JSON bindings also answer the v0.3 methods, routes
+	// and shapes through compat/a2av03.Adapter, with the same handler,
+	// Executor and store, and the cards list a 0.3 interface next to each
+	// 1.0 one of those bindings and carry the top-level fields of a v0.3
+	// card (url, preferredTransport, additionalInterfaces, protocolVersion;
+	// see a2av03.WithV03Fields). A signed card is not rewritten: it must
+	// already be the dual card (a2a-scaffold makes it when agent.yaml says
+	// protocolVersions: [1.0, 0.3]).
+	V03 bool
 	// Skills hold one entry for every skill of the public and the extended
 	// card.
 	Skills []Skill

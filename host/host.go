@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/compat/a2av03"
 	"github.com/a2agen/a2agen/auth"
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server"
@@ -113,6 +114,17 @@ func (a *Agent) build(cfg Config) error {
 			}
 		}
 	}
+	if cfg.V03 {
+		var err error
+		if a.cardJSON, err = dualCard(a.cardJSON, a.card, "agent card"); err != nil {
+			return err
+		}
+		if a.extended != nil {
+			if _, err := dualCard(nil, a.extended, "extended agent card"); err != nil {
+				return err
+			}
+		}
+	}
 	if len(cfg.Bindings) == 0 {
 		return errors.New("host: Config.Bindings is empty: the agent would serve nothing")
 	}
@@ -171,6 +183,9 @@ func (a *Agent) handlerOptions(cfg Config, b Binding) []runtime.HandlerOption {
 	}
 	if len(required) > 0 {
 		opts = append(opts, runtime.WithRequiredExtensions(required...))
+	}
+	if cfg.V03 && slices.Contains(v03Bindings, b.Protocol) {
+		opts = append(opts, runtime.WithVersionAdapter(a2av03.Adapter()))
 	}
 	opts = append(opts, cfg.Limits.HandlerOptions()...)
 	opts = append(opts, cfg.HandlerOptions...)

@@ -35,6 +35,9 @@ type CallInfo struct {
 	// when a binding serves it.
 	Client bool
 
+	// adapter is the VersionAdapter whose wire form the call came in, or nil.
+	adapter *VersionAdapter
+
 	mu        sync.Mutex
 	activated []string
 	// failureLogged: an interceptor that logs failures saw the call fail

@@ -53,12 +53,14 @@ import (
 //     logged, without their text; a panicking handler is recovered, logged
 //     with its stack and answered the same way.
 func NewJSONRPCHandler(svc *Service, opts ...HandlerOption) http.Handler {
-	return &jsonrpcHandler{svc: svc, cfg: newHandlerConfigFor(svc, opts)}
+	cfg := newHandlerConfigFor(svc, opts)
+	return &jsonrpcHandler{svc: svc, cfg: cfg, adapted: cfg.adaptedMethods(svc)}
 }
 
 type jsonrpcHandler struct {
-	svc *Service
-	cfg *handlerConfig
+	svc     *Service
+	cfg     *handlerConfig
+	adapted map[string]*adaptedCall // WithVersionAdapter's methods
 }
 
 func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -93,6 +95,10 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ep := h.svc.byMethod[string(req.method[1:len(req.method)-1])]
 	if ep == nil {
 		method, _ := jsonString(req.method)
+		if call := h.adapted[method]; call != nil {
+			h.serveAdapted(w, r, req, method, call)
+			return
+		}
 		if ep = h.svc.byMethod[method]; ep == nil {
 			if e := h.cfg.refuseUnknownOperation(r, BindingJSONRPC); e != nil {
 				h.writeError(w, http.StatusOK, req.id, nil, e)
@@ -231,6 +237,7 @@ func (h *jsonrpcHandler) handlerError(ctx context.Context, ep *Endpoint, err err
 // authentication errors are sent with 401 or 403 and their challenges (see
 // jsonrpcStatus).
 func (h *jsonrpcHandler) writeError(w http.ResponseWriter, status int, id []byte, info *CallInfo, e *Error) {
+	e = wireError(info, e)
 	out := appendErrorResponse(nil, id, marshalJSONRPCError(e, time.Now()))
 	setChallenges(w.Header(), e)
 	h.writeJSON(w, jsonrpcStatus(status, e), info, out)
@@ -248,7 +255,7 @@ func (h *jsonrpcHandler) serveStream(ctx context.Context, w http.ResponseWriter,
 			return appendResultResponse(dst, id, result)
 		},
 		errorEvent: func(dst []byte, e *Error, now time.Time) []byte {
-			return appendErrorResponse(dst, id, marshalJSONRPCError(e, now))
+			return appendErrorResponse(dst, id, marshalJSONRPCError(wireError(info, e), now))
 		},
 		writeError: func(w http.ResponseWriter, info *CallInfo, e *Error) {
 			h.fail(w, sseErrors, id, info, e)
@@ -269,7 +276,7 @@ func (h *jsonrpcHandler) fail(w http.ResponseWriter, sseErrors bool, id []byte, 
 	}
 	setActivatedExtensions(w.Header(), info)
 	sse := newSSEWriter(w)
-	if err := sse.writeEvent(appendErrorResponse(nil, id, marshalJSONRPCError(e, time.Now()))); err != nil {
+	if err := sse.writeEvent(appendErrorResponse(nil, id, marshalJSONRPCError(wireError(info, e), time.Now()))); err != nil {
 		h.cfg.logger.Debug("a2a: writing a JSON-RPC stream error event failed", "error", err)
 	}
 }

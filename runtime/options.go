@@ -55,6 +55,8 @@ type handlerConfig struct {
 	// pathPrefixSet turns off the detection from http.Request.Pattern.
 	pathPrefix    string
 	pathPrefixSet bool
+	// adapters serve other protocol versions (version_adapter.go).
+	adapters []*VersionAdapter
 }
 
 func newHandlerConfig(opts []HandlerOption) *handlerConfig {

@@ -41,14 +41,8 @@ func (c *handlerConfig) newCallInfo(binding string, op *Operation, header http.H
 	if err != nil {
 		return nil, err
 	}
-	var missing []string
-	for _, uri := range c.requiredExtensions {
-		if !slices.Contains(extensions, uri) && !slices.Contains(missing, uri) {
-			missing = append(missing, uri)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, ExtensionSupportRequired(missing...)
+	if e := c.missingExtensions(extensions); e != nil {
+		return nil, e
 	}
 	return &CallInfo{
 		Operation:  op,
@@ -59,19 +53,38 @@ func (c *handlerConfig) newCallInfo(binding string, op *Operation, header http.H
 	}, nil
 }
 
-// negotiateVersion picks the protocol version of a request. The first
-// non-empty A2A-Version header value wins over the query parameter.
-func (c *handlerConfig) negotiateVersion(header http.Header, queryVersion string) (string, *Error) {
-	requested := ""
-	for _, v := range serviceParamValues(header, paramVersion, canonicalVersion) {
-		if v = strings.TrimSpace(v); v != "" {
-			requested = v
-			break
+// missingExtensions is ExtensionSupportRequired naming the required
+// extensions a request did not activate, or nil.
+func (c *handlerConfig) missingExtensions(extensions []string) *Error {
+	var missing []string
+	for _, uri := range c.requiredExtensions {
+		if !slices.Contains(extensions, uri) && !slices.Contains(missing, uri) {
+			missing = append(missing, uri)
 		}
 	}
-	if requested == "" {
-		requested = strings.TrimSpace(queryVersion)
+	if len(missing) > 0 {
+		return ExtensionSupportRequired(missing...)
 	}
+	return nil
+}
+
+// requestedVersion is the A2A-Version a request names: the first non-empty
+// header value, else the query parameter; "" for none.
+func requestedVersion(header http.Header, queryVersion string) string {
+	for _, v := range serviceParamValues(header, paramVersion, canonicalVersion) {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return strings.TrimSpace(queryVersion)
+}
+
+// negotiateVersion picks the protocol version of a request. The first
+// non-empty A2A-Version header value wins over the query parameter. A
+// version served only by a VersionAdapter is refused: the request is in the
+// service's own wire form, which contradicts it.
+func (c *handlerConfig) negotiateVersion(header http.Header, queryVersion string) (string, *Error) {
+	requested := requestedVersion(header, queryVersion)
 	if len(c.supportedVersions) == 0 {
 		// A service that names no protocol version does not negotiate.
 		v, _ := ParseVersion(requested)
@@ -88,14 +101,25 @@ func (c *handlerConfig) negotiateVersion(header http.Header, queryVersion string
 		if c.supports(versionWhenAbsent) {
 			return versionWhenAbsent, nil
 		}
-		e := VersionNotSupported(versionWhenAbsent, c.supportedVersions...)
+		e := VersionNotSupported(versionWhenAbsent, c.servedVersions()...)
+		if c.adapterFor(versionWhenAbsent) != nil {
+			e.message = "no A2A-Version was sent, which means " + versionWhenAbsent +
+				", and this is an A2A " + strings.Join(c.supportedVersions, "/") + " method (strict version policy); send A2A-Version: " +
+				strings.Join(c.supportedVersions, " or ") + ", or call the A2A " + versionWhenAbsent + " form of the operation"
+			return "", e
+		}
 		e.message = "no A2A-Version was sent, which means " + versionWhenAbsent +
 			", and this interface does not serve it; send A2A-Version: " + strings.Join(c.supportedVersions, " or ")
 		return "", e
 	}
 	v, ok := ParseVersion(requested)
 	if !ok || !c.supports(v) {
-		return "", VersionNotSupported(requested, c.supportedVersions...)
+		e := VersionNotSupported(requested, c.servedVersions()...)
+		if ok && c.adapterFor(v) != nil {
+			e.message = fmt.Sprintf("A2A-Version %s does not match the request, which is in the A2A %s form; this interface serves %s, each in its own form (docs/bindings.md, versions)",
+				requested, strings.Join(c.supportedVersions, "/"), strings.Join(c.servedVersions(), ", "))
+		}
+		return "", e
 	}
 	return v, nil
 }

@@ -18,6 +18,9 @@ import (
 // the first event is answered.
 type sseFraming struct {
 	binding string // for logs
+	// encode, when set, encodes a response instead of ProtoJSON (a
+	// VersionAdapter's form).
+	encode func(proto.Message) ([]byte, error)
 	// event appends the data of the event carrying resp, one encoded
 	// response message, to dst.
 	event func(dst, resp []byte) []byte
@@ -52,7 +55,15 @@ func (s *sseStream) send(m proto.Message) error {
 	if err := s.ctx.Err(); err != nil {
 		return fmt.Errorf("a2a: stream ended by the client: %w", err)
 	}
-	resp, err := marshalJSON(m, true)
+	var (
+		resp []byte
+		err  error
+	)
+	if s.framing.encode != nil {
+		resp, err = s.framing.encode(m)
+	} else {
+		resp, err = marshalJSON(m, true)
+	}
 	if err != nil {
 		return Internal(fmt.Errorf("encoding a stream response: %w", err))
 	}

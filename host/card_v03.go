@@ -1,0 +1,78 @@
+package host
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/compat/a2av03"
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// v03Bindings are the bindings on which Config.V03 serves A2A v0.3 (and
+// lists a 0.3 interface on the card).
+var v03Bindings = []string{runtime.BindingJSONRPC, runtime.BindingREST}
+
+// dualCard makes card (in place) and its document doc (when not nil) the
+// card of an agent serving v0.3 next to v1.0: every 1.0 interface of a
+// binding in v03Bindings gets a 0.3 twin at the same URL (unless the card
+// lists one), and the document gets the top-level fields of a v0.3 card. A
+// signed card cannot be rewritten: it must already be dual.
+func dualCard(doc []byte, card *a2av1.AgentCard, what string) ([]byte, error) {
+	var added []*a2av1.AgentInterface
+	for _, itf := range card.GetSupportedInterfaces() {
+		v, ok := runtime.ParseVersion(itf.GetProtocolVersion())
+		if !ok || v == a2av03.Version || !slices.Contains(v03Bindings, itf.GetProtocolBinding()) {
+			continue
+		}
+		if !hasInterface(card, itf.GetUrl(), itf.GetProtocolBinding(), a2av03.Version) {
+			twin := &a2av1.AgentInterface{Url: itf.GetUrl(), ProtocolBinding: itf.GetProtocolBinding(),
+				ProtocolVersion: a2av03.Version, Tenant: itf.GetTenant()}
+			added = append(added, twin)
+		}
+	}
+	if len(card.GetSignatures()) > 0 {
+		if len(added) > 0 || (doc != nil && !hasTopLevel(doc, "protocolVersion", "url")) {
+			return nil, fmt.Errorf("host: the %s is signed and is not the card of an agent serving A2A v0.3 "+
+				"(0.3 interfaces and the v0.3 fields url and protocolVersion), although Config.V03 is set; a signed card cannot be rewritten: "+
+				"generate it with protocolVersions: [\"1.0\", \"0.3\"] in agent.yaml and sign it again", what)
+		}
+		return doc, nil
+	}
+	card.SupportedInterfaces = append(card.SupportedInterfaces, added...)
+	if doc == nil {
+		return nil, nil
+	}
+	out, err := a2av03.CardJSON(card)
+	if err != nil {
+		return nil, fmt.Errorf("host: the %s for A2A v0.3: %w", what, err)
+	}
+	return out, nil
+}
+
+// hasInterface reports whether card lists an interface of binding at url in
+// version.
+func hasInterface(card *a2av1.AgentCard, url, binding, version string) bool {
+	for _, itf := range card.GetSupportedInterfaces() {
+		if v, ok := runtime.ParseVersion(itf.GetProtocolVersion()); ok && v == version &&
+			itf.GetUrl() == url && itf.GetProtocolBinding() == binding {
+			return true
+		}
+	}
+	return false
+}
+
+// hasTopLevel reports whether the JSON object doc has every member named.
+func hasTopLevel(doc []byte, names ...string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(doc, &m) != nil {
+		return false
+	}
+	for _, n := range names {
+		if _, ok := m[n]; !ok {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,219 @@
+package runtime
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// VersionAdapter serves the wire form of another version of the A2A
+// protocol (its JSON-RPC method names, HTTP+JSON routes and JSON shapes)
+// through the endpoints of a service, so that one handler, one Executor and
+// one store answer both generations. The runtime knows nothing of the other
+// version: the adapter maps its method names and routes onto the service's
+// operations and converts its JSON to the service's request messages and the
+// response messages back (compat/a2av03.Adapter is the one of A2A v0.3).
+//
+// With an adapter, a binding negotiates versions by wire form: a request in
+// the adapter's form is served as Version when it carries no A2A-Version, and
+// one whose A2A-Version names another version is refused with
+// VersionNotSupported; a request in the service's own form that names
+// Version is refused the same way (the form contradicts the header). See
+// WithVersionAdapter.
+type VersionAdapter struct {
+	// Version is the protocol version (Major.Minor) of the wire form, "0.3".
+	Version string
+	// Methods are the JSON-RPC methods of the version.
+	Methods []AdaptedMethod
+	// Routes are the HTTP+JSON routes of the version.
+	Routes []AdaptedRoute
+	// ExtensionHeaders are further request headers that carry
+	// A2A-Extensions in this version ("X-A2A-Extensions" in v0.3); they
+	// are merged with A2A-Extensions.
+	ExtensionHeaders []string
+	// ErrorCode, when set, is the code to answer this version's clients
+	// with for an error of code c (a code the version does not know).
+	ErrorCode func(c ErrorCode) ErrorCode
+	// RESTError, when set, writes an error on the HTTP+JSON binding as this
+	// version's body; nil: the google.rpc.Status document of v1.0.
+	RESTError func(e *Error, httpStatus int) []byte
+}
+
+// AdaptedMethod is one JSON-RPC method of a VersionAdapter.
+type AdaptedMethod struct {
+	// Method is the JSON-RPC method name ("message/send").
+	Method string
+	// Operation is the rpc of the service that serves it ("SendMessage").
+	Operation string
+	// DecodeParams fills req, a new request message of Operation, from the
+	// params ({} when the request has none). Errors should be *Error
+	// (InvalidParams naming the offending field); others become
+	// InvalidParams with their text.
+	DecodeParams func(params []byte, req proto.Message) error
+	// EncodeResult writes a response message of Operation (for a
+	// streaming rpc, one event) as the version's JSON result.
+	EncodeResult func(resp proto.Message) ([]byte, error)
+}
+
+// AdaptedRoute is one HTTP+JSON route of a VersionAdapter.
+type AdaptedRoute struct {
+	// HTTPMethod is the verb ("GET", "POST", "DELETE").
+	HTTPMethod string
+	// Path is the route below the interface URL, with {name} variables that
+	// match one segment each and an optional ":verb" suffix on the last
+	// segment ("/v1/tasks/{id}:cancel").
+	Path string
+	// Operation is the rpc of the service that serves it.
+	Operation string
+	// Decode fills req, a new request message of Operation, from the
+	// request.
+	Decode func(r *AdaptedRequest, req proto.Message) error
+	// Encode writes a response message (or one event) as the version's
+	// JSON body.
+	Encode func(resp proto.Message) ([]byte, error)
+}
+
+// AdaptedRequest is what an AdaptedRoute decodes: the body (nil without
+// one), the path variables and the query string.
+type AdaptedRequest struct {
+	Body  []byte
+	Vars  map[string]string
+	Query url.Values
+}
+
+// WithVersionAdapter makes a JSON-RPC or HTTP+JSON binding serve the wire
+// form of another protocol version through the same endpoints (see
+// VersionAdapter). The versions named in VersionNotSupported errors are then
+// the service's and the adapters'. Adding two adapters for one version,
+// or one whose Operation the service lacks, panics when the handler is built.
+func WithVersionAdapter(a *VersionAdapter) HandlerOption {
+	return func(c *handlerConfig) {
+		if a != nil {
+			c.adapters = append(c.adapters, a)
+		}
+	}
+}
+
+// servedVersions are the versions an interface serves: its own, then the
+// adapters'.
+func (c *handlerConfig) servedVersions() []string {
+	if len(c.adapters) == 0 {
+		return c.supportedVersions
+	}
+	out := append([]string(nil), c.supportedVersions...)
+	for _, a := range c.adapters {
+		out = append(out, a.Version)
+	}
+	return out
+}
+
+// adapterFor is the adapter of version v (Major.Minor), or nil.
+func (c *handlerConfig) adapterFor(v string) *VersionAdapter {
+	for _, a := range c.adapters {
+		if n, ok := ParseVersion(a.Version); ok && n == v {
+			return a
+		}
+	}
+	return nil
+}
+
+// adaptedCall is one operation of an adapter, bound to its endpoint.
+type adaptedCall struct {
+	adapter *VersionAdapter
+	ep      *Endpoint
+	method  *AdaptedMethod // JSON-RPC
+	route   *AdaptedRoute  // HTTP+JSON
+}
+
+// adaptedMethods indexes the JSON-RPC methods of the adapters of c.
+func (c *handlerConfig) adaptedMethods(svc *Service) map[string]*adaptedCall {
+	if len(c.adapters) == 0 {
+		return nil
+	}
+	out := map[string]*adaptedCall{}
+	seen := map[string]bool{}
+	for _, a := range c.adapters {
+		if seen[a.Version] {
+			panic(fmt.Sprintf("a2a: two version adapters for A2A %s", a.Version))
+		}
+		seen[a.Version] = true
+		for i := range a.Methods {
+			m := &a.Methods[i]
+			out[m.Method] = &adaptedCall{adapter: a, ep: svc.adaptedEndpoint(a, m.Operation), method: m}
+		}
+	}
+	return out
+}
+
+// adaptedEndpoint is the endpoint of rpc name, or a panic naming the adapter.
+func (s *Service) adaptedEndpoint(a *VersionAdapter, name string) *Endpoint {
+	for _, ep := range s.Endpoints {
+		if ep.Operation.Name == name {
+			return ep
+		}
+	}
+	panic(fmt.Sprintf("a2a: the A2A %s adapter maps onto rpc %q, which service %s does not have", a.Version, name, s.Desc.Name))
+}
+
+// newAdaptedCallInfo negotiates the service parameters of a request in the
+// wire form of adapter a: no A2A-Version means a.Version; another version
+// is VersionNotSupported. Extensions are read from A2A-Extensions and the
+// adapter's ExtensionHeaders.
+func (c *handlerConfig) newAdaptedCallInfo(binding string, a *VersionAdapter, op *Operation, form string, header http.Header, queryVersion string) (*CallInfo, *Error) {
+	requested := requestedVersion(header, queryVersion)
+	version, _ := ParseVersion(a.Version)
+	if requested != "" {
+		if v, ok := ParseVersion(requested); !ok || v != version {
+			e := VersionNotSupported(requested, c.servedVersions()...)
+			e.message = fmt.Sprintf("A2A-Version %s does not match %s, which is A2A %s; this interface serves %s",
+				requested, form, a.Version, strings.Join(c.servedVersions(), ", "))
+			return nil, e
+		}
+	}
+	values := serviceParamValues(header, paramExtensions, canonicalExtensions)
+	for _, h := range a.ExtensionHeaders {
+		values = append(values, header.Values(h)...)
+	}
+	extensions, err := parseRequestExtensions(values)
+	if err != nil {
+		return nil, err
+	}
+	if e := c.missingExtensions(extensions); e != nil {
+		return nil, e
+	}
+	return &CallInfo{Operation: op, Binding: binding, Version: version, Extensions: extensions, Header: header, adapter: a}, nil
+}
+
+// wireError is e as the client of info's version should see it: with the
+// adapter's error code.
+func wireError(info *CallInfo, e *Error) *Error {
+	if info == nil || info.adapter == nil {
+		return e
+	}
+	return adaptError(info.adapter, e)
+}
+
+// adaptError is e with the code adapter a answers it with.
+func adaptError(a *VersionAdapter, e *Error) *Error {
+	if a.ErrorCode == nil || e == nil {
+		return e
+	}
+	if c := a.ErrorCode(e.code); c != e.code {
+		out := *e
+		out.code = c
+		return &out
+	}
+	return e
+}
+
+// decodeAdapted runs an adapter's decoder; errors that are not *Error are
+// InvalidParams with their text.
+func decodeAdapted(decode func() error) *Error {
+	if err := decode(); err != nil {
+		return paramsError(err)
+	}
+	return nil
+}

@@ -76,3 +76,23 @@ func hasTopLevel(doc []byte, names ...string) bool {
 	}
 	return true
 }
+
+// CardWithV03 makes card the card of an agent serving A2A v0.3 next to
+// v1.0, as Config.V03 does: each 1.0 JSON-RPC and HTTP+JSON interface gets
+// a 0.3 twin (card is changed in place), and the returned document is the
+// v1.0 card plus the top-level fields of a v0.3 card
+// (a2av03.WithV03Fields). A signed card is refused: it must be signed as
+// the dual card.
+func CardWithV03(card *a2av1.AgentCard) ([]byte, error) {
+	doc, err := runtime.MarshalJSON(card)
+	if err != nil {
+		return nil, fmt.Errorf("host: encoding the agent card: %w", err)
+	}
+	return dualCard(doc, card, "agent card")
+}
+
+// V03HandlerOptions are the binding options that serve A2A v0.3 on a
+// JSON-RPC or HTTP+JSON handler, as Config.V03 adds them.
+func V03HandlerOptions() []runtime.HandlerOption {
+	return []runtime.HandlerOption{runtime.WithVersionAdapter(a2av03.Adapter())}
+}

@@ -17,7 +17,6 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
-	"github.com/a2agen/a2agen/compat/a2av03"
 	"github.com/a2agen/a2agen/auth"
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server"
@@ -185,7 +184,7 @@ func (a *Agent) handlerOptions(cfg Config, b Binding) []runtime.HandlerOption {
 		opts = append(opts, runtime.WithRequiredExtensions(required...))
 	}
 	if cfg.V03 && slices.Contains(v03Bindings, b.Protocol) {
-		opts = append(opts, runtime.WithVersionAdapter(a2av03.Adapter()))
+		opts = append(opts, V03HandlerOptions()...)
 	}
 	opts = append(opts, cfg.Limits.HandlerOptions()...)
 	opts = append(opts, cfg.HandlerOptions...)

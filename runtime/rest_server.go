@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -77,14 +78,16 @@ import (
 //     their challenges as WWW-Authenticate headers.
 func NewRESTHandler(svc *Service, opts ...HandlerOption) http.Handler {
 	cfg := newHandlerConfigFor(svc, opts)
-	return &restHandler{svc: svc, cfg: cfg, router: newRESTRouter(svc, cfg.logger), mount: newPathMount(cfg)}
+	return &restHandler{svc: svc, cfg: cfg, router: newRESTRouter(svc, cfg.logger), mount: newPathMount(cfg),
+		adaptedREST: cfg.adaptedRoutes(svc)}
 }
 
 type restHandler struct {
-	svc    *Service
-	cfg    *handlerConfig
-	router *restRouter
-	mount  *pathMount
+	svc         *Service
+	cfg         *handlerConfig
+	router      *restRouter
+	mount       *pathMount
+	adaptedREST []*adaptedRESTRoute // WithVersionAdapter's routes
 }
 
 // maxInlineSegments and maxInlineVariables size the per-request buffers that
@@ -107,6 +110,19 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		route *restRoute
 		node  *routeNode
 	)
+	if ok && h.adaptedREST != nil {
+		call, vars, allow := h.matchAdapted(r, segs)
+		if call != nil {
+			h.serveAdapted(w, r, accept, call, vars)
+			return
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			h.writeError(w, http.StatusMethodNotAllowed, accept, nil, NewError(CodeMethodNotFound,
+				fmt.Sprintf("%s %s is not allowed; this path takes %s", r.Method, r.URL.EscapedPath(), strings.Join(allow, ", "))))
+			return
+		}
+	}
 	if ok {
 		route, node = h.router.match(r.Method, segs)
 	}

@@ -37,9 +37,13 @@ type VersionAdapter struct {
 	// ErrorCode, when set, is the code to answer this version's clients
 	// with for an error of code c (a code the version does not know).
 	ErrorCode func(c ErrorCode) ErrorCode
-	// RESTError, when set, writes an error on the HTTP+JSON binding as this
-	// version's body; nil: the google.rpc.Status document of v1.0.
-	RESTError func(e *Error, httpStatus int) []byte
+	// RESTPrefix is the first path segment of the version's HTTP+JSON
+	// routes ("v1" in v0.3: "/v1/message:send"). Routes are served under
+	// it whatever A2A-Version says, except when the header names a version
+	// the service itself serves (then the path is the service's, e.g. the
+	// v1.0 route of tenant "v1"), and at their plain path ("/message:send")
+	// when A2A-Version names Version.
+	RESTPrefix string
 }
 
 // AdaptedMethod is one JSON-RPC method of a VersionAdapter.
@@ -62,12 +66,14 @@ type AdaptedMethod struct {
 type AdaptedRoute struct {
 	// HTTPMethod is the verb ("GET", "POST", "DELETE").
 	HTTPMethod string
-	// Path is the route below the interface URL, with {name} variables that
-	// match one segment each and an optional ":verb" suffix on the last
-	// segment ("/v1/tasks/{id}:cancel").
+	// Path is the route below the interface URL and RESTPrefix, with
+	// {name} variables that match one non-empty segment each and an
+	// optional ":verb" suffix on the last segment ("/tasks/{id}:cancel").
 	Path string
 	// Operation is the rpc of the service that serves it.
 	Operation string
+	// Body is true when the route reads a request body (POST).
+	Body bool
 	// Decode fills req, a new request message of Operation, from the
 	// request.
 	Decode func(r *AdaptedRequest, req proto.Message) error

@@ -45,6 +45,7 @@ func Adapter() *runtime.VersionAdapter {
 		Routes:           restRoutes(),
 		ExtensionHeaders: []string{ExtensionsHeader},
 		ErrorCode:        ErrorCodeToV03,
+		RESTPrefix:       RESTPrefix,
 	}
 }
 

@@ -74,6 +74,7 @@ type config struct {
 	interruptedTaskTTL    time.Duration
 	runLease              time.Duration
 	strictVersion         bool
+	v03                   bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -98,6 +99,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		"how long this replica's claim on the tasks it runs holds without renewal (at least 1s); replicas sharing a store settle a dead one's tasks after it")
 	fs.BoolVar(&c.strictVersion, "strict-version", false,
 		"read a request without A2A-Version as A2A 0.3, as the specification says, and so refuse it (default: served as the newest version, 1.0)")
+	fs.BoolVar(&c.v03, "v03", false,
+		"also serve A2A v0.3 (method names, routes and shapes) on JSON-RPC and HTTP+JSON, with a card that advertises both versions (docs/bindings.md)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: echo [--http host:port] [--grpc host:port] [flags]\n\n"+
 			"Serves the echo agent over JSON-RPC, HTTP+JSON and gRPC.\n\nFlags:\n")
@@ -155,6 +158,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			Url: advertised(grpcLn.Addr(), cfg.publicHost), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()})
 	}
 	card := echo.Card(interfaces...)
+	cardDoc, err := runtime.MarshalJSON(card)
+	if err != nil {
+		return err
+	}
+	if cfg.v03 {
+		// The card lists a 0.3 interface next to each 1.0 HTTP one and
+		// carries the v0.3 top-level fields; the extended card too.
+		if cardDoc, err = host.CardWithV03(card); err != nil {
+			return err
+		}
+		interfaces = card.GetSupportedInterfaces()
+	}
 	st, err := storeurl.Open(ctx, cfg.store, storeurl.Options{TerminalTaskTTL: cfg.terminalTaskTTL, MaxTerminalTasks: cfg.maxTerminalTasks,
 		InterruptedTaskTTL: cfg.interruptedTaskTTL})
 	if err != nil {
@@ -192,10 +207,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if cfg.strictVersion {
 		bindingOpts = append(bindingOpts, runtime.WithVersionPolicy(runtime.VersionStrict))
 	}
+	httpOpts := bindingOpts
+	if cfg.v03 {
+		httpOpts = append(append([]runtime.HandlerOption(nil), bindingOpts...), host.V03HandlerOptions()...)
+	}
 	mux := http.NewServeMux()
-	mux.Handle(runtime.AgentCardPath, runtime.NewAgentCardHandler(card))
-	mux.Handle(cfg.jsonrpcPath, a2av1.NewA2AServiceJSONRPCHandler(srv, bindingOpts...))
-	mux.Handle(cfg.restPath+"/", a2av1.NewA2AServiceRESTHandler(srv, bindingOpts...))
+	mux.Handle(runtime.AgentCardPath, runtime.NewAgentCardJSONHandler(cardDoc))
+	mux.Handle(cfg.jsonrpcPath, a2av1.NewA2AServiceJSONRPCHandler(srv, httpOpts...))
+	mux.Handle(cfg.restPath+"/", a2av1.NewA2AServiceRESTHandler(srv, httpOpts...))
 	httpSrv := limits.HTTPServer(mux)
 	errs := make(chan error, 2)
 	go func() { errs <- httpSrv.Serve(httpLn) }()
@@ -208,6 +227,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 
 	fmt.Fprintf(stdout, "agent card  %s%s\n", httpBase, runtime.AgentCardPath)
 	for _, itf := range interfaces {
+		if cfg.v03 && itf.GetProtocolVersion() != a2av1.A2AServiceDesc.ProtocolVersion() {
+			continue // the same URL as its 1.0 twin; the card lists both
+		}
 		fmt.Fprintf(stdout, "%-11s %s\n", itf.GetProtocolBinding(), itf.GetUrl())
 	}
 	fmt.Fprintf(stdout, "%-11s %s\n", "store", storeurl.Describe(cfg.store))

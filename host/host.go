@@ -303,12 +303,15 @@ func (a *Agent) serve(cfg Config) {
 		ln := a.listeners[addr]
 		bs := bindingsAt(cfg.Bindings, addr)
 		if bs[0].Protocol == runtime.BindingGRPC {
-			gopts := cfg.Limits.GRPCServerOptions()
+			hopts := a.handlerOptions(cfg, bs[0])
+			// Calls to methods the server does not have are authenticated
+			// before they are answered UNIMPLEMENTED (A2A §7.4).
+			gopts := append(cfg.Limits.GRPCServerOptions(), grpc.UnknownServiceHandler(runtime.GRPCUnknownServiceHandler(hopts...)))
 			if cfg.TLS != nil {
 				gopts = append(gopts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 			}
 			g := grpc.NewServer(append(gopts, cfg.GRPCServerOptions...)...)
-			a2av1.RegisterA2AServiceGRPC(g, a.srv, a.handlerOptions(cfg, bs[0])...)
+			a2av1.RegisterA2AServiceGRPC(g, a.srv, hopts...)
 			a.health.registerGRPC(g)
 			if cfg.GRPCReflection {
 				reflection.Register(g)

@@ -220,7 +220,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	go func() { errs <- httpSrv.Serve(httpLn) }()
 	var grpcSrv *grpc.Server
 	if grpcLn != nil {
-		grpcSrv = grpc.NewServer(limits.GRPCServerOptions()...)
+		grpcSrv = grpc.NewServer(append(limits.GRPCServerOptions(), grpc.UnknownServiceHandler(runtime.GRPCUnknownServiceHandler(bindingOpts...)))...)
 		a2av1.RegisterA2AServiceGRPC(grpcSrv, srv, bindingOpts...)
 		go func() { errs <- grpcSrv.Serve(grpcLn) }()
 	}

@@ -71,7 +71,11 @@ const StoreEnv = "A2A_STORE"
 //     DefaultShutdownGrace), -shutdown-delay (default cfg.ShutdownDelay):
 //     see Config; -shutdown-grace 0 cancels running executions at once;
 //   - -grpc-reflection (default cfg.GRPCReflection): serve gRPC server
-//     reflection.
+//     reflection;
+//   - one flag per field of Limits, named by LimitFlagName
+//     (-max-body-bytes, -read-timeout, -write-timeout, …; default
+//     cfg.Limits, else DefaultLimits): durations (0: no bound), sizes in
+//     bytes (64KiB, 8MiB) and counts; docs/limits.md lists them.
 //
 // Every flag can also be given by an environment variable, EnvName of its
 // name: A2A_ and the name in capitals with '_' for '-' (A2A_TLS_CERT,
@@ -118,6 +122,11 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 	delay := flags.Duration("shutdown-delay", cfg.ShutdownDelay, "how long the agent keeps serving after SIGTERM or SIGINT, answering /readyz with 503, before it stops accepting calls")
 	reflect := flags.Bool("grpc-reflection", cfg.GRPCReflection, "serve gRPC server reflection (grpc.reflection.v1) for tools like grpcurl")
 	requestLog := flags.Bool("request-log", true, "log one line per call (binding, operation, tenant, task, outcome, duration); traces and metrics follow the OTEL_* variables")
+	// One flag per field of Limits (limits_flags.go), defaulting to the
+	// program's own limits: flag, then variable, then cfg.Limits, then
+	// DefaultLimits.
+	limits := cfg.Limits.withDefaults()
+	limitFlags(flags, &limits)
 	flags.Usage = func() { usage(flags, name, cfg) }
 	if err := flags.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -162,6 +171,7 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 		}
 	}
 	cfg.Listen = listen.wrap(cfg.Listen)
+	cfg.Limits = limits
 	if cfg.Store != nil {
 		for _, n := range []string{"store", "terminal-task-ttl", "max-terminal-tasks"} {
 			switch {
@@ -320,6 +330,8 @@ once.
 `, HealthzPath, ReadyzPath)
 	fmt.Fprintf(out, "\n$%s names this machine in execution records and delivery leases (default: the hostname);\n"+
 		"set it where machines may share a hostname (to a Kubernetes pod's name, say).\n", store.NodeNameEnv)
+	fmt.Fprintf(out, "\nLimits on bodies, headers, timeouts and streams have a flag each (-max-body-bytes,\n"+
+		"-read-timeout, -write-timeout, …); their defaults are the program's (docs/limits.md).\n")
 	fmt.Fprintf(out, "\nFlags, each also settable by the environment variable shown (the flag wins):\n")
 	printFlags(out, flags)
 	from := "127.0.0.1:8080"
@@ -343,6 +355,8 @@ Examples:
   %[3]s=sqlite:/var/lib/agent/agent.db %[1]s
   # give running tasks 30s on SIGTERM
   %[1]s -shutdown-grace 30s
+  # accept request bodies up to 1 MiB; drop clients that read nothing for 10s
+  %[1]s -max-body-bytes 1MiB -write-timeout 10s
 `, name, from, StoreEnv)
 }
 

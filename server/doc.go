@@ -21,7 +21,10 @@
 // caller cannot see it, UnsupportedOperation if it is terminal,
 // InvalidParams if its contextId differs. If the task's execution is still
 // running, the message joins the history and arrives on Request.FollowUps;
-// otherwise a new turn starts. SendMessage blocks until the task is terminal
+// otherwise a new turn starts. A message accepted for a running execution
+// always reaches the agent: while it waits on FollowUps the execution cannot
+// end the task (ErrFollowUpPending), so it takes it or gets it in the next
+// turn; a message that comes once the task has ended is refused. SendMessage blocks until the task is terminal
 // or interrupted unless returnImmediately is set, and applies historyLength.
 // An inline push config is stored before the task's first event.
 //

@@ -23,6 +23,13 @@ var (
 	// A direct reply is only possible before the first task event; later,
 	// send messages as status messages (e.g. Complete(msg)).
 	ErrTaskStarted = errors.New("server: Reply after the task was created; use a status message instead")
+	// ErrFollowUpPending: a method that would end the task (Complete, Fail,
+	// Reject, Status with a terminal state) was called while a message that
+	// a client sent to the task waits on Request.FollowUps, not taken by the
+	// execution. The task does not end: the message was accepted, so it
+	// must reach the agent. Take it from FollowUps and go on, or return
+	// (this error or nil) from Execute: the next turn then starts with it.
+	ErrFollowUpPending = errors.New("server: a message sent to the task waits on Request.FollowUps; the task cannot end before the agent has it (take it, or return from Execute and get it in the next turn)")
 )
 
 // Events is the executor's side of one turn of a task: each method records
@@ -79,9 +86,23 @@ func (e *Events) Submit() error {
 }
 
 // Status moves the task to state, with an optional status message from the
-// agent.
+// agent. A terminal state is refused with ErrFollowUpPending while a
+// follow-up message waits on Request.FollowUps.
 func (e *Events) Status(state a2av1.TaskState, msg *a2av1.Message) error {
-	return e.apply(setStatus(state, msg))
+	ch := setStatus(state, msg)
+	if store.IsTerminal(state) {
+		set, r := ch, e.run
+		// Decided under the task's lock, which a follow-up holds while it
+		// joins the history and FollowUps: it either comes first, and the
+		// task does not end, or finds the task ended and is refused.
+		ch = func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error) {
+			if r.followUpWaitingLocked() {
+				return nil, nil, ErrFollowUpPending
+			}
+			return set(cur)
+		}
+	}
+	return e.apply(ch)
 }
 
 // Working moves the task to WORKING.

@@ -90,8 +90,12 @@ func (r *Request) Text() string { return MessageText(r.Message) }
 // FollowUps returns the channel on which messages that clients send to this
 // task while Execute runs arrive (they are already in the task's history).
 // Reading them is optional: a follow-up the execution does not take before it
-// returns starts the next turn of the task (a new Execute) if the task is
-// interrupted, and is otherwise only kept in the history.
+// returns starts the next turn of the task (a new Execute). While one waits
+// here the execution cannot end the task: Complete, Fail and Reject return
+// ErrFollowUpPending, and the execution either takes the message and goes
+// on, or returns and gets it as the next turn's Message. So a message the
+// server accepted for a running task always reaches the agent; one that
+// arrives after the task ended is refused (UnsupportedOperation).
 func (r *Request) FollowUps() <-chan *a2av1.Message {
 	if r.run == nil {
 		return nil

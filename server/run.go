@@ -223,6 +223,12 @@ func (r *run) endedByItself() (ended, known bool) {
 	return ev.rec.Task != nil && store.IsTerminal(ev.rec.Task.GetStatus().GetState()), true
 }
 
+// followUpWaitingLocked reports whether a follow-up waits for the execution
+// to take it; the caller holds the task's lock.
+func (r *run) followUpWaitingLocked() bool {
+	return len(r.followUps) > 0 || len(r.overflow) > 0
+}
+
 // takeFollowUpsLocked removes and returns the follow-ups not yet taken.
 func (r *run) takeFollowUpsLocked() []*a2av1.Message {
 	var out []*a2av1.Message
@@ -246,7 +252,9 @@ func (r *run) takeFollowUpsLocked() []*a2av1.Message {
 //   - a terminal task stays as it is;
 //   - an error fails the task;
 //   - follow-up messages the turn did not take start the next turn (the task
-//     goes back to SUBMITTED if it was interrupted);
+//     goes back to SUBMITTED if it was interrupted); a turn cannot end the
+//     task while one waits (ErrFollowUpPending), so none is left behind by
+//     a task that ended;
 //   - a task left SUBMITTED or WORKING is completed; an interrupted one waits.
 func (r *run) finish(ev *Events, err error) *Events {
 	s := r.s
@@ -279,7 +287,15 @@ func (r *run) finish(ev *Events, err error) *Events {
 	cur := rec
 	state := cur.Task.GetStatus().GetState()
 	var settle change
-	switch left := r.takeFollowUpsLocked(); {
+	left := r.takeFollowUpsLocked()
+	if errors.Is(err, ErrFollowUpPending) {
+		// The turn tried to end the task with a follow-up waiting: that
+		// message starts the next turn (or, taken meanwhile by another of
+		// the execution's goroutines, the task completes as any turn that
+		// returns without ending it).
+		err = nil
+	}
+	switch {
 	case store.IsTerminal(state):
 	case err != nil:
 		// An execution that stops because its context was canceled (by

@@ -29,6 +29,7 @@ var limitUsage = map[string]string{
 	"IdleTimeout":          "how long an HTTP keep-alive connection without a request, or a gRPC connection without a call, stays open",
 	"StreamKeepAlive":      "quiet time after which an SSE stream gets a keep-alive comment and a gRPC connection a ping",
 	"MaxConcurrentStreams": "calls in progress on one gRPC connection; more wait for a slot",
+	"InterruptedTaskTTL":   "how long a task waiting for input (INPUT_REQUIRED, AUTH_REQUIRED) is kept, from its status time",
 }
 
 // LimitFlagName is the name of Main's flag for the field of Limits named

@@ -173,10 +173,10 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 	cfg.Listen = listen.wrap(cfg.Listen)
 	cfg.Limits = limits
 	if cfg.Store != nil {
-		for _, n := range []string{"store", "terminal-task-ttl", "max-terminal-tasks"} {
+		for _, n := range []string{"store", "terminal-task-ttl", "max-terminal-tasks", "interrupted-task-ttl"} {
 			switch {
 			case given[n]:
-				fmt.Fprintf(stderr, "%s: -store, -terminal-task-ttl and -max-terminal-tasks do not apply: the program keeps its tasks in its own store\n", name)
+				fmt.Fprintf(stderr, "%s: -store, -terminal-task-ttl, -max-terminal-tasks and -interrupted-task-ttl do not apply: the program keeps its tasks in its own store\n", name)
 				return 2
 			case fromEnv[n]:
 				fmt.Fprintf(stderr, "%s: $%s does not apply: the program keeps its tasks in its own store\n", name, EnvName(n))

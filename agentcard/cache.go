@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/compat/a2av03"
 	"github.com/a2agen/a2agen/runtime"
 )
 
@@ -157,8 +158,8 @@ func (c *Cache) fetch(ctx context.Context, cardURL string, old *cacheEntry) (*ca
 		if len(bytes.TrimSpace(body)) == 0 {
 			return nil, fmt.Errorf("agentcard: the agent card at %s is empty", cardURL)
 		}
-		card := new(a2av1.AgentCard)
-		if err := runtime.UnmarshalJSON(body, card); err != nil {
+		card, err := readCard(body)
+		if err != nil {
 			return nil, fmt.Errorf("agentcard: the document at %s is not an A2A agent card: %w", cardURL, err)
 		}
 		entry = &cacheEntry{card: card, document: body, etag: resp.Header.Get("ETag"), lastModified: resp.Header.Get("Last-Modified")}
@@ -221,4 +222,19 @@ func freshness(h http.Header, now time.Time) (store bool, expires time.Time) {
 		return true, t
 	}
 	return true, now
+}
+
+// readCard reads a card document: a v1.0 card, or a v0.3 card (a top-level
+// url and no supportedInterfaces), whose url, preferredTransport and
+// additionalInterfaces become supportedInterfaces of its protocolVersion
+// (compat/a2av03.ReadCard).
+func readCard(doc []byte) (*a2av1.AgentCard, error) {
+	if a2av03.IsV03Card(doc) {
+		return a2av03.ReadCard(doc)
+	}
+	card := new(a2av1.AgentCard)
+	if err := runtime.UnmarshalJSON(doc, card); err != nil {
+		return nil, err
+	}
+	return card, nil
 }

@@ -166,10 +166,10 @@ func TestNewClientErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"oauth"`) || !strings.Contains(err.Error(), "apikey, bearer") {
 		t.Errorf("unknown scheme: %v, want an error naming it and the declared ones", err)
 	}
-	_, err = agentcard.NewClient(echoCard(a.jsonrpc("0.3", "")))
+	_, err = agentcard.NewClient(echoCard(a.jsonrpc("0.2", "")))
 	var nie *agentcard.NoInterfaceError
 	if !errors.As(err, &nie) {
-		t.Errorf("0.3-only card: %v, want *NoInterfaceError", err)
+		t.Errorf("0.2-only card: %v, want *NoInterfaceError", err)
 	}
 }
 

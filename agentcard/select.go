@@ -6,9 +6,36 @@ import (
 	"slices"
 	"strings"
 
+	a2av03pb "github.com/a2agen/a2agen/a2a/v03"
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/compat/a2av03"
+	"github.com/a2agen/a2agen/compat/a2av03grpc"
 	"github.com/a2agen/a2agen/runtime"
 )
+
+// v03 is the older protocol version this client also speaks, through the
+// conversions of compat/a2av03 (JSON-RPC) and compat/a2av03grpc (gRPC).
+const v03 = "0.3"
+
+// v03Transport returns the transport constructor of a binding for a v0.3
+// interface, or nil: the v1.0 client calls a v0.3-only agent through it.
+func v03Transport(binding string) TransportFunc {
+	switch bindingKey(binding) {
+	case runtime.BindingJSONRPC:
+		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
+			return a2av03.NewJSONRPCClientTransport(u, opts...), nil
+		}
+	case runtime.BindingGRPC:
+		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
+			t, err := runtime.NewGRPCTransport(u, runtime.ClientDefaults(&a2av03pb.A2AServiceDesc, opts)...)
+			if err != nil {
+				return nil, err
+			}
+			return a2av03grpc.NewTransport(t), nil
+		}
+	}
+	return nil
+}
 
 // supportedMajor is the protocol major version this client speaks: that of
 // the newest version of the generated service it wraps.
@@ -92,7 +119,7 @@ func (e *NoInterfaceError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "agentcard: no usable interface in the agent card %q", e.Card)
 	if len(e.Refused) == 0 {
-		b.WriteString(": it lists no supportedInterfaces (an A2A v0.3 card names its endpoint in url and additionalInterfaces instead, which a v1.0 client does not read)")
+		b.WriteString(": it lists no supportedInterfaces (and, read as an A2A v0.3 card, no url)")
 		return b.String()
 	}
 	for i, r := range e.Refused {
@@ -122,13 +149,21 @@ func SelectInterface(card *a2av1.AgentCard, opts ...Option) (*a2av1.AgentInterfa
 func (c *config) selectInterface(card *a2av1.AgentCard) (TransportFunc, *a2av1.AgentInterface, error) {
 	ifaces := card.GetSupportedInterfaces()
 	reasons := make([]string, len(ifaces))
-	for _, i := range c.candidateOrder(ifaces, reasons) {
-		iface := ifaces[i]
-		f, reason := c.check(iface)
-		if reason == "" {
-			return f, iface, nil
+	order := c.candidateOrder(ifaces, reasons)
+	// The highest version both sides speak: every v1.x interface first,
+	// then v0.3 ones.
+	for _, want03 := range []bool{false, true} {
+		for _, i := range order {
+			iface := ifaces[i]
+			if is03(iface) != want03 {
+				continue
+			}
+			f, reason := c.check(iface)
+			if reason == "" {
+				return f, iface, nil
+			}
+			reasons[i] = reason
 		}
-		reasons[i] = reason
 	}
 	e := &NoInterfaceError{Card: card.GetName()}
 	for i, iface := range ifaces {
@@ -179,13 +214,24 @@ func (c *config) check(iface *a2av1.AgentInterface) (TransportFunc, string) {
 	if reason := checkVersion(iface.GetProtocolVersion()); reason != "" {
 		return nil, reason
 	}
+	if is03(iface) {
+		if f = v03Transport(binding); f == nil {
+			return nil, fmt.Sprintf("binding %q is not supported by this client for protocol version 0.3 (it speaks v0.3 over JSONRPC and GRPC)", binding)
+		}
+	}
 	if reason := checkURL(binding, iface.GetUrl()); reason != "" {
 		return nil, reason
 	}
 	return f, ""
 }
 
-// checkVersion accepts protocol versions of major version 1.
+// is03 reports whether iface speaks protocol version 0.3.
+func is03(iface *a2av1.AgentInterface) bool {
+	v, _ := runtime.ParseVersion(iface.GetProtocolVersion())
+	return v == v03
+}
+
+// checkVersion accepts protocol versions of major version 1, and 0.3.
 func checkVersion(v string) string {
 	if strings.TrimSpace(v) == "" {
 		return "it has no protocolVersion (required; a v1.0 interface says \"1.0\")"
@@ -194,8 +240,8 @@ func checkVersion(v string) string {
 	if !ok {
 		return fmt.Sprintf("protocolVersion %q is not a Major.Minor version", v)
 	}
-	if major, _, _ := strings.Cut(mm, "."); major != supportedMajor {
-		return fmt.Sprintf("protocol version %s is not supported (this client speaks %s.x)", mm, supportedMajor)
+	if major, _, _ := strings.Cut(mm, "."); major != supportedMajor && mm != v03 {
+		return fmt.Sprintf("protocol version %s is not supported (this client speaks %s.x and %s)", mm, supportedMajor, v03)
 	}
 	return ""
 }

@@ -45,7 +45,10 @@ func TestSelectInterface(t *testing.T) {
 		{"REST replaced with WithTransport", cardWith(rest10, grpc10), []Option{WithTransport("HTTP+JSON", fakeTransport)}, 0},
 		{"REST URL without scheme skipped", cardWith(iface("HTTP+JSON", "agent.example.com/a2a", "1.0"), grpc10), nil, 1},
 		{"custom binding with WithTransport", cardWith(soap10, jsonrpc10), []Option{WithTransport("urn:example:soap", fakeTransport)}, 0},
-		{"0.3 entries skipped", cardWith(grpc03, jsonrpc03, jsonrpc10), nil, 2},
+		{"1.0 chosen over earlier 0.3 entries", cardWith(grpc03, jsonrpc03, jsonrpc10), nil, 2},
+		{"0.3 only: card order", cardWith(grpc03, jsonrpc03), nil, 0},
+		{"0.3 only: WithBindings order", cardWith(grpc03, jsonrpc03), []Option{WithBindings("JSONRPC")}, 1},
+		{"0.3 used when no 1.0 entry qualifies", cardWith(iface("SOAP", "https://h/soap", "1.0"), jsonrpc03), nil, 1},
 		{"minor versions of 1 accepted", cardWith(iface("GRPC", "h:1", "1.1")), nil, 0},
 		{"patch ignored", cardWith(iface("GRPC", "h:1", "1.0.1")), nil, 0},
 		{"binding names case-insensitive", cardWith(iface("grpc", "h:1", "1.0")), nil, 0},
@@ -95,12 +98,12 @@ func TestSelectInterfaceRefusals(t *testing.T) {
 		opts    []Option
 		reasons []string // substrings, one per interface
 	}{
-		{"0.3 only", cardWith(grpc03, jsonrpc03), nil,
-			[]string{"protocol version 0.3 is not supported", "protocol version 0.3 is not supported"}},
+		{"0.3 over HTTP+JSON, 0.2", cardWith(iface("HTTP+JSON", "https://h/v1", "0.3"), iface("JSONRPC", "https://h/a2a", "0.2")), nil,
+			[]string{`binding "HTTP+JSON" is not supported by this client for protocol version 0.3`, "protocol version 0.2 is not supported (this client speaks 1.x and 0.3)"}},
 		{"unsupported bindings", cardWith(soap10, iface("SOAP", "https://h/soap", "1.0")), nil,
 			[]string{`binding "urn:example:soap" is not supported by this client (supported: JSONRPC, HTTP+JSON, GRPC;`, `binding "SOAP" is not supported`}},
-		{"not asked for", cardWith(jsonrpc10, grpc03), []Option{WithBindings("GRPC")},
-			[]string{`binding "JSONRPC" is not among the bindings asked for (GRPC)`, "protocol version 0.3"}},
+		{"not asked for", cardWith(jsonrpc10, iface("GRPC", "h:1", "0.2")), []Option{WithBindings("GRPC")},
+			[]string{`binding "JSONRPC" is not among the bindings asked for (GRPC)`, "protocol version 0.2"}},
 		{"missing fields", cardWith(iface("", "https://h", "1.0"), iface("JSONRPC", "", "1.0"), iface("JSONRPC", "https://h", ""), iface("GRPC", "h:1", "2.0"), iface("GRPC", "h:1", "v1")),
 			nil, []string{"no protocolBinding", "no url", "no protocolVersion", "protocol version 2.0", `"v1" is not a Major.Minor`}},
 		{"bad URLs", cardWith(iface("GRPC", "https://user:pw@h", "1.0"), iface("JSONRPC", "ftp://h/a2a", "1.0"), iface("GRPC", "h:99999", "1.0")), nil,

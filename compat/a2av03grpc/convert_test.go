@@ -54,7 +54,7 @@ func v1Card() *a2av1.AgentCard {
 			{Url: "127.0.0.1:1", ProtocolBinding: "GRPC", ProtocolVersion: ProtocolVersion},
 			{Url: "http://127.0.0.1/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: ProtocolVersion},
 		},
-		Provider:     &a2av1.AgentProvider{Url: "https://p", Organization: "o"},
+		Provider: &a2av1.AgentProvider{Url: "https://p", Organization: "o"},
 		Capabilities: &a2av1.AgentCapabilities{Streaming: proto.Bool(true), PushNotifications: proto.Bool(false), ExtendedAgentCard: proto.Bool(true),
 			Extensions: []*a2av1.AgentExtension{{Uri: "urn:e", Description: "e", Required: true, Params: md("p", "v")}}},
 		SecuritySchemes: map[string]*a2av1.SecurityScheme{
@@ -213,7 +213,10 @@ func TestBadResourceNames(t *testing.T) {
 	}{
 		{"t1", "name", func() error { _, err := GetTaskRequestToV1(&a2av03pb.GetTaskRequest{Name: "t1"}); return err }()},
 		{"tasks/", "name", func() error { _, err := CancelTaskRequestToV1(&a2av03pb.CancelTaskRequest{Name: "tasks/"}); return err }()},
-		{"tasks/a/b", "name", func() error { _, err := SubscribeRequestToV1(&a2av03pb.TaskSubscriptionRequest{Name: "tasks/a/b"}); return err }()},
+		{"tasks/a/b", "name", func() error {
+			_, err := SubscribeRequestToV1(&a2av03pb.TaskSubscriptionRequest{Name: "tasks/a/b"})
+			return err
+		}()},
 		{"x/t1", "parent", func() error {
 			_, err := CreatePushConfigRequestToV1(&a2av03pb.CreateTaskPushNotificationConfigRequest{Parent: "x/t1"})
 			return err

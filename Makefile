@@ -49,7 +49,7 @@ FUZZ_TARGETS = \
 	runtime:FuzzPathMatch runtime:FuzzQueryBinding runtime:FuzzSSEReader \
 	runtime:FuzzJSONRPCResponse runtime:FuzzRESTError runtime:FuzzGRPCStatus \
 	runtime:FuzzServiceParamHeaders runtime:FuzzJSONEncoderMatchesProtojson runtime:FuzzJSONDepth \
-	internal/manifest:FuzzParse internal/gen:FuzzParsePathTemplate internal/jcs:FuzzCanonicalize \
+	internal/manifest:FuzzParse internal/pathtemplate:FuzzParse internal/jcs:FuzzCanonicalize \
 	internal/cardsig:FuzzVerify server/storeurl:FuzzParse compat/a2av03:FuzzV03Decode
 
 fuzz: ## run each fuzz target for FUZZTIME (default 30s)

@@ -10,14 +10,14 @@ const (
 )
 
 // HTTPRule is one google.api.http binding of an rpc: the verb, the path
-// template exactly as written in the proto, the body selector ("" for no
-// body, "*" for the whole request, or a field name) and the template
-// compiled by protoc-gen-a2a, which the HTTP+JSON router and client use.
+// template exactly as written in the proto and the body selector ("" for no
+// body, "*" for the whole request, or a field name). protoc-gen-a2a checked
+// the template with the parser the HTTP+JSON router and client use
+// (internal/pathtemplate), so the string is the one form of the template.
 type HTTPRule struct {
-	Method  string // "GET", "POST", "PUT", "PATCH" or "DELETE"
-	Path    string // e.g. "/tasks/{id=*}:cancel" or "/{tenant}/tasks/{id=*}:cancel"
-	Body    string
-	Pattern PathPattern
+	Method string // "GET", "POST", "PUT", "PATCH" or "DELETE"
+	Path   string // e.g. "/tasks/{id=*}:cancel" or "/{tenant}/tasks/{id=*}:cancel"
+	Body   string
 }
 
 // Operation describes one rpc of a service as the generator saw it in the

@@ -5,69 +5,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/a2agen/a2agen/internal/pathtemplate"
 )
-
-// PathPattern is a google.api.http path template compiled by protoc-gen-a2a
-// into data, so that nothing is parsed at run time. The template
-// "/{tenant}/tasks/{id=*}:cancel" compiles to
-//
-//	PathPattern{
-//		Segments:  []string{"*", "tasks", "*"},
-//		Variables: []PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "id", Start: 2, End: 3}},
-//		Verb:      "cancel",
-//	}
-//
-// A template must not be written with unescaped characters that need
-// escaping; literals are compared with the percent-decoded request path.
-type PathPattern struct {
-	// Segments are the path segments in order: a literal (as written in the
-	// template), "*" (exactly one non-empty segment) or "**" (the rest of the
-	// path, zero or more segments; only as the last segment). Templates
-	// cannot hold a literal "*", so the two wildcards are unambiguous.
-	Segments []string
-	// Variables bind runs of Segments to request fields, in order.
-	Variables []PathVariable
-	// Verb is the custom verb after the final ':' ("cancel"), or "".
-	Verb string
-}
-
-// PathVariable binds Segments[Start:End] of a PathPattern to the request
-// field at FieldPath, a dotted path of proto field names ("id",
-// "note.note_id"). A variable over one "*" captures one segment; a longer
-// one captures the matched segments joined by "/".
-type PathVariable struct {
-	FieldPath  string
-	Start, End int
-}
-
-// Wildcard segments of a PathPattern.
-const (
-	wildcardSegment     = "*"
-	deepWildcardSegment = "**"
-)
-
-// String returns the template in canonical form ("{id}" is written
-// "{id=*}"), as the generator's Path would print it.
-func (p PathPattern) String() string {
-	var b strings.Builder
-	vi := 0
-	for i := 0; i < len(p.Segments); {
-		b.WriteByte('/')
-		if vi < len(p.Variables) && p.Variables[vi].Start == i && p.Variables[vi].End > i && p.Variables[vi].End <= len(p.Segments) {
-			v := p.Variables[vi]
-			b.WriteString("{" + v.FieldPath + "=" + strings.Join(p.Segments[v.Start:v.End], "/") + "}")
-			i = v.End
-			vi++
-			continue
-		}
-		b.WriteString(p.Segments[i])
-		i++
-	}
-	if p.Verb != "" {
-		b.WriteString(":" + p.Verb)
-	}
-	return b.String()
-}
 
 // segmentKind says what one compiled segment matches.
 type segmentKind uint8
@@ -78,64 +18,60 @@ const (
 	matchRest                // "**"
 )
 
-// pathMatcher is a PathPattern checked and prepared for matching.
+// pathMatcher is a path template (HTTPRule.Path), parsed by
+// internal/pathtemplate, the generator's parser, and prepared for matching.
 type pathMatcher struct {
-	pattern PathPattern
-	kinds   []segmentKind
+	path  string // the template as written
+	tmpl  *pathtemplate.Template
+	vars  []pathVariable
+	kinds []segmentKind
 	// literals holds the percent-decoded literal of each literal segment
 	// (compared with decoded request segments); "" for wildcards.
 	literals []string
-	// verbSuffix is ":" + Verb, or "".
+	// verbSuffix is ":" + the decoded verb, or "".
 	verbSuffix string
 	rest       bool // the last segment is "**"
 }
 
-// compilePathPattern checks p and prepares it for matching. The checks
-// guard against hand-written or corrupted data; generated patterns pass.
-func compilePathPattern(p PathPattern) (*pathMatcher, error) {
-	if len(p.Segments) == 0 {
-		return nil, fmt.Errorf("path pattern has no segments (a template has at least one; regenerate the code with protoc-gen-a2a)")
+// pathVariable binds segments [start, end) of a template to the request
+// field at the dotted path name.
+type pathVariable struct {
+	name       string
+	start, end int
+}
+
+// compilePath parses the template path and prepares it for matching. The
+// parser is the one protoc-gen-a2a checked the template with, so generated
+// rules always compile; the error is for hand-written descriptions.
+func compilePath(path string) (*pathMatcher, error) {
+	t, err := pathtemplate.Parse(path)
+	if err != nil {
+		return nil, err
 	}
-	m := &pathMatcher{pattern: p, kinds: make([]segmentKind, len(p.Segments)), literals: make([]string, len(p.Segments))}
-	for i, s := range p.Segments {
-		switch {
-		case s == wildcardSegment:
+	m := &pathMatcher{path: path, tmpl: t, kinds: make([]segmentKind, len(t.Segments)), literals: make([]string, len(t.Segments))}
+	for i, s := range t.Segments {
+		switch s.Kind {
+		case pathtemplate.SegmentWildcard:
 			m.kinds[i] = matchOne
-		case s == deepWildcardSegment:
-			if i != len(p.Segments)-1 {
-				return nil, fmt.Errorf("path pattern %s: \"**\" must be the last segment", p)
-			}
+		case pathtemplate.SegmentDeepWildcard:
 			m.kinds[i] = matchRest
 			m.rest = true
-		case s == "" || strings.ContainsAny(s, "/*:?#{}"):
-			return nil, fmt.Errorf("path pattern %s: segment %d (%q) is not a valid literal", p, i, s)
 		default:
-			lit, err := url.PathUnescape(s)
-			if err != nil {
-				return nil, fmt.Errorf("path pattern %s: literal %q: %w", p, s, err)
+			// Parse accepts only well-formed escapes, so this cannot fail.
+			if m.literals[i], err = url.PathUnescape(s.Literal); err != nil {
+				return nil, fmt.Errorf("path template %q: literal %q: %w", path, s.Literal, err)
 			}
-			m.literals[i] = lit
 		}
 	}
-	if p.Verb != "" {
-		if strings.ContainsAny(p.Verb, "/*:?#{}") {
-			return nil, fmt.Errorf("path pattern %s: verb %q is not a valid literal", p, p.Verb)
-		}
-		verb, err := url.PathUnescape(p.Verb)
+	if t.Verb != "" {
+		verb, err := url.PathUnescape(t.Verb)
 		if err != nil {
-			return nil, fmt.Errorf("path pattern %s: verb %q: %w", p, p.Verb, err)
+			return nil, fmt.Errorf("path template %q: verb %q: %w", path, t.Verb, err)
 		}
 		m.verbSuffix = ":" + verb
 	}
-	end := 0
-	for _, v := range p.Variables {
-		if v.FieldPath == "" {
-			return nil, fmt.Errorf("path pattern %s: a variable has no field path", p)
-		}
-		if v.Start < end || v.End <= v.Start || v.End > len(p.Segments) {
-			return nil, fmt.Errorf("path pattern %s: variable {%s} spans segments [%d, %d), which is out of order or out of range", p, v.FieldPath, v.Start, v.End)
-		}
-		end = v.End
+	for _, v := range t.Variables {
+		m.vars = append(m.vars, pathVariable{name: v.Name(), start: v.Start, end: v.End})
 	}
 	return m, nil
 }
@@ -183,18 +119,18 @@ func (m *pathMatcher) matches(segs []string) bool {
 // with "/"; only such a variable allocates.
 func (m *pathMatcher) capture(segs []string, dst []string) []string {
 	n := len(m.kinds)
-	for _, v := range m.pattern.Variables {
-		end := v.End
+	for _, v := range m.vars {
+		end := v.end
 		if m.rest && end == n {
 			end = len(segs)
 		}
-		if end-v.Start == 1 {
-			dst = append(dst, m.segment(segs, v.Start))
+		if end-v.start == 1 {
+			dst = append(dst, m.segment(segs, v.start))
 			continue
 		}
 		var b strings.Builder
-		for i := v.Start; i < end; i++ {
-			if i > v.Start {
+		for i := v.start; i < end; i++ {
+			if i > v.start {
 				b.WriteByte('/')
 			}
 			b.WriteString(m.segment(segs, i))
@@ -214,9 +150,9 @@ func (m *pathMatcher) shape() string {
 		case matchLiteral:
 			b.WriteString(strconv.Quote(m.literals[i]))
 		case matchOne:
-			b.WriteString(wildcardSegment)
+			b.WriteString("*")
 		case matchRest:
-			b.WriteString(deepWildcardSegment)
+			b.WriteString("**")
 		}
 	}
 	b.WriteString(m.verbSuffix)
@@ -273,19 +209,18 @@ func splitPath(path string, dst []string) ([]string, error) {
 // It reports an error when a value does not fit its variable: empty, or
 // not shaped like the segments it must fill.
 func (m *pathMatcher) buildPath(dst []byte, values []string) ([]byte, error) {
-	p := m.pattern
-	if len(values) != len(p.Variables) {
-		return dst, fmt.Errorf("path %s needs %d values, got %d", p, len(p.Variables), len(values))
+	if len(values) != len(m.vars) {
+		return dst, fmt.Errorf("path %s needs %d values, got %d", m.path, len(m.vars), len(values))
 	}
 	vi := 0
-	for i := 0; i < len(p.Segments); {
+	for i := 0; i < len(m.kinds); {
 		dst = append(dst, '/')
-		if vi < len(p.Variables) && p.Variables[vi].Start == i {
-			v := p.Variables[vi]
+		if vi < len(m.vars) && m.vars[vi].start == i {
+			v := m.vars[vi]
 			val := values[vi]
-			if v.End-v.Start == 1 && m.kinds[v.Start] == matchOne {
+			if v.end-v.start == 1 && m.kinds[v.start] == matchOne {
 				if val == "" {
-					return dst, fmt.Errorf("field %s is empty, but path %s needs it", v.FieldPath, p)
+					return dst, fmt.Errorf("field %s is empty, but path %s needs it", v.name, m.path)
 				}
 				dst = append(dst, url.PathEscape(val)...)
 			} else {
@@ -294,25 +229,25 @@ func (m *pathMatcher) buildPath(dst []byte, values []string) ([]byte, error) {
 					return dst, err
 				}
 			}
-			i = v.End
+			i = v.end
 			vi++
 			continue
 		}
-		dst = append(dst, p.Segments[i]...)
+		dst = append(dst, m.tmpl.Segments[i].String()...)
 		i++
 	}
-	if p.Verb != "" {
+	if m.tmpl.Verb != "" {
 		dst = append(dst, ':')
-		dst = append(dst, p.Verb...)
+		dst = append(dst, m.tmpl.Verb...)
 	}
 	return dst, nil
 }
 
 // appendMultiSegment renders the value of a variable over several segments
 // (e.g. {folder=folders/*} or {name=**}) after checking its shape.
-func (m *pathMatcher) appendMultiSegment(dst []byte, v PathVariable, val string) ([]byte, error) {
+func (m *pathMatcher) appendMultiSegment(dst []byte, v pathVariable, val string) ([]byte, error) {
 	parts := strings.Split(val, "/")
-	kinds := m.kinds[v.Start:v.End]
+	kinds := m.kinds[v.start:v.end]
 	ok := len(parts) == len(kinds) || (kinds[len(kinds)-1] == matchRest && len(parts) >= len(kinds)-1)
 	if val == "" && kinds[0] != matchRest {
 		ok = false
@@ -320,14 +255,18 @@ func (m *pathMatcher) appendMultiSegment(dst []byte, v PathVariable, val string)
 	for i := 0; ok && i < len(kinds) && kinds[i] != matchRest; i++ {
 		switch kinds[i] {
 		case matchLiteral:
-			ok = parts[i] == m.literals[v.Start+i]
+			ok = parts[i] == m.literals[v.start+i]
 		case matchOne:
 			ok = parts[i] != ""
 		}
 	}
 	if !ok {
-		return dst, fmt.Errorf("field %s = %q does not match {%s=%s} of path %s", v.FieldPath, val, v.FieldPath,
-			strings.Join(m.pattern.Segments[v.Start:v.End], "/"), m.pattern)
+		segs := make([]string, 0, v.end-v.start)
+		for _, s := range m.tmpl.Segments[v.start:v.end] {
+			segs = append(segs, s.String())
+		}
+		return dst, fmt.Errorf("field %s = %q does not match {%s=%s} of path %s", v.name, val, v.name,
+			strings.Join(segs, "/"), m.path)
 	}
 	if val == "" {
 		return dst[:len(dst)-1], nil // "**" matching nothing: no segment at all

@@ -1,52 +1,41 @@
 package runtime
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/a2agen/a2agen/internal/pathtemplate"
 )
 
-// Patterns as protoc-gen-a2a emits them for templates of the A2A proto and
-// the other shapes the generator accepts.
-var (
-	patCancel       = PathPattern{Segments: []string{"tasks", "*"}, Variables: []PathVariable{{FieldPath: "id", Start: 1, End: 2}}, Verb: "cancel"}
-	patSubscribe    = PathPattern{Segments: []string{"tasks", "*"}, Variables: []PathVariable{{FieldPath: "id", Start: 1, End: 2}}, Verb: "subscribe"}
-	patGetTask      = PathPattern{Segments: []string{"tasks", "*"}, Variables: []PathVariable{{FieldPath: "id", Start: 1, End: 2}}}
-	patTenantTasks  = PathPattern{Segments: []string{"*", "tasks"}, Variables: []PathVariable{{FieldPath: "tenant", Start: 0, End: 1}}}
-	patTenantCancel = PathPattern{Segments: []string{"*", "tasks", "*"}, Variables: []PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "id", Start: 2, End: 3}}, Verb: "cancel"}
-	patSend         = PathPattern{Segments: []string{"message"}, Verb: "send"}
-	patTenantSend   = PathPattern{Segments: []string{"*", "message"}, Variables: []PathVariable{{FieldPath: "tenant", Start: 0, End: 1}}, Verb: "send"}
-	patPushConfig   = PathPattern{Segments: []string{"tasks", "*", "pushNotificationConfigs", "*"},
-		Variables: []PathVariable{{FieldPath: "task_id", Start: 1, End: 2}, {FieldPath: "id", Start: 3, End: 4}}}
-	patFolder = PathPattern{Segments: []string{"folders", "folders", "*", "notes"}, Variables: []PathVariable{{FieldPath: "folder", Start: 1, End: 3}}, Verb: "watch"}
-	patDeep   = PathPattern{Segments: []string{"v2", "tools", "**"}, Variables: []PathVariable{{FieldPath: "name", Start: 2, End: 3}}}
+// Templates of the A2A proto as generated code carries them, and the other
+// shapes the generator accepts.
+const (
+	patCancel       = "/tasks/{id=*}:cancel"
+	patSubscribe    = "/tasks/{id=*}:subscribe"
+	patGetTask      = "/tasks/{id=*}"
+	patTenantTasks  = "/{tenant}/tasks"
+	patTenantCancel = "/{tenant}/tasks/{id=*}:cancel"
+	patSend         = "/message:send"
+	patTenantSend   = "/{tenant}/message:send"
+	patPushConfig   = "/tasks/{task_id=*}/pushNotificationConfigs/{id=*}"
+	patFolder       = "/folders/{folder=folders/*}/notes:watch"
+	patDeep         = "/v2/tools/{name=**}"
 )
 
-func mustCompile(t testing.TB, p PathPattern) *pathMatcher {
+func mustCompile(t testing.TB, path string) *pathMatcher {
 	t.Helper()
-	m, err := compilePathPattern(p)
+	m, err := compilePath(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
 
-func TestPathPatternString(t *testing.T) {
-	for p, want := range map[*PathPattern]string{
-		&patTenantCancel: "/{tenant=*}/tasks/{id=*}:cancel",
-		&patSend:         "/message:send",
-		&patFolder:       "/folders/{folder=folders/*}/notes:watch",
-		&patDeep:         "/v2/tools/{name=**}",
-	} {
-		if got := p.String(); got != want {
-			t.Errorf("String() = %q, want %q", got, want)
-		}
-	}
-}
-
 func TestPathMatch(t *testing.T) {
 	tests := []struct {
-		pattern PathPattern
+		pattern string
 		path    string
 		want    []string // captured values; nil for no match
 	}{
@@ -115,7 +104,7 @@ func TestPathSpecificity(t *testing.T) {
 	})
 	var got []string
 	for _, m := range ms {
-		got = append(got, m.pattern.String())
+		got = append(got, m.tmpl.String())
 	}
 	want := []string{"/tasks/{id=*}:cancel", "/{tenant=*}/message:send", "/tasks/{id=*}", "/{tenant=*}/tasks", "/v2/tools/{name=**}"}
 	if !slices.Equal(got, want) {
@@ -123,27 +112,21 @@ func TestPathSpecificity(t *testing.T) {
 	}
 }
 
-func TestCompilePathPatternRejectsBadData(t *testing.T) {
-	for _, p := range []PathPattern{
-		{},
-		{Segments: []string{"**", "x"}},
-		{Segments: []string{""}},
-		{Segments: []string{"a:b"}},
-		{Segments: []string{"a"}, Verb: "x/y"},
-		{Segments: []string{"a", "*"}, Variables: []PathVariable{{FieldPath: "id", Start: 1, End: 3}}},
-		{Segments: []string{"*", "*"}, Variables: []PathVariable{{FieldPath: "a", Start: 1, End: 2}, {FieldPath: "b", Start: 0, End: 1}}},
-		{Segments: []string{"*"}, Variables: []PathVariable{{Start: 0, End: 1}}},
-		{Segments: []string{"a%zz"}},
-	} {
-		if _, err := compilePathPattern(p); err == nil {
-			t.Errorf("compilePathPattern(%#v) accepted bad data", p)
+// A hand-written rule whose template does not parse is refused with the
+// parser's error, the one protoc-gen-a2a reports.
+func TestCompilePathRejectsBadTemplates(t *testing.T) {
+	for _, p := range []string{"", "tasks", "/**/x", "/", "/a:b/c", "/a/{id", "/a%zz", "/{a}/{a}"} {
+		_, err := compilePath(p)
+		var te *pathtemplate.Error
+		if !errors.As(err, &te) {
+			t.Errorf("compilePath(%q) = %v, want a *pathtemplate.Error", p, err)
 		}
 	}
 }
 
 func TestBuildPath(t *testing.T) {
 	tests := []struct {
-		pattern PathPattern
+		pattern string
 		values  []string
 		want    string // "" for an error
 	}{
@@ -216,7 +199,7 @@ func FuzzPathMatch(f *testing.F) {
 		f.Add(s)
 	}
 	f.Add("/folders/folders/a%2Fb/notes:watch")
-	patterns := []PathPattern{patCancel, patSubscribe, patGetTask, patTenantTasks, patTenantCancel, patSend, patTenantSend, patPushConfig, patFolder, patDeep}
+	patterns := []string{patCancel, patSubscribe, patGetTask, patTenantTasks, patTenantCancel, patSend, patTenantSend, patPushConfig, patFolder, patDeep}
 	ms := make([]*pathMatcher, len(patterns))
 	for i, p := range patterns {
 		ms[i] = mustCompile(f, p)
@@ -231,10 +214,10 @@ func FuzzPathMatch(f *testing.F) {
 				continue
 			}
 			caps := m.capture(segs, nil)
-			if len(caps) != len(m.pattern.Variables) {
-				t.Fatalf("%s on %q: %d captures for %d variables", m.pattern, path, len(caps), len(m.pattern.Variables))
+			if len(caps) != len(m.vars) {
+				t.Fatalf("%s on %q: %d captures for %d variables", m.path, path, len(caps), len(m.vars))
 			}
-			if m.rest || (m.pattern.String() == patFolder.String() && slices.ContainsFunc(segs, func(s string) bool { return strings.Contains(s, "/") })) {
+			if m.rest || (m.path == patFolder && slices.ContainsFunc(segs, func(s string) bool { return strings.Contains(s, "/") })) {
 				// "**" values may hold empty segments, and a variable over
 				// several segments joins them with "/", so a decoded "/"
 				// inside one of them cannot round-trip.
@@ -242,11 +225,11 @@ func FuzzPathMatch(f *testing.F) {
 			}
 			built, err := m.buildPath(nil, caps)
 			if err != nil {
-				t.Fatalf("%s on %q: captured %q but cannot build it back: %v", m.pattern, path, caps, err)
+				t.Fatalf("%s on %q: captured %q but cannot build it back: %v", m.path, path, caps, err)
 			}
 			again, err := splitPath(string(built), nil)
 			if err != nil || !m.matches(again) || !slices.Equal(m.capture(again, nil), caps) {
-				t.Fatalf("%s: %q captured %q, rebuilt as %s which does not round-trip", m.pattern, path, caps, built)
+				t.Fatalf("%s: %q captured %q, rebuilt as %s which does not round-trip", m.path, path, caps, built)
 			}
 		}
 	})

@@ -108,18 +108,18 @@ func (t *restTransport) plan(op *Operation, md protoreflect.MessageDescriptor) (
 	}
 	tenantFd := tenantField(md)
 	for _, rule := range op.HTTPRules {
-		m, err := compilePathPattern(rule.Pattern)
+		m, err := compilePath(rule.Path)
 		if err != nil {
 			return nil, fmt.Errorf("a2a: HTTP+JSON %s: rule %s %s: %w", op.Name, rule.Method, rule.Path, err)
 		}
 		cr := &restClientRule{rule: rule, matcher: m, skipQuery: map[string]bool{}, tenantVar: -1}
-		for i, v := range rule.Pattern.Variables {
-			fp, err := resolveFieldPath(md, v.FieldPath)
+		for i, v := range m.vars {
+			fp, err := resolveFieldPath(md, v.name)
 			if err != nil {
 				return nil, fmt.Errorf("a2a: HTTP+JSON %s: rule %s %s: %w", op.Name, rule.Method, rule.Path, err)
 			}
 			cr.vars = append(cr.vars, fp)
-			cr.skipQuery[v.FieldPath] = true
+			cr.skipQuery[v.name] = true
 			if len(fp) == 1 && fp[0] == tenantFd {
 				cr.tenantVar = i
 			}
@@ -175,7 +175,7 @@ func (t *restTransport) prepare(op *Operation, req proto.Message) (*restCall, er
 			if set {
 				values[i] = formatScalar(fp[len(fp)-1], v)
 			}
-			if values[i] == "" && (cr.matcher.kinds[cr.matcher.pattern.Variables[i].Start] != matchRest) {
+			if values[i] == "" && (cr.matcher.kinds[cr.matcher.vars[i].start] != matchRest) {
 				usable = false
 				if missing == "" {
 					missing = fp.jsonPath()

@@ -16,28 +16,25 @@ import (
 //	Stream: POST /stream (body *), GET /stream:watch
 //	Block:  GET /block
 var restTestDesc = func() *ServiceDesc {
-	one := func(field string, start int) PathVariable {
-		return PathVariable{FieldPath: field, Start: start, End: start + 1}
-	}
 	rules := map[string][]HTTPRule{
 		"Echo": {
-			{Method: http.MethodGet, Path: "/echo/{text=*}", Pattern: PathPattern{Segments: []string{"echo", "*"}, Variables: []PathVariable{one("text", 1)}}},
-			{Method: http.MethodGet, Path: "/{tenant=*}/echo/{text=*}", Pattern: PathPattern{Segments: []string{"*", "echo", "*"}, Variables: []PathVariable{one("tenant", 0), one("text", 2)}}},
-			{Method: http.MethodPost, Path: "/echo", Body: "*", Pattern: PathPattern{Segments: []string{"echo"}}},
-			{Method: http.MethodGet, Path: "/count/{count=*}", Pattern: PathPattern{Segments: []string{"count", "*"}, Variables: []PathVariable{one("count", 1)}}},
+			{Method: http.MethodGet, Path: "/echo/{text=*}"},
+			{Method: http.MethodGet, Path: "/{tenant=*}/echo/{text=*}"},
+			{Method: http.MethodPost, Path: "/echo", Body: "*"},
+			{Method: http.MethodGet, Path: "/count/{count=*}"},
 		},
 		"Send": {
-			{Method: http.MethodPost, Path: "/send", Body: "*", Pattern: PathPattern{Segments: []string{"send"}}},
-			{Method: http.MethodPost, Path: "/{tenant=*}/send", Body: "*", Pattern: PathPattern{Segments: []string{"*", "send"}, Variables: []PathVariable{one("tenant", 0)}}},
-			{Method: http.MethodPut, Path: "/messages/{message.message_id=*}", Body: "message", Pattern: PathPattern{Segments: []string{"messages", "*"}, Variables: []PathVariable{one("message.message_id", 1)}}},
+			{Method: http.MethodPost, Path: "/send", Body: "*"},
+			{Method: http.MethodPost, Path: "/{tenant=*}/send", Body: "*"},
+			{Method: http.MethodPut, Path: "/messages/{message.message_id=*}", Body: "message"},
 		},
-		"Fail":   {{Method: http.MethodGet, Path: "/fail/{fail=*}", Pattern: PathPattern{Segments: []string{"fail", "*"}, Variables: []PathVariable{one("fail", 1)}}}},
-		"Delete": {{Method: http.MethodDelete, Path: "/items/{text=*}", Pattern: PathPattern{Segments: []string{"items", "*"}, Variables: []PathVariable{one("text", 1)}}}},
+		"Fail":   {{Method: http.MethodGet, Path: "/fail/{fail=*}"}},
+		"Delete": {{Method: http.MethodDelete, Path: "/items/{text=*}"}},
 		"Stream": {
-			{Method: http.MethodPost, Path: "/stream", Body: "*", Pattern: PathPattern{Segments: []string{"stream"}}},
-			{Method: http.MethodGet, Path: "/stream:watch", Pattern: PathPattern{Segments: []string{"stream"}, Verb: "watch"}},
+			{Method: http.MethodPost, Path: "/stream", Body: "*"},
+			{Method: http.MethodGet, Path: "/stream:watch"},
 		},
-		"Block": {{Method: http.MethodGet, Path: "/block", Pattern: PathPattern{Segments: []string{"block"}}}},
+		"Block": {{Method: http.MethodGet, Path: "/block"}},
 	}
 	d := &ServiceDesc{Name: testDesc.Name, ProtocolVersions: testDesc.ProtocolVersions}
 	for _, op := range testDesc.Operations {

@@ -129,18 +129,18 @@ func newRESTRouter(svc *Service, logger *slog.Logger) *restRouter {
 
 // newRESTRoute compiles one rule against the request message md.
 func newRESTRoute(ep *Endpoint, md protoreflect.MessageDescriptor, rule HTTPRule) (*restRoute, error) {
-	m, err := compilePathPattern(rule.Pattern)
+	m, err := compilePath(rule.Path)
 	if err != nil {
 		return nil, err
 	}
 	rt := &restRoute{ep: ep, method: rule.Method, matcher: m, body: rule.Body}
-	for _, v := range rule.Pattern.Variables {
-		fp, err := resolveFieldPath(md, v.FieldPath)
+	for _, v := range m.vars {
+		fp, err := resolveFieldPath(md, v.name)
 		if err != nil {
 			return nil, err
 		}
-		if multi := v.End-v.Start != 1 || m.kinds[v.Start] != matchOne; multi && fp[len(fp)-1].Kind() != protoreflect.StringKind {
-			return nil, fmt.Errorf("path variable {%s} spans several segments, so its field must be a string", v.FieldPath)
+		if multi := v.end-v.start != 1 || m.kinds[v.start] != matchOne; multi && fp[len(fp)-1].Kind() != protoreflect.StringKind {
+			return nil, fmt.Errorf("path variable {%s} spans several segments, so its field must be a string", v.name)
 		}
 		rt.vars = append(rt.vars, fp)
 	}

@@ -75,10 +75,9 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "POST",
-					Path:    "/v1/message:send",
-					Body:    "*",
-					Pattern: runtime.PathPattern{Segments: []string{"v1", "message"}, Verb: "send"},
+					Method: "POST",
+					Path:   "/v1/message:send",
+					Body:   "*",
 				},
 			},
 		},
@@ -91,10 +90,9 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: true,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "POST",
-					Path:    "/v1/message:stream",
-					Body:    "*",
-					Pattern: runtime.PathPattern{Segments: []string{"v1", "message"}, Verb: "stream"},
+					Method: "POST",
+					Path:   "/v1/message:stream",
+					Body:   "*",
 				},
 			},
 		},
@@ -107,9 +105,8 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/v1/{name=tasks/*}",
-					Pattern: runtime.PathPattern{Segments: []string{"v1", "tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "name", Start: 1, End: 3}}},
+					Method: "GET",
+					Path:   "/v1/{name=tasks/*}",
 				},
 			},
 		},
@@ -122,10 +119,9 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "POST",
-					Path:    "/v1/{name=tasks/*}:cancel",
-					Body:    "*",
-					Pattern: runtime.PathPattern{Segments: []string{"v1", "tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "name", Start: 1, End: 3}}, Verb: "cancel"},
+					Method: "POST",
+					Path:   "/v1/{name=tasks/*}:cancel",
+					Body:   "*",
 				},
 			},
 		},
@@ -138,9 +134,8 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: true,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/v1/{name=tasks/*}:subscribe",
-					Pattern: runtime.PathPattern{Segments: []string{"v1", "tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "name", Start: 1, End: 3}}, Verb: "subscribe"},
+					Method: "GET",
+					Path:   "/v1/{name=tasks/*}:subscribe",
 				},
 			},
 		},
@@ -153,10 +148,9 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "POST",
-					Path:    "/v1/{parent=task/*/pushNotificationConfigs}",
-					Body:    "config",
-					Pattern: runtime.PathPattern{Segments: []string{"v1", "task", "*", "pushNotificationConfigs"}, Variables: []runtime.PathVariable{{FieldPath: "parent", Start: 1, End: 4}}},
+					Method: "POST",
+					Path:   "/v1/{parent=task/*/pushNotificationConfigs}",
+					Body:   "config",
 				},
 			},
 		},
@@ -169,9 +163,8 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/v1/{name=tasks/*/pushNotificationConfigs/*}",
-					Pattern: runtime.PathPattern{Segments: []string{"v1", "tasks", "*", "pushNotificationConfigs", "*"}, Variables: []runtime.PathVariable{{FieldPath: "name", Start: 1, End: 5}}},
+					Method: "GET",
+					Path:   "/v1/{name=tasks/*/pushNotificationConfigs/*}",
 				},
 			},
 		},
@@ -184,9 +177,8 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/v1/{parent=tasks/*}/pushNotificationConfigs",
-					Pattern: runtime.PathPattern{Segments: []string{"v1", "tasks", "*", "pushNotificationConfigs"}, Variables: []runtime.PathVariable{{FieldPath: "parent", Start: 1, End: 3}}},
+					Method: "GET",
+					Path:   "/v1/{parent=tasks/*}/pushNotificationConfigs",
 				},
 			},
 		},
@@ -199,9 +191,8 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/v1/card",
-					Pattern: runtime.PathPattern{Segments: []string{"v1", "card"}},
+					Method: "GET",
+					Path:   "/v1/card",
 				},
 			},
 		},
@@ -214,9 +205,8 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "DELETE",
-					Path:    "/v1/{name=tasks/*/pushNotificationConfigs/*}",
-					Pattern: runtime.PathPattern{Segments: []string{"v1", "tasks", "*", "pushNotificationConfigs", "*"}, Variables: []runtime.PathVariable{{FieldPath: "name", Start: 1, End: 5}}},
+					Method: "DELETE",
+					Path:   "/v1/{name=tasks/*/pushNotificationConfigs/*}",
 				},
 			},
 		},

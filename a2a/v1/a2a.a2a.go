@@ -90,16 +90,14 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "POST",
-					Path:    "/message:send",
-					Body:    "*",
-					Pattern: runtime.PathPattern{Segments: []string{"message"}, Verb: "send"},
+					Method: "POST",
+					Path:   "/message:send",
+					Body:   "*",
 				},
 				{
-					Method:  "POST",
-					Path:    "/{tenant}/message:send",
-					Body:    "*",
-					Pattern: runtime.PathPattern{Segments: []string{"*", "message"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}}, Verb: "send"},
+					Method: "POST",
+					Path:   "/{tenant}/message:send",
+					Body:   "*",
 				},
 			},
 		},
@@ -112,16 +110,14 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: true,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "POST",
-					Path:    "/message:stream",
-					Body:    "*",
-					Pattern: runtime.PathPattern{Segments: []string{"message"}, Verb: "stream"},
+					Method: "POST",
+					Path:   "/message:stream",
+					Body:   "*",
 				},
 				{
-					Method:  "POST",
-					Path:    "/{tenant}/message:stream",
-					Body:    "*",
-					Pattern: runtime.PathPattern{Segments: []string{"*", "message"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}}, Verb: "stream"},
+					Method: "POST",
+					Path:   "/{tenant}/message:stream",
+					Body:   "*",
 				},
 			},
 		},
@@ -134,14 +130,12 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/tasks/{id=*}",
-					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "id", Start: 1, End: 2}}},
+					Method: "GET",
+					Path:   "/tasks/{id=*}",
 				},
 				{
-					Method:  "GET",
-					Path:    "/{tenant}/tasks/{id=*}",
-					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "id", Start: 2, End: 3}}},
+					Method: "GET",
+					Path:   "/{tenant}/tasks/{id=*}",
 				},
 			},
 		},
@@ -154,14 +148,12 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/tasks",
-					Pattern: runtime.PathPattern{Segments: []string{"tasks"}},
+					Method: "GET",
+					Path:   "/tasks",
 				},
 				{
-					Method:  "GET",
-					Path:    "/{tenant}/tasks",
-					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}}},
+					Method: "GET",
+					Path:   "/{tenant}/tasks",
 				},
 			},
 		},
@@ -174,16 +166,14 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "POST",
-					Path:    "/tasks/{id=*}:cancel",
-					Body:    "*",
-					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "id", Start: 1, End: 2}}, Verb: "cancel"},
+					Method: "POST",
+					Path:   "/tasks/{id=*}:cancel",
+					Body:   "*",
 				},
 				{
-					Method:  "POST",
-					Path:    "/{tenant}/tasks/{id=*}:cancel",
-					Body:    "*",
-					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "id", Start: 2, End: 3}}, Verb: "cancel"},
+					Method: "POST",
+					Path:   "/{tenant}/tasks/{id=*}:cancel",
+					Body:   "*",
 				},
 			},
 		},
@@ -196,14 +186,12 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: true,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/tasks/{id=*}:subscribe",
-					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "id", Start: 1, End: 2}}, Verb: "subscribe"},
+					Method: "GET",
+					Path:   "/tasks/{id=*}:subscribe",
 				},
 				{
-					Method:  "GET",
-					Path:    "/{tenant}/tasks/{id=*}:subscribe",
-					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "id", Start: 2, End: 3}}, Verb: "subscribe"},
+					Method: "GET",
+					Path:   "/{tenant}/tasks/{id=*}:subscribe",
 				},
 			},
 			HTTPVerbs: &runtime.HTTPVerbs{
@@ -221,16 +209,14 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "POST",
-					Path:    "/tasks/{task_id=*}/pushNotificationConfigs",
-					Body:    "*",
-					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*", "pushNotificationConfigs"}, Variables: []runtime.PathVariable{{FieldPath: "task_id", Start: 1, End: 2}}},
+					Method: "POST",
+					Path:   "/tasks/{task_id=*}/pushNotificationConfigs",
+					Body:   "*",
 				},
 				{
-					Method:  "POST",
-					Path:    "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
-					Body:    "*",
-					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*", "pushNotificationConfigs"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "task_id", Start: 2, End: 3}}},
+					Method: "POST",
+					Path:   "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
+					Body:   "*",
 				},
 			},
 		},
@@ -243,14 +229,12 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*", "pushNotificationConfigs", "*"}, Variables: []runtime.PathVariable{{FieldPath: "task_id", Start: 1, End: 2}, {FieldPath: "id", Start: 3, End: 4}}},
+					Method: "GET",
+					Path:   "/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
 				},
 				{
-					Method:  "GET",
-					Path:    "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*", "pushNotificationConfigs", "*"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "task_id", Start: 2, End: 3}, {FieldPath: "id", Start: 4, End: 5}}},
+					Method: "GET",
+					Path:   "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
 				},
 			},
 		},
@@ -263,14 +247,12 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/tasks/{task_id=*}/pushNotificationConfigs",
-					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*", "pushNotificationConfigs"}, Variables: []runtime.PathVariable{{FieldPath: "task_id", Start: 1, End: 2}}},
+					Method: "GET",
+					Path:   "/tasks/{task_id=*}/pushNotificationConfigs",
 				},
 				{
-					Method:  "GET",
-					Path:    "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
-					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*", "pushNotificationConfigs"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "task_id", Start: 2, End: 3}}},
+					Method: "GET",
+					Path:   "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs",
 				},
 			},
 		},
@@ -283,14 +265,12 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/extendedAgentCard",
-					Pattern: runtime.PathPattern{Segments: []string{"extendedAgentCard"}},
+					Method: "GET",
+					Path:   "/extendedAgentCard",
 				},
 				{
-					Method:  "GET",
-					Path:    "/{tenant}/extendedAgentCard",
-					Pattern: runtime.PathPattern{Segments: []string{"*", "extendedAgentCard"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}}},
+					Method: "GET",
+					Path:   "/{tenant}/extendedAgentCard",
 				},
 			},
 		},
@@ -303,14 +283,12 @@ var A2AServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "DELETE",
-					Path:    "/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-					Pattern: runtime.PathPattern{Segments: []string{"tasks", "*", "pushNotificationConfigs", "*"}, Variables: []runtime.PathVariable{{FieldPath: "task_id", Start: 1, End: 2}, {FieldPath: "id", Start: 3, End: 4}}},
+					Method: "DELETE",
+					Path:   "/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
 				},
 				{
-					Method:  "DELETE",
-					Path:    "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
-					Pattern: runtime.PathPattern{Segments: []string{"*", "tasks", "*", "pushNotificationConfigs", "*"}, Variables: []runtime.PathVariable{{FieldPath: "tenant", Start: 0, End: 1}, {FieldPath: "task_id", Start: 2, End: 3}, {FieldPath: "id", Start: 4, End: 5}}},
+					Method: "DELETE",
+					Path:   "/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
 				},
 			},
 		},

@@ -8,8 +8,9 @@
 //     are not listed: the runtime reads them from the descriptors),
 //   - the handler interface and an Unimplemented handler,
 //   - a constructor binding a handler to the operations (*runtime.Service),
-//   - a server constructor per binding (JSON-RPC, HTTP+JSON, gRPC), with
-//     each HTTP rule's path template compiled into a runtime.PathPattern,
+//   - a server constructor per binding (JSON-RPC, HTTP+JSON, gRPC); each
+//     HTTP rule carries its path template as written, checked here with
+//     internal/pathtemplate, the parser the runtime matches with,
 //   - the client interface, its constructor over any runtime.ClientTransport
 //     and a client constructor per binding.
 //
@@ -18,7 +19,7 @@
 // but never imports.
 //
 // Files, by idea: Generate and Options are the entry points; model.go,
-// rules.go reads and checks the descriptors; httprule.go parses
-// path templates; names.go is the single authority for generated identifiers;
+// rules.go reads and checks the descriptors (path templates parsed by
+// internal/pathtemplate); names.go is the single authority for generated identifiers;
 // emit_*.go write Go; comments.go shapes doc comments.
 package gen

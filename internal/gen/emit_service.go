@@ -72,7 +72,6 @@ func (e *serviceEmitter) emitDesc() {
 				if r.Body != "" {
 					kv = append(kv, jen.Id("Body").Op(":").Lit(r.Body))
 				}
-				kv = append(kv, jen.Id("Pattern").Op(":").Add(patternValue(r.Template)))
 				rules = append(rules, jen.Custom(multilineValues, kv...))
 			}
 			fields = append(fields, jen.Id("HTTPRules").Op(":").Index().Qual(runtimePackage, "HTTPRule").Custom(multilineValues, rules...))

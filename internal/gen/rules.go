@@ -7,14 +7,15 @@ import (
 	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/a2agen/a2agen/internal/pathtemplate"
 )
 
 // httpBinding is one checked google.api.http rule of an rpc.
 type httpBinding struct {
-	Method   string // "GET", "PUT", "POST", "DELETE" or "PATCH"
-	Path     string // the template as written in the proto
-	Body     string // "", "*" or a top-level field name
-	Template *PathTemplate
+	Method string // "GET", "PUT", "POST", "DELETE" or "PATCH"
+	Path   string // the template as written in the proto
+	Body   string // "", "*" or a top-level field name
 }
 
 // httpBindings returns the primary rule of m followed by its
@@ -84,11 +85,10 @@ func checkRule(file *protogen.File, m *protogen.Method, r *annotations.HttpRule,
 			bad("body %q names no field of %s %s; use \"*\" for the whole request or the name of a top-level field", b.Body, m.Input.Desc.FullName(), fieldList(m.Input.Desc))
 		}
 	}
-	tmpl, err := ParsePathTemplate(b.Path)
+	tmpl, err := pathtemplate.Parse(b.Path)
 	if err != nil {
 		bad("%v", err)
 	} else {
-		b.Template = tmpl
 		for _, v := range tmpl.Variables {
 			if msg := checkVariable(m.Input.Desc, tmpl, v); msg != "" {
 				bad("%s", msg)
@@ -100,7 +100,7 @@ func checkRule(file *protogen.File, m *protogen.Method, r *annotations.HttpRule,
 
 // checkVariable resolves a path variable through the request message and
 // returns what is wrong with it, or "".
-func checkVariable(req protoreflect.MessageDescriptor, t *PathTemplate, v PathVariable) string {
+func checkVariable(req protoreflect.MessageDescriptor, t *pathtemplate.Template, v pathtemplate.Variable) string {
 	md := req
 	var fd protoreflect.FieldDescriptor
 	for i, name := range v.FieldPath {

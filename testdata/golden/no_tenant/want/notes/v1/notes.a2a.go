@@ -72,10 +72,9 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "POST",
-					Path:    "/notes",
-					Body:    "note",
-					Pattern: runtime.PathPattern{Segments: []string{"notes"}},
+					Method: "POST",
+					Path:   "/notes",
+					Body:   "note",
 				},
 			},
 		},
@@ -88,9 +87,8 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/notes/{note_id}",
-					Pattern: runtime.PathPattern{Segments: []string{"notes", "*"}, Variables: []runtime.PathVariable{{FieldPath: "note_id", Start: 1, End: 2}}},
+					Method: "GET",
+					Path:   "/notes/{note_id}",
 				},
 			},
 		},
@@ -103,10 +101,9 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "PATCH",
-					Path:    "/notes/{note.note_id}",
-					Body:    "note",
-					Pattern: runtime.PathPattern{Segments: []string{"notes", "*"}, Variables: []runtime.PathVariable{{FieldPath: "note.note_id", Start: 1, End: 2}}},
+					Method: "PATCH",
+					Path:   "/notes/{note.note_id}",
+					Body:   "note",
 				},
 			},
 		},
@@ -119,9 +116,8 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/notes",
-					Pattern: runtime.PathPattern{Segments: []string{"notes"}},
+					Method: "GET",
+					Path:   "/notes",
 				},
 			},
 		},
@@ -134,9 +130,8 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "DELETE",
-					Path:    "/notes/{note_id}",
-					Pattern: runtime.PathPattern{Segments: []string{"notes", "*"}, Variables: []runtime.PathVariable{{FieldPath: "note_id", Start: 1, End: 2}}},
+					Method: "DELETE",
+					Path:   "/notes/{note_id}",
 				},
 			},
 		},
@@ -149,9 +144,8 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: true,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/folders/{folder=folders/*}/notes:watch",
-					Pattern: runtime.PathPattern{Segments: []string{"folders", "folders", "*", "notes"}, Variables: []runtime.PathVariable{{FieldPath: "folder", Start: 1, End: 3}}, Verb: "watch"},
+					Method: "GET",
+					Path:   "/folders/{folder=folders/*}/notes:watch",
 				},
 			},
 		},
@@ -172,9 +166,8 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "POST",
-					Path:    "/notes/{note_id}:touch",
-					Pattern: runtime.PathPattern{Segments: []string{"notes", "*"}, Variables: []runtime.PathVariable{{FieldPath: "note_id", Start: 1, End: 2}}, Verb: "touch"},
+					Method: "POST",
+					Path:   "/notes/{note_id}:touch",
 				},
 			},
 		},

@@ -62,16 +62,14 @@ var ToolServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "POST",
-					Path:    "/v2/refs:resolve",
-					Body:    "*",
-					Pattern: runtime.PathPattern{Segments: []string{"v2", "refs"}, Verb: "resolve"},
+					Method: "POST",
+					Path:   "/v2/refs:resolve",
+					Body:   "*",
 				},
 				{
-					Method:  "POST",
-					Path:    "/v2/{kind}/refs:resolve",
-					Body:    "*",
-					Pattern: runtime.PathPattern{Segments: []string{"v2", "*", "refs"}, Variables: []runtime.PathVariable{{FieldPath: "kind", Start: 1, End: 2}}, Verb: "resolve"},
+					Method: "POST",
+					Path:   "/v2/{kind}/refs:resolve",
+					Body:   "*",
 				},
 			},
 		},
@@ -84,9 +82,8 @@ var ToolServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: false,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/v2/tools/{name=**}",
-					Pattern: runtime.PathPattern{Segments: []string{"v2", "tools", "**"}, Variables: []runtime.PathVariable{{FieldPath: "name", Start: 2, End: 3}}},
+					Method: "GET",
+					Path:   "/v2/tools/{name=**}",
 				},
 			},
 		},
@@ -99,9 +96,8 @@ var ToolServiceDesc = runtime.ServiceDesc{
 			ServerStreaming: true,
 			HTTPRules: []runtime.HTTPRule{
 				{
-					Method:  "GET",
-					Path:    "/v2/labels/{name}:watch",
-					Pattern: runtime.PathPattern{Segments: []string{"v2", "labels", "*"}, Variables: []runtime.PathVariable{{FieldPath: "name", Start: 2, End: 3}}, Verb: "watch"},
+					Method: "GET",
+					Path:   "/v2/labels/{name}:watch",
 				},
 			},
 		},

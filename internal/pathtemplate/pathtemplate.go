@@ -1,14 +1,23 @@
-package gen
+// Package pathtemplate parses and validates google.api.http path templates,
+// once, for everyone: protoc-gen-a2a checks a proto's templates with it (and
+// then checks each variable against the request message), and the runtime's
+// HTTP+JSON router and client parse the template strings generated code
+// carries with it and match and build paths from the result. So a template
+// has one grammar, one set of error messages and one parsed form.
+//
+// It imports only the standard library, so the runtime may import it.
+package pathtemplate
 
 import (
 	"fmt"
 	"strings"
 )
 
-// PathTemplate is a parsed google.api.http path template, e.g.
-// "/{tenant}/tasks/{id=*}:cancel". The generator uses it to check that every
-// variable names a field of the request; the REST binding compiles the same
-// structure into matching data, so the parser lives apart from the checks.
+// Template is a parsed google.api.http path template, e.g.
+// "/{tenant}/tasks/{id=*}:cancel". Parse returns only valid templates: every
+// literal and the verb hold only RFC 3986 pchar characters with well-formed
+// percent escapes, "**" is last, variables neither nest nor repeat and cover
+// increasing runs of segments.
 //
 // The grammar is the one of google/api/http.proto:
 //
@@ -21,12 +30,12 @@ import (
 //
 // A variable without "=" captures one segment ("{id}" is "{id=*}"); "**"
 // matches the rest of the path and must be the last segment.
-type PathTemplate struct {
+type Template struct {
 	// Segments are the path segments in order, variables expanded: the
 	// template "/tasks/{id=*}:cancel" has the segments "tasks" and "*".
-	Segments []PathSegment
+	Segments []Segment
 	// Variables are the variables in order of appearance.
-	Variables []PathVariable
+	Variables []Variable
 	// Verb is the custom verb after the final ":" ("cancel"), or "".
 	Verb string
 }
@@ -43,14 +52,14 @@ const (
 	SegmentDeepWildcard
 )
 
-// PathSegment is one segment of a template.
-type PathSegment struct {
+// Segment is one segment of a template.
+type Segment struct {
 	Kind    SegmentKind
 	Literal string // for SegmentLiteral
 }
 
-// PathVariable binds Segments[Start:End] of the template to a request field.
-type PathVariable struct {
+// Variable binds Segments[Start:End] of the template to a request field.
+type Variable struct {
 	// FieldPath is the dotted field path split at the dots, e.g.
 	// ["task_id"] or ["config", "name"].
 	FieldPath  []string
@@ -58,29 +67,29 @@ type PathVariable struct {
 }
 
 // Name returns the dotted field path of the variable, e.g. "config.name".
-func (v PathVariable) Name() string { return strings.Join(v.FieldPath, ".") }
+func (v Variable) Name() string { return strings.Join(v.FieldPath, ".") }
 
 // SingleSegment reports whether the variable captures exactly one segment
 // ("{id}" or "{id=*}"), i.e. its value can never contain a "/".
-func (t *PathTemplate) SingleSegment(v PathVariable) bool {
+func (t *Template) SingleSegment(v Variable) bool {
 	return v.End-v.Start == 1 && t.Segments[v.Start].Kind == SegmentWildcard
 }
 
-// TemplateError reports why a path template does not parse.
-type TemplateError struct {
+// Error reports why a path template does not parse.
+type Error struct {
 	Template string
 	Offset   int // byte offset in Template where the problem was found
 	Problem  string
 }
 
-func (e *TemplateError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("path template %q: %s (at offset %d)", e.Template, e.Problem, e.Offset)
 }
 
-// ParsePathTemplate parses a google.api.http path template. The error is a
-// *TemplateError naming the offending offset.
-func ParsePathTemplate(s string) (*PathTemplate, error) {
-	p := &templateParser{src: s, t: &PathTemplate{}}
+// Parse parses and validates a google.api.http path template. The error is
+// an *Error naming the offending offset.
+func Parse(s string) (*Template, error) {
+	p := &templateParser{src: s, t: &Template{}}
 	if err := p.parse(); err != nil {
 		return nil, err
 	}
@@ -90,11 +99,11 @@ func ParsePathTemplate(s string) (*PathTemplate, error) {
 type templateParser struct {
 	src string
 	pos int
-	t   *PathTemplate
+	t   *Template
 }
 
 func (p *templateParser) errorf(offset int, format string, args ...any) error {
-	return &TemplateError{Template: p.src, Offset: offset, Problem: fmt.Sprintf(format, args...)}
+	return &Error{Template: p.src, Offset: offset, Problem: fmt.Sprintf(format, args...)}
 }
 
 func (p *templateParser) peek() byte {
@@ -170,10 +179,10 @@ func (p *templateParser) segment(inVariable bool) error {
 		return p.variable()
 	case strings.HasPrefix(p.src[p.pos:], "**"):
 		p.pos += 2
-		p.t.Segments = append(p.t.Segments, PathSegment{Kind: SegmentDeepWildcard})
+		p.t.Segments = append(p.t.Segments, Segment{Kind: SegmentDeepWildcard})
 	case p.peek() == '*':
 		p.pos++
-		p.t.Segments = append(p.t.Segments, PathSegment{Kind: SegmentWildcard})
+		p.t.Segments = append(p.t.Segments, Segment{Kind: SegmentWildcard})
 	default:
 		lit := p.literal()
 		if lit == "" {
@@ -184,7 +193,7 @@ func (p *templateParser) segment(inVariable bool) error {
 				return p.errorf(p.pos, "unexpected %q in path segment", c)
 			}
 		}
-		p.t.Segments = append(p.t.Segments, PathSegment{Kind: SegmentLiteral, Literal: lit})
+		p.t.Segments = append(p.t.Segments, Segment{Kind: SegmentLiteral, Literal: lit})
 	}
 	if c := p.peek(); !p.eof() && c != '/' && c != ':' && c != '}' {
 		return p.errorf(p.pos, "unexpected %q after %q", c, p.src[start:p.pos])
@@ -212,7 +221,7 @@ func (p *templateParser) variable() error {
 		}
 		p.pos++
 	}
-	v := PathVariable{FieldPath: path, Start: len(p.t.Segments)}
+	v := Variable{FieldPath: path, Start: len(p.t.Segments)}
 	for _, other := range p.t.Variables {
 		if other.Name() == v.Name() {
 			return p.errorf(open, "variable %q appears twice", v.Name())
@@ -225,7 +234,7 @@ func (p *templateParser) variable() error {
 			return err
 		}
 	case '}':
-		p.t.Segments = append(p.t.Segments, PathSegment{Kind: SegmentWildcard})
+		p.t.Segments = append(p.t.Segments, Segment{Kind: SegmentWildcard})
 	case 0:
 		return p.errorf(open, "unbalanced \"{\"")
 	default:
@@ -283,9 +292,9 @@ func isHex(c byte) bool {
 }
 
 // String returns the template in canonical form: "{id}" is written "{id=*}".
-func (t *PathTemplate) String() string {
+func (t *Template) String() string {
 	var b strings.Builder
-	vars := map[int]PathVariable{}
+	vars := map[int]Variable{}
 	for _, v := range t.Variables {
 		vars[v.Start] = v
 	}
@@ -313,7 +322,7 @@ func (t *PathTemplate) String() string {
 }
 
 // String returns the segment as written in a template.
-func (s PathSegment) String() string {
+func (s Segment) String() string {
 	switch s.Kind {
 	case SegmentWildcard:
 		return "*"

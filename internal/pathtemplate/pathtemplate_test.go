@@ -1,4 +1,4 @@
-package gen
+package pathtemplate
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestParsePathTemplate(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		in        string
 		canonical string
@@ -27,7 +27,7 @@ func TestParsePathTemplate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParsePathTemplate(tt.in)
+			got, err := Parse(tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +50,7 @@ func TestParsePathTemplate(t *testing.T) {
 
 func itoa(i int) string { return string(rune('0' + i)) }
 
-func TestParsePathTemplateErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", `path template "": empty template; a template starts with "/" (at offset 0)`},
 		{"tasks", `path template "tasks": must start with "/" (at offset 0)`},
@@ -77,7 +77,7 @@ func TestParsePathTemplateErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			_, err := ParsePathTemplate(tt.in)
+			_, err := Parse(tt.in)
 			if err == nil {
 				t.Fatalf("no error, want %s", tt.want)
 			}
@@ -88,17 +88,17 @@ func TestParsePathTemplateErrors(t *testing.T) {
 	}
 }
 
-func FuzzParsePathTemplate(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{"/tasks/{id=*}:cancel", "/{tenant}/message:send", "/v1/{name=projects/*/x/**}", "/a/{b.c}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		tmpl, err := ParsePathTemplate(s)
+		tmpl, err := Parse(s)
 		if err != nil {
 			return
 		}
 		// The canonical form must parse to the same template.
-		again, err := ParsePathTemplate(tmpl.String())
+		again, err := Parse(tmpl.String())
 		if err != nil {
 			t.Fatalf("canonical form %q of %q does not parse: %v", tmpl.String(), s, err)
 		}

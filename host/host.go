@@ -132,7 +132,7 @@ func (a *Agent) build(cfg Config) error {
 	}
 	// Tasks belong to the caller who created them; anonymous callers have no
 	// view of each other's tasks (server.WithTaskOwner).
-	sopts := []server.Option{server.WithLogger(logger), server.WithTaskOwner(server.OwnerByCallerID)}
+	sopts := append([]server.Option{server.WithLogger(logger), server.WithTaskOwner(server.OwnerByCallerID)}, cfg.Limits.ServerOptions()...)
 	if cfg.Store != nil {
 		sopts = append(sopts, server.WithStore(cfg.Store))
 	}

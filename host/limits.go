@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server"
 )
 
 // Limits bound what one caller, one connection or one stream can hold of
@@ -60,6 +61,16 @@ type Limits struct {
 	// there (store.WithInterruptedTaskTTL, sqlite.…, postgres.…). Negative:
 	// kept until the store ends.
 	InterruptedTaskTTL time.Duration
+	// MaxStreams and MaxStreamsPerCaller bound the streams
+	// (SendStreamingMessage, SubscribeToTask) the agent holds at once, in
+	// all and per caller (server.WithMaxStreams, WithMaxStreamsPerCaller;
+	// over them: ResourceExhausted, HTTP 429).
+	MaxStreams, MaxStreamsPerCaller int
+	// MaxFollowUpsPerTask bounds the follow-up messages a running task
+	// holds that its agent has not taken (server.WithMaxFollowUpsPerTask);
+	// MaxHistoryPerTask the messages of a task's history
+	// (server.WithMaxHistoryPerTask). Negative: no bound.
+	MaxFollowUpsPerTask, MaxHistoryPerTask int
 }
 
 // DefaultInterruptedTaskTTL is the default of Limits.InterruptedTaskTTL:
@@ -81,6 +92,22 @@ func DefaultLimits() Limits {
 		StreamKeepAlive:      runtime.DefaultStreamKeepAlive,
 		MaxConcurrentStreams: 100,
 		InterruptedTaskTTL:   DefaultInterruptedTaskTTL,
+		MaxStreams:           server.DefaultMaxStreams,
+		MaxStreamsPerCaller:  server.DefaultMaxStreamsPerCaller,
+		MaxFollowUpsPerTask:  server.DefaultMaxFollowUpsPerTask,
+		MaxHistoryPerTask:    server.DefaultMaxHistoryPerTask,
+	}
+}
+
+// ServerOptions are the server.New options that carry l (the caps on
+// streams, follow-ups and history).
+func (l Limits) ServerOptions() []server.Option {
+	l = l.withDefaults()
+	return []server.Option{
+		server.WithMaxStreams(l.MaxStreams),
+		server.WithMaxStreamsPerCaller(l.MaxStreamsPerCaller),
+		server.WithMaxFollowUpsPerTask(l.MaxFollowUpsPerTask),
+		server.WithMaxHistoryPerTask(l.MaxHistoryPerTask),
 	}
 }
 
@@ -97,6 +124,17 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxHeaderBytes <= 0 {
 		l.MaxHeaderBytes = d.MaxHeaderBytes
+	}
+	for _, f := range []struct {
+		v   *int
+		def int
+	}{
+		{&l.MaxStreams, d.MaxStreams}, {&l.MaxStreamsPerCaller, d.MaxStreamsPerCaller},
+		{&l.MaxFollowUpsPerTask, d.MaxFollowUpsPerTask}, {&l.MaxHistoryPerTask, d.MaxHistoryPerTask},
+	} {
+		if *f.v == 0 {
+			*f.v = f.def
+		}
 	}
 	if l.MaxConcurrentStreams == 0 {
 		l.MaxConcurrentStreams = d.MaxConcurrentStreams

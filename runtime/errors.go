@@ -32,6 +32,12 @@ const (
 	CodeInternal
 	CodeUnauthenticated
 	CodeUnauthorized
+	// CodeResourceExhausted: the agent is at one of its limits for now (a
+	// cap on concurrent streams, on pending follow-ups); the same request
+	// may succeed later. A2A defines no such error: it follows the
+	// unauthenticated/unauthorized codes' pattern (-31000 minus the HTTP
+	// status, 429) and gRPC's RESOURCE_EXHAUSTED.
+	CodeResourceExhausted
 )
 
 // ErrorDomain is the google.rpc.ErrorInfo domain of every A2A error.
@@ -68,6 +74,7 @@ var errorTable = map[ErrorCode]errorSpec{
 	CodeInternal:                       {"Internal", "INTERNAL_ERROR", -32603, http.StatusInternalServerError, codes.Internal, "internal error"},
 	CodeUnauthenticated:                {"Unauthenticated", "UNAUTHENTICATED", -31401, http.StatusUnauthorized, codes.Unauthenticated, "authentication required"},
 	CodeUnauthorized:                   {"Unauthorized", "UNAUTHORIZED", -31403, http.StatusForbidden, codes.PermissionDenied, "permission denied"},
+	CodeResourceExhausted:              {"ResourceExhausted", "RESOURCE_EXHAUSTED", -31429, http.StatusTooManyRequests, codes.ResourceExhausted, "the agent is at a limit; try again later"},
 }
 
 // String returns the Go-facing name of the code, e.g. "TaskNotFound".
@@ -138,6 +145,7 @@ var (
 	ErrInternal                       = &Error{code: CodeInternal}
 	ErrUnauthenticated                = &Error{code: CodeUnauthenticated}
 	ErrUnauthorized                   = &Error{code: CodeUnauthorized}
+	ErrResourceExhausted              = &Error{code: CodeResourceExhausted}
 )
 
 // NewError returns an error of the given code. An empty message selects the
@@ -409,6 +417,8 @@ func CodeFromHTTPStatus(status int) ErrorCode {
 		return CodeContentTypeNotSupported // v1.0.0
 	case http.StatusBadGateway:
 		return CodeInvalidAgentResponse // v1.0.0
+	case http.StatusTooManyRequests:
+		return CodeResourceExhausted
 	}
 	if status >= 400 && status < 500 {
 		return CodeInvalidParams
@@ -432,6 +442,8 @@ func CodeFromGRPC(c codes.Code) ErrorCode {
 		return CodeUnauthorized
 	case codes.FailedPrecondition:
 		return CodeUnsupportedOperation
+	case codes.ResourceExhausted:
+		return CodeResourceExhausted
 	}
 	return CodeInternal
 }

@@ -111,7 +111,7 @@ func TestJSONRPCClientErrorRoundTrip(t *testing.T) {
 		CodeExtendedAgentCardNotConfigured: ErrExtendedAgentCardNotConfigured, CodeExtensionSupportRequired: ErrExtensionSupportRequired,
 		CodeVersionNotSupported: ErrVersionNotSupported, CodeParseError: ErrParse, CodeInvalidRequest: ErrInvalidRequest,
 		CodeMethodNotFound: ErrMethodNotFound, CodeInvalidParams: ErrInvalidParams, CodeInternal: ErrInternal,
-		CodeUnauthenticated: ErrUnauthenticated, CodeUnauthorized: ErrUnauthorized,
+		CodeUnauthenticated: ErrUnauthenticated, CodeUnauthorized: ErrUnauthorized, CodeResourceExhausted: ErrResourceExhausted,
 	}
 	for _, code := range allErrorCodes() {
 		t.Run(code.String(), func(t *testing.T) {

@@ -221,7 +221,7 @@ func fixtureError(what string) error {
 
 func allErrorCodes() []ErrorCode {
 	var out []ErrorCode
-	for c := CodeTaskNotFound; c <= CodeUnauthorized; c++ {
+	for c := CodeTaskNotFound; c <= CodeResourceExhausted; c++ {
 		out = append(out, c)
 	}
 	return out

@@ -185,6 +185,10 @@ func (r *run) deliverLocked(msg *a2av1.Message) {
 	}
 }
 
+// pendingLocked is how many follow-up messages wait for the execution to
+// take them; the caller holds the task's lock.
+func (r *run) pendingLocked() int { return len(r.followUps) + len(r.overflow) }
+
 // offerLocked hands message i of the task's history hist to the running
 // execution unless it has had it already (or it precedes the run's first
 // message); the caller holds the task's lock.

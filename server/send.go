@@ -58,6 +58,11 @@ func (s *Server) SendStreamingMessage(ctx context.Context, req *a2av1.SendMessag
 	if err != nil {
 		return err
 	}
+	release, err := s.holdStream(c)
+	if err != nil {
+		return err
+	}
+	defer release()
 	st, err := s.start(c, req, followEvents)
 	if err != nil {
 		return err
@@ -254,6 +259,15 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 	if store.IsTerminal(task.GetStatus().GetState()) {
 		return started{}, terminalTaskError(task)
 	}
+	if err := s.checkHistory(key.id, task); err != nil {
+		return started{}, err
+	}
+	r := s.runOf(key)
+	if r != nil && s.maxFollowUps > 0 && r.pendingLocked() >= s.maxFollowUps {
+		return started{}, limitError(runtime.CodeResourceExhausted, "MaxFollowUpsPerTask", s.maxFollowUps,
+			"task %q already holds %d follow-up messages its agent has not taken, the most it may hold (MaxFollowUpsPerTask); try again later", key.id, s.maxFollowUps).
+			WithMetadata("taskId", key.id)
+	}
 	msg.ContextId = task.GetContextId()
 	if pushCfg != nil {
 		pushCfg.TaskId = key.id
@@ -265,7 +279,6 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 			return started{}, internalError("saving the push notification config", err)
 		}
 	}
-	r := s.runOf(key)
 	elsewhere := r == nil && s.runningElsewhere(rec)
 	if r == nil && !elsewhere && s.isClosed() {
 		return started{}, errShuttingDown()
@@ -276,6 +289,9 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 		if store.IsTerminal(state) {
 			return nil, nil, errTerminal(cur)
 		}
+		if err := s.checkHistory(key.id, cur); err != nil {
+			return nil, nil, err
+		}
 		if !resume && !store.IsInterrupted(state) {
 			return withMessage(cur, msg), nil, nil
 		}
@@ -285,6 +301,9 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 	}, resume)
 	if errors.Is(err, store.ErrTerminal) {
 		return started{}, terminalTaskError(rec.Task)
+	}
+	if re := (*runtime.Error)(nil); errors.As(err, &re) {
+		return started{}, re
 	}
 	if err != nil {
 		return started{}, internalError("adding the message to the task", err)
@@ -316,6 +335,17 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 		return started{}, err
 	}
 	return out, nil
+}
+
+// checkHistory refuses a client message to task when its history is full
+// (WithMaxHistoryPerTask).
+func (s *Server) checkHistory(id string, task *a2av1.Task) error {
+	if s.maxHistory > 0 && len(task.GetHistory()) >= s.maxHistory {
+		return limitError(runtime.CodeInvalidRequest, "MaxHistoryPerTask", s.maxHistory,
+			"task %q already has %d messages in its history, the most a task may have (MaxHistoryPerTask); start a new task in its context", id, s.maxHistory).
+			WithMetadata("taskId", id)
+	}
+	return nil
 }
 
 func (s *Server) isClosed() bool {

@@ -42,6 +42,9 @@ type Server struct {
 	logger   *slog.Logger
 
 	maxPushConfigs int // pushconfig.go: per task; 0 means no limit
+	// limits.go; 0 means no limit.
+	maxStreams, maxCallerStreams, maxFollowUps, maxHistory int
+	streamSlots                                            streamSlots
 
 	taskObserver TaskObserver                             // observer.go
 	traceContext func(context.Context) store.TraceContext // observer.go
@@ -108,14 +111,18 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 		return nil, errors.New("server: New needs an Executor")
 	}
 	s := &Server{
-		card:           card,
-		exec:           exec,
-		logger:         slog.Default(),
-		runs:           make(map[taskKey]*run),
-		runLease:       DefaultRunLease,
-		maxPushConfigs: DefaultMaxPushConfigsPerTask,
-		idle:           make(chan struct{}),
-		ending:         make(chan struct{}),
+		card:             card,
+		exec:             exec,
+		logger:           slog.Default(),
+		runs:             make(map[taskKey]*run),
+		runLease:         DefaultRunLease,
+		maxPushConfigs:   DefaultMaxPushConfigsPerTask,
+		maxStreams:       DefaultMaxStreams,
+		maxCallerStreams: DefaultMaxStreamsPerCaller,
+		maxFollowUps:     DefaultMaxFollowUpsPerTask,
+		maxHistory:       DefaultMaxHistoryPerTask,
+		idle:             make(chan struct{}),
+		ending:           make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(s)

@@ -200,6 +200,11 @@ func (s *Server) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTask
 	if err != nil {
 		return err
 	}
+	release, err := s.holdStream(c)
+	if err != nil {
+		return err
+	}
+	defer release()
 	rec, sub, err := s.store.Subscribe(c.ctx, c.tenant, req.GetId())
 	switch {
 	case errors.Is(err, store.ErrNotFound):

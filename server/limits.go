@@ -1,0 +1,131 @@
+package server
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// Caps on what callers can make the server hold (docs/limits.md). A
+// request over a cap that frees up by itself — concurrent streams, pending
+// follow-ups — is ResourceExhausted (JSON-RPC -31429, HTTP 429, gRPC
+// RESOURCE_EXHAUSTED: try again later); one over a cap that never frees up
+// for that task — its history — is InvalidRequest. Both name the limit in
+// their ErrorInfo metadata (limit, limitValue).
+const (
+	// DefaultMaxStreams is how many streams (SendStreamingMessage and
+	// SubscribeToTask, on every binding) the server holds at once.
+	DefaultMaxStreams = 1000
+	// DefaultMaxStreamsPerCaller is how many of them one caller holds.
+	DefaultMaxStreamsPerCaller = 100
+	// DefaultMaxFollowUpsPerTask is how many follow-up messages a running
+	// task holds that its execution has not taken yet.
+	DefaultMaxFollowUpsPerTask = 64
+	// DefaultMaxHistoryPerTask is how many messages a task's history may
+	// hold before client messages are refused.
+	DefaultMaxHistoryPerTask = 1000
+)
+
+// limit sets *dst from an option's n: n < 0 turns the limit off (0), n > 0
+// sets it, 0 keeps the default.
+func limit(dst *int, n int) {
+	switch {
+	case n < 0:
+		*dst = 0
+	case n > 0:
+		*dst = n
+	}
+}
+
+// WithMaxStreams bounds the streams the server holds at once
+// (DefaultMaxStreams; n < 0: no limit). One more is refused with
+// ResourceExhausted naming MaxStreams before anything happens (no task is
+// created for a refused SendStreamingMessage).
+func WithMaxStreams(n int) Option { return func(s *Server) { limit(&s.maxStreams, n) } }
+
+// WithMaxStreamsPerCaller bounds the streams one caller holds at once
+// (DefaultMaxStreamsPerCaller; n < 0: no limit); one more is
+// ResourceExhausted naming MaxStreamsPerCaller. The caller is told by the
+// identity the server gives owners: the WithTaskOwner function's owner,
+// else the caller id. Anonymous callers have no identity to count: only
+// WithMaxStreams bounds them.
+func WithMaxStreamsPerCaller(n int) Option {
+	return func(s *Server) { limit(&s.maxCallerStreams, n) }
+}
+
+// WithMaxFollowUpsPerTask bounds the follow-up messages a running task
+// holds that its execution has not taken yet (DefaultMaxFollowUpsPerTask;
+// n < 0: no limit). One more is ResourceExhausted naming
+// MaxFollowUpsPerTask: the client retries once the agent has caught up.
+func WithMaxFollowUpsPerTask(n int) Option {
+	return func(s *Server) { limit(&s.maxFollowUps, n) }
+}
+
+// WithMaxHistoryPerTask bounds the messages of a task's history
+// (DefaultMaxHistoryPerTask; n < 0: no limit): a client message that would
+// go beyond it is InvalidRequest naming MaxHistoryPerTask (start a new task
+// in the same context). The agent's own messages are not refused.
+func WithMaxHistoryPerTask(n int) Option {
+	return func(s *Server) { limit(&s.maxHistory, n) }
+}
+
+// limitError is the error of a request over a cap.
+func limitError(code runtime.ErrorCode, name string, value int, format string, args ...any) *runtime.Error {
+	return runtime.NewError(code, fmt.Sprintf(format, args...)).
+		WithMetadata("limit", name).WithMetadata("limitValue", strconv.Itoa(value))
+}
+
+// streamSlots counts the streams held, in all and per caller.
+type streamSlots struct {
+	mu       sync.Mutex
+	total    int
+	byCaller map[string]int
+}
+
+// streamIdentity is who a stream counts against for WithMaxStreamsPerCaller
+// ("" for none).
+func (c *call) streamIdentity(owned bool) string {
+	if owned {
+		return c.owner
+	}
+	return c.caller.ID
+}
+
+// holdStream takes a stream slot for the call, or says which cap it is
+// over. release gives the slot back.
+func (s *Server) holdStream(c *call) (release func(), err error) {
+	who := c.streamIdentity(s.owner != nil)
+	sl := &s.streamSlots
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if s.maxStreams > 0 && sl.total >= s.maxStreams {
+		return nil, limitError(runtime.CodeResourceExhausted, "MaxStreams", s.maxStreams,
+			"the agent already serves %d streams, the most it holds at once (MaxStreams); try again later", s.maxStreams)
+	}
+	if who != "" && s.maxCallerStreams > 0 && sl.byCaller[who] >= s.maxCallerStreams {
+		return nil, limitError(runtime.CodeResourceExhausted, "MaxStreamsPerCaller", s.maxCallerStreams,
+			"this caller already has %d streams open, the most one caller may hold (MaxStreamsPerCaller); close one or try again later", s.maxCallerStreams)
+	}
+	sl.total++
+	if who != "" {
+		if sl.byCaller == nil {
+			sl.byCaller = make(map[string]int)
+		}
+		sl.byCaller[who]++
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			sl.mu.Lock()
+			defer sl.mu.Unlock()
+			sl.total--
+			if who != "" {
+				if sl.byCaller[who]--; sl.byCaller[who] == 0 {
+					delete(sl.byCaller, who)
+				}
+			}
+		})
+	}, nil
+}

@@ -63,7 +63,7 @@ func TestThousandsOfConcurrentTasksAndStreams(t *testing.T) {
 		}
 		return ev.Complete(nil)
 	})
-	srv, err := server.New(echoCard(), gated, server.WithLogger(discardLogger()))
+	srv, err := server.New(echoCard(), gated, server.WithLogger(discardLogger()), server.WithMaxStreams(-1)) // 2,000 streams: beyond the default cap
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,10 @@ var limitUsage = map[string]string{
 	"StreamKeepAlive":      "quiet time after which an SSE stream gets a keep-alive comment and a gRPC connection a ping",
 	"MaxConcurrentStreams": "calls in progress on one gRPC connection; more wait for a slot",
 	"InterruptedTaskTTL":   "how long a task waiting for input (INPUT_REQUIRED, AUTH_REQUIRED) is kept, from its status time",
+	"MaxStreams":           "streams (SendStreamingMessage, SubscribeToTask) the agent holds at once; more are refused with 429/RESOURCE_EXHAUSTED",
+	"MaxStreamsPerCaller":  "streams one identified caller holds at once; more are refused with 429/RESOURCE_EXHAUSTED",
+	"MaxFollowUpsPerTask":  "follow-up messages a running task holds that its agent has not taken; more are refused with 429/RESOURCE_EXHAUSTED",
+	"MaxHistoryPerTask":    "messages in a task's history; a client message beyond it is refused (InvalidRequest)",
 }
 
 // LimitFlagName is the name of Main's flag for the field of Limits named

@@ -2,6 +2,7 @@ package host
 
 import (
 	"net/http"
+	goruntime "runtime"
 	"time"
 
 	"google.golang.org/grpc"
@@ -188,6 +189,12 @@ func (l Limits) GRPCServerOptions() []grpc.ServerOption {
 		// minimum of 5 minutes would close the connection of a client
 		// that keeps its own long stream alive).
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: min(off(l.StreamKeepAlive), 5*time.Minute), PermitWithoutStream: true}),
+		// Calls run on goroutines that live on (one per CPU) instead of a
+		// new goroutine per call, whose stack grew twice in every call
+		// (8 → 32 KiB, copied frame by frame: 17 % of a unary round
+		// trip's instructions). A call that finds every worker busy gets
+		// a goroutine of its own, so long calls never hold up others.
+		grpc.NumStreamWorkers(uint32(goruntime.GOMAXPROCS(0))),
 	}
 	if d := off(l.ReadHeaderTimeout); d > 0 {
 		opts = append(opts, grpc.ConnectionTimeout(d)) // the HTTP/2 handshake

@@ -28,6 +28,14 @@ import (
 // listener with the given limits and returns the two addresses.
 func startLimitedAgent(t *testing.T, limits host.Limits) (httpAddr, grpcAddr string) {
 	t.Helper()
+	return startSkillAgent(t, limits, func(_ context.Context, req *server.Request, ev *server.Events) error {
+		return ev.Reply(server.AgentMessage(req.Text()))
+	})
+}
+
+// startSkillAgent is startLimitedAgent with run as the agent's one skill.
+func startSkillAgent(t *testing.T, limits host.Limits, run func(context.Context, *server.Request, *server.Events) error) (httpAddr, grpcAddr string) {
+	t.Helper()
 	card, err := runtime.MarshalJSON(&a2av1.AgentCard{
 		Name: "limited", Description: "d", Version: "1",
 		Capabilities:       &a2av1.AgentCapabilities{Streaming: proto.Bool(true)},
@@ -46,9 +54,7 @@ func startLimitedAgent(t *testing.T, limits host.Limits) (httpAddr, grpcAddr str
 			{Protocol: runtime.BindingJSONRPC, Address: ":8080", Path: "/"},
 			{Protocol: runtime.BindingGRPC, Address: ":9090"},
 		},
-		Skills: []host.Skill{{ID: "a", Run: func(_ context.Context, req *server.Request, ev *server.Events) error {
-			return ev.Reply(server.AgentMessage(req.Text()))
-		}}},
+		Skills:        []host.Skill{{ID: "a", Run: run}},
 		Limits:        limits,
 		ShutdownGrace: -1,
 		Listen: func(network, address string) (net.Listener, error) {

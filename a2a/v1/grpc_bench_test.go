@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	goruntime "runtime"
 	"testing"
 	"time"
 
@@ -120,6 +121,11 @@ var handWrittenDesc = grpc.ServiceDesc{
 	}},
 }
 
+// benchGRPCServerOptions are the grpc.NewServer options of every benchmark
+// server, a2agen's and hand-written alike: long-lived stream workers, as
+// host.Limits.GRPCServerOptions gives agents.
+var benchGRPCServerOptions = []grpc.ServerOption{grpc.NumStreamWorkers(uint32(goruntime.GOMAXPROCS(0)))}
+
 // benchGRPCServer serves register's service on loopback TCP and returns a
 // connection to it.
 func benchGRPCServer(b *testing.B, register func(*grpc.Server)) *grpc.ClientConn {
@@ -128,7 +134,7 @@ func benchGRPCServer(b *testing.B, register func(*grpc.Server)) *grpc.ClientConn
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := grpc.NewServer()
+	srv := grpc.NewServer(benchGRPCServerOptions...)
 	register(srv)
 	go func() { _ = srv.Serve(lis) }()
 	b.Cleanup(srv.Stop)

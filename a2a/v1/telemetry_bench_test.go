@@ -125,7 +125,7 @@ var telemetryBindings = []telemetryBinding{
 		if err != nil {
 			b.Fatal(err)
 		}
-		s := grpc.NewServer()
+		s := grpc.NewServer(benchGRPCServerOptions...)
 		a2av1.RegisterA2AServiceGRPC(s, h, hopts...)
 		go func() { _ = s.Serve(lis) }()
 		b.Cleanup(s.Stop)

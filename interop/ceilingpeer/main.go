@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	goruntime "runtime"
 	"syscall"
 	"time"
 
@@ -75,7 +76,9 @@ func run() error {
 		if grpcLn, err = net.Listen("tcp", *grpcAddr); err != nil {
 			return err
 		}
-		grpcSrv = grpc.NewServer()
+		// Stream workers, as host.Limits.GRPCServerOptions gives agents
+		// (examples/echo among them): the same grpc-go on both sides.
+		grpcSrv = grpc.NewServer(grpc.NumStreamWorkers(uint32(goruntime.GOMAXPROCS(0))))
 		ceiling.RegisterGRPC(grpcSrv)
 		go func() { errc <- grpcSrv.Serve(grpcLn) }()
 	}

@@ -139,6 +139,33 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 				t.Errorf("got %v, want Unauthenticated", err)
 			}
 		})
+		t.Run(b.Protocol+"/input and output modes", func(t *testing.T) {
+			// The skills accept and produce text/plain only (the card's
+			// defaults): a data part, or a client that accepts only JSON,
+			// is refused before the skill runs, naming both sides.
+			c := a.Client(t, b, ext, "a")
+			data := message("hi", "a")
+			part, _ := a2av1.NewDataPart(map[string]any{"city": "Oslo"})
+			data.Message.Parts = append(data.Message.Parts, part)
+			_, err := c.SendMessage(ctx, data)
+			var re *runtime.Error
+			if !errors.As(err, &re) || re.Code() != runtime.CodeContentTypeNotSupported ||
+				re.Message() != "incompatible content types: offered application/json; accepted text/plain" {
+				t.Errorf("a data part to a text skill: %v, want ContentTypeNotSupported offering application/json", err)
+			}
+			onlyJSON := message("hi", "a")
+			onlyJSON.Configuration = &a2av1.SendMessageConfiguration{AcceptedOutputModes: []string{"application/json"}}
+			if _, err := c.SendMessage(ctx, onlyJSON); !errors.As(err, &re) || re.Code() != runtime.CodeContentTypeNotSupported ||
+				re.Message() != "incompatible content types: offered application/json; accepted text/plain" {
+				t.Errorf("a client accepting only JSON from a text skill: %v, want ContentTypeNotSupported", err)
+			}
+			charset := message("hi", "a")
+			charset.Message.Parts[0].MediaType = "text/plain; charset=utf-8"
+			charset.Configuration = &a2av1.SendMessageConfiguration{AcceptedOutputModes: []string{"text/*"}}
+			if _, err := c.SendMessage(ctx, charset); err != nil {
+				t.Errorf("text/plain with a charset, accepting text/*: %v", err)
+			}
+		})
 		t.Run(b.Protocol+"/extended card", func(t *testing.T) {
 			got, err := a.Client(t, b, ext, "").GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
 			if err != nil || !proto.Equal(got, ext) {

@@ -19,6 +19,9 @@ type skillEntry struct {
 	Skill
 	extended     bool // listed on the extended card only
 	requirements []*a2av1.SecurityRequirement
+	// inputModes and outputModes are the skill's, else the card's
+	// defaults: what the skill accepts and produces.
+	inputModes, outputModes []string
 }
 
 // router is the server.Executor of an agent: it picks a skill for each
@@ -44,17 +47,25 @@ func newRouter(public, extended *a2av1.AgentCard, skills []Skill, route func(con
 		byID[s.ID] = s
 	}
 	r := &router{route: route, guard: guard}
-	add := func(cs *a2av1.AgentSkill, ext bool) error {
+	add := func(card *a2av1.AgentCard, cs *a2av1.AgentSkill, ext bool) error {
 		s, ok := byID[cs.GetId()]
 		if !ok {
 			return fmt.Errorf("host: skill %q of the card has no Run function in Config.Skills", cs.GetId())
 		}
 		delete(byID, cs.GetId())
-		r.skills = append(r.skills, &skillEntry{Skill: s, extended: ext, requirements: cs.GetSecurityRequirements()})
+		e := &skillEntry{Skill: s, extended: ext, requirements: cs.GetSecurityRequirements(),
+			inputModes: cs.GetInputModes(), outputModes: cs.GetOutputModes()}
+		if len(e.inputModes) == 0 {
+			e.inputModes = card.GetDefaultInputModes()
+		}
+		if len(e.outputModes) == 0 {
+			e.outputModes = card.GetDefaultOutputModes()
+		}
+		r.skills = append(r.skills, e)
 		return nil
 	}
 	for _, cs := range public.GetSkills() {
-		if err := add(cs, false); err != nil {
+		if err := add(public, cs, false); err != nil {
 			return nil, err
 		}
 	}
@@ -64,7 +75,7 @@ func newRouter(public, extended *a2av1.AgentCard, skills []Skill, route func(con
 			if _, done := byID[cs.GetId()]; !done && r.find(cs.GetId()) != nil {
 				continue // a public skill, repeated on the extended card
 			}
-			if err := add(cs, true); err != nil {
+			if err := add(extended, cs, true); err != nil {
 				return nil, err
 			}
 		}
@@ -102,6 +113,12 @@ func (r *router) Execute(ctx context.Context, req *server.Request, events *serve
 		if err := r.guard.Check(auth.IdentityOf(req.Caller), s.requirements); err != nil {
 			return err
 		}
+	}
+	if err := checkInputModes(s.ID, req.Message, s.inputModes); err != nil {
+		return err
+	}
+	if err := checkOutputModes(s.ID, req.AcceptedOutputModes, s.outputModes); err != nil {
+		return err
 	}
 	return s.Run(ctx, req, events)
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/url"
@@ -86,19 +87,75 @@ func (m *Manifest) card(baseURL string, skills []Skill) *a2av1.AgentCard {
 			c.SecuritySchemes[s.Name] = schemeProto(s)
 		}
 	}
+	if ext := skillSchemasExtension(skills); ext != nil {
+		c.Capabilities.Extensions = append(c.Capabilities.Extensions, ext)
+	}
 	for _, s := range skills {
 		c.Skills = append(c.Skills, &a2av1.AgentSkill{
 			Id:                   s.ID,
 			Name:                 s.Name,
 			Description:          s.Description,
 			Tags:                 clone(s.Tags),
-			Examples:             clone(s.Examples),
+			Examples:             skillExamples(s),
 			InputModes:           clone(s.InputModes),
 			OutputModes:          clone(s.OutputModes),
 			SecurityRequirements: requirementsProto(s.SecurityRequirements),
 		})
 	}
 	return c
+}
+
+// SkillSchemasExtension is the URI of the data-only extension (A2A
+// "Extensions": structured information in the card that changes no
+// request) in which cards of a2a-scaffold carry the JSON Schemas of their
+// typed skills: AgentSkill has no field for them. Its params are
+// {"skills": {"<skill id>": {"input": <schema>, "output": <schema>}}}, for
+// the skills of that card that declare them; docs/extensions/skill-schemas-v1.md
+// specifies it.
+const SkillSchemasExtension = "https://github.com/a2agen/a2agen/blob/main/docs/extensions/skill-schemas-v1.md"
+
+// skillSchemasExtension is the card's SkillSchemasExtension entry, or nil
+// when no skill of the card is typed.
+func skillSchemasExtension(skills []Skill) *a2av1.AgentExtension {
+	bySkill := map[string]any{}
+	for _, s := range skills {
+		entry := map[string]any{}
+		if s.Input != nil {
+			entry["input"] = s.Input.Schema.Value()
+		}
+		if s.Output != nil {
+			entry["output"] = s.Output.Schema.Value()
+		}
+		if len(entry) > 0 {
+			bySkill[s.ID] = entry
+		}
+	}
+	if len(bySkill) == 0 {
+		return nil
+	}
+	// The schemas hold only JSON-compatible values, which NewStruct always
+	// accepts.
+	params, _ := structpb.NewStruct(map[string]any{"skills": bySkill})
+	return &a2av1.AgentExtension{
+		Uri:         SkillSchemasExtension,
+		Description: "JSON Schemas of the data parts (" + DataMediaType + ") that skills take (input) and give (output), by skill id.",
+		Params:      params,
+	}
+}
+
+// skillExamples are the examples of the card's skill: the manifest's, then
+// each input example as compact JSON (what a client sends as the data
+// part, or as text to a skill that also reads text).
+func skillExamples(s Skill) []string {
+	out := clone(s.Examples)
+	if s.Input != nil {
+		for _, e := range s.Input.Examples {
+			if b, err := json.Marshal(e); err == nil {
+				out = append(out, string(b))
+			}
+		}
+	}
+	return out
 }
 
 // InterfaceURL is the URL the card gives for binding b: b.URL when set

@@ -21,6 +21,9 @@ type decoder struct {
 	read map[*shape]map[string]bool
 	// skillIDs are the skill ids seen so far, public and extended.
 	skillIDs []skillRef
+	// skillPaths are the paths of the decoded skills, public then
+	// extended, in the order of Manifest.Skills and ExtendedCard.Skills.
+	skillPaths []string
 	// paramValues counts the values converted in extension params.
 	paramValues int
 }

@@ -68,6 +68,9 @@ func (d *decoder) agent(n *yaml.Node) *Manifest {
 	firstURI := map[string]int{}
 	for i, e := range f.items("extensions") {
 		ext, uri := d.extension(e, index("extensions", i))
+		if ext.URI == SkillSchemasExtension {
+			d.errorf(uri, index("extensions", i)+".uri", "a2a-scaffold adds this extension itself, from the input and output of the skills; remove it")
+		}
 		if j, dup := firstURI[ext.URI]; dup && ext.URI != "" {
 			d.errorf(uri, index("extensions", i)+".uri", "duplicate extension %q (first at extensions[%d])", ext.URI, j)
 		} else {
@@ -85,6 +88,15 @@ func (d *decoder) agent(n *yaml.Node) *Manifest {
 
 	d.uniqueSkills()
 	d.crossChecks(f, m)
+	all := m.Skills
+	if m.ExtendedCard != nil {
+		all = append(append([]Skill(nil), m.Skills...), m.ExtendedCard.Skills...)
+	}
+	for i, s := range all {
+		if i < len(d.skillPaths) {
+			d.dataModes(m, s, d.skillPaths[i], f.node)
+		}
+	}
 	return m
 }
 
@@ -314,6 +326,13 @@ func (d *decoder) skills(nodes []*yaml.Node, path string, schemes map[string]*Se
 		if n := f.get("securityRequirements"); n != nil {
 			s.SecurityRequirements = d.requirements(n, f.sub("securityRequirements"), schemes)
 		}
+		if n := f.get("input"); n != nil {
+			s.Input = d.data(n, f.sub("input"))
+		}
+		if n := f.get("output"); n != nil {
+			s.Output = d.data(n, f.sub("output"))
+		}
+		d.skillPaths = append(d.skillPaths, p)
 		out = append(out, s)
 	}
 	return out

@@ -78,6 +78,15 @@ var (
 		{name: "inputModes"},
 		{name: "outputModes"},
 		{name: "securityRequirements"},
+		{name: "input", elem: dataShape, layout: nested},
+		{name: "output", elem: dataShape, layout: nested},
+	}}
+
+	// dataShape is a skill's input or output: a JSON Schema (its keywords
+	// are checked by package dataschema, not by shapes) and examples.
+	dataShape = &shape{name: "data", keys: []key{
+		{name: "schema", required: true},
+		{name: "examples"},
 	}}
 
 	// One shape per OAuth flow; flowsShape holds exactly one of them.

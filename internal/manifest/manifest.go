@@ -1,6 +1,10 @@
 package manifest
 
-import "time"
+import (
+	"time"
+
+	"github.com/a2agen/a2agen/internal/dataschema"
+)
 
 // APIVersion is the manifest format this package reads (the apiVersion key).
 const APIVersion = "a2agen/v1"
@@ -127,7 +131,20 @@ type Skill struct {
 	InputModes           []string
 	OutputModes          []string
 	SecurityRequirements []SecurityRequirement
-	Pos                  Position
+	// Input and Output are the data the skill takes and gives, as data
+	// parts (application/json); nil when the skill declares none.
+	Input, Output *Data
+	Pos           Position
+}
+
+// Data is the typed data of a skill in one direction: its JSON Schema (an
+// object, in the subset of package dataschema) and examples that match it.
+type Data struct {
+	Schema *dataschema.Schema
+	// Examples are JSON-compatible values (map[string]any, []any, string,
+	// float64, bool), each valid against Schema.
+	Examples []any
+	Pos      Position
 }
 
 // SchemeType is the kind of a security scheme (the type key).

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/a2agen/a2agen/internal/dataschema"
 )
 
 // maxExactInteger is the largest integer a JSON number (an IEEE-754 double)
@@ -17,19 +19,33 @@ const maxExactInteger = 1 << 53
 // exponentially ("billion laughs").
 const maxParamValues = 100_000
 
-// jsonValue converts free-form YAML (extension params) into JSON-compatible
-// Go values: map[string]any, []any, string, float64, bool and nil.
+// jsonValue converts free-form YAML (extension params, example data) into
+// JSON-compatible Go values: map[string]any, []any, string, float64, bool
+// and nil.
 func (d *decoder) jsonValue(n *yaml.Node, path string) (any, bool) {
+	return d.value(n, path, false)
+}
+
+// orderedValue is jsonValue with mappings as dataschema.Members, in file
+// order (schemas: properties keep their order).
+func (d *decoder) orderedValue(n *yaml.Node, path string) (any, bool) {
+	return d.value(n, path, true)
+}
+
+func (d *decoder) value(n *yaml.Node, path string, ordered bool) (any, bool) {
 	d.paramValues++
 	if d.paramValues > maxParamValues {
 		if d.paramValues == maxParamValues+1 {
-			d.errorf(n, path, "extension params hold more than %d values (after expanding aliases)", maxParamValues)
+			d.errorf(n, path, "extension params, schemas and examples hold more than %d values (after expanding aliases)", maxParamValues)
 		}
 		return nil, false
 	}
 	n = deref(n)
 	switch n.Kind {
 	case yaml.MappingNode:
+		if ordered {
+			return d.members(n, path)
+		}
 		out := map[string]any{}
 		ok := true
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -45,7 +61,7 @@ func (d *decoder) jsonValue(n *yaml.Node, path string) (any, bool) {
 				ok = false
 				continue
 			}
-			v, vok := d.jsonValue(n.Content[i+1], p)
+			v, vok := d.value(n.Content[i+1], p, false)
 			ok = ok && vok
 			out[k.Value] = v
 		}
@@ -54,7 +70,7 @@ func (d *decoder) jsonValue(n *yaml.Node, path string) (any, bool) {
 		out := make([]any, 0, len(n.Content))
 		ok := true
 		for i, e := range n.Content {
-			v, vok := d.jsonValue(e, index(path, i))
+			v, vok := d.value(e, index(path, i), ordered)
 			ok = ok && vok
 			out = append(out, v)
 		}
@@ -92,4 +108,30 @@ func (d *decoder) jsonValue(n *yaml.Node, path string) (any, bool) {
 	default: // !!str, !!timestamp, !!binary: kept as written
 		return n.Value, true
 	}
+}
+
+// members converts a mapping into dataschema.Members, keeping key order.
+func (d *decoder) members(n *yaml.Node, path string) (any, bool) {
+	var out dataschema.Members
+	seen := map[string]bool{}
+	ok := true
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := deref(n.Content[i])
+		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!null" {
+			d.errorf(k, path, "keys must be strings, got %s", describe(k))
+			ok = false
+			continue
+		}
+		p := join(path, k.Value)
+		if seen[k.Value] {
+			d.errorf(k, p, "duplicate key")
+			ok = false
+			continue
+		}
+		seen[k.Value] = true
+		v, vok := d.value(n.Content[i+1], p, true)
+		ok = ok && vok
+		out = append(out, dataschema.Member{Key: k.Value, Value: v})
+	}
+	return out, ok
 }

@@ -460,6 +460,74 @@ securitySchemes:
 		schemaMisses: true,
 	},
 	{
+		name: "typed skill schemas",
+		yaml: minimal + `    inputModes: [application/json]
+    input:
+      schema:
+        type: object
+        properties:
+          city: {type: strin}
+          days: {type: integer, minimum: 1}
+          when: {type: string, enumm: [now]}
+          stops: {type: array}
+          kind: {type: integer, enum: [1, 2]}
+          hours: {type: integer, default: 2.5}
+        required: [city, nope]
+    output:
+      schema:
+        type: array
+        items: {type: string}
+`,
+		want: []string{
+			`agent.yaml:17:24: skills[0].input.schema.properties.city.type: unknown type "strin" (want one of object, array, string, number, integer, boolean)`,
+			`agent.yaml:18:33: skills[0].input.schema.properties.days.minimum: "minimum" is not in the JSON Schema subset of typed skills (type, description, properties, required, additionalProperties, items, enum, default); check the range in the skill's code`,
+			`agent.yaml:19:32: skills[0].input.schema.properties.when.enumm: unknown keyword "enumm"; did you mean "enum"?`,
+			`agent.yaml:20:18: skills[0].input.schema.properties.stops: items: required for type array (the schema of every element)`,
+			`agent.yaml:21:39: skills[0].input.schema.properties.kind.enum: enum applies to type string only (this is integer)`,
+			`agent.yaml:22:43: skills[0].input.schema.properties.hours.default: the default does not match the schema: expected an integer, got 2.5`,
+			`agent.yaml:23:26: skills[0].input.schema.required[1]: "nope" is not a property of this object (properties: city, days, when, stops, kind, hours)`,
+			`agent.yaml:26:15: skills[0].output.schema.type: the data of a skill is an object (its properties become the fields of a Go struct), got type array; make it a property of an object`,
+		},
+		schemaMisses: true,
+	},
+	{
+		name: "typed skill modes and Go names",
+		yaml: minimal + `    inputModes: [text/plain]
+    input:
+      schema:
+        type: object
+        properties:
+          start-date: {type: string}
+          start_date: {type: string}
+`,
+		want: []string{
+			`agent.yaml:14:7: skills[0].input: the skill takes data parts (application/json) but inputModes (text/plain) does not list application/json; add it to the skill's inputModes`,
+			`agent.yaml:18:23: skills[0].input.schema.properties.start_date: property "start-date" and "start_date" would both be Go field StartDate; rename one of them`,
+		},
+		schemaMisses: true,
+	},
+	{
+		name: "typed skill examples that do not match",
+		yaml: minimal + `    inputModes: [application/json]
+    input:
+      schema:
+        type: object
+        properties:
+          city: {type: string, enum: [Lisbon, Oslo]}
+        required: [city]
+        additionalProperties: false
+      examples:
+        - {city: Paris}
+        - {town: Oslo}
+`,
+		want: []string{
+			`agent.yaml:21:11: skills[0].input.examples[0].city: example does not match the schema: "Paris" is not one of "Lisbon", "Oslo"`,
+			`agent.yaml:22:11: skills[0].input.examples[1].city: example does not match the schema: required`,
+			`agent.yaml:22:11: skills[0].input.examples[1].town: example does not match the schema: unknown property (this object has city)`,
+		},
+		schemaMisses: true,
+	},
+	{
 		name: "not a mapping",
 		yaml: "- a\n- b\n",
 		want: []string{

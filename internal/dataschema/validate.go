@@ -1,0 +1,183 @@
+package dataschema
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// MaxViolations bounds the problems Validate reports for one value.
+const MaxViolations = 20
+
+// maxExactInteger is the largest integer a JSON number (a double) holds
+// exactly.
+const maxExactInteger = 1 << 53
+
+// Violation is one way a value does not match its schema.
+type Violation struct {
+	// Path names the value from the root given to Validate: data.city,
+	// data.stops[2].name.
+	Path    string
+	Message string
+}
+
+func (v Violation) String() string {
+	if v.Path == "" {
+		return v.Message
+	}
+	return v.Path + ": " + v.Message
+}
+
+// Validate checks a JSON-compatible value (map[string]any, []any, string,
+// float64, bool, nil, as encoding/json and structpb give them) against the
+// schema, and returns up to MaxViolations problems, each with the path of
+// the value from root. Properties the schema does not declare are allowed
+// unless additionalProperties is false. Recursion follows the schema, so a
+// deep value costs no more than the schema is deep.
+func (s *Schema) Validate(v any, root string) []Violation {
+	var out []Violation
+	s.validate(v, root, &out)
+	return out
+}
+
+func (s *Schema) validate(v any, path string, out *[]Violation) {
+	if len(*out) >= MaxViolations {
+		return
+	}
+	add := func(format string, args ...any) {
+		if len(*out) < MaxViolations {
+			*out = append(*out, Violation{Path: path, Message: fmt.Sprintf(format, args...)})
+		}
+	}
+	switch s.Type {
+	case Object:
+		m, ok := v.(map[string]any)
+		if !ok {
+			add("expected an object, got %s", describe(v))
+			return
+		}
+		for _, name := range s.Required {
+			if _, present := m[name]; !present {
+				*out = appendLimited(*out, Violation{Path: join(path, name), Message: "required"})
+			}
+		}
+		for _, p := range s.Properties {
+			if pv, present := m[p.Name]; present {
+				p.Schema.validate(pv, join(path, p.Name), out)
+			}
+		}
+		if s.ClosedObject() {
+			var extra []string
+			for k := range m {
+				if s.Property(k) == nil {
+					extra = append(extra, k)
+				}
+			}
+			slices.Sort(extra)
+			for _, k := range extra {
+				*out = appendLimited(*out, Violation{Path: join(path, k), Message: fmt.Sprintf("unknown property (this object has %s)", listOrNone(s.propertyNames()))})
+			}
+		}
+	case Array:
+		list, ok := v.([]any)
+		if !ok {
+			add("expected an array, got %s", describe(v))
+			return
+		}
+		for i, e := range list {
+			if len(*out) >= MaxViolations {
+				return
+			}
+			s.Items.validate(e, fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	case String:
+		str, ok := v.(string)
+		if !ok {
+			add("expected a string, got %s", describe(v))
+			return
+		}
+		if len(s.Enum) > 0 && !slices.Contains(s.Enum, str) {
+			add("%q is not one of %s", str, quoteAll(s.Enum))
+		}
+	case Number:
+		if _, ok := v.(float64); !ok {
+			add("expected a number, got %s", describe(v))
+		}
+	case Integer:
+		f, ok := v.(float64)
+		switch {
+		case !ok:
+			add("expected an integer, got %s", describe(v))
+		case f != math.Trunc(f) || math.IsInf(f, 0):
+			add("expected an integer, got %g", f)
+		case f > maxExactInteger || f < -maxExactInteger:
+			add("integer %g is out of range (at most 2^53 in magnitude)", f)
+		}
+	case Boolean:
+		if _, ok := v.(bool); !ok {
+			add("expected true or false, got %s", describe(v))
+		}
+	}
+}
+
+func appendLimited(out []Violation, v Violation) []Violation {
+	if len(out) >= MaxViolations {
+		return out
+	}
+	return append(out, v)
+}
+
+func join(path, name string) string {
+	if isPlainName(name) {
+		if path == "" {
+			return name
+		}
+		return path + "." + name
+	}
+	return fmt.Sprintf("%s[%q]", path, name)
+}
+
+func quoteAll(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// WithDefaults returns v with the default of every optional property that
+// v leaves out filled in, at every depth the schema reaches; v itself is
+// not modified. v should have passed Validate.
+func (s *Schema) WithDefaults(v any) any {
+	switch s.Type {
+	case Object:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v
+		}
+		out := make(map[string]any, len(m))
+		for k, e := range m {
+			out[k] = e
+		}
+		for _, p := range s.Properties {
+			if e, present := out[p.Name]; present {
+				out[p.Name] = p.Schema.WithDefaults(e)
+			} else if p.Schema.Default != nil {
+				out[p.Name] = p.Schema.WithDefaults(p.Schema.Default)
+			}
+		}
+		return out
+	case Array:
+		list, ok := v.([]any)
+		if !ok {
+			return v
+		}
+		out := make([]any, len(list))
+		for i, e := range list {
+			out[i] = s.Items.WithDefaults(e)
+		}
+		return out
+	}
+	return v
+}

@@ -163,3 +163,25 @@ func equalSnapshots(a, b map[string][]byte) bool {
 	}
 	return true
 }
+
+// TestTypedSkillsEndToEnd creates the project of the golden typed-skills
+// manifest against this checkout, builds it and runs its generated tests:
+// every typed skill gets its example as a data part on every binding, its
+// data answer is checked against its output schema and data without a
+// required property is refused naming it.
+func TestTypedSkillsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a generated project")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "typed")
+	manifestFile := filepath.Join(root, "testdata", "golden", "scaffold", "typed", "agent.yaml")
+	if r := runCLI(t, "", "new", "typed", "--manifest", manifestFile, "--dir", dir, "--a2agen", root); r.code != 0 {
+		t.Fatalf("new: %+v", r)
+	}
+	goCommand(t, dir, "vet", "./...")
+	goCommand(t, dir, "test", "-count=1", "./...")
+}

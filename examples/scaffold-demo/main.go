@@ -26,14 +26,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/agentcard"
+	"github.com/a2agen/a2agen/internal/manifest"
 	"github.com/a2agen/a2agen/internal/scaffold"
 	"github.com/a2agen/a2agen/runtime"
 )
@@ -126,15 +129,30 @@ func run(keep bool, w io.Writer) error {
 			return err
 		}
 		for _, skill := range card.GetSkills() {
-			text := skill.GetExamples()[0]
-			step(out, "%s %s: SendMessage %q to skill %s", iface.GetProtocolBinding(), iface.GetUrl(), text, skill.GetId())
-			resp, err := c.SendMessage(ctx, message(text, skill.GetId()))
+			req, what := message(skill.GetExamples()[0], skill.GetId()), fmt.Sprintf("%q", skill.GetExamples()[0])
+			if typedInput(card, skill.GetId()) {
+				// The card's schema extension says the skill takes data: send
+				// its JSON example (the last example) as a data part.
+				example := skill.GetExamples()[len(skill.GetExamples())-1]
+				if req, err = dataMessage(example, skill.GetId()); err != nil {
+					c.Close()
+					return err
+				}
+				what = "data " + example
+			}
+			step(out, "%s %s: SendMessage %s to skill %s", iface.GetProtocolBinding(), iface.GetUrl(), what, skill.GetId())
+			resp, err := c.SendMessage(ctx, req)
 			if err != nil {
 				c.Close()
 				return err
 			}
 			task := resp.GetTask()
-			fmt.Fprintf(out, "  task %s: %s, artifact %q\n", task.GetId(), task.GetStatus().GetState(), task.Text())
+			fmt.Fprintf(out, "  task %s: %s, artifact %s\n", task.GetId(), task.GetStatus().GetState(), artifactText(task))
+			if typedInput(card, skill.GetId()) {
+				bad, _ := dataMessage("{}", skill.GetId())
+				_, err := c.SendMessage(ctx, bad)
+				fmt.Fprintf(out, "  data {} to skill %s: %v\n", skill.GetId(), err)
+			}
 		}
 		if _, err := c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{}); err != nil {
 			fmt.Fprintf(out, "  GetExtendedAgentCard without credentials: %v\n", err)
@@ -217,6 +235,45 @@ func message(text, skill string) *a2av1.SendMessageRequest {
 	m := a2av1.NewTextMessage(text)
 	m.Metadata = md
 	return a2av1.NewSendMessageRequest(m)
+}
+
+// typedInput reports whether the card's skill-schemas extension gives the
+// skill an input schema.
+func typedInput(card *a2av1.AgentCard, skill string) bool {
+	for _, e := range card.GetCapabilities().GetExtensions() {
+		if e.GetUri() == manifest.SkillSchemasExtension {
+			s := e.GetParams().GetFields()["skills"].GetStructValue().GetFields()[skill].GetStructValue()
+			return s.GetFields()["input"] != nil
+		}
+	}
+	return false
+}
+
+// dataMessage is message with the JSON value data as a data part.
+func dataMessage(data, skill string) (*a2av1.SendMessageRequest, error) {
+	part, err := a2av1.NewJSONDataPart([]byte(data))
+	if err != nil {
+		return nil, err
+	}
+	req := message("", skill)
+	req.Message.Parts = []*a2av1.Part{part}
+	return req, nil
+}
+
+// artifactText shows a task's artifacts: text as it is, data as JSON.
+func artifactText(task *a2av1.Task) string {
+	var parts []string
+	for _, a := range task.GetArtifacts() {
+		for _, p := range a.GetParts() {
+			if d := p.GetData(); d != nil {
+				b, _ := protojson.Marshal(d)
+				parts = append(parts, "data "+string(b))
+			} else if p.GetText() != "" {
+				parts = append(parts, strconv.Quote(p.GetText()))
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // lockedWriter serialises writes to one writer: the demo's own output and

@@ -32,6 +32,14 @@ func TestDemo(t *testing.T) {
 	if n := strings.Count(text, "TASK_STATE_COMPLETED"); n != 6 {
 		t.Errorf("%d completed tasks, want 6:\n%s", n, text)
 	}
+	// plan-trip is typed: its JSON example went as a data part, and data
+	// without the city was refused naming it.
+	if n := strings.Count(text, `SendMessage data {"city":"Lisbon","days":3} to skill plan-trip`); n != 3 {
+		t.Errorf("plan-trip got its data example %d times, want 3:\n%s", n, text)
+	}
+	if n := strings.Count(text, "data {} to skill plan-trip: InvalidParams: skill \"plan-trip\": the data does not match its input schema: data.city: required"); n != 3 {
+		t.Errorf("data without city refused %d times, want 3:\n%s", n, text)
+	}
 	if strings.Contains(text, "18080") {
 		t.Errorf("the demo used the manifest's fixed port instead of a free one:\n%s", text)
 	}

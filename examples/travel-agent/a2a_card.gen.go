@@ -33,6 +33,74 @@ const agentCardJSON = `{
   "capabilities": {
     "streaming": true,
     "pushNotifications": false,
+    "extensions": [
+      {
+        "uri": "https://github.com/a2agen/a2agen/blob/main/docs/extensions/skill-schemas-v1.md",
+        "description": "JSON Schemas of the data parts (application/json) that skills take (input) and give (output), by skill id.",
+        "params": {
+          "skills": {
+            "plan-trip": {
+              "input": {
+                "description": "The trip to plan.",
+                "properties": {
+                  "city": {
+                    "description": "The city to visit.",
+                    "enum": [
+                      "Kyoto",
+                      "Lisbon",
+                      "Oslo",
+                      "Porto"
+                    ],
+                    "type": "string"
+                  },
+                  "days": {
+                    "default": 2,
+                    "description": "How many days, from 1 to 7.",
+                    "type": "integer"
+                  }
+                },
+                "required": [
+                  "city"
+                ],
+                "type": "object"
+              },
+              "output": {
+                "description": "A day-by-day itinerary.",
+                "properties": {
+                  "city": {
+                    "type": "string"
+                  },
+                  "days": {
+                    "items": {
+                      "properties": {
+                        "day": {
+                          "type": "integer"
+                        },
+                        "sight": {
+                          "description": "What to see that day.",
+                          "type": "string"
+                        }
+                      },
+                      "required": [
+                        "day",
+                        "sight"
+                      ],
+                      "type": "object"
+                    },
+                    "type": "array"
+                  }
+                },
+                "required": [
+                  "city",
+                  "days"
+                ],
+                "type": "object"
+              }
+            }
+          }
+        }
+      }
+    ],
     "extendedAgentCard": true
   },
   "securitySchemes": {
@@ -60,7 +128,16 @@ const agentCardJSON = `{
       ],
       "examples": [
         "3 days in Lisbon",
-        "Kyoto for 2 days"
+        "Kyoto for 2 days",
+        "{\"city\":\"Lisbon\",\"days\":3}"
+      ],
+      "inputModes": [
+        "application/json",
+        "text/plain"
+      ],
+      "outputModes": [
+        "application/json",
+        "text/plain"
       ]
     },
     {
@@ -110,6 +187,74 @@ const extendedAgentCardJSON = `{
   "capabilities": {
     "streaming": true,
     "pushNotifications": false,
+    "extensions": [
+      {
+        "uri": "https://github.com/a2agen/a2agen/blob/main/docs/extensions/skill-schemas-v1.md",
+        "description": "JSON Schemas of the data parts (application/json) that skills take (input) and give (output), by skill id.",
+        "params": {
+          "skills": {
+            "plan-trip": {
+              "input": {
+                "description": "The trip to plan.",
+                "properties": {
+                  "city": {
+                    "description": "The city to visit.",
+                    "enum": [
+                      "Kyoto",
+                      "Lisbon",
+                      "Oslo",
+                      "Porto"
+                    ],
+                    "type": "string"
+                  },
+                  "days": {
+                    "default": 2,
+                    "description": "How many days, from 1 to 7.",
+                    "type": "integer"
+                  }
+                },
+                "required": [
+                  "city"
+                ],
+                "type": "object"
+              },
+              "output": {
+                "description": "A day-by-day itinerary.",
+                "properties": {
+                  "city": {
+                    "type": "string"
+                  },
+                  "days": {
+                    "items": {
+                      "properties": {
+                        "day": {
+                          "type": "integer"
+                        },
+                        "sight": {
+                          "description": "What to see that day.",
+                          "type": "string"
+                        }
+                      },
+                      "required": [
+                        "day",
+                        "sight"
+                      ],
+                      "type": "object"
+                    },
+                    "type": "array"
+                  }
+                },
+                "required": [
+                  "city",
+                  "days"
+                ],
+                "type": "object"
+              }
+            }
+          }
+        }
+      }
+    ],
     "extendedAgentCard": true
   },
   "securitySchemes": {
@@ -137,7 +282,16 @@ const extendedAgentCardJSON = `{
       ],
       "examples": [
         "3 days in Lisbon",
-        "Kyoto for 2 days"
+        "Kyoto for 2 days",
+        "{\"city\":\"Lisbon\",\"days\":3}"
+      ],
+      "inputModes": [
+        "application/json",
+        "text/plain"
+      ],
+      "outputModes": [
+        "application/json",
+        "text/plain"
       ]
     },
     {

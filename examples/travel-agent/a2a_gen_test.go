@@ -4,10 +4,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/host/hosttest"
+	"github.com/a2agen/a2agen/runtime"
 )
 
 // TestEverySkillOnEveryBinding starts the agent on loopback ports and sends a
@@ -22,7 +25,6 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 			skill, text string
 			card        *a2av1.AgentCard
 		}{
-			{"plan-trip", "3 days in Lisbon", card},
 			{"packing-list", "packing for 5 days in Oslo", card},
 			{"book-trip", "book 3 days in Lisbon", extended},
 		} {
@@ -40,6 +42,35 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestTypedSkills sends every skill of agent.yaml with an input schema its
+// first input example (or a sample of the schema) as a data part on every
+// binding; checks that the data it answers matches its output schema, and that
+// data lacking a required property is refused with InvalidParams naming it.
+func TestTypedSkills(t *testing.T) {
+	agent := hosttest.Start(t, agentConfig())
+	card := agent.Card()
+	for _, b := range bindings {
+		t.Run(b.Protocol+"/plan-trip", func(t *testing.T) {
+			client := agent.Client(t, b, card, "plan-trip")
+			resp, err := client.SendMessage(context.Background(), hosttest.DataMessage(t, `{"city":"Lisbon","days":3}`, "plan-trip"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := resp.State(); s == a2av1.TaskState_TASK_STATE_FAILED || s == a2av1.TaskState_TASK_STATE_REJECTED {
+				t.Fatalf("the skill's task ended %s: %s", s.Short(), resp.Text())
+			}
+			for _, data := range hosttest.DataParts(resp) {
+				if _, err := planTripOutput.Decode(data); err != nil {
+					t.Errorf("the skill answered data that does not match its output schema: %v", err)
+				}
+			}
+			if _, err := client.SendMessage(context.Background(), hosttest.DataMessage(t, `{}`, "plan-trip")); !errors.Is(err, runtime.ErrInvalidParams) || !strings.Contains(err.Error(), "data.city: required") {
+				t.Errorf("data without city: %v, want InvalidParams naming data.city: required", err)
+			}
+		})
 	}
 }
 

@@ -2,7 +2,10 @@
 
 package main
 
-import "github.com/a2agen/a2agen/host"
+import (
+	"github.com/a2agen/a2agen/host"
+	"github.com/a2agen/a2agen/host/skilldata"
+)
 
 // skills are the skills of agent.yaml, each with the function that does its
 // work (in its skill_<id>.go). A message goes to the only skill; else to the
@@ -11,7 +14,7 @@ import "github.com/a2agen/a2agen/host"
 // one route (route.go) picks. The skill's securityRequirements are checked
 // before it runs.
 var skills = []host.Skill{
-	{ID: "plan-trip", Run: skillPlanTrip},       // Plan a trip
-	{ID: "packing-list", Run: skillPackingList}, // Packing list
-	{ID: "book-trip", Run: skillBookTrip},       // Book a trip (extended card only)
+	{ID: "plan-trip", Run: skilldata.Run(planTripInput, skillPlanTrip, planTripFromText)}, // Plan a trip (typed input: PlanTripInput)
+	{ID: "packing-list", Run: skillPackingList},                                           // Packing list
+	{ID: "book-trip", Run: skillBookTrip},                                                 // Book a trip (extended card only)
 }

@@ -25,6 +25,38 @@ func Message(text, skill string) *a2av1.SendMessageRequest {
 	return &a2av1.SendMessageRequest{Message: m}
 }
 
+// DataMessage is Message with one data part (application/json) holding the
+// JSON value in data instead of text; it fails the test when data is no
+// JSON.
+func DataMessage(t testing.TB, data, skill string) *a2av1.SendMessageRequest {
+	t.Helper()
+	part, err := a2av1.NewJSONDataPart([]byte(data))
+	if err != nil {
+		t.Fatalf("hosttest: %v", err)
+	}
+	req := Message("", skill)
+	req.Message.Parts = []*a2av1.Part{part}
+	return req
+}
+
+// DataParts returns the data of every data part of a response: of the
+// reply message, or of the task's artifacts.
+func DataParts(resp *a2av1.SendMessageResponse) []*structpb.Value {
+	var out []*structpb.Value
+	add := func(parts []*a2av1.Part) {
+		for _, p := range parts {
+			if d := p.GetData(); d != nil {
+				out = append(out, d)
+			}
+		}
+	}
+	add(resp.GetMessage().GetParts())
+	for _, a := range resp.GetTask().GetArtifacts() {
+		add(a.GetParts())
+	}
+	return out
+}
+
 // Card decodes an agent card document, failing the test when it does not
 // decode.
 func Card(t testing.TB, doc string) *a2av1.AgentCard {

@@ -129,6 +129,11 @@ func (s *Schema[T]) encode(v T) ([]byte, []dataschema.Violation, error) {
 	if err := json.Unmarshal(data, &plain); err != nil {
 		return nil, nil, runtime.Internal(fmt.Errorf("skilldata: skill %q: encoding its %s: %w", s.skill, s.direction, err))
 	}
+	// A nil slice is meant as an empty array.
+	plain = s.schema.WithEmptyArrays(plain)
+	if data, err = json.Marshal(plain); err != nil {
+		return nil, nil, runtime.Internal(fmt.Errorf("skilldata: skill %q: encoding its %s: %w", s.skill, s.direction, err))
+	}
 	return data, s.schema.Validate(plain, "data"), nil
 }
 
@@ -151,3 +156,7 @@ func (s *Schema[T]) Artifact(id string, v T) (*a2av1.Artifact, error) {
 	}
 	return &a2av1.Artifact{ArtifactId: id, Parts: []*a2av1.Part{p}}, nil
 }
+
+// Ptr returns a pointer to v, for the optional fields of generated types
+// (Days: skilldata.Ptr(3)).
+func Ptr[V any](v V) *V { return &v }

@@ -82,6 +82,9 @@ func TestArtifactChecksTheOutput(t *testing.T) {
 	if p.GetMediaType() != "application/json" || p.GetData().GetStructValue().GetFields()["city"].GetStringValue() != "Oslo" {
 		t.Errorf("artifact part %v", p)
 	}
+	if _, err := tripInput.Value(trip{City: "Oslo", Days: 1, Stops: nil}); err != nil {
+		t.Errorf("a nil slice for an optional array: %v", err)
+	}
 	kind := "ski"
 	_, err = tripInput.Artifact("plan", trip{City: "Oslo", Kind: &kind})
 	if !errors.Is(err, runtime.ErrInternal) || !strings.Contains(err.Error(), `data.kind: \"ski\" is not one of`) && !strings.Contains(errors.Unwrap(err).Error(), `data.kind: "ski" is not one of`) {

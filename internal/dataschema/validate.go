@@ -181,3 +181,38 @@ func (s *Schema) WithDefaults(v any) any {
 	}
 	return v
 }
+
+// WithEmptyArrays returns v with null, where the schema wants an array,
+// made an empty array: what a nil Go slice encodes to is no array, yet it
+// is meant as one.
+func (s *Schema) WithEmptyArrays(v any) any {
+	switch s.Type {
+	case Object:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v
+		}
+		out := make(map[string]any, len(m))
+		for k, e := range m {
+			if ps := s.Property(k); ps != nil {
+				e = ps.WithEmptyArrays(e)
+			}
+			out[k] = e
+		}
+		return out
+	case Array:
+		if v == nil {
+			return []any{}
+		}
+		list, ok := v.([]any)
+		if !ok {
+			return v
+		}
+		out := make([]any, len(list))
+		for i, e := range list {
+			out[i] = s.Items.WithEmptyArrays(e)
+		}
+		return out
+	}
+	return v
+}

@@ -50,7 +50,16 @@ func (p *project) skillsFile() ([]byte, error) {
 			if s.Extended {
 				note += " (extended card only)"
 			}
-			g.Values(jen.Id("ID").Op(":").Lit(s.ID), jen.Id("Run").Op(":").Id(s.Func)).Op(",").Comment(note)
+			var run jen.Code = jen.Id(s.Func)
+			if s.Input != nil {
+				fromText := jen.Nil()
+				if s.FromText != "" {
+					fromText = jen.Id(s.FromText)
+				}
+				run = jen.Qual(pkgSkillData, "Run").Call(jen.Id(s.InputVar), jen.Id(s.Func), fromText)
+				note += " (typed input: " + s.InputType + ")"
+			}
+			g.Values(jen.Id("ID").Op(":").Lit(s.ID), jen.Id("Run").Op(":").Add(run)).Op(",").Comment(note)
 		}
 	})
 	return render(f)
@@ -164,46 +173,57 @@ func (p *project) testFile() ([]byte, error) {
 	m := p.m
 	ctx := jen.Qual("context", "Background").Call()
 
-	docLines(f, ("TestEverySkillOnEveryBinding starts the agent on loopback ports and sends a message to every skill on every binding of agent.yaml through the generated clients, with the credentials the skill needs (see hosttest.Verifiers)."))
-	f.Func().Id("TestEverySkillOnEveryBinding").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
-		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
-		g.Id("card").Op(":=").Id("agent").Dot("Card").Call()
-		if p.hasExtendedCard() {
-			g.Id("extended").Op(":=").Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))
-		}
-		g.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
-			jen.For(jen.List(jen.Id("_"), jen.Id("tc")).Op(":=").Range().Index().Struct(
-				jen.Id("skill").Op(",").Id("text").String(),
-				jen.Id("card").Op("*").Qual(pkgA2A, "AgentCard"),
-			).CustomFunc(multi, func(g *jen.Group) {
-				for _, s := range p.skills {
-					text := "hello"
-					if len(s.Examples) > 0 {
-						text = s.Examples[0]
+	if p.textSkillsUse(false) || p.textSkillsUse(true) {
+		docLines(f, ("TestEverySkillOnEveryBinding starts the agent on loopback ports and sends a message to every skill on every binding of agent.yaml through the generated clients, with the credentials the skill needs (see hosttest.Verifiers)."))
+		f.Func().Id("TestEverySkillOnEveryBinding").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+			g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
+			if p.textSkillsUse(false) {
+				g.Id("card").Op(":=").Id("agent").Dot("Card").Call()
+			}
+			if p.textSkillsUse(true) {
+				g.Id("extended").Op(":=").Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))
+			}
+			g.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
+				jen.For(jen.List(jen.Id("_"), jen.Id("tc")).Op(":=").Range().Index().Struct(
+					jen.Id("skill").Op(",").Id("text").String(),
+					jen.Id("card").Op("*").Qual(pkgA2A, "AgentCard"),
+				).CustomFunc(multi, func(g *jen.Group) {
+					for _, s := range p.skills {
+						if s.Input != nil {
+							continue // TestTypedSkills sends it data
+						}
+						text := "hello"
+						if len(s.Examples) > 0 {
+							text = s.Examples[0]
+						}
+						card := "card"
+						if s.Extended {
+							card = "extended"
+						}
+						g.Values(jen.Lit(s.ID), jen.Lit(text), jen.Id(card))
 					}
-					card := "card"
-					if s.Extended {
-						card = "extended"
-					}
-					g.Values(jen.Lit(s.ID), jen.Lit(text), jen.Id(card))
-				}
-			})).Block(
-				jen.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Op("+").Lit("/").Op("+").Id("tc").Dot("skill"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-					jen.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id("tc").Dot("card"), jen.Id("tc").Dot("skill")),
-					jen.List(jen.Id("resp"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(jen.Id("tc").Dot("text"), jen.Id("tc").Dot("skill"))),
-					jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
-					jen.If(jen.Id("resp").Dot("GetTask").Call().Op("==").Nil().Op("&&").Id("resp").Dot("GetMessage").Call().Op("==").Nil()).Block(
-						jen.Id("t").Dot("Fatal").Call(jen.Lit("the response holds neither a task nor a message")),
-					),
-					jen.If(jen.Id("s").Op(":=").Id("resp").Dot("State").Call(), jen.Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_FAILED").Op("||").Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_REJECTED")).Block(
-						jen.Id("t").Dot("Fatalf").Call(jen.Lit("the skill's task ended %s: %s"), jen.Id("s").Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
-					),
-				)),
-			),
-		)
-	})
-	f.Line()
+				})).Block(
+					jen.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Op("+").Lit("/").Op("+").Id("tc").Dot("skill"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+						jen.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id("tc").Dot("card"), jen.Id("tc").Dot("skill")),
+						jen.List(jen.Id("resp"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(jen.Id("tc").Dot("text"), jen.Id("tc").Dot("skill"))),
+						jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
+						jen.If(jen.Id("resp").Dot("GetTask").Call().Op("==").Nil().Op("&&").Id("resp").Dot("GetMessage").Call().Op("==").Nil()).Block(
+							jen.Id("t").Dot("Fatal").Call(jen.Lit("the response holds neither a task nor a message")),
+						),
+						jen.If(jen.Id("s").Op(":=").Id("resp").Dot("State").Call(), jen.Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_FAILED").Op("||").Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_REJECTED")).Block(
+							jen.Id("t").Dot("Fatalf").Call(jen.Lit("the skill's task ended %s: %s"), jen.Id("s").Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
+						),
+					)),
+				),
+			)
+		})
+		f.Line()
 
+	}
+	if len(p.typedSkills()) > 0 {
+		p.typedTest(f)
+		f.Line()
+	}
 	docLines(f, ("TestAgentCard checks that every HTTP address serves exactly the card of agent.yaml."))
 	f.Func().Id("TestAgentCard").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call()).Dot("CheckCard").Call(jen.Id("t"), jen.Id("bindings"), jen.Id("agentCardJSON")),
@@ -230,6 +250,80 @@ func (p *project) testFile() ([]byte, error) {
 		)
 	}
 	return render(f)
+}
+
+// textSkillsUse reports whether a skill without typed input is on the
+// extended card only (extended) or on the public one (!extended).
+func (p *project) textSkillsUse(extended bool) bool {
+	for _, s := range p.skills {
+		if s.Input == nil && s.Extended == extended {
+			return true
+		}
+	}
+	return false
+}
+
+// typedTest sends every typed skill its example input as a data part on
+// every binding, checks its data against the output schema and that data
+// without a required property is refused naming it.
+func (p *project) typedTest(f *jen.File) {
+	ctx := jen.Qual("context", "Background").Call()
+	docLines(f, "TestTypedSkills sends every skill of agent.yaml with an input schema its first input example (or a sample of the schema) as a data part on every binding; checks that the data it answers matches its output schema, and that data lacking a required property is refused with InvalidParams naming it.")
+	f.Func().Id("TestTypedSkills").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
+		var usesPublic, usesExtended bool
+		for _, s := range p.typedSkills() {
+			usesPublic = usesPublic || !s.Extended
+			usesExtended = usesExtended || s.Extended
+		}
+		if usesPublic {
+			g.Id("card").Op(":=").Id("agent").Dot("Card").Call()
+		}
+		if usesExtended {
+			g.Id("extended").Op(":=").Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))
+		}
+		g.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).BlockFunc(func(g *jen.Group) {
+			for _, s := range p.typedSkills() {
+				card := "card"
+				if s.Extended {
+					card = "extended"
+				}
+				send := func(data string) jen.Code {
+					return jen.Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "DataMessage").Call(jen.Id("t"), stringConst(data), jen.Lit(s.ID)))
+				}
+				g.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Op("+").Lit("/"+s.ID), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+					g.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id(card), jen.Lit(s.ID))
+					if s.Input == nil {
+						// Typed output only: the skill takes text.
+						example := "hello"
+						if len(s.Examples) > 0 {
+							example = s.Examples[0]
+						}
+						g.List(jen.Id("resp"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(jen.Lit(example), jen.Lit(s.ID)))
+					} else {
+						g.List(jen.Id("resp"), jen.Err()).Op(":=").Add(send(exampleJSON(s.Input)))
+					}
+					g.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err()))
+					g.If(jen.Id("s").Op(":=").Id("resp").Dot("State").Call(), jen.Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_FAILED").Op("||").Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_REJECTED")).Block(
+						jen.Id("t").Dot("Fatalf").Call(jen.Lit("the skill's task ended %s: %s"), jen.Id("s").Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
+					)
+					if s.Output != nil {
+						g.For(jen.List(jen.Id("_"), jen.Id("data")).Op(":=").Range().Qual(pkgHostTest, "DataParts").Call(jen.Id("resp"))).Block(
+							jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id(s.OutputVar).Dot("Decode").Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(
+								jen.Id("t").Dot("Errorf").Call(jen.Lit("the skill answered data that does not match its output schema: %v"), jen.Err()),
+							),
+						)
+					}
+					if s.Input != nil && len(s.Input.Schema.Required) > 0 {
+						want := "data." + s.Input.Schema.Required[0] + ": required"
+						g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(send("{}")), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrInvalidParams")).Op("||").Op("!").Qual("strings", "Contains").Call(jen.Err().Dot("Error").Call(), jen.Lit(want))).Block(
+							jen.Id("t").Dot("Errorf").Call(jen.Lit("data without "+s.Input.Schema.Required[0]+": %v, want InvalidParams naming "+want), jen.Err()),
+						)
+					}
+				}))
+			}
+		})
+	})
 }
 
 // requiresAuthentication reports whether reqs refuse anonymous callers:

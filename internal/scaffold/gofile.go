@@ -30,7 +30,7 @@ func newGoFile(generated bool) *jen.File {
 		f.HeaderComment(GeneratedMarker)
 	}
 	f.ImportName(pkgA2A, "a2av1")
-	for _, p := range []string{pkgAuth, pkgHost, pkgHostTest, pkgPush, pkgRuntime, pkgServer} {
+	for _, p := range []string{pkgAuth, pkgHost, pkgHostTest, pkgPush, pkgRuntime, pkgServer, pkgSkillData} {
 		f.ImportName(p, p[strings.LastIndexByte(p, '/')+1:])
 	}
 	return f

@@ -14,6 +14,7 @@ type skillCode struct {
 	Func     string // the user-owned function, e.g. skillPlanTrip
 	File     string // its file, e.g. skill_plan_trip.go
 	Extended bool   // listed on the extended card only
+	typedCode
 }
 
 // skillCodes names the Go function and file of every skill (public ones
@@ -22,7 +23,9 @@ type skillCode struct {
 func skillCodes(m *manifest.Manifest) ([]skillCode, error) {
 	var out []skillCode
 	add := func(s manifest.Skill, ext bool) {
-		out = append(out, skillCode{Skill: s, Func: "skill" + camel(s.ID), File: skillFile(s.ID), Extended: ext})
+		c := skillCode{Skill: s, Func: "skill" + camel(s.ID), File: skillFile(s.ID), Extended: ext}
+		typedNames(&c, m)
+		out = append(out, c)
 	}
 	for _, s := range m.Skills {
 		add(s, false)

@@ -108,6 +108,9 @@ func Files(m *manifest.Manifest, opts ProjectOptions) ([]ProjectFile, error) {
 		{ManifestFile, func() ([]byte, error) { return opts.Manifest, nil }, false, true},
 		{manifest.SchemaFileName, func() ([]byte, error) { return manifest.Schema, nil }, false, true},
 	}
+	if len(p.typedSkills()) > 0 {
+		steps = append(steps, fileStep{typedFile, p.typesFile, true, false})
+	}
 	if opts.Standalone {
 		steps = append(steps, fileStep{"go.mod", p.text("go.mod.tmpl"), false, true})
 		if len(opts.GoSum) > 0 {

@@ -107,15 +107,54 @@ func (p *project) skillFile(s skillCode) ([]byte, error) {
 	if s.Extended {
 		doc += " It is listed on the extended card only, for authenticated callers."
 	}
+	if s.Input != nil {
+		doc += fmt.Sprintf("\n\nin is the message's input: its data part, checked against input.schema of agent.yaml (defaults filled in) and decoded")
+		if s.FromText != "" {
+			doc += fmt.Sprintf(", or what %s reads from a message that has only text", s.FromText)
+		}
+		doc += "; a message whose data does not match is refused with InvalidParams before this runs."
+	}
+	if s.Output != nil {
+		doc += fmt.Sprintf(" Answer with data: %s{...}.Artifact(id) is an artifact of one data part, checked against output.schema.", s.OutputType)
+	}
 	doc += "\n\nreq holds the message (req.Text() is its text), its task and who sent it; report progress and results through events (Working, Artifact, Complete, InputRequired, Fail, or Reply for a direct answer without a task). Returning nil completes the task; returning an error before any event refuses the message with it. ctx is canceled when the task is."
 	docLines(f, (doc))
-	f.Func().Id(s.Func).Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("req").Op("*").Qual(pkgServer, "Request"), jen.Id("events").Op("*").Qual(pkgServer, "Events")).Error().Block(
-		jen.Comment("Replace this with what the skill does."),
-		jen.If(jen.Err().Op(":=").Id("events").Dot("Artifact").Call(
-			jen.Qual(pkgServer, "TextArtifact").Call(jen.Lit(""), jen.Lit(s.Name+": ").Op("+").Id("req").Dot("Text").Call()),
-		), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Return(jen.Id("events").Dot("Complete").Call(jen.Nil())),
-	)
+	params := []jen.Code{jen.Id("ctx").Qual("context", "Context"), jen.Id("req").Op("*").Qual(pkgServer, "Request")}
+	if s.Input != nil {
+		params = append(params, jen.Id("in").Id(s.InputType))
+	}
+	params = append(params, jen.Id("events").Op("*").Qual(pkgServer, "Events"))
+	var body []jen.Code
+	body = append(body, jen.Comment("Replace this with what the skill does."))
+	if s.Output != nil {
+		sample := sampleValue(s.Output.Schema)
+		if len(s.Output.Examples) > 0 {
+			sample = s.Output.Examples[0]
+		}
+		body = append(body,
+			jen.Id("out").Op(":=").Add(literal(s.OutputType, s.Output.Schema, sample, false)),
+			jen.List(jen.Id("artifact"), jen.Err()).Op(":=").Id("out").Dot("Artifact").Call(jen.Lit("")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.If(jen.Err().Op(":=").Id("events").Dot("Artifact").Call(jen.Id("artifact")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		)
+	} else {
+		text := jen.Lit(s.Name + ": ").Op("+").Id("req").Dot("Text").Call()
+		if s.Input != nil {
+			text = jen.Qual("fmt", "Sprintf").Call(jen.Lit(s.Name+": %+v"), jen.Id("in"))
+		}
+		body = append(body, jen.If(jen.Err().Op(":=").Id("events").Dot("Artifact").Call(
+			jen.Qual(pkgServer, "TextArtifact").Call(jen.Lit(""), text),
+		), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
+	}
+	body = append(body, jen.Return(jen.Id("events").Dot("Complete").Call(jen.Nil())))
+	f.Func().Id(s.Func).Params(params...).Error().Block(body...)
+	if s.FromText != "" {
+		f.Line()
+		docLines(f, fmt.Sprintf("%s reads the input of skill %q from a message that has text and no data part (its inputModes include text/plain). What it returns is checked against input.schema like data; an error refuses the message (a runtime.Error as it is, any other as InvalidParams). The default reads the text as the JSON of the input; parse plain language here instead.", s.FromText, s.ID))
+		f.Func().Id(s.FromText).Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("text").String()).Params(jen.Id(s.InputType), jen.Error()).Block(
+			jen.Return(jen.Id(s.InputVar).Dot("DecodeJSON").Call(jen.Index().Byte().Parens(jen.Id("text")))),
+		)
+	}
 	return render(f)
 }
 

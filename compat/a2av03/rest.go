@@ -36,7 +36,11 @@ func restRoutes() []runtime.AdaptedRoute {
 			Decode: decodeListPushConfigs, Encode: encodePushConfigList},
 		{HTTPMethod: "DELETE", Path: "/tasks/{id}/pushNotificationConfigs/{configId}", Operation: "DeleteTaskPushNotificationConfig",
 			Decode: pushConfigIDs(DeletePushConfigToV1), Encode: encodeEmptyObject},
+		{HTTPMethod: "GET", Path: "/tasks", Operation: "ListTasks", Decode: decodeListTasks, Encode: encodeListTasks},
 		{HTTPMethod: "GET", Path: "/card", Operation: "GetExtendedAgentCard",
+			Decode: func(*runtime.AdaptedRequest, proto.Message) error { return nil }, Encode: encodeCard},
+		// The official Go SDK's v0.3 client asks for the extended card here.
+		{HTTPMethod: "GET", Path: "/extendedAgentCard", Operation: "GetExtendedAgentCard",
 			Decode: func(*runtime.AdaptedRequest, proto.Message) error { return nil }, Encode: encodeCard},
 	}
 }

@@ -178,3 +178,23 @@ func TestV03RESTTenantV1(t *testing.T) {
 func protojsonUnmarshal(b []byte, m *a2av1.SendMessageResponse) error {
 	return runtime.UnmarshalJSON(b, m)
 }
+
+// TestV03RESTListTasks: GET /v1/tasks reads a v0.3 state filter and
+// refuses an unknown one naming status.
+func TestV03RESTListTasks(t *testing.T) {
+	d := newDual(t)
+	task := decode[a2av03.Task](t, restOK(t, "POST", d.rest+"/v1/message:send", map[string]any{"message": userMessage03("input")}))
+	list := decode[a2av03.ListTasksResult](t, restOK(t, "GET", d.rest+"/v1/tasks?status=input-required&contextId="+task.ContextID, nil))
+	if len(list.Tasks) != 1 || list.Tasks[0].ID != task.ID || list.Tasks[0].Kind != "task" || list.TotalSize != 1 {
+		t.Fatalf("list %+v", list)
+	}
+	status, body := restCall(t, "GET", d.rest+"/v1/tasks?status=INPUT_REQUIRED", nil)
+	if status != http.StatusBadRequest || !strings.Contains(string(body), `"status`) || !strings.Contains(string(body), "not an A2A v0.3 task state") {
+		t.Fatalf("unknown state: %d %s", status, body)
+	}
+	// A v0.3 state under the v1.0 route is refused by the v1.0 decoder.
+	status, body = restCall(t, "GET", d.rest+"/tasks?status=working", nil)
+	if status != http.StatusBadRequest {
+		t.Fatalf("v0.3 state on the v1.0 route: %d %s", status, body)
+	}
+}

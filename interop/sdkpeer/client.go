@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
@@ -28,6 +29,7 @@ type clientConfig struct {
 	webhook  string
 	bearer   string
 	expect   string
+	version  string
 	timeout  time.Duration
 }
 
@@ -49,6 +51,7 @@ func runClient(args []string) error {
 	fs.StringVar(&cfg.bearer, "bearer", "", "bearer token sent as Authorization on GetExtendedAgentCard")
 	fs.StringVar(&cfg.expect, "expect", expectSpec, "answers to expect where the SDK deviates from the spec: spec or sdk")
 	fs.DurationVar(&cfg.timeout, "timeout", 15*time.Second, "limit for each step")
+	fs.StringVar(&cfg.version, "version", "1.0", "A2A protocol version of the interface to call: 1.0, or 0.3 (the SDK's a2acompat/a2av0 client transports)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -80,7 +83,10 @@ func runClient(args []string) error {
 	}
 
 	ctx := context.Background()
-	client, card, err := newSDKClient(ctx, cfg.cardURL, binding)
+	if cfg.version != "1.0" && cfg.version != "0.3" {
+		return fmt.Errorf("-version %q: want 1.0 or 0.3", cfg.version)
+	}
+	client, card, err := newSDKClient(ctx, cfg.cardURL, binding, cfg.version)
 	if err != nil {
 		return err
 	}
@@ -106,7 +112,7 @@ func runClient(args []string) error {
 // newSDKClient resolves the card with the SDK's resolver and builds an SDK
 // client restricted to one binding, so that the requested binding is used
 // and not silently another one the card also lists.
-func newSDKClient(ctx context.Context, cardURL string, binding a2a.TransportProtocol) (*a2aclient.Client, *a2a.AgentCard, error) {
+func newSDKClient(ctx context.Context, cardURL string, binding a2a.TransportProtocol, version string) (*a2aclient.Client, *a2a.AgentCard, error) {
 	u, err := url.Parse(cardURL)
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return nil, nil, fmt.Errorf("-card %q is not an absolute URL", cardURL)
@@ -119,15 +125,17 @@ func newSDKClient(ctx context.Context, cardURL string, binding a2a.TransportProt
 	only := *card
 	only.SupportedInterfaces = nil
 	for _, iface := range card.SupportedInterfaces {
-		if iface.ProtocolBinding == binding {
+		if iface.ProtocolBinding == binding && strings.HasPrefix(string(iface.ProtocolVersion), version) {
 			only.SupportedInterfaces = append(only.SupportedInterfaces, iface)
 		}
 	}
 	if len(only.SupportedInterfaces) == 0 {
-		return nil, nil, fmt.Errorf("card %s lists no %s interface", cardURL, binding)
+		return nil, nil, fmt.Errorf("card %s lists no %s interface of version %s", cardURL, binding, version)
 	}
 	client, err := a2aclient.NewFromCard(ctx, &only,
-		a2agrpc.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials())))
+		a2agrpc.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials())),
+		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{}),
+		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{}))
 	if err != nil {
 		return nil, nil, fmt.Errorf("SDK client for %s from %s: %w", binding, cardURL, err)
 	}

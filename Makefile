@@ -50,7 +50,7 @@ FUZZ_TARGETS = \
 	runtime:FuzzJSONRPCResponse runtime:FuzzRESTError runtime:FuzzGRPCStatus \
 	runtime:FuzzServiceParamHeaders runtime:FuzzJSONEncoderMatchesProtojson runtime:FuzzJSONDepth \
 	internal/manifest:FuzzParse internal/pathtemplate:FuzzParse internal/jcs:FuzzCanonicalize \
-	internal/cardsig:FuzzVerify server/storeurl:FuzzParse compat/a2av03:FuzzV03Decode
+	internal/cardsig:FuzzVerify server/storeurl:FuzzParse compat/a2av03:FuzzV03Decode host/skilldata:FuzzDecode
 
 fuzz: ## run each fuzz target for FUZZTIME (default 30s)
 	@set -e; for t in $(FUZZ_TARGETS); do \

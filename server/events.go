@@ -36,7 +36,12 @@ var (
 // one change, which the server stores, streams and posts to webhooks before
 // the method returns. The task itself is created (in SUBMITTED, with the
 // message in its history) by the first event; a Reply before any event
-// answers without a task.
+// answers without a task. One exception: the first changes of a new task
+// whose caller waits for it to settle (a blocking SendMessage without an
+// inline webhook: nobody else knows the task yet) are held for up to 5 ms
+// and stored together, so that a task settled at once is created settled
+// in one write; a failure to store them is returned by the next method
+// called (docs/storage.md, "Held creations").
 //
 // Events takes ownership of the messages and artifacts passed to it: it
 // fills in missing ids, the agent role and the task's ids, and they must not
@@ -52,6 +57,8 @@ type Events struct {
 	replied bool
 	closed  bool
 	create  *creation // set when this turn creates its task
+	held    *held     // the new task's first changes, not yet written
+	heldErr error     // the failure of a held creation written by its timer
 }
 
 // creation is what the first event of a new task needs.
@@ -70,6 +77,9 @@ type creation struct {
 func (e *Events) Task() *a2av1.Task {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.held != nil {
+		return e.held.snap
+	}
 	return e.rec.Task
 }
 
@@ -81,6 +91,9 @@ func (e *Events) Submit() error {
 	defer e.mu.Unlock()
 	if e.closed {
 		return ErrClosed
+	}
+	if err := e.takeHeldErrLocked(); err != nil {
+		return err
 	}
 	return e.ensureTaskLocked()
 }
@@ -179,7 +192,7 @@ func (e *Events) Reply(msg *a2av1.Message) error {
 		return ErrClosed
 	case e.replied:
 		return ErrReplied
-	case e.rec.Task != nil || e.create == nil:
+	case e.rec.Task != nil || e.held != nil || e.create == nil:
 		return ErrTaskStarted
 	}
 	fillAgentMessage(msg, "", e.req.ContextID)
@@ -195,7 +208,13 @@ func (e *Events) apply(ch change) error {
 	if e.closed {
 		return ErrClosed
 	}
+	if err := e.takeHeldErrLocked(); err != nil {
+		return err
+	}
 	if e.rec.Task == nil && e.create != nil && e.create.fold && !e.replied {
+		if e.held != nil || e.create.mayHold() {
+			return e.holdLocked(ch)
+		}
 		return e.createLocked(ch)
 	}
 	if err := e.ensureTaskLocked(); err != nil {
@@ -224,23 +243,31 @@ func (e *Events) ensureTaskLocked() error {
 	if e.rec.Task != nil {
 		return nil
 	}
+	if e.held != nil {
+		return e.flushHeldLocked()
+	}
 	if e.replied {
 		return ErrReplied
 	}
 	return e.createLocked(nil)
 }
 
-// createLocked creates the task, with the change first applied to it when
-// first is not nil (creation.fold). A change that fails leaves the task
-// created as without it, and returns its error.
-func (e *Events) createLocked(first change) error {
-	r, s := e.run, e.run.s
-	task := &a2av1.Task{
-		Id:        r.key.id,
+// newTaskLocked is the task a new turn creates: SUBMITTED, with the
+// incoming message in its history.
+func (e *Events) newTaskLocked() *a2av1.Task {
+	return &a2av1.Task{
+		Id:        e.run.key.id,
 		ContextId: e.req.ContextID,
 		Status:    &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_SUBMITTED, Timestamp: now()},
 		History:   []*a2av1.Message{e.req.Message},
 	}
+}
+
+// createLocked creates the task, with the change first applied to it when
+// first is not nil (creation.fold). A change that fails leaves the task
+// created as without it, and returns its error.
+func (e *Events) createLocked(first change) error {
+	task := e.newTaskLocked()
 	snap := task
 	var events []*a2av1.StreamResponse
 	var changeErr error
@@ -251,6 +278,27 @@ func (e *Events) createLocked(first change) error {
 			snap, events = next, evs
 		}
 	}
+	var steps []*a2av1.Task
+	if snap != task {
+		steps = []*a2av1.Task{snap}
+	}
+	if err := e.writeCreationLocked(task, snap, events, steps); err != nil {
+		return err
+	}
+	return changeErr
+}
+
+// writeCreationLocked stores the new task: task as created, snap with the
+// first changes applied (events are theirs), steps the snapshot after each
+// change (for the state observer). In this order, under the task's lock:
+// the task is stored in one write together with the inline push config and
+// the delivery of the task to it (so the webhook gets the task as its first
+// event), the run is registered (follow-ups and cancels find it), and the
+// initiating request subscribes; only then is the initiator told. So
+// nothing that happens to the task can be missed by the initiator's stream
+// or by the inline webhook.
+func (e *Events) writeCreationLocked(task, snap *a2av1.Task, events []*a2av1.StreamResponse, steps []*a2av1.Task) error {
+	r, s := e.run, e.run.s
 	creation := store.Creation{Record: store.Record{Tenant: r.key.tenant, Owner: r.owner, Task: snap, Runner: s.runner, LeaseUntil: s.leaseEnd()}}
 	if cfg := e.create.pushConfig; cfg != nil {
 		cfg.TaskId = task.Id
@@ -266,7 +314,10 @@ func (e *Events) createLocked(first change) error {
 		sub store.Subscription
 		err error
 	)
-	if cs, ok := s.store.(store.CreateSubscriber); ok && h.follow != followNothing {
+	// A task created terminal never changes again: its initiator needs no
+	// subscription, only the record.
+	follow := h.follow != followNothing && !store.IsTerminal(snap.GetStatus().GetState())
+	if cs, ok := s.store.(store.CreateSubscriber); ok && follow {
 		rec, sub, err = cs.CreateTaskSubscribed(e.storeCtx, creation, h.ctx)
 	} else {
 		rec, err = s.store.CreateTask(e.storeCtx, creation)
@@ -278,10 +329,14 @@ func (e *Events) createLocked(first change) error {
 	}
 	e.rec = rec
 	s.observeState(e.storeCtx, r.key.tenant, nil, task)
-	s.observeState(e.storeCtx, r.key.tenant, task, snap)
+	prev := task
+	for _, t := range steps {
+		s.observeState(e.storeCtx, r.key.tenant, prev, t)
+		prev = t
+	}
 	s.register(r)
 	o := outcome{rec: rec, sub: sub}
-	if h.follow != followNothing && sub == nil {
+	if follow && sub == nil {
 		snap, sub, err := s.subscribe(h.ctx, r.key.tenant, task.Id, h.follow)
 		if err != nil {
 			o.err = internalError("subscribing to the new task", err)
@@ -290,7 +345,7 @@ func (e *Events) createLocked(first change) error {
 		}
 	}
 	h.deliver(o)
-	return changeErr
+	return nil
 }
 
 // outcome is what the request that started a new task learns from its first

@@ -264,6 +264,11 @@ func (r *run) finish(ev *Events, err error) *Events {
 	s := r.s
 	ev.mu.Lock()
 	ev.closed = true
+	if ev.held != nil {
+		// The turn ended within the window: the task is created now, as
+		// the executor left it (a failure has reached the initiator).
+		_ = ev.flushHeldLocked()
+	}
 	rec, replied := ev.rec, ev.replied
 	ev.mu.Unlock()
 

@@ -375,7 +375,9 @@ func (s *Server) waitSettled(c *call, rec store.Record, sub store.Subscription) 
 	key := c.key(rec.Task.GetId())
 	for {
 		if state := rec.Task.GetStatus().GetState(); isSettled(state) {
-			sub.Close()
+			if sub != nil { // a task created terminal comes without one
+				sub.Close()
+			}
 			if store.IsTerminal(state) { // it never changes again
 				return rec, nil
 			}

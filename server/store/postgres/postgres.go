@@ -113,7 +113,8 @@ type options struct {
 	poolSize       int32
 	tracer         pgx.QueryTracer
 	now            func() time.Time
-	writers        int
+	writers        int // writer goroutines of the writes that do not notify
+	notifyWriters  int // and of those that may
 	maxBatch       int
 	connConfig     func(*pgx.ConnConfig) // tests
 	err            error
@@ -193,8 +194,9 @@ func WithChannel(name string) Option {
 
 // WithPoolSize sets the most connections the store's pool opens (default:
 // pool_max_conns from the connection string, else pgx's default, the
-// greater of 4 and the number of CPUs; at least 4: two for the writers and
-// two for reads). The listener holds one more connection of its own.
+// greater of 4 and the number of CPUs; at least 6: four for the writers —
+// one for the writes that notify, three for the others — and two for
+// reads). The listener holds one more connection of its own.
 func WithPoolSize(n int) Option {
 	return func(o *options) {
 		if n > 0 {
@@ -220,11 +222,11 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// withWriters sets the number of writer goroutines and the most writes
-// one batch holds (benchmarks compare group commit with one transaction
-// per write).
+// withWriters sets the number of writer goroutines of each kind (see
+// writer) and the most writes one batch holds (benchmarks compare group
+// commit with one transaction per write).
 func withWriters(n, maxBatch int) Option {
-	return func(o *options) { o.writers, o.maxBatch = max(n, 1), max(maxBatch, 1) }
+	return func(o *options) { o.writers, o.notifyWriters, o.maxBatch = max(n, 1), max(n, 1), max(maxBatch, 1) }
 }
 
 // Stats are counters of the store since Open.
@@ -288,7 +290,7 @@ var _ store.Store = (*Store)(nil)
 // replicas. A database that cannot be reached is an error naming it (with
 // its password redacted).
 func Open(ctx context.Context, connString string, opts ...Option) (*Store, error) {
-	o := options{logger: slog.Default(), channel: DefaultChannel, now: time.Now, writers: 2, maxBatch: 64}
+	o := options{logger: slog.Default(), channel: DefaultChannel, now: time.Now, notifyWriters: 1, writers: 3, maxBatch: 64}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -307,7 +309,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 		cfg.MaxConns = o.poolSize
 	}
 	// The writers each need a connection, and reads must not wait for them.
-	cfg.MaxConns = max(cfg.MaxConns, int32(o.writers)+2)
+	cfg.MaxConns = max(cfg.MaxConns, int32(o.writers+o.notifyWriters)+2)
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
@@ -356,7 +358,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 		pool.Close()
 		return nil, fail("listening on channel %s: %w", o.channel, err)
 	}
-	s.w = newWriter(s, o.writers, o.maxBatch)
+	s.w = newWriter(s, o.notifyWriters, o.writers, o.maxBatch)
 	if o.ttl > 0 || o.maxTerminal > 0 || o.interruptedTTL > 0 {
 		s.bg.Add(1)
 		go s.sweepLoop()

@@ -144,6 +144,7 @@ func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record,
 			prefixes[i] = store.DeliveryIDPrefix(rec.Tenant, id, 1, i)
 		}
 		o.sql = sqlCreateTaskWithConfigs
+		o.notifies = len(events) > 0
 		if !row.terminal {
 			s.configured.Store(o.key, struct{}{})
 		}
@@ -271,7 +272,7 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 		u.Runner, lease, int64(0), events, int32(queue), prefix, s.opts.channel, payload,
 		len(events) > 0, u.Trace.Parent, u.Trace.State}
 	o := &writeOp{key: key, what: "writing task " + strconv.Quote(id), sql: s.sqlUpdateTask, args: args,
-		publish: true, expect: u.Expect, task: u.Task, events: u.Events, terminal: row.terminal}
+		publish: true, expect: u.Expect, task: u.Task, events: u.Events, terminal: row.terminal, notifies: len(events) > 0}
 	_, configured := s.configured.Load(key)
 	if !configured {
 		o.sql = s.sqlUpdateTaskLean

@@ -33,10 +33,11 @@ type writeOp struct {
 	state atomic.Int32
 	done  chan struct{}
 
-	key  topicKey
-	what string // names the write in errors
-	sql  string
-	args []any
+	key      topicKey
+	what     string // names the write in errors
+	sql      string
+	args     []any
+	notifies bool // the statement may NOTIFY (see writer)
 
 	// Set by the writer.
 	found bool     // the statement returned its row
@@ -54,20 +55,38 @@ type writeOp struct {
 // writer is the group-commit writer: goroutines that each take the writes
 // waiting at that moment and send them as one batch, an implicit
 // transaction committed with one round trip.
+//
+// Writes that may NOTIFY (task updates with events, creations queueing
+// deliveries) and writes that do not (most creations) wait on separate
+// queues, taken by separate goroutines: PostgreSQL serializes the commits
+// of all transactions that notify, over the whole server, each holding a
+// lock until its commit is flushed (async.c, PreCommit_Notify), so a batch
+// of creations mixed in with them would wait its turn for nothing. The
+// notifying writes go to one goroutine (by default) in fewer, larger batches (more
+// would queue on that lock anyway); the others to the rest, whose commits
+// PostgreSQL flushes together.
 type writer struct {
 	s        *Store
-	ops      chan *writeOp
+	ops      chan *writeOp // writes that do not notify
+	nops     chan *writeOp // writes that may notify
 	maxBatch int
 	quit     chan struct{} // closed by stop
 	done     chan struct{} // closed when every loop returned
 	wg       sync.WaitGroup
 }
 
-func newWriter(s *Store, n, maxBatch int) *writer {
-	w := &writer{s: s, ops: make(chan *writeOp, 1024), maxBatch: maxBatch, quit: make(chan struct{}), done: make(chan struct{})}
-	w.wg.Add(n)
+// newWriter starts nn goroutines for the notifying writes and n for the
+// others (at least one each).
+func newWriter(s *Store, nn, n, maxBatch int) *writer {
+	nn, n = max(nn, 1), max(n, 1)
+	w := &writer{s: s, ops: make(chan *writeOp, 1024), nops: make(chan *writeOp, 1024), maxBatch: maxBatch,
+		quit: make(chan struct{}), done: make(chan struct{})}
+	w.wg.Add(nn + n)
+	for range nn {
+		go w.loop(w.nops)
+	}
 	for range n {
-		go w.loop()
+		go w.loop(w.ops)
 	}
 	return w
 }
@@ -88,8 +107,12 @@ func (w *writer) submit(ctx context.Context, o *writeOp) error {
 	o.done = make(chan struct{})
 	o.state.Store(opQueued)
 	o.found, o.err = false, nil
+	queue := w.ops
+	if o.notifies {
+		queue = w.nops
+	}
 	select {
-	case w.ops <- o:
+	case queue <- o:
 	case <-w.done:
 		return store.ErrClosed
 	case <-ctx.Done():
@@ -111,7 +134,7 @@ func (w *writer) submit(ctx context.Context, o *writeOp) error {
 	return nil
 }
 
-func (w *writer) loop() {
+func (w *writer) loop(ops chan *writeOp) {
 	defer w.wg.Done()
 	batch := make([]*writeOp, 0, w.maxBatch)
 	for {
@@ -119,7 +142,7 @@ func (w *writer) loop() {
 		select {
 		case <-w.quit:
 			return
-		case o := <-w.ops:
+		case o := <-ops:
 			if o.state.CompareAndSwap(opQueued, opTaken) {
 				batch = append(batch, o)
 			}
@@ -127,7 +150,7 @@ func (w *writer) loop() {
 	drain:
 		for len(batch) < w.maxBatch {
 			select {
-			case o := <-w.ops:
+			case o := <-ops:
 				if o.state.CompareAndSwap(opQueued, opTaken) {
 					batch = append(batch, o)
 				}

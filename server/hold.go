@@ -1,0 +1,102 @@
+package server
+
+import (
+	"time"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+)
+
+// holdWindow is how long the first changes of a new task started by a
+// blocking SendMessage (without a webhook) may wait to be written together
+// with the next ones: a task that settles within it (most simple tasks: an
+// artifact, then COMPLETED) is created settled, in one store write and one
+// commit instead of one per change; one that does not is created when the
+// window ends, with every change made so far. A variable for tests.
+var holdWindow = 5 * time.Millisecond
+
+// held is a new task whose creation is held back: the task as it will be
+// created, the changes of the executor applied to it.
+type held struct {
+	task  *a2av1.Task   // SUBMITTED, as created
+	snap  *a2av1.Task   // with the held changes applied
+	steps []*a2av1.Task // the snapshot after each change, for the state observer
+	timer *time.Timer
+}
+
+// mayHold reports whether a new task's first changes may be held back: its
+// initiator waits for the task to settle and sees nothing before (no stream,
+// no returnImmediately), and no inline webhook must receive each change as
+// it happens. Nobody else knows the task's id before the initiator's answer.
+func (c *creation) mayHold() bool {
+	return c.fold && c.pushConfig == nil && c.handoff.follow == followOutcome && holdWindow > 0
+}
+
+// holdLocked applies ch to the held creation, starting it (and its timer)
+// at the first change. The creation is written when a change settles the
+// task (terminal or interrupted), when the window ends, or when the turn
+// ends, whichever comes first. A first change that fails creates the task
+// without it at once, as createLocked does.
+func (e *Events) holdLocked(ch change) error {
+	h := e.held
+	if h == nil {
+		task := e.newTaskLocked()
+		next, _, err := ch(task)
+		if err != nil {
+			return e.createLocked(ch)
+		}
+		h = &held{task: task, snap: next, steps: []*a2av1.Task{next}}
+		e.held = h
+		if !isSettled(next.GetStatus().GetState()) {
+			h.timer = time.AfterFunc(holdWindow, func() { e.flushHeldByTimer(h) })
+			return nil
+		}
+		return e.flushHeldLocked()
+	}
+	next, _, err := ch(h.snap)
+	if err != nil {
+		return err
+	}
+	h.snap = next
+	h.steps = append(h.steps, next)
+	if isSettled(next.GetStatus().GetState()) {
+		return e.flushHeldLocked()
+	}
+	return nil
+}
+
+// flushHeldLocked writes the held creation. The events of held changes
+// are not stored: nobody follows the task's events (see mayHold), and a
+// later subscriber starts from the task's snapshot.
+func (e *Events) flushHeldLocked() error {
+	h := e.held
+	if h == nil {
+		return nil
+	}
+	e.held = nil
+	if h.timer != nil {
+		h.timer.Stop()
+	}
+	return e.writeCreationLocked(h.task, h.snap, nil, h.steps)
+}
+
+// flushHeldByTimer writes the creation h when its window ends and it is
+// still held; a failure is returned by the executor's next Events call (the
+// initiator has received it already).
+func (e *Events) flushHeldByTimer(h *held) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.held != h {
+		return
+	}
+	if err := e.flushHeldLocked(); err != nil {
+		e.heldErr = err
+	}
+}
+
+// takeHeldErrLocked returns, once, the failure of a creation written by
+// its timer.
+func (e *Events) takeHeldErrLocked() error {
+	err := e.heldErr
+	e.heldErr = nil
+	return err
+}

@@ -194,8 +194,8 @@ func WithChannel(name string) Option {
 
 // WithPoolSize sets the most connections the store's pool opens (default:
 // pool_max_conns from the connection string, else pgx's default, the
-// greater of 4 and the number of CPUs; at least 6: four for the writers —
-// one for the writes that notify, three for the others — and two for
+// greater of 4 and the number of CPUs; at least 7: five for the writers —
+// two for the writes that notify, three for the others — and two for
 // reads). The listener holds one more connection of its own.
 func WithPoolSize(n int) Option {
 	return func(o *options) {
@@ -290,7 +290,7 @@ var _ store.Store = (*Store)(nil)
 // replicas. A database that cannot be reached is an error naming it (with
 // its password redacted).
 func Open(ctx context.Context, connString string, opts ...Option) (*Store, error) {
-	o := options{logger: slog.Default(), channel: DefaultChannel, now: time.Now, notifyWriters: 1, writers: 3, maxBatch: 64}
+	o := options{logger: slog.Default(), channel: DefaultChannel, now: time.Now, notifyWriters: 2, writers: 3, maxBatch: 64}
 	for _, opt := range opts {
 		opt(&o)
 	}

@@ -62,9 +62,9 @@ type writeOp struct {
 // of all transactions that notify, over the whole server, each holding a
 // lock until its commit is flushed (async.c, PreCommit_Notify), so a batch
 // of creations mixed in with them would wait its turn for nothing. The
-// notifying writes go to one goroutine (by default) in fewer, larger batches (more
-// would queue on that lock anyway); the others to the rest, whose commits
-// PostgreSQL flushes together.
+// notifying writes go to two goroutines by default (as many as all writes
+// had before they were split: more would queue on that lock), the others
+// to three, whose commits PostgreSQL flushes together.
 type writer struct {
 	s        *Store
 	ops      chan *writeOp // writes that do not notify

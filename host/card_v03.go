@@ -14,16 +14,21 @@ import (
 // lists a 0.3 interface on the card).
 var v03Bindings = []string{runtime.BindingJSONRPC, runtime.BindingREST}
 
+// v03CardBindings are the bindings whose 1.0 interfaces get a 0.3 twin on
+// the card: v03Bindings and gRPC, where Config.V03 serves a2a.v1.A2AService
+// (compat/a2av03grpc) next to lf.a2a.v1.A2AService on the same address.
+var v03CardBindings = append(slices.Clone(v03Bindings), runtime.BindingGRPC)
+
 // dualCard makes card (in place) and its document doc (when not nil) the
 // card of an agent serving v0.3 next to v1.0: every 1.0 interface of a
-// binding in v03Bindings gets a 0.3 twin at the same URL (unless the card
+// binding in v03CardBindings gets a 0.3 twin at the same URL (unless the card
 // lists one), and the document gets the top-level fields of a v0.3 card. A
 // signed card cannot be rewritten: it must already be dual.
 func dualCard(doc []byte, card *a2av1.AgentCard, what string) ([]byte, error) {
 	var added []*a2av1.AgentInterface
 	for _, itf := range card.GetSupportedInterfaces() {
 		v, ok := runtime.ParseVersion(itf.GetProtocolVersion())
-		if !ok || v == a2av03.Version || !slices.Contains(v03Bindings, itf.GetProtocolBinding()) {
+		if !ok || v == a2av03.Version || !slices.Contains(v03CardBindings, itf.GetProtocolBinding()) {
 			continue
 		}
 		if !hasInterface(card, itf.GetUrl(), itf.GetProtocolBinding(), a2av03.Version) {

@@ -18,6 +18,7 @@ import (
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/auth"
+	"github.com/a2agen/a2agen/compat/a2av03grpc"
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server"
 	"github.com/a2agen/a2agen/server/push"
@@ -312,6 +313,9 @@ func (a *Agent) serve(cfg Config) {
 			}
 			g := grpc.NewServer(append(gopts, cfg.GRPCServerOptions...)...)
 			a2av1.RegisterA2AServiceGRPC(g, a.srv, hopts...)
+			if cfg.V03 {
+				a2av03grpc.Register(g, a.srv, hopts...) // a2a.v1.A2AService: v0.3 over gRPC
+			}
 			a.health.registerGRPC(g)
 			if cfg.GRPCReflection {
 				reflection.Register(g)

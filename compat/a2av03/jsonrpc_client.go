@@ -161,9 +161,11 @@ func (t *jsonrpcClient) Unary(ctx context.Context, op *runtime.Operation, req, r
 	if err := t.inner.Unary(ctx, vop, pv, result); err != nil {
 		return err
 	}
-	raw, err := protojson.Marshal(result)
-	if err != nil {
-		return err
+	raw := []byte("null") // a null result leaves result empty
+	if result.GetKind() != nil {
+		if raw, err = protojson.Marshal(result); err != nil {
+			return err
+		}
 	}
 	m, err := read(raw)
 	if err != nil {

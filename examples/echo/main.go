@@ -40,6 +40,7 @@ import (
 	"google.golang.org/grpc"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/compat/a2av03grpc"
 	"github.com/a2agen/a2agen/host"
 	"github.com/a2agen/a2agen/internal/echo"
 	"github.com/a2agen/a2agen/runtime"
@@ -163,7 +164,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		return err
 	}
 	if cfg.v03 {
-		// The card lists a 0.3 interface next to each 1.0 HTTP one and
+		// The card lists a 0.3 interface next to each 1.0 one and
 		// carries the v0.3 top-level fields; the extended card too.
 		if cardDoc, err = host.CardWithV03(card); err != nil {
 			return err
@@ -222,6 +223,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if grpcLn != nil {
 		grpcSrv = grpc.NewServer(append(limits.GRPCServerOptions(), grpc.UnknownServiceHandler(runtime.GRPCUnknownServiceHandler(bindingOpts...)))...)
 		a2av1.RegisterA2AServiceGRPC(grpcSrv, srv, bindingOpts...)
+		if cfg.v03 {
+			a2av03grpc.Register(grpcSrv, srv, bindingOpts...) // a2a.v1.A2AService: v0.3 over gRPC
+		}
 		go func() { errs <- grpcSrv.Serve(grpcLn) }()
 	}
 

@@ -108,7 +108,7 @@ func (p *project) skillFile(s skillCode) ([]byte, error) {
 		doc += " It is listed on the extended card only, for authenticated callers."
 	}
 	if s.Input != nil {
-		doc += fmt.Sprintf("\n\nin is the message's input: its data part, checked against input.schema of agent.yaml (defaults filled in) and decoded")
+		doc += "\n\nin is the message's input: its data part, checked against input.schema of agent.yaml (defaults filled in) and decoded"
 		if s.FromText != "" {
 			doc += fmt.Sprintf(", or what %s reads from a message that has only text", s.FromText)
 		}

@@ -27,7 +27,7 @@ func TestCardWithV03(t *testing.T) {
 	for _, itf := range card.GetSupportedInterfaces() {
 		got = append(got, itf.GetProtocolBinding()+" "+itf.GetProtocolVersion())
 	}
-	if want := "JSONRPC 1.0,HTTP+JSON 1.0,HTTP+JSON 0.3,GRPC 1.0,JSONRPC 0.3"; strings.Join(got, ",") != want {
+	if want := "JSONRPC 1.0,HTTP+JSON 1.0,HTTP+JSON 0.3,GRPC 1.0,JSONRPC 0.3,GRPC 0.3"; strings.Join(got, ",") != want {
 		t.Fatalf("interfaces %s, want %s", strings.Join(got, ","), want)
 	}
 	if !strings.Contains(string(doc), `"protocolVersion":"0.3.0"`) || !strings.Contains(string(doc), `"url":"http://127.0.0.1/j"`) {

@@ -92,6 +92,15 @@ func unmarshalJSON(b []byte, m proto.Message) error {
 		proto.Reset(m)
 		return nil
 	}
+	if decodeProtoJSON(b, m) { // json_decode.go; what it leaves, protojson decodes
+		return nil
+	}
+	return unmarshalWithProtojson(b, m)
+}
+
+// unmarshalWithProtojson is unmarshalJSON by protojson alone: what the
+// bindings' own decoder leaves, and the reference it is tested against.
+func unmarshalWithProtojson(b []byte, m proto.Message) error {
 	// protojson's DiscardUnknown also swallows unknown enum names, which would
 	// turn a bad filter value (status "NOPE") into "no filter". So decode
 	// strictly first and fall back to discarding only when the strict pass

@@ -226,8 +226,7 @@ func (t *jsonrpcTransport) post(ctx context.Context, op *Operation, body []byte,
 	if err != nil {
 		return nil, fmt.Errorf("a2a: JSON-RPC %s: %w", op.Name, err)
 	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", accept)
+	setTwoHeaders(hreq.Header, "Content-Type", "application/json", "Accept", accept)
 	t.cfg.sendHeaders(ctx, hreq.Header)
 	hresp, err := t.cfg.httpClient.Do(hreq)
 	if err != nil {

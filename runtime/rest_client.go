@@ -333,9 +333,10 @@ func (t *restTransport) do(ctx context.Context, op *Operation, method, url strin
 		return nil, fmt.Errorf("a2a: HTTP+JSON %s: %w", op.Name, err)
 	}
 	if body != nil {
-		hreq.Header.Set("Content-Type", mediaTypeJSON)
+		setTwoHeaders(hreq.Header, "Content-Type", mediaTypeJSON, "Accept", accept)
+	} else {
+		hreq.Header.Set("Accept", accept)
 	}
-	hreq.Header.Set("Accept", accept)
 	t.cfg.sendHeaders(ctx, hreq.Header)
 	hresp, err := t.cfg.httpClient.Do(hreq)
 	if err != nil {

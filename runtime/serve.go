@@ -93,8 +93,7 @@ func writeBody(w http.ResponseWriter, timeout time.Duration, status int, content
 		n += len(p)
 	}
 	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(n))
+	setTwoHeaders(h, "Content-Type", contentType, "Content-Length", strconv.Itoa(n))
 	setActivatedExtensions(h, info)
 	w.WriteHeader(status)
 	for _, p := range parts {
@@ -102,6 +101,13 @@ func writeBody(w http.ResponseWriter, timeout time.Duration, status int, content
 			return // the client is gone; nothing to do
 		}
 	}
+}
+
+// setTwoHeaders sets two headers (canonical names) with their values in one
+// allocation instead of one per header.
+func setTwoHeaders(h http.Header, k1, v1, k2, v2 string) {
+	vals := []string{v1, v2}
+	h[k1], h[k2] = vals[0:1:1], vals[1:2:2]
 }
 
 // setActivatedExtensions echoes the extensions the handler activated.

@@ -80,8 +80,8 @@ func setStatus(state a2av1.TaskState, msg *a2av1.Message) change {
 		if msg != nil {
 			fillAgentMessage(msg, cur.GetId(), cur.GetContextId())
 		}
-		next := withStatus(cur, &a2av1.TaskStatus{State: state, Message: msg, Timestamp: now()})
-		return next, []*a2av1.StreamResponse{statusEvent(next)}, nil
+		next, events := changedStatus(cur, state, msg)
+		return next, events, nil
 	}
 }
 

@@ -173,7 +173,7 @@ func (e *Events) ArtifactChunk(a *a2av1.Artifact, add, last bool) error {
 			return nil, nil, errTerminal(cur)
 		}
 		next := withArtifact(cur, a, add)
-		return next, []*a2av1.StreamResponse{artifactEvent(next, a, add, last)}, nil
+		return next, artifactEvents(next, a, add, last), nil
 	})
 }
 
@@ -253,14 +253,9 @@ func (e *Events) ensureTaskLocked() error {
 }
 
 // newTaskLocked is the task a new turn creates: SUBMITTED, with the
-// incoming message in its history.
+// incoming message in its history (one allocation: submittedTask).
 func (e *Events) newTaskLocked() *a2av1.Task {
-	return &a2av1.Task{
-		Id:        e.run.key.id,
-		ContextId: e.req.ContextID,
-		Status:    &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_SUBMITTED, Timestamp: now()},
-		History:   []*a2av1.Message{e.req.Message},
-	}
+	return submittedTask(e.run.key.id, e.req.ContextID, e.req.Message)
 }
 
 // createLocked creates the task, with the change first applied to it when

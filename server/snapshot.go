@@ -11,14 +11,15 @@ import (
 
 // shallow returns a new Task sharing every field of t.
 func shallow(t *a2av1.Task) *a2av1.Task {
-	return &a2av1.Task{
-		Id:        t.GetId(),
-		ContextId: t.GetContextId(),
-		Status:    t.GetStatus(),
-		Artifacts: t.GetArtifacts(),
-		History:   t.GetHistory(),
-		Metadata:  t.GetMetadata(),
-	}
+	n := new(a2av1.Task)
+	shallowInto(n, t)
+	return n
+}
+
+// shallowInto makes the new Task n share every field of t.
+func shallowInto(n, t *a2av1.Task) {
+	n.Id, n.ContextId, n.Status = t.GetId(), t.GetContextId(), t.GetStatus()
+	n.Artifacts, n.History, n.Metadata = t.GetArtifacts(), t.GetHistory(), t.GetMetadata()
 }
 
 // appended returns a new slice holding s and then more. It never writes into
@@ -33,12 +34,18 @@ func appended[T any](s []T, more ...T) []T {
 // moves into the history, so the history keeps the conversation in order
 // while the current status message stays where clients look for it.
 func withStatus(t *a2av1.Task, st *a2av1.TaskStatus) *a2av1.Task {
-	n := shallow(t)
+	n := new(a2av1.Task)
+	statusInto(n, t, st)
+	return n
+}
+
+// statusInto makes the new Task n t in status st (see withStatus).
+func statusInto(n, t *a2av1.Task, st *a2av1.TaskStatus) {
+	shallowInto(n, t)
 	n.Status = st
 	if prev := t.GetStatus().GetMessage(); prev != nil {
 		n.History = appended(t.GetHistory(), prev)
 	}
-	return n
 }
 
 // withMessage returns t with msg at the end of its history.

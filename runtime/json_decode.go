@@ -1,0 +1,934 @@
+package runtime
+
+import (
+	"encoding/base64"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// The JSON decoder of the bindings: ProtoJSON into the generated Go structs
+// of a message, without protojson's per-field reflection. protojson sets
+// every field through protoreflect, which boxes each string and list element
+// into an interface and allocates a token per string; this decoder reads the
+// input once (one string conversion, every decoded string a slice of it unless
+// it has escapes) and assigns the struct fields directly, from a plan per Go
+// type built once from the message's descriptor and its struct tags.
+//
+// It accepts exactly what protojson.UnmarshalOptions{DiscardUnknown: true}
+// accepts as unmarshalJSON uses it, or gives up: JSON and proto field names,
+// enums by name or number, null for a field (skipped, except for
+// google.protobuf.Value), duplicate fields and a second member of a oneof
+// refused, unknown members skipped (after checking they are JSON), bytes in
+// either base64 alphabet with or without padding, Timestamp, Struct, Value and
+// ListValue. Whatever it does not cover — an unknown enum name (which the
+// runtime refuses, see unmarshalJSON), 64-bit and floating-point fields,
+// maps other than Struct's, integers written as strings or with an exponent,
+// extension names, other well-known types, input nested deeper than
+// MaxResponseJSONDepth — and every input protojson refuses makes
+// decodeProtoJSON report false; unmarshalJSON then decodes with protojson,
+// which also gives today's errors. FuzzJSONDecoderMatchesProtojson checks
+// the result against protojson's on every request and response message type
+// of a2a/v1.
+
+// decodeProtoJSON decodes the ProtoJSON object b into m (reset first) and
+// reports whether it did; on false m holds garbage and the caller decodes
+// again with protojson.
+func decodeProtoJSON(b []byte, m proto.Message) bool {
+	rv := reflect.ValueOf(m)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return false
+	}
+	p := decodePlanFor(rv.Type())
+	if p.kind != decodePlain {
+		return false // well-known types at the top level: rare, left to protojson
+	}
+	proto.Reset(m)
+	d := jsonDecoder{s: string(b)}
+	d.space()
+	if !d.message(p, rv.Elem()) {
+		return false
+	}
+	d.space()
+	return d.i == len(d.s)
+}
+
+// decodePlan is how ProtoJSON is decoded into one generated Go type.
+type decodePlan struct {
+	kind   decodeKind
+	goType reflect.Type // the struct type (kind decodePlain)
+	fields []decodeField
+	byName map[string]int // JSON name, then proto name → index in fields
+}
+
+type decodeKind uint8
+
+const (
+	decodePlain decodeKind = iota
+	decodeTimestamp
+	decodeStruct
+	decodeValue
+	decodeListValue
+	decodeUnsupported // left to protojson
+)
+
+// decodeShape is how a field is held in its Go struct.
+type decodeShape uint8
+
+const (
+	holdUnsupported decodeShape = iota // present in the input: left to protojson
+	holdValue                          // the struct field holds the value
+	holdPointer                        // explicit presence: *T
+	holdList                           // []T
+	holdOneof                          // an interface holding *Wrapper{Value}
+)
+
+type decodeField struct {
+	fd      protoreflect.FieldDescriptor
+	kind    protoreflect.Kind
+	shape   decodeShape
+	goIndex int          // index of the struct field (the oneof's interface for holdOneof)
+	wrapper reflect.Type // holdOneof: the *Wrapper type, its first field holds the value
+	elem    reflect.Type // holdPointer: T; message kinds: *T of the value or element
+	oneof   int          // index of the real oneof the field belongs to, or -1
+	isValue bool         // google.protobuf.Value: null is a value, not an absent field
+	plan    atomic.Pointer[decodePlan]
+}
+
+// msgPlan is the plan of the field's message type, resolved on first use
+// (types refer to each other, Value and Struct recursively).
+func (f *decodeField) msgPlan() *decodePlan {
+	if p := f.plan.Load(); p != nil {
+		return p
+	}
+	p := decodePlanFor(f.elem)
+	f.plan.Store(p)
+	return p
+}
+
+// decodePlans maps a *T reflect.Type to its *decodePlan.
+var decodePlans sync.Map
+
+var (
+	timestampType = reflect.TypeFor[*timestamppb.Timestamp]()
+	structType    = reflect.TypeFor[*structpb.Struct]()
+	valueType     = reflect.TypeFor[*structpb.Value]()
+	listValueType = reflect.TypeFor[*structpb.ListValue]()
+	bytesType     = reflect.TypeFor[[]byte]()
+)
+
+func decodePlanFor(t reflect.Type) *decodePlan {
+	if p, ok := decodePlans.Load(t); ok {
+		return p.(*decodePlan)
+	}
+	p := buildDecodePlan(t)
+	actual, _ := decodePlans.LoadOrStore(t, p)
+	return actual.(*decodePlan)
+}
+
+func buildDecodePlan(t reflect.Type) (p *decodePlan) {
+	p = &decodePlan{kind: decodeUnsupported}
+	defer func() {
+		if recover() != nil { // a Go type this plan cannot read
+			p = &decodePlan{kind: decodeUnsupported}
+		}
+	}()
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return p
+	}
+	pm, ok := reflect.Zero(t).Interface().(proto.Message)
+	if !ok {
+		return p
+	}
+	md := pm.ProtoReflect().Descriptor()
+	switch t {
+	case timestampType:
+		return &decodePlan{kind: decodeTimestamp}
+	case structType:
+		return &decodePlan{kind: decodeStruct}
+	case valueType:
+		return &decodePlan{kind: decodeValue}
+	case listValueType:
+		return &decodePlan{kind: decodeListValue}
+	}
+	if md.FullName().Parent() == "google.protobuf" || md.ExtensionRanges().Len() > 0 || md.IsMapEntry() ||
+		md.Fields().Len() > 64 {
+		return p
+	}
+	st := t.Elem()
+	byNumber := map[protoreflect.FieldNumber]int{}
+	oneofs := map[string]int{}
+	for i := range st.NumField() {
+		sf := st.Field(i)
+		if name, ok := sf.Tag.Lookup("protobuf_oneof"); ok {
+			oneofs[name] = i
+			continue
+		}
+		if n, ok := tagNumber(sf.Tag); ok {
+			byNumber[n] = i
+		}
+	}
+	fields := md.Fields()
+	p = &decodePlan{kind: decodePlain, goType: st, byName: map[string]int{}}
+	p.fields = make([]decodeField, fields.Len())
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.Cardinality() == protoreflect.Required {
+			return &decodePlan{kind: decodeUnsupported} // proto2: protojson checks they are set
+		}
+		f := &p.fields[i]
+		f.fd, f.kind, f.oneof = fd, fd.Kind(), -1
+		f.isValue = fd.Message() != nil && fd.Message().FullName() == "google.protobuf.Value"
+		planField(f, st, t, byNumber, oneofs)
+	}
+	for i := range fields.Len() {
+		p.byName[fields.Get(i).JSONName()] = i
+	}
+	for i := range fields.Len() { // a JSON name wins over an equal proto name, as in protojson
+		if name := string(fields.Get(i).Name()); !hasKey(p.byName, name) {
+			p.byName[name] = i
+		}
+	}
+	return p
+}
+
+func hasKey(m map[string]int, k string) bool { _, ok := m[k]; return ok }
+
+// tagNumber reads the field number of a protoc-gen-go struct tag,
+// `protobuf:"bytes,1,opt,name=message_id,..."`.
+func tagNumber(tag reflect.StructTag) (protoreflect.FieldNumber, bool) {
+	v, ok := tag.Lookup("protobuf")
+	if !ok {
+		return 0, false
+	}
+	parts := strings.Split(v, ",")
+	if len(parts) < 2 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(parts[1])
+	if err != nil {
+		return 0, false
+	}
+	return protoreflect.FieldNumber(n), true
+}
+
+// planField fills in how fd is held in the struct st, or leaves the field
+// holdUnsupported.
+func planField(f *decodeField, st, t reflect.Type, byNumber map[protoreflect.FieldNumber]int, oneofs map[string]int) {
+	fd := f.fd
+	if fd.IsMap() || fd.IsExtension() {
+		return
+	}
+	if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+		idx, ok := oneofs[string(od.Name())]
+		if !ok {
+			return
+		}
+		// The wrapper type: set the field on a scratch message and look.
+		scratch := reflect.New(st)
+		sm := scratch.Interface().(proto.Message).ProtoReflect()
+		sm.Set(fd, sm.NewField(fd))
+		iface := scratch.Elem().Field(idx)
+		if iface.IsNil() {
+			return
+		}
+		w := iface.Elem().Type()
+		if w.Kind() != reflect.Pointer || w.Elem().Kind() != reflect.Struct || w.Elem().NumField() < 1 {
+			return
+		}
+		if n, ok := tagNumber(w.Elem().Field(0).Tag); !ok || n != fd.Number() || !valueTypeFits(f, w.Elem().Field(0).Type) {
+			return
+		}
+		f.goIndex, f.wrapper, f.oneof, f.shape = idx, w, od.Index(), holdOneof
+		return
+	}
+	idx, ok := byNumber[fd.Number()]
+	if !ok {
+		return
+	}
+	gt := st.Field(idx).Type
+	f.goIndex = idx
+	switch {
+	case fd.IsList():
+		if gt.Kind() == reflect.Slice && gt != bytesType && valueTypeFits(f, gt.Elem()) {
+			f.shape = holdList
+		}
+	case fd.HasPresence() && fd.Message() == nil:
+		if gt.Kind() == reflect.Pointer && valueTypeFits(f, gt.Elem()) {
+			f.elem, f.shape = gt.Elem(), holdPointer
+		}
+	default:
+		if valueTypeFits(f, gt) {
+			f.shape = holdValue
+		}
+	}
+}
+
+// valueTypeFits reports whether a value of f's kind can be stored in gt, and
+// records gt as the message type of message fields.
+func valueTypeFits(f *decodeField, gt reflect.Type) bool {
+	switch f.kind {
+	case protoreflect.StringKind:
+		return gt.Kind() == reflect.String
+	case protoreflect.BoolKind:
+		return gt.Kind() == reflect.Bool
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return gt.Kind() == reflect.Int32
+	case protoreflect.EnumKind:
+		return gt.Kind() == reflect.Int32 && f.fd.Enum().FullName() != "google.protobuf.NullValue"
+	case protoreflect.BytesKind:
+		return gt == bytesType
+	case protoreflect.MessageKind:
+		if gt.Kind() != reflect.Pointer {
+			return false
+		}
+		pm, ok := reflect.Zero(gt).Interface().(proto.Message)
+		if !ok || pm.ProtoReflect().Descriptor().FullName() != f.fd.Message().FullName() {
+			return false
+		}
+		f.elem = gt
+		return true
+	}
+	return false // 64-bit integers, floating point, groups: protojson
+}
+
+// jsonDecoder reads one JSON document; s is the whole input.
+type jsonDecoder struct {
+	s     string
+	i     int
+	depth int
+}
+
+func (d *jsonDecoder) space() {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// next returns the next byte after white space, or 0 at the end.
+func (d *jsonDecoder) next() byte {
+	d.space()
+	if d.i < len(d.s) {
+		return d.s[d.i]
+	}
+	return 0
+}
+
+// enter counts one level of nesting and refuses more than the clients allow.
+func (d *jsonDecoder) enter() bool {
+	d.depth++
+	return d.depth <= MaxResponseJSONDepth
+}
+
+// literal consumes lit (true, false, null) when it comes next.
+func (d *jsonDecoder) literal(lit string) bool {
+	if strings.HasPrefix(d.s[d.i:], lit) {
+		d.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// message decodes a JSON object into the struct rv along p.
+func (d *jsonDecoder) message(p *decodePlan, rv reflect.Value) bool {
+	if !d.enter() || d.next() != '{' {
+		return false
+	}
+	d.i++
+	var seen, seenOneofs uint64
+	if d.next() == '}' {
+		d.i++
+		d.depth--
+		return true
+	}
+	for {
+		if d.next() != '"' {
+			return false
+		}
+		name, ok := d.str()
+		if !ok || d.next() != ':' {
+			return false
+		}
+		d.i++
+		idx, known := p.byName[name]
+		switch {
+		case !known:
+			if strings.HasPrefix(name, "[") { // an extension name: protojson resolves it
+				return false
+			}
+			if !d.skipValue() {
+				return false
+			}
+		case seen&(1<<idx) != 0:
+			return false // duplicate field
+		default:
+			seen |= 1 << idx
+			f := &p.fields[idx]
+			if d.next() == 'n' && !f.isValue {
+				if !d.literal("null") {
+					return false
+				}
+				break // null: the field stays absent
+			}
+			if f.oneof >= 0 {
+				if seenOneofs&(1<<f.oneof) != 0 {
+					return false
+				}
+				seenOneofs |= 1 << f.oneof
+			}
+			if !d.field(f, rv.Field(f.goIndex)) {
+				return false
+			}
+		}
+		switch d.next() {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			d.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// field decodes the value of f into its struct field dst.
+func (d *jsonDecoder) field(f *decodeField, dst reflect.Value) bool {
+	switch f.shape {
+	case holdValue:
+		return d.value(f, dst)
+	case holdPointer:
+		v := reflect.New(f.elem)
+		if !d.value(f, v.Elem()) {
+			return false
+		}
+		dst.Set(v)
+		return true
+	case holdOneof:
+		w := reflect.New(f.wrapper.Elem())
+		if !d.value(f, w.Elem().Field(0)) {
+			return false
+		}
+		dst.Set(w)
+		return true
+	case holdList:
+		if !d.enter() || d.next() != '[' {
+			return false
+		}
+		d.i++
+		if d.next() == ']' {
+			d.i++
+			d.depth--
+			return true
+		}
+		for {
+			n := dst.Len()
+			dst.Grow(1)
+			dst.SetLen(n + 1)
+			if !d.value(f, dst.Index(n)) {
+				return false
+			}
+			switch d.next() {
+			case ',':
+				d.i++
+			case ']':
+				d.i++
+				d.depth--
+				return true
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// value decodes one value of f's kind into dst (a settable value of the
+// field's Go type, or of its element type for lists).
+func (d *jsonDecoder) value(f *decodeField, dst reflect.Value) bool {
+	switch f.kind {
+	case protoreflect.StringKind:
+		if d.next() != '"' {
+			return false
+		}
+		s, ok := d.str()
+		dst.SetString(s)
+		return ok
+	case protoreflect.BoolKind:
+		d.space()
+		switch {
+		case d.literal("true"):
+			dst.SetBool(true)
+		case d.literal("false"):
+			dst.SetBool(false)
+		default:
+			return false
+		}
+		return true
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		n, ok := d.int32()
+		dst.SetInt(int64(n))
+		return ok
+	case protoreflect.EnumKind:
+		if d.next() == '"' {
+			s, ok := d.str()
+			if !ok {
+				return false
+			}
+			ev := f.fd.Enum().Values().ByName(protoreflect.Name(s))
+			if ev == nil {
+				return false // unknown names are the runtime's error (unmarshalJSON)
+			}
+			dst.SetInt(int64(ev.Number()))
+			return true
+		}
+		n, ok := d.int32()
+		dst.SetInt(int64(n))
+		return ok
+	case protoreflect.BytesKind:
+		if d.next() != '"' {
+			return false
+		}
+		s, ok := d.str()
+		if !ok {
+			return false
+		}
+		b, ok := protojsonBase64(s)
+		dst.SetBytes(b)
+		return ok
+	case protoreflect.MessageKind:
+		p := f.msgPlan()
+		var v any
+		switch p.kind {
+		case decodePlain:
+			m := reflect.New(p.goType)
+			if !d.message(p, m.Elem()) {
+				return false
+			}
+			dst.Set(m)
+			return true
+		case decodeTimestamp:
+			ts, ok := d.timestamp()
+			if !ok {
+				return false
+			}
+			v = ts
+		case decodeStruct:
+			s, ok := d.structValue()
+			if !ok {
+				return false
+			}
+			v = s
+		case decodeValue:
+			s, ok := d.knownValue()
+			if !ok {
+				return false
+			}
+			v = s
+		case decodeListValue:
+			s, ok := d.listValue()
+			if !ok {
+				return false
+			}
+			v = s
+		default:
+			return false
+		}
+		dst.Set(reflect.ValueOf(v))
+		return true
+	}
+	return false
+}
+
+// protojsonBase64 decodes bytes as protojson does: the URL alphabet when the
+// text has - or _, padding optional.
+func protojsonBase64(s string) ([]byte, bool) {
+	enc := base64.StdEncoding
+	if strings.ContainsAny(s, "-_") {
+		enc = base64.URLEncoding
+	}
+	if len(s)%4 != 0 {
+		enc = enc.WithPadding(base64.NoPadding)
+	}
+	b, err := enc.DecodeString(s)
+	return b, err == nil
+}
+
+// int32 reads a JSON integer without fraction or exponent; other spellings
+// protojson accepts (1e2, "5") are left to it.
+func (d *jsonDecoder) int32() (int32, bool) {
+	d.space()
+	raw, ok := d.number()
+	if !ok || strings.ContainsAny(raw, ".eE") {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(raw, 10, 32)
+	return int32(n), err == nil
+}
+
+// number consumes a JSON number and returns its text.
+func (d *jsonDecoder) number() (string, bool) {
+	s, start := d.s, d.i
+	i := start
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return "", false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return "", false
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return "", false
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	d.i = i
+	return s[start:i], true
+}
+
+// str consumes a JSON string (d.s[d.i] is '"'). Without escapes the result
+// is a slice of the input.
+func (d *jsonDecoder) str() (string, bool) {
+	s := d.s
+	start := d.i + 1
+	for j := start; j < len(s); {
+		c := s[j]
+		switch {
+		case c == '"':
+			d.i = j + 1
+			return s[start:j], true
+		case c == '\\':
+			return d.escapedString(start, j)
+		case c < ' ':
+			return "", false
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(s[j:])
+			if r == utf8.RuneError && n == 1 {
+				return "", false
+			}
+			j += n
+		default:
+			j++
+		}
+	}
+	return "", false
+}
+
+// escapedString finishes a string whose first escape is at j, decoding
+// escapes as protojson does (a surrogate must be followed by its pair).
+func (d *jsonDecoder) escapedString(start, j int) (string, bool) {
+	s := d.s
+	out := make([]byte, 0, j-start+16)
+	out = append(out, s[start:j]...)
+	for j < len(s) {
+		c := s[j]
+		switch {
+		case c == '"':
+			d.i = j + 1
+			return string(out), true
+		case c < ' ':
+			return "", false
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(s[j:])
+			if r == utf8.RuneError && n == 1 {
+				return "", false
+			}
+			out = append(out, s[j:j+n]...)
+			j += n
+		case c != '\\':
+			out = append(out, c)
+			j++
+		default:
+			if j+1 >= len(s) {
+				return "", false
+			}
+			switch e := s[j+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := hex4(s, j+2)
+				if !ok {
+					return "", false
+				}
+				j += 6
+				if utf16.IsSurrogate(r) {
+					if j+6 > len(s) || s[j] != '\\' || s[j+1] != 'u' {
+						return "", false
+					}
+					r2, ok := hex4(s, j+2)
+					r = utf16.DecodeRune(r, r2)
+					if !ok || r == unicode.ReplacementChar {
+						return "", false
+					}
+					j += 6
+				}
+				out = utf8.AppendRune(out, r)
+				continue
+			default:
+				return "", false
+			}
+			j += 2
+		}
+	}
+	return "", false
+}
+
+// hex4 reads the four hexadecimal digits of a \u escape at s[i:].
+func hex4(s string, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s[i:i+4], 16, 16)
+	return rune(v), err == nil
+}
+
+// skipValue consumes any JSON value (an unknown member's), checking it.
+func (d *jsonDecoder) skipValue() bool {
+	switch d.next() {
+	case '"':
+		_, ok := d.str()
+		return ok
+	case '{':
+		if !d.enter() {
+			return false
+		}
+		d.i++
+		if d.next() == '}' {
+			d.i++
+			d.depth--
+			return true
+		}
+		for {
+			if d.next() != '"' {
+				return false
+			}
+			if _, ok := d.str(); !ok || d.next() != ':' {
+				return false
+			}
+			d.i++
+			if !d.skipValue() {
+				return false
+			}
+			switch d.next() {
+			case ',':
+				d.i++
+			case '}':
+				d.i++
+				d.depth--
+				return true
+			default:
+				return false
+			}
+		}
+	case '[':
+		if !d.enter() {
+			return false
+		}
+		d.i++
+		if d.next() == ']' {
+			d.i++
+			d.depth--
+			return true
+		}
+		for {
+			if !d.skipValue() {
+				return false
+			}
+			switch d.next() {
+			case ',':
+				d.i++
+			case ']':
+				d.i++
+				d.depth--
+				return true
+			default:
+				return false
+			}
+		}
+	case 't':
+		return d.literal("true")
+	case 'f':
+		return d.literal("false")
+	case 'n':
+		return d.literal("null")
+	}
+	_, ok := d.number()
+	return ok
+}
+
+// timestamp reads an RFC 3339 string as protojson does.
+func (d *jsonDecoder) timestamp() (*timestamppb.Timestamp, bool) {
+	if d.next() != '"' {
+		return nil, false
+	}
+	s, ok := d.str()
+	if !ok {
+		return nil, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return nil, false
+	}
+	secs := t.Unix()
+	if secs < minTimestampSeconds || secs > maxTimestampSeconds {
+		return nil, false
+	}
+	i := strings.LastIndexByte(s, '.')
+	j := strings.LastIndexAny(s, "Z-+")
+	if i >= 0 && j >= i && j-i > len(".999999999") {
+		return nil, false
+	}
+	return &timestamppb.Timestamp{Seconds: secs, Nanos: int32(t.Nanosecond())}, true
+}
+
+// structValue reads a JSON object as a google.protobuf.Struct.
+func (d *jsonDecoder) structValue() (*structpb.Struct, bool) {
+	if !d.enter() || d.next() != '{' {
+		return nil, false
+	}
+	d.i++
+	s := &structpb.Struct{Fields: map[string]*structpb.Value{}}
+	if d.next() == '}' {
+		d.i++
+		d.depth--
+		return s, true
+	}
+	for {
+		if d.next() != '"' {
+			return nil, false
+		}
+		key, ok := d.str()
+		if !ok || d.next() != ':' {
+			return nil, false
+		}
+		d.i++
+		if _, dup := s.Fields[key]; dup {
+			return nil, false
+		}
+		v, ok := d.knownValue()
+		if !ok {
+			return nil, false
+		}
+		s.Fields[key] = v
+		switch d.next() {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			d.depth--
+			return s, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// listValue reads a JSON array as a google.protobuf.ListValue.
+func (d *jsonDecoder) listValue() (*structpb.ListValue, bool) {
+	if !d.enter() || d.next() != '[' {
+		return nil, false
+	}
+	d.i++
+	l := &structpb.ListValue{}
+	if d.next() == ']' {
+		d.i++
+		d.depth--
+		return l, true
+	}
+	for {
+		v, ok := d.knownValue()
+		if !ok {
+			return nil, false
+		}
+		l.Values = append(l.Values, v)
+		switch d.next() {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			d.depth--
+			return l, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// knownValue reads any JSON value as a google.protobuf.Value.
+func (d *jsonDecoder) knownValue() (*structpb.Value, bool) {
+	switch d.next() {
+	case '"':
+		s, ok := d.str()
+		return &structpb.Value{Kind: &structpb.Value_StringValue{StringValue: s}}, ok
+	case '{':
+		s, ok := d.structValue()
+		return &structpb.Value{Kind: &structpb.Value_StructValue{StructValue: s}}, ok
+	case '[':
+		l, ok := d.listValue()
+		return &structpb.Value{Kind: &structpb.Value_ListValue{ListValue: l}}, ok
+	case 't':
+		return &structpb.Value{Kind: &structpb.Value_BoolValue{BoolValue: true}}, d.literal("true")
+	case 'f':
+		return &structpb.Value{Kind: &structpb.Value_BoolValue{BoolValue: false}}, d.literal("false")
+	case 'n':
+		return &structpb.Value{Kind: &structpb.Value_NullValue{}}, d.literal("null")
+	}
+	raw, ok := d.number()
+	if !ok {
+		return nil, false
+	}
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil {
+		return nil, false
+	}
+	return &structpb.Value{Kind: &structpb.Value_NumberValue{NumberValue: f}}, true
+}

@@ -1,0 +1,86 @@
+package server
+
+import (
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+)
+
+// A change builds several small objects that live and die together: the new
+// snapshot, its status and timestamp, the event and the event's wrappers. Each
+// kind of change allocates them as one block (the fields below are never
+// copied, only pointed to), which takes a status change from seven
+// allocations to one and an artifact chunk from six to two. The snapshots
+// stay what snapshot.go says: new objects, never modified after they are
+// returned.
+
+// statusChange is what a status change builds.
+type statusChange struct {
+	task   a2av1.Task
+	status a2av1.TaskStatus
+	stamp  timestamppb.Timestamp
+	event  a2av1.StreamResponse
+	wrap   a2av1.StreamResponse_StatusUpdate
+	update a2av1.TaskStatusUpdateEvent
+	events [1]*a2av1.StreamResponse
+}
+
+// changedStatus returns t in a new status (state, msg, now) as withStatus
+// does, and its status-update event.
+func changedStatus(t *a2av1.Task, state a2av1.TaskState, msg *a2av1.Message) (*a2av1.Task, []*a2av1.StreamResponse) {
+	c := new(statusChange)
+	setNow(&c.stamp)
+	c.status.State, c.status.Message, c.status.Timestamp = state, msg, &c.stamp
+	statusInto(&c.task, t, &c.status)
+	c.update.TaskId, c.update.ContextId, c.update.Status = c.task.GetId(), c.task.GetContextId(), &c.status
+	c.wrap.StatusUpdate = &c.update
+	c.event.Payload = &c.wrap
+	c.events[0] = &c.event
+	return &c.task, c.events[:]
+}
+
+// artifactChange is what an artifact chunk builds besides the new list of
+// artifacts (and a merged artifact when it appends).
+type artifactChange struct {
+	event  a2av1.StreamResponse
+	wrap   a2av1.StreamResponse_ArtifactUpdate
+	update a2av1.TaskArtifactUpdateEvent
+	events [1]*a2av1.StreamResponse
+}
+
+// artifactEvents is artifactEvent in a one-element list, in one allocation.
+func artifactEvents(t *a2av1.Task, a *a2av1.Artifact, add, last bool) []*a2av1.StreamResponse {
+	c := new(artifactChange)
+	c.update.TaskId, c.update.ContextId, c.update.Artifact, c.update.Append, c.update.LastChunk = t.GetId(), t.GetContextId(), a, add, last
+	c.wrap.ArtifactUpdate = &c.update
+	c.event.Payload = &c.wrap
+	c.events[0] = &c.event
+	return c.events[:]
+}
+
+// newTask is what a new task's first snapshot holds.
+type newTask struct {
+	task    a2av1.Task
+	status  a2av1.TaskStatus
+	stamp   timestamppb.Timestamp
+	history [1]*a2av1.Message
+}
+
+// submittedTask returns a new SUBMITTED task with msg in its history, in
+// one allocation.
+func submittedTask(id, contextID string, msg *a2av1.Message) *a2av1.Task {
+	n := new(newTask)
+	setNow(&n.stamp)
+	n.status.State, n.status.Timestamp = a2av1.TaskState_TASK_STATE_SUBMITTED, &n.stamp
+	n.history[0] = msg
+	n.task.Id, n.task.ContextId, n.task.Status, n.task.History = id, contextID, &n.status, n.history[:]
+	return &n.task
+}
+
+// setNow sets ts to now() without allocating one.
+func setNow(ts *timestamppb.Timestamp) {
+	t := time.Now().UTC().Truncate(time.Millisecond)
+	ts.Seconds, ts.Nanos = t.Unix(), int32(t.Nanosecond())
+}

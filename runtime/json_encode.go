@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/base64"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -154,19 +156,66 @@ func appendMessageJSON(b []byte, m protoreflect.Message) ([]byte, bool) {
 		first = false
 		b = append(b, f.name...)
 		var ok bool
-		switch v := m.Get(f.fd); {
+		switch {
 		case f.fd.IsList():
-			b, ok = appendListJSON(b, v.List(), f.fd)
+			var done bool
+			if b, ok, done = appendGoListJSON(b, m, i, f.fd); !done {
+				b, ok = appendListJSON(b, m.Get(f.fd).List(), f.fd)
+			}
 		case f.fd.IsMap():
-			b, ok = appendMapJSON(b, v.Map(), f.fd)
+			b, ok = appendMapJSON(b, m.Get(f.fd).Map(), f.fd)
 		default:
-			b, ok = appendSingularJSON(b, v, f.fd)
+			b, ok = appendSingularJSON(b, m.Get(f.fd), f.fd)
 		}
 		if !ok {
 			return b, false
 		}
 	}
 	return append(b, '}'), true
+}
+
+// appendGoListJSON writes the list field number i of a generated message
+// from its Go slice, which protoreflect would wrap in a new List on every
+// Get; done is false when m's Go type has no decode plan for the field (the
+// caller then goes through protoreflect).
+func appendGoListJSON(b []byte, m protoreflect.Message, i int, fd protoreflect.FieldDescriptor) (_ []byte, ok, done bool) {
+	gm := m.Interface()
+	dp := decodePlanFor(reflect.TypeOf(gm))
+	if dp.kind != decodePlain || i >= len(dp.fields) || dp.fields[i].shape != holdList || dp.fields[i].fd != fd {
+		return b, false, false
+	}
+	l := reflect.ValueOf(gm).Elem().Field(dp.fields[i].goIndex)
+	b = append(b, '[')
+	for j := range l.Len() {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		e := l.Index(j)
+		var v protoreflect.Value
+		switch fd.Kind() {
+		case protoreflect.MessageKind:
+			if e.IsNil() {
+				return b, false, true // not a valid message: protojson says so
+			}
+			v = protoreflect.ValueOfMessage(e.Interface().(proto.Message).ProtoReflect())
+		case protoreflect.StringKind:
+			v = protoreflect.ValueOfString(e.String())
+		case protoreflect.EnumKind:
+			v = protoreflect.ValueOfEnum(protoreflect.EnumNumber(e.Int()))
+		case protoreflect.BoolKind:
+			v = protoreflect.ValueOfBool(e.Bool())
+		case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+			v = protoreflect.ValueOfInt32(int32(e.Int()))
+		case protoreflect.BytesKind:
+			v = protoreflect.ValueOfBytes(e.Bytes())
+		default:
+			return b, false, true
+		}
+		if b, ok = appendSingularJSON(b, v, fd); !ok {
+			return b, false, true
+		}
+	}
+	return append(b, ']'), true, true
 }
 
 func appendListJSON(b []byte, l protoreflect.List, fd protoreflect.FieldDescriptor) ([]byte, bool) {

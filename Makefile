@@ -48,7 +48,7 @@ FUZZ_TARGETS = \
 	runtime:FuzzJSONRPCRequest runtime:FuzzScanEnvelope runtime:FuzzRESTRequest \
 	runtime:FuzzPathMatch runtime:FuzzQueryBinding runtime:FuzzSSEReader \
 	runtime:FuzzJSONRPCResponse runtime:FuzzRESTError runtime:FuzzGRPCStatus \
-	runtime:FuzzServiceParamHeaders runtime:FuzzJSONEncoderMatchesProtojson runtime:FuzzJSONDepth \
+	runtime:FuzzServiceParamHeaders runtime:FuzzJSONEncoderMatchesProtojson runtime:FuzzJSONDecoderMatchesProtojson runtime:FuzzJSONDepth \
 	internal/manifest:FuzzParse internal/pathtemplate:FuzzParse internal/jcs:FuzzCanonicalize \
 	internal/cardsig:FuzzVerify server/storeurl:FuzzParse compat/a2av03:FuzzV03Decode host/skilldata:FuzzDecode
 

@@ -50,7 +50,8 @@ type artifactChange struct {
 	events [1]*a2av1.StreamResponse
 }
 
-// artifactEvents is artifactEvent in a one-element list, in one allocation.
+// artifactEvents is the artifact-update event of chunk a of task t, in a
+// one-element list, in one allocation.
 func artifactEvents(t *a2av1.Task, a *a2av1.Artifact, add, last bool) []*a2av1.StreamResponse {
 	c := new(artifactChange)
 	c.update.TaskId, c.update.ContextId, c.update.Artifact, c.update.Append, c.update.LastChunk = t.GetId(), t.GetContextId(), a, add, last

@@ -109,13 +109,6 @@ func statusEvent(t *a2av1.Task) *a2av1.StreamResponse {
 	}}}
 }
 
-// artifactEvent is the artifact-update event of chunk a of task t.
-func artifactEvent(t *a2av1.Task, a *a2av1.Artifact, add, last bool) *a2av1.StreamResponse {
-	return &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_ArtifactUpdate{ArtifactUpdate: &a2av1.TaskArtifactUpdateEvent{
-		TaskId: t.GetId(), ContextId: t.GetContextId(), Artifact: a, Append: add, LastChunk: last,
-	}}}
-}
-
 // view returns t as a response shows it: history trimmed to the last
 // historyLength messages (nil: all; 0: none, the member is omitted), and
 // artifacts dropped unless includeArtifacts. It returns t itself when nothing

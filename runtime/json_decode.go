@@ -55,7 +55,7 @@ func decodeProtoJSON(b []byte, m proto.Message) bool {
 		return false // well-known types at the top level: rare, left to protojson
 	}
 	proto.Reset(m)
-	d := jsonDecoder{s: string(b)}
+	d := jsonDecoder{s: string(b), own: len(b) > sharedInputMax}
 	d.space()
 	if !d.message(p, rv.Elem()) {
 		return false
@@ -308,7 +308,17 @@ type jsonDecoder struct {
 	s     string
 	i     int
 	depth int
+	// own: every string is copied out of the input on its own, instead of
+	// being a slice of it (inputs over sharedInputMax).
+	own bool
 }
+
+// sharedInputMax is the largest input whose decoded strings are slices of
+// one copy of it. A message stored from a larger request would otherwise
+// keep the whole request alive for as long as it lives: a request of 8 MiB
+// of unknown members around a one-word text part would cost a stored task
+// 8 MiB. Below it a task keeps at most this much more than its strings.
+const sharedInputMax = 16 << 10
 
 func (d *jsonDecoder) space() {
 	for d.i < len(d.s) {
@@ -635,6 +645,9 @@ func (d *jsonDecoder) str() (string, bool) {
 		switch {
 		case c == '"':
 			d.i = j + 1
+			if d.own {
+				return strings.Clone(s[start:j]), true
+			}
 			return s[start:j], true
 		case c == '\\':
 			return d.escapedString(start, j)

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	goruntime "runtime"
 	"strings"
 	"testing"
 
@@ -186,4 +187,32 @@ func FuzzJSONDecoderMatchesProtojson(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pick uint16, doc []byte) {
 		checkDecoderAgainstProtojson(t, types[int(pick)%len(types)], doc)
 	})
+}
+
+// TestJSONDecoderKeepsNoLargeRequestAlive: a message decoded from a large
+// request holds its own strings, not slices of the request: 1 MiB of
+// whitespace around a one-word message must not be what a stored task
+// keeps.
+func TestJSONDecoderKeepsNoLargeRequestAlive(t *testing.T) {
+	pad := strings.Repeat(" ", 1<<20)
+	doc := []byte(`{"message":{"messageId":"m-1",` + pad + `"parts":[{"text":"hello"}]}}`)
+	const n = 40
+	kept := make([]*a2av1.SendMessageRequest, n)
+	var before, after goruntime.MemStats
+	goruntime.GC()
+	goruntime.ReadMemStats(&before)
+	for i := range kept {
+		kept[i] = new(a2av1.SendMessageRequest)
+		if !runtime.DecodeProtoJSON(doc, kept[i]) {
+			t.Fatal("not decoded")
+		}
+	}
+	goruntime.GC()
+	goruntime.ReadMemStats(&after)
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > n<<20/4 {
+		t.Errorf("%d messages decoded from 1 MiB requests keep %d KiB alive, want far less than the requests' %d KiB", n, grown>>10, n<<10)
+	}
+	if kept[n-1].GetMessage().GetParts()[0].GetText() != "hello" {
+		t.Errorf("decoded %v", kept[n-1])
+	}
 }

@@ -4,7 +4,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all generate test vet lint race check-generate golden bench bench-interop demo demo-scaffold demo-bindings run-example fuzz tools help
+.PHONY: all generate test vet lint race soak check-generate golden bench bench-interop demo demo-scaffold demo-bindings run-example fuzz tools help
 
 all: test
 
@@ -14,7 +14,7 @@ help: ## list targets
 generate: ## regenerate a2a/v1 and a2a/v03 from proto/lf/a2a/v1/a2a.proto and proto/a2a/v1/a2a.proto
 	$(GO) run ./internal/cmd/generate
 
-test: lint check-generate race ## lint (vet + staticcheck), drift check, all tests with -race
+test: lint check-generate race soak ## lint (vet + staticcheck), drift check, all tests with -race, then the soak test alone
 
 vet: ## go vet
 	$(GO) vet $(PKGS)
@@ -25,6 +25,9 @@ STATICCHECK_VERSION = v0.8.2
 
 lint: vet ## go vet and staticcheck (pinned)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(PKGS)
+
+soak: ## the soak test (examples/echo TestSoak), alone on the machine: hostile clients next to well-behaved ones
+	A2AGEN_SOAK=1 $(GO) test -count=1 -run '^TestSoak$$' -v ./examples/echo/
 
 race: ## all tests with the race detector
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)

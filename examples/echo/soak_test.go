@@ -52,6 +52,13 @@ func TestSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("soak test: builds and loads the echo binary")
 	}
+	if os.Getenv("A2AGEN_SOAK") == "" {
+		// Its latency ratio needs the machine to itself: next to the
+		// other packages' tests (go test ./... runs them in parallel) the
+		// undisturbed and the attacked runs meet different loads. make
+		// test runs it on its own after them.
+		t.Skip("soak test: set A2AGEN_SOAK=1 (make soak) to run it, on an otherwise idle machine")
+	}
 	calls := 150
 	if v := os.Getenv("A2AGEN_SOAK_CALLS"); v != "" {
 		n, err := strconv.Atoi(v)

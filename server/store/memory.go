@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -95,6 +94,7 @@ type Memory struct {
 
 type memTenant struct {
 	tasks   map[string]*memEntry
+	lists   map[string]*listIndex                                   // owner → its tasks in listing order (memory_index.go); guarded by Memory.mu
 	configs map[string]map[string]*a2av1.TaskPushNotificationConfig // task id → config id → config; guarded by Memory.pmu
 }
 
@@ -108,6 +108,7 @@ type memEntry struct {
 	configs atomic.Int32 // how many push configs the task has
 
 	endedAt time.Time // when the task became terminal, if retention is on; guarded by Memory.mu
+	key     Cursor    // where the task sits in its owner's listing index; guarded by Memory.mu
 }
 
 var _ Store = (*Memory)(nil)
@@ -193,7 +194,7 @@ func (m *Memory) CreateTask(_ context.Context, c Creation) (Record, error) {
 	m.sweepInterruptedLocked()
 	t := m.tenants[rec.Tenant]
 	if t == nil {
-		t = &memTenant{tasks: make(map[string]*memEntry), configs: make(map[string]map[string]*a2av1.TaskPushNotificationConfig)}
+		t = &memTenant{tasks: make(map[string]*memEntry), lists: make(map[string]*listIndex), configs: make(map[string]map[string]*a2av1.TaskPushNotificationConfig)}
 		m.tenants[rec.Tenant] = t
 	}
 	if _, dup := t.tasks[id]; dup {
@@ -205,6 +206,7 @@ func (m *Memory) CreateTask(_ context.Context, c Creation) (Record, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	t.tasks[id] = e
+	t.indexLocked(e)
 	if IsTerminal(rec.Task.GetStatus().GetState()) {
 		m.endedLocked(rec.Tenant, id, e)
 	} else if IsInterrupted(rec.Task.GetStatus().GetState()) {
@@ -275,7 +277,24 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 	if terminal {
 		next.Runner, next.LeaseUntil = "", time.Time{}
 	}
-	e.rec.Store(next)
+	if CursorOf(next.Task).Compare(CursorOf(cur.Task)) != 0 {
+		// The task moves in its owner's listing: publish the record and
+		// move it under m.mu so that a listing never sees a record whose
+		// cursor differs from its place in the index.
+		m.mu.Lock()
+		t := m.tenants[u.Tenant]
+		live := t != nil && t.tasks[u.Task.GetId()] == e
+		if live {
+			t.unindexLocked(e)
+		}
+		e.rec.Store(next)
+		if live {
+			t.indexLocked(e)
+		}
+		m.mu.Unlock()
+	} else {
+		e.rec.Store(next)
+	}
 	if len(u.Events) > 0 && e.configs.Load() > 0 {
 		if t := m.tenantOf(u.Tenant); t != nil {
 			m.pmu.Lock()
@@ -398,49 +417,64 @@ func (m *Memory) ListTasks(_ context.Context, tenant string, q Query) (Page, err
 	if q.Limit < 1 {
 		return Page{}, fmt.Errorf("store: list limit %d must be positive", q.Limit)
 	}
-	m.mu.RLock()
+	// Expired tasks leave the index first, so that the index's counts are
+	// exact; then the page is walked from its cursor in the index of the
+	// owner, never sorting the tenant.
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sweepLocked()
+	m.sweepInterruptedLocked()
+	page := Page{Records: make([]Record, 0, min(q.Limit, 64))}
 	t := m.tenants[tenant]
-	var entries []*memEntry
-	if t != nil {
-		entries = make([]*memEntry, 0, len(t.tasks))
-		for _, e := range t.tasks {
-			if !m.expiredLocked(e) {
-				entries = append(entries, e)
-			}
+	if t == nil || t.lists[q.Owner] == nil {
+		return page, nil
+	}
+	x := t.lists[q.Owner]
+	// Tasks updated before UpdatedAfter are at the end of the order.
+	var stop *Cursor
+	if !q.UpdatedAfter.IsZero() {
+		stop = &Cursor{Time: q.UpdatedAfter}
+	}
+	filtered := q.ContextID != "" || q.State != a2av1.TaskState_TASK_STATE_UNSPECIFIED
+	if !filtered {
+		page.Total = x.len()
+		if stop != nil {
+			page.Total = x.before(*stop)
 		}
 	}
-	m.mu.RUnlock()
-
-	type item struct {
-		rec Record
-		cur Cursor
+	// Without filters the walk ends after Limit+1 tasks; with a context or
+	// state filter it goes on to the end of the owner's tasks (or to
+	// UpdatedAfter) to count Total: O(tasks of the owner), without sorting.
+	from := q.After
+	if filtered {
+		from = nil // the tasks before the cursor count in Total
 	}
-	matches := make([]item, 0, len(entries))
-	for _, e := range entries {
-		rec := e.snapshot()
+	x.walk(from, func(e *memEntry) bool {
+		if stop != nil && e.key.Compare(*stop) >= 0 {
+			return false
+		}
+		if m.expiredLocked(e) {
+			return true
+		}
+		rec := e.rec.Load()
 		task := rec.Task
-		switch {
-		case rec.Owner != q.Owner,
-			q.ContextID != "" && task.GetContextId() != q.ContextID,
-			q.State != a2av1.TaskState_TASK_STATE_UNSPECIFIED && task.GetStatus().GetState() != q.State:
-			continue
+		if q.ContextID != "" && task.GetContextId() != q.ContextID ||
+			q.State != a2av1.TaskState_TASK_STATE_UNSPECIFIED && task.GetStatus().GetState() != q.State {
+			return true
 		}
-		c := CursorOf(task)
-		if !q.UpdatedAfter.IsZero() && c.Time.Before(q.UpdatedAfter) {
-			continue
+		if filtered {
+			page.Total++
 		}
-		matches = append(matches, item{rec, c})
-	}
-	sort.Slice(matches, func(i, j int) bool { return matches[i].cur.Compare(matches[j].cur) < 0 })
-	start := 0
-	if q.After != nil {
-		start = sort.Search(len(matches), func(i int) bool { return matches[i].cur.Compare(*q.After) > 0 })
-	}
-	end := min(start+q.Limit, len(matches))
-	page := Page{Total: len(matches), More: end < len(matches), Records: make([]Record, 0, end-start)}
-	for _, it := range matches[start:end] {
-		page.Records = append(page.Records, it.rec)
-	}
+		if q.After != nil && e.key.Compare(*q.After) <= 0 {
+			return true
+		}
+		if len(page.Records) == q.Limit {
+			page.More = true
+			return filtered
+		}
+		page.Records = append(page.Records, *rec)
+		return true
+	})
 	return page, nil
 }
 

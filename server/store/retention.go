@@ -94,6 +94,7 @@ func (m *Memory) removeLocked(tenant, id string, e *memEntry) {
 		return
 	}
 	delete(t.tasks, id)
+	t.unindexLocked(e)
 	m.pmu.Lock()
 	delete(t.configs, id)
 	empty := len(t.tasks) == 0 && len(t.configs) == 0

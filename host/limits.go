@@ -72,6 +72,12 @@ type Limits struct {
 	// MaxHistoryPerTask the messages of a task's history
 	// (server.WithMaxHistoryPerTask). Negative: no bound.
 	MaxFollowUpsPerTask, MaxHistoryPerTask int
+	// MaxSubscriberBytes bounds the bytes of events (their proto.Size) a
+	// stream's subscription holds queued that its client has not read
+	// (server.WithMaxSubscriberBytes); over it the stream is dropped with
+	// an error event naming MaxSubscriberBytes. Negative: only the event
+	// count (store.DefaultSubscriberBuffer) bounds it.
+	MaxSubscriberBytes int64
 }
 
 // DefaultInterruptedTaskTTL is the default of Limits.InterruptedTaskTTL:
@@ -97,6 +103,7 @@ func DefaultLimits() Limits {
 		MaxStreamsPerCaller:  server.DefaultMaxStreamsPerCaller,
 		MaxFollowUpsPerTask:  server.DefaultMaxFollowUpsPerTask,
 		MaxHistoryPerTask:    server.DefaultMaxHistoryPerTask,
+		MaxSubscriberBytes:   server.DefaultMaxSubscriberBytes,
 	}
 }
 
@@ -109,6 +116,7 @@ func (l Limits) ServerOptions() []server.Option {
 		server.WithMaxStreamsPerCaller(l.MaxStreamsPerCaller),
 		server.WithMaxFollowUpsPerTask(l.MaxFollowUpsPerTask),
 		server.WithMaxHistoryPerTask(l.MaxHistoryPerTask),
+		server.WithMaxSubscriberBytes(l.MaxSubscriberBytes),
 	}
 }
 
@@ -136,6 +144,9 @@ func (l Limits) withDefaults() Limits {
 		if *f.v == 0 {
 			*f.v = f.def
 		}
+	}
+	if l.MaxSubscriberBytes == 0 {
+		l.MaxSubscriberBytes = d.MaxSubscriberBytes
 	}
 	if l.MaxConcurrentStreams == 0 {
 		l.MaxConcurrentStreams = d.MaxConcurrentStreams

@@ -34,6 +34,7 @@ var limitUsage = map[string]string{
 	"MaxStreamsPerCaller":  "streams one identified caller holds at once; more are refused with 429/RESOURCE_EXHAUSTED",
 	"MaxFollowUpsPerTask":  "follow-up messages a running task holds that its agent has not taken; more are refused with 429/RESOURCE_EXHAUSTED",
 	"MaxHistoryPerTask":    "messages in a task's history; a client message beyond it is refused (InvalidRequest)",
+	"MaxSubscriberBytes":   "bytes of events queued for one stream that its client has not read; over it the stream is dropped with an error event (resubscribe)",
 }
 
 // LimitFlagName is the name of Main's flag for the field of Limits named

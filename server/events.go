@@ -313,7 +313,7 @@ func (e *Events) writeCreationLocked(task, snap *a2av1.Task, events []*a2av1.Str
 	// subscription, only the record.
 	follow := h.follow != followNothing && !store.IsTerminal(snap.GetStatus().GetState())
 	if cs, ok := s.store.(store.CreateSubscriber); ok && follow {
-		rec, sub, err = cs.CreateTaskSubscribed(e.storeCtx, creation, h.ctx)
+		rec, sub, err = cs.CreateTaskSubscribed(e.storeCtx, creation, s.budgeted(h.ctx))
 	} else {
 		rec, err = s.store.CreateTask(e.storeCtx, creation)
 	}

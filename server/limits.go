@@ -1,11 +1,13 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"sync"
 
 	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server/store"
 )
 
 // Caps on what callers can make the server hold (docs/limits.md). A
@@ -26,6 +28,10 @@ const (
 	// DefaultMaxHistoryPerTask is how many messages a task's history may
 	// hold before client messages are refused.
 	DefaultMaxHistoryPerTask = 1000
+	// DefaultMaxSubscriberBytes is how many bytes of events (their
+	// proto.Size) a stream's subscriber may hold queued that its client has
+	// not taken.
+	DefaultMaxSubscriberBytes = store.DefaultSubscriberBytes
 )
 
 // limit sets *dst from an option's n: n < 0 turns the limit off (0), n > 0
@@ -69,6 +75,32 @@ func WithMaxFollowUpsPerTask(n int) Option {
 // in the same context). The agent's own messages are not refused.
 func WithMaxHistoryPerTask(n int) Option {
 	return func(s *Server) { limit(&s.maxHistory, n) }
+}
+
+// WithMaxSubscriberBytes bounds the bytes of events (their proto.Size)
+// queued for one stream's subscription that the stream has not taken yet
+// (DefaultMaxSubscriberBytes, 4 MiB; n < 0: no byte bound, only the
+// store's event count). A stream whose client reads slower than its task
+// writes large events is then dropped, as one that lags the count behind,
+// with an error event naming MaxSubscriberBytes that tells it to call
+// SubscribeToTask. Stores that queue events per subscriber (in-memory,
+// SQLite, PostgreSQL) honour it; an event alone larger than the budget is
+// still delivered when nothing else is queued.
+func WithMaxSubscriberBytes(n int64) Option {
+	return func(s *Server) {
+		switch {
+		case n < 0:
+			s.maxSubscriberBytes = 0
+		case n > 0:
+			s.maxSubscriberBytes = n
+		}
+	}
+}
+
+// budgeted is the context a subscription is made with: it carries the
+// subscriber byte budget.
+func (s *Server) budgeted(ctx context.Context) context.Context {
+	return store.WithSubscriberBytes(ctx, s.maxSubscriberBytes)
 }
 
 // limitError is the error of a request over a cap.

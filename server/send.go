@@ -106,10 +106,10 @@ const (
 func (s *Server) subscribe(ctx context.Context, tenant, id string, f follow) (store.Record, store.Subscription, error) {
 	if f == followOutcome {
 		if o, ok := s.store.(store.OutcomeSubscriptions); ok {
-			return o.SubscribeOutcome(ctx, tenant, id)
+			return o.SubscribeOutcome(s.budgeted(ctx), tenant, id)
 		}
 	}
-	return s.store.Subscribe(ctx, tenant, id)
+	return s.store.Subscribe(s.budgeted(ctx), tenant, id)
 }
 
 // start validates a message and hands it to a new or running execution.
@@ -387,6 +387,7 @@ func (s *Server) waitSettled(c *call, rec store.Record, sub store.Subscription) 
 		for {
 			select {
 			case ev, ok := <-sub.Events():
+				ev.Taken()
 				if !ok {
 					break events
 				}

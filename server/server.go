@@ -44,6 +44,7 @@ type Server struct {
 	maxPushConfigs int // pushconfig.go: per task; 0 means no limit
 	// limits.go; 0 means no limit.
 	maxStreams, maxCallerStreams, maxFollowUps, maxHistory int
+	maxSubscriberBytes                                     int64
 	streamSlots                                            streamSlots
 
 	taskObserver TaskObserver                             // observer.go
@@ -111,18 +112,19 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 		return nil, errors.New("server: New needs an Executor")
 	}
 	s := &Server{
-		card:             card,
-		exec:             exec,
-		logger:           slog.Default(),
-		runs:             make(map[taskKey]*run),
-		runLease:         DefaultRunLease,
-		maxPushConfigs:   DefaultMaxPushConfigsPerTask,
-		maxStreams:       DefaultMaxStreams,
-		maxCallerStreams: DefaultMaxStreamsPerCaller,
-		maxFollowUps:     DefaultMaxFollowUpsPerTask,
-		maxHistory:       DefaultMaxHistoryPerTask,
-		idle:             make(chan struct{}),
-		ending:           make(chan struct{}),
+		card:               card,
+		exec:               exec,
+		logger:             slog.Default(),
+		runs:               make(map[taskKey]*run),
+		runLease:           DefaultRunLease,
+		maxPushConfigs:     DefaultMaxPushConfigsPerTask,
+		maxStreams:         DefaultMaxStreams,
+		maxCallerStreams:   DefaultMaxStreamsPerCaller,
+		maxFollowUps:       DefaultMaxFollowUpsPerTask,
+		maxHistory:         DefaultMaxHistoryPerTask,
+		maxSubscriberBytes: DefaultMaxSubscriberBytes,
+		idle:               make(chan struct{}),
+		ending:             make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(s)

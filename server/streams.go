@@ -66,6 +66,7 @@ catchUp:
 	for last < rec.Version {
 		select {
 		case ev, ok := <-sub.Events():
+			ev.Taken()
 			if !ok {
 				break catchUp
 			}

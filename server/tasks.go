@@ -205,7 +205,7 @@ func (s *Server) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTask
 		return err
 	}
 	defer release()
-	rec, sub, err := s.store.Subscribe(c.ctx, c.tenant, req.GetId())
+	rec, sub, err := s.store.Subscribe(s.budgeted(c.ctx), c.tenant, req.GetId())
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return runtime.TaskNotFound(req.GetId())
@@ -239,6 +239,7 @@ func (s *Server) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], fi
 	for {
 		select {
 		case ev, ok := <-sub.Events():
+			ev.Taken()
 			if !ok {
 				return s.subscriptionEnd(c, sub.Err())
 			}
@@ -261,6 +262,9 @@ func (s *Server) subscriptionEnd(c *call, err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, store.ErrSubscriberBytes):
+		return limitError(runtime.CodeInternal, "MaxSubscriberBytes", int(s.maxSubscriberBytes),
+			"this stream's client read too slowly: the events queued for it exceeded %d bytes (MaxSubscriberBytes) and it was closed; call SubscribeToTask to continue from the current task", s.maxSubscriberBytes)
 	case errors.Is(err, store.ErrSlowSubscriber):
 		return runtime.NewError(runtime.CodeInternal,
 			"this stream fell too far behind the task and was closed; call SubscribeToTask to continue from the current task")

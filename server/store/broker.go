@@ -69,9 +69,9 @@ func (b *Broker) Publish(tenant, id string, version int64, events []*a2av1.Strea
 			// after: the snapshot has it already.
 			continue
 		}
-		if !s.sendLocked(version, events) {
+		if err := s.sendLocked(version, events); err != nil {
 			delete(t.subs, s)
-			s.endLocked(ErrSlowSubscriber)
+			s.endLocked(err)
 			continue
 		}
 		if terminal {
@@ -101,7 +101,7 @@ func (b *Broker) SubscribeBuffered(ctx context.Context, tenant, id string, buffe
 		buffer = b.buffer
 	}
 	key := topicKey{tenant, id}
-	s := &brokerSub{b: b, key: key, ch: make(chan Event, buffer)}
+	s := &brokerSub{b: b, key: key, ch: make(chan Event, buffer), budget: NewBudget(ctx)}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -137,9 +137,9 @@ func (b *Broker) SubscribeBuffered(ctx context.Context, tenant, id string, buffe
 			if w.version <= rec.Version {
 				continue
 			}
-			if !s.sendLocked(w.version, w.events) {
+			if err := s.sendLocked(w.version, w.events); err != nil {
 				delete(t.subs, s)
-				s.endLocked(ErrSlowSubscriber)
+				s.endLocked(err)
 				break
 			}
 			if w.terminal {
@@ -226,6 +226,8 @@ type brokerSub struct {
 	t   *topic
 	ch  chan Event
 
+	budget *Budget // nil: no byte budget
+
 	armed bool        // the snapshot is known; events go to ch
 	floor int64       // the snapshot's version; earlier writes are skipped
 	held  []heldWrite // published before armed
@@ -269,17 +271,25 @@ func (s *brokerSub) end(err error) {
 	s.b.release(s)
 }
 
-// sendLocked queues the events without blocking; false when the buffer is
-// full.
-func (s *brokerSub) sendLocked(version int64, events []*a2av1.StreamResponse) bool {
+// sendLocked queues the events without blocking: ErrSlowSubscriber when
+// the buffer is full, ErrSubscriberBytes when the byte budget is.
+func (s *brokerSub) sendLocked(version int64, events []*a2av1.StreamResponse) error {
 	for _, ev := range events {
+		e := Event{Version: version, Response: ev}
+		if s.budget != nil {
+			var ok bool
+			if e, ok = s.budget.Admit(e, EventSize(ev)); !ok {
+				return ErrSubscriberBytes
+			}
+		}
 		select {
-		case s.ch <- Event{Version: version, Response: ev}:
+		case s.ch <- e:
 		default:
-			return false
+			e.Taken()
+			return ErrSlowSubscriber
 		}
 	}
-	return true
+	return nil
 }
 
 // endLocked marks the subscription ended and closes its channel; the caller

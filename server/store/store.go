@@ -135,6 +135,9 @@ type Event struct {
 	Version int64
 	// Response is a statusUpdate or artifactUpdate (never to be modified).
 	Response *a2av1.StreamResponse
+
+	budget *Budget // the subscription's byte budget, released by Taken
+	size   int64
 }
 
 // Subscription is a live feed of a task's events. Events is closed when the

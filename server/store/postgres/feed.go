@@ -157,7 +157,7 @@ func (f *feed) arm(ctx context.Context, p pending, rec store.Record, err error) 
 		t.removeLocked(sb)
 		sb.endLocked(nil)
 	default:
-		sb.armed, sb.last = true, rec.Version
+		sb.armed, sb.last, sb.budget = true, rec.Version, store.NewBudget(ctx)
 		// A write notified while the snapshot was read may be missing
 		// from it; so may one lost while the listener was away.
 		if t.notes != p.notes || f.epoch.Load() != p.epoch {
@@ -193,9 +193,9 @@ func (f *feed) publish(key topicKey, expect, version int64, task *a2av1.Task, ev
 			unarmed = true
 		case sb.last >= version:
 		case sb.last == expect:
-			if !sb.sendLocked(version, events) {
+			if err := sb.sendLocked(version, events); err != nil {
 				t.removeLocked(sb)
-				sb.endLocked(store.ErrSlowSubscriber)
+				sb.endLocked(err)
 				continue
 			}
 			sb.last = version
@@ -380,9 +380,11 @@ func (t *topic) applyLocked(from int64, res feedRead) {
 			if ev.version <= sb.last {
 				continue
 			}
-			if ev.resp != nil && !sb.trySendLocked(store.Event{Version: ev.version, Response: ev.resp}) {
-				end, ended = store.ErrSlowSubscriber, true
-				break
+			if ev.resp != nil {
+				if err := sb.trySendLocked(store.Event{Version: ev.version, Response: ev.resp}); err != nil {
+					end, ended = err, true
+					break
+				}
 			}
 			if ev.terminal && (j == len(res.events)-1 || res.events[j+1].version != ev.version) {
 				ended = true
@@ -514,12 +516,13 @@ type sub struct {
 	t  *topic
 	ch chan store.Event
 
-	pos   int   // index in t.subs
-	armed bool  // the snapshot is known; last is valid
-	last  int64 // every event up to this version was delivered
-	ended bool
-	err   error
-	stop  func() bool // stops the context callback
+	budget *store.Budget // set once by arm; nil: no byte budget
+	pos    int           // index in t.subs
+	armed  bool          // the snapshot is known; last is valid
+	last   int64         // every event up to this version was delivered
+	ended  bool
+	err    error
+	stop   func() bool // stops the context callback
 	// The snapshot of the last write of this process handed over (publish)
 	// and its version; events read from the table carry none.
 	written   *a2av1.Task
@@ -569,23 +572,31 @@ func (sb *sub) end(err error) {
 	}
 }
 
-// sendLocked queues the events of one write without blocking; false when
-// the buffer is full.
-func (sb *sub) sendLocked(version int64, events []*a2av1.StreamResponse) bool {
+// sendLocked queues the events of one write without blocking:
+// store.ErrSlowSubscriber when the buffer is full, store.ErrSubscriberBytes
+// when the byte budget is.
+func (sb *sub) sendLocked(version int64, events []*a2av1.StreamResponse) error {
 	for _, ev := range events {
-		if !sb.trySendLocked(store.Event{Version: version, Response: ev}) {
-			return false
+		if err := sb.trySendLocked(store.Event{Version: version, Response: ev}); err != nil {
+			return err
 		}
 	}
-	return true
+	return nil
 }
 
-func (sb *sub) trySendLocked(ev store.Event) bool {
+func (sb *sub) trySendLocked(ev store.Event) error {
+	if sb.budget != nil {
+		var ok bool
+		if ev, ok = sb.budget.Admit(ev, store.EventSize(ev.Response)); !ok {
+			return store.ErrSubscriberBytes
+		}
+	}
 	select {
 	case sb.ch <- ev:
-		return true
+		return nil
 	default:
-		return false
+		ev.Taken()
+		return store.ErrSlowSubscriber
 	}
 }
 

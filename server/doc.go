@@ -37,8 +37,10 @@
 // INPUT_REQUIRED and AUTH_REQUIRED included.
 //
 // Slow readers: each subscriber has a bounded buffer in the store
-// (store.DefaultSubscriberBuffer events for the in-memory store). A stream
-// that falls further behind is dropped — it receives an error as its last
+// (store.DefaultSubscriberBuffer events for the in-memory store) and a
+// byte budget for the events it has not taken yet (WithMaxSubscriberBytes,
+// store.DefaultSubscriberBytes). A stream that falls further behind is
+// dropped — it receives an error as its last
 // event saying to call SubscribeToTask again, which resumes from a fresh
 // snapshot — so neither the task nor the other subscribers ever wait for it.
 // A blocking SendMessage whose subscription is dropped resubscribes quietly.

@@ -31,7 +31,9 @@ func TestMemoryListIndexMatchesSortedScan(t *testing.T) {
 	}
 	tasks := map[string]*live{}
 	owners := []string{"", "alice", "bob"}
-	stamp := func() *timestamppb.Timestamp { return timestamppb.New(now.Add(time.Duration(rng.IntN(40)) * time.Second)) }
+	stamp := func() *timestamppb.Timestamp {
+		return timestamppb.New(now.Add(time.Duration(rng.IntN(40)) * time.Second))
+	}
 	for i := range 300 {
 		id := fmt.Sprintf("t%03d", rng.IntN(400))
 		if l, ok := tasks[id]; ok && !store.IsTerminal(l.task.GetStatus().GetState()) {

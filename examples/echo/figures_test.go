@@ -4,8 +4,8 @@ package main
 
 import (
 	"context"
-	"iter"
 	"fmt"
+	"iter"
 	"os"
 	"strconv"
 	"testing"

@@ -346,6 +346,22 @@ func (d *jsonDecoder) enter() bool {
 	return d.depth <= MaxResponseJSONDepth
 }
 
+// afterElement consumes what follows a member of an object or an element
+// of an array, which end closes: a comma (more: another one follows) or
+// end, which leaves the container. ok is false for anything else.
+func (d *jsonDecoder) afterElement(end byte) (more, ok bool) {
+	switch d.next() {
+	case ',':
+		d.i++
+		return true, true
+	case end:
+		d.i++
+		d.depth--
+		return false, true
+	}
+	return false, false
+}
+
 // literal consumes lit (true, false, null) when it comes next.
 func (d *jsonDecoder) literal(lit string) bool {
 	if strings.HasPrefix(d.s[d.i:], lit) {
@@ -406,15 +422,8 @@ func (d *jsonDecoder) message(p *decodePlan, rv reflect.Value) bool {
 				return false
 			}
 		}
-		switch d.next() {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			d.depth--
-			return true
-		default:
-			return false
+		if more, ok := d.afterElement('}'); !more {
+			return ok
 		}
 	}
 }
@@ -455,15 +464,8 @@ func (d *jsonDecoder) field(f *decodeField, dst reflect.Value) bool {
 			if !d.value(f, dst.Index(n)) {
 				return false
 			}
-			switch d.next() {
-			case ',':
-				d.i++
-			case ']':
-				d.i++
-				d.depth--
-				return true
-			default:
-				return false
+			if more, ok := d.afterElement(']'); !more {
+				return ok
 			}
 		}
 	}
@@ -771,15 +773,8 @@ func (d *jsonDecoder) skipValue() bool {
 			if !d.skipValue() {
 				return false
 			}
-			switch d.next() {
-			case ',':
-				d.i++
-			case '}':
-				d.i++
-				d.depth--
-				return true
-			default:
-				return false
+			if more, ok := d.afterElement('}'); !more {
+				return ok
 			}
 		}
 	case '[':
@@ -796,15 +791,8 @@ func (d *jsonDecoder) skipValue() bool {
 			if !d.skipValue() {
 				return false
 			}
-			switch d.next() {
-			case ',':
-				d.i++
-			case ']':
-				d.i++
-				d.depth--
-				return true
-			default:
-				return false
+			if more, ok := d.afterElement(']'); !more {
+				return ok
 			}
 		}
 	case 't':
@@ -872,15 +860,8 @@ func (d *jsonDecoder) structValue() (*structpb.Struct, bool) {
 			return nil, false
 		}
 		s.Fields[key] = v
-		switch d.next() {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			d.depth--
-			return s, true
-		default:
-			return nil, false
+		if more, ok := d.afterElement('}'); !more {
+			return s, ok
 		}
 	}
 }
@@ -903,15 +884,8 @@ func (d *jsonDecoder) listValue() (*structpb.ListValue, bool) {
 			return nil, false
 		}
 		l.Values = append(l.Values, v)
-		switch d.next() {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			d.depth--
-			return l, true
-		default:
-			return nil, false
+		if more, ok := d.afterElement(']'); !more {
+			return l, ok
 		}
 	}
 }

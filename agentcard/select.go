@@ -14,7 +14,8 @@ import (
 )
 
 // v03 is the older protocol version this client also speaks, through the
-// conversions of compat/a2av03 (JSON-RPC) and compat/a2av03grpc (gRPC).
+// conversions of compat/a2av03 (JSON-RPC, HTTP+JSON) and compat/a2av03grpc
+// (gRPC).
 const v03 = "0.3"
 
 // v03Transport returns the transport constructor of a binding for a v0.3
@@ -24,6 +25,10 @@ func v03Transport(binding string) TransportFunc {
 	case runtime.BindingJSONRPC:
 		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
 			return a2av03.NewJSONRPCClientTransport(u, opts...), nil
+		}
+	case runtime.BindingREST:
+		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
+			return a2av03.NewRESTClientTransport(u, opts...), nil
 		}
 	case runtime.BindingGRPC:
 		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
@@ -216,7 +221,7 @@ func (c *config) check(iface *a2av1.AgentInterface) (TransportFunc, string) {
 	}
 	if is03(iface) {
 		if f = v03Transport(binding); f == nil {
-			return nil, fmt.Sprintf("binding %q is not supported by this client for protocol version 0.3 (it speaks v0.3 over JSONRPC and GRPC)", binding)
+			return nil, fmt.Sprintf("binding %q is not supported by this client for protocol version 0.3 (it speaks v0.3 over JSONRPC, HTTP+JSON and GRPC)", binding)
 		}
 	}
 	if reason := checkURL(binding, iface.GetUrl()); reason != "" {

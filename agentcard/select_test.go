@@ -23,6 +23,7 @@ var (
 	rest10    = iface("HTTP+JSON", "https://agent.example.com/a2a/rest", "1.0")
 	grpc03    = iface("GRPC", "agent.example.com:443", "0.3")
 	jsonrpc03 = iface("JSONRPC", "https://agent.example.com/a2a/v03", "0.3")
+	rest03    = iface("HTTP+JSON", "https://agent.example.com/a2a/rest", "0.3.0")
 	soap10    = iface("urn:example:soap", "https://agent.example.com/soap", "1.0")
 )
 
@@ -47,6 +48,9 @@ func TestSelectInterface(t *testing.T) {
 		{"custom binding with WithTransport", cardWith(soap10, jsonrpc10), []Option{WithTransport("urn:example:soap", fakeTransport)}, 0},
 		{"1.0 chosen over earlier 0.3 entries", cardWith(grpc03, jsonrpc03, jsonrpc10), nil, 2},
 		{"0.3 only: card order", cardWith(grpc03, jsonrpc03), nil, 0},
+		{"0.3 over HTTP+JSON", cardWith(rest03, grpc03), nil, 0},
+		{"1.0 HTTP+JSON chosen over an earlier 0.3 one", cardWith(rest03, rest10), nil, 1},
+		{"0.3 HTTP+JSON by WithBindings", cardWith(jsonrpc03, rest03), []Option{WithBindings("HTTP+JSON")}, 1},
 		{"0.3 only: WithBindings order", cardWith(grpc03, jsonrpc03), []Option{WithBindings("JSONRPC")}, 1},
 		{"0.3 used when no 1.0 entry qualifies", cardWith(iface("SOAP", "https://h/soap", "1.0"), jsonrpc03), nil, 1},
 		{"minor versions of 1 accepted", cardWith(iface("GRPC", "h:1", "1.1")), nil, 0},
@@ -98,8 +102,9 @@ func TestSelectInterfaceRefusals(t *testing.T) {
 		opts    []Option
 		reasons []string // substrings, one per interface
 	}{
-		{"0.3 over HTTP+JSON, 0.2", cardWith(iface("HTTP+JSON", "https://h/v1", "0.3"), iface("JSONRPC", "https://h/a2a", "0.2")), nil,
-			[]string{`binding "HTTP+JSON" is not supported by this client for protocol version 0.3`, "protocol version 0.2 is not supported (this client speaks 1.x and 0.3)"}},
+		{"0.3 over a WithTransport binding, 0.2", cardWith(iface("SOAP", "https://h/soap", "0.3"), iface("JSONRPC", "https://h/a2a", "0.2")),
+			[]Option{WithTransport("SOAP", fakeTransport)},
+			[]string{`binding "SOAP" is not supported by this client for protocol version 0.3`, "protocol version 0.2 is not supported (this client speaks 1.x and 0.3)"}},
 		{"unsupported bindings", cardWith(soap10, iface("SOAP", "https://h/soap", "1.0")), nil,
 			[]string{`binding "urn:example:soap" is not supported by this client (supported: JSONRPC, HTTP+JSON, GRPC;`, `binding "SOAP" is not supported`}},
 		{"not asked for", cardWith(jsonrpc10, iface("GRPC", "h:1", "0.2")), []Option{WithBindings("GRPC")},

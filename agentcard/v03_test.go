@@ -58,7 +58,7 @@ func TestDiscoverV03Card(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := agentcard.Discover(ctx, web.URL, agentcard.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())),
+	c, err := agentcard.Discover(ctx, web.URL, agentcard.WithBindings(runtime.BindingGRPC), agentcard.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())),
 		agentcard.WithCredentials("bearer", agentcard.StaticHeader("Authorization", "Bearer t")))
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestDiscoverV03Card(t *testing.T) {
 		t.Errorf("card request A2A-Version = %q, want %q", v, a2av1.A2AServiceDesc.ProtocolVersion())
 	}
 	if c.Interface.GetProtocolBinding() != runtime.BindingGRPC || c.Interface.GetProtocolVersion() != "0.3.0" {
-		t.Fatalf("chosen interface = %v, want the v0.3 gRPC one (HTTP+JSON 0.3 is not spoken)", c.Interface)
+		t.Fatalf("chosen interface = %v, want the v0.3 gRPC one (WithBindings)", c.Interface)
 	}
 	if s := c.Card.GetSecuritySchemes()["bearer"].GetHttpAuthSecurityScheme().GetScheme(); s != "bearer" {
 		t.Errorf("v0.3 security scheme read as %v", c.Card.GetSecuritySchemes())

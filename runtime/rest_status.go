@@ -134,3 +134,15 @@ func decodeStatusMember(httpStatus int, raw json.RawMessage) *Error {
 	d := decodeErrorDetails(st.Details)
 	return decodeWireError(d.reason, d.domain, fallback, st.Message, d.metadata, d.violations)
 }
+
+// DecodeRESTError rebuilds the *Error of an HTTP+JSON error body answered
+// with httpStatus, exactly as the HTTP+JSON client transport does (a
+// google.rpc.Status document by ErrorInfo reason, then gRPC status name,
+// then HTTP status; problem documents and text by HTTP status). A stream
+// event {"error":{…}} decodes with httpStatus 500 overridden by the
+// document's own code. Transports that call NewRESTTransport with their own
+// response types (compat/a2av03's v0.3 client) use it for error events the
+// runtime cannot recognise in them.
+func DecodeRESTError(httpStatus int, body []byte) *Error {
+	return decodeRESTError(httpStatus, "", body)
+}

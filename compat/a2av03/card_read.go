@@ -114,10 +114,18 @@ func ReadCard(doc []byte) (*a2av1.AgentCard, error) {
 	return card, nil
 }
 
+// DefaultTransport is the binding of a v0.3 card's url when it names no
+// preferredTransport (v0.3 §5.6).
+const DefaultTransport = runtime.BindingJSONRPC
+
 // V03Interfaces are the interfaces a v0.3 card lists, as v1.0
-// supportedInterfaces: url with preferredTransport (JSONRPC when unset)
-// first, then every additionalInterfaces entry not equal to it, each with
-// the card's protocolVersion ("0.3" when it states none).
+// supportedInterfaces: url with preferredTransport (DefaultTransport when
+// unset) first, then every additionalInterfaces entry not equal to it (an
+// entry without a transport is kept without a protocolBinding, so that
+// choosing an interface refuses it with that reason rather than guessing),
+// each with the card's protocolVersion ("0.3" when it states none). Entries
+// without a url are skipped. It is the one reading of these fields for the
+// JSON card (ReadCard) and the v0.3 proto card (compat/a2av03grpc.CardToV1).
 func V03Interfaces(v CardV03Fields) []*a2av1.AgentInterface {
 	version := strings.TrimSpace(v.ProtocolVersion)
 	if version == "" {
@@ -128,9 +136,6 @@ func V03Interfaces(v CardV03Fields) []*a2av1.AgentInterface {
 		if u == "" {
 			return
 		}
-		if binding == "" {
-			binding = runtime.BindingJSONRPC
-		}
 		for _, have := range out {
 			if have.Url == u && strings.EqualFold(have.ProtocolBinding, binding) {
 				return
@@ -138,7 +143,11 @@ func V03Interfaces(v CardV03Fields) []*a2av1.AgentInterface {
 		}
 		out = append(out, &a2av1.AgentInterface{Url: u, ProtocolBinding: binding, ProtocolVersion: version})
 	}
-	add(v.URL, v.PreferredTransport)
+	preferred := strings.TrimSpace(v.PreferredTransport)
+	if preferred == "" {
+		preferred = DefaultTransport
+	}
+	add(v.URL, preferred)
 	for _, i := range v.AdditionalInterfaces {
 		add(i.URL, i.Transport)
 	}

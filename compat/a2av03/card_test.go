@@ -50,3 +50,49 @@ func TestCardJSON(t *testing.T) {
 		t.Fatalf("v0.3 members: %+v", v03)
 	}
 }
+
+// TestCardOAuthFlowsLossy: a v0.3 OAuth2 scheme with several flows keeps
+// the first of authorizationCode, clientCredentials, implicit, password;
+// a v1.0 device-code flow is written in its v1.0 form, which names no
+// flow a v0.3 reader knows.
+func TestCardOAuthFlowsLossy(t *testing.T) {
+	card, err := a2av03.ReadCard([]byte(`{"protocolVersion":"0.3.0","name":"o","url":"http://h/a2a",
+		"securitySchemes":{"oauth":{"type":"oauth2","flows":{
+			"clientCredentials":{"tokenUrl":"http://h/token","scopes":{}},
+			"authorizationCode":{"authorizationUrl":"http://h/auth","tokenUrl":"http://h/token","scopes":{"read":"r"}}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows := card.GetSecuritySchemes()["oauth"].GetOauth2SecurityScheme().GetFlows()
+	if flows.GetAuthorizationCode().GetAuthorizationUrl() != "http://h/auth" || flows.GetClientCredentials() != nil {
+		t.Errorf("two v0.3 flows read as %v, want the authorization code one alone", flows)
+	}
+
+	v1 := echo.Card(&a2av1.AgentInterface{Url: "http://h/a2a", ProtocolBinding: "JSONRPC", ProtocolVersion: "0.3"})
+	v1.SecuritySchemes = map[string]*a2av1.SecurityScheme{"device": {Scheme: &a2av1.SecurityScheme_Oauth2SecurityScheme{
+		Oauth2SecurityScheme: &a2av1.OAuth2SecurityScheme{Flows: &a2av1.OAuthFlows{Flow: &a2av1.OAuthFlows_DeviceCode{
+			DeviceCode: &a2av1.DeviceCodeOAuthFlow{DeviceAuthorizationUrl: "http://h/device", TokenUrl: "http://h/token"}}}}}}}
+	v1.SecurityRequirements = nil
+	doc, err := a2av03.CardJSON(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v03 struct {
+		SecuritySchemes map[string]struct {
+			Type  string                     `json:"type"`
+			Flows map[string]json.RawMessage `json:"flows"`
+		} `json:"securitySchemes"`
+	}
+	if err := json.Unmarshal(doc, &v03); err != nil {
+		t.Fatal(err)
+	}
+	s := v03.SecuritySchemes["device"]
+	for _, known := range []string{"authorizationCode", "clientCredentials", "implicit", "password"} {
+		if s.Flows[known] != nil {
+			t.Errorf("a device-code flow written as the v0.3 flow %s: %s", known, s.Flows[known])
+		}
+	}
+	if s.Type != "oauth2" || s.Flows["deviceCode"] == nil {
+		t.Errorf("the device-code scheme as v0.3: %+v", s)
+	}
+}

@@ -50,4 +50,10 @@ var Lossy = []string{
 	"v1.0 → v0.3: ExtensionSupportRequired (-32008) and VersionNotSupported (-32009) are answered as InvalidRequest (-32600) with their message",
 	"v0.3 → v1.0: message/send configuration without blocking is blocking (the v1.0 default); v1.0 → v0.3 always writes blocking",
 	"v0.3 → v1.0 → v0.3: a timestamp with a zone offset comes back in UTC (the same instant)",
+	"v0.3 tasks/pushNotificationConfig/list and GET /v1/tasks/{id}/pushNotificationConfigs have no paging: they are served as one v1.0 page (at most server.MaxPushConfigPageSize, 100, configs), so a task with more (WithMaxPushConfigsPerTask above 100 or unlimited) lists only the first 100; a v1.0 client calling a v0.3 agent drops pageSize and pageToken and gets what the agent returns, with no nextPageToken (v0.3 over gRPC pages as v1.0 does)",
+	"HTTP+JSON: /v1/<v0.3 route> without A2A-Version is the v0.3 route, not the v1.0 route of a tenant named v1; a v1.0 client of tenant v1 must send A2A-Version: 1.0 (our clients always do), or its call is read as v0.3 and refused with InvalidParams",
+	"v0.3 → v1.0 (card): an OAuth2 scheme with several flows keeps one, the first of authorizationCode, clientCredentials, implicit, password (v1.0 has one flow per scheme); implicit and password become v1.0's deprecated flows",
+	"v1.0 → v0.3 (card): OAuth flows are written in their v1.0 form, one flow per scheme; pkceRequired and the device-code flow have no v0.3 member (v0.3 readers ignore them), so a scheme with only a device-code flow has no flow a v0.3 client knows",
+	"v1.0 ListTasks has no v0.3 JSON-RPC method nor v0.3 proto rpc: a v1.0 client calling a v0.3-only agent over JSON-RPC or HTTP+JSON gets UnsupportedOperation without a call (our own v0.3 layer serves GET /v1/tasks, but a v0.3 agent need not)",
+	"HTTP+JSON client: snake_case member names of an answer (the official Go SDK's v0.3 server writes them) are read as camelCase everywhere except inside metadata and data, so a snake_case key of a security scheme name, extension params or push-config id map in such an answer loses its underscores",
 }

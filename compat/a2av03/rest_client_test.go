@@ -18,7 +18,10 @@ import (
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/compat/a2av03"
+	"github.com/a2agen/a2agen/internal/echo"
 	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server"
+	"github.com/a2agen/a2agen/server/push"
 )
 
 // plainRESTAgent is a scripted v0.3 HTTP+JSON agent shaped like the
@@ -243,5 +246,69 @@ func TestRESTClientTransportBadAnswers(t *testing.T) {
 	_, err = c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: "t1", Id: "p"})
 	if err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("a missing route: %v", err)
+	}
+}
+
+// TestV03PushConfigListIsOnePage: v0.3's push-config list has no paging,
+// so it is served as one v1.0 page of at most server.MaxPushConfigPageSize
+// configs, over JSON-RPC and HTTP+JSON, and the v1.0 client of a v0.3
+// agent gets no nextPageToken (a2av03.Lossy).
+func TestV03PushConfigListIsOnePage(t *testing.T) {
+	card := echo.Card()
+	srv, err := server.New(card, &echo.Agent{}, server.WithMaxPushConfigsPerTask(-1), server.WithPushOptions(push.AllowDestinations("127.0.0.1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := srv.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := resp.GetTask().GetId()
+	for i := range server.MaxPushConfigPageSize + 1 {
+		if _, err := srv.CreateTaskPushNotificationConfig(ctx, &a2av1.TaskPushNotificationConfig{TaskId: task,
+			Id: fmt.Sprintf("p%03d", i), Url: "http://127.0.0.1:9/hook"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := []runtime.HandlerOption{runtime.WithVersionAdapter(a2av03.Adapter())}
+	mux := http.NewServeMux()
+	mux.Handle("/jsonrpc", a2av1.NewA2AServiceJSONRPCHandler(srv, opts...))
+	mux.Handle("/rest/", a2av1.NewA2AServiceRESTHandler(srv, append(opts, runtime.WithPathPrefix("/rest"))...))
+	hs := httptest.NewServer(mux)
+	t.Cleanup(hs.Close)
+	for name, tr := range map[string]runtime.ClientTransport{
+		"JSONRPC":   a2av03.NewJSONRPCClientTransport(hs.URL + "/jsonrpc"),
+		"HTTP+JSON": a2av03.NewRESTClientTransport(hs.URL + "/rest"),
+	} {
+		c := a2av1.NewA2AServiceClient(tr)
+		list, err := c.ListTaskPushNotificationConfigs(ctx, &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: task, PageSize: 5})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(list.GetConfigs()) != server.MaxPushConfigPageSize || list.GetNextPageToken() != "" {
+			t.Errorf("%s: %d configs, nextPageToken %q; want one page of %d (pageSize dropped), no token",
+				name, len(list.GetConfigs()), list.GetNextPageToken(), server.MaxPushConfigPageSize)
+		}
+	}
+}
+
+// TestRESTClientSnakeCaseMapKeys: a snake_case answer is read as camelCase
+// outside metadata and data, map keys included (a2av03.Lossy).
+func TestRESTClientSnakeCaseMapKeys(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"protocol_version":"0.3.0","name":"s","url":"http://h/a2a",
+			"security_schemes":{"my_key":{"type":"apiKey","in":"header","name":"X-Key"}},"security":[{"my_key":[]}]}`)
+	}))
+	t.Cleanup(hs.Close)
+	c := a2av1.NewA2AServiceClient(a2av03.NewRESTClientTransport(hs.URL))
+	card, err := c.GetExtendedAgentCard(context.Background(), &a2av1.GetExtendedAgentCardRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if card.GetSecuritySchemes()["myKey"] == nil || card.GetSecurityRequirements()[0].GetSchemes()["myKey"] == nil {
+		t.Errorf("snake_case scheme name read as %v / %v, want myKey (the documented loss)", card.GetSecuritySchemes(), card.GetSecurityRequirements())
 	}
 }

@@ -3,60 +3,35 @@ package a2av03grpc
 //lint:file-ignore SA1019 v0.3 cards carry the OAuth implicit and password flows that v1.0 keeps as deprecated fields; converting them means reading and writing those fields.
 
 import (
-	"strings"
-
 	"github.com/a2agen/a2agen/a2a/v03"
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/compat/a2av03"
 	"github.com/a2agen/a2agen/runtime"
 )
 
 // ProtocolVersion is the protocol version a v0.3 card states.
 const ProtocolVersion = "0.3.0"
 
-// DefaultTransport is the binding of a v0.3 card's url when it names no
-// preferredTransport (v0.3 §5.6).
-const DefaultTransport = runtime.BindingJSONRPC
-
-// V03Interfaces are the interfaces a v0.3 card lists, as v1.0
-// supportedInterfaces: url with preferredTransport (JSONRPC when unset)
-// first, then every additionalInterfaces entry not equal to it, each with
-// the card's protocolVersion ("0.3" when the card states none). Entries
-// without a url are skipped.
-func V03Interfaces(url, preferredTransport string, additional []*a2av03pb.AgentInterface, protocolVersion string) []*a2av1.AgentInterface {
-	if strings.TrimSpace(protocolVersion) == "" {
-		protocolVersion = "0.3"
+// v03Interfaces are the interfaces of a v0.3 proto card, read by
+// a2av03.V03Interfaces like those of a JSON card.
+func v03Interfaces(c *a2av03pb.AgentCard) []*a2av1.AgentInterface {
+	v := a2av03.CardV03Fields{URL: c.GetUrl(), PreferredTransport: c.GetPreferredTransport(), ProtocolVersion: c.GetProtocolVersion()}
+	for _, i := range c.GetAdditionalInterfaces() {
+		v.AdditionalInterfaces = append(v.AdditionalInterfaces, a2av03.CardInterface{URL: i.GetUrl(), Transport: i.GetTransport()})
 	}
-	if preferredTransport == "" {
-		preferredTransport = DefaultTransport
-	}
-	var out []*a2av1.AgentInterface
-	add := func(u, binding string) {
-		if u == "" {
-			return
-		}
-		for _, have := range out {
-			if have.Url == u && strings.EqualFold(have.ProtocolBinding, binding) {
-				return
-			}
-		}
-		out = append(out, &a2av1.AgentInterface{Url: u, ProtocolBinding: binding, ProtocolVersion: protocolVersion})
-	}
-	add(url, preferredTransport)
-	for _, i := range additional {
-		add(i.GetUrl(), i.GetTransport())
-	}
-	return out
+	return a2av03.V03Interfaces(v)
 }
 
 // CardToV1 converts a v0.3 card: its url, preferredTransport and
-// additionalInterfaces become supportedInterfaces (V03Interfaces);
+// additionalInterfaces become supportedInterfaces (a2av03.V03Interfaces, the
+// one reading of them for both card forms);
 // supportsAuthenticatedExtendedCard is capabilities.extendedAgentCard.
 func CardToV1(c *a2av03pb.AgentCard) *a2av1.AgentCard {
 	if c == nil {
 		return nil
 	}
 	out := &a2av1.AgentCard{Name: c.GetName(), Description: c.GetDescription(),
-		SupportedInterfaces: V03Interfaces(c.GetUrl(), c.GetPreferredTransport(), c.GetAdditionalInterfaces(), c.GetProtocolVersion()),
+		SupportedInterfaces: v03Interfaces(c),
 		Version:             c.GetVersion(), DefaultInputModes: c.GetDefaultInputModes(), DefaultOutputModes: c.GetDefaultOutputModes(),
 		SecurityRequirements: convertAll(c.GetSecurity(), securityToV1),
 		SecuritySchemes:      convertMap(c.GetSecuritySchemes(), schemeToV1),

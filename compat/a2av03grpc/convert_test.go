@@ -191,15 +191,17 @@ func TestLossyConversions(t *testing.T) {
 	}
 }
 
-// TestV03CardInterfaces: url and preferredTransport first, JSONRPC by
-// default, duplicates of additionalInterfaces skipped.
+// TestV03CardInterfaces: the proto card's url and preferredTransport first,
+// JSONRPC by default, duplicates of additionalInterfaces skipped, an entry
+// without a transport kept without a binding (a2av03.V03Interfaces).
 func TestV03CardInterfaces(t *testing.T) {
-	got := V03Interfaces("http://a/rpc", "", []*a2av03pb.AgentInterface{
-		{Url: "http://a/rpc", Transport: "JSONRPC"}, {Url: "a:1", Transport: "GRPC"}, {Url: "", Transport: "HTTP+JSON"},
-	}, "0.3.0")
+	got := CardToV1(&a2av03pb.AgentCard{Url: "http://a/rpc", ProtocolVersion: "0.3.0", AdditionalInterfaces: []*a2av03pb.AgentInterface{
+		{Url: "http://a/rpc", Transport: "JSONRPC"}, {Url: "a:1", Transport: "GRPC"}, {Url: "", Transport: "HTTP+JSON"}, {Url: "http://a/x"},
+	}}).GetSupportedInterfaces()
 	want := []*a2av1.AgentInterface{
 		{Url: "http://a/rpc", ProtocolBinding: "JSONRPC", ProtocolVersion: "0.3.0"},
 		{Url: "a:1", ProtocolBinding: "GRPC", ProtocolVersion: "0.3.0"},
+		{Url: "http://a/x", ProtocolVersion: "0.3.0"},
 	}
 	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 		t.Error(diff)

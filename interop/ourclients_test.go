@@ -52,6 +52,12 @@ type peerQuirks struct {
 	// statusTimestampAfter (not in facts §13; see
 	// TestDeviation_RESTListTasksIgnoresStatusTimestampAfter).
 	restListIgnoresTimestamp bool
+	// noListTasks: the interface is v0.3, which has no ListTasks; a2agen's
+	// client answers UnsupportedOperation without a call.
+	noListTasks bool
+	// historyLengthZeroIsUnset: v0.3's gRPC GetTaskRequest.history_length
+	// has no presence, so historyLength 0 reads as "unset" (all history).
+	historyLengthZeroIsUnset bool
 }
 
 // sdkQuirks is how the SDK v2.3.1 server answers.
@@ -196,8 +202,18 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(none.GetHistory()) != 0 {
+		if quirks.historyLengthZeroIsUnset {
+			if len(none.GetHistory()) != len(full.GetHistory()) {
+				t.Errorf("GetTask historyLength 0 (unset on this wire): %d messages, want all %d", len(none.GetHistory()), len(full.GetHistory()))
+			}
+		} else if len(none.GetHistory()) != 0 {
 			t.Errorf("GetTask historyLength 0: %d messages", len(none.GetHistory()))
+		}
+		if quirks.noListTasks {
+			if _, err := c.ListTasks(ctx, &a2av1.ListTasksRequest{ContextId: contextID}); !errors.Is(err, runtime.ErrUnsupportedOperation) {
+				t.Errorf("ListTasks on a v0.3 interface: %v, want %v", err, runtime.ErrUnsupportedOperation)
+			}
+			return
 		}
 
 		list := func(req *a2av1.ListTasksRequest) *a2av1.ListTasksResponse {

@@ -16,6 +16,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -51,7 +52,7 @@ func runClient(args []string) error {
 	fs.StringVar(&cfg.bearer, "bearer", "", "bearer token sent as Authorization on GetExtendedAgentCard")
 	fs.StringVar(&cfg.expect, "expect", expectSpec, "answers to expect where the SDK deviates from the spec: spec or sdk")
 	fs.DurationVar(&cfg.timeout, "timeout", 15*time.Second, "limit for each step")
-	fs.StringVar(&cfg.version, "version", "1.0", "A2A protocol version of the interface to call: 1.0, or 0.3 (the SDK's a2acompat/a2av0 client transports)")
+	fs.StringVar(&cfg.version, "version", "1.0", "A2A protocol version of the interface to call: 1.0, or 0.3 (the SDK's a2acompat/a2av0 JSON-RPC and HTTP+JSON and a2agrpc/v0 gRPC client transports)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -134,6 +135,7 @@ func newSDKClient(ctx context.Context, cardURL string, binding a2a.TransportProt
 	}
 	client, err := a2aclient.NewFromCard(ctx, &only,
 		a2agrpc.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials())),
+		a2agrpcv0.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials())),
 		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{}),
 		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{}))
 	if err != nil {

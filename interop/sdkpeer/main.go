@@ -6,13 +6,16 @@
 //
 // Usage:
 //
-//	sdkpeer serve  [-http 127.0.0.1:0] [-grpc 127.0.0.1:0] [flags]
+//	sdkpeer serve  [-http 127.0.0.1:0] [-grpc 127.0.0.1:0] [-version 1.0|0.3] [flags]
 //	sdkpeer client -card URL [-binding JSONRPC|HTTP+JSON|GRPC] [-scenario NAME] [-webhook URL] [flags]
 //
 // serve runs the examples/echo contract as an SDK AgentExecutor behind the
 // SDK's JSON-RPC, HTTP+JSON and gRPC handlers and its agent card, prints one
 // line per endpoint ("card URL", "jsonrpc URL", "rest URL", "grpc host:port",
 // card first) and serves until standard input closes or it receives SIGTERM.
+// With -version 0.3 it serves only A2A v0.3: the SDK's a2acompat/a2av0
+// JSON-RPC and HTTP+JSON handlers, its a2agrpc/v0 gRPC handler
+// (a2a.v1.A2AService) and its v0.3 card.
 //
 // client builds an SDK client for one binding from a card and runs a named
 // scenario (send, tasks, cancel, errors, stream, resubscribe, card, push, or
@@ -53,8 +56,8 @@ func main() {
 
 func usage() {
 	fmt.Fprint(os.Stderr, `Usage:
-  sdkpeer serve  [-http addr] [-grpc addr] [-jsonrpc-path p] [-rest-path p] [-chunk-interval d] [-log level]
-  sdkpeer client -card URL [-binding JSONRPC|HTTP+JSON|GRPC] [-scenario name|all] [-webhook URL] [-expect spec|sdk]
+  sdkpeer serve  [-http addr] [-grpc addr] [-version 1.0|0.3] [-jsonrpc-path p] [-rest-path p] [-chunk-interval d] [-log level]
+  sdkpeer client -card URL [-binding JSONRPC|HTTP+JSON|GRPC] [-version 1.0|0.3] [-scenario name|all] [-webhook URL] [-expect spec|sdk]
 
 Run "sdkpeer serve -h" or "sdkpeer client -h" for the flags.
 `)

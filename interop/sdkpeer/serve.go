@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
@@ -33,6 +35,7 @@ type serveConfig struct {
 	slowDefault   time.Duration
 	watchStdin    bool
 	logLevel      string
+	version       string
 }
 
 func runServe(args []string) error {
@@ -46,11 +49,15 @@ func runServe(args []string) error {
 	fs.DurationVar(&cfg.slowDefault, "slow", 2*time.Second, "how long \"slow\" stays WORKING without an argument")
 	fs.BoolVar(&cfg.watchStdin, "watch-stdin", true, "exit when standard input reaches end of file")
 	fs.StringVar(&cfg.logLevel, "log", "error", "SDK log level on stderr: debug, info, warn, error or off")
+	fs.StringVar(&cfg.version, "version", "1.0", "A2A protocol version to serve: 1.0, or 0.3 (only the SDK's v0.3 handlers: a2acompat/a2av0 JSON-RPC and HTTP+JSON, a2agrpc/v0 gRPC, and its v0.3 card)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if !strings.HasPrefix(cfg.jsonrpcPath, "/") || !strings.HasPrefix(cfg.restPath, "/") || cfg.jsonrpcPath == cfg.restPath {
 		return fmt.Errorf("mount paths must start with / and differ (got -jsonrpc-path %q, -rest-path %q)", cfg.jsonrpcPath, cfg.restPath)
+	}
+	if cfg.version != "1.0" && cfg.version != "0.3" {
+		return fmt.Errorf("-version %q: want 1.0 or 0.3", cfg.version)
 	}
 	return serve(cfg)
 }
@@ -85,6 +92,12 @@ func serve(cfg serveConfig) error {
 		endpoints.grpc = grpcLn.Addr().String()
 	}
 	card := echoCard(endpoints)
+	v03 := cfg.version == "0.3"
+	if v03 {
+		for _, iface := range card.SupportedInterfaces {
+			iface.ProtocolVersion = a2av0.Version
+		}
+	}
 
 	handler := a2asrv.NewHandler(
 		&echoAgent{chunkInterval: cfg.chunkInterval, slowDefault: cfg.slowDefault},
@@ -101,16 +114,30 @@ func serve(cfg serveConfig) error {
 	)
 
 	mux := http.NewServeMux()
-	mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(card))
-	mux.Handle(cfg.jsonrpcPath, a2asrv.NewJSONRPCHandler(handler))
-	// The SDK's REST router expects its routes at the root.
-	mux.Handle(cfg.restPath+"/", http.StripPrefix(cfg.restPath, a2asrv.NewRESTHandler(handler)))
+	if v03 {
+		// The v0.3 card (top-level url, preferredTransport,
+		// additionalInterfaces, protocolVersion 0.3.0, next to
+		// supportedInterfaces listing the 0.3 interfaces) and the v0.3
+		// handlers only: no v1.0 method, route or gRPC service.
+		mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewAgentCardHandler(a2av0.NewStaticAgentCardProducer(card)))
+		mux.Handle(cfg.jsonrpcPath, a2av0.NewJSONRPCHandler(handler))
+		mux.Handle(cfg.restPath+"/", http.StripPrefix(cfg.restPath, a2av0.NewRESTHandler(handler)))
+	} else {
+		mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(card))
+		mux.Handle(cfg.jsonrpcPath, a2asrv.NewJSONRPCHandler(handler))
+		// The SDK's REST router expects its routes at the root.
+		mux.Handle(cfg.restPath+"/", http.StripPrefix(cfg.restPath, a2asrv.NewRESTHandler(handler)))
+	}
 	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
 	var grpcSrv *grpc.Server
 	if grpcLn != nil {
 		grpcSrv = grpc.NewServer()
-		a2agrpc.NewHandler(handler).RegisterWith(grpcSrv)
+		if v03 {
+			a2agrpcv0.NewHandler(handler).RegisterWith(grpcSrv)
+		} else {
+			a2agrpc.NewHandler(handler).RegisterWith(grpcSrv)
+		}
 	}
 
 	errc := make(chan error, 2)

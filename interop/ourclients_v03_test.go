@@ -1,0 +1,53 @@
+package interop
+
+import (
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/a2agen/a2agen/agentcard"
+)
+
+// v03Bindings are the bindings on which a2agen's client calls a v0.3-only
+// agent through agentcard.Discover.
+var v03Bindings = []string{"JSONRPC", "GRPC"}
+
+// sdkV03Quirks is how the SDK v2.3.1's v0.3 handlers answer: as its v1.0
+// ones (sdkQuirks), with no ListTasks on the v0.3 interface and, over
+// gRPC, no way to say historyLength 0.
+func sdkV03Quirks(binding string) peerQuirks {
+	q := sdkQuirks
+	q.noListTasks = true
+	q.historyLengthZeroIsUnset = binding == "GRPC"
+	return q
+}
+
+// TestOurClientToSDKV03Server drives the official Go SDK serving only A2A
+// v0.3 (sdkpeer serve -version 0.3: a2acompat/a2av0's JSON-RPC handler,
+// a2agrpc/v0's a2a.v1.A2AService and the v0.3 card) with a2agen's typed
+// v1.0 client, obtained the way users obtain it: agentcard.Discover on the
+// SDK's v0.3 card, which chooses the 0.3 interface of the binding. Every
+// operation of the echo contract runs through it, streams, resubscription,
+// push configs with delivery and typed errors included.
+func TestOurClientToSDKV03Server(t *testing.T) {
+	t.Parallel()
+	sdk := startSDKPeer(t, "-version", "0.3")
+	hook := newWebhook(t)
+	for _, b := range v03Bindings {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			c, err := agentcard.Discover(stepContext(t), httpBase(t, sdk.endpoints["card"]),
+				agentcard.WithBindings(b),
+				agentcard.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
+			if err != nil {
+				t.Fatalf("agentcard.Discover of the SDK's v0.3 card: %v", err)
+			}
+			defer c.Close()
+			if got, v := c.Interface.GetProtocolBinding(), c.Interface.GetProtocolVersion(); got != b || v != "0.3" {
+				t.Fatalf("Discover chose %s %s, want %s 0.3", got, v, b)
+			}
+			runEchoContract(t, b, c, hook, sdkV03Quirks(b))
+		})
+	}
+}

@@ -189,6 +189,19 @@ func TestV1ClientToV03OnlyServer(t *testing.T) {
 	if _, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task.GetId(), Id: "p1"}); code(err) == 0 {
 		t.Errorf("a deleted push config is still read: %v", err)
 	}
+	// A config without id (v1.0 lets the server choose one; v0.3 requires
+	// config_id): the client names it.
+	noID := &a2av1.TaskPushNotificationConfig{TaskId: task.GetId(), Url: "http://127.0.0.1:9/hook"}
+	created, err = c.CreateTaskPushNotificationConfig(ctx, noID)
+	if err != nil {
+		t.Fatalf("CreateTaskPushNotificationConfig without id: %v", err)
+	}
+	if created.GetId() == "" || noID.GetId() != "" {
+		t.Errorf("created without id: id %q (the caller's config now has id %q), want a fresh id and the caller's config untouched", created.GetId(), noID.GetId())
+	}
+	if read, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task.GetId(), Id: created.GetId()}); err != nil || read.GetUrl() != noID.GetUrl() {
+		t.Errorf("GetTaskPushNotificationConfig of the id-less config = %v, %v", read, err)
+	}
 	// The extended card, in v1.0 form: refused without credentials, served
 	// with them.
 	if _, err := c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{}); code(err) != runtime.CodeUnauthenticated {

@@ -36,7 +36,11 @@ type stream struct {
 func (s stream) Send(e *a2av1.StreamResponse) error { return s.out.Send(StreamResponseFromV1(e)) }
 
 func (h handler) SendMessage(ctx context.Context, req *a2av03pb.SendMessageRequest) (*a2av03pb.SendMessageResponse, error) {
-	resp, err := h.h.SendMessage(ctx, SendRequestToV1(req))
+	r := SendRequestToV1(req)
+	if err := checkV1(r, ""); err != nil {
+		return nil, err
+	}
+	resp, err := h.h.SendMessage(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +48,11 @@ func (h handler) SendMessage(ctx context.Context, req *a2av03pb.SendMessageReque
 }
 
 func (h handler) SendStreamingMessage(ctx context.Context, req *a2av03pb.SendMessageRequest, out runtime.Stream[*a2av03pb.StreamResponse]) error {
-	return h.h.SendStreamingMessage(ctx, SendRequestToV1(req), stream{out})
+	r := SendRequestToV1(req)
+	if err := checkV1(r, ""); err != nil {
+		return err
+	}
+	return h.h.SendStreamingMessage(ctx, r, stream{out})
 }
 
 func (h handler) GetTask(ctx context.Context, req *a2av03pb.GetTaskRequest) (*a2av03pb.Task, error) {
@@ -82,6 +90,9 @@ func (h handler) TaskSubscription(ctx context.Context, req *a2av03pb.TaskSubscri
 func (h handler) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av03pb.CreateTaskPushNotificationConfigRequest) (*a2av03pb.TaskPushNotificationConfig, error) {
 	r, err := CreatePushConfigRequestToV1(req)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkV1(r, "config.pushNotificationConfig."); err != nil {
 		return nil, err
 	}
 	c, err := h.h.CreateTaskPushNotificationConfig(ctx, r)

@@ -2,6 +2,7 @@ package a2av03grpc
 
 import (
 	"context"
+	"crypto/rand"
 	"io"
 	"iter"
 
@@ -20,7 +21,8 @@ import (
 // A2A-Version 0.3). Each v1.0 request is converted to v0.3, sent as the
 // matching a2a.v1.A2AService rpc, and the answer converted back; errors are
 // inner's, the same *runtime.Error codes. ListTasks has no v0.3 rpc: it is
-// UnsupportedOperation without a call. Close closes inner when it is an
+// UnsupportedOperation without a call. A push config created without an id
+// gets a random one: v0.3 requires config_id, v1.0 lets the server choose. Close closes inner when it is an
 // io.Closer.
 func NewTransport(inner runtime.ClientTransport) runtime.ClientTransport {
 	return &transport{inner: inner}
@@ -75,6 +77,12 @@ func (t *transport) Unary(ctx context.Context, op *runtime.Operation, req, resp 
 		out := new(a2av03pb.Task)
 		v03req, v03resp, back = CancelTaskRequestFromV1(r), out, func() proto.Message { return TaskToV1(out) }
 	case *a2av1.TaskPushNotificationConfig:
+		if r.GetId() == "" {
+			// v0.3's config_id is REQUIRED (the client names the config);
+			// v1.0 lets the server choose. Choose one here.
+			r = proto.CloneOf(r)
+			r.Id = rand.Text()
+		}
 		out := new(a2av03pb.TaskPushNotificationConfig)
 		v03req, v03resp, back = CreatePushConfigRequestFromV1(r), out, func() proto.Message {
 			c := TaskPushConfigToV1(out)

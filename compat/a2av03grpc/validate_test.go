@@ -1,0 +1,74 @@
+package a2av03grpc_test
+
+import (
+	"slices"
+	"testing"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/a2agen/a2agen/a2a/v03"
+)
+
+// TestV03RequestsMeetV1Requirements: a v0.3 request that its own proto
+// accepts but whose v1.0 form lacks a field v1.0 requires (a message
+// without content, role or id; a push config without url) is refused as
+// InvalidParams naming the v0.3 field, before the v1.0 handler sees it.
+// The official Go SDK's v0.3 gRPC client sends such a message when asked to
+// (found by interop/TestSDKV03ClientToOurDualEcho).
+func TestV03RequestsMeetV1Requirements(t *testing.T) {
+	addr := serve(t, false, true)
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	c := ctx(t)
+
+	check := func(name string, err error, fields ...string) {
+		t.Helper()
+		st, _ := status.FromError(err)
+		if st.Code() != codes.InvalidArgument {
+			t.Errorf("%s: %v, want InvalidArgument (InvalidParams)", name, err)
+			return
+		}
+		var got []string
+		for _, d := range st.Details() {
+			if br, ok := d.(*errdetails.BadRequest); ok {
+				for _, v := range br.GetFieldViolations() {
+					got = append(got, v.GetField())
+				}
+			}
+		}
+		if !slices.Equal(got, fields) {
+			t.Errorf("%s: fields %v, want %v (%v)", name, got, fields, err)
+		}
+	}
+
+	noParts := &a2av03pb.SendMessageRequest{Request: &a2av03pb.Message{MessageId: "m1", Role: a2av03pb.Role_ROLE_USER}}
+	err = conn.Invoke(c, a2av03pb.A2AServiceSendMessageProcedure, noParts, new(a2av03pb.SendMessageResponse))
+	check("SendMessage without content", err, "message.content")
+
+	bare := &a2av03pb.SendMessageRequest{Request: &a2av03pb.Message{Content: []*a2av03pb.Part{{Part: &a2av03pb.Part_Text{Text: "hello"}}}}}
+	err = conn.Invoke(c, a2av03pb.A2AServiceSendMessageProcedure, bare, new(a2av03pb.SendMessageResponse))
+	check("SendMessage without messageId and role", err, "message.messageId", "message.role")
+
+	desc := &grpc.StreamDesc{StreamName: "SendStreamingMessage", ServerStreams: true}
+	s, err := conn.NewStream(c, desc, a2av03pb.A2AServiceSendStreamingMessageProcedure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SendMsg(noParts); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.CloseSend()
+	check("SendStreamingMessage without content", s.RecvMsg(new(a2av03pb.StreamResponse)), "message.content")
+
+	noURL := &a2av03pb.CreateTaskPushNotificationConfigRequest{Parent: "tasks/t1", ConfigId: "c1",
+		Config: &a2av03pb.TaskPushNotificationConfig{PushNotificationConfig: &a2av03pb.PushNotificationConfig{Id: "c1"}}}
+	err = conn.Invoke(c, a2av03pb.A2AServiceCreateTaskPushNotificationConfigProcedure, noURL, new(a2av03pb.TaskPushNotificationConfig))
+	check("CreateTaskPushNotificationConfig without url", err, "config.pushNotificationConfig.url")
+}

@@ -14,6 +14,12 @@
 //     in the test process (TestSDKClientToOurServer);
 //   - a2agen's generated clients against the SDK serving the same echo
 //     contract (TestOurClientsToSDKServer);
+//   - A2A v0.3, both ways and on every binding: the SDK's v0.3 clients
+//     (a2acompat/a2av0 for JSON-RPC and HTTP+JSON, a2agrpc/v0 for gRPC)
+//     against examples/echo --v03 (TestSDKV03ClientToOurDualEcho), and
+//     a2agen's typed v1.0 client, from agentcard.Discover on the SDK's v0.3
+//     card, against the SDK serving only v0.3 (sdkpeer serve -version 0.3;
+//     TestOurClientToSDKV03Server);
 //   - one test per SDK deviation from the specification that a2agen
 //     tolerates (TestDeviation_*), each asserting both that the SDK still
 //     behaves that way on the wire and that a2agen copes.

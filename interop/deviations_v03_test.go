@@ -1,0 +1,165 @@
+package interop
+
+// Deviations of the SDK v2.3.1's A2A v0.3 layer (a2acompat/a2av0,
+// a2agrpc/v0) from the v0.3.0 specification, found by the v0.3 interop
+// tests. Each test shows with a recording server that the SDK really sends
+// the deviating request, then how a2agen's examples/echo --v03 answers it.
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/a2agen/a2agen/a2a/v03"
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// v03GRPCRecorder is a gRPC server that serves almost nothing: it records
+// the method and, for CreateTaskPushNotificationConfig, the request of
+// every call, answers SendMessage with a completed task (so that scenarios
+// reach their later steps) and everything else Unimplemented.
+type v03GRPCRecorder struct {
+	mu      sync.Mutex
+	methods []string
+	creates []*a2av03pb.CreateTaskPushNotificationConfigRequest
+}
+
+func (r *v03GRPCRecorder) handle(_ any, s grpc.ServerStream) error {
+	method, _ := grpc.MethodFromServerStream(s)
+	r.mu.Lock()
+	r.methods = append(r.methods, method)
+	r.mu.Unlock()
+	switch method {
+	case a2av03pb.A2AServiceSendMessageProcedure:
+		if err := s.RecvMsg(new(a2av03pb.SendMessageRequest)); err != nil {
+			return err
+		}
+		return s.SendMsg(&a2av03pb.SendMessageResponse{Payload: &a2av03pb.SendMessageResponse_Task{Task: &a2av03pb.Task{
+			Id: "recorded-task", ContextId: "recorded-context", Status: &a2av03pb.TaskStatus{State: a2av03pb.TaskState_TASK_STATE_COMPLETED}}}})
+	case a2av03pb.A2AServiceCreateTaskPushNotificationConfigProcedure:
+		req := new(a2av03pb.CreateTaskPushNotificationConfigRequest)
+		if err := s.RecvMsg(req); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		r.creates = append(r.creates, req)
+		r.mu.Unlock()
+	}
+	return status.Error(codes.Unimplemented, "recording only")
+}
+
+func (r *v03GRPCRecorder) called(method string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, m := range r.methods {
+		if m == method {
+			return true
+		}
+	}
+	return false
+}
+
+// newV03GRPCRecorder serves a recorder on loopback and returns it with the
+// URL of a card listing it as a 0.3 gRPC interface.
+func newV03GRPCRecorder(t *testing.T) (*v03GRPCRecorder, string) {
+	t.Helper()
+	rec := &v03GRPCRecorder{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer(grpc.UnknownServiceHandler(rec.handle))
+	go func() { _ = gs.Serve(ln) }()
+	t.Cleanup(gs.Stop)
+	card := testCard(&a2av1.AgentInterface{Url: ln.Addr().String(), ProtocolBinding: "GRPC", ProtocolVersion: "0.3"})
+	mux := http.NewServeMux()
+	mux.Handle(runtime.AgentCardPath, runtime.NewAgentCardHandler(card))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return rec, srv.URL + runtime.AgentCardPath
+}
+
+// startOurV03Echo runs examples/echo --v03.
+func startOurV03Echo(t *testing.T) *peer {
+	t.Helper()
+	if echoBuildErr != nil {
+		t.Fatalf("examples/echo does not build: %v", echoBuildErr)
+	}
+	return startPeer(t, "examples/echo --v03", echoBin, []string{"card", "jsonrpc", "rest", "grpc"}, append(echoArgs(), "-v03")...)
+}
+
+// TestDeviation_V03GRPCCreatePushConfigWithoutConfigID: the SDK's v0.3
+// gRPC client sends CreateTaskPushNotificationConfig with config_id empty
+// when the config has no id, although the v0.3.0 proto marks config_id
+// REQUIRED (its own v0.3 server ignores config_id and reads the config's
+// id). a2agen's v0.3 gRPC service follows the proto: InvalidParams naming
+// configId, before it looks the task up. (a2agen's own v0.3 client names
+// such a config itself.)
+func TestDeviation_V03GRPCCreatePushConfigWithoutConfigID(t *testing.T) {
+	t.Parallel()
+	t.Run("wire", func(t *testing.T) {
+		t.Parallel()
+		rec, card := newV03GRPCRecorder(t)
+		runSDKClient(t, card, "GRPC", "errors", "-version", "0.3")
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		if len(rec.creates) == 0 {
+			t.Fatal("the SDK client sent no CreateTaskPushNotificationConfig")
+		}
+		for _, req := range rec.creates {
+			if req.GetConfigId() != "" || req.GetConfig().GetPushNotificationConfig().GetId() != "" {
+				t.Errorf("the SDK sent config_id %q (config id %q), want both empty (deviation gone?)",
+					req.GetConfigId(), req.GetConfig().GetPushNotificationConfig().GetId())
+			}
+		}
+	})
+	t.Run("echo", func(t *testing.T) {
+		t.Parallel()
+		p := startOurV03Echo(t)
+		run := runSDKClient(t, p.endpoints["card"], "GRPC", "errors", "-version", "0.3")
+		s, ok := run.step("create-push-config-for-unknown-task")
+		if !ok {
+			t.Fatalf("the SDK client did not run the step (%v); stderr:\n%s", run.err, run.stderr)
+		}
+		if s.Reason != "INVALID_PARAMS" || !strings.Contains(s.Error, "configId") {
+			t.Errorf("examples/echo answered %s (%s), want INVALID_PARAMS naming configId", s.Reason, s.Error)
+		}
+	})
+}
+
+// TestDeviation_V03GRPCListTasks: the SDK's v0.3 gRPC client calls
+// a2a.v1.A2AService/ListTasks, an rpc the v0.3.0 proto does not have (the
+// SDK's own a2apb adds it). a2agen serves the v0.3.0 service, so the call is
+// Unimplemented; a2agen's v0.3 client answers ListTasks UnsupportedOperation
+// without a call.
+func TestDeviation_V03GRPCListTasks(t *testing.T) {
+	t.Parallel()
+	t.Run("wire", func(t *testing.T) {
+		t.Parallel()
+		rec, card := newV03GRPCRecorder(t)
+		runSDKClient(t, card, "GRPC", "list", "-version", "0.3")
+		if !rec.called("/a2a.v1.A2AService/ListTasks") {
+			t.Errorf("the SDK client did not call a2a.v1.A2AService/ListTasks (deviation gone?); calls %v", rec.methods)
+		}
+	})
+	t.Run("echo", func(t *testing.T) {
+		t.Parallel()
+		p := startOurV03Echo(t)
+		run := runSDKClient(t, p.endpoints["card"], "GRPC", "list", "-version", "0.3")
+		s, ok := run.step("list-tasks-without-parameters")
+		if !ok {
+			t.Fatalf("the SDK client did not run the step (%v); stderr:\n%s", run.err, run.stderr)
+		}
+		if s.OK || !strings.Contains(s.Error, "ListTasks") {
+			t.Errorf("examples/echo answered ok=%v (%s %s), want the unknown-method error naming ListTasks", s.OK, s.Reason, s.Error)
+		}
+	})
+}

@@ -6,6 +6,9 @@ package interop
 // the deviating request, then how a2agen's examples/echo --v03 answers it.
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -162,4 +165,51 @@ func TestDeviation_V03GRPCListTasks(t *testing.T) {
 			t.Errorf("examples/echo answered ok=%v (%s %s), want the unknown-method error naming ListTasks", s.OK, s.Reason, s.Error)
 		}
 	})
+}
+
+// TestDeviation_V03RESTServerPlainPathsSnakeCase: the SDK's v0.3 HTTP+JSON
+// server (a2acompat/a2av0.NewRESTHandler) serves the v0.3 operations on the
+// v1.0 route names, without the /v1 prefix of the v0.3.0 proto's
+// google.api.http rules (POST /message:send, not /v1/message:send), and
+// answers with snake_case member names (context_id, message_id), where
+// proto JSON is camelCase. a2agen's v0.3 HTTP+JSON client tries /v1 and
+// falls back to the plain path on a 404 without an A2A error, and reads
+// either spelling (TestOurClientToSDKV03Server/HTTP+JSON runs every
+// operation through it).
+func TestDeviation_V03RESTServerPlainPathsSnakeCase(t *testing.T) {
+	t.Parallel()
+	sdk := startSDKPeer(t, "-version", "0.3")
+	rest := sdk.endpoints["rest"]
+	body := []byte(`{"message":{"kind":"message","messageId":"` + newID() + `","role":"user","parts":[{"kind":"text","text":"hello"}]}}`)
+	post := func(path string) rawResponse {
+		t.Helper()
+		ctx := stepContext(t)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, rest+path, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("A2A-Version", "0.3")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return rawResponse{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: b}
+	}
+	if r := post("/v1/message:send"); r.status != http.StatusNotFound {
+		t.Errorf("POST /v1/message:send: status %d (%s), want 404 (deviation gone?)", r.status, r.body)
+	}
+	r := post("/message:send")
+	if r.status != http.StatusOK {
+		t.Fatalf("POST /message:send: status %d (%s), want 200", r.status, r.body)
+	}
+	var task map[string]any
+	if err := json.Unmarshal(r.body, &task); err != nil {
+		t.Fatalf("answer %s: %v", r.body, err)
+	}
+	if task["kind"] != "task" || task["context_id"] == nil || task["contextId"] != nil {
+		t.Errorf("answer %s, want a v0.3 task (kind task) with snake_case context_id (deviation gone?)", r.body)
+	}
 }

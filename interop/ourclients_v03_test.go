@@ -10,8 +10,9 @@ import (
 )
 
 // v03Bindings are the bindings on which a2agen's client calls a v0.3-only
-// agent through agentcard.Discover.
-var v03Bindings = []string{"JSONRPC", "GRPC"}
+// agent through agentcard.Discover: all three (compat/a2av03's JSON-RPC and
+// HTTP+JSON client transports, compat/a2av03grpc's).
+var v03Bindings = bindings
 
 // sdkV03Quirks is how the SDK v2.3.1's v0.3 handlers answer: as its v1.0
 // ones (sdkQuirks), with no ListTasks on the v0.3 interface and, over
@@ -24,8 +25,9 @@ func sdkV03Quirks(binding string) peerQuirks {
 }
 
 // TestOurClientToSDKV03Server drives the official Go SDK serving only A2A
-// v0.3 (sdkpeer serve -version 0.3: a2acompat/a2av0's JSON-RPC handler,
-// a2agrpc/v0's a2a.v1.A2AService and the v0.3 card) with a2agen's typed
+// v0.3 (sdkpeer serve -version 0.3: a2acompat/a2av0's JSON-RPC and
+// HTTP+JSON handlers, a2agrpc/v0's a2a.v1.A2AService and the v0.3 card)
+// with a2agen's typed
 // v1.0 client, obtained the way users obtain it: agentcard.Discover on the
 // SDK's v0.3 card, which chooses the 0.3 interface of the binding. Every
 // operation of the echo contract runs through it, streams, resubscription,

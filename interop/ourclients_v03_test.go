@@ -27,11 +27,11 @@ func sdkV03Quirks(binding string) peerQuirks {
 // TestOurClientToSDKV03Server drives the official Go SDK serving only A2A
 // v0.3 (sdkpeer serve -version 0.3: a2acompat/a2av0's JSON-RPC and
 // HTTP+JSON handlers, a2agrpc/v0's a2a.v1.A2AService and the v0.3 card)
-// with a2agen's typed
-// v1.0 client, obtained the way users obtain it: agentcard.Discover on the
-// SDK's v0.3 card, which chooses the 0.3 interface of the binding. Every
-// operation of the echo contract runs through it, streams, resubscription,
-// push configs with delivery and typed errors included.
+// with a2agen's typed v1.0 client, obtained the way users obtain it:
+// agentcard.Discover on the SDK's v0.3 card, which chooses the 0.3
+// interface of the binding. Every operation of the echo contract runs
+// through it, streams, resubscription, push configs with delivery and typed
+// errors included.
 func TestOurClientToSDKV03Server(t *testing.T) {
 	t.Parallel()
 	sdk := startSDKPeer(t, "-version", "0.3")

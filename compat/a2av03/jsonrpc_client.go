@@ -68,13 +68,17 @@ func toValue(v any) (*structpb.Value, error) {
 
 // badAnswer turns a conversion error of an agent's answer into
 // InvalidAgentResponse (the decoders report InvalidParams, what a server
-// answers for a bad request).
+// answers for a bad request), keeping what it says: the message of an
+// *runtime.Error, the text of any other error (ReadCard's).
 func badAnswer(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	e := runtime.ErrorOrInternal(err)
-	return runtime.NewError(runtime.CodeInvalidAgentResponse, "the A2A v0.3 "+op+" result: "+e.Message())
+	msg := err.Error()
+	if e, ok := err.(*runtime.Error); ok {
+		msg = e.Message()
+	}
+	return runtime.NewError(runtime.CodeInvalidAgentResponse, "the A2A v0.3 "+op+" result: "+msg)
 }
 
 type taskIDParams struct {

@@ -216,6 +216,8 @@ func TestRESTClientTransportBadAnswers(t *testing.T) {
 			fmt.Fprint(w, `{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"}}`) // a v1.0 task
 		case "/v1/tasks/t1":
 			fmt.Fprint(w, `{"kind":"task","id":"t1","contextId":"c1","status":{"state":"sleeping"}}`)
+		case "/v1/card":
+			fmt.Fprint(w, `{"protocolVersion":"0.3.0","name":"c","url":"http://h","securitySchemes":{"x":{"type":"saml"}}}`)
 		case "/v1/message:stream":
 			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprint(w, "data: {\"kind\":\"artifact-update\",\"taskId\":\"t1\",\"contextId\":\"c1\",\"artifact\":{\"artifactId\":\"a\",\"parts\":[{\"text\":\"x\"}]}}\n\n")
@@ -241,6 +243,8 @@ func TestRESTClientTransportBadAnswers(t *testing.T) {
 		check("a part without kind", err, "event.artifact.parts[0].kind")
 		break
 	}
+	_, err = c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
+	check("a card with an unknown scheme type", err, `type "saml" is not an A2A v0.3 security scheme type`)
 	// A missing route (404 without an A2A error at both paths) is reported
 	// as the /v1 route's answer.
 	_, err = c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: "t1", Id: "p"})

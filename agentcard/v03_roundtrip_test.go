@@ -148,7 +148,7 @@ func TestV1ClientToV03OnlyAgent(t *testing.T) {
 				return c
 			}
 			c := discover()
-			v03RoundTrip(ctx, t, c, binding)
+			v03RoundTrip(ctx, t, c)
 			authed := discover(agentcard.WithCredentials("bearer", agentcard.StaticHeader("Authorization", "Bearer t")))
 			card, err := authed.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
 			if err != nil {
@@ -162,7 +162,7 @@ func TestV1ClientToV03OnlyAgent(t *testing.T) {
 }
 
 // v03RoundTrip runs every operation of the typed v1.0 client.
-func v03RoundTrip(ctx context.Context, t *testing.T, c a2av1.A2AServiceClient, binding string) {
+func v03RoundTrip(ctx context.Context, t *testing.T, c a2av1.A2AServiceClient) {
 	t.Helper()
 	// A direct message.
 	resp, err := c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("message hi")))
@@ -277,9 +277,8 @@ func v03RoundTrip(ctx context.Context, t *testing.T, c a2av1.A2AServiceClient, b
 		}
 		break
 	}
-	// (The v0.3 gRPC layer does not refuse a message without parts.)
 	for _, err := range c.SendStreamingMessage(ctx, &a2av1.SendMessageRequest{Message: &a2av1.Message{MessageId: "m", Role: a2av1.Role_ROLE_USER}}) {
-		if binding != runtime.BindingGRPC && errCode(err) != runtime.CodeInvalidParams {
+		if errCode(err) != runtime.CodeInvalidParams {
 			t.Errorf("SendStreamingMessage of a message without parts: %v, want InvalidParams", err)
 		}
 		break

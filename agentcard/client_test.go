@@ -181,8 +181,8 @@ func TestCredentialsErrorFailsTheCall(t *testing.T) {
 	a := startAgent(t, func(a *agent) *a2av1.AgentCard {
 		return echoCard(a.jsonrpc("1.0", ""), a.rest("1.0", ""), a.grpc("%s", "1.0", ""))
 	})
-	for _, binding := range []string{"JSONRPC", "HTTP+JSON", "GRPC"} {
-		t.Run(binding, func(t *testing.T) {
+	for _, binding := range runtime.Bindings() {
+		t.Run(binding.String(), func(t *testing.T) {
 			c, err := agentcard.NewClient(a.card, agentcard.WithBindings(binding), agentcard.WithCredentials("bearer", failing))
 			if err != nil {
 				t.Fatal(err)

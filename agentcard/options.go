@@ -12,12 +12,12 @@ import (
 type Option func(*config)
 
 type config struct {
-	bindings    []string // allowed bindings in order of preference; nil: all, in card order
+	bindings    []runtime.Binding // allowed bindings (bindingKey form) in order of preference; nil: all, in card order
 	httpClient  *http.Client
 	dialOptions []grpc.DialOption
 	credentials []schemeCredentials // in the order given
 	clientOpts  []runtime.ClientOption
-	transports  map[string]TransportFunc // by upper-cased binding name
+	transports  map[runtime.Binding]TransportFunc // by bindingKey
 	cache       *Cache
 
 	verifyKeys       []VerificationKey // signature.go
@@ -44,11 +44,16 @@ func newConfig(opts []Option) *config {
 // order), then those of the second, and so on; interfaces of other bindings
 // are refused. Without it every binding the client speaks is acceptable and
 // the card's order decides, as the specification says (the first entry is
-// the agent's preferred one). Names are compared case-insensitively:
-// runtime.BindingJSONRPC ("JSONRPC"), runtime.BindingREST ("HTTP+JSON"),
-// runtime.BindingGRPC ("GRPC"), or a custom binding URI.
-func WithBindings(bindings ...string) Option {
-	return func(c *config) { c.bindings = append(c.bindings, bindings...) }
+// the agent's preferred one). Give runtime.BindingJSONRPC,
+// runtime.BindingREST, runtime.BindingGRPC or a custom binding URI; names
+// are compared as runtime.ParseBinding reads them (case-insensitively, the
+// usual aliases too), custom URIs case-insensitively.
+func WithBindings(bindings ...runtime.Binding) Option {
+	return func(c *config) {
+		for _, b := range bindings {
+			c.bindings = append(c.bindings, bindingKey(b))
+		}
+	}
 }
 
 // WithHTTPClient sets the HTTP client used to fetch cards (Discover) and by
@@ -91,13 +96,14 @@ func WithClientOptions(opts ...runtime.ClientOption) Option {
 type TransportFunc func(url string, opts ...runtime.ClientOption) (runtime.ClientTransport, error)
 
 // WithTransport makes binding usable, or replaces its built-in transport:
-// interfaces whose protocolBinding equals binding (case-insensitively) are
+// interfaces whose protocolBinding names binding (compared as WithBindings
+// compares) are
 // served by newTransport. It is how a custom binding URI is plugged in. A transport that implements
 // io.Closer is closed by Client.Close.
-func WithTransport(binding string, newTransport TransportFunc) Option {
+func WithTransport(binding runtime.Binding, newTransport TransportFunc) Option {
 	return func(c *config) {
 		if c.transports == nil {
-			c.transports = make(map[string]TransportFunc)
+			c.transports = make(map[runtime.Binding]TransportFunc)
 		}
 		c.transports[bindingKey(binding)] = newTransport
 	}

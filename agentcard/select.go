@@ -20,8 +20,8 @@ const v03 = "0.3"
 
 // v03Transport returns the transport constructor of a binding for a v0.3
 // interface, or nil: the v1.0 client calls a v0.3-only agent through it.
-func v03Transport(binding string) TransportFunc {
-	switch bindingKey(binding) {
+func v03Transport(binding runtime.Binding) TransportFunc {
+	switch binding {
 	case runtime.BindingJSONRPC:
 		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
 			return a2av03.NewJSONRPCClientTransport(u, opts...), nil
@@ -49,8 +49,8 @@ var supportedMajor, _, _ = strings.Cut(a2av1.A2AServiceDesc.ProtocolVersion(), "
 // builtinTransport returns the transport constructor of a binding this
 // package builds by itself, or nil: the table of bindings a client speaks
 // without WithTransport.
-func builtinTransport(binding string) TransportFunc {
-	switch bindingKey(binding) {
+func builtinTransport(binding runtime.Binding) TransportFunc {
+	switch binding {
 	case runtime.BindingJSONRPC:
 		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
 			return runtime.NewJSONRPCTransport(u, opts...), nil
@@ -67,13 +67,20 @@ func builtinTransport(binding string) TransportFunc {
 	return nil
 }
 
-// bindingKey is the comparison form of a binding name.
-func bindingKey(b string) string { return strings.ToUpper(strings.TrimSpace(b)) }
+// bindingKey is the comparison form of a binding name: the built-in binding
+// it names (runtime.ParseBinding: any case, "json-rpc", "rest"…), or a
+// custom binding URI upper-cased.
+func bindingKey[S ~string](b S) runtime.Binding {
+	if known, err := runtime.ParseBinding(string(b)); err == nil {
+		return known
+	}
+	return runtime.Binding(strings.ToUpper(strings.TrimSpace(string(b))))
+}
 
 // transportFor returns the constructor for binding: WithTransport's first,
 // then the built-in one; nil when the binding is not spoken.
-func (c *config) transportFor(binding string) TransportFunc {
-	if f, ok := c.transports[bindingKey(binding)]; ok && f != nil {
+func (c *config) transportFor(binding runtime.Binding) TransportFunc {
+	if f, ok := c.transports[binding]; ok && f != nil {
 		return f
 	}
 	return builtinTransport(binding)
@@ -82,14 +89,17 @@ func (c *config) transportFor(binding string) TransportFunc {
 // supportedBindings lists the bindings this configuration speaks, for
 // error messages.
 func (c *config) supportedBindings() []string {
-	builtin := []string{runtime.BindingJSONRPC, runtime.BindingREST, runtime.BindingGRPC}
-	out := slices.Clone(builtin)
+	var out []string
+	for _, b := range runtime.Bindings() {
+		out = append(out, b.String())
+	}
+	builtin := len(out)
 	for b := range c.transports {
-		if !slices.Contains(out, b) {
-			out = append(out, b)
+		if !slices.Contains(out, b.String()) {
+			out = append(out, b.String())
 		}
 	}
-	slices.Sort(out[len(builtin):])
+	slices.Sort(out[builtin:])
 	return out
 }
 
@@ -177,6 +187,15 @@ func (c *config) selectInterface(card *a2av1.AgentCard) (TransportFunc, *a2av1.A
 	return nil, nil, e
 }
 
+// askedFor lists the bindings of WithBindings, for messages.
+func (c *config) askedFor() string {
+	names := make([]string, len(c.bindings))
+	for i, b := range c.bindings {
+		names[i] = b.String()
+	}
+	return strings.Join(names, ", ")
+}
+
 // candidateOrder returns the indexes of the interfaces to try, in order.
 // With WithBindings, interfaces of other bindings get their refusal reason
 // here.
@@ -191,14 +210,14 @@ func (c *config) candidateOrder(ifaces []*a2av1.AgentInterface, reasons []string
 	var order []int
 	for _, want := range c.bindings {
 		for i, iface := range ifaces {
-			if bindingKey(iface.GetProtocolBinding()) == bindingKey(want) && !slices.Contains(order, i) {
+			if bindingKey(iface.GetProtocolBinding()) == want && !slices.Contains(order, i) {
 				order = append(order, i)
 			}
 		}
 	}
 	for i := range ifaces {
 		if !slices.Contains(order, i) {
-			reasons[i] = fmt.Sprintf("binding %q is not among the bindings asked for (%s)", ifaces[i].GetProtocolBinding(), strings.Join(c.bindings, ", "))
+			reasons[i] = fmt.Sprintf("binding %q is not among the bindings asked for (%s)", ifaces[i].GetProtocolBinding(), c.askedFor())
 		}
 	}
 	return order
@@ -207,21 +226,22 @@ func (c *config) candidateOrder(ifaces []*a2av1.AgentInterface, reasons []string
 // check returns the transport constructor of a usable interface, or why the
 // interface cannot be used.
 func (c *config) check(iface *a2av1.AgentInterface) (TransportFunc, string) {
-	binding := iface.GetProtocolBinding()
+	name := iface.GetProtocolBinding()
+	binding := bindingKey(name)
 	f := c.transportFor(binding)
 	switch {
-	case binding == "":
+	case strings.TrimSpace(name) == "":
 		return nil, "it has no protocolBinding"
 	case f == nil:
 		return nil, fmt.Sprintf("binding %q is not supported by this client (supported: %s; WithTransport adds others)",
-			binding, strings.Join(c.supportedBindings(), ", "))
+			name, strings.Join(c.supportedBindings(), ", "))
 	}
 	if reason := checkVersion(iface.GetProtocolVersion()); reason != "" {
 		return nil, reason
 	}
 	if is03(iface) {
 		if f = v03Transport(binding); f == nil {
-			return nil, fmt.Sprintf("binding %q is not supported by this client for protocol version 0.3 (it speaks v0.3 over JSONRPC, HTTP+JSON and GRPC)", binding)
+			return nil, fmt.Sprintf("binding %q is not supported by this client for protocol version 0.3 (it speaks v0.3 over JSONRPC, HTTP+JSON and GRPC)", name)
 		}
 	}
 	if reason := checkURL(binding, iface.GetUrl()); reason != "" {
@@ -254,12 +274,12 @@ func checkVersion(v string) string {
 // checkURL checks that an interface url can be used by the built-in
 // transports of its binding; URLs of other bindings are the transport's
 // business.
-func checkURL(binding, raw string) string {
+func checkURL(binding runtime.Binding, raw string) string {
 	if strings.TrimSpace(raw) == "" {
 		return "it has no url"
 	}
-	switch bindingKey(binding) {
-	case runtime.BindingJSONRPC, runtime.BindingREST:
+	switch {
+	case binding.IsHTTP():
 		u, err := url.Parse(raw)
 		if err != nil {
 			return fmt.Sprintf("url %q does not parse: %v", raw, err)
@@ -267,7 +287,7 @@ func checkURL(binding, raw string) string {
 		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Sprintf("url %q is not an absolute http(s) URL", raw)
 		}
-	case runtime.BindingGRPC:
+	case binding == runtime.BindingGRPC:
 		if _, err := runtime.ParseGRPCTarget(raw); err != nil {
 			return err.Error()
 		}

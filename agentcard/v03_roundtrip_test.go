@@ -135,7 +135,7 @@ func TestV1ClientToV03OnlyAgent(t *testing.T) {
 			defer cancel()
 			discover := func(opts ...agentcard.Option) *agentcard.Client {
 				t.Helper()
-				opts = append(opts, agentcard.WithBindings(binding),
+				opts = append(opts, agentcard.WithBindings(runtime.Binding(binding)),
 					agentcard.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
 				c, err := agentcard.Discover(ctx, base, opts...)
 				if err != nil {

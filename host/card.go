@@ -40,7 +40,7 @@ func cardWithTLS(doc []byte, card *a2av1.AgentCard, what string) ([]byte, error)
 	var changed []string
 	urls := make([]string, len(card.GetSupportedInterfaces()))
 	for i, itf := range card.GetSupportedInterfaces() {
-		urls[i] = tlsURL(itf.GetProtocolBinding(), itf.GetUrl())
+		urls[i] = tlsURL(runtime.Binding(itf.GetProtocolBinding()), itf.GetUrl())
 		if urls[i] != itf.GetUrl() {
 			changed = append(changed, itf.GetUrl())
 		}
@@ -67,7 +67,7 @@ func cardWithTLS(doc []byte, card *a2av1.AgentCard, what string) ([]byte, error)
 
 // tlsURL is the URL of an interface served over TLS: u itself unless
 // clients would reach it without TLS.
-func tlsURL(binding, u string) string {
+func tlsURL(binding runtime.Binding, u string) string {
 	scheme, rest, ok := strings.Cut(u, "://")
 	switch {
 	case ok && strings.EqualFold(scheme, "http"):

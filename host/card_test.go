@@ -10,7 +10,10 @@ import (
 
 func TestTLSURL(t *testing.T) {
 	const rpc, grpcB = runtime.BindingJSONRPC, runtime.BindingGRPC
-	for _, tc := range []struct{ binding, in, want string }{
+	for _, tc := range []struct {
+		binding  runtime.Binding
+		in, want string
+	}{
 		{rpc, "http://127.0.0.1:8080/a2a", "https://127.0.0.1:8080/a2a"},
 		{rpc, "HTTP://agent.example.com/a2a", "https://agent.example.com/a2a"},
 		{rpc, "https://agent.example.com/a2a", "https://agent.example.com/a2a"},

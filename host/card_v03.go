@@ -12,7 +12,7 @@ import (
 
 // v03Bindings are the bindings on which Config.V03 serves A2A v0.3 (and
 // lists a 0.3 interface on the card).
-var v03Bindings = []string{runtime.BindingJSONRPC, runtime.BindingREST}
+var v03Bindings = []runtime.Binding{runtime.BindingJSONRPC, runtime.BindingREST}
 
 // v03CardBindings are the bindings whose 1.0 interfaces get a 0.3 twin on
 // the card: v03Bindings and gRPC, where Config.V03 serves a2a.v1.A2AService
@@ -28,7 +28,7 @@ func dualCard(doc []byte, card *a2av1.AgentCard, what string) ([]byte, error) {
 	var added []*a2av1.AgentInterface
 	for _, itf := range card.GetSupportedInterfaces() {
 		v, ok := runtime.ParseVersion(itf.GetProtocolVersion())
-		if !ok || v == a2av03.Version || !slices.Contains(v03CardBindings, itf.GetProtocolBinding()) {
+		if !ok || v == a2av03.Version || !slices.Contains(v03CardBindings, runtime.Binding(itf.GetProtocolBinding())) {
 			continue
 		}
 		if !hasInterface(card, itf.GetUrl(), itf.GetProtocolBinding(), a2av03.Version) {

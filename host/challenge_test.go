@@ -126,7 +126,7 @@ func TestEvery401HasAChallenge(t *testing.T) {
 
 	ctx := context.Background()
 	for _, b := range bindings {
-		t.Run(b.Protocol, func(t *testing.T) {
+		t.Run(b.Protocol.String(), func(t *testing.T) {
 			rec := &refusals{}
 			client := func(opts ...runtime.ClientOption) a2av1.A2AServiceClient {
 				return a.ClientWith(t, b, append(opts,

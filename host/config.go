@@ -24,8 +24,8 @@ const SkillMetadataKey = "a2a-scaffold/skill"
 // Binding is one interface the agent serves.
 type Binding struct {
 	// Protocol is runtime.BindingJSONRPC, runtime.BindingREST or
-	// runtime.BindingGRPC.
-	Protocol string
+	// runtime.BindingGRPC (New refuses other values).
+	Protocol runtime.Binding
 	// Address is the listen address, host:port. HTTP bindings with the
 	// same Address share one listener.
 	Address string

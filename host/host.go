@@ -430,12 +430,20 @@ func (a *Agent) closeSender(ctx context.Context) {
 	}
 }
 
-// checkListeners refuses a gRPC binding that shares its address with
+// checkListeners refuses a binding that is none of the three (it would
+// silently not be served) and a gRPC binding that shares its address with
 // another binding: one listener serves either gRPC or HTTP, and the other
 // binding would silently not be served.
 func checkListeners(bindings []Binding) error {
 	first := map[string]Binding{}
-	for _, b := range bindings {
+	for i, b := range bindings {
+		if !b.Protocol.Known() {
+			hint := ""
+			if p, err := runtime.ParseBinding(b.Protocol.String()); err == nil {
+				hint = fmt.Sprintf(" (runtime.ParseBinding reads it as %s)", p)
+			}
+			return fmt.Errorf("host: Config.Bindings[%d].Protocol %q is not a binding%s; use runtime.BindingJSONRPC, runtime.BindingREST or runtime.BindingGRPC", i, b.Protocol, hint)
+		}
 		f, seen := first[b.Address]
 		if !seen {
 			first[b.Address] = b

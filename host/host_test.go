@@ -99,7 +99,7 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 	ctx := context.Background()
 	for _, b := range bindings {
 		for _, skill := range []string{"a", "b", "x"} {
-			t.Run(b.Protocol+"/"+skill, func(t *testing.T) {
+			t.Run(b.Protocol.String()+"/"+skill, func(t *testing.T) {
 				c := a.Client(t, b, ext, skill)
 				resp, err := c.SendMessage(ctx, message("hi", skill))
 				if err != nil {
@@ -110,19 +110,19 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 				}
 			})
 		}
-		t.Run(b.Protocol+"/route", func(t *testing.T) {
+		t.Run(b.Protocol.String()+"/route", func(t *testing.T) {
 			resp, err := a.Client(t, b, ext, "b").SendMessage(ctx, message("hi", ""))
 			if err != nil || server.MessageText(resp.GetMessage()) != "b:hi" {
 				t.Errorf("a message naming no skill went to %q (%v), want Route's b", server.MessageText(resp.GetMessage()), err)
 			}
 		})
-		t.Run(b.Protocol+"/unknown skill", func(t *testing.T) {
+		t.Run(b.Protocol.String()+"/unknown skill", func(t *testing.T) {
 			_, err := a.Client(t, b, ext, "").SendMessage(ctx, message("hi", "nope"))
 			if !errors.Is(err, runtime.ErrInvalidParams) {
 				t.Errorf("got %v, want InvalidParams", err)
 			}
 		})
-		t.Run(b.Protocol+"/skill requirement", func(t *testing.T) {
+		t.Run(b.Protocol.String()+"/skill requirement", func(t *testing.T) {
 			// The card's requirement is met (bearer), skill b's is not:
 			// no API key is sent.
 			c := a.ClientWith(t, b, runtime.WithHeader("Authorization", "Bearer "+hosttest.Token))
@@ -133,13 +133,13 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 				t.Errorf("skill b without its API key: %v, want Unauthenticated", err)
 			}
 		})
-		t.Run(b.Protocol+"/anonymous", func(t *testing.T) {
+		t.Run(b.Protocol.String()+"/anonymous", func(t *testing.T) {
 			_, err := a.ClientWith(t, b).SendMessage(ctx, message("hi", "a"))
 			if !errors.Is(err, runtime.ErrUnauthenticated) {
 				t.Errorf("got %v, want Unauthenticated", err)
 			}
 		})
-		t.Run(b.Protocol+"/input and output modes", func(t *testing.T) {
+		t.Run(b.Protocol.String()+"/input and output modes", func(t *testing.T) {
 			// The skills accept and produce text/plain only (the card's
 			// defaults): a data part, or a client that accepts only JSON,
 			// is refused before the skill runs, naming both sides.
@@ -166,7 +166,7 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 				t.Errorf("text/plain with a charset, accepting text/*: %v", err)
 			}
 		})
-		t.Run(b.Protocol+"/extended card", func(t *testing.T) {
+		t.Run(b.Protocol.String()+"/extended card", func(t *testing.T) {
 			got, err := a.Client(t, b, ext, "").GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
 			if err != nil || !proto.Equal(got, ext) {
 				t.Errorf("extended card: %v, equal %v", err, proto.Equal(got, ext))

@@ -24,6 +24,21 @@ func TestStartRefusesGRPCSharingAnAddress(t *testing.T) {
 	}
 }
 
+// TestStartRefusesAnUnknownBinding: a Protocol that is none of the three
+// would silently not be served; the refusal names the constants, and what
+// ParseBinding makes of an alias.
+func TestStartRefusesAnUnknownBinding(t *testing.T) {
+	for p, want := range map[runtime.Binding]string{
+		"rest": `host: Config.Bindings[0].Protocol "rest" is not a binding (runtime.ParseBinding reads it as HTTP+JSON); use runtime.BindingJSONRPC, runtime.BindingREST or runtime.BindingGRPC`,
+		"":     `host: Config.Bindings[0].Protocol "" is not a binding; use runtime.BindingJSONRPC, runtime.BindingREST or runtime.BindingGRPC`,
+	} {
+		err := checkListeners([]Binding{{Protocol: p, Address: "127.0.0.1:0", Path: "/"}})
+		if err == nil || err.Error() != want {
+			t.Errorf("checkListeners(Protocol %q) = %v, want %s", p, err, want)
+		}
+	}
+}
+
 // TestListenFlagMovesEachAddress: -listen rules keep every binding on the
 // listener of its own agent.yaml address, so two addresses moved to port 0
 // get two ports (gRPC is not served on the HTTP listener), and an address

@@ -70,7 +70,7 @@ func startSlowAgent(t *testing.T, args ...string) *proctest.Process {
 
 // liveStream is a stream being read in the background.
 type liveStream struct {
-	binding string
+	binding runtime.Binding
 	working chan struct{} // closed once the execution sent progress
 	done    chan struct{}
 	events  []*a2av1.StreamResponse

@@ -87,7 +87,7 @@ func TestTLSCardURLs(t *testing.T) {
 		t.Errorf("Agent.CardJSON differs from what is served")
 	}
 	servedCard := hosttest.Card(t, string(served))
-	for _, b := range []string{runtime.BindingJSONRPC, runtime.BindingREST, runtime.BindingGRPC} {
+	for _, b := range runtime.Bindings() {
 		c, err := agentcard.NewClient(servedCard, agentcard.WithBindings(b), agentcard.WithHTTPClient(hc),
 			agentcard.WithGRPCDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(pki.ClientTLS()))))
 		if err != nil {

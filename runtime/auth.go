@@ -293,7 +293,7 @@ func CheckSingleAuthorization(h http.Header) *Error {
 // authenticated (A2A §7.4), so that a caller without credentials learns
 // nothing of which methods or routes exist and is told to authenticate
 // first. The AuthRequest's Info has no Operation.
-func (c *handlerConfig) refuseUnknownOperation(r *http.Request, binding string) *Error {
+func (c *handlerConfig) refuseUnknownOperation(r *http.Request, binding Binding) *Error {
 	if c.authenticator == nil {
 		return nil
 	}

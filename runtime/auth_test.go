@@ -57,7 +57,7 @@ func testAuthenticator(ctx context.Context, r *runtime.AuthRequest) (context.Con
 	if sub == "" {
 		return ctx, runtime.Unauthenticated("send a bearer token").WithChallenge(`Bearer realm="test"`)
 	}
-	return runtime.WithIdentity(ctx, &runtime.Identity{Subject: sub + "@" + r.Info.Binding}), nil
+	return runtime.WithIdentity(ctx, &runtime.Identity{Subject: sub + "@" + r.Info.Binding.String()}), nil
 }
 
 // authServers serves authAgent with testAuthenticator on every binding.
@@ -101,9 +101,9 @@ func TestAuthenticatorOnEveryBinding(t *testing.T) {
 		{name: "cookie", header: [2]string{"Cookie", "a=b; session=k3"}, want: "cookie-key"},
 		{name: "query key", query: "key=k2", want: "query-key"},
 	}
-	for _, binding := range []string{runtime.BindingJSONRPC, runtime.BindingREST, runtime.BindingGRPC} {
+	for _, binding := range runtime.Bindings() {
 		for _, tc := range cases {
-			t.Run(binding+"/"+tc.name, func(t *testing.T) {
+			t.Run(binding.String()+"/"+tc.name, func(t *testing.T) {
 				var opts []runtime.ClientOption
 				if tc.header[0] != "" {
 					opts = append(opts, runtime.WithHeader(tc.header[0], tc.header[1]))
@@ -154,7 +154,7 @@ func TestAuthenticatorOnEveryBinding(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if want := tc.want + "@" + binding; task.GetId() != want {
+				if want := tc.want + "@" + binding.String(); task.GetId() != want {
 					t.Errorf("handler saw subject %q, want %q", task.GetId(), want)
 				}
 			})

@@ -43,7 +43,7 @@ func callerContextErr(ctx context.Context) error {
 // context.DeadlineExceeded) or errors.Is(err, context.Canceled) holds), even
 // when the agent's answer — an A2A error, an HTTP or gRPC status — arrived
 // before the transport noticed; otherwise err unchanged.
-func callerContextError(ctx context.Context, binding string, op *Operation, err error) error {
+func callerContextError(ctx context.Context, binding Binding, op *Operation, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -51,12 +51,12 @@ func callerContextError(ctx context.Context, binding string, op *Operation, err 
 	if ctxErr == nil || errors.Is(err, ctxErr) {
 		return err
 	}
-	return fmt.Errorf("a2a: %s %s: %w", binding, op.Name, ctxErr)
+	return fmt.Errorf("a2a: %s %s: %w", binding.Title(), op.Name, ctxErr)
 }
 
 // callerContextYield wraps the yield function of a transport's stream so
 // that the error it passes on goes through callerContextError.
-func callerContextYield(ctx context.Context, binding string, op *Operation, yield func(proto.Message, error) bool) func(proto.Message, error) bool {
+func callerContextYield(ctx context.Context, binding Binding, op *Operation, yield func(proto.Message, error) bool) func(proto.Message, error) bool {
 	return func(m proto.Message, err error) bool {
 		return yield(m, callerContextError(ctx, binding, op, err))
 	}

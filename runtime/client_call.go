@@ -238,10 +238,11 @@ func readsResponseMetadata(interceptors []Interceptor, streaming bool) bool {
 // clientChains are the intercepted calls of a transport; nil without
 // interceptors.
 type clientChains struct {
-	binding, peer string
-	header        headerTemplate // the headers every call starts with
-	unary         UnaryFunc
-	stream        StreamFunc
+	binding Binding
+	peer    string
+	header  headerTemplate // the headers every call starts with
+	unary   UnaryFunc
+	stream  StreamFunc
 	// Whether an interceptor may read the response metadata of unary
 	// calls, of streams.
 	unaryMetadataRead, streamMetadataRead bool
@@ -250,7 +251,7 @@ type clientChains struct {
 // newClientChains wraps a transport's own unary and stream calls in the
 // configured interceptors. The response message (unary) and its
 // constructor (streams) travel in the CallInfo.
-func (c *clientConfig) newClientChains(binding, peer string,
+func (c *clientConfig) newClientChains(binding Binding, peer string,
 	unary func(ctx context.Context, op *Operation, req, resp proto.Message) error,
 	stream func(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error],
 ) *clientChains {

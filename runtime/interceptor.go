@@ -186,7 +186,7 @@ func (c *handlerConfig) callStream(ctx context.Context, ep *Endpoint, info *Call
 // what an interceptor made of it). Without interceptors it returns e.
 // info may be nil (the service parameters were refused): the interceptors
 // then see a CallInfo with the operation, binding and headers only.
-func (c *handlerConfig) rejected(ctx context.Context, binding string, ep *Endpoint, info *CallInfo, header map[string][]string, req proto.Message, e *Error) *Error {
+func (c *handlerConfig) rejected(ctx context.Context, binding Binding, ep *Endpoint, info *CallInfo, header map[string][]string, req proto.Message, e *Error) *Error {
 	if len(c.interceptors) == 0 {
 		return e
 	}

@@ -63,7 +63,7 @@ func (t *jsonrpcTransport) Unary(ctx context.Context, op *Operation, req, resp p
 }
 
 func (t *jsonrpcTransport) unary(ctx context.Context, op *Operation, req, resp proto.Message) (err error) {
-	defer func() { err = callerContextError(ctx, "JSON-RPC", op, err) }()
+	defer func() { err = callerContextError(ctx, BindingJSONRPC, op, err) }()
 	id, body, err := t.encodeRequest(op, req)
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func (t *jsonrpcTransport) Stream(ctx context.Context, op *Operation, req proto.
 
 func (t *jsonrpcTransport) stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
 	return func(yield func(proto.Message, error) bool) {
-		yield = callerContextYield(ctx, "JSON-RPC", op, yield)
+		yield = callerContextYield(ctx, BindingJSONRPC, op, yield)
 		id, body, err := t.encodeRequest(op, req)
 		if err != nil {
 			yield(nil, err)
@@ -128,7 +128,7 @@ func (t *jsonrpcTransport) stream(ctx context.Context, op *Operation, req proto.
 			return
 		}
 		defer func() { recordResponseTrailer(ctx, hresp.Trailer) }()
-		readSSEEvents(ctx, hresp.Body, t.cfg.maxResponseBytes, "JSON-RPC", op, yield, func(data []byte) (proto.Message, error) {
+		readSSEEvents(ctx, hresp.Body, t.cfg.maxResponseBytes, BindingJSONRPC, op, yield, func(data []byte) (proto.Message, error) {
 			result, err := decodeResponse(data, id)
 			if err != nil {
 				return nil, err

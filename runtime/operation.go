@@ -2,13 +2,6 @@ package runtime
 
 import "google.golang.org/protobuf/reflect/protoreflect"
 
-// Binding names as they appear in AgentInterface.protocolBinding.
-const (
-	BindingJSONRPC = "JSONRPC"
-	BindingREST    = "HTTP+JSON"
-	BindingGRPC    = "GRPC"
-)
-
 // HTTPRule is one google.api.http binding of an rpc: the verb, the path
 // template exactly as written in the proto and the body selector ("" for no
 // body, "*" for the whole request, or a field name). protoc-gen-a2a checked

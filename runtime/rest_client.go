@@ -358,7 +358,7 @@ func (t *restTransport) Unary(ctx context.Context, op *Operation, req, resp prot
 }
 
 func (t *restTransport) unary(ctx context.Context, op *Operation, req, resp proto.Message) (err error) {
-	defer func() { err = callerContextError(ctx, "HTTP+JSON", op, err) }()
+	defer func() { err = callerContextError(ctx, BindingREST, op, err) }()
 	c, err := t.prepare(op, req)
 	if err != nil {
 		return err
@@ -400,7 +400,7 @@ func (t *restTransport) Stream(ctx context.Context, op *Operation, req proto.Mes
 
 func (t *restTransport) stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
 	return func(yield func(proto.Message, error) bool) {
-		yield = callerContextYield(ctx, "HTTP+JSON", op, yield)
+		yield = callerContextYield(ctx, BindingREST, op, yield)
 		c, err := t.prepare(op, req)
 		if err != nil {
 			yield(nil, err)
@@ -421,7 +421,7 @@ func (t *restTransport) stream(ctx context.Context, op *Operation, req proto.Mes
 			return
 		}
 		defer func() { recordResponseTrailer(ctx, hresp.Trailer) }()
-		readSSEEvents(ctx, hresp.Body, t.cfg.maxResponseBytes, "HTTP+JSON", op, yield, func(data []byte) (proto.Message, error) {
+		readSSEEvents(ctx, hresp.Body, t.cfg.maxResponseBytes, BindingREST, op, yield, func(data []byte) (proto.Message, error) {
 			if e := responseDepthError(data); e != nil {
 				return nil, e
 			}

@@ -50,7 +50,7 @@ func recoverHandler(err *error) {
 // so a deadline on its context is the agent's own (a middleware's): the
 // client still waits and gets "deadline exceeded" (timeoutError), and the
 // failure is logged at error level.
-func (c *handlerConfig) handlerError(ctx context.Context, binding string, ep *Endpoint, err error) *Error {
+func (c *handlerConfig) handlerError(ctx context.Context, binding Binding, ep *Endpoint, err error) *Error {
 	e := ErrorOrInternal(err)
 	if e == nil { // a typed nil *Error returned as a non-nil error
 		err = fmt.Errorf("handler returned a nil *Error as its error")
@@ -67,7 +67,7 @@ func (c *handlerConfig) handlerError(ctx context.Context, binding string, ep *En
 	if info, ok := CallInfoFromContext(ctx); ok && info.failureLogged {
 		return e // an interceptor logged it (failure.go)
 	}
-	attrs := []slog.Attr{slog.String("binding", binding), slog.String("method", ep.Operation.Name), slog.Any("error", err)}
+	attrs := []slog.Attr{slog.String("binding", binding.String()), slog.String("method", ep.Operation.Name), slog.Any("error", err)}
 	if e.cause != nil && e.cause != err {
 		attrs = append(attrs, slog.Any("cause", e.cause))
 	}
@@ -75,7 +75,7 @@ func (c *handlerConfig) handlerError(ctx context.Context, binding string, ep *En
 	if errors.As(err, &pe) {
 		attrs = append(attrs, slog.Any("stack", pe.Stack()))
 	}
-	c.logger.LogAttrs(ctx, level, "a2a: "+binding+" handler failed", attrs...)
+	c.logger.LogAttrs(ctx, level, "a2a: "+binding.String()+" handler failed", attrs...)
 	return e
 }
 

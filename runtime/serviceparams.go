@@ -32,7 +32,7 @@ const versionWhenAbsent = "0.3"
 // c.versionPolicy; A2A-Extensions (split, trimmed, merged, deduplicated) against
 // c.requiredExtensions. It returns VersionNotSupported or
 // ExtensionSupportRequired errors.
-func (c *handlerConfig) newCallInfo(binding string, op *Operation, header http.Header, queryVersion string) (*CallInfo, *Error) {
+func (c *handlerConfig) newCallInfo(binding Binding, op *Operation, header http.Header, queryVersion string) (*CallInfo, *Error) {
 	version, err := c.negotiateVersion(header, queryVersion)
 	if err != nil {
 		return nil, err

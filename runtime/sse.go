@@ -222,7 +222,7 @@ func trimLineEnd(b []byte) []byte {
 // decode and yields it, until the stream ends, decode or the reader fails
 // (the error is yielded, then the loop stops), or the caller stops ranging.
 // binding names the binding in transport errors.
-func readSSEEvents(ctx context.Context, body io.Reader, limit int64, binding string, op *Operation,
+func readSSEEvents(ctx context.Context, body io.Reader, limit int64, binding Binding, op *Operation,
 	yield func(proto.Message, error) bool, decode func(data []byte) (proto.Message, error)) {
 	events := newSSEReader(body, limit)
 	for {
@@ -238,7 +238,7 @@ func readSSEEvents(ctx context.Context, body io.Reader, limit int64, binding str
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				err = ctxErr
 			}
-			yield(nil, fmt.Errorf("a2a: %s %s: reading the stream: %w", binding, op.Name, err))
+			yield(nil, fmt.Errorf("a2a: %s %s: reading the stream: %w", binding.Title(), op.Name, err))
 			return
 		}
 		m, err := decode(data)

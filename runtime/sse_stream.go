@@ -17,7 +17,7 @@ import (
 // and a final error become event data, and how an error that happens before
 // the first event is answered.
 type sseFraming struct {
-	binding string // for logs
+	binding Binding // for logs
 	// encode, when set, encodes a response instead of ProtoJSON (a
 	// VersionAdapter's form).
 	encode func(proto.Message) ([]byte, error)
@@ -160,6 +160,6 @@ func (c *handlerConfig) serveSSE(ctx context.Context, w http.ResponseWriter, ep 
 	out := framing.errorEvent(s.buf[:0], e, time.Now())
 	if werr := s.sse.writeEvent(out); werr != nil {
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a: writing the final error event failed",
-			slog.String("binding", framing.binding), slog.String("method", ep.Operation.Name), slog.Any("error", werr))
+			slog.String("binding", framing.binding.String()), slog.String("method", ep.Operation.Name), slog.Any("error", werr))
 	}
 }

@@ -168,7 +168,7 @@ func (s *Service) adaptedEndpoint(a *VersionAdapter, name string) *Endpoint {
 // wire form of adapter a: no A2A-Version means a.Version; another version
 // is VersionNotSupported. Extensions are read from A2A-Extensions and the
 // adapter's ExtensionHeaders.
-func (c *handlerConfig) newAdaptedCallInfo(binding string, a *VersionAdapter, op *Operation, form string, header http.Header, queryVersion string) (*CallInfo, *Error) {
+func (c *handlerConfig) newAdaptedCallInfo(binding Binding, a *VersionAdapter, op *Operation, form string, header http.Header, queryVersion string) (*CallInfo, *Error) {
 	requested := requestedVersion(header, queryVersion)
 	version, _ := ParseVersion(a.Version)
 	if requested != "" {

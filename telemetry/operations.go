@@ -15,10 +15,11 @@ import (
 
 // rpcSystem is the rpc.system.name of a binding. The semantic conventions
 // name "jsonrpc" and "grpc"; HTTP+JSON, a REST mapping of the same rpcs
-// with no system name of its own there, is "http". a2a.protocol.binding
-// carries the binding as agent cards name it.
-func rpcSystem(binding string) string {
-	switch binding {
+// with no system name of its own there, is "http"; a custom binding is its
+// name, lower-cased. a2a.protocol.binding carries the binding as agent
+// cards name it.
+func rpcSystem(b runtime.Binding) string {
+	switch b {
 	case runtime.BindingJSONRPC:
 		return "jsonrpc"
 	case runtime.BindingGRPC:
@@ -26,7 +27,7 @@ func rpcSystem(binding string) string {
 	case runtime.BindingREST:
 		return "http"
 	}
-	return strings.ToLower(binding)
+	return strings.ToLower(b.String())
 }
 
 // rpcMethod is the rpc.method of an operation: its fully-qualified name,
@@ -58,25 +59,15 @@ type opAttrs struct {
 // opCache computes opAttrs once per operation and binding; the zero value
 // is ready. The hot path is one lock-free load.
 type opCache struct {
-	byBinding [4]sync.Map // *runtime.Operation → *opAttrs, by bindingIndex
-}
-
-func bindingIndex(binding string) int {
-	switch binding {
-	case runtime.BindingJSONRPC:
-		return 0
-	case runtime.BindingREST:
-		return 1
-	case runtime.BindingGRPC:
-		return 2
-	}
-	return 3
+	byBinding [3]sync.Map // *runtime.Operation → *opAttrs, by Binding.Index
 }
 
 func (c *opCache) get(call *runtime.CallInfo) *opAttrs {
-	i := bindingIndex(call.Binding)
-	if v, ok := c.byBinding[i].Load(call.Operation); ok {
-		return v.(*opAttrs)
+	i := call.Binding.Index()
+	if i >= 0 {
+		if v, ok := c.byBinding[i].Load(call.Operation); ok {
+			return v.(*opAttrs)
+		}
 	}
 	a := &opAttrs{method: rpcMethod(call.Operation)}
 	a.base = []attribute.KeyValue{
@@ -87,7 +78,7 @@ func (c *opCache) get(call *runtime.CallInfo) *opAttrs {
 	a.record = []metric.RecordOption{metric.WithAttributeSet(a.set)}
 	a.add = []metric.AddOption{metric.WithAttributeSet(a.set)}
 	a.serverStart = []trace.SpanStartOption{serverKind, trace.WithAttributes(a.base...)}
-	if i == 3 { // an unknown binding: not worth caching
+	if i < 0 { // an unknown binding: not worth caching
 		return a
 	}
 	v, _ := c.byBinding[i].LoadOrStore(call.Operation, a)

@@ -60,7 +60,7 @@ func outcomeOf(ctx context.Context, call *runtime.CallInfo, err error) outcome {
 // statusCode is the rpc.response.status_code of an outcome on a binding:
 // the gRPC status code's name (also "OK"), the JSON-RPC error code, or the
 // HTTP status of an HTTP+JSON error; "" when the binding has none.
-func statusCode(binding string, o outcome) string {
+func statusCode(binding runtime.Binding, o outcome) string {
 	switch binding {
 	case runtime.BindingGRPC:
 		switch {

@@ -108,7 +108,7 @@ func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, req, resp 
 		return
 	}
 	attrs := make([]slog.Attr, 0, 16)
-	attrs = append(attrs, slog.String("binding", call.Binding), slog.String("method", call.Operation.Name))
+	attrs = append(attrs, slog.String("binding", call.Binding.String()), slog.String("method", call.Operation.Name))
 	if call.Tenant != "" {
 		attrs = append(attrs, slog.String("tenant", call.Tenant))
 	}

@@ -242,7 +242,7 @@ func (t *tracing) end(ctx context.Context, span trace.Span, call *runtime.CallIn
 	}
 	buf := endAttrs.Get().(*[maxEndAttrs]attribute.KeyValue)
 	attrs := buf[:0]
-	attrs = append(attrs, AttrBinding.String(call.Binding))
+	attrs = append(attrs, AttrBinding.String(call.Binding.String()))
 	if call.Version != "" {
 		attrs = append(attrs, AttrVersion.String(call.Version))
 	}

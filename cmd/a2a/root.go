@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a2agen/a2agen/internal/binding"
 	"github.com/a2agen/a2agen/internal/cmdhelp"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -206,7 +207,7 @@ ProtoJSON, one object per line (one per event for streams), for scripts.
 	root.SetVersionTemplate("a2a v{{.Version}} (A2A protocol " + a2av1.A2AServiceDesc.ProtocolVersion() + ")\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	f := root.PersistentFlags()
-	f.StringVar(&a.binding, "binding", "", "binding to use: jsonrpc, rest or grpc (default: the card's first supported interface)")
+	f.StringVar(&a.binding, "binding", "", "binding to use: "+strings.Join(binding.Options(), ", ")+" (or the card's JSONRPC, HTTP+JSON, GRPC; default: the card's first supported interface)")
 	f.StringVar(&a.tenant, "tenant", "", "tenant to put in every request (default: the chosen interface's tenant)")
 	f.StringVar(&a.auth, "auth", "", `Authorization value to send, e.g. "Bearer TOKEN" (default: $`+envAuth+`, or "Bearer $`+envToken+`")`)
 	f.StringArrayVar(&a.headers, "header", nil, "extra request header `K=V` (repeatable; gRPC metadata on gRPC)")
@@ -215,7 +216,7 @@ ProtoJSON, one object per line (one per event for streams), for scripts.
 	f.DurationVar(&a.timeout, "timeout", 0, "limit for the whole command, e.g. 30s (default: 60s, and none for streams and webhook listen)")
 	f.StringVarP(&a.output, "output", "o", "text", "output format: text, json or yaml")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log requests and responses on stderr (credentials masked)")
-	_ = root.RegisterFlagCompletionFunc("binding", cobra.FixedCompletions([]string{"jsonrpc", "rest", "grpc"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.RegisterFlagCompletionFunc("binding", cobra.FixedCompletions(binding.Options(), cobra.ShellCompDirectiveNoFileComp))
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 
 	root.AddCommand(a.cardCommand(), a.sendCommand(), a.getCommand(), a.listCommand(), a.cancelCommand(),
@@ -249,19 +250,16 @@ func (a *app) checkGlobals() error {
 	return nil
 }
 
-// bindingName maps the --binding value to the card's binding name.
-func bindingName(b string) (string, error) {
-	switch strings.ToLower(b) {
-	case "":
+// bindingName maps the --binding value to the binding, "" when not given.
+func bindingName(b string) (runtime.Binding, error) {
+	if b == "" {
 		return "", nil
-	case "jsonrpc", "json-rpc":
-		return runtime.BindingJSONRPC, nil
-	case "rest", "http+json", "http":
-		return runtime.BindingREST, nil
-	case "grpc":
-		return runtime.BindingGRPC, nil
 	}
-	return "", usagef("--binding %q: want jsonrpc, rest or grpc", b)
+	p, err := runtime.ParseBinding(b)
+	if err != nil {
+		return "", usagef("--binding %q: want %s", b, binding.Accepted)
+	}
+	return p, nil
 }
 
 // defaultTimeout bounds commands that make a few unary calls.

@@ -29,8 +29,10 @@ const activatedExtension = "urn:a2agen:test:activated"
 
 // seenCall is what the server-side interceptor recorded of one call.
 type seenCall struct {
-	operation, binding, tenant string
-	extensions                 []string
+	operation  string
+	binding    runtime.Binding
+	tenant     string
+	extensions []string
 }
 
 type callRecorder struct {
@@ -189,7 +191,7 @@ func TestExtensionsReachTheServer(t *testing.T) {
 }
 
 // protocolBinding is the card's name of each --binding value.
-var protocolBinding = map[string]string{
+var protocolBinding = map[string]runtime.Binding{
 	"jsonrpc": runtime.BindingJSONRPC, "rest": runtime.BindingREST, "grpc": runtime.BindingGRPC,
 }
 

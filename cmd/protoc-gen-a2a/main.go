@@ -31,8 +31,9 @@ any .proto with google.api.http rules works the same):
 
 Parameters (--a2a_opt, comma separated):
   bindings=<names>        bindings to emit server and client constructors for,
-                          comma separated: jsonrpc, rest, grpc (default: all
-                          three); unknown names are errors
+                          comma separated: jsonrpc, rest, grpc (or the card's
+                          JSONRPC, HTTP+JSON, GRPC; default: all three);
+                          unknown names are errors
   package_suffix=<s>      write the bindings into a Go package of their own,
                           <message package name><s>, in a directory of that
                           name next to <name>.pb.go, importing the message

@@ -144,7 +144,7 @@ func TestPluginModeReportsParameterErrors(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	resp := decodeResponse(t, out)
-	if want := `unknown binding "soap" (known: jsonrpc, rest, grpc)`; resp.GetError() != want {
+	if want := `bindings=: unknown binding "soap"; want JSONRPC, HTTP+JSON or GRPC (in any case; also jsonrpc, json-rpc, rest, http, http_json, grpc)`; resp.GetError() != want {
 		t.Errorf("error = %q, want %q", resp.GetError(), want)
 	}
 }

@@ -96,7 +96,7 @@ func run(addr, grpcAddr string, serve bool, out io.Writer) error {
 		fmt.Fprintf(out, "         %-10s %s\n", in.GetProtocolBinding(), in.GetUrl())
 	}
 	ctx := context.Background()
-	for _, binding := range []string{runtime.BindingJSONRPC, runtime.BindingREST, runtime.BindingGRPC} {
+	for _, binding := range runtime.Bindings() {
 		c, err := agentcard.Discover(ctx, base, agentcard.WithBindings(binding))
 		if err != nil {
 			return fmt.Errorf("discover a %s interface: %w", binding, err)

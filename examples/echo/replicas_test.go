@@ -17,6 +17,7 @@ import (
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/internal/pgtest"
 	"github.com/a2agen/a2agen/internal/proctest"
+	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server"
 	"github.com/a2agen/a2agen/server/store"
 	"github.com/a2agen/a2agen/server/storeurl"
@@ -162,14 +163,14 @@ func TestReplicasOnPostgres(t *testing.T) {
 	hook := proctest.NewWebhook(t)
 
 	for _, b := range proctest.Bindings {
-		t.Run(b, func(t *testing.T) {
+		t.Run(b.String(), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			r1, r2, r3 := reps[0].Client(t, b), reps[1].Client(t, b), reps[2].Client(t, b)
 			t.Run("subscribe elsewhere", func(t *testing.T) { subscribeElsewhere(ctx, t, r1, r2, r3) })
 			t.Run("cancel elsewhere", func(t *testing.T) { cancelElsewhere(ctx, t, reps[0], r1, r2, r3) })
 			t.Run("follow up elsewhere", func(t *testing.T) { followUpElsewhere(ctx, t, r1, r2, r3) })
-			t.Run("webhook", func(t *testing.T) { webhookAcrossReplicas(ctx, t, hook, "/hooks/"+b, r1) })
+			t.Run("webhook", func(t *testing.T) { webhookAcrossReplicas(ctx, t, hook, "/hooks/"+b.String(), r1) })
 			t.Run("kill -9", func(t *testing.T) { killReplica(ctx, t, c, b, r2, r3) })
 		})
 	}
@@ -408,7 +409,7 @@ func webhookAcrossReplicas(ctx context.Context, t *testing.T, hook *proctest.Web
 // killReplica: a fourth replica executing "slow 600000" is killed with
 // SIGKILL; a subscriber on replica 2 sees the task end FAILED (the agent
 // stopped) within the lease plus a few seconds, and replica 3 shows it.
-func killReplica(ctx context.Context, t *testing.T, c *cluster, b string, r2, r3 a2av1.A2AServiceClient) {
+func killReplica(ctx context.Context, t *testing.T, c *cluster, b runtime.Binding, r2, r3 a2av1.A2AServiceClient) {
 	p4 := c.start(t)
 	r4 := p4.Client(t, b)
 	task := proctest.SendTask(ctx, t, r4, "slow 600000", &a2av1.SendMessageConfiguration{ReturnImmediately: true})

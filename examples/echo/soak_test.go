@@ -98,12 +98,12 @@ func TestSoak(t *testing.T) {
 
 // wellBehaved sends calls blocking messages from two clients per binding
 // and returns the p99 of their latencies.
-func wellBehaved(ctx context.Context, t *testing.T, clients map[string]a2av1.A2AServiceClient, calls int) time.Duration {
+func wellBehaved(ctx context.Context, t *testing.T, clients map[runtime.Binding]a2av1.A2AServiceClient, calls int) time.Duration {
 	t.Helper()
 	var mu sync.Mutex
 	var lat []time.Duration
 	var wg sync.WaitGroup
-	for _, b := range []string{runtime.BindingJSONRPC, runtime.BindingREST, runtime.BindingGRPC} {
+	for _, b := range runtime.Bindings() {
 		for range 2 {
 			wg.Go(func() {
 				mine := make([]time.Duration, 0, calls)

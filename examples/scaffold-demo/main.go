@@ -124,7 +124,7 @@ func run(keep bool, w io.Writer) error {
 	fmt.Fprintf(out, "  %s %s: %d skills, %d interfaces\n", card.GetName(), card.GetVersion(), len(card.GetSkills()), len(card.GetSupportedInterfaces()))
 
 	for _, iface := range card.GetSupportedInterfaces() {
-		c, err := agentcard.NewClient(card, agentcard.WithBindings(iface.GetProtocolBinding()))
+		c, err := agentcard.NewClient(card, agentcard.WithBindings(runtime.Binding(iface.GetProtocolBinding())))
 		if err != nil {
 			return err
 		}

@@ -28,7 +28,7 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 			{"packing-list", "packing for 5 days in Oslo", card},
 			{"book-trip", "book 3 days in Lisbon", extended},
 		} {
-			t.Run(b.Protocol+"/"+tc.skill, func(t *testing.T) {
+			t.Run(b.Protocol.String()+"/"+tc.skill, func(t *testing.T) {
 				client := agent.Client(t, b, tc.card, tc.skill)
 				resp, err := client.SendMessage(context.Background(), hosttest.Message(tc.text, tc.skill))
 				if err != nil {
@@ -53,7 +53,7 @@ func TestTypedSkills(t *testing.T) {
 	agent := hosttest.Start(t, agentConfig())
 	card := agent.Card()
 	for _, b := range bindings {
-		t.Run(b.Protocol+"/plan-trip", func(t *testing.T) {
+		t.Run(b.Protocol.String()+"/plan-trip", func(t *testing.T) {
 			client := agent.Client(t, b, card, "plan-trip")
 			resp, err := client.SendMessage(context.Background(), hosttest.DataMessage(t, `{"city":"Lisbon","days":3}`, "plan-trip"))
 			if err != nil {

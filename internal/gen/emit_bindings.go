@@ -4,13 +4,15 @@ import (
 	"fmt"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/a2agen/a2agen/internal/binding"
 )
 
 // emitHandlerBindings writes one server constructor per requested binding.
 func (e *serviceEmitter) emitHandlerBindings() {
 	for _, b := range e.bindings {
 		switch b {
-		case BindingJSONRPC:
+		case binding.JSONRPC:
 			name := e.n.HandlerConstructor(b)
 			e.f.Line()
 			addComment(e.f, paragraphs(
@@ -21,9 +23,9 @@ func (e *serviceEmitter) emitHandlerBindings() {
 			e.f.Func().Id(name).Params(jen.Id("h").Id(e.n.Handler), jen.Id("opts").Op("...").Qual(runtimePackage, "HandlerOption")).Qual(httpPackage, "Handler").Block(
 				jen.Return(jen.Qual(runtimePackage, "NewJSONRPCHandler").Call(jen.Id(e.n.Runtime).Call(jen.Id("h")), jen.Id("opts").Op("..."))),
 			)
-		case BindingREST:
+		case binding.HTTPJSON:
 			e.emitRESTHandler()
-		case BindingGRPC:
+		case binding.GRPC:
 			e.emitGRPCRegister()
 		}
 	}
@@ -33,7 +35,7 @@ func (e *serviceEmitter) emitHandlerBindings() {
 func (e *serviceEmitter) emitClientBindings() {
 	for _, b := range e.bindings {
 		switch b {
-		case BindingJSONRPC:
+		case binding.JSONRPC:
 			name := e.n.ClientBindingConstructor(b)
 			e.f.Line()
 			addComment(e.f, paragraphs(
@@ -44,9 +46,9 @@ func (e *serviceEmitter) emitClientBindings() {
 			e.f.Func().Id(name).Params(jen.Id("url").String(), jen.Id("opts").Op("...").Qual(runtimePackage, "ClientOption")).Id(e.n.Client).Block(
 				jen.Return(jen.Id(e.n.ClientConstructor).Call(jen.Qual(runtimePackage, "NewJSONRPCTransport").Call(jen.Id("url"), e.clientOpts()))),
 			)
-		case BindingREST:
+		case binding.HTTPJSON:
 			e.emitRESTClient()
-		case BindingGRPC:
+		case binding.GRPC:
 			e.emitGRPCClients()
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
 
+	"github.com/a2agen/a2agen/internal/binding"
 	"github.com/a2agen/a2agen/internal/gofile"
 )
 
@@ -33,7 +34,7 @@ var localNames = map[string]bool{"ctx": true, "req": true, "stream": true, "h": 
 	"r": true, "cc": true, "target": true, "err": true}
 
 // emitFile renders the .a2a.go file of one proto file.
-func emitFile(plugin *protogen.Plugin, fm *fileModel, bindings []string) error {
+func emitFile(plugin *protogen.Plugin, fm *fileModel, bindings []binding.Binding) error {
 	file := fm.file
 	f := jen.NewFilePathName(string(fm.out.importPath), string(fm.out.name))
 	f.NoFormat = true // formatted below, with a readable dump on failure

@@ -4,13 +4,15 @@ import (
 	"fmt"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/a2agen/a2agen/internal/binding"
 )
 
 // emitGRPCRegister writes Register<S>GRPC, which registers a Handler on a
 // grpc.ServiceRegistrar. The grpc.ServiceDesc is built by the runtime from
 // <S>Desc, so users need no protoc-gen-go-grpc output.
 func (e *serviceEmitter) emitGRPCRegister() {
-	name := e.n.HandlerConstructor(BindingGRPC)
+	name := e.n.HandlerConstructor(binding.GRPC)
 	e.f.Line()
 	addComment(e.f, paragraphs(
 		fmt.Sprintf("%s registers h on r (usually a *grpc.Server) as the gRPC service %s: "+
@@ -32,7 +34,7 @@ func (e *serviceEmitter) emitGRPCRegister() {
 // emitGRPCClients writes New<S>GRPCClient, which opens its own connection,
 // and New<S>GRPCClientFromConn, which uses the caller's.
 func (e *serviceEmitter) emitGRPCClients() {
-	name := e.n.ClientBindingConstructor(BindingGRPC)
+	name := e.n.ClientBindingConstructor(binding.GRPC)
 	fromConn := e.n.GRPCClientFromConn()
 	e.f.Line()
 	addComment(e.f, paragraphs(

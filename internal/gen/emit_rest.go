@@ -4,12 +4,14 @@ import (
 	"fmt"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/a2agen/a2agen/internal/binding"
 )
 
 // emitRESTHandler writes New<S>RESTHandler, which serves the Handler over
 // the HTTP+JSON binding from the compiled google.api.http rules.
 func (e *serviceEmitter) emitRESTHandler() {
-	name := e.n.HandlerConstructor(BindingREST)
+	name := e.n.HandlerConstructor(binding.HTTPJSON)
 	e.f.Line()
 	addComment(e.f, paragraphs(
 		fmt.Sprintf("%s serves h over the A2A HTTP+JSON (REST) binding: every rpc on the routes of its google.api.http rules "+
@@ -26,7 +28,7 @@ func (e *serviceEmitter) emitRESTHandler() {
 // emitRESTClient writes New<S>RESTClient, a Client over the HTTP+JSON
 // binding.
 func (e *serviceEmitter) emitRESTClient() {
-	name := e.n.ClientBindingConstructor(BindingREST)
+	name := e.n.ClientBindingConstructor(binding.HTTPJSON)
 	e.f.Line()
 	addComment(e.f, paragraphs(
 		fmt.Sprintf("%s returns a client of the %s service that calls the agent's HTTP+JSON (REST) interface at baseURL "+

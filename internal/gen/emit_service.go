@@ -9,6 +9,8 @@ import (
 	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/a2agen/a2agen/internal/binding"
 )
 
 // serviceEmitter writes everything generated for one service into f.
@@ -17,7 +19,7 @@ type serviceEmitter struct {
 	f        *jen.File
 	sm       *serviceModel
 	n        *serviceNames
-	bindings []string
+	bindings []binding.Binding
 	out      outputPackage
 }
 

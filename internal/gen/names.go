@@ -7,6 +7,8 @@ import (
 	"unicode"
 
 	"google.golang.org/protobuf/compiler/protogen"
+
+	"github.com/a2agen/a2agen/internal/binding"
 )
 
 // serviceNames is the one place where the Go identifiers generated for a
@@ -81,40 +83,33 @@ func (n *serviceNames) JSONRPCMethodConst(m *protogen.Method) string {
 	return n.service + m.GoName + "JSONRPCMethod"
 }
 
-// bindingLabels are the identifier fragments of each binding.
-var bindingLabels = map[string]string{
-	BindingJSONRPC: "JSONRPC",
-	BindingREST:    "REST",
-	BindingGRPC:    "GRPC",
-}
-
 // HandlerConstructor returns the name of the constructor serving a Handler
 // over binding b, e.g. NewA2AServiceJSONRPCHandler. gRPC has no handler
 // value to construct: its function registers the Handler on a
 // grpc.ServiceRegistrar, as protoc-gen-go-grpc's Register<S>Server does, and
 // is named RegisterA2AServiceGRPC.
-func (n *serviceNames) HandlerConstructor(b string) string {
-	if b == BindingGRPC {
-		return "Register" + n.service + bindingLabels[b]
+func (n *serviceNames) HandlerConstructor(b binding.Binding) string {
+	if b == binding.GRPC {
+		return "Register" + n.service + b.Ident()
 	}
-	return "New" + n.service + bindingLabels[b] + "Handler"
+	return "New" + n.service + b.Ident() + "Handler"
 }
 
 // ClientBindingConstructor returns the name of the constructor of a Client
 // over binding b, e.g. NewA2AServiceJSONRPCClient.
-func (n *serviceNames) ClientBindingConstructor(b string) string {
-	return "New" + n.service + bindingLabels[b] + "Client"
+func (n *serviceNames) ClientBindingConstructor(b binding.Binding) string {
+	return "New" + n.service + b.Ident() + "Client"
 }
 
 // GRPCClientFromConn returns the name of the constructor of a gRPC Client
 // over a connection the caller owns, e.g. NewA2AServiceGRPCClientFromConn.
 func (n *serviceNames) GRPCClientFromConn() string {
-	return n.ClientBindingConstructor(BindingGRPC) + "FromConn"
+	return n.ClientBindingConstructor(binding.GRPC) + "FromConn"
 }
 
 // all lists every package-level identifier generated for the service with
 // what it is, for the collision check.
-func (n *serviceNames) all(bindings []string) map[string]string {
+func (n *serviceNames) all(bindings []binding.Binding) map[string]string {
 	ids := map[string]string{
 		n.Desc:              "service description",
 		n.ServiceName:       "service name constant",
@@ -126,10 +121,10 @@ func (n *serviceNames) all(bindings []string) map[string]string {
 		n.clientImpl:        "client implementation",
 	}
 	for _, b := range bindings {
-		ids[n.HandlerConstructor(b)] = b + " handler constructor"
-		ids[n.ClientBindingConstructor(b)] = b + " client constructor"
-		if b == BindingGRPC {
-			ids[n.GRPCClientFromConn()] = b + " client constructor over a connection"
+		ids[n.HandlerConstructor(b)] = b.Option() + " handler constructor"
+		ids[n.ClientBindingConstructor(b)] = b.Option() + " client constructor"
+		if b == binding.GRPC {
+			ids[n.GRPCClientFromConn()] = b.Option() + " client constructor over a connection"
 		}
 	}
 	for rpc, id := range n.opIndex {
@@ -266,7 +261,7 @@ func grpcIdentifiers(plugin *protogen.Plugin, path protogen.GoImportPath, skip m
 // checkCollisions reports generated identifiers that clash with each other,
 // with what protoc-gen-go declares in the same Go package, or with what
 // protoc-gen-go-grpc would declare there.
-func checkCollisions(plugin *protogen.Plugin, models []*fileModel, bindings []string) error {
+func checkCollisions(plugin *protogen.Plugin, models []*fileModel, bindings []binding.Binding) error {
 	byPackage := map[protogen.GoImportPath][]*fileModel{}
 	var paths []protogen.GoImportPath
 	for _, fm := range models {

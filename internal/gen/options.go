@@ -4,25 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-)
 
-// The bindings protoc-gen-a2a knows, by their parameter names.
-const (
-	BindingJSONRPC = "jsonrpc"
-	BindingREST    = "rest"
-	BindingGRPC    = "grpc"
+	"github.com/a2agen/a2agen/internal/binding"
 )
-
-// knownBindings lists every binding name in the order they are documented;
-// implemented says which ones this version can generate.
-var knownBindings = []struct {
-	name        string
-	implemented bool
-}{
-	{BindingJSONRPC, true},
-	{BindingREST, true},
-	{BindingGRPC, true},
-}
 
 // Options are the protoc-gen-a2a specific plugin parameters. The standard
 // protoc-gen-go parameters (paths=, module=, M…) are handled by protogen.
@@ -34,8 +18,9 @@ var knownBindings = []struct {
 //		return gen.Generate(p, opts)
 //	})
 type Options struct {
-	// Bindings are the binding names to emit constructors for; nil means
-	// the default: every implemented binding, in knownBindings order.
+	// Bindings are the binding names to emit constructors for, as given
+	// (binding.Parse reads them: jsonrpc, rest, grpc, or the card's
+	// spelling); nil means the default: every binding, in binding.All order.
 	Bindings []string
 
 	// PackageSuffix, when not empty, puts the bindings of each proto file in
@@ -120,46 +105,22 @@ func decimal(s string) bool {
 
 // bindings validates the requested bindings and returns them deduplicated,
 // in request order.
-func (o *Options) bindings() ([]string, error) {
+func (o *Options) bindings() ([]binding.Binding, error) {
 	if o.Bindings == nil {
-		var all []string
-		for _, k := range knownBindings {
-			if k.implemented {
-				all = append(all, k.name)
-			}
-		}
-		return all, nil
+		return binding.All(), nil
 	}
-	var out []string
-	seen := map[string]bool{}
-	for _, b := range o.Bindings {
-		if b == "" {
-			return nil, fmt.Errorf("bindings= names an empty binding (known: %s)", knownBindingList())
+	var out []binding.Binding
+	for _, name := range o.Bindings {
+		if name == "" {
+			return nil, fmt.Errorf("bindings= names an empty binding (known: %s)", strings.Join(binding.Options(), ", "))
 		}
-		implemented, known := false, false
-		for _, k := range knownBindings {
-			if k.name == b {
-				known, implemented = true, k.implemented
-			}
+		b, err := binding.Parse(name)
+		if err != nil {
+			return nil, fmt.Errorf("bindings=: %w", err)
 		}
-		switch {
-		case !known:
-			return nil, fmt.Errorf("unknown binding %q (known: %s)", b, knownBindingList())
-		case !implemented:
-			return nil, fmt.Errorf("binding %q is not implemented yet in protoc-gen-a2a v%s", b, Version)
-		}
-		if !seen[b] {
-			seen[b] = true
+		if !slices.Contains(out, b) {
 			out = append(out, b)
 		}
 	}
 	return out, nil
-}
-
-func knownBindingList() string {
-	names := make([]string, len(knownBindings))
-	for i, k := range knownBindings {
-		names[i] = k.name
-	}
-	return strings.Join(names, ", ")
 }

@@ -178,7 +178,7 @@ bad.proto:21:3: bad.v1.Svc.Up: client-streaming rpcs cannot be served by protoc-
 		name:  "unknown binding",
 		rpcs:  "  " + ok,
 		param: "bindings=jsonrpc,soap",
-		want:  `unknown binding "soap" (known: jsonrpc, rest, grpc)`,
+		want:  `bindings=: unknown binding "soap"; want JSONRPC, HTTP+JSON or GRPC (in any case; also jsonrpc, json-rpc, rest, http, http_json, grpc)`,
 	}, {
 		name:  "empty binding list",
 		rpcs:  "  " + ok,

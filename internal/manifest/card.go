@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
 )
 
 // protocolVersion is the A2A version every interface of a scaffolded agent
@@ -66,7 +67,7 @@ func (m *Manifest) card(baseURL string, skills []Skill) *a2av1.AgentCard {
 	for _, b := range m.Bindings {
 		iface := &a2av1.AgentInterface{
 			Url:             InterfaceURL(b, baseURL),
-			ProtocolBinding: string(b.Protocol),
+			ProtocolBinding: b.Protocol.String(),
 			Tenant:          b.Tenant,
 			ProtocolVersion: protocolVersion,
 		}
@@ -168,7 +169,7 @@ func InterfaceURL(b Binding, baseURL string) string {
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "localhost"
 	}
-	if b.Protocol == ProtocolGRPC {
+	if b.Protocol == runtime.BindingGRPC {
 		if b.URL != "" {
 			if t, err := grpcTarget(b.URL); err == nil {
 				return t

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
 )
 
 func TestInterfaceURL(t *testing.T) {
@@ -15,16 +16,16 @@ func TestInterfaceURL(t *testing.T) {
 		base string
 		want string
 	}{
-		{Binding{Protocol: ProtocolJSONRPC, Address: ":8080", Path: "/"}, "", "http://localhost:8080/"},
-		{Binding{Protocol: ProtocolJSONRPC, Address: "10.0.0.5:8080", Path: "/a2a"}, "", "http://10.0.0.5:8080/a2a"},
-		{Binding{Protocol: ProtocolHTTPJSON, Address: "[::]:8080", Path: "/rest"}, "", "http://localhost:8080/rest"},
-		{Binding{Protocol: ProtocolHTTPJSON, Address: ":8080", Path: "/rest"}, "https://a.example.com/", "https://a.example.com/rest"},
-		{Binding{Protocol: ProtocolHTTPJSON, Address: ":8080", Path: "/rest", URL: "https://b.example.com/x"}, "https://a.example.com", "https://b.example.com/x"},
-		{Binding{Protocol: ProtocolGRPC, Address: ":9090"}, "", "localhost:9090"},
-		{Binding{Protocol: ProtocolGRPC, Address: ":9090"}, "https://a.example.com:8443/agents", "a.example.com:9090"},
-		{Binding{Protocol: ProtocolGRPC, Address: ":9090", URL: "https://grpc.example.com"}, "", "grpc.example.com:443"},
-		{Binding{Protocol: ProtocolGRPC, Address: ":9090", URL: "dns:///grpc.example.com:8443"}, "", "grpc.example.com:8443"},
-		{Binding{Protocol: ProtocolGRPC, Address: ":9090", URL: "grpc.example.com:50051"}, "", "grpc.example.com:50051"},
+		{Binding{Protocol: runtime.BindingJSONRPC, Address: ":8080", Path: "/"}, "", "http://localhost:8080/"},
+		{Binding{Protocol: runtime.BindingJSONRPC, Address: "10.0.0.5:8080", Path: "/a2a"}, "", "http://10.0.0.5:8080/a2a"},
+		{Binding{Protocol: runtime.BindingREST, Address: "[::]:8080", Path: "/rest"}, "", "http://localhost:8080/rest"},
+		{Binding{Protocol: runtime.BindingREST, Address: ":8080", Path: "/rest"}, "https://a.example.com/", "https://a.example.com/rest"},
+		{Binding{Protocol: runtime.BindingREST, Address: ":8080", Path: "/rest", URL: "https://b.example.com/x"}, "https://a.example.com", "https://b.example.com/x"},
+		{Binding{Protocol: runtime.BindingGRPC, Address: ":9090"}, "", "localhost:9090"},
+		{Binding{Protocol: runtime.BindingGRPC, Address: ":9090"}, "https://a.example.com:8443/agents", "a.example.com:9090"},
+		{Binding{Protocol: runtime.BindingGRPC, Address: ":9090", URL: "https://grpc.example.com"}, "", "grpc.example.com:443"},
+		{Binding{Protocol: runtime.BindingGRPC, Address: ":9090", URL: "dns:///grpc.example.com:8443"}, "", "grpc.example.com:8443"},
+		{Binding{Protocol: runtime.BindingGRPC, Address: ":9090", URL: "grpc.example.com:50051"}, "", "grpc.example.com:50051"},
 	} {
 		if got := InterfaceURL(tc.b, tc.base); got != tc.want {
 			t.Errorf("InterfaceURL(%+v, %q) = %q; want %q", tc.b, tc.base, got, tc.want)

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/a2agen/a2agen/runtime"
 )
 
 // agent decodes the top-level mapping.
@@ -140,12 +142,6 @@ func (d *decoder) capabilities(n *yaml.Node, path string) Capabilities {
 	}
 }
 
-// bindingAliases maps names people write for a binding to its A2A name.
-var bindingAliases = map[string]Protocol{
-	"REST": ProtocolHTTPJSON, "HTTP": ProtocolHTTPJSON, "HTTPJSON": ProtocolHTTPJSON, "HTTP_JSON": ProtocolHTTPJSON,
-	"JSON-RPC": ProtocolJSONRPC, "JSONRPC2": ProtocolJSONRPC, "JSON-RPC2": ProtocolJSONRPC,
-}
-
 func (d *decoder) bindings(f fields) []Binding {
 	f.nonEmptyList("bindings", "binding")
 	var out []Binding
@@ -176,7 +172,7 @@ func (d *decoder) bindings(f fields) []Binding {
 		}
 		b.URL = bf.text("url")
 		switch {
-		case b.Protocol == ProtocolGRPC:
+		case b.Protocol == runtime.BindingGRPC:
 			if b.Path != "" {
 				d.errorf(bf.get("path"), bf.sub("path"), "not used by GRPC bindings (gRPC routes by service name); remove it")
 			}
@@ -193,7 +189,7 @@ func (d *decoder) bindings(f fields) []Binding {
 				if err := checkPath(b.Path); err != nil {
 					d.errorf(bf.get("path"), bf.sub("path"), "%v", err)
 				}
-			} else if b.Protocol == ProtocolJSONRPC {
+			} else if b.Protocol == runtime.BindingJSONRPC {
 				b.Path = DefaultJSONRPCPath
 			} else {
 				b.Path = DefaultHTTPJSONPath
@@ -223,30 +219,30 @@ func (d *decoder) needHTTPBinding(f fields, bindings []Binding, declared int) {
 		return
 	}
 	for _, b := range bindings {
-		if b.Protocol != ProtocolGRPC {
+		if b.Protocol != runtime.BindingGRPC {
 			return
 		}
 	}
 	d.errorf(f.get("bindings"), "bindings", "add a JSONRPC or HTTP+JSON binding: its HTTP listener also serves the agent card (%s), without which clients cannot discover the GRPC interface", "/.well-known/agent-card.json")
 }
 
-// protocol resolves a binding name, suggesting the A2A spelling of near
-// misses and common aliases ("REST" for HTTP+JSON).
-func (d *decoder) protocol(n *yaml.Node, path, name string) Protocol {
-	for _, p := range Protocols {
-		if name == string(p) {
-			return p
+// protocol resolves a binding name. The manifest wants the card's spelling
+// (it is what the card will say); what runtime.ParseBinding reads as a
+// binding (any case, "REST", "json-rpc") is suggested, and near misses of
+// the card's spellings are too.
+func (d *decoder) protocol(n *yaml.Node, path, name string) runtime.Binding {
+	if b, err := runtime.ParseBinding(name); err == nil {
+		if name == b.String() {
+			return b
 		}
+		d.errorf(n, path, "unknown binding %q; did you mean %q?", name, b.String())
+		return ""
 	}
-	names := make([]string, len(Protocols))
-	for i, p := range Protocols {
-		names[i] = string(p)
+	names := make([]string, 0, len(runtime.Bindings()))
+	for _, b := range runtime.Bindings() {
+		names = append(names, b.String())
 	}
-	best := suggest(name, names)
-	if alias, ok := bindingAliases[strings.ToUpper(name)]; ok && best == "" {
-		best = string(alias)
-	}
-	if best != "" {
+	if best := suggest(name, names); best != "" {
 		d.errorf(n, path, "unknown binding %q; did you mean %q?", name, best)
 	} else {
 		d.errorf(n, path, "unknown binding %q (want one of %s)", name, strings.Join(names, ", "))
@@ -272,7 +268,7 @@ func (d *decoder) bindingConflicts(bs []Binding, f fields) {
 			at = f.node
 		}
 		switch {
-		case b.Protocol == ProtocolGRPC || o.Protocol == ProtocolGRPC:
+		case b.Protocol == runtime.BindingGRPC || o.Protocol == runtime.BindingGRPC:
 			d.errorf(at, f.sub("address"), "%q is also the address of bindings[%d] (%s); a GRPC binding needs an address of its own", b.Address, j, o.Protocol)
 		case b.Address != o.Address:
 			d.errorf(at, f.sub("address"), "%q overlaps %q of bindings[%d]; write the same address to serve both on one listener", b.Address, o.Address, j)

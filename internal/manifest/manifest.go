@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/a2agen/a2agen/internal/dataschema"
+	"github.com/a2agen/a2agen/runtime"
 )
 
 // APIVersion is the manifest format this package reads (the apiVersion key).
@@ -11,24 +12,6 @@ const APIVersion = "a2agen/v1"
 
 // Kind is the only accepted value of the optional kind key.
 const Kind = "Agent"
-
-// Protocol names an A2A protocol binding as the card spells it
-// (AgentInterface.protocolBinding).
-type Protocol string
-
-// The bindings a scaffolded agent can serve.
-const (
-	ProtocolJSONRPC  Protocol = "JSONRPC"
-	ProtocolHTTPJSON Protocol = "HTTP+JSON"
-	ProtocolGRPC     Protocol = "GRPC"
-)
-
-// Protocols lists the bindings in the order they are documented.
-var Protocols = []Protocol{ProtocolJSONRPC, ProtocolHTTPJSON, ProtocolGRPC}
-
-// IsHTTP reports whether the binding is served over HTTP/1.1 (JSON-RPC and
-// HTTP+JSON share listeners; gRPC needs its own).
-func (p Protocol) IsHTTP() bool { return p == ProtocolJSONRPC || p == ProtocolHTTPJSON }
 
 // Default values applied to keys the manifest leaves out.
 const (
@@ -100,7 +83,9 @@ type Provider struct {
 
 // Binding is one interface the agent serves.
 type Binding struct {
-	Protocol Protocol
+	// Protocol is the binding, as the card spells it; "" when the manifest
+	// named none or an unknown one (a problem is reported).
+	Protocol runtime.Binding
 	// Address is the listen address, host:port (host may be empty).
 	Address string
 	// Path is where an HTTP binding is mounted ("" for gRPC).

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server"
 )
 
@@ -85,7 +86,7 @@ func WaitTask(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient, id st
 
 // SameOnEveryBinding gets the task over every binding of Bindings, fails
 // the test unless the answers are equal, and returns the task.
-func SameOnEveryBinding(ctx context.Context, t testing.TB, c map[string]a2av1.A2AServiceClient, id string) *a2av1.Task {
+func SameOnEveryBinding(ctx context.Context, t testing.TB, c map[runtime.Binding]a2av1.A2AServiceClient, id string) *a2av1.Task {
 	t.Helper()
 	var first *a2av1.Task
 	for _, b := range Bindings {

@@ -192,13 +192,13 @@ func (p *Process) Stderr() string { return p.errs.String() }
 
 // Bindings are the protocol bindings, in the order the tests go through
 // them.
-var Bindings = []string{runtime.BindingJSONRPC, runtime.BindingREST, runtime.BindingGRPC}
+var Bindings = runtime.Bindings()
 
 // Client returns a generated client for the printed endpoint of binding
 // (runtime.BindingJSONRPC, BindingREST or BindingGRPC).
-func (p *Process) Client(t testing.TB, binding string, opts ...runtime.ClientOption) a2av1.A2AServiceClient {
+func (p *Process) Client(t testing.TB, binding runtime.Binding, opts ...runtime.ClientOption) a2av1.A2AServiceClient {
 	t.Helper()
-	url := p.Endpoints[binding]
+	url := p.Endpoints[binding.String()]
 	if url == "" {
 		t.Fatalf("%s printed no %s endpoint (endpoints %v)", p.name, binding, p.Endpoints)
 	}
@@ -219,9 +219,9 @@ func (p *Process) Client(t testing.TB, binding string, opts ...runtime.ClientOpt
 }
 
 // Clients returns a client for every binding of Bindings, by binding.
-func (p *Process) Clients(t testing.TB) map[string]a2av1.A2AServiceClient {
+func (p *Process) Clients(t testing.TB) map[runtime.Binding]a2av1.A2AServiceClient {
 	t.Helper()
-	out := map[string]a2av1.A2AServiceClient{}
+	out := map[runtime.Binding]a2av1.A2AServiceClient{}
 	for _, b := range Bindings {
 		out[b] = p.Client(t, b)
 	}
@@ -301,7 +301,7 @@ func ParseLine(line string) (name, value string, ok bool) {
 		return "store", strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "store")), true
 	case len(f) == 3 && f[0] == "agent" && f[1] == "card", len(f) == 2 && f[0] == "card":
 		return "card", f[len(f)-1], true
-	case len(f) == 2 && (f[0] == runtime.BindingJSONRPC || f[0] == runtime.BindingREST || f[0] == runtime.BindingGRPC):
+	case len(f) == 2 && runtime.Binding(f[0]).Known():
 		return f[0], f[1], true
 	}
 	return "", "", false

@@ -70,17 +70,6 @@ func (p *project) skillsFile() ([]byte, error) {
 // link the host package).
 const SkillMetadataKey = "a2a-scaffold/skill"
 
-// bindingConst is the runtime constant naming a binding.
-func bindingConst(p manifest.Protocol) string {
-	switch p {
-	case manifest.ProtocolJSONRPC:
-		return "BindingJSONRPC"
-	case manifest.ProtocolHTTPJSON:
-		return "BindingREST"
-	}
-	return "BindingGRPC"
-}
-
 // serveFile configures host for the manifest and holds runMain.
 func (p *project) serveFile() ([]byte, error) {
 	f := newGoFile(true)
@@ -90,7 +79,7 @@ func (p *project) serveFile() ([]byte, error) {
 	f.Var().Id("bindings").Op("=").Index().Qual(pkgHost, "Binding").CustomFunc(multi, func(g *jen.Group) {
 		for _, b := range m.Bindings {
 			fields := []jen.Code{
-				jen.Id("Protocol").Op(":").Qual(pkgRuntime, bindingConst(b.Protocol)),
+				jen.Id("Protocol").Op(":").Qual(pkgRuntime, "Binding"+b.Protocol.Ident()),
 				jen.Id("Address").Op(":").Lit(b.Address),
 			}
 			if b.Protocol.IsHTTP() {
@@ -203,7 +192,7 @@ func (p *project) testFile() ([]byte, error) {
 						g.Values(jen.Lit(s.ID), jen.Lit(text), jen.Id(card))
 					}
 				})).Block(
-					jen.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Op("+").Lit("/").Op("+").Id("tc").Dot("skill"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+					jen.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Dot("String").Call().Op("+").Lit("/").Op("+").Id("tc").Dot("skill"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 						jen.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id("tc").Dot("card"), jen.Id("tc").Dot("skill")),
 						jen.List(jen.Id("resp"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(jen.Id("tc").Dot("text"), jen.Id("tc").Dot("skill"))),
 						jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
@@ -291,7 +280,7 @@ func (p *project) typedTest(f *jen.File) {
 				send := func(data string) jen.Code {
 					return jen.Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "DataMessage").Call(jen.Id("t"), stringConst(data), jen.Lit(s.ID)))
 				}
-				g.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Op("+").Lit("/"+s.ID), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+				g.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Dot("String").Call().Op("+").Lit("/"+s.ID), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
 					g.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id(card), jen.Lit(s.ID))
 					if s.Input == nil {
 						// Typed output only: the skill takes text.

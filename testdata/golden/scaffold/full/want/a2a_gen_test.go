@@ -26,7 +26,7 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 			{"book-trip", "hello", card},
 			{"refund", "hello", extended},
 		} {
-			t.Run(b.Protocol+"/"+tc.skill, func(t *testing.T) {
+			t.Run(b.Protocol.String()+"/"+tc.skill, func(t *testing.T) {
 				client := agent.Client(t, b, tc.card, tc.skill)
 				resp, err := client.SendMessage(context.Background(), hosttest.Message(tc.text, tc.skill))
 				if err != nil {

@@ -26,7 +26,7 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 		}{
 			{"weather", "hello", card},
 		} {
-			t.Run(b.Protocol+"/"+tc.skill, func(t *testing.T) {
+			t.Run(b.Protocol.String()+"/"+tc.skill, func(t *testing.T) {
 				client := agent.Client(t, b, tc.card, tc.skill)
 				resp, err := client.SendMessage(context.Background(), hosttest.Message(tc.text, tc.skill))
 				if err != nil {
@@ -51,7 +51,7 @@ func TestTypedSkills(t *testing.T) {
 	agent := hosttest.Start(t, agentConfig())
 	card := agent.Card()
 	for _, b := range bindings {
-		t.Run(b.Protocol+"/plan-trip", func(t *testing.T) {
+		t.Run(b.Protocol.String()+"/plan-trip", func(t *testing.T) {
 			client := agent.Client(t, b, card, "plan-trip")
 			resp, err := client.SendMessage(context.Background(), hosttest.DataMessage(t, `{"city":"Lisbon","days":3}`, "plan-trip"))
 			if err != nil {
@@ -69,7 +69,7 @@ func TestTypedSkills(t *testing.T) {
 				t.Errorf("data without city: %v, want InvalidParams naming data.city: required", err)
 			}
 		})
-		t.Run(b.Protocol+"/convert", func(t *testing.T) {
+		t.Run(b.Protocol.String()+"/convert", func(t *testing.T) {
 			client := agent.Client(t, b, card, "convert")
 			resp, err := client.SendMessage(context.Background(), hosttest.DataMessage(t, `{"amount":1,"from":"EUR","to":"EUR"}`, "convert"))
 			if err != nil {
@@ -82,7 +82,7 @@ func TestTypedSkills(t *testing.T) {
 				t.Errorf("data without amount: %v, want InvalidParams naming data.amount: required", err)
 			}
 		})
-		t.Run(b.Protocol+"/weather", func(t *testing.T) {
+		t.Run(b.Protocol.String()+"/weather", func(t *testing.T) {
 			client := agent.Client(t, b, card, "weather")
 			resp, err := client.SendMessage(context.Background(), hosttest.Message("hello", "weather"))
 			if err != nil {

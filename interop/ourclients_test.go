@@ -93,7 +93,7 @@ func TestOurClientsToSDKServer(t *testing.T) {
 			t.Parallel()
 			ctx := stepContext(t)
 			c, err := agentcard.Discover(ctx, httpBase(t, sdk.endpoints["card"]),
-				agentcard.WithBindings(b),
+				agentcard.WithBindings(runtime.Binding(b)),
 				agentcard.WithTransport(runtime.BindingREST, func(url string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
 					return runtime.NewRESTTransport(url, opts...), nil
 				}))

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2agen/a2agen/agentcard"
+	"github.com/a2agen/a2agen/runtime"
 )
 
 // v03Bindings are the bindings on which a2agen's client calls a v0.3-only
@@ -40,7 +41,7 @@ func TestOurClientToSDKV03Server(t *testing.T) {
 		t.Run(b, func(t *testing.T) {
 			t.Parallel()
 			c, err := agentcard.Discover(stepContext(t), httpBase(t, sdk.endpoints["card"]),
-				agentcard.WithBindings(b),
+				agentcard.WithBindings(runtime.Binding(b)),
 				agentcard.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
 			if err != nil {
 				t.Fatalf("agentcard.Discover of the SDK's v0.3 card: %v", err)

@@ -316,3 +316,26 @@ func TestRESTClientSnakeCaseMapKeys(t *testing.T) {
 		t.Errorf("snake_case scheme name read as %v / %v, want myKey (the documented loss)", card.GetSecuritySchemes(), card.GetSecurityRequirements())
 	}
 }
+
+// TestRESTClientURLEndingInV1: a card url that already ends in /v1 reaches
+// the /v1 routes through the plain-path fallback.
+func TestRESTClientURLEndingInV1(t *testing.T) {
+	var paths []string
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.Path)
+		if r.URL.Path != "/v1/tasks/t1" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, `{"kind":"task","id":"t1","contextId":"c1","status":{"state":"working"}}`)
+	}))
+	t.Cleanup(hs.Close)
+	c := a2av1.NewA2AServiceClient(a2av03.NewRESTClientTransport(hs.URL + "/v1"))
+	task, err := c.GetTask(context.Background(), &a2av1.GetTaskRequest{Id: "t1"})
+	if err != nil || task.GetId() != "t1" {
+		t.Fatalf("GetTask = %v, %v (requests %q)", task, err, paths)
+	}
+	if !slices.Equal(paths, []string{"/v1/v1/tasks/t1", "/v1/tasks/t1"}) {
+		t.Errorf("requests = %q", paths)
+	}
+}

@@ -227,13 +227,18 @@ func freshness(h http.Header, now time.Time) (store bool, expires time.Time) {
 // readCard reads a card document: a v1.0 card, or a v0.3 card (a top-level
 // url and no supportedInterfaces), whose url, preferredTransport and
 // additionalInterfaces become supportedInterfaces of its protocolVersion
-// (compat/a2av03.ReadCard).
+// (compat/a2av03.ReadCard). A v1.0 card's security scheme that is empty
+// in its v1.0 members is read from its v0.3 ones (compat/a2av03.CompleteSchemes:
+// the official Go SDK's dual card nests the v1.0 form under other names).
 func readCard(doc []byte) (*a2av1.AgentCard, error) {
 	if a2av03.IsV03Card(doc) {
 		return a2av03.ReadCard(doc)
 	}
 	card := new(a2av1.AgentCard)
 	if err := runtime.UnmarshalJSON(doc, card); err != nil {
+		return nil, err
+	}
+	if err := a2av03.CompleteSchemes(doc, card); err != nil {
 		return nil, err
 	}
 	return card, nil

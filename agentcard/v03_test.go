@@ -92,3 +92,29 @@ func TestDiscoverV03Card(t *testing.T) {
 		t.Errorf("stream over v0.3: %d events, want 5", n)
 	}
 }
+
+// TestDiscoverDualCardSchemesUnderV03Names: the official Go SDK's v0.3
+// card lists supportedInterfaces (so it is read as a v1.0 card) but nests
+// each security scheme's v1.0 form under the v0.3 type's name; Discover
+// reads the scheme from its v0.3 members instead of keeping it empty.
+func TestDiscoverDualCardSchemesUnderV03Names(t *testing.T) {
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"name":"sdk","description":"d","version":"1","url":"http://127.0.0.1:1/rpc","protocolVersion":"0.3",
+			"supportedInterfaces":[{"url":"http://127.0.0.1:1/rpc","protocolBinding":"JSONRPC","protocolVersion":"0.3"}],
+			"capabilities":{},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[],
+			"securitySchemes":{"bearer":{"type":"http","scheme":"Bearer","http":{"scheme":"Bearer"}}},
+			"securityRequirements":[{"schemes":{"bearer":{"list":[]}}}]}`)
+	}))
+	t.Cleanup(web.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := agentcard.Discover(ctx, web.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if s := c.Card.GetSecuritySchemes()["bearer"].GetHttpAuthSecurityScheme().GetScheme(); s != "Bearer" {
+		t.Errorf("bearer scheme read as %v, want the http scheme Bearer", c.Card.GetSecuritySchemes()["bearer"])
+	}
+}

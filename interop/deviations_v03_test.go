@@ -213,3 +213,28 @@ func TestDeviation_V03RESTServerPlainPathsSnakeCase(t *testing.T) {
 		t.Errorf("answer %s, want a v0.3 task (kind task) with snake_case context_id (deviation gone?)", r.body)
 	}
 }
+
+// TestDeviation_V03CardSchemesUnderV03Names: the SDK's v0.3 card
+// (a2av0.NewStaticAgentCardProducer) is a union of both card versions, but
+// nests each security scheme's v1.0 form under the v0.3 type's name
+// ("http": {...}) instead of v1.0's ("httpAuthSecurityScheme": {...}), so
+// a v1.0 reading sees an empty scheme (the SDK's own v1.0 card parser
+// refuses the card: "unknown security scheme type"). a2agen's
+// agentcard.Discover reads such a scheme from its v0.3 members (checked in
+// TestOurClientToSDKV03Server).
+func TestDeviation_V03CardSchemesUnderV03Names(t *testing.T) {
+	t.Parallel()
+	sdk := startSDKPeer(t, "-version", "0.3")
+	var card struct {
+		SecuritySchemes     map[string]map[string]json.RawMessage `json:"securitySchemes"`
+		SupportedInterfaces []json.RawMessage                     `json:"supportedInterfaces"`
+	}
+	doc := fetchCardJSON(t, sdk.endpoints["card"])
+	if err := json.Unmarshal(doc, &card); err != nil {
+		t.Fatalf("card %s: %v", doc, err)
+	}
+	bearer := card.SecuritySchemes["bearer"]
+	if len(card.SupportedInterfaces) == 0 || bearer["http"] == nil || bearer["httpAuthSecurityScheme"] != nil || string(bearer["type"]) != `"http"` {
+		t.Errorf("card %s: want supportedInterfaces and the bearer scheme's v1.0 form under \"http\", not \"httpAuthSecurityScheme\" (deviation gone?)", doc)
+	}
+}

@@ -50,6 +50,11 @@ func TestOurClientToSDKV03Server(t *testing.T) {
 			if got, v := c.Interface.GetProtocolBinding(), c.Interface.GetProtocolVersion(); got != b || v != "0.3" {
 				t.Fatalf("Discover chose %s %s, want %s 0.3", got, v, b)
 			}
+			// The SDK's card nests the v1.0 form of its bearer scheme under
+			// another name (TestDeviation_V03CardSchemesUnderV03Names).
+			if s := c.Card.GetSecuritySchemes()["bearer"].GetHttpAuthSecurityScheme().GetScheme(); s != "Bearer" {
+				t.Errorf("the card's bearer scheme read as %v, want the http scheme Bearer", c.Card.GetSecuritySchemes()["bearer"])
+			}
 			runEchoContract(t, b, c, hook, sdkV03Quirks(b))
 		})
 	}

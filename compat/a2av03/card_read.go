@@ -208,3 +208,39 @@ func schemeToV1(s securitySchemeV03) (*a2av1.SecurityScheme, error) {
 	}
 	return nil, fmt.Errorf("type %q is not an A2A v0.3 security scheme type (apiKey, http, oauth2, openIdConnect, mutualTLS)", s.Type)
 }
+
+// CompleteSchemes fills every security scheme of card, read from doc as a
+// v1.0 card, that is empty (names no v1.0 kind) from the v0.3 members of
+// the same entry (type, scheme, in, name, …), as ReadCard reads them. The
+// union card of the official Go SDK's v0.3 layer (v2.3.1) nests a scheme's
+// v1.0 form under the v0.3 type's name ("http", "apiKey") instead of v1.0's
+// ("httpAuthSecurityScheme", "apiKeySecurityScheme"), so a v1.0 reading of
+// its card keeps only empty schemes. A scheme without a v0.3 type stays as
+// it is; one of an unknown v0.3 type is an error naming it.
+func CompleteSchemes(doc []byte, card *a2av1.AgentCard) error {
+	empty := false
+	for _, s := range card.GetSecuritySchemes() {
+		empty = empty || s.GetScheme() == nil
+	}
+	if !empty {
+		return nil
+	}
+	var v struct {
+		SecuritySchemes map[string]securitySchemeV03 `json:"securitySchemes"`
+	}
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return fmt.Errorf("a2av03: the agent card's securitySchemes: %w", err)
+	}
+	for name, s := range card.GetSecuritySchemes() {
+		old, ok := v.SecuritySchemes[name]
+		if s.GetScheme() != nil || !ok || old.Type == "" {
+			continue
+		}
+		filled, err := schemeToV1(old)
+		if err != nil {
+			return fmt.Errorf("a2av03: the agent card: securitySchemes.%s: %w", name, err)
+		}
+		card.SecuritySchemes[name] = filled
+	}
+	return nil
+}

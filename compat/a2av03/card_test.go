@@ -96,3 +96,42 @@ func TestCardOAuthFlowsLossy(t *testing.T) {
 		t.Errorf("the device-code scheme as v0.3: %+v", s)
 	}
 }
+
+// TestCompleteSchemes: a dual card whose schemes carry their v1.0 form
+// under the v0.3 type's name (as the official Go SDK v2.3.1's v0.3 card
+// does) reads as a v1.0 card with empty schemes; CompleteSchemes fills them
+// from the v0.3 members and leaves schemes with a v1.0 member alone.
+func TestCompleteSchemes(t *testing.T) {
+	doc := []byte(`{"name":"sdk","description":"d","version":"1","url":"http://127.0.0.1:1/rpc","protocolVersion":"0.3",
+		"supportedInterfaces":[{"url":"http://127.0.0.1:1/rpc","protocolBinding":"JSONRPC","protocolVersion":"0.3"}],
+		"capabilities":{},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[],
+		"securitySchemes":{
+			"bearer":{"type":"http","scheme":"Bearer","description":"b","http":{"scheme":"Bearer","description":"b"}},
+			"key":{"type":"apiKey","in":"header","name":"X-Key","apiKey":{"location":"header","name":"X-Key"}},
+			"v1":{"httpAuthSecurityScheme":{"scheme":"Basic"}}}}`)
+	card := new(a2av1.AgentCard)
+	if err := runtime.UnmarshalJSON(doc, card); err != nil {
+		t.Fatal(err)
+	}
+	if card.GetSecuritySchemes()["bearer"].GetScheme() != nil {
+		t.Fatalf("the v1.0 reading already knows the scheme: %v (the SDK's shape changed?)", card.GetSecuritySchemes()["bearer"])
+	}
+	if err := a2av03.CompleteSchemes(doc, card); err != nil {
+		t.Fatal(err)
+	}
+	s := card.GetSecuritySchemes()
+	if h := s["bearer"].GetHttpAuthSecurityScheme(); h.GetScheme() != "Bearer" || h.GetDescription() != "b" {
+		t.Errorf("bearer = %v, want the http scheme Bearer", s["bearer"])
+	}
+	if k := s["key"].GetApiKeySecurityScheme(); k.GetLocation() != "header" || k.GetName() != "X-Key" {
+		t.Errorf("key = %v, want the apiKey scheme X-Key in header", s["key"])
+	}
+	if h := s["v1"].GetHttpAuthSecurityScheme(); h.GetScheme() != "Basic" {
+		t.Errorf("v1 = %v, want it untouched", s["v1"])
+	}
+	bad := []byte(`{"securitySchemes":{"x":{"type":"kerberos"}}}`)
+	c := &a2av1.AgentCard{SecuritySchemes: map[string]*a2av1.SecurityScheme{"x": {}}}
+	if err := a2av03.CompleteSchemes(bad, c); err == nil {
+		t.Error("an unknown v0.3 scheme type was accepted")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/compat/a2av03"
 	"github.com/a2agen/a2agen/runtime"
 )
 
@@ -19,7 +20,9 @@ import (
 // runtime.ParseGRPCTarget) becomes https://host:port. Other URLs (https://,
 // a public host:port, which clients already reach over TLS) and the rest of
 // the document are kept byte for byte, so a card without plaintext URLs is
-// returned unchanged.
+// returned unchanged; a dual card (with the top-level url and
+// protocolVersion of a v0.3 card) also gets its v0.3 members rewritten
+// (a2av03.WithV03Fields).
 //
 // A signed card (one with signatures) cannot be changed without breaking
 // its signatures: when it has a plaintext URL, CardWithTLS refuses it with
@@ -61,6 +64,14 @@ func cardWithTLS(doc []byte, card *a2av1.AgentCard, what string) ([]byte, error)
 	}
 	for i, itf := range card.GetSupportedInterfaces() {
 		itf.Url = urls[i]
+	}
+	if doc != nil && hasTopLevel(doc, "protocolVersion", "url") {
+		// A dual card (a2a-scaffold's, protocolVersions: ["1.0", "0.3"]):
+		// its v0.3 url and additionalInterfaces follow the interfaces.
+		var err error
+		if doc, err = a2av03.WithV03Fields(doc, card); err != nil {
+			return nil, fmt.Errorf("host: rewriting the v0.3 fields of the %s for TLS: %w", what, err)
+		}
 	}
 	return doc, nil
 }

@@ -3,6 +3,7 @@ package host
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -45,6 +46,19 @@ func dualCard(doc []byte, card *a2av1.AgentCard, what string) ([]byte, error) {
 		}
 		return doc, nil
 	}
+	if doc != nil && len(added) == 0 {
+		// Already the dual card (a2a-scaffold writes it, indented and in
+		// proto order): served byte for byte when it says what
+		// WithV03Fields would.
+		out, err := a2av03.WithV03Fields(doc, card)
+		if err != nil {
+			return nil, fmt.Errorf("host: the %s for A2A v0.3: %w", what, err)
+		}
+		if jsonEqual(doc, out) {
+			return doc, nil
+		}
+		return out, nil
+	}
 	card.SupportedInterfaces = append(card.SupportedInterfaces, added...)
 	if doc == nil {
 		return nil, nil
@@ -66,6 +80,15 @@ func hasInterface(card *a2av1.AgentCard, url, binding, version string) bool {
 		}
 	}
 	return false
+}
+
+// jsonEqual reports whether the JSON documents a and b hold the same value.
+func jsonEqual(a, b []byte) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 // hasTopLevel reports whether the JSON object doc has every member named.

@@ -65,7 +65,7 @@ type Config struct {
 	// card (url, preferredTransport, additionalInterfaces, protocolVersion;
 	// see a2av03.WithV03Fields). A signed card is not rewritten: it must
 	// already be the dual card (a2a-scaffold makes it when agent.yaml says
-	// protocolVersions: [1.0, 0.3]).
+	// protocolVersions: ["1.0", "0.3"]).
 	V03 bool
 	// Skills hold one entry for every skill of the public and the extended
 	// card.

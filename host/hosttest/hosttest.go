@@ -1,8 +1,9 @@
 // Package hosttest runs an agent of package host in a test: on free
 // loopback ports, with verifiers that accept fixed test credentials, over
 // TLS with a throw-away PKI when the card declares an mtls scheme, and with
-// generated clients that present the credentials a skill needs. The tests
-// a2a-scaffold generates use it.
+// generated clients that present the credentials a skill needs; for agents
+// serving A2A v0.3 too, v0.3 calls (SendV03) and the dual card
+// (CheckV03Card). The tests a2a-scaffold generates use it.
 package hosttest
 
 import (
@@ -284,28 +285,9 @@ func (a *Agent) client(t testing.TB, b host.Binding, card *a2av1.AgentCard, auth
 	if b.Tenant != "" {
 		opts = append(opts, runtime.WithClientTenant(b.Tenant))
 	}
-	switch authz {
-	case "Bearer":
-		opts = append(opts, runtime.WithHeader("Authorization", "Bearer "+Token))
-	case "Basic":
-		r, _ := http.NewRequest("GET", "/", nil)
-		r.SetBasicAuth(Username, Password)
-		opts = append(opts, runtime.WithHeader("Authorization", r.Header.Get("Authorization")))
-	}
-	var query []string
-	if withCreds {
-		for _, name := range slices.Sorted(maps.Keys(card.GetSecuritySchemes())) {
-			k := card.GetSecuritySchemes()[name].GetApiKeySecurityScheme()
-			switch {
-			case k == nil:
-			case k.GetLocation() == "cookie":
-				opts = append(opts, runtime.WithHeader("Cookie", k.GetName()+"="+APIKey))
-			case k.GetLocation() == "query" && b.Protocol != runtime.BindingGRPC:
-				query = append(query, k.GetName())
-			default: // header; on gRPC also query keys, as metadata
-				opts = append(opts, runtime.WithHeader(k.GetName(), APIKey))
-			}
-		}
+	headers, hc := a.credentials(b, card, authz, withCreds)
+	for _, h := range headers {
+		opts = append(opts, runtime.WithHeader(h[0], h[1]))
 	}
 	opts = append(opts, extra...)
 	url := a.URL(b)
@@ -320,20 +302,53 @@ func (a *Agent) client(t testing.TB, b host.Binding, card *a2av1.AgentCard, auth
 		}
 		return c
 	default:
-		hc := a.httpClient(withCreds)
-		if len(query) > 0 {
-			base := hc.Transport
-			if base == nil {
-				base = http.DefaultTransport
-			}
-			hc.Transport = &queryKeys{base: base, names: query}
-		}
 		opts = append([]runtime.ClientOption{runtime.WithHTTPClient(hc)}, opts...)
 		if b.Protocol == runtime.BindingREST {
 			return a2av1.NewA2AServiceRESTClient(url, opts...)
 		}
 		return a2av1.NewA2AServiceJSONRPCClient(url, opts...)
 	}
+}
+
+// credentials are the headers (name, value) that carry the test
+// credentials authz says (Bearer, Basic or none) and, with withCreds, the
+// API keys of card's schemes on binding b; and the HTTP client to send
+// them with (presenting the test PKI's client certificate with withCreds,
+// and adding the API keys that travel in the query).
+func (a *Agent) credentials(b host.Binding, card *a2av1.AgentCard, authz string, withCreds bool) ([][2]string, *http.Client) {
+	var headers [][2]string
+	switch authz {
+	case "Bearer":
+		headers = append(headers, [2]string{"Authorization", "Bearer " + Token})
+	case "Basic":
+		r, _ := http.NewRequest("GET", "/", nil)
+		r.SetBasicAuth(Username, Password)
+		headers = append(headers, [2]string{"Authorization", r.Header.Get("Authorization")})
+	}
+	var query []string
+	if withCreds {
+		for _, name := range slices.Sorted(maps.Keys(card.GetSecuritySchemes())) {
+			k := card.GetSecuritySchemes()[name].GetApiKeySecurityScheme()
+			switch {
+			case k == nil:
+			case k.GetLocation() == "cookie":
+				headers = append(headers, [2]string{"Cookie", k.GetName() + "=" + APIKey})
+			case k.GetLocation() == "query" && b.Protocol != runtime.BindingGRPC:
+				query = append(query, k.GetName())
+			default: // header; on gRPC also query keys, as metadata
+				headers = append(headers, [2]string{k.GetName(), APIKey})
+			}
+		}
+	}
+	hc := a.httpClient(withCreds)
+	if len(query) > 0 {
+		base := hc.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		hc.Transport = &queryKeys{base: base, names: query}
+	}
+	return headers, hc
 }
 
 // queryKeys adds the test API key under each name to the query of every

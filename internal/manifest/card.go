@@ -20,6 +20,9 @@ import (
 var protocolVersion = a2av1.A2AServiceDesc.ProtocolVersion()
 
 // AgentCard returns the public agent card the scaffolded agent serves.
+// With protocolVersions naming "0.3" every interface has a 0.3 twin
+// after the 1.0 ones (the scaffold's CardJSON then adds the top-level
+// fields of a v0.3 card).
 // baseURL, when not empty, overrides the manifest's url (the public base URL,
 // see InterfaceURL); it must satisfy ValidateBaseURL. The card has no
 // signatures.
@@ -72,6 +75,16 @@ func (m *Manifest) card(baseURL string, skills []Skill) *a2av1.AgentCard {
 			ProtocolVersion: protocolVersion,
 		}
 		c.SupportedInterfaces = append(c.SupportedInterfaces, iface)
+	}
+	if m.ServesV03() {
+		// A 0.3 twin of every interface, after the 1.0 ones and in the same
+		// order: what host.Config.V03 adds to a card that lacks them, so
+		// host serves this card as it is (and a signed one stays valid).
+		for _, itf := range c.SupportedInterfaces[:len(m.Bindings)] {
+			twin := proto.CloneOf(itf)
+			twin.ProtocolVersion = ProtocolVersion03
+			c.SupportedInterfaces = append(c.SupportedInterfaces, twin)
+		}
 	}
 	for _, e := range m.Extensions {
 		ext := &a2av1.AgentExtension{Uri: e.URI, Description: e.Description, Required: e.Required}

@@ -1,12 +1,15 @@
 package manifest
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/compat/a2av03"
 	"github.com/a2agen/a2agen/runtime"
 )
 
@@ -107,5 +110,49 @@ func TestStarterModulePath(t *testing.T) {
 	}
 	if _, err := Parse("agent.yaml", Starter(`quote " and \ back`)); err != nil {
 		t.Errorf("a name with quotes breaks the starter: %v", err)
+	}
+}
+
+// TestProtocolVersions: without protocolVersions an agent serves 1.0 only;
+// with "0.3" (in any order) every interface gets a 0.3 twin after the 1.0
+// ones, on the extended card too. The version names agree with the
+// generated service and compat/a2av03.
+func TestProtocolVersions(t *testing.T) {
+	if got := a2av1.A2AServiceDesc.ProtocolVersion(); got != ProtocolVersion10 {
+		t.Errorf("the generated service speaks %q, ProtocolVersion10 is %q", got, ProtocolVersion10)
+	}
+	if ProtocolVersion03 != a2av03.Version {
+		t.Errorf("ProtocolVersion03 is %q, compat/a2av03 serves %q", ProtocolVersion03, a2av03.Version)
+	}
+	plain, err := Parse("agent.yaml", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(plain.ProtocolVersions, []string{"1.0"}) || plain.ServesV03() || len(plain.AgentCard("").GetSupportedInterfaces()) != 1 {
+		t.Fatalf("default: versions %v, ServesV03 %v, card %v", plain.ProtocolVersions, plain.ServesV03(), plain.AgentCard(""))
+	}
+	m, err := Parse("agent.yaml", []byte(strings.Replace(minimal, "  - binding: JSONRPC\n", `  - binding: JSONRPC
+  - binding: GRPC
+    tenant: acme
+`, 1)+`protocolVersions: ["0.3", "1.0"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.ServesV03() || !slices.Equal(m.ProtocolVersions, []string{"0.3", "1.0"}) {
+		t.Fatalf("versions %v, ServesV03 %v", m.ProtocolVersions, m.ServesV03())
+	}
+	for _, card := range []*a2av1.AgentCard{m.AgentCard("https://a.example.com"), m.ExtendedAgentCard("https://a.example.com")} {
+		var got []string
+		for _, itf := range card.GetSupportedInterfaces() {
+			got = append(got, itf.GetProtocolBinding()+" "+itf.GetProtocolVersion()+" "+itf.GetUrl()+" "+itf.GetTenant())
+		}
+		want := []string{
+			"JSONRPC 1.0 https://a.example.com/ ", "GRPC 1.0 a.example.com:9090 acme",
+			"JSONRPC 0.3 https://a.example.com/ ", "GRPC 0.3 a.example.com:9090 acme",
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("interfaces\n%q, want\n%q", got, want)
+		}
 	}
 }

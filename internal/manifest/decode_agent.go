@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"net"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -41,6 +42,7 @@ func (d *decoder) agent(n *yaml.Node) *Manifest {
 		}
 	}
 	m.URL = f.url("url", checkBaseURL)
+	m.ProtocolVersions = d.protocolVersions(f)
 
 	m.Bindings = d.bindings(f)
 	if n := f.get("capabilities"); n != nil {
@@ -100,6 +102,49 @@ func (d *decoder) agent(n *yaml.Node) *Manifest {
 		}
 	}
 	return m
+}
+
+// protocolVersions reads the A2A versions the agent serves: each one of
+// ProtocolVersions, spelled Major.Minor, at most once, and "1.0" among
+// them. Absent or null means ["1.0"].
+func (d *decoder) protocolVersions(f fields) []string {
+	n := f.get("protocolVersions")
+	if n == nil || isNull(n) {
+		return []string{ProtocolVersion10}
+	}
+	supported := `"` + strings.Join(ProtocolVersions, `" and "`) + `"`
+	first := map[string]int{}
+	var out []string
+	complete := true // every element read: only then is a missing 1.0 reported
+	for i, e := range f.items("protocolVersions") {
+		p := index("protocolVersions", i)
+		s, ok := d.scalarText(e, p)
+		if !ok {
+			complete = false
+			continue
+		}
+		v, parsed := runtime.ParseVersion(s)
+		switch {
+		case parsed && slices.Contains(ProtocolVersions, v) && v != s:
+			d.errorf(e, p, "write %q: protocol versions are Major.Minor (A2A ignores patch versions in version negotiation), got %q", v, s)
+			complete = complete && v != ProtocolVersion10
+			continue
+		case !slices.Contains(ProtocolVersions, s):
+			d.errorf(e, p, "unsupported protocol version %q; a2a-scaffold agents serve %s", s, supported)
+			complete = false
+			continue
+		}
+		if j, dup := first[s]; dup {
+			d.errorf(e, p, "duplicate protocol version %q (first at protocolVersions[%d])", s, j)
+			continue
+		}
+		first[s] = i
+		out = append(out, s)
+	}
+	if deref(n).Kind == yaml.SequenceNode && complete && !slices.Contains(out, ProtocolVersion10) {
+		d.errorf(n, "protocolVersions", "must include %q: every a2a-scaffold agent serves A2A 1.0 (add %q next to it to serve v0.3 as well)", ProtocolVersion10, ProtocolVersion03)
+	}
+	return out
 }
 
 // url reads an optional URL-valued key and checks it.

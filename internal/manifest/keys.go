@@ -158,6 +158,7 @@ var (
 		{name: "iconUrl"},
 		{name: "module"},
 		{name: "url"},
+		{name: "protocolVersions"},
 		{name: "bindings", required: true, elem: bindingShape, layout: list},
 		{name: "capabilities", elem: capabilitiesShape, layout: nested},
 		{name: "defaultInputModes"},

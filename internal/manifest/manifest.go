@@ -13,6 +13,31 @@ const APIVersion = "a2agen/v1"
 // Kind is the only accepted value of the optional kind key.
 const Kind = "Agent"
 
+// The A2A protocol versions a scaffolded agent can serve (protocolVersions).
+const (
+	// ProtocolVersion10 is A2A v1.0, which every scaffolded agent serves.
+	ProtocolVersion10 = "1.0"
+	// ProtocolVersion03 is A2A v0.3, served next to v1.0 through
+	// compat/a2av03 (JSON-RPC, HTTP+JSON) and compat/a2av03grpc (gRPC).
+	ProtocolVersion03 = "0.3"
+)
+
+// ProtocolVersions lists the versions protocolVersions accepts, newest
+// first.
+var ProtocolVersions = []string{ProtocolVersion10, ProtocolVersion03}
+
+// ServesV03 reports whether the agent serves A2A v0.3 next to v1.0: its
+// card is the dual card (a 0.3 interface next to each 1.0 one and the
+// top-level fields of a v0.3 card) and its host.Config sets V03.
+func (m *Manifest) ServesV03() bool {
+	for _, v := range m.ProtocolVersions {
+		if v == ProtocolVersion03 {
+			return true
+		}
+	}
+	return false
+}
+
 // Default values applied to keys the manifest leaves out.
 const (
 	DefaultHTTPAddress  = ":8080"
@@ -52,6 +77,11 @@ type Manifest struct {
 	// URLs of the HTTP bindings are URL + path, the gRPC one is URL's host
 	// with the binding's port.
 	URL string
+
+	// ProtocolVersions are the A2A protocol versions the agent serves, as
+	// written (Major.Minor, no duplicates, "1.0" among them); ["1.0"] when
+	// the manifest leaves them out. See ServesV03.
+	ProtocolVersions []string
 
 	Bindings     []Binding
 	Capabilities Capabilities

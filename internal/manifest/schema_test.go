@@ -279,6 +279,20 @@ func validateSchema(root, schema map[string]any, v any, path string) []string {
 			if a, ok := v.([]any); ok && len(a) < int(arg.(float64)) {
 				fail("fewer than %v items", arg)
 			}
+		case "uniqueItems":
+			if a, ok := v.([]any); ok && arg.(bool) {
+				for i := range a {
+					if slices.ContainsFunc(a[:i], func(e any) bool { return cmp.Equal(e, a[i]) }) {
+						fail("item %d repeats an earlier one", i)
+					}
+				}
+			}
+		case "contains":
+			if a, ok := v.([]any); ok && !slices.ContainsFunc(a, func(e any) bool {
+				return len(validateSchema(root, arg.(map[string]any), e, path)) == 0
+			}) {
+				fail("no item matches contains")
+			}
 		case "items":
 			if a, ok := v.([]any); ok {
 				for i, e := range a {

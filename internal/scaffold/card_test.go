@@ -32,6 +32,8 @@ var cardCases = []struct {
 	{"bindings-url", "testdata/card/bindings.yaml", CardOptions{BaseURL: "https://multi.example.com:8443"}},
 	{"full", fullManifest, CardOptions{}},
 	{"full-extended", fullManifest, CardOptions{Extended: true, BaseURL: "http://127.0.0.1:8080"}},
+	{"dual", "testdata/card/dual.yaml", CardOptions{}},
+	{"dual-extended", "testdata/card/dual.yaml", CardOptions{Extended: true}},
 }
 
 // TestCardGolden compares a2a-scaffold card output with testdata/card; run

@@ -24,9 +24,11 @@ import (
 // document, minus signatures, canonicalises to exactly the signed payload:
 // fields with explicit presence appear iff set (even when false), REQUIRED
 // fields always appear (even when empty), other fields only when not at
-// their default. The output is byte-stable, unlike protojson's.
+// their default. The output is byte-stable, unlike protojson's. A card
+// with a 0.3 interface is the dual card: the members of a v0.3 card follow
+// the v1.0 ones (see dualMembers).
 func CardJSON(card *a2av1.AgentCard) ([]byte, error) {
-	v, err := presenceValue(card.ProtoReflect())
+	v, err := cardValue(card)
 	if err != nil {
 		return nil, err
 	}
@@ -38,12 +40,12 @@ func CardJSON(card *a2av1.AgentCard) ([]byte, error) {
 }
 
 // SigningPayload returns the JWS payload of card (A2A §8.4): the card
-// without signatures, with the presence rules of CardJSON, canonicalised
-// with RFC 8785 (JCS).
+// without signatures, with the presence rules of CardJSON (and, for the
+// dual card, its v0.3 members), canonicalised with RFC 8785 (JCS).
 func SigningPayload(card *a2av1.AgentCard) ([]byte, error) {
 	unsigned := proto.CloneOf(card)
 	unsigned.Signatures = nil
-	v, err := presenceValue(unsigned.ProtoReflect())
+	v, err := cardValue(unsigned)
 	if err != nil {
 		return nil, err
 	}

@@ -102,6 +102,9 @@ func (p *project) serveFile() ([]byte, error) {
 		doc += " (" + strings.Join(names, ", ") + ")"
 	}
 	doc += ", route (route.go) picks the skill of messages that name none, and hosting (hosting.go) adds HTTP routes, HTTP middleware, gRPC server options and interceptors."
+	if m.ServesV03() {
+		doc += ` V03 serves A2A v0.3 next to v1.0 on every binding (protocolVersions: ["1.0", "0.3"]).`
+	}
 	docLines(f, (doc))
 	f.Func().Id("agentConfig").Params().Qual(pkgHost, "Config").Block(
 		jen.Id("cfg").Op(":=").Qual(pkgHost, "Config").CustomFunc(multi, func(g *jen.Group) {
@@ -110,6 +113,9 @@ func (p *project) serveFile() ([]byte, error) {
 				g.Id("ExtendedCardJSON").Op(":").Index().Byte().Parens(jen.Id("extendedAgentCardJSON"))
 			}
 			g.Id("Bindings").Op(":").Id("bindings")
+			if m.ServesV03() {
+				g.Id("V03").Op(":").True()
+			}
 			g.Id("Skills").Op(":").Id("skills")
 			g.Id("Route").Op(":").Id("route")
 			g.Id("Verifiers").Op(":").Id("verifiers").Call()
@@ -218,6 +224,11 @@ func (p *project) testFile() ([]byte, error) {
 		jen.Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call()).Dot("CheckCard").Call(jen.Id("t"), jen.Id("bindings"), jen.Id("agentCardJSON")),
 	)
 
+	if m.ServesV03() {
+		f.Line()
+		p.v03Test(f)
+	}
+
 	if p.hasExtendedCard() {
 		f.Line()
 		docLines(f, ("TestExtendedCard checks that every binding serves the extended card to authenticated callers only."))
@@ -324,4 +335,47 @@ func requiresAuthentication(reqs []manifest.SecurityRequirement) bool {
 		}
 	}
 	return len(reqs) > 0
+}
+
+// v03Test checks what protocolVersions: ["1.0", "0.3"] adds: the dual card
+// on every HTTP address, and an answer to a v0.3 message/send (on its
+// binding's v0.3 wire form) from every skill that takes text, on every
+// binding without a tenant (v0.3 has none).
+func (p *project) v03Test(f *jen.File) {
+	docLines(f, `TestV03 checks that the agent serves A2A v0.3 next to v1.0 (protocolVersions: ["1.0", "0.3"]): every HTTP address serves the dual card, and every skill that takes text answers a v0.3 message/send on every binding — JSON-RPC message/send, HTTP+JSON POST /v1/message:send, gRPC a2a.v1.A2AService/SendMessage — sent without an A2A-Version header, as v0.3 clients send it.`)
+	var texts []skillCode
+	for _, s := range p.skills {
+		if s.Input == nil && !s.Extended {
+			texts = append(texts, s)
+		}
+	}
+	f.Func().Id("TestV03").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
+		g.Id("agent").Dot("CheckV03Card").Call(jen.Id("t"), jen.Id("bindings"))
+		if len(texts) == 0 {
+			return
+		}
+		g.Id("card").Op(":=").Id("agent").Dot("Card").Call()
+		g.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
+			jen.If(jen.Id("b").Dot("Tenant").Op("!=").Lit("")).Block(jen.Continue().Comment("A2A v0.3 has no tenants")),
+			jen.For(jen.List(jen.Id("_"), jen.Id("tc")).Op(":=").Range().Index().Struct(
+				jen.Id("skill").Op(",").Id("text").String(),
+			).CustomFunc(multi, func(g *jen.Group) {
+				for _, s := range texts {
+					text := "hello"
+					if len(s.Examples) > 0 {
+						text = s.Examples[0]
+					}
+					g.Values(jen.Lit(s.ID), jen.Lit(text))
+				}
+			})).Block(
+				jen.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Dot("String").Call().Op("+").Lit("/").Op("+").Id("tc").Dot("skill"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+					jen.Id("answer").Op(":=").Id("agent").Dot("SendV03").Call(jen.Id("t"), jen.Id("b"), jen.Id("card"), jen.Id("tc").Dot("skill"), jen.Id("tc").Dot("text")),
+					jen.If(jen.Id("answer").Dot("State").Op("==").Lit("failed").Op("||").Id("answer").Dot("State").Op("==").Lit("rejected")).Block(
+						jen.Id("t").Dot("Fatalf").Call(jen.Lit("the skill's v0.3 task ended %s"), jen.Id("answer").Dot("State")),
+					),
+				)),
+			),
+		)
+	})
 }

@@ -2,6 +2,8 @@ package interop
 
 import (
 	"testing"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 )
 
 // v03Deviations are the steps the official Go SDK's v0.3 client (v2.3.1,
@@ -30,8 +32,9 @@ var v03Deviations = map[string]map[string]bool{
 // SDK's v0.3 client transports (a separate process) against a2agen's
 // examples/echo --v03, on JSON-RPC, HTTP+JSON and gRPC: send, tasks, cancel,
 // errors, stream, resubscribe, the extended card, extensions and push
-// configs with delivery to a webhook in this process; and its v0.3 gRPC
-// client (a2agrpc/v0) against the echo's a2a.v1.A2AService.
+// configs with delivery to a webhook in this process; its v0.3 gRPC client
+// (a2agrpc/v0) against the echo's a2a.v1.A2AService. A task the SDK made
+// over v0.3 is then read over v1.0 by a2agen's client (one store).
 func TestSDKV03ClientToOurDualEcho(t *testing.T) {
 	t.Parallel()
 	if echoBuildErr != nil {
@@ -55,6 +58,22 @@ func TestSDKV03ClientToOurDualEcho(t *testing.T) {
 			}
 			t.Run("push-delivery", func(t *testing.T) {
 				checkPushScenario(t, run, hook, ourPushHeaders)
+			})
+			// One store for both versions: the task the SDK made over v0.3
+			// is read over v1.0 on the same binding by a2agen's client.
+			t.Run("task-read-over-v1.0", func(t *testing.T) {
+				s, ok := run.step("hello-completes-with-echo-artifact")
+				id, _ := s.Fields["taskId"].(string)
+				if !ok || id == "" {
+					t.Fatalf("no task id from the SDK's send step (%v)", s)
+				}
+				c := ourClient(t, b, ours.endpoints[map[string]string{"JSONRPC": "jsonrpc", "HTTP+JSON": "rest", "GRPC": "grpc"}[b]])
+				task, err := c.GetTask(stepContext(t), &a2av1.GetTaskRequest{Id: id})
+				if err != nil {
+					t.Fatalf("GetTask over v1.0 of the task made over v0.3: %v", err)
+				}
+				wantState(t, task, a2av1.TaskState_TASK_STATE_COMPLETED)
+				wantArtifacts(t, task, "Echo: hello")
 			})
 		})
 	}

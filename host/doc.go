@@ -40,5 +40,13 @@
 //
 // The chosen skill's securityRequirements (from the card) are then checked
 // against the caller's identity: Unauthenticated or Unauthorized, before
-// any task exists.
+// any task exists. Then its modes: a part whose media type is not among
+// the skill's inputModes (else the card's defaultInputModes), or a client
+// whose acceptedOutputModes match none of its outputModes, is refused with
+// ContentTypeNotSupported naming both lists. What the skill answers is held
+// to its outputModes too: a part of another media type in an artifact, a
+// status message or a reply is refused by the events method
+// (InvalidAgentResponse naming the part, its media type and the declared
+// modes; server.Events.CheckParts), and the task fails with that error
+// (docs/manifest.md, "What the skill answers").
 package host

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"fmt"
 	"mime"
 	"slices"
 	"strings"
@@ -90,6 +91,21 @@ func checkOutputModes(skill string, clientAccepts, produced []string) error {
 		}
 	}
 	return withSkill(runtime.IncompatibleContentTypes(clientAccepts, produced), skill, "outputModes")
+}
+
+// checkOutputPart refuses a part of what skill answers (where names it)
+// whose media type is not among the skill's outputModes (else the card's
+// defaultOutputModes): the card promises clients those types only, so this
+// is a bug of the skill, reported as InvalidAgentResponse naming the part,
+// its media type and the declared modes. nil when the part is one of them.
+func checkOutputPart(skill, where string, p *a2av1.Part, produced []string) *runtime.Error {
+	mt := partMediaType(p)
+	if mediaMatches(mt, produced) {
+		return nil
+	}
+	return runtime.InvalidAgentResponse(fmt.Sprintf("skill %q answered %s as %s, which is not among its outputModes (%s): send one of those, or add %s to the skill's outputModes in agent.yaml",
+		skill, where, mt, strings.Join(produced, ", "), mt)).
+		WithMetadata("skill", skill).WithMetadata("modes", "outputModes").WithMetadata("offered", mt).WithMetadata("accepted", strings.Join(produced, ","))
 }
 
 // withSkill adds which skill refused the call, and by which of its lists,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -120,7 +121,26 @@ func (r *router) Execute(ctx context.Context, req *server.Request, events *serve
 	if err := checkOutputModes(s.ID, req.AcceptedOutputModes, s.outputModes); err != nil {
 		return err
 	}
-	return s.Run(ctx, req, events)
+	if len(s.outputModes) == 0 {
+		return s.Run(ctx, req, events)
+	}
+	// What the skill answers is held to its outputModes: a part of another
+	// media type is refused (the events method returns the error), and the
+	// task fails with it even when the skill goes on and returns nil.
+	var refused atomic.Pointer[runtime.Error]
+	events.CheckParts(func(where string, p *a2av1.Part) error {
+		e := checkOutputPart(s.ID, where, p, s.outputModes)
+		if e != nil {
+			refused.CompareAndSwap(nil, e)
+			return e
+		}
+		return nil
+	})
+	err = s.Run(ctx, req, events)
+	if e := refused.Load(); e != nil {
+		return e
+	}
+	return err
 }
 
 // pick applies the routing rules of the package documentation.

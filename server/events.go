@@ -59,6 +59,9 @@ type Events struct {
 	create  *creation // set when this turn creates its task
 	held    *held     // the new task's first changes, not yet written
 	heldErr error     // the failure of a held creation written by its timer
+	// checkPart, when set (CheckParts), vets every part of a status
+	// message, an artifact or a reply before the change is applied.
+	checkPart func(where string, p *a2av1.Part) error
 }
 
 // creation is what the first event of a new task needs.
@@ -98,10 +101,42 @@ func (e *Events) Submit() error {
 	return e.ensureTaskLocked()
 }
 
+// CheckParts makes every later event of this turn that carries parts (a
+// status message, an artifact or artifact chunk, a reply) pass each part to
+// check first, with where it is ("artifact \"a1\" parts[0]", "status
+// message parts[1]", "reply parts[0]"): an error refuses the event, which is
+// neither stored nor sent, and the method returns that error. Package host
+// holds each skill to the outputModes of its card with it; nil removes the
+// check.
+func (e *Events) CheckParts(check func(where string, p *a2av1.Part) error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.checkPart = check
+}
+
+// checkParts runs the CheckParts check on parts, described by what.
+func (e *Events) checkParts(what string, parts []*a2av1.Part) error {
+	e.mu.Lock()
+	check := e.checkPart
+	e.mu.Unlock()
+	if check == nil {
+		return nil
+	}
+	for i, p := range parts {
+		if err := check(fmt.Sprintf("%s parts[%d]", what, i), p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Status moves the task to state, with an optional status message from the
 // agent. A terminal state is refused with ErrFollowUpPending while a
 // follow-up message waits on Request.FollowUps.
 func (e *Events) Status(state a2av1.TaskState, msg *a2av1.Message) error {
+	if err := e.checkParts("status message", msg.GetParts()); err != nil {
+		return err
+	}
 	ch := setStatus(state, msg)
 	if store.IsTerminal(state) {
 		set, r := ch, e.run
@@ -168,6 +203,9 @@ func (e *Events) ArtifactChunk(a *a2av1.Artifact, add, last bool) error {
 		}
 		a.ArtifactId = newID()
 	}
+	if err := e.checkParts(fmt.Sprintf("artifact %q", a.GetArtifactId()), a.GetParts()); err != nil {
+		return err
+	}
 	return e.apply(func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error) {
 		if store.IsTerminal(cur.GetStatus().GetState()) {
 			return nil, nil, errTerminal(cur)
@@ -184,6 +222,9 @@ func (e *Events) ArtifactChunk(a *a2av1.Artifact, add, last bool) error {
 func (e *Events) Reply(msg *a2av1.Message) error {
 	if msg == nil || len(msg.GetParts()) == 0 {
 		return fmt.Errorf("server: a reply needs at least one part")
+	}
+	if err := e.checkParts("reply", msg.GetParts()); err != nil {
+		return err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

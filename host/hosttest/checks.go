@@ -39,6 +39,14 @@ func DataMessage(t testing.TB, data, skill string) *a2av1.SendMessageRequest {
 	return req
 }
 
+// RawMessage is Message with one file part holding raw of media type
+// mediaType instead of text: a part of a media type a skill may not accept.
+func RawMessage(raw []byte, mediaType, skill string) *a2av1.SendMessageRequest {
+	req := Message("", skill)
+	req.Message.Parts = []*a2av1.Part{a2av1.NewFilePart("", mediaType, raw)}
+	return req
+}
+
 // DataParts returns the data of every data part of a response: of the
 // reply message, or of the task's artifacts.
 func DataParts(resp *a2av1.SendMessageResponse) []*structpb.Value {

@@ -264,11 +264,13 @@ func (p *project) textSkillsUse(extended bool) bool {
 }
 
 // typedTest sends every typed skill its example input as a data part on
-// every binding, checks its data against the output schema and that data
-// without a required property is refused naming it.
+// every binding, checks its data against the output schema, that data
+// without a required property is refused naming it, that the text fallback
+// lets text through, and that a media type outside the inputModes is
+// refused with ContentTypeNotSupported.
 func (p *project) typedTest(f *jen.File) {
 	ctx := jen.Qual("context", "Background").Call()
-	docLines(f, "TestTypedSkills sends every skill of agent.yaml with an input schema its first input example (or a sample of the schema) as a data part on every binding; checks that the data it answers matches its output schema, and that data lacking a required property is refused with InvalidParams naming it.")
+	docLines(f, "TestTypedSkills sends every skill of agent.yaml with an input schema its first input example (or a sample of the schema) as a data part on every binding; checks that the data it answers matches its output schema, that data lacking a required property is refused with InvalidParams naming it, that a skill which also reads text takes its input as text, and that a part of a media type the skill's inputModes do not list is refused with ContentTypeNotSupported naming the offered and accepted modes.")
 	f.Func().Id("TestTypedSkills").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
 		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
 		var usesPublic, usesExtended bool
@@ -318,6 +320,34 @@ func (p *project) typedTest(f *jen.File) {
 						want := "data." + s.Input.Schema.Required[0] + ": required"
 						g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(send("{}")), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrInvalidParams")).Op("||").Op("!").Qual("strings", "Contains").Call(jen.Err().Dot("Error").Call(), jen.Lit(want))).Block(
 							jen.Id("t").Dot("Errorf").Call(jen.Lit("data without "+s.Input.Schema.Required[0]+": %v, want InvalidParams naming "+want), jen.Err()),
+						)
+					}
+					if s.FromText != "" {
+						g.Comment("The text fallback: the example input as JSON text, which the starter")
+						g.Comment(s.FromText + " reads; one that reads plain language only may refuse it")
+						g.Comment("with InvalidParams, but the skill's inputModes let text through.")
+						g.List(jen.Id("resp"), jen.Err()).Op("=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(stringConst(exampleJSON(s.Input)), jen.Lit(s.ID)))
+						g.Switch().Block(
+							jen.Case(jen.Err().Op("!=").Nil().Op("&&").Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrInvalidParams"))).Block(
+								jen.Id("t").Dot("Errorf").Call(jen.Lit("the input as text: %v, want "+s.FromText+" to read it"), jen.Err()),
+							),
+							jen.Case(jen.Err().Op("==").Nil().Op("&&").Parens(jen.Id("resp").Dot("State").Call().Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_FAILED").Op("||").Id("resp").Dot("State").Call().Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_REJECTED"))).Block(
+								jen.Id("t").Dot("Errorf").Call(jen.Lit("the input as text: the skill's task ended %s: %s"), jen.Id("resp").Dot("State").Call().Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
+							),
+						)
+					}
+					if mt := p.refusedMedia(s); mt != "" {
+						var msg jen.Code
+						if mt == "text/plain" {
+							msg = jen.Qual(pkgHostTest, "Message").Call(jen.Lit("hello"), jen.Lit(s.ID))
+						} else {
+							msg = jen.Qual(pkgHostTest, "RawMessage").Call(jen.Index().Byte().Parens(jen.Lit("x")), jen.Lit(mt), jen.Lit(s.ID))
+						}
+						want := "offered " + mt + "; accepted " + strings.Join(p.inputModes(s), ", ")
+						g.Comment("A media type the skill's inputModes do not list: refused before it runs,")
+						g.Comment("naming what was offered and what it accepts.")
+						g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, msg), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrContentTypeNotSupported")).Op("||").Op("!").Qual("strings", "Contains").Call(jen.Err().Dot("Error").Call(), jen.Lit(want))).Block(
+							jen.Id("t").Dot("Errorf").Call(jen.Lit("a part of "+mt+": %v, want ContentTypeNotSupported: "+want), jen.Err()),
 						)
 					}
 				}))

@@ -53,17 +53,50 @@ func typedNames(s *skillCode, m *manifest.Manifest) {
 
 // acceptsText reports whether modes list one that text parts (text/plain)
 // match.
-func acceptsText(modes []string) bool {
+func acceptsText(modes []string) bool { return acceptsMedia(modes, "text/plain") }
+
+// acceptsMedia reports whether modes list one that media type mt (without
+// parameters) matches: equal, or a wildcard type or subtype ("text/*",
+// "*/*"), parameters of the modes ignored, as package host matches parts.
+func acceptsMedia(modes []string, mt string) bool {
+	typ, sub, _ := strings.Cut(mt, "/")
 	for _, m := range modes {
-		mt, _, err := mime.ParseMediaType(m)
+		mm, _, err := mime.ParseMediaType(m)
 		if err != nil {
 			continue
 		}
-		if mt = strings.ToLower(mt); mt == "text/plain" || mt == "text/*" || mt == "*/*" {
+		mtyp, msub, _ := strings.Cut(strings.ToLower(mm), "/")
+		if (mtyp == "*" || mtyp == typ) && (msub == "*" || msub == sub) {
 			return true
 		}
 	}
 	return false
+}
+
+// refusedInputMedia are the media types the generated test offers a typed
+// skill to see it refuse one, in order: the first its inputModes do not
+// accept is sent.
+var refusedInputMedia = []string{"text/plain", "image/png", "application/octet-stream"}
+
+// refusedMedia returns a media type the skill's effective inputModes do
+// not accept, or "" when they accept all of refusedInputMedia.
+func (p *project) refusedMedia(s skillCode) string {
+	modes := p.inputModes(s)
+	for _, mt := range refusedInputMedia {
+		if !acceptsMedia(modes, mt) {
+			return mt
+		}
+	}
+	return ""
+}
+
+// inputModes returns the skill's effective inputModes, as its card entry
+// and a ContentTypeNotSupported refusal list them.
+func (p *project) inputModes(s skillCode) []string {
+	if len(s.InputModes) > 0 {
+		return s.InputModes
+	}
+	return p.m.DefaultInputModes
 }
 
 // typesFile declares the types and schemas of every typed skill.

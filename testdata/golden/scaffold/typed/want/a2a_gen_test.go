@@ -45,8 +45,11 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 
 // TestTypedSkills sends every skill of agent.yaml with an input schema its
 // first input example (or a sample of the schema) as a data part on every
-// binding; checks that the data it answers matches its output schema, and that
-// data lacking a required property is refused with InvalidParams naming it.
+// binding; checks that the data it answers matches its output schema, that
+// data lacking a required property is refused with InvalidParams naming it,
+// that a skill which also reads text takes its input as text, and that a part
+// of a media type the skill's inputModes do not list is refused with
+// ContentTypeNotSupported naming the offered and accepted modes.
 func TestTypedSkills(t *testing.T) {
 	agent := hosttest.Start(t, agentConfig())
 	card := agent.Card()
@@ -68,6 +71,21 @@ func TestTypedSkills(t *testing.T) {
 			if _, err := client.SendMessage(context.Background(), hosttest.DataMessage(t, `{}`, "plan-trip")); !errors.Is(err, runtime.ErrInvalidParams) || !strings.Contains(err.Error(), "data.city: required") {
 				t.Errorf("data without city: %v, want InvalidParams naming data.city: required", err)
 			}
+			// The text fallback: the example input as JSON text, which the starter
+			// planTripFromText reads; one that reads plain language only may refuse it
+			// with InvalidParams, but the skill's inputModes let text through.
+			resp, err = client.SendMessage(context.Background(), hosttest.Message(`{"city":"Lisbon","days":3}`, "plan-trip"))
+			switch {
+			case err != nil && !errors.Is(err, runtime.ErrInvalidParams):
+				t.Errorf("the input as text: %v, want planTripFromText to read it", err)
+			case err == nil && (resp.State() == a2av1.TaskState_TASK_STATE_FAILED || resp.State() == a2av1.TaskState_TASK_STATE_REJECTED):
+				t.Errorf("the input as text: the skill's task ended %s: %s", resp.State().Short(), resp.Text())
+			}
+			// A media type the skill's inputModes do not list: refused before it runs,
+			// naming what was offered and what it accepts.
+			if _, err := client.SendMessage(context.Background(), hosttest.RawMessage([]byte("x"), "image/png", "plan-trip")); !errors.Is(err, runtime.ErrContentTypeNotSupported) || !strings.Contains(err.Error(), "offered image/png; accepted application/json, text/plain") {
+				t.Errorf("a part of image/png: %v, want ContentTypeNotSupported: offered image/png; accepted application/json, text/plain", err)
+			}
 		})
 		t.Run(b.Protocol.String()+"/convert", func(t *testing.T) {
 			client := agent.Client(t, b, card, "convert")
@@ -80,6 +98,11 @@ func TestTypedSkills(t *testing.T) {
 			}
 			if _, err := client.SendMessage(context.Background(), hosttest.DataMessage(t, `{}`, "convert")); !errors.Is(err, runtime.ErrInvalidParams) || !strings.Contains(err.Error(), "data.amount: required") {
 				t.Errorf("data without amount: %v, want InvalidParams naming data.amount: required", err)
+			}
+			// A media type the skill's inputModes do not list: refused before it runs,
+			// naming what was offered and what it accepts.
+			if _, err := client.SendMessage(context.Background(), hosttest.Message("hello", "convert")); !errors.Is(err, runtime.ErrContentTypeNotSupported) || !strings.Contains(err.Error(), "offered text/plain; accepted application/json") {
+				t.Errorf("a part of text/plain: %v, want ContentTypeNotSupported: offered text/plain; accepted application/json", err)
 			}
 		})
 		t.Run(b.Protocol.String()+"/weather", func(t *testing.T) {
@@ -95,6 +118,11 @@ func TestTypedSkills(t *testing.T) {
 				if _, err := weatherOutput.Decode(data); err != nil {
 					t.Errorf("the skill answered data that does not match its output schema: %v", err)
 				}
+			}
+			// A media type the skill's inputModes do not list: refused before it runs,
+			// naming what was offered and what it accepts.
+			if _, err := client.SendMessage(context.Background(), hosttest.RawMessage([]byte("x"), "image/png", "weather")); !errors.Is(err, runtime.ErrContentTypeNotSupported) || !strings.Contains(err.Error(), "offered image/png; accepted text/plain") {
+				t.Errorf("a part of image/png: %v, want ContentTypeNotSupported: offered image/png; accepted text/plain", err)
 			}
 		})
 	}

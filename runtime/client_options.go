@@ -25,6 +25,7 @@ type clientConfig struct {
 	extensions       []string
 	tenant           string
 	protocolVersion  string
+	versionValues    []string // {protocolVersion}, set with it: versionHeader
 	maxResponseBytes int64
 	grpcDialOptions  []grpc.DialOption // see WithGRPCDialOptions (grpc_client.go)
 	interceptors     []Interceptor     // interceptor.go
@@ -114,6 +115,7 @@ func WithProtocolVersion(v string) ClientOption {
 	return func(cfg *clientConfig) {
 		if v != "" {
 			cfg.protocolVersion = v
+			cfg.versionValues = []string{v}
 		}
 	}
 }
@@ -130,11 +132,15 @@ func WithMaxResponseBytes(n int64) ClientOption {
 	}
 }
 
+// versionHeader is the value of the version header: one slice for every
+// request (capacity 1, so that an Add copies it).
+func (c *clientConfig) versionHeader() []string { return c.versionValues[0:1:1] }
+
 // setHeaders puts the service parameters and the static headers on an HTTP
 // request.
 func (c *clientConfig) setHeaders(h http.Header) {
 	if c.protocolVersion != "" {
-		h[canonicalVersion] = []string{c.protocolVersion}
+		h[canonicalVersion] = c.versionHeader()
 	}
 	if len(c.extensions) > 0 {
 		h[canonicalExtensions] = []string{strings.Join(c.extensions, ",")}

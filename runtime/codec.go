@@ -281,8 +281,25 @@ func defaultMessageJSON(md protoreflect.MessageDescriptor) []byte {
 	return bytes.TrimSpace(b)
 }
 
+// plainJSONString reports whether encoding/json writes s between quotes as
+// it is: printable ASCII without the characters it escapes (" \ < > &).
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < ' ' || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
+}
+
 // appendJSONString appends s as a JSON string.
 func appendJSONString(b []byte, s string) []byte {
+	if plainJSONString(s) { // as encoding/json quotes it, without its allocation
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	q, err := json.Marshal(s)
 	if err != nil { // cannot happen for a string
 		return append(b, `""`...)

@@ -80,6 +80,5 @@ func (h *jsonrpcHandler) serveAdaptedUnary(ctx context.Context, w http.ResponseW
 		h.writeError(w, http.StatusOK, id, info, h.handlerError(ctx, call.ep, fmt.Errorf("encoding the A2A %s response: %w", call.adapter.Version, err)))
 		return
 	}
-	head := appendResultHead(make([]byte, 0, len(id)+32), id)
-	h.writeJSON(w, http.StatusOK, info, head, result, closingBrace)
+	h.writeJSON(w, http.StatusOK, info, resultHeadStart, id, resultHeadEnd, result, closingBrace)
 }

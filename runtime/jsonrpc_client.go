@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -73,7 +74,7 @@ func (t *jsonrpcTransport) unary(ctx context.Context, op *Operation, req, resp p
 		return err
 	}
 	defer hresp.Body.Close()
-	raw, err := readLimited(hresp.Body, t.cfg.maxResponseBytes)
+	raw, err := readResponseBody(hresp, t.cfg.maxResponseBytes)
 	if err != nil {
 		return fmt.Errorf("a2a: JSON-RPC %s: reading the response: %w", op.Name, err)
 	}
@@ -149,7 +150,7 @@ func (t *jsonrpcTransport) stream(ctx context.Context, op *Operation, req proto.
 // something other than a 200 SSE response: usually a JSON-RPC error sent
 // before the stream began.
 func (t *jsonrpcTransport) nonStreamAnswer(op *Operation, hresp *http.Response, id string) error {
-	raw, err := readLimited(hresp.Body, t.cfg.maxResponseBytes)
+	raw, err := readResponseBody(hresp, t.cfg.maxResponseBytes)
 	if err != nil {
 		return fmt.Errorf("a2a: JSON-RPC %s: reading the response: %w", op.Name, err)
 	}
@@ -234,6 +235,29 @@ func (t *jsonrpcTransport) post(ctx context.Context, op *Operation, body []byte,
 	}
 	recordResponseHeader(ctx, hresp.Header)
 	return hresp, nil
+}
+
+// readResponseBody reads a whole response body of at most limit bytes: in
+// one allocation when its length is announced (readLimited otherwise).
+func readResponseBody(hresp *http.Response, limit int64) ([]byte, error) {
+	n := hresp.ContentLength
+	if n < 0 || n > limit {
+		return readLimited(hresp.Body, limit)
+	}
+	buf := make([]byte, n+1) // one more byte: a body longer than announced
+	m, err := io.ReadFull(hresp.Body, buf)
+	switch {
+	case err == nil: // longer than announced: the rest, under the limit
+		rest, err := readLimited(hresp.Body, limit-int64(m))
+		if err != nil {
+			return nil, err
+		}
+		return append(buf, rest...), nil
+	case int64(m) == n && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)):
+		return buf[:m], nil
+	default:
+		return nil, err
+	}
 }
 
 // readLimited reads a whole body of at most limit bytes.

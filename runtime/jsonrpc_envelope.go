@@ -348,6 +348,13 @@ func snippet(b []byte, n int) string {
 // closingBrace ends an envelope started by appendResultHead.
 var closingBrace = []byte("}")
 
+// resultHeadStart and resultHeadEnd surround the id in a result envelope's
+// head (appendResultHead), for writing it in parts without building it.
+var (
+	resultHeadStart = []byte(`{"jsonrpc":"2.0","id":`)
+	resultHeadEnd   = []byte(`,"result":`)
+)
+
 // appendResultHead appends {"jsonrpc":"2.0","id":<id>,"result": — the
 // envelope up to its result; the result and closingBrace follow.
 func appendResultHead(dst, id []byte) []byte {

@@ -223,8 +223,7 @@ func (h *jsonrpcHandler) serveUnary(ctx context.Context, w http.ResponseWriter, 
 	}
 	// The result is written as marshalled, between the envelope's head and
 	// its closing brace, so a large result is neither re-encoded nor copied.
-	head := appendResultHead(make([]byte, 0, len(id)+32), id)
-	h.writeJSON(w, http.StatusOK, info, head, result, closingBrace)
+	h.writeJSON(w, http.StatusOK, info, resultHeadStart, id, resultHeadEnd, result, closingBrace)
 }
 
 // handlerError converts what a handler returned into the *Error to send,

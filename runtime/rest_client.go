@@ -298,7 +298,7 @@ func (t *restTransport) send(ctx context.Context, c *restCall, accept string) (*
 		if i == len(c.methods)-1 || !slices.Contains(c.retry, hresp.StatusCode) {
 			return hresp, nil
 		}
-		raw, err := readLimited(hresp.Body, t.cfg.maxResponseBytes)
+		raw, err := readResponseBody(hresp, t.cfg.maxResponseBytes)
 		hresp.Body.Close()
 		if err == nil && routeExists(raw) {
 			return nil, decodeRESTError(hresp.StatusCode, hresp.Status, raw)
@@ -368,7 +368,7 @@ func (t *restTransport) unary(ctx context.Context, op *Operation, req, resp prot
 		return err
 	}
 	defer hresp.Body.Close()
-	raw, err := readLimited(hresp.Body, t.cfg.maxResponseBytes)
+	raw, err := readResponseBody(hresp, t.cfg.maxResponseBytes)
 	if err != nil {
 		return fmt.Errorf("a2a: HTTP+JSON %s: reading the response: %w", op.Name, err)
 	}
@@ -446,7 +446,7 @@ func (t *restTransport) stream(ctx context.Context, op *Operation, req proto.Mes
 // something other than a 2xx SSE response: usually an error sent before the
 // stream began.
 func (t *restTransport) nonStreamAnswer(op *Operation, hresp *http.Response) error {
-	raw, err := readLimited(hresp.Body, t.cfg.maxResponseBytes)
+	raw, err := readResponseBody(hresp, t.cfg.maxResponseBytes)
 	if err != nil {
 		return fmt.Errorf("a2a: HTTP+JSON %s: reading the response: %w", op.Name, err)
 	}

@@ -73,6 +73,12 @@ type creation struct {
 	// creates the task, instead of in a second write. Webhooks still get
 	// the new task and then the change's events.
 	fold bool
+
+	// The first held creation of the turn (holdLocked), in this block: a
+	// creation is held at most once unless writing it failed, and a later
+	// one gets its own, so that a timer of the first one cannot flush it.
+	firstHeld     held
+	firstHeldUsed bool
 }
 
 // Task returns the current snapshot of the task (read-only), or nil before the
@@ -400,15 +406,16 @@ type outcome struct {
 type handoff struct {
 	ctx    context.Context // the initiating request's
 	follow follow          // whether, and how, the request follows the task
-	ch     chan outcome    // buffered: delivering never blocks
+	done   chan struct{}   // closed when o is delivered: delivering never blocks
 
 	mu        sync.Mutex
+	o         outcome // set before done is closed
 	delivered bool
 	abandoned bool
 }
 
-func newHandoff(ctx context.Context, f follow) *handoff {
-	return &handoff{ctx: ctx, follow: f, ch: make(chan outcome, 1)}
+func (h *handoff) init(ctx context.Context, f follow) {
+	h.ctx, h.follow, h.done = ctx, f, make(chan struct{})
 }
 
 func (h *handoff) deliver(o outcome) {
@@ -422,20 +429,36 @@ func (h *handoff) deliver(o outcome) {
 			o.sub.Close()
 		}
 	default:
-		h.ch <- o
+		h.o = o
+		close(h.done)
 	}
 	h.delivered = true
+}
+
+// outcome is what was delivered; the caller has seen done closed.
+func (h *handoff) outcome() outcome {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.o
 }
 
 func (h *handoff) abandon() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.abandoned = true
-	select {
-	case o := <-h.ch:
-		if o.sub != nil {
-			o.sub.Close()
-		}
-	default:
+	if h.delivered && h.o.sub != nil {
+		h.o.sub.Close()
 	}
+	h.o = outcome{}
+}
+
+// firstTurn is what the first turn of a new task needs, in one allocation:
+// its Events, creation and handoff, and the executor's Request with its
+// one-message history.
+type firstTurn struct {
+	ev      Events
+	create  creation
+	handoff handoff
+	req     Request
+	history [1]*a2av1.Message
 }

@@ -100,7 +100,7 @@ func (r *Request) FollowUps() <-chan *a2av1.Message {
 	if r.run == nil {
 		return nil
 	}
-	return r.run.followUps
+	return r.run.followUpChan(true)
 }
 
 // MessageText returns the concatenated text parts of m (m.Text()).
@@ -118,5 +118,11 @@ func AgentMessage(text string) *a2av1.Message {
 // TextArtifact returns an artifact with one text part; an empty id is
 // replaced by a generated one when it is sent through Events.
 func TextArtifact(id, text string) *a2av1.Artifact {
-	return &a2av1.Artifact{ArtifactId: id, Parts: []*a2av1.Part{TextPart(text)}}
+	b := &struct { // the artifact and its parts list in one allocation
+		artifact a2av1.Artifact
+		parts    [1]*a2av1.Part
+	}{parts: [1]*a2av1.Part{TextPart(text)}}
+	b.artifact.ArtifactId = id
+	b.artifact.Parts = b.parts[:]
+	return &b.artifact
 }

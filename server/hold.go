@@ -1,6 +1,7 @@
 package server
 
 import (
+	"sync"
 	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -20,7 +21,60 @@ type held struct {
 	task  *a2av1.Task   // SUBMITTED, as created
 	snap  *a2av1.Task   // with the held changes applied
 	steps []*a2av1.Task // the snapshot after each change, for the state observer
-	timer *time.Timer
+	timer *holdTimer
+
+	stepsBuf [2]*a2av1.Task // steps' first array: most creations hold one or two changes
+}
+
+// holdTimers are the timers of held creations, reused: a timer stopped
+// before it fired goes back to the pool, one that fired (or is firing) is
+// left to the collector.
+var holdTimers sync.Pool
+
+// holdTimer flushes one held creation when its window ends.
+type holdTimer struct {
+	t  *time.Timer
+	mu sync.Mutex
+	e  *Events
+	h  *held
+}
+
+// startHoldTimer starts a timer that flushes h, held by e, when the hold
+// window ends.
+func startHoldTimer(e *Events, h *held) *holdTimer {
+	ht, _ := holdTimers.Get().(*holdTimer)
+	if ht == nil {
+		ht = &holdTimer{}
+	}
+	ht.mu.Lock()
+	ht.e, ht.h = e, h
+	ht.mu.Unlock()
+	if ht.t == nil {
+		ht.t = time.AfterFunc(holdWindow, ht.fire)
+	} else {
+		ht.t.Reset(holdWindow)
+	}
+	return ht
+}
+
+func (ht *holdTimer) fire() {
+	ht.mu.Lock()
+	e, h := ht.e, ht.h
+	ht.mu.Unlock()
+	if e != nil {
+		e.flushHeldByTimer(h)
+	}
+}
+
+// stop stops the timer; one that will not fire any more is reused.
+func (ht *holdTimer) stop() {
+	if !ht.t.Stop() {
+		return
+	}
+	ht.mu.Lock()
+	ht.e, ht.h = nil, nil
+	ht.mu.Unlock()
+	holdTimers.Put(ht)
 }
 
 // mayHold reports whether a new task's first changes may be held back: its
@@ -44,10 +98,17 @@ func (e *Events) holdLocked(ch change) error {
 		if err != nil {
 			return e.createLocked(ch)
 		}
-		h = &held{task: task, snap: next, steps: []*a2av1.Task{next}}
+		if c := e.create; !c.firstHeldUsed {
+			c.firstHeldUsed = true
+			h = &c.firstHeld
+		} else {
+			h = &held{}
+		}
+		h.task, h.snap = task, next
+		h.steps = append(h.stepsBuf[:0], next)
 		e.held = h
 		if !isSettled(next.GetStatus().GetState()) {
-			h.timer = time.AfterFunc(holdWindow, func() { e.flushHeldByTimer(h) })
+			h.timer = startHoldTimer(e, h)
 			return nil
 		}
 		return e.flushHeldLocked()
@@ -74,7 +135,7 @@ func (e *Events) flushHeldLocked() error {
 	}
 	e.held = nil
 	if h.timer != nil {
-		h.timer.Stop()
+		h.timer.stop()
 	}
 	return e.writeCreationLocked(h.task, h.snap, nil, h.steps)
 }

@@ -230,7 +230,7 @@ func (s *Server) resumeStale(ctx context.Context, key taskKey, rec store.Record)
 	c := &call{ctx: ctx, tenant: key.tenant, owner: rec.Owner}
 	r := s.newRun(c, key)
 	req := s.newRequest(c, &a2av1.SendMessageRequest{Tenant: key.tenant, Message: last}, r, next)
-	ev := &Events{run: r, req: req, storeCtx: context.WithoutCancel(r.ctx), rec: cur}
+	ev := &Events{run: r, req: req, storeCtx: r.storeCtx, rec: cur}
 	s.register(r)
 	if err := s.launch(r, ev); err != nil {
 		s.unregister(r)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,15 +25,19 @@ const followUpBuffer = 16
 // lock); it ends when a turn leaves the task terminal, or interrupted with no
 // message waiting.
 type run struct {
-	s      *Server
-	key    taskKey
-	owner  string
-	ctx    context.Context // the executor's; canceled by CancelTask and Shutdown
-	cancel context.CancelCauseFunc
-	stop   func() bool // detaches ctx from the server's shutdown
+	s        *Server
+	key      taskKey
+	owner    string
+	ctx      context.Context // the executor's; canceled by CancelTask and Shutdown
+	cancel   context.CancelCauseFunc
+	storeCtx context.Context // the run's writes': ctx's values, never canceled
 
-	followUps chan *a2av1.Message
-	overflow  []*a2av1.Message // guarded by the task's lock
+	parent runParent // ctx's parent (runctx.go)
+	store  detached  // storeCtx
+
+	fuMu      sync.Mutex
+	followUps chan *a2av1.Message // guarded by fuMu; made when first needed (followUpChan)
+	overflow  []*a2av1.Message    // guarded by the task's lock
 
 	// Which client messages of the task's history the execution has been
 	// given, so that none reaches it twice whether it comes directly, by a
@@ -51,9 +56,11 @@ type run struct {
 // keeps the request's values (call info, caller) but not its cancellation:
 // the task outlives the request.
 func (s *Server) newRun(c *call, key taskKey) *run {
-	ctx, cancel := context.WithCancelCause(context.WithoutCancel(c.ctx))
-	r := &run{s: s, key: key, owner: c.owner, ctx: ctx, cancel: cancel, followUps: make(chan *a2av1.Message, followUpBuffer)}
-	r.stop = context.AfterFunc(s.base, func() { cancel(context.Cause(s.base)) })
+	r := &run{s: s, key: key, owner: c.owner}
+	r.parent = runParent{base: s.base, values: c.ctx}
+	r.store = detached{base: s.base, values: c.ctx}
+	r.storeCtx = &r.store
+	r.ctx, r.cancel = context.WithCancelCause(&r.parent)
 	return r
 }
 
@@ -128,10 +135,7 @@ func (s *idSet) has(id string) bool {
 	return ok
 }
 
-func (r *run) release() {
-	r.stop()
-	r.cancel(nil)
-}
+func (r *run) release() { r.cancel(nil) }
 
 func (s *Server) register(r *run) {
 	s.mu.Lock()
@@ -179,7 +183,7 @@ func (r *run) execute(ev *Events) (err error) {
 func (r *run) deliverLocked(msg *a2av1.Message) {
 	r.markGiven(msg)
 	select {
-	case r.followUps <- msg:
+	case r.followUpChan(true) <- msg:
 	default:
 		r.overflow = append(r.overflow, msg)
 	}
@@ -187,7 +191,21 @@ func (r *run) deliverLocked(msg *a2av1.Message) {
 
 // pendingLocked is how many follow-up messages wait for the execution to
 // take them; the caller holds the task's lock.
-func (r *run) pendingLocked() int { return len(r.followUps) + len(r.overflow) }
+func (r *run) pendingLocked() int { return len(r.followUpChan(false)) + len(r.overflow) }
+
+// followUpChan is the channel of follow-up messages (Request.FollowUps),
+// made when create is set and it does not exist yet: most runs never get
+// one, nor look at it. A nil channel holds nothing and gives nothing.
+func (r *run) followUpChan(create bool) chan *a2av1.Message {
+	r.fuMu.Lock()
+	defer r.fuMu.Unlock()
+	if r.followUps == nil && create {
+		r.followUps = newFollowUps()
+	}
+	return r.followUps
+}
+
+func newFollowUps() chan *a2av1.Message { return make(chan *a2av1.Message, followUpBuffer) }
 
 // offerLocked hands message i of the task's history hist to the running
 // execution unless it has had it already (or it precedes the run's first
@@ -230,15 +248,16 @@ func (r *run) endedByItself() (ended, known bool) {
 // followUpWaitingLocked reports whether a follow-up waits for the execution
 // to take it; the caller holds the task's lock.
 func (r *run) followUpWaitingLocked() bool {
-	return len(r.followUps) > 0 || len(r.overflow) > 0
+	return len(r.followUpChan(false)) > 0 || len(r.overflow) > 0
 }
 
 // takeFollowUpsLocked removes and returns the follow-ups not yet taken.
 func (r *run) takeFollowUpsLocked() []*a2av1.Message {
 	var out []*a2av1.Message
+	ch := r.followUpChan(false)
 	for {
 		select {
-		case m := <-r.followUps:
+		case m := <-ch:
 			out = append(out, m)
 		default:
 			out = append(out, r.overflow...)
@@ -392,7 +411,7 @@ func (s *Server) nextTurn(r *run, prev *Request, rec store.Record, msg *a2av1.Me
 		Metadata:            prev.Metadata,
 		run:                 r,
 	}
-	return &Events{run: r, req: req, storeCtx: context.WithoutCancel(r.ctx), rec: rec}
+	return &Events{run: r, req: req, storeCtx: r.storeCtx, rec: rec}
 }
 
 // failureText is the status message of a task whose executor returned err:

@@ -20,10 +20,11 @@ import (
 // exists (WithReturnImmediatelyByDefault makes that the behaviour of every
 // call). configuration.historyLength trims the returned task's history.
 func (s *Server) SendMessage(ctx context.Context, req *a2av1.SendMessageRequest) (*a2av1.SendMessageResponse, error) {
-	c, err := s.begin(ctx, req.GetTenant())
-	if err != nil {
+	var cv call
+	if err := s.beginCall(&cv, ctx, req.GetTenant()); err != nil {
 		return nil, err
 	}
+	c := &cv
 	immediate := s.returnImmediately || req.GetConfiguration().GetReturnImmediately()
 	f := followOutcome
 	if immediate {
@@ -42,8 +43,19 @@ func (s *Server) SendMessage(ctx context.Context, req *a2av1.SendMessageRequest)
 			return nil, err
 		}
 	}
-	task := view(rec.Task, historyLengthOf(req), true)
-	return &a2av1.SendMessageResponse{Payload: &a2av1.SendMessageResponse_Task{Task: task}}, nil
+	return taskResponse(view(rec.Task, historyLengthOf(req), true)), nil
+}
+
+// taskResponse is a SendMessage response carrying task, built in one
+// allocation (the response and its oneof wrapper).
+func taskResponse(task *a2av1.Task) *a2av1.SendMessageResponse {
+	b := &struct {
+		resp    a2av1.SendMessageResponse
+		payload a2av1.SendMessageResponse_Task
+	}{}
+	b.payload.Task = task
+	b.resp.Payload = &b.payload
+	return &b.resp
 }
 
 // SendStreamingMessage implements a2av1.A2AServiceHandler: the task (or the
@@ -135,24 +147,30 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, f follow) (starte
 		return s.followUp(c, req, pushCfg, f)
 	}
 
-	key := c.key(newID())
+	var key taskKey
 	if msg.GetContextId() == "" {
-		msg.ContextId = newID()
+		var tid string
+		tid, msg.ContextId = newIDPair()
+		key = c.key(tid)
+	} else {
+		key = c.key(newID())
 	}
 	msg.TaskId = key.id
 	r := s.newRun(c, key)
-	h := newHandoff(c.ctx, f)
-	ev := &Events{
-		run:      r,
-		req:      s.newRequest(c, req, r, nil),
-		storeCtx: context.WithoutCancel(r.ctx),
-		create:   &creation{pushConfig: pushCfg, handoff: h, fold: f != followEvents},
-	}
+	ft := &firstTurn{}
+	h := &ft.handoff
+	h.init(c.ctx, f)
+	ft.create = creation{pushConfig: pushCfg, handoff: h, fold: f != followEvents}
+	ft.history[0] = msg
+	s.fillRequest(&ft.req, c, req, r, nil, ft.history[:])
+	ev := &ft.ev
+	ev.run, ev.req, ev.storeCtx, ev.create = r, &ft.req, r.storeCtx, &ft.create
 	if err := s.launch(r, ev); err != nil {
 		return started{}, err
 	}
 	select {
-	case o := <-h.ch:
+	case <-h.done:
+		o := h.outcome()
 		if o.err != nil {
 			return started{}, o.err
 		}
@@ -196,13 +214,25 @@ func checkClientMessage(msg *a2av1.Message) error {
 
 // newRequest is the executor's view of a message request.
 func (s *Server) newRequest(c *call, req *a2av1.SendMessageRequest, r *run, task *a2av1.Task) *Request {
+	out := &Request{}
+	var history []*a2av1.Message
+	if task == nil {
+		history = []*a2av1.Message{req.GetMessage()}
+	}
+	s.fillRequest(out, c, req, r, task, history)
+	return out
+}
+
+// fillRequest fills out as newRequest does; history is the request's
+// history when task is nil (the message alone).
+func (s *Server) fillRequest(out *Request, c *call, req *a2av1.SendMessageRequest, r *run, task *a2av1.Task, history []*a2av1.Message) {
 	msg := req.GetMessage()
-	out := &Request{
+	*out = Request{
 		TaskID:              r.key.id,
 		ContextID:           msg.GetContextId(),
 		Message:             msg,
 		Task:                task,
-		History:             []*a2av1.Message{msg},
+		History:             history,
 		Tenant:              c.tenant,
 		Caller:              c.caller,
 		AcceptedOutputModes: req.GetConfiguration().GetAcceptedOutputModes(),
@@ -215,7 +245,6 @@ func (s *Server) newRequest(c *call, req *a2av1.SendMessageRequest, r *run, task
 	if c.info != nil {
 		out.Extensions = c.info.Extensions
 	}
-	return out
 }
 
 // inlinePushConfig checks a push config sent with a message; it is stored
@@ -325,7 +354,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 		return out, nil
 	}
 	r = s.newRun(c, key)
-	ev := &Events{run: r, req: s.newRequest(c, req, r, rec.Task), storeCtx: context.WithoutCancel(r.ctx), rec: rec}
+	ev := &Events{run: r, req: s.newRequest(c, req, r, rec.Task), storeCtx: r.storeCtx, rec: rec}
 	s.register(r)
 	if err := s.launch(r, ev); err != nil {
 		s.unregister(r)

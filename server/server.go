@@ -258,7 +258,13 @@ type call struct {
 // tenant comes from the binding (runtime.CallInfo), or from the request when
 // the server is called directly.
 func (s *Server) begin(ctx context.Context, tenant string) (*call, error) {
-	c := &call{ctx: ctx, tenant: tenant}
+	c := &call{}
+	return c, s.beginCall(c, ctx, tenant)
+}
+
+// beginCall is begin filling in c (which the caller may keep on its stack).
+func (s *Server) beginCall(c *call, ctx context.Context, tenant string) error {
+	*c = call{ctx: ctx, tenant: tenant}
 	if info, ok := runtime.CallInfoFromContext(ctx); ok {
 		c.info = info
 		c.tenant = info.Tenant
@@ -267,7 +273,7 @@ func (s *Server) begin(ctx context.Context, tenant string) (*call, error) {
 	if s.owner != nil {
 		c.owner = s.owner(c.caller)
 	}
-	return c, nil
+	return nil
 }
 
 func (c *call) key(id string) taskKey { return taskKey{c.tenant, id} }

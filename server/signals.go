@@ -189,7 +189,7 @@ func (s *Server) takeFollowUp(key taskKey, messageID string) {
 	c := &call{ctx: ctx, tenant: key.tenant, owner: rec.Owner}
 	r := s.newRun(c, key)
 	req := &a2av1.SendMessageRequest{Tenant: key.tenant, Message: msg}
-	ev := &Events{run: r, req: s.newRequest(c, req, r, rec.Task), storeCtx: context.WithoutCancel(r.ctx), rec: rec}
+	ev := &Events{run: r, req: s.newRequest(c, req, r, rec.Task), storeCtx: r.storeCtx, rec: rec}
 	s.register(r)
 	if err := s.launch(r, ev); err != nil {
 		s.unregister(r)

@@ -9,7 +9,12 @@ import (
 
 // NewTextPart returns a part holding text.
 func NewTextPart(text string) *Part {
-	return &Part{Content: &Part_Text{Text: text}}
+	b := &struct { // the part and its oneof wrapper in one allocation
+		part Part
+		text Part_Text
+	}{text: Part_Text{Text: text}}
+	b.part.Content = &b.text
+	return &b.part
 }
 
 // NewDataPart returns a part holding structured data: v is anything

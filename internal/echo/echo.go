@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/a2agen/a2agen/server"
 )
@@ -65,20 +66,16 @@ func (a *Agent) Execute(ctx context.Context, req *server.Request, ev *server.Eve
 		}
 		return ev.Complete(nil)
 	}
-	fields := strings.Fields(text)
-	word := ""
-	if len(fields) > 0 {
-		word = strings.ToLower(fields[0])
-	}
+	word := strings.ToLower(firstWord(text))
 	switch word {
 	case "message":
 		return ev.Reply(server.AgentMessage(echo))
 	case "stream":
-		return a.stream(ctx, ev, intArg(fields, DefaultChunks, 1, MaxChunks))
+		return a.stream(ctx, ev, intArg(strings.Fields(text), DefaultChunks, 1, MaxChunks))
 	case "input":
 		return ev.InputRequired(server.AgentMessage("Echo needs more input: send any text to this task to complete it."))
 	case "slow":
-		ms := intArg(fields, int(DefaultSlow/time.Millisecond), 0, int(MaxSlow/time.Millisecond))
+		ms := intArg(strings.Fields(text), int(DefaultSlow/time.Millisecond), 0, int(MaxSlow/time.Millisecond))
 		return slow(ctx, ev, time.Duration(ms)*time.Millisecond, echo)
 	case "fail":
 		if err := ev.Working(); err != nil {
@@ -92,6 +89,15 @@ func (a *Agent) Execute(ctx context.Context, req *server.Request, ev *server.Eve
 		return err
 	}
 	return ev.Complete(nil)
+}
+
+// firstWord is strings.Fields(text)[0] ("" for none) without the list: the
+// control word. text has no leading space (it is trimmed).
+func firstWord(text string) string {
+	if i := strings.IndexFunc(text, unicode.IsSpace); i >= 0 {
+		return text[:i]
+	}
+	return text
 }
 
 // intArg reads the control word's argument: def when there is none or it is

@@ -73,7 +73,7 @@ type restTransport struct {
 type restCallPlan struct {
 	md      protoreflect.MessageDescriptor
 	rules   []*restClientRule
-	methods func(rule HTTPRule) []string
+	methods func(rule *restClientRule) []string
 	retry   []int
 }
 
@@ -89,6 +89,8 @@ type restClientRule struct {
 	// tenantVar is the index of the variable bound to the top-level tenant
 	// field, or -1.
 	tenantVar int
+	// method is {rule.Method}, the verbs to try by default.
+	method []string
 }
 
 func (t *restTransport) plan(op *Operation, md protoreflect.MessageDescriptor) (*restCallPlan, error) {
@@ -101,9 +103,9 @@ func (t *restTransport) plan(op *Operation, md protoreflect.MessageDescriptor) (
 		return nil, NewError(CodeMethodNotFound, fmt.Sprintf(
 			"%s has no google.api.http rule, so it cannot be called over HTTP+JSON; use another binding", op.Name))
 	}
-	p := &restCallPlan{md: md, methods: func(r HTTPRule) []string { return []string{r.Method} }}
+	p := &restCallPlan{md: md, methods: func(r *restClientRule) []string { return r.method }}
 	if o := op.HTTPVerbs; o != nil && len(o.Client) > 0 {
-		p.methods = func(HTTPRule) []string { return o.Client }
+		p.methods = func(*restClientRule) []string { return o.Client }
 		p.retry = o.RetryStatuses
 	}
 	tenantFd := tenantField(md)
@@ -112,7 +114,7 @@ func (t *restTransport) plan(op *Operation, md protoreflect.MessageDescriptor) (
 		if err != nil {
 			return nil, fmt.Errorf("a2a: HTTP+JSON %s: rule %s %s: %w", op.Name, rule.Method, rule.Path, err)
 		}
-		cr := &restClientRule{rule: rule, matcher: m, skipQuery: map[string]bool{}, tenantVar: -1}
+		cr := &restClientRule{rule: rule, matcher: m, skipQuery: map[string]bool{}, tenantVar: -1, method: []string{rule.Method}}
 		for i, v := range m.vars {
 			fp, err := resolveFieldPath(md, v.name)
 			if err != nil {
@@ -163,8 +165,15 @@ func (t *restTransport) prepare(op *Operation, req proto.Message) (*restCall, er
 		bestValues []string
 		missing    string
 	)
+	var scratch [4]string // the values of a rule being looked at; the best's are copied
 	for _, cr := range p.rules {
-		values := make([]string, len(cr.vars))
+		var values []string
+		if len(cr.vars) <= len(scratch) {
+			values = scratch[:len(cr.vars)]
+			clear(values)
+		} else {
+			values = make([]string, len(cr.vars))
+		}
 		usable := true
 		for i, fp := range cr.vars {
 			if i == cr.tenantVar && fillTenant {
@@ -184,7 +193,7 @@ func (t *restTransport) prepare(op *Operation, req proto.Message) (*restCall, er
 			}
 		}
 		if usable && (best == nil || len(cr.vars) > len(best.vars)) {
-			best, bestValues = cr, values
+			best, bestValues = cr, append([]string(nil), values...)
 		}
 	}
 	if best == nil {
@@ -214,7 +223,7 @@ func (t *restTransport) prepare(op *Operation, req proto.Message) (*restCall, er
 			SetTenant(payload.Interface(), t.cfg.tenant)
 		}
 	}
-	return &restCall{op: op, rule: best, path: path, payload: payload, methods: p.methods(best.rule), retry: p.retry}, nil
+	return &restCall{op: op, rule: best, path: path, payload: payload, methods: p.methods(best), retry: p.retry}, nil
 }
 
 // encode returns the URL and body of the call sent with method.

@@ -268,7 +268,8 @@ func (e *Events) apply(ch change) error {
 		return err
 	}
 	s, key := e.run.s, e.run.key
-	held := s.lock(key)
+	held := e.run.stripe // s.lock(key), without hashing the key on every event
+	held.Lock()
 	rec, err := s.commitLocked(e.storeCtx, key, e.rec, ch, true)
 	held.Unlock()
 	if err != nil {

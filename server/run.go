@@ -34,6 +34,7 @@ type run struct {
 
 	parent runParent // ctx's parent (runctx.go)
 	store  detached  // storeCtx
+	stripe *sync.Mutex // the task's lock (Server.stripe of key), found once
 
 	fuMu      sync.Mutex
 	followUps chan *a2av1.Message // guarded by fuMu; made when first needed (followUpChan)
@@ -56,7 +57,7 @@ type run struct {
 // keeps the request's values (call info, caller) but not its cancellation:
 // the task outlives the request.
 func (s *Server) newRun(c *call, key taskKey) *run {
-	r := &run{s: s, key: key, owner: c.owner}
+	r := &run{s: s, key: key, owner: c.owner, stripe: s.stripe(key)}
 	r.parent = runParent{base: s.base, values: c.ctx}
 	r.store = detached{base: s.base, values: c.ctx}
 	r.storeCtx = &r.store

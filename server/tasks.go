@@ -236,9 +236,10 @@ func (s *Server) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], fi
 		return nil
 	}
 	last := version
+	events, done := sub.Events(), c.ctx.Done()
 	for {
 		select {
-		case ev, ok := <-sub.Events():
+		case ev, ok := <-events:
 			ev.Taken()
 			if !ok {
 				return s.subscriptionEnd(c, sub.Err())
@@ -252,7 +253,7 @@ func (s *Server) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], fi
 			last = ev.Version
 		case <-s.ending:
 			return s.endStream(c, stream, first.GetId(), last, sub)
-		case <-c.ctx.Done():
+		case <-done:
 			return c.ctx.Err()
 		}
 	}

@@ -248,11 +248,14 @@ func readResponseBody(hresp *http.Response, limit int64) ([]byte, error) {
 	m, err := io.ReadFull(hresp.Body, buf)
 	switch {
 	case err == nil: // longer than announced: the rest, under the limit
-		rest, err := readLimited(hresp.Body, limit-int64(m))
+		rest, err := io.ReadAll(io.LimitReader(hresp.Body, limit-int64(m)+1))
 		if err != nil {
 			return nil, err
 		}
-		return append(buf, rest...), nil
+		if b := append(buf, rest...); int64(len(b)) <= limit {
+			return b, nil
+		}
+		return nil, errResponseTooLarge(limit)
 	case int64(m) == n && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)):
 		return buf[:m], nil
 	default:
@@ -267,9 +270,13 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, Errorf(CodeInvalidAgentResponse, "the response is larger than the limit of %d bytes", limit)
+		return nil, errResponseTooLarge(limit)
 	}
 	return b, nil
+}
+
+func errResponseTooLarge(limit int64) error {
+	return Errorf(CodeInvalidAgentResponse, "the response is larger than the limit of %d bytes", limit)
 }
 
 // decodeResponse checks a JSON-RPC response against the request id and

@@ -32,8 +32,8 @@ type run struct {
 	cancel   context.CancelCauseFunc
 	storeCtx context.Context // the run's writes': ctx's values, never canceled
 
-	parent runParent // ctx's parent (runctx.go)
-	store  detached  // storeCtx
+	parent runParent   // ctx's parent (runctx.go)
+	store  detached    // storeCtx
 	stripe *sync.Mutex // the task's lock (Server.stripe of key), found once
 
 	fuMu      sync.Mutex

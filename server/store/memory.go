@@ -287,7 +287,7 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 	if terminal {
 		next.Runner, next.LeaseUntil = "", time.Time{}
 	}
-	if CursorOf(next.Task).Compare(CursorOf(cur.Task)) != 0 {
+	if moved(cur.Task, next.Task) {
 		// The task moves in its owner's listing: publish the record and
 		// move it under m.mu so that a listing never sees a record whose
 		// cursor differs from its place in the index.
@@ -326,6 +326,17 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 		m.mu.Unlock()
 	}
 	return v, nil
+}
+
+// moved reports whether a task's place in its owner's listing differs
+// between two snapshots. A change that keeps the status (an artifact, a
+// message: the snapshots share it) keeps the place without comparing
+// timestamps.
+func moved(cur, next *a2av1.Task) bool {
+	if cur.GetStatus() == next.GetStatus() && cur.GetId() == next.GetId() {
+		return false
+	}
+	return CursorOf(next).Compare(CursorOf(cur)) != 0
 }
 
 func (m *Memory) tenantOf(tenant string) *memTenant {

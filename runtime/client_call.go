@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/a2agen/a2agen/internal/idle"
 	"github.com/a2agen/a2agen/internal/respmeta"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
@@ -246,6 +247,11 @@ type clientChains struct {
 	// Whether an interceptor may read the response metadata of unary
 	// calls, of streams.
 	unaryMetadataRead, streamMetadataRead bool
+	// idle: the interceptors, if all can say they are idle for a call;
+	// such a call goes straight to the transport's own direct calls.
+	idle         idle.Chain
+	directUnary  func(ctx context.Context, op *Operation, req, resp proto.Message) error
+	directStream func(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error]
 }
 
 // newClientChains wraps a transport's own unary and stream calls in the
@@ -265,6 +271,9 @@ func (c *clientConfig) newClientChains(binding Binding, peer string,
 
 		unaryMetadataRead:  readsResponseMetadata(c.interceptors, false),
 		streamMetadataRead: readsResponseMetadata(c.interceptors, true),
+		idle:               idle.NewChain(c.interceptors),
+		directUnary:        unary,
+		directStream:       stream,
 		unary: chainUnary(c.interceptors, func(ctx context.Context, call *CallInfo, req proto.Message) (proto.Message, error) {
 			if err := unary(ctx, call.Operation, req, call.resp); err != nil {
 				return nil, err
@@ -315,6 +324,9 @@ func (c *clientConfig) newCall(ctx context.Context, ch *clientChains, op *Operat
 
 // interceptUnary runs a unary call through the chains.
 func (c *clientConfig) interceptUnary(ctx context.Context, ch *clientChains, op *Operation, req, resp proto.Message) error {
+	if ch.idle.Idle(ctx, true) {
+		return ch.directUnary(ctx, op, req, resp)
+	}
 	cc := c.newCall(ctx, ch, op, req)
 	call := &cc.call
 	call.resp = resp
@@ -332,6 +344,9 @@ func (c *clientConfig) interceptUnary(ctx context.Context, ch *clientChains, op 
 
 // interceptStream runs a streaming call through the chains.
 func (c *clientConfig) interceptStream(ctx context.Context, ch *clientChains, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
+	if ch.idle.Idle(ctx, true) {
+		return ch.directStream(ctx, op, req, newResp)
+	}
 	return func(yield func(proto.Message, error) bool) {
 		cc := c.newCall(ctx, ch, op, req)
 		call := &cc.call

@@ -107,7 +107,7 @@ func newGRPCTransport(cc grpc.ClientConnInterface, cfg *clientConfig) *GRPCTrans
 		md:       cfg.outgoingMetadata(),
 		callOpts: []grpc.CallOption{grpc.MaxCallRecvMsgSize(int(limit))},
 	}
-	t.chains = cfg.newClientChains(BindingGRPC, grpcPeer(cc), t.Unary, t.Stream)
+	t.chains = cfg.newClientChains(BindingGRPC, grpcPeer(cc), t.unary, t.stream)
 	return t
 }
 
@@ -138,13 +138,18 @@ var serverStreamDesc = grpc.StreamDesc{ServerStreams: true}
 
 // Unary implements ClientTransport.
 func (t *GRPCTransport) Unary(ctx context.Context, op *Operation, req, resp proto.Message) error {
+	if t.chains != nil && clientCallFrom(ctx) == nil {
+		return t.cfg.interceptUnary(ctx, t.chains, op, req, resp)
+	}
+	return t.unary(ctx, op, req, resp)
+}
+
+// unary is Unary without the interceptors (or inside them).
+func (t *GRPCTransport) unary(ctx context.Context, op *Operation, req, resp proto.Message) error {
 	// t must outlive the call: the cleanup of NewGRPCTransport closes the
 	// connection as soon as t is unreachable, which it would be once its
 	// fields are loaded.
 	defer goruntime.KeepAlive(t)
-	if t.chains != nil && clientCallFrom(ctx) == nil {
-		return t.cfg.interceptUnary(ctx, t.chains, op, req, resp)
-	}
 	u := &grpcUnaryCall{}
 	opts := append(u.opts[:0], t.callOpts...)
 	opts = append(opts, grpc.Trailer(&u.trailer))
@@ -177,8 +182,13 @@ func (t *GRPCTransport) Stream(ctx context.Context, op *Operation, req proto.Mes
 	if t.chains != nil && clientCallFrom(ctx) == nil {
 		return t.cfg.interceptStream(ctx, t.chains, op, req, newResp)
 	}
+	return t.stream(ctx, op, req, newResp)
+}
+
+// stream is Stream without the interceptors (or inside them).
+func (t *GRPCTransport) stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
 	return func(yield func(proto.Message, error) bool) {
-		defer goruntime.KeepAlive(t) // see Unary
+		defer goruntime.KeepAlive(t) // see unary
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		cs, err := t.cc.NewStream(t.outgoingContext(ctx), &serverStreamDesc, op.Procedure, t.callOpts...)

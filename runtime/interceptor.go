@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"google.golang.org/protobuf/proto"
+
+	"github.com/a2agen/a2agen/internal/idle"
 )
 
 // Interceptors wrap calls, on the server around the handler and on the
@@ -130,6 +132,7 @@ func newHandlerConfigFor(svc *Service, opts []HandlerOption) *handlerConfig {
 		c.supportedVersions = svc.Desc.ProtocolVersions
 	}
 	c.chains = c.serverChains(svc)
+	c.idle = idle.NewChain(c.interceptors)
 	c.failuresLogged = logsFailures(c.interceptors) // failure.go
 	return c
 }
@@ -156,10 +159,11 @@ func (c *handlerConfig) serverChains(svc *Service) map[*Endpoint]*serverChain {
 }
 
 // callUnary serves a unary call through the interceptors of the handler,
-// or straight to the endpoint without any. A panic in the handler becomes an
-// Internal error.
+// or straight to the endpoint without any (or when all of them say they
+// are idle for the call: telemetry's with no-op providers). A panic in the
+// handler becomes an Internal error.
 func (c *handlerConfig) callUnary(ctx context.Context, ep *Endpoint, info *CallInfo, req proto.Message) (proto.Message, error) {
-	if c.chains == nil {
+	if c.chains == nil || c.idle.Idle(ctx, false) {
 		return callUnarySafely(ctx, ep, req)
 	}
 	resp, err := c.chains[ep].unary(ctx, info, req)
@@ -171,7 +175,7 @@ func (c *handlerConfig) callUnary(ctx context.Context, ep *Endpoint, info *CallI
 
 // callStream is callUnary for streaming calls.
 func (c *handlerConfig) callStream(ctx context.Context, ep *Endpoint, info *CallInfo, req proto.Message, send func(proto.Message) error) error {
-	if c.chains == nil {
+	if c.chains == nil || c.idle.Idle(ctx, false) {
 		return callStreamSafely(ctx, ep, req, send)
 	}
 	err := c.chains[ep].stream(ctx, info, req, send)

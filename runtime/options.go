@@ -3,6 +3,8 @@ package runtime
 import (
 	"log/slog"
 	"time"
+
+	"github.com/a2agen/a2agen/internal/idle"
 )
 
 // VersionPolicy decides what a server assumes when a request carries no
@@ -50,6 +52,7 @@ type handlerConfig struct {
 	challenges         []string      // auth.go: WithAuthenticator's defaults
 	interceptors       []Interceptor // interceptor.go
 	chains             map[*Endpoint]*serverChain
+	idle               idle.Chain // the interceptors, if all can say they are idle (interceptor.go)
 	failuresLogged     bool // an interceptor logs failures (failure.go)
 	// pathPrefix is the HTTP+JSON mount point set by WithPathPrefix;
 	// pathPrefixSet turns off the detection from http.Request.Pattern.

@@ -9,6 +9,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/a2agen/a2agen/internal/idle"
 	"github.com/a2agen/a2agen/internal/respmeta"
 	"github.com/a2agen/a2agen/runtime"
 )
@@ -74,6 +75,15 @@ func (m *metrics) side(call *runtime.CallInfo) *callInstruments {
 // never reads the response metadata of client calls, so the gRPC transport
 // need not capture it for it.
 func (*metrics) IgnoresResponseMetadata(respmeta.Unread) {}
+
+// Idle implements idle.Interceptor: with a no-op provider the interceptor
+// would only pass the call on, so the runtime leaves it out.
+func (m *metrics) Idle(ctx context.Context, client bool, _ idle.Token) bool {
+	if client {
+		return !m.client.duration.Enabled(ctx)
+	}
+	return !m.server.duration.Enabled(ctx)
+}
 
 func (m *metrics) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message) (proto.Message, error) {

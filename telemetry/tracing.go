@@ -20,6 +20,7 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/a2agen/a2agen/internal/idle"
 	"github.com/a2agen/a2agen/internal/respmeta"
 	"github.com/a2agen/a2agen/runtime"
 )
@@ -95,6 +96,13 @@ func (t *tracing) off() bool {
 // never reads the response metadata of client calls, so the gRPC transport
 // need not capture it for it.
 func (*tracing) IgnoresResponseMetadata(respmeta.Unread) {}
+
+// Idle implements idle.Interceptor: with no span to record and, on the
+// client, no trace context of other instrumentation to pass on, the
+// interceptor would only pass the call on, so the runtime leaves it out.
+func (t *tracing) Idle(ctx context.Context, client bool, _ idle.Token) bool {
+	return t.off() && (!client || !trace.SpanContextFromContext(ctx).IsValid())
+}
 
 func (t *tracing) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message) (proto.Message, error) {

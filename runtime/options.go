@@ -53,7 +53,7 @@ type handlerConfig struct {
 	interceptors       []Interceptor // interceptor.go
 	chains             map[*Endpoint]*serverChain
 	idle               idle.Chain // the interceptors, if all can say they are idle (interceptor.go)
-	failuresLogged     bool // an interceptor logs failures (failure.go)
+	failuresLogged     bool       // an interceptor logs failures (failure.go)
 	// pathPrefix is the HTTP+JSON mount point set by WithPathPrefix;
 	// pathPrefixSet turns off the detection from http.Request.Pattern.
 	pathPrefix    string

@@ -58,6 +58,12 @@ func canonicalMetadataKey(k string) string {
 		return "User-Agent"
 	case "grpc-accept-encoding":
 		return "Grpc-Accept-Encoding"
+	case "traceparent": // W3C trace context
+		return "Traceparent"
+	case "tracestate":
+		return "Tracestate"
+	case "baggage":
+		return "Baggage"
 	}
 	return http.CanonicalHeaderKey(k)
 }

@@ -21,8 +21,11 @@ type config struct {
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
 	propagator     propagation.TextMapPropagator
-	logger         *slog.Logger
-	requestLog     bool
+	// w3cOnly: propagator is the default one (W3C Trace Context and
+	// Baggage), whose common case w3c.go handles itself.
+	w3cOnly    bool
+	logger     *slog.Logger
+	requestLog bool
 }
 
 func newConfig(opts []Option) *config {
@@ -38,6 +41,7 @@ func newConfig(opts []Option) *config {
 	}
 	if c.propagator == nil {
 		c.propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+		c.w3cOnly = true
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()

@@ -44,7 +44,7 @@ import (
 // log) see its span in the context.
 func Tracing(opts ...Option) runtime.Interceptor {
 	c := newConfig(opts)
-	t := &tracing{tracer: c.tracer(), prop: c.propagator}
+	t := &tracing{tracer: c.tracer(), prop: c.propagator, w3c: c.w3cOnly}
 	switch c.tracerProvider.(type) {
 	case tracenoop.TracerProvider, *tracenoop.TracerProvider:
 		t.noop = true
@@ -56,6 +56,7 @@ func Tracing(opts ...Option) runtime.Interceptor {
 type tracing struct {
 	tracer trace.Tracer
 	prop   propagation.TextMapPropagator
+	w3c    bool // prop is the default propagator (w3c.go)
 	ops    opCache
 	// noop: the provider is a no-op; global: it is OpenTelemetry's global
 	// provider, a no-op until a program sets one (see off).
@@ -181,10 +182,18 @@ func (t *tracing) start(ctx context.Context, call *runtime.CallInfo) (context.Co
 	var span trace.Span
 	if call.Client {
 		ctx, span = t.tracer.Start(ctx, a.method, t.clientStart(a, call)...)
-		t.prop.Inject(ctx, headerCarrier(call.Header))
+		if !t.w3c || !injectW3C(ctx, span.SpanContext(), call.Header) {
+			t.prop.Inject(ctx, headerCarrier(call.Header))
+		}
 	} else {
 		if !trace.SpanContextFromContext(ctx).IsValid() {
-			ctx = t.prop.Extract(ctx, headerCarrier(call.Header))
+			ok := false
+			if t.w3c {
+				ctx, ok = extractW3C(ctx, call.Header)
+			}
+			if !ok {
+				ctx = t.prop.Extract(ctx, headerCarrier(call.Header))
+			}
 		}
 		ctx, span = t.tracer.Start(ctx, a.method, a.serverStart...)
 	}

@@ -103,9 +103,10 @@ func startOurV03Echo(t *testing.T) *peer {
 // gRPC client sends CreateTaskPushNotificationConfig with config_id empty
 // when the config has no id, although the v0.3.0 proto marks config_id
 // REQUIRED (its own v0.3 server ignores config_id and reads the config's
-// id). a2agen's v0.3 gRPC service follows the proto: InvalidParams naming
-// configId, before it looks the task up. (a2agen's own v0.3 client names
-// such a config itself.)
+// id). a2agen's v0.3 gRPC service accepts it (liberal in what it accepts):
+// the server picks the id, as v1.0 does, after looking the task up, so an
+// unknown task is TaskNotFound. (a2agen's own v0.3 client names such a
+// config itself.)
 func TestDeviation_V03GRPCCreatePushConfigWithoutConfigID(t *testing.T) {
 	t.Parallel()
 	t.Run("wire", func(t *testing.T) {
@@ -132,8 +133,9 @@ func TestDeviation_V03GRPCCreatePushConfigWithoutConfigID(t *testing.T) {
 		if !ok {
 			t.Fatalf("the SDK client did not run the step (%v); stderr:\n%s", run.err, run.stderr)
 		}
-		if s.Reason != "INVALID_PARAMS" || !strings.Contains(s.Error, "configId") {
-			t.Errorf("examples/echo answered %s (%s), want INVALID_PARAMS naming configId", s.Reason, s.Error)
+		if !s.OK || s.Reason != "TASK_NOT_FOUND" {
+			t.Errorf("examples/echo answered ok=%v %s (%s: %s), want TASK_NOT_FOUND (the request without config_id accepted, the task looked up)",
+				s.OK, s.Reason, s.Problem, s.Error)
 		}
 	})
 }

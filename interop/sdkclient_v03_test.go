@@ -20,11 +20,11 @@ var v03Deviations = map[string]map[string]bool{
 	// sends historyLength 0 as absent, which reads as "all history". The
 	// v0.3.0 proto has no ListTasks rpc; the SDK's a2agrpc/v0 calls one
 	// (a2a.v1.A2AService/ListTasks, its own addition), which a server of
-	// the v0.3.0 proto answers Unimplemented. Its client sends
+	// the v0.3.0 proto answers Unimplemented. (Its client sends
 	// CreateTaskPushNotificationConfig without the REQUIRED config_id when
-	// the config has no id, which a server of the v0.3.0 proto refuses as
-	// InvalidParams before it looks the task up.
-	"GRPC": {"get-task-historyLength-0": true, "create-push-config-for-unknown-task": true, "list-by-context-newest-first": true, "list-filter-status": true,
+	// the config has no id, which a2agen accepts: see
+	// TestDeviation_V03GRPCCreatePushConfigWithoutConfigID.)
+	"GRPC": {"get-task-historyLength-0": true, "list-by-context-newest-first": true, "list-filter-status": true,
 		"list-artifacts-only-when-asked": true, "list-pages": true, "list-statusTimestampAfter": true},
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Stream is what a server-streaming handler sends its responses on. Send
@@ -94,6 +95,23 @@ func NewService(desc *ServiceDesc, endpoints ...*Endpoint) *Service {
 	}
 	s.validator = newValidator()
 	return s
+}
+
+// Accepting returns a copy of s whose Validate does not require the named
+// fields (full names, e.g. "a2a.v1.CreateTaskPushNotificationConfigRequest.config_id")
+// although their descriptors mark them REQUIRED: for a service that accepts
+// what a widespread client omits, and fills the field in itself. The
+// endpoints are shared with s.
+func (s *Service) Accepting(optional ...protoreflect.FullName) *Service {
+	skip := make(map[protoreflect.FullName]bool, len(optional))
+	for _, n := range optional {
+		skip[n] = true
+	}
+	c := &Service{Desc: s.Desc, Endpoints: s.Endpoints, byName: s.byName, byMethod: s.byMethod,
+		validator: &validator{isRequired: func(fd protoreflect.FieldDescriptor) bool {
+			return !skip[fd.FullName()] && s.validator.isRequired(fd)
+		}}}
+	return c
 }
 
 // Endpoint returns the endpoint for an rpc name, or nil.

@@ -326,3 +326,22 @@ func TestCompareMapKeys(t *testing.T) {
 		}
 	}
 }
+
+// Service.Accepting's copy does not require the named fields; the original
+// still does.
+func TestServiceAccepting(t *testing.T) {
+	s := &Service{validator: newTableValidator(descriptorRequired)}
+	relaxed := s.Accepting("google.protobuf.FieldDescriptorProto.number")
+	fdp := protodesc.ToFileDescriptorProto(testFile)
+	fdp.MessageType[2].Field[1].Number = nil
+	if err := relaxed.Validate(fdp); err != nil {
+		t.Errorf("Accepting(number).Validate without number = %v, want nil", err)
+	}
+	if err := s.Validate(fdp); err == nil {
+		t.Error("the original service no longer requires number")
+	}
+	fdp.MessageType[2].Field[1].Name = nil
+	if err := relaxed.Validate(fdp); err == nil || !strings.Contains(err.Error(), "messageType[2].field[1].name") {
+		t.Errorf("Accepting(number).Validate without name = %v, want name still required", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/a2agen/a2agen/a2a/v03"
@@ -16,8 +17,24 @@ import (
 // both versions. opts are those of a2av1.RegisterA2AServiceGRPC (the same
 // interceptors, authentication and limits apply); the interface serves
 // protocol version 0.3 unless an option says otherwise.
+//
+// CreateTaskPushNotificationConfig's config_id, which the v0.3 proto marks
+// REQUIRED, may be absent (ConfigIDOptional): the config's own id is used,
+// else the server picks one, as on v1.0. The official Go SDK's v0.3 gRPC
+// client sends none for a config without id.
 func Register(r grpc.ServiceRegistrar, h a2av1.A2AServiceHandler, opts ...runtime.HandlerOption) {
-	a2av03pb.RegisterA2AServiceGRPC(r, NewHandler(h), opts...)
+	runtime.RegisterGRPC(r, NewService(h), opts...)
+}
+
+// ConfigIDOptional is the REQUIRED field of the v0.3 proto that the v0.3
+// gRPC service accepts absent (strict in what it emits, liberal in what it
+// accepts).
+const ConfigIDOptional protoreflect.FullName = "a2a.v1.CreateTaskPushNotificationConfigRequest.config_id"
+
+// NewService returns the runtime service that Register serves: the v0.3
+// service over NewHandler(h), not requiring ConfigIDOptional.
+func NewService(h a2av1.A2AServiceHandler) *runtime.Service {
+	return a2av03pb.NewA2AServiceRuntime(NewHandler(h)).Accepting(ConfigIDOptional)
 }
 
 // NewHandler returns the v0.3 handler over h: every request is converted to

@@ -11,6 +11,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/a2agen/a2agen/a2a/v03"
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/compat/a2av03grpc"
 )
 
 // TestV03RequestsMeetV1Requirements: a v0.3 request that its own proto
@@ -71,4 +73,63 @@ func TestV03RequestsMeetV1Requirements(t *testing.T) {
 		Config: &a2av03pb.TaskPushNotificationConfig{PushNotificationConfig: &a2av03pb.PushNotificationConfig{Id: "c1"}}}
 	err = conn.Invoke(c, a2av03pb.A2AServiceCreateTaskPushNotificationConfigProcedure, noURL, new(a2av03pb.TaskPushNotificationConfig))
 	check("CreateTaskPushNotificationConfig without url", err, "config.pushNotificationConfig.url")
+}
+
+// TestV03CreatePushConfigWithoutConfigID: CreateTaskPushNotificationConfig
+// without the REQUIRED config_id (what the official Go SDK's v0.3 gRPC client
+// sends for a config without id) is accepted: the config's own id is used,
+// else the server picks one, as v1.0 does; the task is still looked up
+// (TaskNotFound, not InvalidParams, for an unknown one).
+func TestV03CreatePushConfigWithoutConfigID(t *testing.T) {
+	addr := serve(t, false, true)
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	c := ctx(t)
+	resp, err := v1Client(t, addr).SendMessage(c, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := resp.GetTask().GetId()
+	create := func(parent, configID, id string) (*a2av03pb.TaskPushNotificationConfig, error) {
+		req := &a2av03pb.CreateTaskPushNotificationConfigRequest{Parent: parent, ConfigId: configID,
+			Config: &a2av03pb.TaskPushNotificationConfig{PushNotificationConfig: &a2av03pb.PushNotificationConfig{Id: id, Url: "http://127.0.0.1:9/hook"}}}
+		out := new(a2av03pb.TaskPushNotificationConfig)
+		return out, conn.Invoke(c, a2av03pb.A2AServiceCreateTaskPushNotificationConfigProcedure, req, out)
+	}
+
+	// Neither config_id nor an id: a fresh id, readable under its name.
+	got, err := create(a2av03grpc.TaskName(task), "", "")
+	if err != nil {
+		t.Fatalf("create without config_id or id: %v", err)
+	}
+	tid, id, err := a2av03grpc.ParsePushConfigName(got.GetName(), "name")
+	if err != nil || tid != task || id == "" || got.GetPushNotificationConfig().GetId() != id {
+		t.Fatalf("created %v (%v), want a fresh id under task %s", got, err, task)
+	}
+	read := new(a2av03pb.TaskPushNotificationConfig)
+	if err := conn.Invoke(c, a2av03pb.A2AServiceGetTaskPushNotificationConfigProcedure,
+		&a2av03pb.GetTaskPushNotificationConfigRequest{Name: got.GetName()}, read); err != nil || read.GetPushNotificationConfig().GetUrl() != "http://127.0.0.1:9/hook" {
+		t.Errorf("reading the created config: %v, %v", read, err)
+	}
+	// No config_id, the config's own id: that id.
+	got, err = create(a2av03grpc.TaskName(task), "", "mine")
+	if err != nil || got.GetName() != a2av03grpc.PushConfigName(task, "mine") {
+		t.Errorf("create with the config's id only: %v, %v; want name %s", got, err, a2av03grpc.PushConfigName(task, "mine"))
+	}
+	// config_id wins over the config's id.
+	got, err = create(a2av03grpc.TaskName(task), "named", "mine")
+	if err != nil || got.GetName() != a2av03grpc.PushConfigName(task, "named") {
+		t.Errorf("create with config_id: %v, %v; want name %s", got, err, a2av03grpc.PushConfigName(task, "named"))
+	}
+	// An unknown task without config_id: TaskNotFound.
+	if _, err := create(a2av03grpc.TaskName("no-such-task"), "", ""); status.Code(err) != codes.NotFound {
+		t.Errorf("create for an unknown task without config_id: %v, want NotFound (TaskNotFound)", err)
+	}
+	// The other REQUIRED fields stay required: no parent.
+	if _, err := create("", "", ""); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("create without parent: %v, want InvalidArgument", err)
+	}
 }

@@ -186,7 +186,7 @@ func schemeFieldsV03(s *a2av1.SecurityScheme) map[string]any {
 			// v0.3 OAuthFlows object with one flow; v1.0-only members
 			// (pkceRequired, deviceCode) are ignored by v0.3 readers.
 			b, _ := protojson.Marshal(f)
-			out["flows"] = json.RawMessage(b)
+			out["flows"] = flowsWithScopes(b)
 		}
 		opt("oauth2MetadataUrl", v.Oauth2SecurityScheme.GetOauth2MetadataUrl())
 		opt("description", v.Oauth2SecurityScheme.GetDescription())
@@ -199,4 +199,35 @@ func schemeFieldsV03(s *a2av1.SecurityScheme) map[string]any {
 		opt("description", v.MtlsSecurityScheme.GetDescription())
 	}
 	return out
+}
+
+// v03FlowKinds are the OAuth flows of v0.3's OAuthFlows. v0.3's card schema
+// marks scopes required in each of them, so a flow without scopes is
+// written with an empty map: ProtoJSON drops an empty map.
+var v03FlowKinds = []string{"authorizationCode", "clientCredentials", "implicit", "password"}
+
+// flowsWithScopes is the ProtoJSON of a v1.0 OAuthFlows (doc) with
+// "scopes": {} added to each v0.3 flow that has none.
+func flowsWithScopes(doc []byte) json.RawMessage {
+	var flows map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &flows); err != nil {
+		return doc // ProtoJSON of a message: cannot happen
+	}
+	changed := false
+	for _, k := range v03FlowKinds {
+		if f, ok := flows[k]; ok && f != nil {
+			if _, has := f["scopes"]; !has {
+				f["scopes"] = json.RawMessage("{}")
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return doc
+	}
+	b, err := json.Marshal(flows)
+	if err != nil {
+		return doc
+	}
+	return b
 }

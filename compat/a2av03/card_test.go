@@ -135,3 +135,60 @@ func TestCompleteSchemes(t *testing.T) {
 		t.Error("an unknown v0.3 scheme type was accepted")
 	}
 }
+
+// TestCardOAuthFlowsEmptyScopes: v0.3's card schema requires scopes in
+// every flow, so a flow without scopes (ProtoJSON drops the empty map) is
+// written to v0.3 readers with "scopes": {}; a flow with scopes keeps them,
+// and the v1.0 member still reads as the same flow.
+func TestCardOAuthFlowsEmptyScopes(t *testing.T) {
+	flows := map[string]*a2av1.OAuthFlows{
+		"authorizationCode": {Flow: &a2av1.OAuthFlows_AuthorizationCode{AuthorizationCode: &a2av1.AuthorizationCodeOAuthFlow{
+			AuthorizationUrl: "http://h/auth", TokenUrl: "http://h/token"}}},
+		"clientCredentials": {Flow: &a2av1.OAuthFlows_ClientCredentials{ClientCredentials: &a2av1.ClientCredentialsOAuthFlow{
+			TokenUrl: "http://h/token"}}},
+		"implicit": {Flow: &a2av1.OAuthFlows_Implicit{Implicit: &a2av1.ImplicitOAuthFlow{AuthorizationUrl: "http://h/auth"}}},
+		"password": {Flow: &a2av1.OAuthFlows_Password{Password: &a2av1.PasswordOAuthFlow{TokenUrl: "http://h/token"}}},
+		"scoped": {Flow: &a2av1.OAuthFlows_ClientCredentials{ClientCredentials: &a2av1.ClientCredentialsOAuthFlow{
+			TokenUrl: "http://h/token", Scopes: map[string]string{"read": "r"}}}},
+	}
+	card := echo.Card(&a2av1.AgentInterface{Url: "http://h/a2a", ProtocolBinding: "JSONRPC", ProtocolVersion: "0.3"})
+	card.SecurityRequirements = nil
+	card.SecuritySchemes = map[string]*a2av1.SecurityScheme{}
+	for name, f := range flows {
+		card.SecuritySchemes[name] = &a2av1.SecurityScheme{Scheme: &a2av1.SecurityScheme_Oauth2SecurityScheme{
+			Oauth2SecurityScheme: &a2av1.OAuth2SecurityScheme{Flows: f}}}
+	}
+	doc, err := a2av03.CardJSON(card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v03 struct {
+		SecuritySchemes map[string]struct {
+			Flows map[string]map[string]json.RawMessage `json:"flows"`
+		} `json:"securitySchemes"`
+	}
+	if err := json.Unmarshal(doc, &v03); err != nil {
+		t.Fatal(err)
+	}
+	for name := range flows {
+		kind := name
+		want := "{}"
+		if name == "scoped" {
+			kind, want = "clientCredentials", `{"read":"r"}`
+		}
+		f := v03.SecuritySchemes[name].Flows[kind]
+		if f == nil || string(f["scopes"]) != want {
+			t.Errorf("%s: v0.3 flows %v, want %s with scopes %s", name, v03.SecuritySchemes[name].Flows, kind, want)
+		}
+	}
+	var v1 a2av1.AgentCard
+	if err := runtime.UnmarshalJSON(doc, &v1); err != nil ||
+		v1.GetSecuritySchemes()["clientCredentials"].GetOauth2SecurityScheme().GetFlows().GetClientCredentials().GetTokenUrl() != "http://h/token" {
+		t.Errorf("the dual card as v1.0: %v, %v", v1.GetSecuritySchemes(), err)
+	}
+	// And a v0.3 reader takes the flows back.
+	back, err := a2av03.ReadCard(doc)
+	if err != nil || back.GetSecuritySchemes()["password"].GetOauth2SecurityScheme().GetFlows().GetPassword().GetTokenUrl() != "http://h/token" {
+		t.Errorf("ReadCard of the dual card: %v, %v", back.GetSecuritySchemes(), err)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/a2agen/a2agen/internal/manifest"
 )
 
 // TestExamplesAreFresh regenerates, in memory, every agent under examples/
@@ -102,5 +104,57 @@ func TestGenerateOwnership(t *testing.T) {
 	}
 	if again, _ := GenerateProject(dir, false); len(again.Written) != 0 {
 		t.Errorf("a second generate wrote %v", again.Written)
+	}
+}
+
+// TestExamplesSchemaIsCurrent: every example agent's agent.schema.json is
+// the schema this a2a-scaffold embeds. generate writes the schema only when
+// it is missing (it is the user's, see Files), so TestExamplesAreFresh
+// does not notice a stale copy: delete it and run generate.
+func TestExamplesSchemaIsCurrent(t *testing.T) {
+	manifests, err := filepath.Glob(filepath.Join("..", "..", "examples", "*", ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range manifests {
+		dir := filepath.Dir(path)
+		got, err := os.ReadFile(filepath.Join(dir, manifest.SchemaFileName))
+		if err != nil {
+			t.Errorf("%s: %v", filepath.Base(dir), err)
+			continue
+		}
+		if !bytes.Equal(got, manifest.Schema) {
+			t.Errorf("%s/%s differs from internal/manifest/schema/%[2]s; run: rm examples/%[1]s/%[2]s && go run ./cmd/a2a-scaffold generate --dir examples/%[1]s",
+				filepath.Base(dir), manifest.SchemaFileName)
+		}
+	}
+}
+
+// TestGenerateSchemaOwnership: agent.schema.json is the user's: generate
+// keeps an edited one and writes the embedded one when it is missing.
+func TestGenerateSchemaOwnership(t *testing.T) {
+	dir := t.TempDir()
+	manifestPath := filepath.Join("..", "..", "testdata", "golden", "scaffold", "minimal", ManifestFile)
+	if _, err := NewProject(NewOptions{Name: "minimal", Dir: dir, Manifest: manifestPath}); err != nil {
+		t.Fatal(err)
+	}
+	schema := filepath.Join(dir, manifest.SchemaFileName)
+	if err := os.WriteFile(schema, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := GenerateProject(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(schema); string(got) != "{}\n" {
+		t.Errorf("generate rewrote an edited %s", manifest.SchemaFileName)
+	}
+	if err := os.Remove(schema); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := GenerateProject(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(schema); !bytes.Equal(got, manifest.Schema) {
+		t.Errorf("generate did not write the missing %s", manifest.SchemaFileName)
 	}
 }

@@ -106,7 +106,10 @@ func Files(m *manifest.Manifest, opts ProjectOptions) ([]ProjectFile, error) {
 		{"hosting.go", p.hostingFile, false, false},
 		{"README.md", p.text("README.md.tmpl"), false, true},
 		{ManifestFile, func() ([]byte, error) { return opts.Manifest, nil }, false, true},
-		{manifest.SchemaFileName, func() ([]byte, error) { return manifest.Schema, nil }, false, true},
+		// The schema is yours (JSON has no comment to carry the generated
+		// header, so generate cannot tell an edited schema from its own),
+		// written when missing: delete it and run generate to refresh it.
+		{manifest.SchemaFileName, func() ([]byte, error) { return manifest.Schema, nil }, false, false},
 	}
 	if len(p.typedSkills()) > 0 {
 		steps = append(steps, fileStep{typedFile, p.typesFile, true, false})

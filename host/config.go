@@ -65,7 +65,10 @@ type Config struct {
 	// card (url, preferredTransport, additionalInterfaces, protocolVersion;
 	// see a2av03.WithV03Fields). A signed card is not rewritten: it must
 	// already be the dual card (a2a-scaffold makes it when agent.yaml says
-	// protocolVersions: ["1.0", "0.3"]).
+	// protocolVersions: ["1.0", "0.3"]). gRPC bindings serve
+	// a2a.v1.A2AService (compat/a2av03grpc) too. v0.3 has no tenants: on a
+	// binding with a Tenant, v0.3 requests are served in that tenant, and
+	// the binding's 0.3 interface names it.
 	V03 bool
 	// Skills hold one entry for every skill of the public and the extended
 	// card.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/emptypb"
 
@@ -57,6 +58,7 @@ func (h handler) SendMessage(ctx context.Context, req *a2av03pb.SendMessageReque
 	if err := checkV1(r, ""); err != nil {
 		return nil, err
 	}
+	inTenant(ctx, r)
 	resp, err := h.h.SendMessage(ctx, r)
 	if err != nil {
 		return nil, err
@@ -69,6 +71,7 @@ func (h handler) SendStreamingMessage(ctx context.Context, req *a2av03pb.SendMes
 	if err := checkV1(r, ""); err != nil {
 		return err
 	}
+	inTenant(ctx, r)
 	return h.h.SendStreamingMessage(ctx, r, stream{out})
 }
 
@@ -77,6 +80,7 @@ func (h handler) GetTask(ctx context.Context, req *a2av03pb.GetTaskRequest) (*a2
 	if err != nil {
 		return nil, err
 	}
+	inTenant(ctx, r)
 	t, err := h.h.GetTask(ctx, r)
 	if err != nil {
 		return nil, err
@@ -89,6 +93,7 @@ func (h handler) CancelTask(ctx context.Context, req *a2av03pb.CancelTaskRequest
 	if err != nil {
 		return nil, err
 	}
+	inTenant(ctx, r)
 	t, err := h.h.CancelTask(ctx, r)
 	if err != nil {
 		return nil, err
@@ -101,6 +106,7 @@ func (h handler) TaskSubscription(ctx context.Context, req *a2av03pb.TaskSubscri
 	if err != nil {
 		return err
 	}
+	inTenant(ctx, r)
 	return h.h.SubscribeToTask(ctx, r, stream{out})
 }
 
@@ -112,6 +118,7 @@ func (h handler) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av
 	if err := checkV1(r, "config.pushNotificationConfig."); err != nil {
 		return nil, err
 	}
+	inTenant(ctx, r)
 	c, err := h.h.CreateTaskPushNotificationConfig(ctx, r)
 	if err != nil {
 		return nil, err
@@ -124,6 +131,7 @@ func (h handler) GetTaskPushNotificationConfig(ctx context.Context, req *a2av03p
 	if err != nil {
 		return nil, err
 	}
+	inTenant(ctx, r)
 	c, err := h.h.GetTaskPushNotificationConfig(ctx, r)
 	if err != nil {
 		return nil, err
@@ -136,6 +144,7 @@ func (h handler) ListTaskPushNotificationConfig(ctx context.Context, req *a2av03
 	if err != nil {
 		return nil, err
 	}
+	inTenant(ctx, r)
 	resp, err := h.h.ListTaskPushNotificationConfigs(ctx, r)
 	if err != nil {
 		return nil, err
@@ -147,7 +156,9 @@ func (h handler) ListTaskPushNotificationConfig(ctx context.Context, req *a2av03
 // gRPC GetAgentCard is the authenticated card; the public one is at the
 // well-known URL).
 func (h handler) GetAgentCard(ctx context.Context, _ *a2av03pb.GetAgentCardRequest) (*a2av03pb.AgentCard, error) {
-	c, err := h.h.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
+	r := &a2av1.GetExtendedAgentCardRequest{}
+	inTenant(ctx, r)
+	c, err := h.h.GetExtendedAgentCard(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -159,5 +170,22 @@ func (h handler) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av
 	if err != nil {
 		return nil, err
 	}
+	inTenant(ctx, r)
 	return h.h.DeleteTaskPushNotificationConfig(ctx, r)
+}
+
+// inTenant puts the tenant of the call (runtime.CallInfo.Tenant: the
+// interface's, runtime.WithTenant) in r, the v1.0 form of a v0.3 request.
+// v0.3 has no tenants, so on an interface with a tenant a v0.3 request is
+// served in that tenant, as on the JSON v0.3 layer, where the runtime fills
+// the converted request's tenant in.
+func inTenant(ctx context.Context, r proto.Message) {
+	info, ok := runtime.CallInfoFromContext(ctx)
+	if !ok || info.Tenant == "" {
+		return
+	}
+	rm := r.ProtoReflect()
+	if fd := rm.Descriptor().Fields().ByName("tenant"); fd != nil && fd.Kind() == protoreflect.StringKind && rm.Get(fd).String() == "" {
+		rm.Set(fd, protoreflect.ValueOfString(info.Tenant))
+	}
 }

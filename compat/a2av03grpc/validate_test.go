@@ -1,6 +1,8 @@
 package a2av03grpc_test
 
 import (
+	"context"
+	"net"
 	"slices"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/a2agen/a2agen/a2a/v03"
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/compat/a2av03grpc"
+	"github.com/a2agen/a2agen/runtime"
 )
 
 // TestV03RequestsMeetV1Requirements: a v0.3 request that its own proto
@@ -131,5 +134,45 @@ func TestV03CreatePushConfigWithoutConfigID(t *testing.T) {
 	// The other REQUIRED fields stay required: no parent.
 	if _, err := create("", "", ""); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("create without parent: %v, want InvalidArgument", err)
+	}
+}
+
+// tenantRecorder answers GetTask with a task, recording the tenant of the
+// v1.0 request.
+type tenantRecorder struct {
+	a2av1.UnimplementedA2AServiceHandler
+	tenant chan string
+}
+
+func (h tenantRecorder) GetTask(_ context.Context, r *a2av1.GetTaskRequest) (*a2av1.Task, error) {
+	h.tenant <- r.GetTenant()
+	return &a2av1.Task{Id: r.GetId(), ContextId: "c", Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_COMPLETED}}, nil
+}
+
+// TestV03RequestsInInterfaceTenant: v0.3 has no tenants; on an interface
+// with a tenant (runtime.WithTenant) the v1.0 form of a v0.3 request
+// carries that tenant, so a handler that reads the request's tenant serves
+// it there, as the JSON v0.3 layer does.
+func TestV03RequestsInInterfaceTenant(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := grpc.NewServer()
+	h := tenantRecorder{tenant: make(chan string, 1)}
+	a2av03grpc.Register(g, h, runtime.WithTenant("acme"))
+	go func() { _ = g.Serve(ln) }()
+	t.Cleanup(g.Stop)
+	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	out := new(a2av03pb.Task)
+	if err := conn.Invoke(ctx(t), a2av03pb.A2AServiceGetTaskProcedure, &a2av03pb.GetTaskRequest{Name: "tasks/t1"}, out); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-h.tenant; got != "acme" {
+		t.Errorf("the handler saw tenant %q, want the interface's %q", got, "acme")
 	}
 }

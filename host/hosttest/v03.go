@@ -27,9 +27,9 @@ import (
 
 // V03Answer is what an A2A v0.3 agent answered to message/send: the kind
 // of the result ("task" or "message") and, for a task, its v0.3 state
-// ("completed", "input-required", …).
+// ("completed", "input-required", …) and id.
 type V03Answer struct {
-	Kind, State string
+	Kind, State, TaskID string
 }
 
 // SendV03 sends text to skill as an A2A v0.3 client does, on the v0.3 wire
@@ -38,12 +38,25 @@ type V03Answer struct {
 // a2a.v1.A2AService/SendMessage; with the test credentials the security
 // requirements of card and of the skill need. It fails the test unless the
 // agent answers with a v0.3 task or message (Config.V03). v0.3 has no
-// tenants: b must have none.
+// tenants: on a binding with a tenant the request is served in that
+// tenant, so a task it answers with is then read over v1.0 in b's tenant,
+// and the test fails unless it is there.
 func (a *Agent) SendV03(t testing.TB, b host.Binding, card *a2av1.AgentCard, skill, text string) V03Answer {
 	t.Helper()
-	if b.Tenant != "" {
-		t.Fatalf("hosttest: binding %s %s has tenant %q, and A2A v0.3 has no tenants", b.Protocol, b.Address, b.Tenant)
+	answer := a.sendV03(t, b, card, skill, text)
+	if b.Tenant != "" && answer.TaskID != "" {
+		got, err := a.Client(t, b, card, skill).GetTask(context.Background(), &a2av1.GetTaskRequest{Id: answer.TaskID})
+		if err != nil || got.GetId() != answer.TaskID {
+			t.Fatalf("the task %s of a v0.3 message/send on %s %s is not in the binding's tenant %q: GetTask over v1.0: %v",
+				answer.TaskID, b.Protocol, a.URL(b), b.Tenant, err)
+		}
 	}
+	return answer
+}
+
+// sendV03 is SendV03 without the tenant check.
+func (a *Agent) sendV03(t testing.TB, b host.Binding, card *a2av1.AgentCard, skill, text string) V03Answer {
+	t.Helper()
 	reqs := [][]*a2av1.SecurityRequirement{card.GetSecurityRequirements()}
 	for _, s := range card.GetSkills() {
 		if s.GetId() == skill {
@@ -104,7 +117,7 @@ func (a *Agent) SendV03(t testing.TB, b host.Binding, card *a2av1.AgentCard, ski
 			t.Fatalf("v0.3 SendMessage on gRPC %s: %v", a.URL(b), err)
 		}
 		if task := resp.GetTask(); task != nil {
-			return V03Answer{Kind: "task", State: a2av03.StateFromV1(a2av03grpc.StateToV1(task.GetStatus().GetState()))}
+			return V03Answer{Kind: "task", State: a2av03.StateFromV1(a2av03grpc.StateToV1(task.GetStatus().GetState())), TaskID: task.GetId()}
 		}
 		if resp.GetMsg() != nil {
 			return V03Answer{Kind: "message"}
@@ -150,6 +163,7 @@ func v03Answer(t testing.TB, raw []byte) V03Answer {
 	t.Helper()
 	var res struct {
 		Kind   string `json:"kind"`
+		ID     string `json:"id"`
 		Status struct {
 			State string `json:"state"`
 		} `json:"status"`
@@ -157,7 +171,11 @@ func v03Answer(t testing.TB, raw []byte) V03Answer {
 	if err := json.Unmarshal(raw, &res); err != nil || (res.Kind != "task" && res.Kind != "message") {
 		t.Fatalf("not a v0.3 task or message (kind %q): %s", res.Kind, raw)
 	}
-	return V03Answer{Kind: res.Kind, State: res.Status.State}
+	answer := V03Answer{Kind: res.Kind, State: res.Status.State}
+	if res.Kind == "task" {
+		answer.TaskID = res.ID
+	}
+	return answer
 }
 
 // CheckV03Card fails the test unless every HTTP address of bindings serves

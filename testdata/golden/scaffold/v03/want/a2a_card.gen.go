@@ -17,6 +17,7 @@ const agentCardJSON = `{
     {
       "url": "http://127.0.0.1:18080/a2a/rest",
       "protocolBinding": "HTTP+JSON",
+      "tenant": "eu",
       "protocolVersion": "1.0"
     },
     {
@@ -32,6 +33,7 @@ const agentCardJSON = `{
     {
       "url": "http://127.0.0.1:18080/a2a/rest",
       "protocolBinding": "HTTP+JSON",
+      "tenant": "eu",
       "protocolVersion": "0.3"
     },
     {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -16,13 +15,13 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/protobuf/proto"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/agentcard"
 	"github.com/a2agen/a2agen/compat/a2av03"
 	"github.com/a2agen/a2agen/compat/a2av03grpc"
 	"github.com/a2agen/a2agen/internal/echo"
+	"github.com/a2agen/a2agen/internal/echo/echotest"
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server"
 	"github.com/a2agen/a2agen/server/push"
@@ -115,14 +114,6 @@ func v03OnlyAgent(t *testing.T) string {
 	return base
 }
 
-func errCode(err error) runtime.ErrorCode {
-	var e *runtime.Error
-	if errors.As(err, &e) {
-		return e.Code()
-	}
-	return 0
-}
-
 // TestV1ClientToV03OnlyAgent: Discover reads the v0.3 card of an agent that
 // speaks only v0.3 and, for each binding it offers, the typed v1.0 client
 // runs every operation against it (streams, push configs, the extended
@@ -148,142 +139,8 @@ func TestV1ClientToV03OnlyAgent(t *testing.T) {
 				return c
 			}
 			c := discover()
-			v03RoundTrip(ctx, t, c)
 			authed := discover(agentcard.WithCredentials("bearer", agentcard.StaticHeader("Authorization", "Bearer t")))
-			card, err := authed.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if card.GetName() != echo.Name || len(card.GetSkills()) != 2 || !card.GetCapabilities().GetStreaming() {
-				t.Errorf("GetExtendedAgentCard = %v", card)
-			}
+			echotest.RoundTrip(ctx, t, c, echotest.Authenticated(authed))
 		})
-	}
-}
-
-// v03RoundTrip runs every operation of the typed v1.0 client.
-func v03RoundTrip(ctx context.Context, t *testing.T, c a2av1.A2AServiceClient) {
-	t.Helper()
-	// A direct message.
-	resp, err := c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("message hi")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.GetMessage().Text() != "Echo: message hi" {
-		t.Fatalf("SendMessage message = %v", resp)
-	}
-	// A task, read back by GetTask.
-	resp, err = c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	task := resp.GetTask()
-	if task.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED || len(task.GetArtifacts()) != 1 {
-		t.Fatalf("SendMessage task = %v", task)
-	}
-	got, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: task.GetId(), HistoryLength: proto.Int32(1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.GetId() != task.GetId() || got.GetArtifacts()[0].GetParts()[0].GetText() != "Echo: hello" || len(got.GetHistory()) != 1 {
-		t.Fatalf("GetTask = %v", got)
-	}
-	// A stream: task, working, 3 chunks, completed.
-	var events []*a2av1.StreamResponse
-	for e, err := range c.SendStreamingMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("stream 3"))) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		events = append(events, e)
-	}
-	if len(events) != 6 || events[0].GetTask() == nil || events[5].GetStatusUpdate().GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED ||
-		!events[4].GetArtifactUpdate().GetLastChunk() {
-		t.Fatalf("stream events = %v", events)
-	}
-	// A slow task, subscribed to, then cancelled.
-	resp, err = c.SendMessage(ctx, &a2av1.SendMessageRequest{Message: a2av1.NewTextMessage("slow 60000"),
-		Configuration: &a2av1.SendMessageConfiguration{ReturnImmediately: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slow := resp.GetTask().GetId()
-	if slow == "" || resp.GetTask().GetStatus().GetState() == a2av1.TaskState_TASK_STATE_COMPLETED {
-		t.Fatalf("returnImmediately SendMessage = %v", resp)
-	}
-	subCtx, stop := context.WithCancel(ctx)
-	first := make(chan *a2av1.StreamResponse, 1)
-	go func() {
-		for e, err := range c.SubscribeToTask(subCtx, &a2av1.SubscribeToTaskRequest{Id: slow}) {
-			if err != nil {
-				t.Errorf("SubscribeToTask: %v", err)
-			}
-			first <- e
-			return
-		}
-	}()
-	select {
-	case e := <-first:
-		if e.GetTask().GetId() != slow {
-			t.Errorf("SubscribeToTask first event = %v, want the task", e)
-		}
-	case <-ctx.Done():
-		t.Fatal("SubscribeToTask sent nothing")
-	}
-	stop()
-	canceled, err := c.CancelTask(ctx, &a2av1.CancelTaskRequest{Id: slow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if canceled.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_CANCELED {
-		t.Errorf("CancelTask state = %v", canceled.GetStatus().GetState())
-	}
-	// Push configs.
-	cfg := &a2av1.TaskPushNotificationConfig{TaskId: task.GetId(), Id: "p1", Url: "http://127.0.0.1:9/hook", Token: "tok",
-		Authentication: &a2av1.AuthenticationInfo{Scheme: "Bearer", Credentials: "c"}}
-	created, err := c.CreateTaskPushNotificationConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if created.GetTaskId() != task.GetId() || created.GetId() != "p1" || created.GetUrl() != cfg.Url || created.GetAuthentication().GetScheme() != "Bearer" {
-		t.Errorf("created push config = %v", created)
-	}
-	read, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task.GetId(), Id: "p1"})
-	if err != nil || read.GetUrl() != cfg.Url || read.GetTaskId() != task.GetId() || read.GetId() != "p1" {
-		t.Errorf("GetTaskPushNotificationConfig = %v, %v", read, err)
-	}
-	list, err := c.ListTaskPushNotificationConfigs(ctx, &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: task.GetId()})
-	if err != nil || len(list.GetConfigs()) != 1 || list.GetConfigs()[0].GetId() != "p1" || list.GetConfigs()[0].GetTaskId() != task.GetId() {
-		t.Errorf("ListTaskPushNotificationConfigs = %v, %v", list, err)
-	}
-	if _, err := c.DeleteTaskPushNotificationConfig(ctx, &a2av1.DeleteTaskPushNotificationConfigRequest{TaskId: task.GetId(), Id: "p1"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task.GetId(), Id: "p1"}); errCode(err) == 0 {
-		t.Errorf("a deleted push config is still read: %v", err)
-	}
-	// Errors are the same typed runtime errors.
-	if _, err := c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{}); errCode(err) != runtime.CodeUnauthenticated {
-		t.Errorf("GetExtendedAgentCard without credentials: %v, want Unauthenticated", err)
-	}
-	if _, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: "no-such-task"}); errCode(err) != runtime.CodeTaskNotFound {
-		t.Errorf("GetTask of an unknown task: %v, want TaskNotFound", err)
-	}
-	if _, err := c.CancelTask(ctx, &a2av1.CancelTaskRequest{Id: task.GetId()}); errCode(err) != runtime.CodeTaskNotCancelable {
-		t.Errorf("CancelTask of a completed task: %v, want TaskNotCancelable", err)
-	}
-	for _, err := range c.SubscribeToTask(ctx, &a2av1.SubscribeToTaskRequest{Id: "no-such-task"}) {
-		if errCode(err) != runtime.CodeTaskNotFound {
-			t.Errorf("SubscribeToTask of an unknown task: %v, want TaskNotFound", err)
-		}
-		break
-	}
-	for _, err := range c.SendStreamingMessage(ctx, &a2av1.SendMessageRequest{Message: &a2av1.Message{MessageId: "m", Role: a2av1.Role_ROLE_USER}}) {
-		if errCode(err) != runtime.CodeInvalidParams {
-			t.Errorf("SendStreamingMessage of a message without parts: %v, want InvalidParams", err)
-		}
-		break
-	}
-	if _, err := c.ListTasks(ctx, &a2av1.ListTasksRequest{}); errCode(err) != runtime.CodeUnsupportedOperation {
-		t.Errorf("ListTasks over v0.3: %v, want UnsupportedOperation", err)
 	}
 }

@@ -88,6 +88,18 @@ func (a *Agent) CheckCard(t testing.TB, bindings []host.Binding, want string) {
 		}
 		want = string(doc)
 	}
+	a.getCards(t, bindings, func(url string, status int, got []byte, err error) {
+		if err != nil || status != 200 || !bytes.Equal(got, []byte(want)) {
+			t.Errorf("GET %s: %d %v\n%s\nwant:\n%s", url, status, err, got, want)
+		}
+	})
+}
+
+// getCards GETs the card at runtime.AgentCardPath of every HTTP address of
+// bindings, once an address, and calls check with the URL, the status, the
+// body and the error of reading it. It fails the test when a GET fails.
+func (a *Agent) getCards(t testing.TB, bindings []host.Binding, check func(url string, status int, doc []byte, err error)) {
+	t.Helper()
 	seen := map[string]bool{}
 	for _, b := range bindings {
 		if b.Protocol == runtime.BindingGRPC || seen[b.Address] {
@@ -99,11 +111,9 @@ func (a *Agent) CheckCard(t testing.TB, bindings []host.Binding, want string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := io.ReadAll(resp.Body)
+		doc, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if err != nil || resp.StatusCode != 200 || !bytes.Equal(got, []byte(want)) {
-			t.Errorf("GET %s: %d %v\n%s\nwant:\n%s", url, resp.StatusCode, err, got, want)
-		}
+		check(url, resp.StatusCode, doc, err)
 	}
 }
 

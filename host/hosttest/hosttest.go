@@ -180,6 +180,16 @@ func scopesByScheme(card *a2av1.AgentCard) map[string][]string {
 // share the Authorization header).
 func (a *Agent) Client(t testing.TB, b host.Binding, card *a2av1.AgentCard, skill string) a2av1.A2AServiceClient {
 	t.Helper()
+	authz := skillAuthorization(t, card, skill)
+	return a.client(t, b, card, authz, true, nil)
+}
+
+// skillAuthorization is the kind of Authorization (authorizationFor) that
+// meets the security requirements of card and of its skill with id skill
+// (none for ""). It fails the test when no set of credentials can be sent
+// together.
+func skillAuthorization(t testing.TB, card *a2av1.AgentCard, skill string) string {
+	t.Helper()
 	reqs := [][]*a2av1.SecurityRequirement{card.GetSecurityRequirements()}
 	for _, s := range card.GetSkills() {
 		if s.GetId() == skill {
@@ -190,7 +200,7 @@ func (a *Agent) Client(t testing.TB, b host.Binding, card *a2av1.AgentCard, skil
 	if !ok {
 		t.Fatalf("hosttest: no credentials the test can send together meet the security requirements of skill %q", skill)
 	}
-	return a.client(t, b, card, authz, true, nil)
+	return authz
 }
 
 // ClientWith returns the generated client of binding b with the binding's

@@ -57,16 +57,7 @@ func (a *Agent) SendV03(t testing.TB, b host.Binding, card *a2av1.AgentCard, ski
 // sendV03 is SendV03 without the tenant check.
 func (a *Agent) sendV03(t testing.TB, b host.Binding, card *a2av1.AgentCard, skill, text string) V03Answer {
 	t.Helper()
-	reqs := [][]*a2av1.SecurityRequirement{card.GetSecurityRequirements()}
-	for _, s := range card.GetSkills() {
-		if s.GetId() == skill {
-			reqs = append(reqs, s.GetSecurityRequirements())
-		}
-	}
-	authz, ok := authorizationFor(card, reqs)
-	if !ok {
-		t.Fatalf("hosttest: no credentials the test can send together meet the security requirements of skill %q", skill)
-	}
+	authz := skillAuthorization(t, card, skill)
 	headers, hc := a.credentials(b, card, authz, true)
 	msg := map[string]any{
 		"kind": "message", "messageId": "hosttest-v03", "role": "user",
@@ -185,26 +176,14 @@ func v03Answer(t testing.TB, raw []byte) V03Answer {
 // additionalInterfaces listing every 0.3 interface).
 func (a *Agent) CheckV03Card(t testing.TB, bindings []host.Binding) {
 	t.Helper()
-	seen := map[string]bool{}
-	for _, b := range bindings {
-		if b.Protocol == runtime.BindingGRPC || seen[b.Address] {
-			continue
-		}
-		seen[b.Address] = true
-		url := a.CardURL(b)
-		resp, err := a.HTTPClient().Get(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
+	a.getCards(t, bindings, func(url string, status int, doc []byte, err error) {
+		if err != nil || status != http.StatusOK {
+			t.Fatalf("GET %s: %d %v", url, status, err)
 		}
 		if err := checkDualCard(doc, bindings); err != nil {
 			t.Errorf("GET %s: %v\n%s", url, err, doc)
 		}
-	}
+	})
 }
 
 // checkDualCard checks the card document doc of an agent serving bindings

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // MaxJSONDepth bounds the nesting of a request message: the number of JSON
@@ -111,6 +112,17 @@ func responseDepthError(doc []byte) *Error {
 // are walked; the depth of the others is a property of the type, computed
 // once.
 func messageDepthWithin(m protoreflect.Message, budget int) bool {
+	// The generated well-known types that nest without bound are walked as
+	// Go values: the same count as through reflection below (which dynamic
+	// messages still take), without its map iteration and closures.
+	switch v := m.Interface().(type) {
+	case *structpb.Struct:
+		return structDepthWithin(v, budget)
+	case *structpb.Value:
+		return structValueDepthWithin(v, budget)
+	case *structpb.ListValue:
+		return listValueDepthWithin(v, budget)
+	}
 	md := m.Descriptor()
 	switch md.FullName() {
 	case "google.protobuf.Value":
@@ -151,6 +163,45 @@ func messageDepthWithin(m protoreflect.Message, budget int) bool {
 		return childrenWithin(m, plan.nesting, budget-1)
 	}
 	return childrenWithin(m, plan.deep, budget-1)
+}
+
+// structDepthWithin is messageDepthWithin for a generated Struct: one JSON
+// object, whose map is that object, not a level of its own.
+func structDepthWithin(s *structpb.Struct, budget int) bool {
+	if budget < 1 {
+		return false
+	}
+	for _, v := range s.GetFields() {
+		if !structValueDepthWithin(v, budget-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// listValueDepthWithin is messageDepthWithin for a generated ListValue.
+func listValueDepthWithin(l *structpb.ListValue, budget int) bool {
+	if budget < 1 {
+		return false
+	}
+	for _, v := range l.GetValues() {
+		if !structValueDepthWithin(v, budget-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// structValueDepthWithin is valueDepthWithin for a generated Value: it is
+// its struct, list or scalar.
+func structValueDepthWithin(v *structpb.Value, budget int) bool {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_StructValue:
+		return structDepthWithin(k.StructValue, budget)
+	case *structpb.Value_ListValue:
+		return listValueDepthWithin(k.ListValue, budget)
+	}
+	return true
 }
 
 // valueDepthWithin is depthWithin for a google.protobuf.Value, which has no

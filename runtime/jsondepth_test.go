@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
@@ -146,6 +147,15 @@ func TestMessageDepthMatchesJSON(t *testing.T) {
 		}
 		if got, want := messageDepth(m.ProtoReflect()), jsonDepth(doc); got != want {
 			t.Errorf("message depth of %.60s = %d, want its JSON depth %d", doc, got, want)
+		}
+		// The same message as a dynamic one takes the reflection path
+		// instead of the generated well-known types' Go walk.
+		dyn := dynamicpb.NewMessage(m.ProtoReflect().Descriptor())
+		if b, err := proto.Marshal(m); err != nil || proto.Unmarshal(b, dyn) != nil {
+			t.Fatalf("copying %.60s into a dynamic message: %v", doc, err)
+		}
+		if got, want := messageDepth(dyn), jsonDepth(doc); got != want {
+			t.Errorf("message depth of the dynamic %.60s = %d, want its JSON depth %d", doc, got, want)
 		}
 	}
 }

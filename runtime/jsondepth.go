@@ -112,22 +112,21 @@ func responseDepthError(doc []byte) *Error {
 // are walked; the depth of the others is a property of the type, computed
 // once.
 func messageDepthWithin(m protoreflect.Message, budget int) bool {
-	// The generated well-known types that nest without bound are walked as
-	// Go values: the same count as through reflection below (which dynamic
-	// messages still take), without its map iteration and closures.
-	switch v := m.Interface().(type) {
-	case *structpb.Struct:
-		return structDepthWithin(v, budget)
-	case *structpb.Value:
-		return structValueDepthWithin(v, budget)
-	case *structpb.ListValue:
-		return listValueDepthWithin(v, budget)
-	}
 	md := m.Descriptor()
 	switch md.FullName() {
 	case "google.protobuf.Value":
+		// The generated well-known types that nest without bound are
+		// walked as Go values: the same count as through reflection (which
+		// dynamic messages still take), without its map iteration and
+		// closures.
+		if v, ok := m.Interface().(*structpb.Value); ok {
+			return structValueDepthWithin(v, budget)
+		}
 		return valueDepthWithin(m, budget)
 	case "google.protobuf.Struct":
+		if v, ok := m.Interface().(*structpb.Struct); ok {
+			return structDepthWithin(v, budget)
+		}
 		// One JSON object; its map is that object, not a level of its own.
 		if budget < 1 {
 			return false
@@ -139,6 +138,9 @@ func messageDepthWithin(m protoreflect.Message, budget int) bool {
 		})
 		return ok
 	case "google.protobuf.ListValue":
+		if v, ok := m.Interface().(*structpb.ListValue); ok {
+			return listValueDepthWithin(v, budget)
+		}
 		if budget < 1 {
 			return false
 		}

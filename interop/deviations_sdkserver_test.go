@@ -243,13 +243,25 @@ func TestDeviation_MessageToTerminalTaskInvalidParams(t *testing.T) {
 
 // TestDeviation_SubscribeToTerminalTaskNotFound: the SDK (single process)
 // answers SubscribeToTask on a terminal task with TaskNotFound, not
-// UnsupportedOperation (§13 #7).
+// UnsupportedOperation (§13 #7). Right after the task completes, while the
+// SDK has not yet torn down its execution, a subscription may instead get
+// the final task and a clean end (seen once in CI on gRPC, under load); the
+// test then asks again, a bounded number of times, until the SDK's settled
+// answer shows.
 func TestDeviation_SubscribeToTerminalTaskNotFound(t *testing.T) {
 	forEachBinding(t, func(t *testing.T, c a2av1.A2AServiceClient) {
 		done := completedTask(t, c)
-		events, err := collect(c.SubscribeToTask(stepContext(t), &a2av1.SubscribeToTaskRequest{Id: done.GetId()}))
-		if !errors.Is(err, runtime.ErrTaskNotFound) {
-			t.Errorf("subscribe to a COMPLETED task: %v after %q, want TaskNotFound", err, describeEvents(events))
+		for attempt := 1; ; attempt++ {
+			events, err := collect(c.SubscribeToTask(stepContext(t), &a2av1.SubscribeToTaskRequest{Id: done.GetId()}))
+			if errors.Is(err, runtime.ErrTaskNotFound) {
+				return
+			}
+			tearingDown := err == nil && len(events) == 1 &&
+				events[0].GetTask().GetStatus().GetState() == a2av1.TaskState_TASK_STATE_COMPLETED
+			if !tearingDown || attempt == 50 {
+				t.Fatalf("subscribe to a COMPLETED task (attempt %d): %v after %q, want TaskNotFound", attempt, err, describeEvents(events))
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	})
 }

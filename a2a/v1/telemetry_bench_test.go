@@ -40,6 +40,9 @@ import (
 //	synced   tracing with each span handed to the in-memory exporter as it
 //	         ends (sdktrace.WithSyncer, as tests use that exporter)
 //	full     tracing plus SDK metrics (a manual reader)
+//	server   tracing on the server only, the client uninstrumented: what an
+//	         agent pays for tracing its own calls when its callers do not
+//	         trace (the round trip still includes the client's work)
 //
 // BenchmarkTelemetryInterleaved gives the ratios (noop/off ≤ 1.02 and
 // tracing/off ≤ 1.15 are the targets, docs/performance.md);
@@ -49,8 +52,9 @@ import (
 
 // telemetrySetups are the setups measured, by name.
 type telemetrySetup struct {
-	name string
-	opts func(b *testing.B) []telemetry.Option // nil: no interceptors
+	name       string
+	opts       func(b *testing.B) []telemetry.Option // nil: no interceptors
+	serverOnly bool                                  // no interceptors on the client
 }
 
 var telemetrySetups = []telemetrySetup{
@@ -68,6 +72,9 @@ var telemetrySetups = []telemetrySetup{
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 		b.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
 		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b, batched)), telemetry.WithMeterProvider(mp)}
+	}},
+	{name: "server", serverOnly: true, opts: func(b *testing.B) []telemetry.Option {
+		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b, batched))}
 	}},
 }
 
@@ -151,7 +158,9 @@ func telemetryClient(b *testing.B, bd telemetryBinding, setup telemetrySetup) a2
 	case setup.opts != nil:
 		opts := setup.opts(b)
 		hopts = append(hopts, runtime.WithInterceptors(telemetry.Tracing(opts...), telemetry.Metrics(opts...)))
-		copts = append(copts, runtime.WithClientInterceptors(telemetry.Tracing(opts...), telemetry.Metrics(opts...)))
+		if !setup.serverOnly {
+			copts = append(copts, runtime.WithClientInterceptors(telemetry.Tracing(opts...), telemetry.Metrics(opts...)))
+		}
 	}
 	return bd.dial(b, grpcBenchAgent{grpcBenchAnswers: newGRPCBenchAnswers()}, hopts, copts)
 }

@@ -108,24 +108,16 @@ func orderedJSON(dec *json.Decoder) (any, error) {
 // FormatPath writes a path as root.key[1].key; keys that are not plain
 // names are quoted: root["a b"].
 func FormatPath(root string, path []any) string {
-	var b strings.Builder
-	b.WriteString(root)
+	s := root
 	for _, seg := range path {
 		switch seg := seg.(type) {
 		case int:
-			fmt.Fprintf(&b, "[%d]", seg)
+			s += fmt.Sprintf("[%d]", seg)
 		case string:
-			if isPlainName(seg) {
-				if b.Len() > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(seg)
-			} else {
-				fmt.Fprintf(&b, "[%q]", seg)
-			}
+			s = JoinKey(s, seg)
 		}
 	}
-	return b.String()
+	return s
 }
 
 func isPlainName(s string) bool {

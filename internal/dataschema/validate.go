@@ -59,12 +59,12 @@ func (s *Schema) validate(v any, path string, out *[]Violation) {
 		}
 		for _, name := range s.Required {
 			if _, present := m[name]; !present {
-				*out = appendLimited(*out, Violation{Path: join(path, name), Message: "required"})
+				*out = appendLimited(*out, Violation{Path: JoinKey(path, name), Message: "required"})
 			}
 		}
 		for _, p := range s.Properties {
 			if pv, present := m[p.Name]; present {
-				p.Schema.validate(pv, join(path, p.Name), out)
+				p.Schema.validate(pv, JoinKey(path, p.Name), out)
 			}
 		}
 		if s.ClosedObject() {
@@ -76,7 +76,7 @@ func (s *Schema) validate(v any, path string, out *[]Violation) {
 			}
 			slices.Sort(extra)
 			for _, k := range extra {
-				*out = appendLimited(*out, Violation{Path: join(path, k), Message: fmt.Sprintf("unknown property (this object has %s)", listOrNone(s.propertyNames()))})
+				*out = appendLimited(*out, Violation{Path: JoinKey(path, k), Message: fmt.Sprintf("unknown property (this object has %s)", listOrNone(s.propertyNames()))})
 			}
 		}
 	case Array:
@@ -128,14 +128,18 @@ func appendLimited(out []Violation, v Violation) []Violation {
 	return append(out, v)
 }
 
-func join(path, name string) string {
-	if isPlainName(name) {
+// JoinKey appends an object key to a path such as root.key[1]: a plain
+// name after a dot (none at the start), any other key quoted in brackets
+// (root["a b"]), so that the path stays unambiguous. Schema paths, data
+// violations and agent.yaml's errors all write keys this way.
+func JoinKey(path, key string) string {
+	if isPlainName(key) {
 		if path == "" {
-			return name
+			return key
 		}
-		return path + "." + name
+		return path + "." + key
 	}
-	return fmt.Sprintf("%s[%q]", path, name)
+	return fmt.Sprintf("%s[%q]", path, key)
 }
 
 func quoteAll(list []string) string {

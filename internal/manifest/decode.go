@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/a2agen/a2agen/internal/dataschema"
 )
 
 // decoder walks the YAML node tree, collecting every problem instead of
@@ -45,33 +47,11 @@ func (d *decoder) sorted() Errors {
 	return d.errs
 }
 
-// join appends a key to a path; keys that are not plain identifiers are
-// quoted so the path stays unambiguous.
-func join(path, name string) string {
-	if !isPlainKey(name) {
-		name = "[" + strconv.Quote(name) + "]"
-		return path + name
-	}
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
+// join appends a key to a path, as dataschema.JoinKey writes it (the data
+// a manifest embeds reports its paths the same way).
+func join(path, name string) string { return dataschema.JoinKey(path, name) }
 
 func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
-
-func isPlainKey(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		ok := r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || (i > 0 && '0' <= r && r <= '9')
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
 
 // deref follows aliases to the node they name.
 func deref(n *yaml.Node) *yaml.Node {

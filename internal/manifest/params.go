@@ -43,27 +43,13 @@ func (d *decoder) value(n *yaml.Node, path string, ordered bool) (any, bool) {
 	n = deref(n)
 	switch n.Kind {
 	case yaml.MappingNode:
+		members, ok := d.members(n, path, ordered)
 		if ordered {
-			return d.members(n, path)
+			return members, ok
 		}
-		out := map[string]any{}
-		ok := true
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := deref(n.Content[i])
-			if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!null" {
-				d.errorf(k, path, "keys must be strings, got %s", describe(k))
-				ok = false
-				continue
-			}
-			p := join(path, k.Value)
-			if _, dup := out[k.Value]; dup {
-				d.errorf(k, p, "duplicate key")
-				ok = false
-				continue
-			}
-			v, vok := d.value(n.Content[i+1], p, false)
-			ok = ok && vok
-			out[k.Value] = v
+		out := make(map[string]any, len(members))
+		for _, m := range members {
+			out[m.Key] = m.Value
 		}
 		return out, ok
 	case yaml.SequenceNode:
@@ -110,8 +96,10 @@ func (d *decoder) value(n *yaml.Node, path string, ordered bool) (any, bool) {
 	}
 }
 
-// members converts a mapping into dataschema.Members, keeping key order.
-func (d *decoder) members(n *yaml.Node, path string) (any, bool) {
+// members converts a mapping into dataschema.Members, keeping key order
+// (a key seen twice is reported and its first value kept); ordered is how
+// the values are converted in turn.
+func (d *decoder) members(n *yaml.Node, path string, ordered bool) (dataschema.Members, bool) {
 	var out dataschema.Members
 	seen := map[string]bool{}
 	ok := true
@@ -129,7 +117,7 @@ func (d *decoder) members(n *yaml.Node, path string) (any, bool) {
 			continue
 		}
 		seen[k.Value] = true
-		v, vok := d.value(n.Content[i+1], p, true)
+		v, vok := d.value(n.Content[i+1], p, ordered)
 		ok = ok && vok
 		out = append(out, dataschema.Member{Key: k.Value, Value: v})
 	}

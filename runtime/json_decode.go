@@ -527,40 +527,27 @@ func (d *jsonDecoder) value(f *decodeField, dst reflect.Value) bool {
 		return ok
 	case protoreflect.MessageKind:
 		p := f.msgPlan()
-		var v any
-		switch p.kind {
-		case decodePlain:
+		if p.kind == decodePlain {
 			m := reflect.New(p.goType)
 			if !d.message(p, m.Elem()) {
 				return false
 			}
 			dst.Set(m)
 			return true
+		}
+		var v any // a well-known type, read by its own reader
+		ok := false
+		switch p.kind {
 		case decodeTimestamp:
-			ts, ok := d.timestamp()
-			if !ok {
-				return false
-			}
-			v = ts
+			v, ok = d.timestamp()
 		case decodeStruct:
-			s, ok := d.structValue()
-			if !ok {
-				return false
-			}
-			v = s
+			v, ok = d.structValue()
 		case decodeValue:
-			s, ok := d.knownValue()
-			if !ok {
-				return false
-			}
-			v = s
+			v, ok = d.knownValue()
 		case decodeListValue:
-			s, ok := d.listValue()
-			if !ok {
-				return false
-			}
-			v = s
-		default:
+			v, ok = d.listValue()
+		}
+		if !ok {
 			return false
 		}
 		dst.Set(reflect.ValueOf(v))

@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,7 +22,7 @@ import (
 )
 
 // TestMainHelpListsEnv: -help shows every flag with its environment
-// variable.
+// variable, and docs/operating.md lists every one of them with its variable.
 func TestMainHelpListsEnv(t *testing.T) {
 	cfg, _ := plainConfig(t)
 	var stdout, stderr syncBuffer
@@ -34,9 +35,17 @@ func TestMainHelpListsEnv(t *testing.T) {
 	if len(lines) < 11 {
 		t.Fatalf("-help lists %d flags:\n%s", len(lines), help)
 	}
+	operating, err := os.ReadFile("../docs/operating.md")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, l := range lines {
 		if want := ", $" + host.EnvName(l[1]); !strings.HasSuffix(l[2], want) {
 			t.Errorf("-help line %q does not end with its variable %q", l[0], want)
+		}
+		doc := string(operating)
+		if !(strings.Contains(doc, "`-"+l[1]+" ") || strings.Contains(doc, "`-"+l[1]+"`")) || !strings.Contains(doc, "`"+host.EnvName(l[1])+"`") {
+			t.Errorf("docs/operating.md does not list -%s with %s", l[1], host.EnvName(l[1]))
 		}
 	}
 	for _, want := range []string{

@@ -72,6 +72,9 @@ const StoreEnv = "A2A_STORE"
 //     see Config; -shutdown-grace 0 cancels running executions at once;
 //   - -grpc-reflection (default cfg.GRPCReflection): serve gRPC server
 //     reflection;
+//   - -request-log (default true): log one line per call through
+//     cfg.Logger (telemetry.WithRequestLog); traces and metrics follow the
+//     OTEL_* variables (telemetry.FromEnvironment);
 //   - one flag per field of Limits, named by LimitFlagName
 //     (-max-body-bytes, -read-timeout, -write-timeout, …; default
 //     cfg.Limits, else DefaultLimits): durations (0: no bound), sizes in

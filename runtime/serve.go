@@ -80,8 +80,9 @@ func (c *handlerConfig) handlerError(ctx context.Context, binding Binding, ep *E
 }
 
 // writeBody writes a complete response of the given media type made of
-// parts, with its Content-Length and the extensions the handler activated,
-// within the write timeout (WithWriteTimeout; 0: none).
+// parts, with its Content-Length (none when trailers were declared) and the
+// extensions the handler activated, within the write timeout
+// (WithWriteTimeout; 0: none).
 func writeBody(w http.ResponseWriter, timeout time.Duration, status int, contentType string, info *CallInfo, parts ...[]byte) {
 	if timeout > 0 {
 		rc := http.NewResponseController(w)
@@ -93,7 +94,14 @@ func writeBody(w http.ResponseWriter, timeout time.Duration, status int, content
 		n += len(p)
 	}
 	h := w.Header()
-	setTwoHeaders(h, "Content-Type", contentType, "Content-Length", strconv.Itoa(n))
+	if _, declared := h["Trailer"]; declared {
+		// An HTTP middleware declared trailers: without a Content-Length
+		// the answer is chunked on HTTP/1.1, the only way they reach the
+		// client.
+		h["Content-Type"] = []string{contentType}
+	} else {
+		setTwoHeaders(h, "Content-Type", contentType, "Content-Length", strconv.Itoa(n))
+	}
 	setActivatedExtensions(h, info)
 	w.WriteHeader(status)
 	for _, p := range parts {

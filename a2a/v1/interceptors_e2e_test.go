@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -306,5 +310,97 @@ func TestClientInterceptorStreamStop(t *testing.T) {
 				t.Fatalf("journal %q: want the call, the event, the refused late send and the stop as an error", lines)
 			}
 		})
+	}
+}
+
+// TestClientReadsResponseTrailers: a caller reads the trailers of an answer
+// with WithResponseMetadata, and a client interceptor with
+// CallInfo.ResponseTrailer, for unary calls and streams on every binding
+// (here a trailer the agent's HTTP middleware or gRPC interceptor adds; on
+// HTTP/1.1 a unary answer carries a declared trailer only without a
+// Content-Length).
+func TestClientReadsResponseTrailers(t *testing.T) {
+	for _, b := range bindings {
+		if b.tenant != "" {
+			continue
+		}
+		t.Run(b.name, func(t *testing.T) {
+			addr := serveWithTrailer(t, b, paramsEcho{})
+			var seen []string
+			read := runtime.InterceptorFuncs{
+				Unary: func(next runtime.UnaryFunc) runtime.UnaryFunc {
+					return func(ctx context.Context, call *runtime.CallInfo, req proto.Message) (proto.Message, error) {
+						resp, err := next(ctx, call, req)
+						seen = append(seen, "unary "+call.ResponseTrailer().Get("X-Served-By"))
+						return resp, err
+					}
+				},
+				Stream: func(next runtime.StreamFunc) runtime.StreamFunc {
+					return func(ctx context.Context, call *runtime.CallInfo, req proto.Message, send func(proto.Message) error) error {
+						err := next(ctx, call, req, send)
+						seen = append(seen, "stream "+call.ResponseTrailer().Get("X-Served-By"))
+						return err
+					}
+				},
+			}
+			for _, c := range []a2av1.A2AServiceClient{b.dial(t, addr), b.dial(t, addr, runtime.WithClientInterceptors(read))} {
+				ctx, md := runtime.WithResponseMetadata(context.Background())
+				if _, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: "t1"}); err != nil {
+					t.Fatal(err)
+				}
+				if got := md.Trailer().Get("X-Served-By"); got != "agent-1" {
+					t.Errorf("unary: trailer X-Served-By = %q, want agent-1 (trailer %v)", got, md.Trailer())
+				}
+				ctx, md = runtime.WithResponseMetadata(context.Background())
+				for _, err := range c.SubscribeToTask(ctx, &a2av1.SubscribeToTaskRequest{Id: "s1"}) {
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				if got := md.Trailer().Get("X-Served-By"); got != "agent-1" {
+					t.Errorf("stream: trailer X-Served-By = %q, want agent-1 (trailer %v)", got, md.Trailer())
+				}
+			}
+			wantLines(t, "the interceptor's ResponseTrailer", seen, "unary agent-1", "stream agent-1")
+		})
+	}
+}
+
+// serveWithTrailer serves h on b behind an HTTP middleware (or gRPC
+// interceptors) that adds the trailer X-Served-By: agent-1 to every answer.
+func serveWithTrailer(t *testing.T, b binding, h a2av1.A2AServiceHandler) string {
+	t.Helper()
+	switch b.callInfoBinding {
+	case runtime.BindingGRPC:
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		trailer := metadata.Pairs("x-served-by", "agent-1")
+		srv := grpc.NewServer(
+			grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
+				_ = grpc.SetTrailer(ctx, trailer)
+				return next(ctx, req)
+			}),
+			grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, next grpc.StreamHandler) error {
+				ss.SetTrailer(trailer)
+				return next(srv, ss)
+			}))
+		a2av1.RegisterA2AServiceGRPC(srv, h)
+		served := make(chan struct{})
+		go func() { defer close(served); _ = srv.Serve(lis) }()
+		t.Cleanup(func() { srv.Stop(); <-served })
+		return lis.Addr().String()
+	default:
+		newHandler := a2av1.NewA2AServiceJSONRPCHandler
+		if b.callInfoBinding == runtime.BindingREST {
+			newHandler = a2av1.NewA2AServiceRESTHandler
+		}
+		next := newHandler(h)
+		return serveHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Trailer", "X-Served-By")
+			next.ServeHTTP(w, r)
+			w.Header().Set("X-Served-By", "agent-1")
+		})).addr
 	}
 }

@@ -47,6 +47,12 @@ var slowAgent struct {
 // parallel with the other process tests.
 func startSlowAgent(t *testing.T, args ...string) *proctest.Process {
 	t.Helper()
+	return startSlowAgentEnv(t, nil, args...)
+}
+
+// startSlowAgentEnv is startSlowAgent with more environment variables.
+func startSlowAgentEnv(t *testing.T, env []string, args ...string) *proctest.Process {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs an agent process")
 	}
@@ -64,7 +70,7 @@ func startSlowAgent(t *testing.T, args ...string) *proctest.Process {
 	bin := slowAgent.path
 	return proctest.Start(t, bin, proctest.Options{
 		Args: append([]string{"-store", "memory"}, args...),
-		Env:  []string{"A2A_LISTEN=127.0.0.1:18080=127.0.0.1:0, 127.0.0.1:19090=127.0.0.1:0"},
+		Env:  append([]string{"A2A_LISTEN=127.0.0.1:18080=127.0.0.1:0, 127.0.0.1:19090=127.0.0.1:0"}, env...),
 	})
 }
 
@@ -72,6 +78,7 @@ func startSlowAgent(t *testing.T, args ...string) *proctest.Process {
 type liveStream struct {
 	binding runtime.Binding
 	working chan struct{} // closed once the execution sent progress
+	task    string        // the task's id, from the first event; set before working is closed
 	done    chan struct{}
 	events  []*a2av1.StreamResponse
 	err     error
@@ -92,6 +99,9 @@ func openStreams(t *testing.T, p *proctest.Process, text string) []*liveStream {
 					s.err = err
 					break
 				}
+				if len(s.events) == 0 {
+					s.task = ev.GetTask().GetId()
+				}
 				if ev.GetArtifactUpdate() != nil && len(s.events) > 0 && s.events[len(s.events)-1].GetArtifactUpdate() == nil {
 					close(s.working)
 				}
@@ -107,6 +117,46 @@ func openStreams(t *testing.T, p *proctest.Process, text string) []*liveStream {
 			t.Fatalf("%s: the stream ended before the work began: %v, %v", s.binding, describeEvents(s.events), s.err)
 		case <-time.After(20 * time.Second):
 			t.Fatalf("%s: no progress within 20s", s.binding)
+		}
+	}
+	return out
+}
+
+// subscribeAll subscribes, on the binding of each stream, to the task that
+// stream started (SubscribeToTask), and returns once every subscription
+// has its first event (the task).
+func subscribeAll(t *testing.T, p *proctest.Process, streams []*liveStream) []*liveStream {
+	t.Helper()
+	var out []*liveStream
+	for _, st := range streams {
+		id := st.task
+		if id == "" {
+			t.Fatalf("%s: the stream's first event is not a task", st.binding)
+		}
+		s := &liveStream{binding: st.binding, working: make(chan struct{}), done: make(chan struct{})}
+		c := p.Client(t, st.binding)
+		go func() {
+			defer close(s.done)
+			for ev, err := range c.SubscribeToTask(context.Background(), &a2av1.SubscribeToTaskRequest{Id: id}) {
+				if err != nil {
+					s.err = err
+					break
+				}
+				if len(s.events) == 0 {
+					close(s.working)
+				}
+				s.events = append(s.events, ev)
+			}
+		}()
+		out = append(out, s)
+	}
+	for _, s := range out {
+		select {
+		case <-s.working:
+		case <-s.done:
+			t.Fatalf("%s: the subscription ended before its first event: %v, %v", s.binding, describeEvents(s.events), s.err)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: no first event of the subscription within 20s", s.binding)
 		}
 	}
 	return out
@@ -187,12 +237,15 @@ func TestSIGTERMDrainsStreams(t *testing.T) {
 }
 
 // TestSIGINTCancelsAfterGrace: executions still running at the end of
-// -shutdown-grace have their contexts canceled with server.ErrShutdown as
-// the cause (the skill puts it in its failure message); every stream ends
-// with that FAILED status; the exit code says that work was canceled.
+// the grace period (here from A2A_SHUTDOWN_GRACE) have their contexts
+// canceled with server.ErrShutdown as the cause (the skill puts it in its
+// failure message); every stream — SendStreamingMessage and
+// SubscribeToTask, on every binding — ends with that FAILED status; the
+// exit code says that work was canceled.
 func TestSIGINTCancelsAfterGrace(t *testing.T) {
-	p := startSlowAgent(t, "-shutdown-grace", "300ms")
+	p := startSlowAgentEnv(t, []string{"A2A_SHUTDOWN_GRACE=300ms"})
 	streams := openStreams(t, p, "60s")
+	streams = append(streams, subscribeAll(t, p, streams)...)
 	start := time.Now()
 	p.Signal(t, syscall.SIGINT)
 	for _, s := range streams {
@@ -215,11 +268,13 @@ func TestSIGINTCancelsAfterGrace(t *testing.T) {
 }
 
 // TestShutdownEndsStreamsOfStuckExecutions: executions that ignore the
-// cancel keep their tasks WORKING; their streams still end with an error
-// event naming the task's state (never a bare cut), and the process exits 1.
+// cancel keep their tasks WORKING; their streams (SendStreamingMessage and
+// SubscribeToTask, on every binding) still end with an error event naming
+// the task's state (never a bare cut), and the process exits 1.
 func TestShutdownEndsStreamsOfStuckExecutions(t *testing.T) {
 	p := startSlowAgent(t, "-shutdown-grace", "0")
 	streams := openStreams(t, p, "60s ignore")
+	streams = append(streams, subscribeAll(t, p, streams)...)
 	p.Signal(t, syscall.SIGTERM)
 	for _, s := range streams {
 		s.wait(t)

@@ -144,46 +144,67 @@ func TestStartRefusesSignedCardWithPlainURLs(t *testing.T) {
 }
 
 // TestMainClientCertificates: -tls-cert, -tls-key and -client-ca (here as
-// files of a test PKI) serve TLS that accepts calls without a client
-// certificate; A2A_REQUIRE_CLIENT_CERT (and the other variables) make the
-// agent refuse connections without a verified one.
+// files of a test PKI) serve TLS, on the HTTP and the gRPC address, that
+// accepts calls without a client certificate; A2A_REQUIRE_CLIENT_CERT (and
+// the other variables) make the agent refuse connections without a
+// verified one on both.
 func TestMainClientCertificates(t *testing.T) {
 	pki := hosttest.NewPKI(t)
 	cert, key, ca := pki.Files(t)
-	call := func(t *testing.T, url string, withCert bool) error {
+	// tlsConfig is an agent on a JSON-RPC and a gRPC address.
+	tlsConfig := func(t *testing.T) (cfg host.Config, httpAddr, grpcAddr string) {
+		cfg, httpAddr = plainConfig(t)
+		grpcAddr = freeAddr(t)
+		cfg.Bindings = append(cfg.Bindings, host.Binding{Protocol: runtime.BindingGRPC, Address: grpcAddr})
+		return cfg, httpAddr, grpcAddr
+	}
+	call := func(t *testing.T, b runtime.Binding, addr string, withCert bool) error {
+		t.Helper()
 		tlsCfg := pki.ClientTLSWithoutCertificate()
 		if withCert {
 			tlsCfg = pki.ClientTLS()
 		}
-		c := a2av1.NewA2AServiceJSONRPCClient(url, runtime.WithHTTPClient(&http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg}}))
+		c := a2av1.NewA2AServiceJSONRPCClient("https://"+addr+"/", runtime.WithHTTPClient(&http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg}}))
+		if b == runtime.BindingGRPC {
+			gc, err := a2av1.NewA2AServiceGRPCClient("https://"+addr, runtime.WithGRPCDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(tlsCfg))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gc.(io.Closer).Close()
+			c = gc
+		}
 		_, err := c.SendMessage(context.Background(), message("hi", ""))
 		return err
 	}
 
 	t.Run("optional", func(t *testing.T) {
-		cfg, addr := plainConfig(t)
-		out, stop := runMain(t, cfg, []string{"-tls-cert", cert, "-tls-key", key, "-client-ca", ca}, 3)
+		cfg, httpAddr, grpcAddr := tlsConfig(t)
+		out, stop := runMain(t, cfg, []string{"-tls-cert", cert, "-tls-key", key, "-client-ca", ca}, 4)
 		defer stop()
-		if !strings.Contains(out, "JSONRPC   https://"+addr) {
-			t.Errorf("stdout %q does not show the https URL", out)
+		if !strings.Contains(out, "JSONRPC   https://"+httpAddr) || !strings.Contains(out, "GRPC      https://"+grpcAddr) {
+			t.Errorf("stdout %q does not show the https URLs", out)
 		}
-		if err := call(t, "https://"+addr+"/", false); err != nil {
-			t.Errorf("a call without a client certificate: %v", err)
+		for b, addr := range map[runtime.Binding]string{runtime.BindingJSONRPC: httpAddr, runtime.BindingGRPC: grpcAddr} {
+			if err := call(t, b, addr, false); err != nil {
+				t.Errorf("%s: a call without a client certificate: %v", b, err)
+			}
 		}
 	})
 	t.Run("required", func(t *testing.T) {
-		cfg, addr := plainConfig(t)
+		cfg, addr, grpcAddr := tlsConfig(t)
 		t.Setenv("A2A_TLS_CERT", cert)
 		t.Setenv("A2A_TLS_KEY", key)
 		t.Setenv("A2A_CLIENT_CA", ca)
 		t.Setenv("A2A_REQUIRE_CLIENT_CERT", "true")
-		_, stop := runMain(t, cfg, nil, 3)
+		_, stop := runMain(t, cfg, nil, 4)
 		defer stop()
-		if err := call(t, "https://"+addr+"/", false); err == nil || !strings.Contains(err.Error(), "certificate") {
-			t.Errorf("a call without a client certificate: %v, want a TLS refusal", err)
-		}
-		if err := call(t, "https://"+addr+"/", true); err != nil {
-			t.Errorf("a call with a client certificate: %v", err)
+		for b, a := range map[runtime.Binding]string{runtime.BindingJSONRPC: addr, runtime.BindingGRPC: grpcAddr} {
+			if err := call(t, b, a, false); err == nil || !strings.Contains(err.Error(), "certificate") {
+				t.Errorf("%s: a call without a client certificate: %v, want a TLS refusal", b, err)
+			}
+			if err := call(t, b, a, true); err != nil {
+				t.Errorf("%s: a call with a client certificate: %v", b, err)
+			}
 		}
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close() // the listener is there; only the handshake refuses

@@ -46,6 +46,20 @@ type PanicError struct {
 	// Value is what the handler panicked with.
 	Value any
 	pcs   []uintptr
+	what  string // what panicked, for Error; "" for "handler"
+}
+
+// NewPanicError returns the PanicError of a panic with value, recovered by
+// the deferred function that calls it: its Stack starts at the frame that
+// panicked. what names what panicked in the error's text ("executor":
+// "executor panicked: <value>"; "" for "handler"). Code that recovers the
+// panics of code it calls (the default server, its executors) returns it,
+// so that the request log and the bindings log the stack as a list of
+// frames instead of one escaped string.
+func NewPanicError(what string, value any) *PanicError {
+	e := newPanicError(value, 2)
+	e.what = what
+	return e
 }
 
 // newPanicError records the stack of the goroutine that panicked; called
@@ -70,9 +84,14 @@ func newPanicError(value any, skip int) *PanicError {
 	return &PanicError{Value: value, pcs: pcs}
 }
 
-// Error implements error: "handler panicked: <value>", on one line.
+// Error implements error: "handler panicked: <value>" (or what
+// NewPanicError named), on one line.
 func (e *PanicError) Error() string {
-	return fmt.Sprintf("handler panicked: %v", e.Value)
+	what := e.what
+	if what == "" {
+		what = "handler"
+	}
+	return fmt.Sprintf("%s panicked: %v", what, e.Value)
 }
 
 // Stack returns the stack of the panic, the frame that panicked first, one

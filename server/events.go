@@ -426,12 +426,16 @@ func (h *handoff) init(ctx context.Context, f follow) {
 	h.ctx, h.follow, h.done = ctx, f, make(chan struct{})
 }
 
-func (h *handoff) deliver(o outcome) {
+// deliver hands o to the initiating request and reports whether it took
+// it: false when an outcome was delivered before or the request stopped
+// waiting.
+func (h *handoff) deliver(o outcome) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	handed := false
 	switch {
 	case h.delivered:
-		return
+		return false
 	case h.abandoned:
 		if o.sub != nil {
 			o.sub.Close()
@@ -439,8 +443,10 @@ func (h *handoff) deliver(o outcome) {
 	default:
 		h.o = o
 		close(h.done)
+		handed = true
 	}
 	h.delivered = true
+	return handed
 }
 
 // outcome is what was delivered; the caller has seen done closed.

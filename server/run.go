@@ -3,9 +3,7 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -173,7 +171,7 @@ func (r *run) loop(ev *Events) {
 func (r *run) execute(ev *Events) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("executor panicked: %v\n%s", p, debug.Stack())
+			err = runtime.NewPanicError("executor", p)
 		}
 	}()
 	return r.s.exec.Execute(r.ctx, ev.req, ev)
@@ -299,10 +297,13 @@ func (r *run) finish(ev *Events, err error) *Events {
 		case !replied:
 			if err == nil {
 				err = runtime.InvalidAgentResponse("the agent finished without replying or reporting a task")
-			} else if !isA2AError(err) {
+			}
+			// The initiator's call answers with the error, and the
+			// binding (or the request log) logs its cause; it is logged
+			// here only when no call is waiting for it any more.
+			if !ev.create.handoff.deliver(outcome{err: runtime.ErrorOrInternal(err)}) && !isA2AError(err) {
 				s.logExecError(r, "executor failed before creating the task", err)
 			}
-			ev.create.handoff.deliver(outcome{err: runtime.ErrorOrInternal(err)})
 		}
 		return nil
 	}
@@ -435,6 +436,12 @@ func isA2AError(err error) bool {
 }
 
 func (s *Server) logExecError(r *run, msg string, err error) {
+	var pe *runtime.PanicError
+	if errors.As(err, &pe) { // the stack as a list of frames, not in the error's text
+		s.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: "+msg,
+			slog.String("tenant", r.key.tenant), slog.String("taskId", r.key.id), slog.Any("error", err), slog.Any("stack", pe.Stack()))
+		return
+	}
 	s.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: "+msg,
 		slog.String("tenant", r.key.tenant), slog.String("taskId", r.key.id), slog.Any("error", err))
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/echo"
 	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server"
 	"github.com/a2agen/a2agen/telemetry"
 )
 
@@ -145,5 +148,111 @@ func TestRequestLogLine(t *testing.T) {
 	}
 	if _, ok := l["duration"].(float64); !ok {
 		t.Errorf("duration = %v, want a number", l["duration"])
+	}
+}
+
+// panickingExecutor panics at once for "panic", and after the task is
+// working for "panic later".
+func panickingExecutor(_ context.Context, req *server.Request, ev *server.Events) error {
+	if req.Text() == "panic later" {
+		if err := ev.Working(); err != nil {
+			return err
+		}
+		if err := ev.Artifact(server.TextArtifact("", "half done")); err != nil {
+			return err
+		}
+	}
+	panicInExecutor()
+	return nil
+}
+
+func panicInExecutor() { panic("boom in the skill") }
+
+// TestRequestLogExecutorPanic: on the default server, an executor's panic
+// is logged once, with the panic on one line and its stack as a list of
+// frames: on the request log line of the call that receives the error
+// (the server and the binding say nothing), or, when the task already
+// exists and fails (the call succeeds), on the server's own line.
+func TestRequestLogExecutorPanic(t *testing.T) {
+	checkPanicLine := func(t *testing.T, what string, l map[string]any) {
+		t.Helper()
+		errText, _ := l["error"].(string)
+		if cause, ok := l["cause"].(string); ok { // the binding's line has the cause apart
+			errText += ": " + cause
+		}
+		if !strings.Contains(errText, "executor panicked: boom in the skill") || strings.Contains(errText, "\n") {
+			t.Errorf("%s: error %q, want the panic on one line", what, errText)
+		}
+		stack, _ := l["stack"].([]any)
+		if len(stack) == 0 || !strings.Contains(fmt.Sprint(stack[0]), "panicInExecutor") {
+			t.Errorf("%s: stack %v, want frames starting at panicInExecutor", what, l["stack"])
+		}
+	}
+	for _, b := range bindings {
+		for _, withLog := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/request log %v", b.name, withLog), func(t *testing.T) {
+				reqLog, bindingLog, serverLog := &logBuffer{}, &logBuffer{}, &logBuffer{}
+				srv, err := server.New(echo.Card(), server.ExecutorFunc(panickingExecutor), server.WithLogger(serverLog.logger()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+				opts := []runtime.HandlerOption{runtime.WithLogger(bindingLog.logger())}
+				// Without the request log the binding logs the failure its
+				// client does not see the cause of.
+				logged, silent := bindingLog, reqLog
+				if withLog {
+					opts = append(opts, runtime.WithInterceptors(telemetry.RequestLog(reqLog.logger())))
+					logged, silent = reqLog, bindingLog
+				}
+				c := b.dial(t, b.serve(t, srv, opts...))
+				ctx := context.Background()
+				msg := func(text string) *a2av1.SendMessageRequest {
+					return &a2av1.SendMessageRequest{Message: &a2av1.Message{MessageId: text, Role: a2av1.Role_ROLE_USER,
+						Parts: []*a2av1.Part{server.TextPart(text)}}}
+				}
+
+				// Before the task exists: the caller gets Internal.
+				if _, err := c.SendMessage(ctx, msg("panic")); !errors.Is(err, runtime.ErrInternal) {
+					t.Fatalf("SendMessage(panic): %v, want Internal", err)
+				}
+				for _, err := range c.SendStreamingMessage(ctx, msg("panic")) {
+					if !errors.Is(err, runtime.ErrInternal) {
+						t.Fatalf("SendStreamingMessage(panic): %v, want Internal", err)
+					}
+				}
+				lines := logLines(t, logged.String())
+				if len(lines) != 2 {
+					t.Fatalf("%d log lines, want one per call:\n%s", len(lines), logged)
+				}
+				for i, l := range lines {
+					if l["level"] != "ERROR" || withLog && l["outcome"] != "Internal" {
+						t.Errorf("log line %d: %v", i, l)
+					}
+					checkPanicLine(t, fmt.Sprintf("log line %d", i), l)
+				}
+				if s := serverLog.String() + silent.String(); s != "" {
+					t.Fatalf("the failure was logged again:\n%s", s)
+				}
+
+				// Once the task exists: the task fails, the call succeeds,
+				// the server logs the panic.
+				before := logged.String()
+				resp, err := c.SendMessage(ctx, msg("panic later"))
+				if err != nil || resp.State() != a2av1.TaskState_TASK_STATE_FAILED {
+					t.Fatalf("SendMessage(panic later): %v, %v; want the task FAILED", resp, err)
+				}
+				lines = logLines(t, serverLog.String())
+				if len(lines) != 1 || lines[0]["level"] != "ERROR" {
+					t.Fatalf("server log: %d lines, want the executor's failure once:\n%s", len(lines), serverLog)
+				}
+				checkPanicLine(t, "server log", lines[0])
+				// (The request log has its line, of a call that succeeded.)
+				after := logLines(t, strings.TrimPrefix(logged.String(), before))
+				if withLog && (len(after) != 1 || after[0]["outcome"] != "OK" || after[0]["error"] != nil) || !withLog && len(after) != 0 || silent.String() != "" {
+					t.Fatalf("the call that got the FAILED task was logged as:\n%s%s", strings.TrimPrefix(logged.String(), before), silent)
+				}
+			})
+		}
 	}
 }

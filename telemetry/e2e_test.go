@@ -116,7 +116,8 @@ func TestTracesAcrossBindings(t *testing.T) {
 				t.Errorf("server span events %v: want the task's transitions", eventNames(ss.Events))
 			}
 
-			// The stream: every event on both spans.
+			// The stream: every event on both spans, caller → client span →
+			// server span as for the unary call.
 			for _, kind := range []trace.SpanKind{trace.SpanKindClient, trace.SpanKindServer} {
 				s := k.waitFor(t, sendStreaming, kind, 1)[0]
 				if got := countEvents(s.Events, "a2a.stream.event"); got != n {
@@ -126,6 +127,13 @@ func TestTracesAcrossBindings(t *testing.T) {
 				if s.SpanContext.TraceID() != rootSC.TraceID() {
 					t.Errorf("%v stream span in another trace", kind)
 				}
+			}
+			streamClient := k.waitFor(t, sendStreaming, trace.SpanKindClient, 1)[0]
+			if streamClient.Parent.SpanID() != rootSC.SpanID() {
+				t.Errorf("client stream span's parent = %v, want the caller's span %v", streamClient.Parent, rootSC)
+			}
+			if s := k.waitFor(t, sendStreaming, trace.SpanKindServer, 1)[0]; s.Parent.SpanID() != streamClient.SpanContext.SpanID() || !s.Parent.IsRemote() {
+				t.Errorf("server stream span's parent = %v, want the client stream span %v (remote)", s.Parent, streamClient.SpanContext)
 			}
 
 			// The error: its code on both sides; an error of the caller is

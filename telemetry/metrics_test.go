@@ -3,17 +3,21 @@ package telemetry_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/echo"
 	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server"
 	"github.com/a2agen/a2agen/server/push"
 	"github.com/a2agen/a2agen/telemetry"
 )
@@ -52,8 +56,7 @@ func TestMetrics(t *testing.T) {
 			}
 			// The task event, the artifact and COMPLETED.
 			hook.wait(t, 3)
-			time.Sleep(50 * time.Millisecond) // the last attempt's measurement follows its answer
-			rm := k.collect(t)
+			rm := k.waitForPushAttempts(t, 3) // the last attempt's measurement follows its answer
 
 			sys := semconv.RPCSystemNameKey
 			for _, name := range []string{telemetry.MetricServerDuration, telemetry.MetricClientDuration} {
@@ -142,5 +145,71 @@ func TestPushFailureMetrics(t *testing.T) {
 			t.Fatalf("%s never reached 3", telemetry.MetricPushGivenUp)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestActiveStreams: an open stream counts in the active streams of both
+// sides while it is open, and no longer once it ended, on every binding.
+func TestActiveStreams(t *testing.T) {
+	for _, b := range bindings {
+		t.Run(b.name, func(t *testing.T) {
+			k := newKit(t)
+			release := make(chan struct{})
+			exec := server.ExecutorFunc(func(ctx context.Context, _ *server.Request, ev *server.Events) error {
+				if err := ev.Working(); err != nil {
+					return err
+				}
+				select {
+				case <-release:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				return ev.Complete(nil)
+			})
+			srv, err := server.New(echo.Card(), exec, server.WithLogger(slog.New(slog.DiscardHandler)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+			addr := b.serve(t, srv, runtime.WithInterceptors(telemetry.Metrics(k.options()...)))
+			c := b.dial(t, addr, runtime.WithClientInterceptors(telemetry.Metrics(k.options()...)))
+			attrs := map[attribute.Key]string{semconv.RPCSystemNameKey: b.system, semconv.RPCMethodKey: sendStreaming}
+			open := func(t *testing.T, want int64) {
+				t.Helper()
+				rm := k.collect(t)
+				for _, name := range []string{telemetry.MetricServerStreams, telemetry.MetricClientStreams} {
+					if got := sum(t, rm, name, attrs); got != want {
+						t.Errorf("%s = %d, want %d", name, got, want)
+					}
+				}
+			}
+			first := true
+			for _, err := range c.SendStreamingMessage(context.Background(), &a2av1.SendMessageRequest{Message: textMessage("m1", "wait")}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if first { // the executor waits: the stream is open on both sides
+					open(t, 1)
+					close(release)
+					first = false
+				}
+			}
+			open(t, 0)
+		})
+	}
+}
+
+// waitForPushAttempts collects the metrics until n push attempts were
+// measured (at most the 10 s the span waits allow).
+func (k *telemetryKit) waitForPushAttempts(t *testing.T, n uint64) metricdata.ResourceMetrics {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rm := k.collect(t)
+		if _, ok := metricData(rm, telemetry.MetricPushDuration).(metricdata.Histogram[float64]); ok &&
+			histogramCount(t, rm, telemetry.MetricPushDuration, nil) >= n || time.Now().After(deadline) {
+			return rm
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -5,14 +5,17 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/host"
@@ -194,4 +197,114 @@ func TestEvery401HasAChallenge(t *testing.T) {
 	for _, b := range bindings {
 		a.CheckExtendedCard(t, b, ext)
 	}
+}
+
+// TestEvery401HasAChallengeV03: the v0.3 surface of an agent (Config.V03)
+// answers its authentication refusals with the same challenges, on every
+// binding: the authenticated extended card asked for anonymously
+// (agent/getAuthenticatedExtendedCard, GET /v1/card,
+// a2a.v1.A2AService/GetAgentCard) and a message with a rejected token.
+func TestEvery401HasAChallengeV03(t *testing.T) {
+	card := &a2av1.AgentCard{
+		Name: "hosted", Description: "d", Version: "1",
+		Capabilities:       &a2av1.AgentCapabilities{ExtendedAgentCard: proto.Bool(true)},
+		DefaultInputModes:  []string{"text/plain"},
+		DefaultOutputModes: []string{"text/plain"},
+		SecuritySchemes: map[string]*a2av1.SecurityScheme{
+			"bearer": {Scheme: &a2av1.SecurityScheme_HttpAuthSecurityScheme{HttpAuthSecurityScheme: &a2av1.HTTPAuthSecurityScheme{Scheme: "bearer"}}},
+		},
+		Skills: []*a2av1.AgentSkill{{Id: "open", Name: "Open", Description: "o", Tags: []string{"t"}}},
+		SupportedInterfaces: []*a2av1.AgentInterface{
+			{Url: "http://127.0.0.1:8080/", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: "1.0"},
+			{Url: "http://127.0.0.1:8080/rest", ProtocolBinding: runtime.BindingREST, ProtocolVersion: "1.0"},
+			{Url: "127.0.0.1:9090", ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: "1.0"},
+		},
+	}
+	pub, err := runtime.MarshalJSON(card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bindings := []host.Binding{
+		{Protocol: runtime.BindingJSONRPC, Address: ":8080", Path: "/"},
+		{Protocol: runtime.BindingREST, Address: ":8080", Path: "/rest"},
+		{Protocol: runtime.BindingGRPC, Address: ":9090"},
+	}
+	a := hosttest.Start(t, host.Config{CardJSON: pub, ExtendedCardJSON: pub, Bindings: bindings, V03: true,
+		Skills: []host.Skill{{ID: "open", Run: replyWith("open")}}})
+	want := []string{`Bearer realm="hosted"`}
+	message := `{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"hi"}]}`
+
+	// post makes a v0.3 HTTP request (no A2A-Version) and returns the
+	// status and challenges of the answer.
+	post := func(t *testing.T, method, url, authz, body string) (int, []string) {
+		t.Helper()
+		req, err := http.NewRequest(method, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if authz != "" {
+			req.Header.Set("Authorization", authz)
+		}
+		resp, err := a.HTTPClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Values("WWW-Authenticate")
+	}
+	for _, c := range []struct {
+		name, authz string
+		call        func(t *testing.T, authz string) (int, []string)
+	}{
+		{"JSONRPC/extended card", "", func(t *testing.T, authz string) (int, []string) {
+			return post(t, http.MethodPost, a.URL(bindings[0]), authz, `{"jsonrpc":"2.0","id":1,"method":"agent/getAuthenticatedExtendedCard"}`)
+		}},
+		{"JSONRPC/rejected token", "Bearer wrong", func(t *testing.T, authz string) (int, []string) {
+			return post(t, http.MethodPost, a.URL(bindings[0]), authz, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":`+message+`}}`)
+		}},
+		{"HTTP+JSON/extended card", "", func(t *testing.T, authz string) (int, []string) {
+			return post(t, http.MethodGet, strings.TrimSuffix(a.URL(bindings[1]), "/")+"/v1/card", authz, "")
+		}},
+		{"HTTP+JSON/rejected token", "Bearer wrong", func(t *testing.T, authz string) (int, []string) {
+			return post(t, http.MethodPost, strings.TrimSuffix(a.URL(bindings[1]), "/")+"/v1/message:send", authz, `{"message":`+message+`}`)
+		}},
+		{"GRPC/extended card", "", func(t *testing.T, authz string) (int, []string) {
+			return grpcV03(t, a.URL(bindings[2]), "/a2a.v1.A2AService/GetAgentCard", authz)
+		}},
+		{"GRPC/rejected token", "Bearer wrong", func(t *testing.T, authz string) (int, []string) {
+			return grpcV03(t, a.URL(bindings[2]), "/a2a.v1.A2AService/SendMessage", authz)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, challenges := c.call(t, c.authz)
+			if code != http.StatusUnauthorized || !slices.Equal(challenges, want) {
+				t.Errorf("answer %d with challenges %q, want 401 (gRPC: UNAUTHENTICATED) with %q", code, challenges, want)
+			}
+		})
+	}
+}
+
+// grpcV03 calls the v0.3 gRPC method with an empty request (the card's
+// request is empty; a SendMessage is refused before it is read) and returns
+// 401 for UNAUTHENTICATED, with the www-authenticate trailer.
+func grpcV03(t *testing.T, target, method, authz string) (int, []string) {
+	t.Helper()
+	cc, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	ctx := context.Background()
+	if authz != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", authz)
+	}
+	var trailer metadata.MD
+	err = cc.Invoke(ctx, method, &emptypb.Empty{}, &emptypb.Empty{}, grpc.Trailer(&trailer))
+	if status.Code(err) != codes.Unauthenticated {
+		return int(status.Code(err)), trailer.Get("www-authenticate")
+	}
+	return http.StatusUnauthorized, trailer.Get("www-authenticate")
 }

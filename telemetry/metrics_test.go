@@ -56,7 +56,11 @@ func TestMetrics(t *testing.T) {
 			}
 			// The task event, the artifact and COMPLETED.
 			hook.wait(t, 3)
-			rm := k.waitForPushAttempts(t, 3) // the last attempt's measurement follows its answer
+			// The last attempt's measurement follows its answer, and the
+			// last transition's count its event.
+			rm := k.collectUntil(t, func(rm metricdata.ResourceMetrics) bool {
+				return countOf(rm, telemetry.MetricPushDuration) >= 3 && countOf(rm, telemetry.MetricTaskTransitions) >= 5
+			})
 
 			sys := semconv.RPCSystemNameKey
 			for _, name := range []string{telemetry.MetricServerDuration, telemetry.MetricClientDuration} {
@@ -199,17 +203,34 @@ func TestActiveStreams(t *testing.T) {
 	}
 }
 
-// waitForPushAttempts collects the metrics until n push attempts were
-// measured (at most the 10 s the span waits allow).
-func (k *telemetryKit) waitForPushAttempts(t *testing.T, n uint64) metricdata.ResourceMetrics {
+// collectUntil collects the metrics until done says they are complete (at
+// most the 10 s the span waits allow; the checks then report what is
+// missing).
+func (k *telemetryKit) collectUntil(t *testing.T, done func(metricdata.ResourceMetrics) bool) metricdata.ResourceMetrics {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		rm := k.collect(t)
-		if _, ok := metricData(rm, telemetry.MetricPushDuration).(metricdata.Histogram[float64]); ok &&
-			histogramCount(t, rm, telemetry.MetricPushDuration, nil) >= n || time.Now().After(deadline) {
+		if done(rm) || time.Now().After(deadline) {
 			return rm
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// countOf is the number of measurements of a histogram, or the total of
+// an int64 sum, over all attributes (0 when the metric is absent).
+func countOf(rm metricdata.ResourceMetrics, name string) int64 {
+	var n int64
+	switch d := metricData(rm, name).(type) {
+	case metricdata.Histogram[float64]:
+		for _, dp := range d.DataPoints {
+			n += int64(dp.Count)
+		}
+	case metricdata.Sum[int64]:
+		for _, dp := range d.DataPoints {
+			n += dp.Value
+		}
+	}
+	return n
 }

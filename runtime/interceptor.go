@@ -29,7 +29,8 @@ import (
 // too, so that logs and metrics see it: next then returns that error
 // without calling the handler, and req is the request as far as it
 // decoded. A panic in the handler reaches the interceptors as an Internal
-// error.
+// error, and so does a panic in an interceptor reach the interceptors
+// outside it (its cause a PanicError with the stack).
 //
 // On the client the chain runs around each call of a transport: call.Header
 // holds the headers about to be sent (an interceptor may add to it, e.g. a
@@ -118,6 +119,33 @@ func chainStream(interceptors []Interceptor, f StreamFunc) StreamFunc {
 	return f
 }
 
+// chainServerUnary is chainUnary for a handler: a panic in an interceptor
+// becomes an Internal error (a PanicError) at that interceptor's boundary,
+// as one in the handler does, so that the interceptors outside it (the
+// request log) see the failure and every binding answers it alike.
+func chainServerUnary(interceptors []Interceptor, f UnaryFunc) UnaryFunc {
+	for i := len(interceptors) - 1; i >= 0; i-- {
+		next := interceptors[i].WrapUnary(f)
+		f = func(ctx context.Context, call *CallInfo, req proto.Message) (resp proto.Message, err error) {
+			defer recoverHandler(&err)
+			return next(ctx, call, req)
+		}
+	}
+	return f
+}
+
+// chainServerStream is chainServerUnary for streaming calls.
+func chainServerStream(interceptors []Interceptor, f StreamFunc) StreamFunc {
+	for i := len(interceptors) - 1; i >= 0; i-- {
+		next := interceptors[i].WrapStream(f)
+		f = func(ctx context.Context, call *CallInfo, req proto.Message, send func(proto.Message) error) (err error) {
+			defer recoverHandler(&err)
+			return next(ctx, call, req, send)
+		}
+	}
+	return f
+}
+
 // serverChain is the intercepted calls of one endpoint of a handler.
 type serverChain struct {
 	unary  UnaryFunc
@@ -146,11 +174,11 @@ func (c *handlerConfig) serverChains(svc *Service) map[*Endpoint]*serverChain {
 	chains := make(map[*Endpoint]*serverChain, len(svc.Endpoints))
 	for _, ep := range svc.Endpoints {
 		if ep.IsStreaming() {
-			chains[ep] = &serverChain{stream: chainStream(c.interceptors, func(ctx context.Context, _ *CallInfo, req proto.Message, send func(proto.Message) error) error {
+			chains[ep] = &serverChain{stream: chainServerStream(c.interceptors, func(ctx context.Context, _ *CallInfo, req proto.Message, send func(proto.Message) error) error {
 				return callStreamSafely(ctx, ep, req, send)
 			})}
 		} else {
-			chains[ep] = &serverChain{unary: chainUnary(c.interceptors, func(ctx context.Context, _ *CallInfo, req proto.Message) (proto.Message, error) {
+			chains[ep] = &serverChain{unary: chainServerUnary(c.interceptors, func(ctx context.Context, _ *CallInfo, req proto.Message) (proto.Message, error) {
 				return callUnarySafely(ctx, ep, req)
 			})}
 		}
@@ -203,11 +231,11 @@ func (c *handlerConfig) rejected(ctx context.Context, binding Binding, ep *Endpo
 	ctx = WithCallInfo(ctx, info)
 	var err error
 	if ep.IsStreaming() {
-		err = chainStream(c.interceptors, func(context.Context, *CallInfo, proto.Message, func(proto.Message) error) error {
+		err = chainServerStream(c.interceptors, func(context.Context, *CallInfo, proto.Message, func(proto.Message) error) error {
 			return e
 		})(ctx, info, req, func(proto.Message) error { return errStreamClosed })
 	} else {
-		_, err = chainUnary(c.interceptors, func(context.Context, *CallInfo, proto.Message) (proto.Message, error) {
+		_, err = chainServerUnary(c.interceptors, func(context.Context, *CallInfo, proto.Message) (proto.Message, error) {
 			return nil, e
 		})(ctx, info, req)
 	}

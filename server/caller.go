@@ -11,10 +11,10 @@ import (
 // Identity flows once, from the binding: the binding's
 // runtime.Authenticator (runtime.WithAuthenticator; host and auth.Guard
 // install one from the agent card) attaches a *runtime.Identity to the
-// call's context, and the server reads the caller from there. There is no second hook on the server to wire. A program
-// that calls the server directly, without a binding, puts the identity in
-// the context itself with runtime.WithIdentity.
-// CallerFromContext reads it.
+// call's context, and the server reads the caller from there
+// (CallerFromContext); there is no second hook on the server to wire. A
+// program that calls the server directly, without a binding, puts the
+// identity in the context itself with runtime.WithIdentity.
 type Caller struct {
 	// ID identifies an authenticated caller (a user, a client id, a key id):
 	// the identity's Subject. Empty means anonymous.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/internal/echo"
 	"github.com/a2agen/a2agen/runtime"
@@ -301,5 +303,63 @@ func TestRequestLogExecutorPanic(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// panicky is an interceptor of the program's with a bug: it panics on
+// every call.
+var panicky = runtime.InterceptorFuncs{
+	Unary: func(runtime.UnaryFunc) runtime.UnaryFunc {
+		return func(context.Context, *runtime.CallInfo, proto.Message) (proto.Message, error) {
+			panicInInterceptor()
+			return nil, nil
+		}
+	},
+	Stream: func(runtime.StreamFunc) runtime.StreamFunc {
+		return func(context.Context, *runtime.CallInfo, proto.Message, func(proto.Message) error) error {
+			panicInInterceptor()
+			return nil
+		}
+	},
+}
+
+func panicInInterceptor() { panic("boom in an interceptor") }
+
+// TestRequestLogInterceptorPanic: a panic in a server interceptor is
+// handled like one in the handler, the same way on every binding: the
+// client gets Internal (on HTTP no longer a cut connection), the
+// interceptors outside see the error, and the request log logs it once
+// with its stack.
+func TestRequestLogInterceptorPanic(t *testing.T) {
+	for _, b := range bindings {
+		t.Run(b.name, func(t *testing.T) {
+			reqLog, bindingLog := &logBuffer{}, &logBuffer{}
+			c := b.dial(t, b.serve(t, failing{}, runtime.WithLogger(bindingLog.logger()),
+				runtime.WithInterceptors(telemetry.RequestLog(reqLog.logger()), panicky)))
+			ctx := context.Background()
+			if _, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: "t1"}); !errors.Is(err, runtime.ErrInternal) {
+				t.Fatalf("GetTask: %v, want Internal", err)
+			}
+			for _, err := range c.SubscribeToTask(ctx, &a2av1.SubscribeToTaskRequest{Id: "t1"}) {
+				if !errors.Is(err, runtime.ErrInternal) {
+					t.Fatalf("SubscribeToTask: %v, want Internal", err)
+				}
+			}
+			lines := logLines(t, reqLog.String())
+			if len(lines) != 2 {
+				t.Fatalf("%d request log lines, want one per call:\n%s", len(lines), reqLog)
+			}
+			for i, l := range lines {
+				errText, _ := l["error"].(string)
+				stack, _ := l["stack"].([]any)
+				if l["level"] != "ERROR" || l["outcome"] != "Internal" || !strings.Contains(errText, "panicked: boom in an interceptor") ||
+					len(stack) == 0 || !strings.Contains(fmt.Sprint(stack[0]), "panicInInterceptor") {
+					t.Errorf("line %d: %v; want Internal at error level with the panic and its stack", i, l)
+				}
+			}
+			if s := bindingLog.String(); s != "" {
+				t.Errorf("the binding logged the failure too:\n%s", s)
+			}
+		})
 	}
 }

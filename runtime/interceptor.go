@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"net/http"
 
 	"google.golang.org/protobuf/proto"
 
@@ -127,11 +128,27 @@ func chainServerUnary(interceptors []Interceptor, f UnaryFunc) UnaryFunc {
 	for i := len(interceptors) - 1; i >= 0; i-- {
 		next := interceptors[i].WrapUnary(f)
 		f = func(ctx context.Context, call *CallInfo, req proto.Message) (resp proto.Message, err error) {
-			defer recoverHandler(&err)
+			defer recoverInterceptor(&err)
 			return next(ctx, call, req)
 		}
 	}
 	return f
+}
+
+// recoverInterceptor is recoverHandler at an interceptor's boundary: the
+// layers inside it already turned their panics into errors, so a panic
+// here is the interceptor's ("interceptor panicked: …").
+func recoverInterceptor(err *error) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	pe := newPanicError(p, 2)
+	pe.what = "interceptor"
+	*err = Internal(pe)
 }
 
 // chainServerStream is chainServerUnary for streaming calls.
@@ -139,7 +156,7 @@ func chainServerStream(interceptors []Interceptor, f StreamFunc) StreamFunc {
 	for i := len(interceptors) - 1; i >= 0; i-- {
 		next := interceptors[i].WrapStream(f)
 		f = func(ctx context.Context, call *CallInfo, req proto.Message, send func(proto.Message) error) (err error) {
-			defer recoverHandler(&err)
+			defer recoverInterceptor(&err)
 			return next(ctx, call, req, send)
 		}
 	}

@@ -352,7 +352,7 @@ func TestRequestLogInterceptorPanic(t *testing.T) {
 			for i, l := range lines {
 				errText, _ := l["error"].(string)
 				stack, _ := l["stack"].([]any)
-				if l["level"] != "ERROR" || l["outcome"] != "Internal" || !strings.Contains(errText, "panicked: boom in an interceptor") ||
+				if l["level"] != "ERROR" || l["outcome"] != "Internal" || !strings.Contains(errText, "interceptor panicked: boom in an interceptor") ||
 					len(stack) == 0 || !strings.Contains(fmt.Sprint(stack[0]), "panicInInterceptor") {
 					t.Errorf("line %d: %v; want Internal at error level with the panic and its stack", i, l)
 				}

@@ -10,11 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
@@ -43,6 +47,13 @@ import (
 //	server   tracing on the server only, the client uninstrumented: what an
 //	         agent pays for tracing its own calls when its callers do not
 //	         trace (the round trip still includes the client's work)
+//	client   tracing on the client only, the server uninstrumented: what a
+//	         program pays for tracing its calls to an agent
+//	bare     the floor under tracing: the same spans (names, kinds, the
+//	         same number of attributes) and the same W3C propagation,
+//	         written directly on the OpenTelemetry API as a minimal
+//	         interceptor (bareTracing) instead of telemetry.Tracing; what
+//	         tracing costs when the SDK and the wire do all of the work
 //
 // BenchmarkTelemetryInterleaved gives the ratios (noop/off ≤ 1.02 and
 // tracing/off ≤ 1.15 are the targets, docs/performance.md);
@@ -55,6 +66,9 @@ type telemetrySetup struct {
 	name       string
 	opts       func(b *testing.B) []telemetry.Option // nil: no interceptors
 	serverOnly bool                                  // no interceptors on the client
+	clientOnly bool                                  // no interceptors on the server
+	// bare: bareTracing with the provider of opts, not telemetry's interceptors
+	bare bool
 }
 
 var telemetrySetups = []telemetrySetup{
@@ -73,9 +87,15 @@ var telemetrySetups = []telemetrySetup{
 		b.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
 		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b, batched)), telemetry.WithMeterProvider(mp)}
 	}},
-	{name: "server", serverOnly: true, opts: func(b *testing.B) []telemetry.Option {
-		return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b, batched))}
-	}},
+	{name: "server", serverOnly: true, opts: tracingOnly},
+	{name: "client", clientOnly: true, opts: tracingOnly},
+	{name: "bare", bare: true, opts: tracingOnly},
+}
+
+// tracingOnly is the tracing setup's configuration: the batched in-memory
+// tracer provider, metrics no-op.
+func tracingOnly(b *testing.B) []telemetry.Option {
+	return []telemetry.Option{telemetry.WithTracerProvider(benchTracerProvider(b, batched))}
 }
 
 func batched(e sdktrace.SpanExporter) sdktrace.TracerProviderOption { return sdktrace.WithBatcher(e) }
@@ -155,14 +175,67 @@ func telemetryClient(b *testing.B, bd telemetryBinding, setup telemetrySetup) a2
 		pass := runtime.InterceptorFuncs{}
 		hopts = append(hopts, runtime.WithInterceptors(pass))
 		copts = append(copts, runtime.WithClientInterceptors(pass))
+	case setup.bare:
+		tp := benchTracerProvider(b, batched)
+		hopts = append(hopts, runtime.WithInterceptors(bareTracing(tp)))
+		copts = append(copts, runtime.WithClientInterceptors(bareTracing(tp)))
 	case setup.opts != nil:
 		opts := setup.opts(b)
-		hopts = append(hopts, runtime.WithInterceptors(telemetry.Tracing(opts...), telemetry.Metrics(opts...)))
+		if !setup.clientOnly {
+			hopts = append(hopts, runtime.WithInterceptors(telemetry.Tracing(opts...), telemetry.Metrics(opts...)))
+		}
 		if !setup.serverOnly {
 			copts = append(copts, runtime.WithClientInterceptors(telemetry.Tracing(opts...), telemetry.Metrics(opts...)))
 		}
 	}
 	return bd.dial(b, grpcBenchAgent{grpcBenchAnswers: newGRPCBenchAnswers()}, hopts, copts)
+}
+
+// bareTracing is the least an interceptor can do for the spans
+// telemetry.Tracing makes on SendMessage: a server span continuing the
+// caller's W3C trace context, a client span whose context goes out with
+// the call, each with as many attributes as telemetry.Tracing gives it
+// (server: system, method, binding, version, task and context ids, peer
+// address; client: the same with the agent's address and port for the
+// peer), all of them known in advance but the ids. It reads nothing,
+// computes nothing and caches what it can: the benchmark's floor, what
+// the OpenTelemetry SDK, its propagator and the binding's headers cost.
+func bareTracing(tp trace.TracerProvider) runtime.Interceptor {
+	tr := tp.Tracer("bench")
+	prop := propagation.TraceContext{}
+	const method = "lf.a2a.v1.A2AService/SendMessage"
+	start := map[bool][]trace.SpanStartOption{
+		false: {trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
+			attribute.String("rpc.system.name", "bench"), attribute.String("rpc.method", method))},
+		true: {trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+			attribute.String("rpc.system.name", "bench"), attribute.String("rpc.method", method),
+			attribute.String("server.address", "127.0.0.1"), attribute.Int("server.port", 8080))},
+	}
+	return runtime.InterceptorFuncs{Unary: func(next runtime.UnaryFunc) runtime.UnaryFunc {
+		return func(ctx context.Context, call *runtime.CallInfo, req proto.Message) (proto.Message, error) {
+			if !call.Client {
+				ctx = prop.Extract(ctx, propagation.HeaderCarrier(call.Header))
+			}
+			ctx, span := tr.Start(ctx, method, start[call.Client]...)
+			if call.Client {
+				prop.Inject(ctx, propagation.HeaderCarrier(call.Header))
+			}
+			resp, err := next(ctx, call, req)
+			task := resp.(*a2av1.SendMessageResponse).GetTask()
+			end := [5]attribute.KeyValue{
+				attribute.String("a2a.protocol.binding", "bench"), attribute.String("a2a.protocol.version", "1.0"),
+				attribute.String("a2a.task.id", task.GetId()), attribute.String("a2a.context.id", task.GetContextId()),
+				attribute.String("network.peer.address", "127.0.0.1"),
+			}
+			if call.Client {
+				span.SetAttributes(end[:4]...)
+			} else {
+				span.SetAttributes(end[:]...)
+			}
+			span.End()
+			return resp, err
+		}
+	}}
 }
 
 func telemetryCall(b *testing.B, c a2av1.A2AServiceClient, req *a2av1.SendMessageRequest) {

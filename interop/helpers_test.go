@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -233,5 +232,3 @@ func sendTask(t *testing.T, c a2av1.A2AServiceClient, ctx context.Context, req *
 }
 
 func ptr[T any](v T) *T { return &v }
-
-func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

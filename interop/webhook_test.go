@@ -60,19 +60,6 @@ func (w *webhook) forTask(taskID string) []pushPost {
 	return out
 }
 
-// withHeader returns the deliveries carrying header key = value.
-func (w *webhook) withHeader(key, value string) []pushPost {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var out []pushPost
-	for _, p := range w.posts {
-		if slices.Contains(p.header.Values(key), value) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // waitTerminal waits (bounded) until a delivery for taskID carries a
 // terminal state and returns all deliveries for that task.
 func (w *webhook) waitTerminal(t *testing.T, taskID string) []pushPost {

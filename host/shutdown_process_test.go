@@ -110,15 +110,7 @@ func openStreams(t *testing.T, p *proctest.Process, text string) []*liveStream {
 		}()
 		out = append(out, s)
 	}
-	for _, s := range out {
-		select {
-		case <-s.working:
-		case <-s.done:
-			t.Fatalf("%s: the stream ended before the work began: %v, %v", s.binding, describeEvents(s.events), s.err)
-		case <-time.After(20 * time.Second):
-			t.Fatalf("%s: no progress within 20s", s.binding)
-		}
-	}
+	awaitWorking(t, out, "the stream ended before the work began")
 	return out
 }
 
@@ -150,16 +142,23 @@ func subscribeAll(t *testing.T, p *proctest.Process, streams []*liveStream) []*l
 		}()
 		out = append(out, s)
 	}
-	for _, s := range out {
+	awaitWorking(t, out, "the subscription ended before its first event")
+	return out
+}
+
+// awaitWorking waits (at most 20 s each) until every stream has closed its
+// working channel; a stream that ends first fails the test with ended.
+func awaitWorking(t *testing.T, streams []*liveStream, ended string) {
+	t.Helper()
+	for _, s := range streams {
 		select {
 		case <-s.working:
 		case <-s.done:
-			t.Fatalf("%s: the subscription ended before its first event: %v, %v", s.binding, describeEvents(s.events), s.err)
+			t.Fatalf("%s: %s: %v, %v", s.binding, ended, describeEvents(s.events), s.err)
 		case <-time.After(20 * time.Second):
-			t.Fatalf("%s: no first event of the subscription within 20s", s.binding)
+			t.Fatalf("%s: not working after 20s", s.binding)
 		}
 	}
-	return out
 }
 
 func (s *liveStream) wait(t *testing.T) {

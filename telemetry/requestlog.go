@@ -20,6 +20,11 @@ import (
 //	  taskId=… contextId=… outcome=OK duration=1.8ms peer=10.0.0.7:52114
 //	  caller=ada events=3 traceId=… spanId=…
 //
+// taskId and contextId are those the request names, else those of the
+// answer or a stream's first event: a message refused before its task
+// exists, or answered directly, is logged without a taskId, although the
+// default server had picked one for the task it would have created.
+//
 // outcome is OK, the A2A error's code name (TaskNotFound, Internal, …), or
 // Canceled / DeadlineExceeded when the call's context ended; events is
 // given for streams, caller for authenticated callers, traceId and spanId
@@ -58,8 +63,9 @@ func (*requestLog) IgnoresResponseMetadata(respmeta.Unread) {}
 func (r *requestLog) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message) (proto.Message, error) {
 		start := time.Now()
+		ids := idsOf(req)
 		resp, err := next(ctx, call, req)
-		r.log(ctx, call, req, resp, err, start, -1)
+		r.log(ctx, call, ids, resp, err, start, -1)
 		return resp, err
 	}
 }
@@ -67,6 +73,7 @@ func (r *requestLog) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 func (r *requestLog) WrapStream(next runtime.StreamFunc) runtime.StreamFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message, send func(proto.Message) error) error {
 		start := time.Now()
+		ids := idsOf(req)
 		var (
 			n     atomic.Int64
 			first atomic.Pointer[proto.Message]
@@ -81,12 +88,12 @@ func (r *requestLog) WrapStream(next runtime.StreamFunc) runtime.StreamFunc {
 		if p := first.Load(); p != nil {
 			resp = *p
 		}
-		r.log(ctx, call, req, resp, err, start, int(n.Load()))
+		r.log(ctx, call, ids, resp, err, start, int(n.Load()))
 		return err
 	}
 }
 
-func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, req, resp proto.Message, err error, start time.Time, events int) {
+func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, ids callIDs, resp proto.Message, err error, start time.Time, events int) {
 	d := time.Since(start)
 	o := okOutcome
 	if err != nil {
@@ -112,7 +119,10 @@ func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, req, resp 
 	if call.Tenant != "" {
 		attrs = append(attrs, slog.String("tenant", call.Tenant))
 	}
-	taskID, contextID := requestIDs(req)
+	// The ids the caller sent, else those of the answer (a new task, or
+	// the context of a direct reply): never ids of a task that does not
+	// exist.
+	taskID, contextID := ids.task, ids.context
 	if taskID == "" && resp != nil {
 		taskID, contextID = responseIDs(resp)
 	}

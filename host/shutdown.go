@@ -39,8 +39,10 @@ func (a *Agent) Wait(ctx context.Context) error {
 //
 //  1. the agent turns not ready (/readyz answers 503, gRPC health checks
 //     NOT_SERVING) and, after Config.ShutdownDelay, stops accepting calls:
-//     its listeners close, and messages that would start a task are
-//     refused; calls in progress go on;
+//     its listeners close, the connections already open take no new calls
+//     (HTTP/2 and gRPC ones get GOAWAY, idle HTTP/1.1 ones are closed), and
+//     messages that would start a task are refused; calls in progress go
+//     on;
 //  2. running executions have Config.ShutdownGrace to finish;
 //  3. those still running then have their contexts canceled with the cause
 //     server.ErrShutdown and ShutdownCancelTimeout to return (their tasks

@@ -97,6 +97,11 @@ func CallInfoFromContext(ctx context.Context) (*CallInfo, bool) {
 // ActivateExtension records that the handler activated extension uri for this
 // call; bindings echo activated extensions in the A2A-Extensions response
 // header (gRPC: response metadata). It is a no-op outside a call.
+//
+// The header goes out with the answer's start: for a stream, with its first
+// event. On the HTTP bindings an extension activated after that never
+// reaches the client (gRPC also sends them all in the trailer), so activate
+// before the first Send.
 func ActivateExtension(ctx context.Context, uri string) {
 	info, ok := CallInfoFromContext(ctx)
 	if !ok {

@@ -20,17 +20,7 @@ import (
 // executions had to be canceled at the end of the grace period
 // (ErrExecutionsCanceled), and the executor saw server.ErrShutdown.
 func TestShutdownReportsCanceledExecutions(t *testing.T) {
-	causes := make(chan error, 1)
-	started := make(chan struct{})
-	skill := func(ctx context.Context, _ *server.Request, ev *server.Events) error {
-		if err := ev.Working(); err != nil {
-			return err
-		}
-		close(started)
-		<-ctx.Done()
-		causes <- context.Cause(ctx)
-		return context.Cause(ctx)
-	}
+	skill, started, causes := waitingSkill()
 	b := host.Binding{Protocol: runtime.BindingJSONRPC, Address: "a:1", Path: "/"}
 	a := hosttest.Start(t, host.Config{CardJSON: plainCard(t), Skills: []host.Skill{{ID: "a", Run: skill}},
 		Bindings: []host.Binding{b}, ShutdownGrace: 50 * time.Millisecond})
@@ -52,6 +42,24 @@ func TestShutdownReportsCanceledExecutions(t *testing.T) {
 	}
 }
 
+// waitingSkill returns a skill that reports WORKING, closes started, waits
+// for its context to end and sends the context's cause to causes (for one
+// execution).
+func waitingSkill() (skill func(context.Context, *server.Request, *server.Events) error, started chan struct{}, causes chan error) {
+	causes = make(chan error, 1)
+	started = make(chan struct{})
+	skill = func(ctx context.Context, _ *server.Request, ev *server.Events) error {
+		if err := ev.Working(); err != nil {
+			return err
+		}
+		close(started)
+		<-ctx.Done()
+		causes <- context.Cause(ctx)
+		return context.Cause(ctx)
+	}
+	return skill, started, causes
+}
+
 // TestShutdownCancelThroughReplica: during the grace period a task running
 // on a shutting-down agent can still be canceled through another replica
 // sharing its store (docs/operating.md, Shutdown step 2), on every binding:
@@ -61,17 +69,7 @@ func TestShutdownReportsCanceledExecutions(t *testing.T) {
 func TestShutdownCancelThroughReplica(t *testing.T) {
 	for _, b := range bindings {
 		t.Run(b.Protocol.String(), func(t *testing.T) {
-			causes := make(chan error, 1)
-			started := make(chan struct{})
-			skill := func(ctx context.Context, _ *server.Request, ev *server.Events) error {
-				if err := ev.Working(); err != nil {
-					return err
-				}
-				close(started)
-				<-ctx.Done()
-				causes <- context.Cause(ctx)
-				return context.Cause(ctx)
-			}
+			skill, started, causes := waitingSkill()
 			cfg := host.Config{CardJSON: plainCard(t), Skills: []host.Skill{{ID: "a", Run: skill}},
 				Bindings: []host.Binding{b}, Store: store.NewMemory(), ShutdownGrace: time.Hour}
 			a, other := hosttest.Start(t, cfg), hosttest.Start(t, cfg)

@@ -197,8 +197,8 @@ func telemetryClient(b *testing.B, bd telemetryBinding, setup telemetrySetup) a2
 // the call, each with as many attributes as telemetry.Tracing gives it
 // (server: system, method, binding, version, task and context ids, peer
 // address; client: the same with the agent's address and port for the
-// peer), all of them known in advance but the ids. It reads nothing,
-// computes nothing and caches what it can: the benchmark's floor, what
+// peer), all of them known in advance but the ids. It reads only the
+// ids and caches everything else: the benchmark's floor, what
 // the OpenTelemetry SDK, its propagator and the binding's headers cost.
 func bareTracing(tp trace.TracerProvider) runtime.Interceptor {
 	tr := tp.Tracer("bench")

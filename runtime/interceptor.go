@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"errors"
-	"net/http"
 
 	"google.golang.org/protobuf/proto"
 
@@ -139,16 +138,9 @@ func chainServerUnary(interceptors []Interceptor, f UnaryFunc) UnaryFunc {
 // layers inside it already turned their panics into errors, so a panic
 // here is the interceptor's ("interceptor panicked: …").
 func recoverInterceptor(err *error) {
-	p := recover()
-	if p == nil {
-		return
+	if p := recover(); p != nil {
+		*err = panicked(p, "interceptor")
 	}
-	if p == http.ErrAbortHandler {
-		panic(p)
-	}
-	pe := newPanicError(p, 2)
-	pe.what = "interceptor"
-	*err = Internal(pe)
 }
 
 // chainServerStream is chainServerUnary for streaming calls.

@@ -30,17 +30,25 @@ func callStreamSafely(ctx context.Context, ep *Endpoint, msg proto.Message, send
 	return ep.CallStream(ctx, msg, send)
 }
 
-// recoverHandler converts a handler panic into an error. http.ErrAbortHandler
-// keeps its net/http meaning (abort the response silently) and is re-raised.
+// recoverHandler converts a handler panic into an error.
 func recoverHandler(err *error) {
-	p := recover()
-	if p == nil {
-		return
+	if p := recover(); p != nil {
+		*err = panicked(p, "")
 	}
+}
+
+// panicked is the Internal error of a recovered panic with value p, whose
+// cause is a PanicError with the stack (what names what panicked; "" for
+// the handler). http.ErrAbortHandler keeps its net/http meaning (abort the
+// response silently) and is re-raised. Called by the deferred function
+// that recovered (recover must be called there).
+func panicked(p any, what string) error {
 	if p == http.ErrAbortHandler {
 		panic(p)
 	}
-	*err = Internal(newPanicError(p, 2)) // failure.go
+	pe := newPanicError(p, 3) // failure.go; the stack starts at the panic whatever the depth
+	pe.what = what
+	return Internal(pe)
 }
 
 // handlerError converts what a handler returned into the *Error to send and

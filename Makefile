@@ -14,7 +14,8 @@ help: ## list targets
 generate: ## regenerate a2a/v1 and a2a/v03 from proto/lf/a2a/v1/a2a.proto and proto/a2a/v1/a2a.proto
 	$(GO) run ./internal/cmd/generate
 
-test: lint check-generate race soak ## lint (vet + staticcheck), drift check, all tests with -race, then the soak test alone
+test: lint check-generate race soak ## lint (vet + staticcheck), drift check, all tests with -race, then the soak test alone; says which optional suites ran
+	@sh scripts/optional-suites.sh
 
 vet: ## go vet
 	$(GO) vet $(PKGS)

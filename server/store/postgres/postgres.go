@@ -239,6 +239,9 @@ type Stats struct {
 	// RolledBack is the number of write batches that failed with a
 	// database error.
 	RolledBack int64
+	// Isolated is the number of rolled back batches sent again without the
+	// one write the database refused (that write failed alone).
+	Isolated int64
 	// CatchUps is the number of reads of the feed (a subscriber catching up
 	// with writes of other replicas, or after a reconnection).
 	CatchUps int64
@@ -279,7 +282,7 @@ type Store struct {
 	// (sqlUpdateTaskLean). Entries go when the task ends.
 	configured sync.Map
 
-	batches, writes, rolledBack, catchUps, reconnects, retries atomic.Int64
+	batches, writes, rolledBack, isolated, catchUps, reconnects, retries atomic.Int64
 }
 
 var _ store.Store = (*Store)(nil)
@@ -463,7 +466,7 @@ func (s *Store) Name() string { return s.name }
 
 // Stats returns the store's counters.
 func (s *Store) Stats() Stats {
-	return Stats{Batches: s.batches.Load(), Writes: s.writes.Load(), RolledBack: s.rolledBack.Load(),
+	return Stats{Batches: s.batches.Load(), Writes: s.writes.Load(), RolledBack: s.rolledBack.Load(), Isolated: s.isolated.Load(),
 		CatchUps: s.catchUps.Load(), Reconnects: s.reconnects.Load(), Retries: s.retries.Load()}
 }
 

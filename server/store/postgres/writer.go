@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/store"
@@ -167,7 +168,9 @@ func (w *writer) loop(ops chan *writeOp) {
 
 // run sends batch as one implicit transaction. The writes lock task rows
 // in key order, so concurrent batches (of this or another replica) cannot
-// deadlock.
+// deadlock. A write the database refuses fails alone: the batch is rolled
+// back and sent again without it (at most once per write of the batch), so
+// one caller's bad write never fails another's.
 func (w *writer) run(batch []*writeOp) {
 	slices.SortStableFunc(batch, func(a, b *writeOp) int {
 		return cmp.Or(cmp.Compare(a.key.tenant, b.key.tenant), cmp.Compare(a.key.id, b.key.id))
@@ -197,6 +200,25 @@ func (w *writer) run(batch []*writeOp) {
 	s := w.s
 	if failure != nil {
 		s.rolledBack.Add(1)
+		if failed >= 0 && ownFailure(failure) {
+			// One statement was refused and the transaction rolled back:
+			// the refused write fails alone, and the others, which did
+			// nothing wrong, are sent again without it.
+			o := batch[failed]
+			o.err = fmt.Errorf("postgres store %s: %s: %w", s.name, o.what, failure)
+			o.found = false
+			close(o.done)
+			rest := make([]*writeOp, 0, len(batch)-1)
+			rest = append(append(rest, batch[:failed]...), batch[failed+1:]...)
+			for _, o := range rest {
+				o.found = false
+			}
+			if len(rest) > 0 {
+				s.isolated.Add(1)
+				w.run(rest)
+			}
+			return
+		}
 		for i, o := range batch {
 			if failed < 0 || i == failed {
 				o.err = fmt.Errorf("postgres store %s: %s: %w", s.name, o.what, failure)
@@ -231,6 +253,28 @@ func (w *writer) run(batch []*writeOp) {
 	for _, o := range batch {
 		close(o.done)
 	}
+}
+
+// ownFailure reports whether err is a statement's own failure, which the
+// database reports for that statement and which says nothing of the other
+// writes of its batch: a constraint, a value the column cannot hold (a NUL
+// byte, an index row too large), a data error. Failures of the database
+// itself (a lost connection, no disk space, an administrator's shutdown, an
+// internal error) fail the whole batch: re-sending it would only fail again.
+func ownFailure(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || len(pe.Code) < 2 {
+		return false
+	}
+	switch pe.Code[:2] {
+	case "08", // connection exception
+		"53", // insufficient resources
+		"57", // operator intervention (shutdown, statement timeout, cancel)
+		"58", // system error
+		"XX": // internal error
+		return false
+	}
+	return true
 }
 
 // signalQueued wakes a dispatcher waiting on DeliveriesQueued.

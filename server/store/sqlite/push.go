@@ -154,6 +154,7 @@ func (s *Store) DeletePushConfig(ctx context.Context, tenant, taskID, id string)
 
 func (o *deleteConfigOp) apply(w *writer, _ int64) (error, error) {
 	st := &w.st
+	o.counted = false
 	res, err := st.deleteConfig.Exec(o.tenant, o.taskID, o.id)
 	if err != nil {
 		return nil, dbErr("deleting the config", err)

@@ -61,6 +61,13 @@ type opBase struct {
 
 func (b *opBase) base() *opBase { return b }
 
+// reset clears what apply sets, before the operation is applied (again,
+// when its first transaction was rolled back for another operation).
+func (b *opBase) reset() {
+	b.publish, b.pubTenant, b.pubTask, b.version, b.events = false, "", "", 0, nil
+	b.terminal, b.queued, b.termDelta, b.endsTask = false, false, 0, false
+}
+
 func (b *opBase) committed(*recordCache) {}
 
 // writer is the goroutine that owns the write connection.
@@ -203,10 +210,11 @@ func (w *writer) run(batch []writeOp) {
 	terminal := w.terminal
 	ended := false
 	for i, o := range batch {
+		o.base().reset()
 		failure, dbErr := o.apply(w, now)
 		if dbErr != nil {
 			w.rollback()
-			w.failBecause(batch, i, dbErr)
+			w.isolate(batch, i, dbErr)
 			return
 		}
 		b := o.base()
@@ -290,19 +298,19 @@ func (w *writer) fail(batch []writeOp, err error) {
 	}
 }
 
-// failBecause completes every operation of a batch rolled back because
-// operation i failed with err.
-func (w *writer) failBecause(batch []writeOp, i int, err error) {
+// isolate completes operation i of a batch rolled back because that
+// operation failed with err, and runs the others again without it: one
+// write's failure is its own (a write too large for the space left fails,
+// the small writes batched with it do not). Each round removes one
+// operation, so a batch is tried at most as many times as it has writes.
+func (w *writer) isolate(batch []writeOp, i int, err error) {
 	w.s.rolledBack.Add(1)
-	cause := fmt.Errorf("transaction rolled back: %s: %w", batch[i].what(), err)
-	for j, o := range batch {
-		b := o.base()
-		if j == i {
-			b.err = fmt.Errorf("sqlite store %s: %s: %w", w.s.path, o.what(), err)
-		} else {
-			b.err = fmt.Errorf("sqlite store %s: %s: %w", w.s.path, o.what(), cause)
-		}
-		close(b.done)
+	b := batch[i].base()
+	b.err = fmt.Errorf("sqlite store %s: %s: %w", w.s.path, batch[i].what(), err)
+	close(b.done)
+	rest := append(batch[:i:i], batch[i+1:]...)
+	if len(rest) > 0 {
+		w.run(rest)
 	}
 }
 

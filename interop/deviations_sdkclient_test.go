@@ -1,6 +1,7 @@
 package interop
 
-// Deviations of the SDK v2.3.1 client from the specification (facts §13)
+// Deviations of the SDK client (v2.4.0; v2.3.1 where named) from the
+// specification (facts §13)
 // that a2agen's server tolerates. The SDK client talks to examples/echo
 // through a recording proxy; each test shows that the SDK really sent the
 // deviating request and that a2agen's server answered it as the spec says.
@@ -51,49 +52,67 @@ func pathHasSuffix(method, suffix string) func(recordedRequest) bool {
 	return func(r recordedRequest) bool { return r.Method == method && strings.HasSuffix(r.Path, suffix) }
 }
 
-// TestDeviation_RESTCancelNullBody: the SDK's REST client posts the
-// literal null (Content-Type application/json) to /tasks/{id}:cancel
-// (facts §4); a2agen takes it as an empty body.
+// restBodyOfBodylessCalls is what the SDK's REST client posts as the body
+// of :cancel and :subscribe, which carry nothing but the id in the path:
+// the literal null (Content-Type application/json) up to v2.3.1 (facts
+// §4), an empty body since v2.4.0.
+var restBodyOfBodylessCalls = map[string]string{"v2.4.0": "", "v2.3.1": "null"}
+
+// TestDeviation_RESTCancelNullBody: the SDK's REST client posts null
+// (v2.3.1) or nothing (v2.4.0) to /tasks/{id}:cancel; a2agen takes either
+// as an empty body.
 func TestDeviation_RESTCancelNullBody(t *testing.T) {
 	t.Parallel()
-	echo := newProxiedEcho(t)
-	run := runSDKClient(t, echo.card, "HTTP+JSON", "cancel")
-	wantStepOK(t, run, "cancel-working-task")
-	wantStepOK(t, run, "cancel-again-returns-task")
-	reqs := echo.proxy.find(pathHasSuffix(http.MethodPost, ":cancel"))
-	if len(reqs) == 0 {
-		t.Fatal("the SDK sent no POST …:cancel")
-	}
-	for _, r := range reqs {
-		if string(r.Body) != "null" {
-			t.Errorf("the SDK posted %q to %s, want null (deviation gone?)", r.Body, r.Path)
-		}
-		if r.Status != http.StatusOK {
-			t.Errorf("a2agen answered %d to the null :cancel body, want 200", r.Status)
-		}
+	for _, sdk := range sdkBuilds {
+		t.Run(sdk.version, func(t *testing.T) {
+			t.Parallel()
+			echo := newProxiedEcho(t)
+			run := runSDKClientOf(t, *sdk.bin, echo.card, "HTTP+JSON", "cancel")
+			wantStepOK(t, run, "cancel-working-task")
+			wantStepOK(t, run, "cancel-again-returns-task")
+			reqs := echo.proxy.find(pathHasSuffix(http.MethodPost, ":cancel"))
+			if len(reqs) == 0 {
+				t.Fatal("the SDK sent no POST …:cancel")
+			}
+			want := restBodyOfBodylessCalls[sdk.version]
+			for _, r := range reqs {
+				if string(r.Body) != want {
+					t.Errorf("the SDK posted %q to %s, want %q (deviation changed?)", r.Body, r.Path, want)
+				}
+				if r.Status != http.StatusOK {
+					t.Errorf("a2agen answered %d to the :cancel body %q, want 200", r.Status, r.Body)
+				}
+			}
+		})
 	}
 }
 
 // TestDeviation_RESTSubscribePOSTWithNullBody: the SDK's REST client
-// subscribes with POST (the proto says GET, §13 #1) and a null body;
-// a2agen serves both verbs and ignores the body.
+// subscribes with POST (the proto says GET, §13 #1) and a null (v2.3.1) or
+// empty (v2.4.0) body; a2agen serves both verbs and ignores the body.
 func TestDeviation_RESTSubscribePOSTWithNullBody(t *testing.T) {
 	t.Parallel()
-	echo := newProxiedEcho(t)
-	run := runSDKClient(t, echo.card, "HTTP+JSON", "resubscribe")
-	wantStepOK(t, run, "two-subscribers-see-the-same-events")
-	wantStepOK(t, run, "subscriber-sees-cancel")
-	reqs := echo.proxy.find(func(r recordedRequest) bool { return strings.HasSuffix(r.Path, ":subscribe") })
-	if len(reqs) == 0 {
-		t.Fatal("the SDK sent no …:subscribe")
-	}
-	for _, r := range reqs {
-		if r.Method != http.MethodPost || string(r.Body) != "null" {
-			t.Errorf("the SDK sent %s %s with body %q, want POST with null (deviation gone?)", r.Method, r.Path, r.Body)
-		}
-		if r.Status != http.StatusOK || !strings.HasPrefix(r.RespType, "text/event-stream") {
-			t.Errorf("a2agen answered %d %s, want 200 text/event-stream", r.Status, r.RespType)
-		}
+	for _, sdk := range sdkBuilds {
+		t.Run(sdk.version, func(t *testing.T) {
+			t.Parallel()
+			echo := newProxiedEcho(t)
+			run := runSDKClientOf(t, *sdk.bin, echo.card, "HTTP+JSON", "resubscribe")
+			wantStepOK(t, run, "two-subscribers-see-the-same-events")
+			wantStepOK(t, run, "subscriber-sees-cancel")
+			reqs := echo.proxy.find(func(r recordedRequest) bool { return strings.HasSuffix(r.Path, ":subscribe") })
+			if len(reqs) == 0 {
+				t.Fatal("the SDK sent no …:subscribe")
+			}
+			want := restBodyOfBodylessCalls[sdk.version]
+			for _, r := range reqs {
+				if r.Method != http.MethodPost || string(r.Body) != want {
+					t.Errorf("the SDK sent %s %s with body %q, want POST with %q (deviation changed?)", r.Method, r.Path, r.Body, want)
+				}
+				if r.Status != http.StatusOK || !strings.HasPrefix(r.RespType, "text/event-stream") {
+					t.Errorf("a2agen answered %d %s, want 200 text/event-stream", r.Status, r.RespType)
+				}
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package interop
 
-// Deviations of the SDK v2.3.1 server from the specification (facts §13)
+// Deviations of the SDK server (v2.4.0; v2.3.1 where named) from the
+// specification (facts §13)
 // that a2agen's clients tolerate. Each test first shows, with a raw
 // request, that the SDK still answers that way (so the test keeps meaning
 // something), then that a2agen's generated client copes.
@@ -31,7 +32,13 @@ type sdkServer struct {
 
 func newSDKServer(t *testing.T) *sdkServer {
 	t.Helper()
-	p := startSDKPeer(t)
+	return newSDKServerOf(t, sdkpeerBin)
+}
+
+// newSDKServerOf is newSDKServer with the sdkpeer build bin.
+func newSDKServerOf(t *testing.T, bin string) *sdkServer {
+	t.Helper()
+	p := startSDKPeerOf(t, bin)
 	return &sdkServer{peer: p, cardJSON: fetchCardJSON(t, p.endpoints["card"])}
 }
 
@@ -356,12 +363,12 @@ func TestDeviation_PushDeliveryApplicationJSONAndTokenHeader(t *testing.T) {
 // TestDeviation_RESTListTasksIgnoresQueryTimestampAndHistoryLength: the
 // SDK v2.3.1 REST server drops the statusTimestampAfter and historyLength
 // query parameters of ListTasks (it parses them into pointer fields its
-// type switch does not handle; not in facts §13, HEAD fixes historyLength).
+// type switch does not handle; not in facts §13; v2.4.0 reads both).
 // Nothing for a client to tolerate but unfiltered answers: a2agen's REST
 // client sends both correctly and reads the answer.
 func TestDeviation_RESTListTasksIgnoresQueryTimestampAndHistoryLength(t *testing.T) {
 	t.Parallel()
-	sdk := newSDKServer(t)
+	sdk := newSDKServerOf(t, sdkpeerV231Bin)
 	c := sdk.client(t, "HTTP+JSON")
 	m := userMessage("hello")
 	m.ContextId = "interop-" + newID()

@@ -1,6 +1,6 @@
 package interop
 
-// Deviations of the SDK v2.3.1's A2A v0.3 layer (a2acompat/a2av0,
+// Deviations of the SDK's A2A v0.3 layer (v2.4.0; v2.3.1 where named) (a2acompat/a2av0,
 // a2agrpc/v0) from the v0.3.0 specification, found by the v0.3 interop
 // tests. Each test shows with a recording server that the SDK really sends
 // the deviating request, then how a2agen's examples/echo --v03 answers it.
@@ -169,18 +169,19 @@ func TestDeviation_V03GRPCListTasks(t *testing.T) {
 	})
 }
 
-// TestDeviation_V03RESTServerPlainPathsSnakeCase: the SDK's v0.3 HTTP+JSON
-// server (a2acompat/a2av0.NewRESTHandler) serves the v0.3 operations on the
+// TestDeviation_V03RESTServerPlainPathsSnakeCase: the SDK v2.3.1's v0.3
+// HTTP+JSON server (a2acompat/a2av0.NewRESTHandler) serves the v0.3 operations on the
 // v1.0 route names, without the /v1 prefix of the v0.3.0 proto's
 // google.api.http rules (POST /message:send, not /v1/message:send), and
 // answers with snake_case member names (context_id, message_id), where
 // proto JSON is camelCase. a2agen's v0.3 HTTP+JSON client tries /v1 and
 // falls back to the plain path on a 404 without an A2A error, and reads
 // either spelling (TestOurClientToSDKV03Server/HTTP+JSON runs every
-// operation through it).
+// operation through it). v2.4 serves the /v1 routes in the ProtoJSON form
+// of the v0.3 proto instead, so this runs the v2.3.1 build.
 func TestDeviation_V03RESTServerPlainPathsSnakeCase(t *testing.T) {
 	t.Parallel()
-	sdk := startSDKPeer(t, "-version", "0.3")
+	sdk := startSDKPeerOf(t, sdkpeerV231Bin, "-version", "0.3")
 	rest := sdk.endpoints["rest"]
 	body := []byte(`{"message":{"kind":"message","messageId":"` + newID() + `","role":"user","parts":[{"kind":"text","text":"hello"}]}}`)
 	post := func(path string) rawResponse {

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/a2agen/a2agen v0.0.0
-	github.com/a2aproject/a2a-go/v2 v2.3.1
+	github.com/a2aproject/a2a-go/v2 v2.4.0
 	github.com/jackc/pgx/v5 v5.12.0
 	google.golang.org/grpc v1.85.0
 	google.golang.org/protobuf v1.36.12

@@ -18,8 +18,14 @@ import (
 // startSDKPeer runs "sdkpeer serve" on loopback for the calling test.
 func startSDKPeer(t *testing.T, extra ...string) *peer {
 	t.Helper()
+	return startSDKPeerOf(t, sdkpeerBin, extra...)
+}
+
+// startSDKPeerOf runs "sdkpeer serve" of the build bin.
+func startSDKPeerOf(t *testing.T, bin string, extra ...string) *peer {
+	t.Helper()
 	args := append([]string{"serve", "-http", "127.0.0.1:0", "-grpc", "127.0.0.1:0"}, extra...)
-	return startPeer(t, "sdkpeer serve", sdkpeerBin, []string{"card", "jsonrpc", "rest", "grpc"}, args...)
+	return startPeer(t, "sdkpeer serve", bin, []string{"card", "jsonrpc", "rest", "grpc"}, args...)
 }
 
 // ourClient builds a2agen's generated client for one interface of a card.
@@ -48,10 +54,6 @@ type peerQuirks struct {
 	subscribeToTerminalTask error // §13 #7: spec UnsupportedOperation
 	missingPushConfig       error // §13 #9: spec TaskNotFound
 	pushTokenHeader         string
-	// restListIgnoresTimestamp: over HTTP+JSON, ListTasks ignores
-	// statusTimestampAfter (not in facts §13; see
-	// TestDeviation_RESTListTasksIgnoresStatusTimestampAfter).
-	restListIgnoresTimestamp bool
 	// noListTasks: the interface is v0.3, which has no ListTasks; a2agen's
 	// client answers UnsupportedOperation without a call.
 	noListTasks bool
@@ -60,13 +62,14 @@ type peerQuirks struct {
 	historyLengthZeroIsUnset bool
 }
 
-// sdkQuirks is how the SDK v2.3.1 server answers.
+// sdkQuirks is how the SDK v2.4.0 server answers (v2.3.1's REST server
+// also ignored ListTasks' statusTimestampAfter:
+// TestDeviation_RESTListTasksIgnoresQueryTimestampAndHistoryLength).
 var sdkQuirks = peerQuirks{
-	messageToTerminalTask:    runtime.ErrInvalidParams,
-	subscribeToTerminalTask:  runtime.ErrTaskNotFound,
-	missingPushConfig:        runtime.ErrInternal,
-	pushTokenHeader:          "A2A-Notification-Token",
-	restListIgnoresTimestamp: true,
+	messageToTerminalTask:   runtime.ErrInvalidParams,
+	subscribeToTerminalTask: runtime.ErrTaskNotFound,
+	missingPushConfig:       runtime.ErrInternal,
+	pushTokenHeader:         "A2A-Notification-Token",
 }
 
 // TestOurClientsToSDKServer drives the SDK serving the echo contract with
@@ -262,12 +265,8 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 		if got := len(list(&a2av1.ListTasksRequest{StatusTimestampAfter: timestamppb.New(before)}).GetTasks()); got != 3 {
 			t.Errorf("statusTimestampAfter a minute ago: %d tasks, want 3", got)
 		}
-		wantLater := 0
-		if binding == "HTTP+JSON" && quirks.restListIgnoresTimestamp {
-			wantLater = 3
-		}
-		if got := len(list(&a2av1.ListTasksRequest{StatusTimestampAfter: timestamppb.New(time.Now().Add(time.Hour))}).GetTasks()); got != wantLater {
-			t.Errorf("statusTimestampAfter in an hour: %d tasks, want %d", got, wantLater)
+		if got := len(list(&a2av1.ListTasksRequest{StatusTimestampAfter: timestamppb.New(time.Now().Add(time.Hour))}).GetTasks()); got != 0 {
+			t.Errorf("statusTimestampAfter in an hour: %d tasks, want none", got)
 		}
 	})
 

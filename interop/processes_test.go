@@ -16,13 +16,15 @@ import (
 	"github.com/a2agen/a2agen/interop/internal/peerproc"
 )
 
-// Binaries built once by TestMain: the SDK peer from this module, and
+// Binaries built once by TestMain: the SDK peer from this module (at the
+// SDK version go.mod pins, and at v2.3.1 from go.sdk-v2.3.1.mod), and
 // examples/echo from the main module (built there, with the main module's
 // own go.mod, as its users build it).
 var (
-	sdkpeerBin   string
-	echoBin      string
-	echoBuildErr error
+	sdkpeerBin     string
+	sdkpeerV231Bin string
+	echoBin        string
+	echoBuildErr   error
 )
 
 func TestMain(m *testing.M) {
@@ -42,6 +44,11 @@ func runTests(m *testing.M) int {
 	sdkpeerBin = filepath.Join(dir, "sdkpeer")
 	if err := peerproc.Build(ctx, ".", sdkpeerBin, "./sdkpeer"); err != nil {
 		fmt.Fprintln(os.Stderr, "interop: building the SDK peer:", err)
+		return 1
+	}
+	sdkpeerV231Bin = filepath.Join(dir, "sdkpeer-v2.3.1")
+	if err := peerproc.Build(ctx, ".", sdkpeerV231Bin, "./sdkpeer", "-modfile=go.sdk-v2.3.1.mod", "-tags=sdk_v2_3"); err != nil {
+		fmt.Fprintln(os.Stderr, "interop: building the SDK peer at v2.3.1:", err)
 		return 1
 	}
 	echoBin = filepath.Join(dir, "echo")
@@ -106,13 +113,30 @@ func (r sdkClientRun) step(name string) (stepReport, bool) {
 	return stepReport{}, false
 }
 
+// sdkBuild is one build of sdkpeer: the SDK version it was built with.
+type sdkBuild struct {
+	version string
+	bin     *string
+}
+
+// sdkBuilds are the SDK versions the v0.3 tests run: the one go.mod pins,
+// and v2.3.1, the last whose v0.3 HTTP+JSON layer speaks the JSON-RPC object
+// form (kind discriminators, snake_case keys) instead of ProtoJSON.
+var sdkBuilds = []sdkBuild{{"v2.4.0", &sdkpeerBin}, {"v2.3.1", &sdkpeerV231Bin}}
+
 // runSDKClient runs one scenario of the SDK client against a card.
 func runSDKClient(t *testing.T, cardURL, binding, scenario string, extra ...string) sdkClientRun {
+	t.Helper()
+	return runSDKClientOf(t, sdkpeerBin, cardURL, binding, scenario, extra...)
+}
+
+// runSDKClientOf runs one scenario of the SDK client built as bin.
+func runSDKClientOf(t *testing.T, bin, cardURL, binding, scenario string, extra ...string) sdkClientRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	args := append([]string{"client", "-card", cardURL, "-binding", binding, "-scenario", scenario}, extra...)
-	cmd := exec.CommandContext(ctx, sdkpeerBin, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

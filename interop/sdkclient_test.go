@@ -68,7 +68,7 @@ type pushHeaders struct {
 var (
 	// ourPushHeaders: application/a2a+json and the token under both names (facts §11).
 	ourPushHeaders = pushHeaders{"application/a2a+json", []string{"X-A2A-Notification-Token", "A2A-Notification-Token"}}
-	// sdkPushHeaders: the SDK v2.3.1 sender (facts §13 #13).
+	// sdkPushHeaders: the SDK sender (v2.3.1 and v2.4.0; facts §13 #13).
 	sdkPushHeaders = pushHeaders{"application/json", []string{"A2A-Notification-Token"}}
 )
 

@@ -1,5 +1,6 @@
-// Command sdkpeer is the official Go SDK (github.com/a2aproject/a2a-go/v2
-// v2.3.1) on the other side of a2agen's interoperability tests. It imports
+// Command sdkpeer is the official Go SDK (github.com/a2aproject/a2a-go/v2,
+// v2.4.0 as go.mod pins it; v2.3.1 built with -modfile=go.sdk-v2.3.1.mod
+// -tags sdk_v2_3) on the other side of a2agen's interoperability tests. It imports
 // only the SDK, never a2agen's generated package: both register the
 // lf.a2a.v1 protobuf types, so they can only meet over the wire, as two
 // processes.

@@ -102,8 +102,7 @@ func serve(cfg serveConfig) error {
 	handler := a2asrv.NewHandler(
 		&echoAgent{chunkInterval: cfg.chunkInterval, slowDefault: cfg.slowDefault},
 		a2asrv.WithCapabilityChecks(&card.Capabilities),
-		// v2.3.1's sender has no SSRF guard, so loopback webhooks work as is.
-		a2asrv.WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: 10 * time.Second})),
+		a2asrv.WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(pushSenderConfig())),
 		a2asrv.WithExtendedAgentCard(extendedEchoCard(card)),
 		// The default store lists only an authenticated caller's tasks and
 		// refuses ListTasks to everyone else; the echo agent has no users.
@@ -235,7 +234,7 @@ func echoCard(ep endpointSet) *a2a.AgentCard {
 		ifaces = append(ifaces, a2a.NewAgentInterface(ep.grpc, a2a.TransportProtocolGRPC))
 	}
 	return &a2a.AgentCard{
-		Name:                "echo (a2a-go SDK v2.3.1)",
+		Name:                "echo (a2a-go SDK)",
 		Description:         "The examples/echo contract served by the official Go SDK, for interoperability tests and side-by-side benchmarks.",
 		Version:             "1.0.0",
 		SupportedInterfaces: ifaces,

@@ -27,9 +27,11 @@ import (
 )
 
 // Build compiles the package pkg (a path relative to dir, e.g.
-// "./examples/echo") into the executable out, using dir's go.mod.
-func Build(ctx context.Context, dir, out, pkg string) error {
-	cmd := exec.CommandContext(ctx, GoTool(), "build", "-o", out, pkg)
+// "./examples/echo") into the executable out, using dir's go.mod; flags go
+// to go build before the package (e.g. "-modfile=…", "-tags=…").
+func Build(ctx context.Context, dir, out, pkg string, flags ...string) error {
+	args := append(append([]string{"build", "-o", out}, flags...), pkg)
+	cmd := exec.CommandContext(ctx, GoTool(), args...)
 	cmd.Dir = dir
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s in %s: %w\n%s", pkg, dir, err, msg)

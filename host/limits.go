@@ -67,6 +67,10 @@ type Limits struct {
 	// all and per caller (server.WithMaxStreams, WithMaxStreamsPerCaller;
 	// over them: ResourceExhausted, HTTP 429).
 	MaxStreams, MaxStreamsPerCaller int
+	// MaxAnonymousStreams bounds the streams callers without an identity
+	// hold together (server.WithMaxAnonymousStreams), so that the rest of
+	// MaxStreams stays for identified callers.
+	MaxAnonymousStreams int
 	// MaxFollowUpsPerTask bounds the follow-up messages a running task
 	// holds that its agent has not taken (server.WithMaxFollowUpsPerTask);
 	// MaxHistoryPerTask the messages of a task's history
@@ -78,6 +82,14 @@ type Limits struct {
 	// an error event naming MaxSubscriberBytes. Negative: only the event
 	// count (store.DefaultSubscriberBuffer) bounds it.
 	MaxSubscriberBytes int64
+	// MaxPartsPerMessage bounds the parts of a client message, and
+	// MaxMessageBytes its protobuf size (server.WithMaxPartsPerMessage,
+	// WithMaxMessageBytes); MaxTaskBytes bounds the protobuf size of a
+	// task's history and artifacts that client messages may take it to
+	// (server.WithMaxTaskBytes). Over them: InvalidParams naming the limit.
+	// Negative: no bound.
+	MaxPartsPerMessage            int
+	MaxMessageBytes, MaxTaskBytes int64
 }
 
 // DefaultInterruptedTaskTTL is the default of Limits.InterruptedTaskTTL:
@@ -104,6 +116,10 @@ func DefaultLimits() Limits {
 		MaxFollowUpsPerTask:  server.DefaultMaxFollowUpsPerTask,
 		MaxHistoryPerTask:    server.DefaultMaxHistoryPerTask,
 		MaxSubscriberBytes:   server.DefaultMaxSubscriberBytes,
+		MaxAnonymousStreams:  server.DefaultMaxAnonymousStreams,
+		MaxPartsPerMessage:   server.DefaultMaxPartsPerMessage,
+		MaxMessageBytes:      server.DefaultMaxMessageBytes,
+		MaxTaskBytes:         server.DefaultMaxTaskBytes,
 	}
 }
 
@@ -117,6 +133,10 @@ func (l Limits) ServerOptions() []server.Option {
 		server.WithMaxFollowUpsPerTask(l.MaxFollowUpsPerTask),
 		server.WithMaxHistoryPerTask(l.MaxHistoryPerTask),
 		server.WithMaxSubscriberBytes(l.MaxSubscriberBytes),
+		server.WithMaxAnonymousStreams(l.MaxAnonymousStreams),
+		server.WithMaxPartsPerMessage(l.MaxPartsPerMessage),
+		server.WithMaxMessageBytes(l.MaxMessageBytes),
+		server.WithMaxTaskBytes(l.MaxTaskBytes),
 	}
 }
 
@@ -140,13 +160,21 @@ func (l Limits) withDefaults() Limits {
 	}{
 		{&l.MaxStreams, d.MaxStreams}, {&l.MaxStreamsPerCaller, d.MaxStreamsPerCaller},
 		{&l.MaxFollowUpsPerTask, d.MaxFollowUpsPerTask}, {&l.MaxHistoryPerTask, d.MaxHistoryPerTask},
+		{&l.MaxAnonymousStreams, d.MaxAnonymousStreams}, {&l.MaxPartsPerMessage, d.MaxPartsPerMessage},
 	} {
 		if *f.v == 0 {
 			*f.v = f.def
 		}
 	}
-	if l.MaxSubscriberBytes == 0 {
-		l.MaxSubscriberBytes = d.MaxSubscriberBytes
+	for _, f := range []struct {
+		v   *int64
+		def int64
+	}{
+		{&l.MaxSubscriberBytes, d.MaxSubscriberBytes}, {&l.MaxMessageBytes, d.MaxMessageBytes}, {&l.MaxTaskBytes, d.MaxTaskBytes},
+	} {
+		if *f.v == 0 {
+			*f.v = f.def
+		}
 	}
 	if l.MaxConcurrentStreams == 0 {
 		l.MaxConcurrentStreams = d.MaxConcurrentStreams

@@ -35,6 +35,10 @@ var limitUsage = map[string]string{
 	"MaxFollowUpsPerTask":  "follow-up messages a running task holds that its agent has not taken; more are refused with 429/RESOURCE_EXHAUSTED",
 	"MaxHistoryPerTask":    "messages in a task's history; a client message beyond it is refused (InvalidRequest)",
 	"MaxSubscriberBytes":   "bytes of events queued for one stream that its client has not read; over it the stream is dropped with an error event (resubscribe)",
+	"MaxAnonymousStreams":  "streams callers without an identity hold together (the rest of -max-streams stays for identified callers); more are refused with 429/RESOURCE_EXHAUSTED",
+	"MaxPartsPerMessage":   "parts of a client message; more are refused (InvalidParams)",
+	"MaxMessageBytes":      "protobuf size of a client message; larger ones are refused (InvalidParams)",
+	"MaxTaskBytes":         "protobuf size of a task's history and artifacts; a client message that would take it beyond is refused (InvalidParams)",
 }
 
 // LimitFlagName is the name of Main's flag for the field of Limits named

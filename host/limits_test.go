@@ -3,6 +3,7 @@ package host_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -160,5 +161,30 @@ func TestLimitsOnTheGRPCListener(t *testing.T) {
 func TestInterruptedTaskTTLDefault(t *testing.T) {
 	if got := host.DefaultLimits().InterruptedTaskTTL; got != 24*time.Hour {
 		t.Errorf("default InterruptedTaskTTL = %v, want 24h", got)
+	}
+}
+
+// TestLimitsReachTheServer: the budgets of Config.Limits are the server's
+// (Limits.ServerOptions): a message over MaxPartsPerMessage is
+// InvalidParams naming it, with the configured value.
+func TestLimitsReachTheServer(t *testing.T) {
+	httpAddr, _ := startLimitedAgent(t, host.Limits{MaxPartsPerMessage: 2})
+	c := a2av1.NewA2AServiceJSONRPCClient("http://" + httpAddr + "/")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	msg := func(parts int) *a2av1.SendMessageRequest {
+		m := &a2av1.Message{MessageId: fmt.Sprintf("m%d", parts), Role: a2av1.Role_ROLE_USER}
+		for range parts {
+			m.Parts = append(m.Parts, server.TextPart("x"))
+		}
+		return &a2av1.SendMessageRequest{Message: m}
+	}
+	if _, err := c.SendMessage(ctx, msg(2)); err != nil {
+		t.Fatalf("2 parts: %v", err)
+	}
+	_, err := c.SendMessage(ctx, msg(3))
+	var re *runtime.Error
+	if !errors.As(err, &re) || re.Code() != runtime.CodeInvalidParams || re.Metadata()["limit"] != "MaxPartsPerMessage" || re.Metadata()["limitValue"] != "2" {
+		t.Fatalf("3 parts with MaxPartsPerMessage 2: %v, want InvalidParams naming MaxPartsPerMessage = 2", err)
 	}
 }

@@ -22,6 +22,10 @@ const (
 	DefaultMaxStreams = 1000
 	// DefaultMaxStreamsPerCaller is how many of them one caller holds.
 	DefaultMaxStreamsPerCaller = 100
+	// DefaultMaxAnonymousStreams is how many of them callers without an
+	// identity hold together: half of DefaultMaxStreams, so that the other
+	// half stays for identified callers however many anonymous ones come.
+	DefaultMaxAnonymousStreams = DefaultMaxStreams / 2
 	// DefaultMaxFollowUpsPerTask is how many follow-up messages a running
 	// task holds that its execution has not taken yet.
 	DefaultMaxFollowUpsPerTask = 64
@@ -55,10 +59,22 @@ func WithMaxStreams(n int) Option { return func(s *Server) { limit(&s.maxStreams
 // (DefaultMaxStreamsPerCaller; n < 0: no limit); one more is
 // ResourceExhausted naming MaxStreamsPerCaller. The caller is told by the
 // identity the server gives owners: the WithTaskOwner function's owner,
-// else the caller id. Anonymous callers have no identity to count: only
-// WithMaxStreams bounds them.
+// else the caller id. Callers without one (anonymous) are bounded together
+// by WithMaxAnonymousStreams.
 func WithMaxStreamsPerCaller(n int) Option {
 	return func(s *Server) { limit(&s.maxCallerStreams, n) }
+}
+
+// WithMaxAnonymousStreams bounds the streams that callers without an
+// identity (see WithMaxStreamsPerCaller) hold together
+// (DefaultMaxAnonymousStreams; n < 0: only WithMaxStreams bounds them). One
+// more is ResourceExhausted naming MaxAnonymousStreams. Anonymous callers
+// count as one owner, since nothing tells them apart that they could not
+// change at will (a remote address is shared behind a proxy and plentiful
+// with IPv6): whatever they do, WithMaxStreams minus this many streams stay
+// for identified callers.
+func WithMaxAnonymousStreams(n int) Option {
+	return func(s *Server) { limit(&s.maxAnonStreams, n) }
 }
 
 // WithMaxFollowUpsPerTask bounds the follow-up messages a running task
@@ -109,11 +125,13 @@ func limitError(code runtime.ErrorCode, name string, value int, format string, a
 		WithMetadata("limit", name).WithMetadata("limitValue", strconv.Itoa(value))
 }
 
-// streamSlots counts the streams held, in all and per caller.
+// streamSlots counts the streams held: in all, per caller, and by callers
+// without an identity together.
 type streamSlots struct {
-	mu       sync.Mutex
-	total    int
-	byCaller map[string]int
+	mu        sync.Mutex
+	total     int
+	anonymous int
+	byCaller  map[string]int
 }
 
 // streamIdentity is who a stream counts against for WithMaxStreamsPerCaller
@@ -140,12 +158,18 @@ func (s *Server) holdStream(c *call) (release func(), err error) {
 		return nil, limitError(runtime.CodeResourceExhausted, "MaxStreamsPerCaller", s.maxCallerStreams,
 			"this caller already has %d streams open, the most one caller may hold (MaxStreamsPerCaller); close one or try again later", s.maxCallerStreams)
 	}
+	if who == "" && s.maxAnonStreams > 0 && sl.anonymous >= s.maxAnonStreams {
+		return nil, limitError(runtime.CodeResourceExhausted, "MaxAnonymousStreams", s.maxAnonStreams,
+			"anonymous callers already hold %d streams, the most they may hold together (MaxAnonymousStreams); authenticate, or try again later", s.maxAnonStreams)
+	}
 	sl.total++
 	if who != "" {
 		if sl.byCaller == nil {
 			sl.byCaller = make(map[string]int)
 		}
 		sl.byCaller[who]++
+	} else {
+		sl.anonymous++
 	}
 	var once sync.Once
 	return func() {
@@ -157,6 +181,8 @@ func (s *Server) holdStream(c *call) (release func(), err error) {
 				if sl.byCaller[who]--; sl.byCaller[who] == 0 {
 					delete(sl.byCaller, who)
 				}
+			} else {
+				sl.anonymous--
 			}
 		})
 	}, nil

@@ -63,7 +63,7 @@ func TestThousandsOfConcurrentTasksAndStreams(t *testing.T) {
 		}
 		return ev.Complete(nil)
 	})
-	srv, err := server.New(echoCard(), gated, server.WithLogger(discardLogger()), server.WithMaxStreams(-1)) // 2,000 streams: beyond the default cap
+	srv, err := server.New(echoCard(), gated, server.WithLogger(discardLogger()), server.WithMaxStreams(-1), server.WithMaxAnonymousStreams(-1)) // 2,000 anonymous streams: beyond the default caps
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,6 +132,10 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, f follow) (starte
 	if msg == nil {
 		return started{}, runtime.InvalidParams("message is required", runtime.FieldViolation{Field: "message", Description: "required"})
 	}
+	size, err := s.checkMessageBudget(msg)
+	if err != nil {
+		return started{}, err
+	}
 	if err := checkClientMessage(msg); err != nil {
 		return started{}, err
 	}
@@ -144,7 +148,10 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, f follow) (starte
 		return started{}, err
 	}
 	if msg.GetTaskId() != "" {
-		return s.followUp(c, req, pushCfg, f)
+		return s.followUp(c, req, size, pushCfg, f)
+	}
+	if err := s.checkTaskBudget("", nil, size); err != nil {
+		return started{}, err
 	}
 
 	var key taskKey
@@ -270,7 +277,8 @@ func (s *Server) inlinePushConfig(cfg *a2av1.TaskPushNotificationConfig) (*a2av1
 // to the running execution, or starts a new turn when none runs. A task that
 // waited for input (INPUT_REQUIRED, AUTH_REQUIRED) goes back to SUBMITTED,
 // so that waiting callers wait for the agent's answer to this message.
-func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1.TaskPushNotificationConfig, f follow) (started, error) {
+// size is the message's protobuf size (checkMessageBudget).
+func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pushCfg *a2av1.TaskPushNotificationConfig, f follow) (started, error) {
 	msg := req.GetMessage()
 	key := c.key(msg.GetTaskId())
 	held := s.lock(key)
@@ -288,7 +296,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 	if store.IsTerminal(task.GetStatus().GetState()) {
 		return started{}, terminalTaskError(task)
 	}
-	if err := s.checkHistory(key.id, task); err != nil {
+	if err := s.checkRoom(key.id, task, size); err != nil {
 		return started{}, err
 	}
 	r := s.runOf(key)
@@ -318,7 +326,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 		if store.IsTerminal(state) {
 			return nil, nil, errTerminal(cur)
 		}
-		if err := s.checkHistory(key.id, cur); err != nil {
+		if err := s.checkRoom(key.id, cur, size); err != nil {
 			return nil, nil, err
 		}
 		if !resume && !store.IsInterrupted(state) {
@@ -364,6 +372,16 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, pushCfg *a2av1
 		return started{}, err
 	}
 	return out, nil
+}
+
+// checkRoom refuses a client message of size bytes to task when its
+// history is full (WithMaxHistoryPerTask) or the message would take it
+// beyond its byte budget (WithMaxTaskBytes).
+func (s *Server) checkRoom(id string, task *a2av1.Task, size int64) error {
+	if err := s.checkHistory(id, task); err != nil {
+		return err
+	}
+	return s.checkTaskBudget(id, task, size)
 }
 
 // checkHistory refuses a client message to task when its history is full

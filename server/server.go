@@ -46,6 +46,10 @@ type Server struct {
 	maxStreams, maxCallerStreams, maxFollowUps, maxHistory int
 	maxSubscriberBytes                                     int64
 	streamSlots                                            streamSlots
+	maxAnonStreams                                         int
+	// budget.go; 0 means no limit.
+	maxParts                      int
+	maxMessageBytes, maxTaskBytes int64
 
 	taskObserver TaskObserver                             // observer.go
 	traceContext func(context.Context) store.TraceContext // observer.go
@@ -123,6 +127,10 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 		maxFollowUps:       DefaultMaxFollowUpsPerTask,
 		maxHistory:         DefaultMaxHistoryPerTask,
 		maxSubscriberBytes: DefaultMaxSubscriberBytes,
+		maxAnonStreams:     DefaultMaxAnonymousStreams,
+		maxParts:           DefaultMaxPartsPerMessage,
+		maxMessageBytes:    DefaultMaxMessageBytes,
+		maxTaskBytes:       DefaultMaxTaskBytes,
 		idle:               make(chan struct{}),
 		ending:             make(chan struct{}),
 	}

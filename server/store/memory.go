@@ -94,7 +94,7 @@ type Memory struct {
 
 type memTenant struct {
 	tasks   map[string]*memEntry
-	lists   map[string]*listIndex                                   // owner → its tasks in listing order (memory_index.go); guarded by Memory.mu
+	lists   map[listKey]*listIndex                                  // owner (and context, state) → its tasks in listing order (memory_index.go); guarded by Memory.mu
 	configs map[string]map[string]*a2av1.TaskPushNotificationConfig // task id → config id → config; guarded by Memory.pmu
 }
 
@@ -108,7 +108,13 @@ type memEntry struct {
 	configs atomic.Int32 // how many push configs the task has
 
 	endedAt time.Time // when the task became terminal, if retention is on; guarded by Memory.mu
-	key     Cursor    // where the task sits in its owner's listing index; guarded by Memory.mu
+	// Where the task sits in the listing indexes (memory_index.go): its
+	// cursor, the context and state it is indexed under, and its nodes
+	// there (reused when it moves). Guarded by Memory.mu.
+	key     Cursor
+	context string
+	state   a2av1.TaskState
+	nodes   [4]*listNode
 
 	// final is the record of a task created terminal, which never changes:
 	// rec points here, one allocation fewer (CreateTask).
@@ -198,7 +204,7 @@ func (m *Memory) CreateTask(_ context.Context, c Creation) (Record, error) {
 	m.sweepInterruptedLocked()
 	t := m.tenants[rec.Tenant]
 	if t == nil {
-		t = &memTenant{tasks: make(map[string]*memEntry), lists: make(map[string]*listIndex), configs: make(map[string]map[string]*a2av1.TaskPushNotificationConfig)}
+		t = &memTenant{tasks: make(map[string]*memEntry), lists: make(map[listKey]*listIndex), configs: make(map[string]map[string]*a2av1.TaskPushNotificationConfig)}
 		m.tenants[rec.Tenant] = t
 	}
 	if _, dup := t.tasks[id]; dup {
@@ -288,9 +294,9 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 		next.Runner, next.LeaseUntil = "", time.Time{}
 	}
 	if moved(cur.Task, next.Task) {
-		// The task moves in its owner's listing: publish the record and
+		// The task moves in its listing indexes: publish the record and
 		// move it under m.mu so that a listing never sees a record whose
-		// cursor differs from its place in the index.
+		// cursor, context or state differs from its place in the indexes.
 		m.mu.Lock()
 		t := m.tenants[u.Tenant]
 		live := t != nil && t.tasks[u.Task.GetId()] == e
@@ -328,15 +334,18 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 	return v, nil
 }
 
-// moved reports whether a task's place in its owner's listing differs
-// between two snapshots. A change that keeps the status (an artifact, a
-// message: the snapshots share it) keeps the place without comparing
-// timestamps.
+// moved reports whether a task's place in the listing indexes (its cursor,
+// context and state) differs between two snapshots. A change that keeps the
+// status and the context (an artifact, a message: the snapshots share the
+// status) keeps the place without comparing timestamps.
 func moved(cur, next *a2av1.Task) bool {
+	if cur.GetContextId() != next.GetContextId() {
+		return true
+	}
 	if cur.GetStatus() == next.GetStatus() && cur.GetId() == next.GetId() {
 		return false
 	}
-	return CursorOf(next).Compare(CursorOf(cur)) != 0
+	return cur.GetStatus().GetState() != next.GetStatus().GetState() || CursorOf(next).Compare(CursorOf(cur)) != 0
 }
 
 func (m *Memory) tenantOf(tenant string) *memTenant {
@@ -430,7 +439,12 @@ func (m *Memory) StaleRuns(_ context.Context, self string, now time.Time, limit 
 	return out, nil
 }
 
-// ListTasks implements Tasks.
+// ListTasks implements Tasks. It costs O(Limit + log n): the page is
+// walked from its cursor in the index of exactly the tasks the filters
+// select (owner, context, state; memory_index.go), and Total is counted
+// from the index's subtree sizes. The walk holds the store's lock for
+// reading only (writers wait for at most one page); expired tasks are
+// swept under the write lock first, so that the counts are exact.
 func (m *Memory) ListTasks(_ context.Context, tenant string, q Query) (Page, error) {
 	if err := m.checkOpen(); err != nil {
 		return Page{}, err
@@ -438,62 +452,41 @@ func (m *Memory) ListTasks(_ context.Context, tenant string, q Query) (Page, err
 	if q.Limit < 1 {
 		return Page{}, fmt.Errorf("store: list limit %d must be positive", q.Limit)
 	}
-	// Expired tasks leave the index first, so that the index's counts are
-	// exact; then the page is walked from its cursor in the index of the
-	// owner, never sorting the tenant.
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.sweepLocked()
-	m.sweepInterruptedLocked()
+	m.mu.RLock()
+	for m.sweepDueLocked() {
+		m.mu.RUnlock()
+		m.mu.Lock()
+		m.sweepLocked()
+		m.sweepInterruptedLocked()
+		m.mu.Unlock()
+		m.mu.RLock()
+	}
+	defer m.mu.RUnlock()
 	page := Page{Records: make([]Record, 0, min(q.Limit, 64))}
 	t := m.tenants[tenant]
-	if t == nil || t.lists[q.Owner] == nil {
+	if t == nil {
 		return page, nil
 	}
-	x := t.lists[q.Owner]
+	x := t.lists[listKey{owner: q.Owner, context: q.ContextID, state: q.State}]
+	if x == nil {
+		return page, nil
+	}
 	// Tasks updated before UpdatedAfter are at the end of the order.
 	var stop *Cursor
+	page.Total = x.len()
 	if !q.UpdatedAfter.IsZero() {
 		stop = &Cursor{Time: q.UpdatedAfter}
+		page.Total = x.before(*stop)
 	}
-	filtered := q.ContextID != "" || q.State != a2av1.TaskState_TASK_STATE_UNSPECIFIED
-	if !filtered {
-		page.Total = x.len()
-		if stop != nil {
-			page.Total = x.before(*stop)
-		}
-	}
-	// Without filters the walk ends after Limit+1 tasks; with a context or
-	// state filter it goes on to the end of the owner's tasks (or to
-	// UpdatedAfter) to count Total: O(tasks of the owner), without sorting.
-	from := q.After
-	if filtered {
-		from = nil // the tasks before the cursor count in Total
-	}
-	x.walk(from, func(e *memEntry) bool {
+	x.walk(q.After, func(e *memEntry) bool {
 		if stop != nil && e.key.Compare(*stop) >= 0 {
 			return false
 		}
-		if m.expiredLocked(e) {
-			return true
-		}
-		rec := e.rec.Load()
-		task := rec.Task
-		if q.ContextID != "" && task.GetContextId() != q.ContextID ||
-			q.State != a2av1.TaskState_TASK_STATE_UNSPECIFIED && task.GetStatus().GetState() != q.State {
-			return true
-		}
-		if filtered {
-			page.Total++
-		}
-		if q.After != nil && e.key.Compare(*q.After) <= 0 {
-			return true
-		}
 		if len(page.Records) == q.Limit {
 			page.More = true
-			return filtered
+			return false
 		}
-		page.Records = append(page.Records, *rec)
+		page.Records = append(page.Records, *e.rec.Load())
 		return true
 	})
 	return page, nil

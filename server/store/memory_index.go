@@ -1,13 +1,41 @@
 package store
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
 
-// listIndex keeps the tasks of one owner of one tenant in listing order
-// (Cursor.Compare) so that ListTasks walks a page from its cursor instead
-// of scanning and sorting the tenant: a treap with subtree sizes, O(log n)
-// per insert, delete, seek and rank. Guarded by Memory.mu.
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+)
+
+// listIndex keeps tasks of one tenant in listing order (Cursor.Compare) so
+// that ListTasks walks a page from its cursor instead of scanning and
+// sorting the tenant: a treap with subtree sizes, O(log n) per insert,
+// delete, seek and rank. Each task is in up to four of them (see listKey),
+// so that every filter of a listing walks only the tasks it lists and
+// counts them from the subtree sizes. Guarded by Memory.mu.
 type listIndex struct {
 	root *listNode
+}
+
+// listKey names one listing index of a tenant: the tasks of an owner,
+// optionally only those of one context and/or in one state. A task with an
+// empty context id is only in the indexes without a context (a query
+// without a context id does not filter by context).
+type listKey struct {
+	owner   string
+	context string
+	state   a2av1.TaskState // TASK_STATE_UNSPECIFIED: any state
+}
+
+// listKeys returns the indexes a task of owner in context ctx and state st
+// belongs to, and how many of them there are.
+func listKeys(owner, ctx string, st a2av1.TaskState) ([4]listKey, int) {
+	keys := [4]listKey{{owner: owner}, {owner: owner, state: st}}
+	if ctx == "" {
+		return keys, 2
+	}
+	keys[2] = listKey{owner: owner, context: ctx}
+	keys[3] = listKey{owner: owner, context: ctx, state: st}
+	return keys, 4
 }
 
 type listNode struct {
@@ -63,17 +91,24 @@ func merge(a, b *listNode) *listNode {
 
 func (x *listIndex) len() int { return x.root.count() }
 
-// insert adds e under key k (keys are unique: the task id is part of it).
-func (x *listIndex) insert(k Cursor, e *memEntry) {
-	l, r := split(x.root, k)
-	x.root = merge(merge(l, &listNode{key: k, e: e, prio: rand.Uint64(), size: 1}), r)
+// insert adds n (a node of no index: its key and entry set) to the index
+// (keys are unique: the task id is part of it).
+func (x *listIndex) insert(n *listNode) {
+	n.left, n.right, n.size = nil, nil, 1
+	if n.prio == 0 {
+		n.prio = rand.Uint64() | 1
+	}
+	l, r := split(x.root, n.key)
+	x.root = merge(merge(l, n), r)
 }
 
-// remove deletes the node under key k, if any.
-func (x *listIndex) remove(k Cursor) {
+// remove deletes the node under key k and returns it (nil when there is
+// none), so that a task that moves reuses its nodes.
+func (x *listIndex) remove(k Cursor) *listNode {
 	l, r := split(x.root, k)
-	_, r = splitAfter(r, k)
+	n, r := splitAfter(r, k)
 	x.root = merge(l, r)
+	return n
 }
 
 // splitAfter divides n into the keys at or before k and those after k.
@@ -123,27 +158,39 @@ func (x *listIndex) walk(after *Cursor, f func(*memEntry) bool) {
 	walk(x.root)
 }
 
-// indexLocked adds e to the listing index of its owner. Called with m.mu
-// held for writing.
+// indexLocked adds e to the listing indexes of its record's owner, context
+// and state. Called with m.mu held for writing.
 func (t *memTenant) indexLocked(e *memEntry) {
 	rec := e.rec.Load()
-	x := t.lists[rec.Owner]
-	if x == nil {
-		x = &listIndex{}
-		t.lists[rec.Owner] = x
-	}
 	e.key = CursorOf(rec.Task)
-	x.insert(e.key, e)
+	e.context, e.state = rec.Task.GetContextId(), rec.Task.GetStatus().GetState()
+	keys, n := listKeys(rec.Owner, e.context, e.state)
+	for i, k := range keys[:n] {
+		x := t.lists[k]
+		if x == nil {
+			x = &listIndex{}
+			t.lists[k] = x
+		}
+		node := e.nodes[i]
+		if node == nil {
+			node = &listNode{e: e}
+			e.nodes[i] = node
+		}
+		node.key = e.key
+		x.insert(node)
+	}
 }
 
-// unindexLocked removes e from the listing index of its owner. Called with
-// m.mu held for writing.
+// unindexLocked removes e from the listing indexes it was added to (its
+// nodes are kept for indexLocked). Called with m.mu held for writing.
 func (t *memTenant) unindexLocked(e *memEntry) {
-	owner := e.rec.Load().Owner
-	if x := t.lists[owner]; x != nil {
-		x.remove(e.key)
-		if x.len() == 0 {
-			delete(t.lists, owner)
+	keys, n := listKeys(e.rec.Load().Owner, e.context, e.state)
+	for _, k := range keys[:n] {
+		if x := t.lists[k]; x != nil {
+			x.remove(e.key)
+			if x.len() == 0 {
+				delete(t.lists, k)
+			}
 		}
 	}
 }

@@ -73,6 +73,17 @@ func (m *Memory) sweepLocked() {
 	}
 }
 
+// sweepDueLocked reports whether sweepLocked or sweepInterruptedLocked
+// would remove (or drop from its heap) anything now. Called with m.mu held
+// (read or write).
+func (m *Memory) sweepDueLocked() bool {
+	now := m.now()
+	if n := m.ended.len(); n > 0 && (m.maxTerminal > 0 && n > m.maxTerminal || m.expiredAt(m.ended.front().e, now)) {
+		return true
+	}
+	return len(m.waiting) > 0 && now.Sub(m.waiting[0].since) > m.interruptedTTL
+}
+
 // expiredLocked reports whether the task of e has outlived the TTL. Called
 // with m.mu held (read or write).
 func (m *Memory) expiredLocked(e *memEntry) bool {

@@ -33,6 +33,7 @@ func RunTasks(t *testing.T, newStore func(t *testing.T) store.Tasks) {
 		{"ListPaging", testListPaging},
 		{"ListPagingUnderInserts", testListPagingUnderInserts},
 		{"ListInvalidLimit", testListInvalidLimit},
+		{"ListTotalsUnderFilters", testListTotalsUnderFilters},
 		{"RunnerAndLease", testRunnerAndLease},
 		{"RenewRuns", testRenewRuns},
 		{"StaleRuns", testStaleRuns},

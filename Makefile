@@ -4,7 +4,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all generate test vet lint race soak check-generate golden bench bench-interop demo demo-scaffold demo-bindings run-example fuzz tools help
+.PHONY: all generate test vet lint race soak check-generate golden bench bench-interop charts demo demo-scaffold demo-bindings run-example fuzz tools help
 
 all: test
 
@@ -46,6 +46,9 @@ bench: ## benchmarks of the runtime (router overhead, streaming)
 
 bench-interop: ## load benchmark: examples/echo vs the official Go SDK, side by side (interop/loadbench)
 	cd interop && $(GO) run ./loadbench $(BENCH_INTEROP_FLAGS)
+
+charts: ## redraw docs/perf's SVG charts from its result files (loadbench -json, go test -bench output)
+	cd interop && $(GO) run ./benchcharts -out ../docs/perf ../docs/perf/*.json ../docs/perf/*.txt
 
 FUZZTIME ?= 30s
 FUZZ_TARGETS = \

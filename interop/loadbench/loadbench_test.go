@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a2agen/a2agen/interop/internal/benchresult"
 )
 
 func TestVariants(t *testing.T) {
@@ -173,5 +176,45 @@ func TestParseWrk(t *testing.T) {
 	}
 	if _, err := parseWrk("Running 1s test\n"); err == nil {
 		t.Error("parseWrk accepted output without the summary line")
+	}
+}
+
+// TestRunRecord: -json writes every cell's figures per server, in the
+// servers' order, with the machine and a command that reproduces the run
+// (without -json), and benchresult.Read reads it back.
+func TestRunRecord(t *testing.T) {
+	cfg := config{stores: []string{"memory", "sqlite"}, ceiling: true, rounds: 2, duration: 3 * time.Second, warmup: time.Second / 2, client: "wrk", sqliteDir: t.TempDir()}
+	lat := []time.Duration{time.Millisecond, 2 * time.Millisecond}
+	res := func(n int) result {
+		return result{requests: n, elapsed: 2 * time.Second, latency: lat, cpu: time.Duration(n) * 100 * time.Microsecond}
+	}
+	rows := []row{{binding: "JSONRPC", workload: "stream10", concurrency: 16, results: []result{res(2000), res(1000), res(3000), res(200)}}}
+	start := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
+	file := filepath.Join(t.TempDir(), "run.json")
+	args := []string{"-stores", "memory,sqlite", "-json", file, "-bindings=JSONRPC", "-json=x.json", "-echo-args", "--x 'y'"}
+	if err := benchresult.Write(file, runRecord(cfg, rows, start, 1.5, 3.2, args)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := benchresult.Read(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `cd interop && go run ./loadbench -stores memory,sqlite -bindings=JSONRPC -echo-args '--x '\''y'\'''`; r.Command != want {
+		t.Errorf("command = %s\nwant      %s", r.Command, want)
+	}
+	if r.Date != "2026-12-04T06:00:00Z" || r.Machine.CPUs != runtime.NumCPU() || r.Machine.LoadStart != 1.5 || r.Machine.LoadEnd != 3.2 || !strings.Contains(r.Settings, "wrk") {
+		t.Errorf("run = %+v", r)
+	}
+	var names []string
+	for _, s := range r.Servers {
+		names = append(names, s.Name)
+	}
+	if got := strings.Join(names, ","); got != "memory,sqlite,ceiling,SDK" || !strings.HasPrefix(r.Servers[1].Description, "sqlite = ") {
+		t.Errorf("servers = %s (%+v)", got, r.Servers)
+	}
+	c := r.Cells[0]
+	got := c.Results[0]
+	if c.Events != 13 || c.Binding != "JSONRPC" || c.Concurrency != 16 || got.Requests != 2000 || got.ReqPerSec != 1000 || got.P50Ms != 2 || got.P99Ms != 2 || got.CPUPerReqUs != 100 || got.DBCPUPerReqUs != 0 {
+		t.Errorf("cell = %+v, memory = %+v", c, got)
 	}
 }

@@ -47,6 +47,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/a2agen/a2agen/interop/internal/benchresult"
 )
 
 func main() {
@@ -75,6 +77,7 @@ type config struct {
 	sqliteDir     string // where each cell's SQLite database is created
 	postgresURL   string // -postgres: the server each cell's schema is created on
 	postgres      *pgServer
+	jsonFile      string // -json: where the run's figures go as JSON
 }
 
 // storeNames are the stores -stores accepts.
@@ -97,6 +100,7 @@ func run() error {
 	flag.BoolVar(&cfg.ceiling, "ceiling", true, "also run interop/ceilingpeer, a hand-written net/http + protojson (and grpc-go) server doing only the wire work of each answer, and print each a2agen store's rate as a fraction of it")
 	flag.StringVar(&cfg.client, "client", "go", "load client of JSON-RPC and HTTP+JSON: go (net/http in this process, one kept-alive connection per worker) or wrk (Debian's wrk, a C client, one thread, -concurrency connections; whole seconds; gRPC keeps the Go client)")
 	flag.StringVar(&cfg.sqliteDir, "sqlite-dir", os.TempDir(), "directory in which each cell's SQLite database is created (and removed after the cell)")
+	flag.StringVar(&cfg.jsonFile, "json", "", "also write the run's figures, machine and command to `FILE` as JSON (interop/internal/benchresult; `make charts` draws docs/perf's charts from such files)")
 	flag.StringVar(&cfg.postgresURL, "postgres", "", "`URL` of the PostgreSQL server for -stores postgres, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable (default: $"+postgresEnv+"); "+
 		"each cell creates a schema with a random name in its database and drops it afterwards; the server's durability settings (synchronous_commit, fsync) are used as they are")
 	flag.Parse()
@@ -146,6 +150,11 @@ func run() error {
 	if slices.Contains(cfg.stores, "postgres") && cfg.postgresURL == "" {
 		return fmt.Errorf("-stores postgres: no PostgreSQL server: give its URL with -postgres URL or in $%s (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)", postgresEnv)
 	}
+	if cfg.jsonFile != "" {
+		if fi, err := os.Stat(filepath.Dir(cfg.jsonFile)); err != nil || !fi.IsDir() {
+			return fmt.Errorf("-json %s: its directory does not exist", cfg.jsonFile)
+		}
+	}
 	cfg.echoArgs = strings.Fields(echoArgs)
 	for _, a := range cfg.echoArgs {
 		if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); name == "store" && strings.HasPrefix(a, "-") {
@@ -177,6 +186,7 @@ func run() error {
 	}
 
 	fmt.Fprintf(os.Stderr, "loadbench: %s, %d CPUs, GOMAXPROCS %d (load client)\n", cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	start, loadStart := time.Now(), loadAverage()
 	var rows []row
 	for _, b := range cfg.bindings {
 		for _, w := range cfg.workloads {
@@ -188,6 +198,11 @@ func run() error {
 		}
 	}
 	printTable(os.Stdout, cfg, rows)
+	if cfg.jsonFile != "" {
+		if err := benchresult.Write(cfg.jsonFile, runRecord(cfg, rows, start, loadStart, loadAverage(), os.Args[1:])); err != nil {
+			return fmt.Errorf("-json: %w", err)
+		}
+	}
 	return nil
 }
 

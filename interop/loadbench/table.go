@@ -16,45 +16,8 @@ func printTable(w io.Writer, cfg config, rows []row) {
 	vs := cfg.variants()
 	fmt.Fprintf(w, "Machine: %s, %d CPUs (load client and all servers share them); %s %s/%s.\n",
 		cpuModel(), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	procs := "Go default"
-	if cfg.serverProcs > 0 {
-		procs = fmt.Sprint(cfg.serverProcs)
-	}
-	pause := "none"
-	if cfg.chunkInterval > 0 {
-		pause = cfg.chunkInterval.String()
-	}
-	fmt.Fprintf(w, "Each cell: fresh servers; %d round(s) of %v per server after %v warm-up, the servers in turn, their order reversed every other round; server GOMAXPROCS %s; pause between stream chunks: %s.\n",
-		cfg.rounds, cfg.duration, cfg.warmup, procs, pause)
-	var servers []string
-	for _, v := range vs {
-		switch v.store {
-		case "memory":
-			servers = append(servers, "memory = a2agen examples/echo --store memory")
-		case "sqlite":
-			where := cfg.sqliteDir
-			if t := fsType(cfg.sqliteDir); t != "" {
-				where += ", " + t
-			}
-			servers = append(servers, "sqlite = examples/echo --store sqlite:FILE, a fresh file per cell in "+where+" (default settings: WAL, synchronous=normal)")
-		case "postgres":
-			info := ""
-			if cfg.postgres != nil {
-				info = " (" + cfg.postgres.info + ")"
-			}
-			servers = append(servers, "postgres = examples/echo --store postgres://…?schema=NAME, a fresh schema per cell on "+pgHost(cfg.postgresURL)+info)
-			if cfg.measuresDB() {
-				servers[len(servers)-1] += ", on this machine"
-			}
-		case "":
-			if v.isCeiling() {
-				servers = append(servers, "ceiling = interop/ceilingpeer: net/http + protojson (gRPC: a hand-written grpc-go service), a completed task built from the message, no store")
-			} else {
-				servers = append(servers, "SDK = a2a-go interop/sdkpeer, in-memory task store")
-			}
-		}
-	}
-	fmt.Fprintf(w, "Servers: %s.\n\n", strings.Join(servers, "; "))
+	fmt.Fprintf(w, "Each cell: %s.\n", settings(cfg))
+	fmt.Fprintf(w, "Servers: %s.\n\n", strings.Join(serverDescriptions(cfg), "; "))
 
 	// Throughput and latency.
 	head, align := "| binding | workload | conc |", "|---|---|---:|"
@@ -247,4 +210,56 @@ func (r result) withDB(cpu time.Duration) time.Duration {
 		return 0
 	}
 	return cpu + r.dbCPUPerRequest()
+}
+
+// serverDescriptions says what each server of cfg.variants is, in order:
+// "memory = a2agen examples/echo --store memory", ….
+func serverDescriptions(cfg config) []string {
+	var servers []string
+	for _, v := range cfg.variants() {
+		switch v.store {
+		case "memory":
+			servers = append(servers, "memory = a2agen examples/echo --store memory")
+		case "sqlite":
+			where := cfg.sqliteDir
+			if t := fsType(cfg.sqliteDir); t != "" {
+				where += ", " + t
+			}
+			servers = append(servers, "sqlite = examples/echo --store sqlite:FILE, a fresh file per cell in "+where+" (default settings: WAL, synchronous=normal)")
+		case "postgres":
+			info := ""
+			if cfg.postgres != nil {
+				info = " (" + cfg.postgres.info + ")"
+			}
+			servers = append(servers, "postgres = examples/echo --store postgres://…?schema=NAME, a fresh schema per cell on "+pgHost(cfg.postgresURL)+info)
+			if cfg.measuresDB() {
+				servers[len(servers)-1] += ", on this machine"
+			}
+		case "":
+			if v.isCeiling() {
+				servers = append(servers, "ceiling = interop/ceilingpeer: net/http + protojson (gRPC: a hand-written grpc-go service), a completed task built from the message, no store")
+			} else {
+				servers = append(servers, "SDK = a2a-go interop/sdkpeer, in-memory task store")
+			}
+		}
+	}
+	return servers
+}
+
+// settings says how each cell is measured.
+func settings(cfg config) string {
+	procs := "Go default"
+	if cfg.serverProcs > 0 {
+		procs = fmt.Sprint(cfg.serverProcs)
+	}
+	pause := "none"
+	if cfg.chunkInterval > 0 {
+		pause = cfg.chunkInterval.String()
+	}
+	client := "Go net/http and grpc-go"
+	if cfg.client == "wrk" {
+		client = "wrk for JSON-RPC and HTTP+JSON, grpc-go for gRPC"
+	}
+	return fmt.Sprintf("fresh servers; %d round(s) of %v per server after %v warm-up, the servers in turn, their order reversed every other round; server GOMAXPROCS %s; pause between stream chunks: %s; load client %s",
+		cfg.rounds, cfg.duration, cfg.warmup, procs, pause, client)
 }

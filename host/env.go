@@ -19,6 +19,10 @@ func EnvName(flagName string) string {
 	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
+// versionFlag is Main's -version, the one flag without an environment
+// variable: a variable would make every start print the version and exit.
+const versionFlag = "version"
+
 // envLister is a flag whose variable holds a list (-listen: FROM=TO,FROM=TO).
 type envLister interface{ envItems(v string) []string }
 
@@ -29,7 +33,7 @@ func applyEnv(flags *flag.FlagSet, given map[string]bool) (map[string]bool, erro
 	fromEnv := map[string]bool{}
 	var err error
 	flags.VisitAll(func(f *flag.Flag) {
-		if err != nil || given[f.Name] {
+		if err != nil || given[f.Name] || f.Name == versionFlag {
 			return
 		}
 		v := os.Getenv(EnvName(f.Name))
@@ -75,7 +79,9 @@ func printFlags(out io.Writer, flags *flag.FlagSet) {
 		if typ != "" {
 			line += " " + typ
 		}
-		line += ", $" + EnvName(f.Name)
+		if f.Name != versionFlag {
+			line += ", $" + EnvName(f.Name)
+		}
 		fmt.Fprintf(out, "%s\n    \t%s", line, strings.ReplaceAll(use, "\n", "\n    \t"))
 		if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "0s" {
 			if typ == "string" || typ == "URL" {

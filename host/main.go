@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/a2agen/a2agen/auth"
+	"github.com/a2agen/a2agen/internal/version"
 	"github.com/a2agen/a2agen/server/store"
 	"github.com/a2agen/a2agen/server/storeurl"
 	"github.com/a2agen/a2agen/telemetry"
@@ -43,7 +44,7 @@ const StoreEnv = "A2A_STORE"
 // gracefully (Agent.Shutdown), closes the store and returns the process's
 // exit code:
 //
-//   - 0 after -help, and after a shutdown in which everything finished in
+//   - 0 after -help and -version, and after a shutdown in which everything finished in
 //     time;
 //   - 2 for bad flags or environment variables;
 //   - 1 for any other failure: a store that cannot be opened, or a shutdown
@@ -54,6 +55,10 @@ const StoreEnv = "A2A_STORE"
 //
 // name is the program name in usage text and error messages. The flags:
 //
+//   - -version (or --version): print what the program was built from
+//     (version.Read: the module version, the commit stamped with -ldflags
+//     or recorded by -buildvcs, the Go version, the a2agen it links) and
+//     exit; it has no environment variable;
 //   - -tls-cert, -tls-key: serve every address over TLS (the card's
 //     interface URLs then say so: CardWithTLS); -client-ca: verify client
 //     certificates against those CAs (mtls schemes); -require-client-cert:
@@ -124,6 +129,7 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 	grace := flags.Duration("shutdown-grace", max(defaultGrace, 0), "how long running tasks may go on after SIGTERM or SIGINT before they are canceled (0: cancel at once)")
 	delay := flags.Duration("shutdown-delay", cfg.ShutdownDelay, "how long the agent keeps serving after SIGTERM or SIGINT, answering /readyz with 503, before it stops accepting calls")
 	reflect := flags.Bool("grpc-reflection", cfg.GRPCReflection, "serve gRPC server reflection (grpc.reflection.v1) for tools like grpcurl")
+	showVersion := flags.Bool(versionFlag, false, "print what the program was built from (its module version, commit, Go version and a2agen) and exit")
 	requestLog := flags.Bool("request-log", true, "log one line per call (binding, operation, tenant, task, outcome, duration); traces and metrics follow the OTEL_* variables")
 	// One flag per field of Limits (limits_flags.go), defaulting to the
 	// program's own limits: flag, then variable, then cfg.Limits, then
@@ -136,6 +142,10 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 			return 0
 		}
 		return 2
+	}
+	if *showVersion {
+		fmt.Fprint(stdout, version.Line(name))
+		return 0
 	}
 	if flags.NArg() > 0 {
 		fmt.Fprintf(stderr, "%s takes no arguments, got %q; see %s -help\n", name, flags.Args(), name)

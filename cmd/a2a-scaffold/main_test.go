@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/a2agen/a2agen/internal/gen"
 	"github.com/a2agen/a2agen/internal/manifest"
+	"github.com/a2agen/a2agen/internal/version"
 )
 
 // result is what one in-process run of the command produced.
@@ -40,7 +40,7 @@ func writeFile(t *testing.T, name, content string) string {
 }
 
 func TestVersionAndHelp(t *testing.T) {
-	if r := runCLI(t, "", "--version"); r.code != 0 || r.stdout != "a2a-scaffold v"+gen.Version+"\n" {
+	if r := runCLI(t, "", "--version"); r.code != 0 || r.stdout != version.Line("a2a-scaffold") {
 		t.Errorf("--version: %+v", r)
 	}
 	r := runCLI(t, "", "--help")

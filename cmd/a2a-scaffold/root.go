@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/a2agen/a2agen/internal/cmdhelp"
-	"github.com/a2agen/a2agen/internal/gen"
 	"github.com/a2agen/a2agen/internal/manifest"
+	"github.com/a2agen/a2agen/internal/version"
 )
 
 // Exit codes.
@@ -82,11 +82,11 @@ editors complete and check agent.yaml.`,
   a2a-scaffold card agent.yaml --url https://agent.example.com
   a2a-scaffold proto --out proto
   a2a-scaffold completion bash > /etc/bash_completion.d/a2a-scaffold`,
-		Version:       gen.Version,
+		Version:       version.Read().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetVersionTemplate("a2a-scaffold v{{.Version}}\n")
+	root.SetVersionTemplate("a2a-scaffold {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newNewCommand(), newGenerateCommand(), newValidateCommand(), newCardCommand(), newProtoCommand())
 	return root

@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2agen/a2agen/internal/binding"
 	"github.com/a2agen/a2agen/internal/cmdhelp"
+	"github.com/a2agen/a2agen/internal/version"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/agentcard"
@@ -197,14 +198,14 @@ ProtoJSON, one object per line (one per event for streams), for scripts.
   a2a list http://localhost:8080 --context CTX
   a2a get http://localhost:8080 TASK -o json
   export A2A_AGENT_URL=http://localhost:8080; a2a send hello`,
-		Version:       runtime.Version,
+		Version:       version.Read().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			return a.checkGlobals()
 		},
 	}
-	root.SetVersionTemplate("a2a v{{.Version}} (A2A protocol " + a2av1.A2AServiceDesc.ProtocolVersion() + ")\n")
+	root.SetVersionTemplate("a2a {{.Version}}\nA2A protocol " + a2av1.A2AServiceDesc.ProtocolVersion() + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	f := root.PersistentFlags()
 	f.StringVar(&a.binding, "binding", "", "binding to use: "+strings.Join(binding.Options(), ", ")+" (or the card's JSONRPC, HTTP+JSON, GRPC; default: the card's first supported interface)")

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/compiler/protogen"
 
 	"github.com/a2agen/a2agen/internal/gen"
+	"github.com/a2agen/a2agen/internal/version"
 )
 
 const usage = `protoc-gen-a2a generates A2A handler interfaces, binding constructors and
@@ -58,14 +59,14 @@ Pass protoc-gen-go the same paths=, module= and M options so that
 
 Flags:
   -h, --help     print this help and exit
-      --version  print the version and exit
+      --version  print what it was built from (version, commit, Go) and exit
 `
 
 func main() {
 	if len(os.Args) == 2 {
 		switch os.Args[1] {
 		case "--version":
-			fmt.Printf("protoc-gen-a2a v%s\n", gen.Version)
+			fmt.Print(version.Line("protoc-gen-a2a"))
 			return
 		case "-h", "--help":
 			fmt.Print(usage)

@@ -12,8 +12,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/pluginpb"
 
-	"github.com/a2agen/a2agen/internal/gen"
 	"github.com/a2agen/a2agen/internal/protobuild"
+	"github.com/a2agen/a2agen/internal/version"
 )
 
 // The test binary doubles as the plugin: with this variable set it runs
@@ -46,7 +46,7 @@ func TestVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "protoc-gen-a2a v" + gen.Version + "\n"; string(out) != want {
+	if want := version.Line("protoc-gen-a2a"); string(out) != want || !strings.Contains(want, " commit ") {
 		t.Errorf("--version printed %q, want %q", out, want)
 	}
 }

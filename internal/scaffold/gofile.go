@@ -23,11 +23,13 @@ const (
 )
 
 // newGoFile starts a file of package main; generated files get the
-// GeneratedMarker header.
+// GeneratedMarker header and the line naming the a2a-scaffold version
+// (VersionLine).
 func newGoFile(generated bool) *jen.File {
 	f := jen.NewFile("main")
 	if generated {
 		f.HeaderComment(GeneratedMarker)
+		f.HeaderComment(VersionLine)
 	}
 	f.ImportName(pkgA2A, "a2av1")
 	for _, p := range []string{pkgAuth, pkgHost, pkgHostTest, pkgPush, pkgRuntime, pkgServer, pkgSkillData} {

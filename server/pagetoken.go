@@ -34,7 +34,7 @@ func decodeTaskCursor(tok string) (store.Cursor, error) {
 		return store.Cursor{}, errBadToken
 	}
 	ns, id, ok := strings.Cut(rest, ".")
-	if !ok || id == "" {
+	if !ok || id == "" || !store.ValidID(id) {
 		return store.Cursor{}, errBadToken
 	}
 	n, err := strconv.ParseInt(ns, 10, 64)
@@ -56,7 +56,7 @@ func decodeConfigCursor(tok string) (string, error) {
 		return "", errBadToken
 	}
 	id, ok := strings.CutPrefix(string(raw), configTokenPrefix)
-	if !ok || id == "" {
+	if !ok || id == "" || !store.ValidID(id) {
 		return "", errBadToken
 	}
 	return id, nil

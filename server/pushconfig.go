@@ -23,13 +23,21 @@ const (
 )
 
 // pushGate answers PushNotificationNotSupported when the card does not
-// declare push notifications, then resolves the caller and the task.
-func (s *Server) pushGate(ctx context.Context, tenant, taskID string) (*call, error) {
+// declare push notifications, refuses a task or config id no store can hold
+// (configID: "" when the call names none), then resolves the caller and the
+// task.
+func (s *Server) pushGate(ctx context.Context, tenant, taskID, configID string) (*call, error) {
 	if !s.pushEnabled {
 		return nil, runtime.PushNotificationNotSupported()
 	}
 	if taskID == "" {
 		return nil, runtime.InvalidParams("taskId is required", runtime.FieldViolation{Field: "taskId", Description: "required"})
+	}
+	if err := checkID("taskId", taskID); err != nil {
+		return nil, err
+	}
+	if err := checkID("id", configID); err != nil {
+		return nil, err
 	}
 	c, err := s.begin(ctx, tenant)
 	if err != nil {
@@ -49,7 +57,7 @@ func (s *Server) pushGate(ctx context.Context, tenant, taskID string) (*call, er
 // stored config redacted like Get's (see redacted): setting a config again
 // with the same id is how a client rotates its token or credentials.
 func (s *Server) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av1.TaskPushNotificationConfig) (*a2av1.TaskPushNotificationConfig, error) {
-	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId())
+	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId(), req.GetId())
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +90,7 @@ func (s *Server) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av
 // unknown task or config is TaskNotFound (A2A §3.1.8). The token and
 // authentication.credentials are never answered (see redacted).
 func (s *Server) GetTaskPushNotificationConfig(ctx context.Context, req *a2av1.GetTaskPushNotificationConfigRequest) (*a2av1.TaskPushNotificationConfig, error) {
-	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId())
+	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId(), req.GetId())
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +127,7 @@ func (s *Server) ListTaskPushNotificationConfigs(ctx context.Context, req *a2av1
 				runtime.FieldViolation{Field: "pageToken", Description: err.Error()})
 		}
 	}
-	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId())
+	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId(), "")
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +169,7 @@ func redacted(cfg *a2av1.TaskPushNotificationConfig) *a2av1.TaskPushNotification
 // task is TaskNotFound. Events written from now on are not delivered to
 // it; notifications of earlier events still are.
 func (s *Server) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av1.DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
-	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId())
+	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId(), req.GetId())
 	if err != nil {
 		return nil, err
 	}

@@ -132,6 +132,9 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, f follow) (starte
 	if msg == nil {
 		return started{}, runtime.InvalidParams("message is required", runtime.FieldViolation{Field: "message", Description: "required"})
 	}
+	if err := checkMessageKeys(req); err != nil {
+		return started{}, err
+	}
 	size, err := s.checkMessageBudget(msg)
 	if err != nil {
 		return started{}, err

@@ -281,7 +281,7 @@ func (s *Server) beginCall(c *call, ctx context.Context, tenant string) error {
 	if s.owner != nil {
 		c.owner = s.owner(c.caller)
 	}
-	return nil
+	return s.checkCall(c)
 }
 
 func (c *call) key(id string) taskKey { return taskKey{c.tenant, id} }

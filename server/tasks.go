@@ -16,6 +16,9 @@ func (s *Server) GetTask(ctx context.Context, req *a2av1.GetTaskRequest) (*a2av1
 	if req.HistoryLength != nil && *req.HistoryLength < 0 {
 		return nil, negativeHistory("historyLength", *req.HistoryLength)
 	}
+	if err := checkID("id", req.GetId()); err != nil {
+		return nil, err
+	}
 	c, err := s.begin(ctx, req.GetTenant())
 	if err != nil {
 		return nil, err
@@ -77,6 +80,9 @@ func (s *Server) ListTasks(ctx context.Context, req *a2av1.ListTasksRequest) (*a
 	if req.HistoryLength != nil && *req.HistoryLength < 0 {
 		return nil, negativeHistory("historyLength", *req.HistoryLength)
 	}
+	if err := checkID("contextId", req.GetContextId()); err != nil {
+		return nil, err
+	}
 	q := store.Query{ContextID: req.GetContextId(), State: req.GetStatus(), Limit: int(size)}
 	if ts := req.GetStatusTimestampAfter(); ts != nil {
 		if err := ts.CheckValid(); err != nil {
@@ -128,6 +134,9 @@ func (s *Server) ListTasks(ctx context.Context, req *a2av1.ListTasksRequest) (*a
 // returns it unchanged; other terminal tasks give TaskNotCancelable. An
 // executor implementing Canceler may refuse.
 func (s *Server) CancelTask(ctx context.Context, req *a2av1.CancelTaskRequest) (*a2av1.Task, error) {
+	if err := checkID("id", req.GetId()); err != nil {
+		return nil, err
+	}
 	c, err := s.begin(ctx, req.GetTenant())
 	if err != nil {
 		return nil, err
@@ -195,6 +204,9 @@ func cancelOutcome(t *a2av1.Task) (done bool, err error) {
 func (s *Server) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTaskRequest, stream runtime.Stream[*a2av1.StreamResponse]) error {
 	if !s.streaming {
 		return errNoStreaming()
+	}
+	if err := checkID("id", req.GetId()); err != nil {
+		return err
 	}
 	c, err := s.begin(ctx, req.GetTenant())
 	if err != nil {

@@ -189,6 +189,9 @@ func (m *Memory) CreateTask(_ context.Context, c Creation) (Record, error) {
 	if err := CheckSnapshot(rec.Task); err != nil {
 		return Record{}, err
 	}
+	if err := CheckCreation(c); err != nil {
+		return Record{}, err
+	}
 	id := rec.Task.GetId()
 	for _, cfg := range c.PushConfigs {
 		if cfg.GetId() == "" || cfg.GetTaskId() != id {
@@ -265,6 +268,9 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 		return 0, err
 	}
 	if err := CheckSnapshot(u.Task); err != nil {
+		return 0, err
+	}
+	if err := CheckUpdate(u); err != nil {
 		return 0, err
 	}
 	e := m.entry(u.Tenant, u.Task.GetId())
@@ -517,6 +523,9 @@ func (m *Memory) SavePushConfig(_ context.Context, tenant string, cfg *a2av1.Tas
 	}
 	if cfg.GetTaskId() == "" || cfg.GetId() == "" {
 		return fmt.Errorf("store: push config needs a task id and an id (got task %q, id %q)", cfg.GetTaskId(), cfg.GetId())
+	}
+	if err := CheckPushConfig(tenant, cfg); err != nil {
+		return err
 	}
 	m.mu.RLock()
 	t := m.tenants[tenant]

@@ -20,7 +20,9 @@
 //   - RunPushConfigs: push-config storage and paging;
 //   - RunOutbox: deliveries queued atomically with task writes, per-config
 //     order, leases, retries, config replacement and deletion, concurrent
-//     claims.
+//     claims;
+//   - RunKeys: the strings every store holds as keys, and those every store
+//     refuses (docs/limits.md).
 //
 // The suite assumes that a subscriber may lag at least 64 events behind
 // before the store drops it.
@@ -51,6 +53,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	t.Run("Outbox", func(t *testing.T) { RunOutbox(t, func(t *testing.T) OutboxStore { return newStore(t) }) })
 	t.Run("Close", func(t *testing.T) { testSubscriptionsEndOnStoreClose(t, newStore(t)) })
+	t.Run("Keys", func(t *testing.T) { RunKeys(t, newStore) })
 }
 
 // SubscriptionStore is what RunSubscriptions needs: tasks to write and their

@@ -27,6 +27,9 @@ func (s *Store) SavePushConfig(ctx context.Context, tenant string, cfg *a2av1.Ta
 	if taskID == "" || id == "" {
 		return fmt.Errorf("store: push config needs a task id and an id (got task %q, id %q)", taskID, id)
 	}
+	if err := store.CheckPushConfig(tenant, cfg); err != nil {
+		return err
+	}
 	blob, err := proto.Marshal(cfg)
 	if err != nil {
 		return fmt.Errorf("postgres store %s: encoding push config %q: %w", s.name, id, err)
@@ -72,6 +75,9 @@ func (s *Store) PushConfig(ctx context.Context, tenant, taskID, id string) (*a2a
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
+	if !store.ValidIDs(tenant, taskID, id) { // PostgreSQL's text cannot hold it: no such config
+		return nil, fmt.Errorf("%w: push config %q of task %q", store.ErrNotFound, id, taskID)
+	}
 	var blob []byte
 	err := s.pool.QueryRow(ctx, sqlConfig, tenant, taskID, id, s.liveSince(), s.waitingSince()).Scan(&blob)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -95,6 +101,9 @@ func (s *Store) decodeConfig(blob []byte) (*a2av1.TaskPushNotificationConfig, er
 func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after string, limit int) ([]*a2av1.TaskPushNotificationConfig, bool, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, false, err
+	}
+	if !store.ValidIDs(tenant, taskID, after) { // no task, or no config id after it, can be stored
+		return nil, false, nil
 	}
 	var n *int64
 	if limit > 0 {
@@ -131,6 +140,9 @@ func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after strin
 func (s *Store) DeletePushConfig(ctx context.Context, tenant, taskID, id string) error {
 	if err := s.checkOpen(); err != nil {
 		return err
+	}
+	if !store.ValidIDs(tenant, taskID, id) { // no such config can exist
+		return nil
 	}
 	if _, err := s.configBatch(ctx, tenant, taskID, sqlDeleteConfig, tenant, taskID, id); err != nil {
 		return s.dbErr(fmt.Sprintf("deleting push config %q of task %q", id, taskID), err)

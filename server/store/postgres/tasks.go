@@ -99,6 +99,9 @@ func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record,
 	if err := store.CheckSnapshot(rec.Task); err != nil {
 		return store.Record{}, err
 	}
+	if err := store.CheckCreation(c); err != nil {
+		return store.Record{}, err
+	}
 	id := rec.Task.GetId()
 	row, err := encodeTask(rec.Task)
 	if err != nil {
@@ -200,6 +203,9 @@ func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, erro
 	if err := s.checkOpen(); err != nil {
 		return store.Record{}, err
 	}
+	if !store.ValidIDs(tenant, id) { // PostgreSQL's text cannot hold it: no such task
+		return store.Record{}, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
+	}
 	rec := store.Record{Tenant: tenant}
 	var (
 		blob           []byte
@@ -238,6 +244,9 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 		return 0, err
 	}
 	if err := store.CheckSnapshot(u.Task); err != nil {
+		return 0, err
+	}
+	if err := store.CheckUpdate(u); err != nil {
 		return 0, err
 	}
 	// The stored state is not terminal (the write checks that), so only the
@@ -394,6 +403,9 @@ func (s *Store) ListTasks(ctx context.Context, tenant string, q store.Query) (st
 	}
 	if q.Limit < 1 {
 		return store.Page{}, fmt.Errorf("store: list limit %d must be positive", q.Limit)
+	}
+	if !store.ValidQuery(tenant, q) { // no task has such keys
+		return store.Page{}, nil
 	}
 	shape, args := listArgs(tenant, q, s.liveSince(), s.opts.ttl > 0)
 	if s.opts.interruptedTTL > 0 {

@@ -38,6 +38,9 @@ func (s *Store) SavePushConfig(ctx context.Context, tenant string, cfg *a2av1.Ta
 	if cfg.GetTaskId() == "" || cfg.GetId() == "" {
 		return fmt.Errorf("store: push config needs a task id and an id (got task %q, id %q)", cfg.GetTaskId(), cfg.GetId())
 	}
+	if err := store.CheckPushConfig(tenant, cfg); err != nil {
+		return err
+	}
 	b, err := proto.Marshal(cfg)
 	if err != nil {
 		return fmt.Errorf("sqlite store %s: encoding push config %q: %w", s.path, cfg.GetId(), err)

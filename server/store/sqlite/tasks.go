@@ -90,6 +90,9 @@ func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record,
 	if err := store.CheckSnapshot(rec.Task); err != nil {
 		return store.Record{}, err
 	}
+	if err := store.CheckCreation(c); err != nil {
+		return store.Record{}, err
+	}
 	id := rec.Task.GetId()
 	row, err := encodeTask(rec.Task)
 	if err != nil {
@@ -294,6 +297,9 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 		return 0, err
 	}
 	if err := store.CheckSnapshot(u.Task); err != nil {
+		return 0, err
+	}
+	if err := store.CheckUpdate(u); err != nil {
 		return 0, err
 	}
 	// The stored state is not terminal (the write checks that), so only the

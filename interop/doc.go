@@ -25,6 +25,12 @@
 //     object form with kind discriminators, not ProtoJSON); runs that wait
 //     for a2agen's side of issue 25 are skipped, naming what they wait for
 //     (v03Waiting, ourV03Waiting);
+//   - the official JS SDK (@a2a-js/sdk 1.3.0, ./jspeer, run with Node):
+//     its v0.3 legacyCompat client on every binding against
+//     examples/echo --v03 (TestJSClientV03ToOurDualEcho), and a2agen's
+//     v0.3 clients from agentcard.Discover against the JS SDK serving v0.3
+//     only (TestOurV03ClientsToJSServer); see jspeer_test.go for Node and
+//     npm ci;
 //   - one test per SDK deviation from the specification that a2agen
 //     tolerates (TestDeviation_*), each asserting both that the SDK still
 //     behaves that way on the wire and that a2agen copes.

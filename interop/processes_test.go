@@ -51,6 +51,7 @@ func runTests(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "interop: building the SDK peer at v2.3.1:", err)
 		return 1
 	}
+	setupJSPeer(ctx)
 	echoBin = filepath.Join(dir, "echo")
 	echoBuildErr = peerproc.Build(ctx, "..", echoBin, "./examples/echo")
 	if echoBuildErr == nil {

@@ -1,21 +1,27 @@
 package interop
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/compat/a2av03"
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server/store"
 )
 
 // webhook is a push notification receiver on loopback that records every
-// delivery, decoded with a2agen's codec.
+// delivery, decoded with a2agen's codec: a v1.0 StreamResponse, or else a
+// bare v0.3 event (a Task, Message, status-update or artifact-update, told
+// apart by kind), read through compat/a2av03 (form says which).
 type webhook struct {
 	srv   *httptest.Server
 	mu    sync.Mutex
@@ -27,17 +33,26 @@ type pushPost struct {
 	header http.Header
 	body   []byte
 	event  *a2av1.StreamResponse
-	err    error // decoding error, if the body was not a StreamResponse
+	form   string // "1.0" (a StreamResponse) or "0.3" (a bare v0.3 event)
+	err    error  // decoding error, if the body was neither
 }
 
 func newWebhook(t *testing.T) *webhook {
 	w := &webhook{}
 	w.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		ev := &a2av1.StreamResponse{}
+		ev, form := &a2av1.StreamResponse{}, "1.0"
 		err := runtime.UnmarshalJSON(body, ev)
+		if err == nil && ev.GetPayload() == nil {
+			err = errors.New("not a StreamResponse: no payload member")
+		}
+		if err != nil {
+			if v03, v03err := a2av03.EventToV1(body, "push"); v03err == nil {
+				ev, form, err = v03, "0.3", nil
+			}
+		}
 		w.mu.Lock()
-		w.posts = append(w.posts, pushPost{header: r.Header.Clone(), body: body, event: ev, err: err})
+		w.posts = append(w.posts, pushPost{header: r.Header.Clone(), body: body, event: ev, form: form, err: err})
 		w.mu.Unlock()
 		rw.WriteHeader(http.StatusNoContent)
 	}))
@@ -71,10 +86,24 @@ func (w *webhook) waitTerminal(t *testing.T, taskID string) []pushPost {
 			return posts
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no push delivery with a terminal state for task %s within 15s; got %d deliveries: %v", taskID, len(posts), describePosts(posts))
+			t.Fatalf("no push delivery with a terminal state for task %s within 15s; got %d deliveries: %v%s", taskID, len(posts), describePosts(posts), w.undecoded())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// undecoded describes the deliveries that were neither form, for failure
+// messages.
+func (w *webhook) undecoded() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var b strings.Builder
+	for _, p := range w.posts {
+		if p.err != nil {
+			fmt.Fprintf(&b, "\n  undecoded delivery (%v): %.300s", p.err, p.body)
+		}
+	}
+	return b.String()
 }
 
 func describePosts(posts []pushPost) []string {

@@ -27,8 +27,8 @@ STATICCHECK_VERSION = v0.8.2
 lint: vet ## go vet and staticcheck (pinned)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(PKGS)
 
-soak: ## the soak test (examples/echo TestSoak), alone on the machine: hostile clients next to well-behaved ones
-	A2AGEN_SOAK=1 $(GO) test -count=1 -run '^TestSoak$$' -v ./examples/echo/
+soak: ## the soak tests (examples/echo TestSoak, TestSoakManyParts), alone on the machine: hostile clients next to well-behaved ones; 5 MB many-part requests
+	A2AGEN_SOAK=1 $(GO) test -count=1 -run '^TestSoak' -v ./examples/echo/
 
 race: ## all tests with the race detector
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)

@@ -17,6 +17,9 @@ import (
 // than after recursing through all of them (10,000 levels cost about 13 MB
 // of goroutine stack and a fifth of a second). The refusal is the same
 // InvalidArgument naming MaxJSONDepth that a deep but decodable request gets.
+// It also counts a request's values on its bytes before decoding it, and
+// refuses one holding more than MaxJSONValues undecoded (InvalidArgument
+// naming MaxJSONValues); without the codec that bound does not hold on gRPC.
 // Install it with grpc.ForceServerCodecV2(runtime.GRPCServerCodec());
 // host.Start does. Without it the limit still holds, checked after grpc-go's
 // own decoding.
@@ -40,6 +43,10 @@ func (grpcServerCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	}
 	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
 	defer buf.Free()
+	if !protoValuesWithin(req.Message.ProtoReflect().Descriptor(), buf.ReadOnlyData(), MaxJSONValues) {
+		req.tooMany = true // refused by the handler, not decoded
+		return nil
+	}
 	err := proto.UnmarshalOptions{RecursionLimit: grpcRecursionLimit}.Unmarshal(buf.ReadOnlyData(), req.Message)
 	if err != nil && strings.Contains(err.Error(), "exceeded maximum recursion depth") {
 		// grpc-go would answer a codec error with INTERNAL; the handler
@@ -62,4 +69,5 @@ func (grpcServerCodec) Unmarshal(data mem.BufferSlice, v any) error {
 type grpcRequest struct {
 	proto.Message
 	tooDeep bool
+	tooMany bool // more than MaxJSONValues values: not decoded
 }

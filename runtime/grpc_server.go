@@ -170,10 +170,13 @@ func (c *grpcCall) admit(ctx context.Context) context.Context {
 	return ctx
 }
 
-// check checks the decoded request: its depth (MaxJSONDepth), its required
+// check checks the decoded request: its values (MaxJSONValues, counted by
+// GRPCServerCodec before decoding), its depth (MaxJSONDepth), its required
 // fields, and its tenant against the interface's.
 func (c *grpcCall) check() {
 	switch {
+	case c.req.tooMany:
+		c.refusal = valuesExceeded()
 	case c.req.tooDeep || !messageDepthWithin(c.req.ProtoReflect(), MaxJSONDepth):
 		c.refusal = depthExceeded()
 	default:

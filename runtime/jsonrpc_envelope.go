@@ -266,6 +266,9 @@ func parseRequest(body []byte) (rpcRequest, *Error) {
 	if !jsonDepthWithin(doc, MaxJSONDepth+1) {
 		return req, depthExceeded()
 	}
+	if !jsonValuesWithin(doc, MaxJSONValues) {
+		return req, valuesExceeded()
+	}
 	if !json.Valid(doc) {
 		return req, NewError(CodeParseError, "invalid JSON payload: "+syntaxErrorText(doc))
 	}

@@ -208,6 +208,9 @@ func (h *restHandler) readAdaptedBody(w http.ResponseWriter, r *http.Request) ([
 	if !jsonDepthWithin(body, MaxJSONDepth) {
 		return nil, 0, depthExceeded()
 	}
+	if !jsonValuesWithin(body, MaxJSONValues) {
+		return nil, 0, valuesExceeded()
+	}
 	return body, 0, nil
 }
 

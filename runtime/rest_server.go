@@ -240,6 +240,9 @@ func (h *restHandler) bind(w http.ResponseWriter, r *http.Request, route *restRo
 		if !jsonDepthWithin(body, MaxJSONDepth-route.bodyFieldLevel()) {
 			return 0, depthExceeded()
 		}
+		if !jsonValuesWithin(body, MaxJSONValues) {
+			return 0, valuesExceeded()
+		}
 		if e := decodeRESTBody(route, body, msg); e != nil {
 			return 0, e
 		}

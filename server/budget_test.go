@@ -56,6 +56,19 @@ func TestMessagePartsAreBounded(t *testing.T) {
 	})
 }
 
+// TestManyPartsAreRefusedBeforeDecoding: a message of more parts than
+// runtime.MaxJSONValues allows values (two a part) is refused by the
+// binding before it is decoded, with InvalidRequest naming MaxJSONValues,
+// on every binding (gRPC with runtime.GRPCServerCodec): it never costs the
+// heap of its decoded parts.
+func TestManyPartsAreRefusedBeforeDecoding(t *testing.T) {
+	forEachBinding(t, func(t *testing.T, b binding) {
+		e := newEnv(t, b, nil, nil)
+		_, err := e.c.SendMessage(ctxT(t), &a2av1.SendMessageRequest{Message: manyParts(runtime.MaxJSONValues/2+10, "")})
+		wantLimit(t, "a message of too many values", err, runtime.ErrInvalidRequest, "MaxJSONValues", runtime.MaxJSONValues)
+	})
+}
+
 // TestMessageBytesAreBounded: a client message larger (protobuf size) than
 // WithMaxMessageBytes is InvalidParams naming MaxMessageBytes.
 func TestMessageBytesAreBounded(t *testing.T) {

@@ -3,6 +3,8 @@ package runtime
 import (
 	"fmt"
 	"os"
+	"reflect"
+	"strings"
 	"sync"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -43,6 +45,9 @@ func ClaimProtoService(service, goPackage string) bool {
 	if !claimed {
 		if d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(service)); err == nil {
 			other = fmt.Sprintf("another Go package (one that registered %s)", d.ParentFile().Path())
+			if p := goPackageOf(d.ParentFile()); p != "" {
+				other = fmt.Sprintf("%s (which registered %s)", p, d.ParentFile().Path())
+			}
 			claimed = true
 		}
 	}
@@ -63,10 +68,40 @@ func conflictsAllowed() bool {
 	return false
 }
 
+// goPackageOf is the Go import path of the generated package that
+// registered file, read from the Go type of one of its messages, or "" when
+// it has none registered.
+func goPackageOf(file protoreflect.FileDescriptor) string {
+	msgs := file.Messages()
+	for i := range msgs.Len() {
+		mt, err := protoregistry.GlobalTypes.FindMessageByName(msgs.Get(i).FullName())
+		if err != nil {
+			continue
+		}
+		t := reflect.TypeOf(mt.Zero().Interface())
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if p := t.PkgPath(); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// sdkProtoPackages is where the official Go SDK registers the A2A proto:
+// a2apb/v1, which its gRPC transport a2agrpc/v1 imports.
+const sdkProtoPackages = "github.com/a2aproject/a2a-go/"
+
 // protoConflictMessage says which packages clash and what to do.
 func protoConflictMessage(service, first, second string) string {
 	msg := fmt.Sprintf("a2agen: the proto service %s is generated into two Go packages linked into this program, %s and %s, "+
-		"but protobuf lets a program register each proto name once. Link only one of them.", service, first, second)
+		"but protobuf lets a program register each proto name once. Link only one of them, "+
+		"or put the code that needs the other one in a process of its own.", service, first, second)
+	if strings.HasPrefix(first, sdkProtoPackages) || strings.HasPrefix(second, sdkProtoPackages) {
+		msg += " The official Go SDK registers the A2A proto in a2apb/v1, which its gRPC transport a2agrpc/v1 imports; " +
+			"its a2a, a2aclient and a2asrv packages alone do not."
+	}
 	if first == a2agenPackage || second == a2agenPackage {
 		msg += " a2agen's server, host, agentcard and auth packages use " + a2agenPackage +
 			": with them, use its types and generate packages of your own only for other protos; " +

@@ -44,7 +44,7 @@ func TestClaimProtoServiceSeesRegisteredNames(t *testing.T) {
 	t.Setenv("GOLANG_PROTOBUF_REGISTRATION_CONFLICT", "")
 	_ = emptypb.Empty{} // google/protobuf/empty.proto is registered
 	msg := claimPanic("google.protobuf.Empty", "example.com/mine")
-	for _, want := range []string{"google/protobuf/empty.proto", "example.com/mine"} {
+	for _, want := range []string{"google.golang.org/protobuf/types/known/emptypb (which registered google/protobuf/empty.proto)", "example.com/mine", "a process of its own"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("conflict message %q does not mention %q", msg, want)
 		}

@@ -152,7 +152,11 @@ func (a *Agent) build(cfg Config) error {
 		sopts = append(sopts, server.WithExtendedCard(a.extended))
 	}
 	if a.card.GetCapabilities().GetPushNotifications() {
-		a.sender = push.NewSender(append([]push.Option{push.WithLogger(logger)}, cfg.Push...)...)
+		popts := []push.Option{push.WithLogger(logger)}
+		if cfg.V03 {
+			popts = append(popts, V03PushOptions()...)
+		}
+		a.sender = push.NewSender(append(popts, cfg.Push...)...)
 		sopts = append(sopts, server.WithPushSender(a.sender))
 	}
 	a.srv, err = server.New(a.card, r, append(sopts, cfg.ServerOptions...)...)

@@ -59,12 +59,12 @@ func (g keyGuardStore) Subscribe(ctx context.Context, tenant, id string) (store.
 	return g.Memory.Subscribe(ctx, tenant, id)
 }
 
-func (g keyGuardStore) SavePushConfig(ctx context.Context, tenant string, cfg *a2av1.TaskPushNotificationConfig) error {
+func (g keyGuardStore) SavePushConfig(ctx context.Context, tenant string, cfg store.PushConfig) error {
 	g.check("SavePushConfig", tenant, cfg.GetTaskId(), cfg.GetId())
 	return g.Memory.SavePushConfig(ctx, tenant, cfg)
 }
 
-func (g keyGuardStore) PushConfig(ctx context.Context, tenant, taskID, id string) (*a2av1.TaskPushNotificationConfig, error) {
+func (g keyGuardStore) PushConfig(ctx context.Context, tenant, taskID, id string) (store.PushConfig, error) {
 	g.check("PushConfig", tenant, taskID, id)
 	return g.Memory.PushConfig(ctx, tenant, taskID, id)
 }

@@ -66,7 +66,7 @@ type Events struct {
 
 // creation is what the first event of a new task needs.
 type creation struct {
-	pushConfig *a2av1.TaskPushNotificationConfig // inline config, registered before the first event
+	pushConfig store.PushConfig // inline config (none: nil message), registered before the first event
 	handoff    *handoff
 	// fold: the initiator does not relay the task's events (it is not a
 	// stream), so the task's first change is stored in the write that
@@ -350,9 +350,9 @@ func (e *Events) createLocked(first change) error {
 func (e *Events) writeCreationLocked(task, snap *a2av1.Task, events []*a2av1.StreamResponse, steps []*a2av1.Task) error {
 	r, s := e.run, e.run.s
 	creation := store.Creation{Record: store.Record{Tenant: r.key.tenant, Owner: r.owner, Task: snap, Runner: s.runner, LeaseUntil: s.leaseEnd()}}
-	if cfg := e.create.pushConfig; cfg != nil {
+	if cfg := e.create.pushConfig; cfg.TaskPushNotificationConfig != nil {
 		cfg.TaskId = task.Id
-		creation.PushConfigs = []*a2av1.TaskPushNotificationConfig{cfg}
+		creation.PushConfigs = []store.PushConfig{cfg}
 		creation.Events = append([]*a2av1.StreamResponse{taskEvent(task)}, events...)
 		creation.Trace = s.traceOf(e.storeCtx, creation.Events)
 	}

@@ -82,7 +82,7 @@ func (ht *holdTimer) stop() {
 // no returnImmediately), and no inline webhook must receive each change as
 // it happens. Nobody else knows the task's id before the initiator's answer.
 func (c *creation) mayHold() bool {
-	return c.fold && c.pushConfig == nil && c.handoff.follow == followOutcome && holdWindow > 0
+	return c.fold && c.pushConfig.TaskPushNotificationConfig == nil && c.handoff.follow == followOutcome && holdWindow > 0
 }
 
 // holdLocked applies ch to the held creation, starting it (and its timer)

@@ -53,9 +53,12 @@ func (s *Server) pushGate(ctx context.Context, tenant, taskID, configID string) 
 // client's id is kept (an existing config with that id is replaced), an empty
 // one is generated. The url must be an absolute http(s) URL; with the
 // sender's SSRF guard on, literal private addresses and localhost are refused
-// here already. Events from now on are posted to it. The answer is the
-// stored config redacted like Get's (see redacted): setting a config again
-// with the same id is how a client rotates its token or credentials.
+// here already. Events from now on are posted to it, in the form of the
+// protocol version the request came in (store.PushConfig.ProtocolVersion,
+// store.TaskPayload: a config set through A2A v0.3 is posted the task). The
+// answer is the stored config redacted like Get's (see redacted): setting a
+// config again with the same id is how a client rotates its token or
+// credentials.
 func (s *Server) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av1.TaskPushNotificationConfig) (*a2av1.TaskPushNotificationConfig, error) {
 	c, err := s.pushGate(ctx, req.GetTenant(), req.GetTaskId(), req.GetId())
 	if err != nil {
@@ -71,7 +74,7 @@ func (s *Server) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av
 	// Under the task's lock, so that no event of the task is committed
 	// between the config being stored and being visible to notifications.
 	held := s.lock(key)
-	err = s.savePushConfig(c.ctx, c.tenant, req)
+	err = s.savePushConfig(c.ctx, c.tenant, store.PushConfig{TaskPushNotificationConfig: req, ProtocolVersion: c.protocolVersion()})
 	held.Unlock()
 	var re *runtime.Error
 	if errors.As(err, &re) {
@@ -103,7 +106,7 @@ func (s *Server) GetTaskPushNotificationConfig(ctx context.Context, req *a2av1.G
 	case err != nil:
 		return nil, internalError("reading the push notification config", err)
 	}
-	return redacted(cfg), nil
+	return redacted(cfg.TaskPushNotificationConfig), nil
 }
 
 // ListTaskPushNotificationConfigs implements a2av1.A2AServiceHandler: the
@@ -137,7 +140,7 @@ func (s *Server) ListTaskPushNotificationConfigs(ctx context.Context, req *a2av1
 	}
 	resp := &a2av1.ListTaskPushNotificationConfigsResponse{Configs: make([]*a2av1.TaskPushNotificationConfig, len(cfgs))}
 	for i, cfg := range cfgs {
-		resp.Configs[i] = redacted(cfg)
+		resp.Configs[i] = redacted(cfg.TaskPushNotificationConfig)
 	}
 	if more && len(cfgs) > 0 {
 		resp.NextPageToken = encodeConfigCursor(cfgs[len(cfgs)-1].GetId())
@@ -186,17 +189,27 @@ func (s *Server) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av
 // savePushConfig stores cfg if the task has room for it under
 // WithMaxPushConfigsPerTask (a config replacing one with its id always
 // has); the caller holds the task's lock. A refusal is a *runtime.Error.
-func (s *Server) savePushConfig(ctx context.Context, tenant string, cfg *a2av1.TaskPushNotificationConfig) error {
+func (s *Server) savePushConfig(ctx context.Context, tenant string, cfg store.PushConfig) error {
 	if max := s.maxPushConfigs; max > 0 {
 		existing, _, err := s.store.ListPushConfigs(ctx, tenant, cfg.GetTaskId(), "", max)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		if len(existing) >= max && !slices.ContainsFunc(existing, func(c *a2av1.TaskPushNotificationConfig) bool { return c.GetId() == cfg.GetId() }) {
+		if len(existing) >= max && !slices.ContainsFunc(existing, func(c store.PushConfig) bool { return c.GetId() == cfg.GetId() }) {
 			return runtime.NewError(runtime.CodeInvalidRequest, fmt.Sprintf(
 				"task %q already has %d push notification configs, the most it may have (MaxPushConfigsPerTask); delete one or replace one under its id", cfg.GetTaskId(), max)).
 				WithMetadata("limit", "MaxPushConfigsPerTask").WithMetadata("limitValue", strconv.Itoa(max))
 		}
 	}
 	return s.store.SavePushConfig(ctx, tenant, cfg)
+}
+
+// protocolVersion is the A2A version (Major.Minor) the call was made in, as
+// its binding negotiated it ("" when the server is called directly): what a
+// push config registered by the call records (store.PushConfig).
+func (c *call) protocolVersion() string {
+	if c.info == nil {
+		return ""
+	}
+	return c.info.Version
 }

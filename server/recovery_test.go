@@ -24,7 +24,7 @@ func orphan(t *testing.T, st store.Store, id string, state a2av1.TaskState, runn
 		History: []*a2av1.Message{userMsg("slow 60000")}}
 	c := store.Creation{Record: store.Record{Task: task, Runner: runner, LeaseUntil: lease}}
 	if hookURL != "" {
-		c.PushConfigs = []*a2av1.TaskPushNotificationConfig{{TaskId: id, Id: "hook", Url: hookURL}}
+		c.PushConfigs = []store.PushConfig{{TaskPushNotificationConfig: &a2av1.TaskPushNotificationConfig{TaskId: id, Id: "hook", Url: hookURL}}}
 	}
 	if _, err := st.CreateTask(context.Background(), c); err != nil {
 		t.Fatal(err)

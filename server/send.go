@@ -146,9 +146,13 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, f follow) (starte
 	if cfg != nil && cfg.HistoryLength != nil && *cfg.HistoryLength < 0 {
 		return started{}, negativeHistory("configuration.historyLength", *cfg.HistoryLength)
 	}
-	pushCfg, err := s.inlinePushConfig(cfg.GetTaskPushNotificationConfig())
+	inline, err := s.inlinePushConfig(cfg.GetTaskPushNotificationConfig())
 	if err != nil {
 		return started{}, err
+	}
+	var pushCfg store.PushConfig // none without inline
+	if inline != nil {
+		pushCfg = store.PushConfig{TaskPushNotificationConfig: inline, ProtocolVersion: c.protocolVersion()}
 	}
 	if msg.GetTaskId() != "" {
 		return s.followUp(c, req, size, pushCfg, f)
@@ -281,7 +285,7 @@ func (s *Server) inlinePushConfig(cfg *a2av1.TaskPushNotificationConfig) (*a2av1
 // waited for input (INPUT_REQUIRED, AUTH_REQUIRED) goes back to SUBMITTED,
 // so that waiting callers wait for the agent's answer to this message.
 // size is the message's protobuf size (checkMessageBudget).
-func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pushCfg *a2av1.TaskPushNotificationConfig, f follow) (started, error) {
+func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pushCfg store.PushConfig, f follow) (started, error) {
 	msg := req.GetMessage()
 	key := c.key(msg.GetTaskId())
 	held := s.lock(key)
@@ -309,7 +313,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 			WithMetadata("taskId", key.id)
 	}
 	msg.ContextId = task.GetContextId()
-	if pushCfg != nil {
+	if pushCfg.TaskPushNotificationConfig != nil {
 		pushCfg.TaskId = key.id
 		if err := s.savePushConfig(c.ctx, key.tenant, pushCfg); err != nil {
 			var re *runtime.Error

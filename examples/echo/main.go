@@ -194,6 +194,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if cfg.allowPrivateWebhooks {
 		opts = append(opts, server.WithPushOptions(push.AllowPrivateNetworks()))
 	}
+	if cfg.v03 {
+		// Webhooks registered through v0.3 are posted the v0.3 Task.
+		opts = append(opts, server.WithPushOptions(host.V03PushOptions()...))
+	}
 	srv, err := server.New(card, &echo.Agent{ChunkInterval: cfg.chunkInterval}, opts...)
 	if err != nil {
 		return err

@@ -21,9 +21,12 @@ type Delivery struct {
 	Path   string
 	Header http.Header
 	// Event is the decoded body (a ProtoJSON StreamResponse); nil when it
-	// did not decode (Err says why).
+	// did not decode (Err says why): a notification to a config registered
+	// through A2A v0.3 is a v0.3 Task, which tests decode from Body.
 	Event *a2av1.StreamResponse
 	Err   error
+	// Body is the request's body as received.
+	Body []byte
 	// Status is what the receiver answered.
 	Status int
 	// At is when the answer was written.
@@ -58,7 +61,7 @@ func NewWebhook(t testing.TB) *Webhook {
 
 func (w *Webhook) serve(rw http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
-	d := Delivery{Path: r.URL.Path, Header: r.Header.Clone()}
+	d := Delivery{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
 	if err == nil {
 		ev := new(a2av1.StreamResponse)
 		if err = runtime.UnmarshalJSON(body, ev); err == nil {

@@ -22,7 +22,8 @@ type Attempt struct {
 	// when none did).
 	StatusCode int
 
-	body []byte
+	body        []byte
+	contentType string
 }
 
 // AttemptFunc makes one attempt, or passes it on to the next interceptor;

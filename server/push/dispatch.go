@@ -147,7 +147,7 @@ func (s *Sender) dispatch(o store.Outbox) {
 
 // deliver makes one attempt of d and records its outcome in o.
 func (s *Sender) deliver(o store.Outbox, d store.Delivery) {
-	n := Notification{ID: d.ID, Tenant: d.Tenant, Config: d.Config, Event: d.Event, Trace: d.Trace}
+	n := Notification{ID: d.ID, Tenant: d.Tenant, Config: d.Config, Event: d.Event, ProtocolVersion: d.ProtocolVersion, Trace: d.Trace}
 	attempts := d.Attempts + 1
 	err := s.post(s.ctx, n, attempts)
 	ctx := context.WithoutCancel(s.ctx) // the outcome must be recorded even while closing

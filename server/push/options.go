@@ -38,6 +38,7 @@ type config struct {
 	client       *http.Client // WithHTTPClient; nil: the sender's own
 	onFailure    []func(Failure)
 	interceptors []func(AttemptFunc) AttemptFunc
+	encoders     map[string]PayloadEncoder // by protocol version (WithPayloadEncoder)
 	logger       *slog.Logger
 }
 

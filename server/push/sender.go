@@ -1,6 +1,10 @@
 // Package push delivers A2A push notifications (A2A §4.3, §13.2): every task
 // event is POSTed as one StreamResponse JSON document to each webhook
-// registered for the task.
+// registered for the task. A webhook registered through another protocol
+// version is posted what its store record says (store.TaskPayload: for
+// A2A v0.3, the task as written, once per change) in the form of the
+// PayloadEncoder given for that version (WithPayloadEncoder; for v0.3,
+// compat/a2av03.PushPayload writes the v0.3 Task JSON).
 //
 // The deliveries come from a store's outbox (store.Outbox), where the task
 // write that produced an event queued one delivery per webhook config in
@@ -49,7 +53,6 @@ import (
 	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
-	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server/store"
 )
 
@@ -94,6 +97,11 @@ type Notification struct {
 	// Event is the StreamResponse to POST (task, statusUpdate or
 	// artifactUpdate). It is read, never modified.
 	Event *a2av1.StreamResponse
+	// ProtocolVersion is the protocol version the config was registered
+	// through when the notification was queued (store.Delivery's): it picks
+	// the body's form (WithPayloadEncoder); without an encoder for it, the
+	// StreamResponse is posted as it is.
+	ProtocolVersion string
 	// Trace is the trace context of the write that produced the event
 	// (empty when tracing is off); an AttemptInterceptor continues it.
 	Trace store.TraceContext
@@ -190,11 +198,11 @@ func (s *Sender) Post(ctx context.Context, n Notification) error {
 
 // post makes attempt number of n through the interceptors.
 func (s *Sender) post(ctx context.Context, n Notification, number int) error {
-	body, err := runtime.MarshalJSON(n.Event)
+	body, contentType, err := s.encode(n)
 	if err != nil {
-		return &permanentError{fmt.Errorf("push: encoding the event: %w", err)}
+		return &permanentError{err}
 	}
-	a := &Attempt{Notification: n, Number: number, body: body}
+	a := &Attempt{Notification: n, Number: number, body: body, contentType: contentType}
 	if s.intercepted == nil {
 		return s.attempt(ctx, a)
 	}
@@ -222,7 +230,7 @@ func (s *Sender) attempt(ctx context.Context, a *Attempt) error {
 	for k, v := range a.Header {
 		req.Header[k] = v
 	}
-	req.Header.Set("Content-Type", ContentType)
+	req.Header.Set("Content-Type", a.contentType)
 	if auth := cfg.GetAuthentication(); auth.GetScheme() != "" && auth.GetCredentials() != "" {
 		req.Header.Set("Authorization", auth.GetScheme()+" "+auth.GetCredentials())
 	}

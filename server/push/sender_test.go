@@ -165,7 +165,7 @@ func (o *outbox) send(t *testing.T, tenant string, cfg *a2av1.TaskPushNotificati
 		v = rec.Version
 	}
 	if _, err := o.PushConfig(ctx, tenant, cfg.GetTaskId(), cfg.GetId()); err != nil {
-		if err := o.SavePushConfig(ctx, tenant, cfg); err != nil {
+		if err := o.SavePushConfig(ctx, tenant, store.PushConfig{TaskPushNotificationConfig: cfg}); err != nil {
 			t.Fatalf("SavePushConfig: %v", err)
 		}
 	}

@@ -94,8 +94,8 @@ type Memory struct {
 
 type memTenant struct {
 	tasks   map[string]*memEntry
-	lists   map[listKey]*listIndex                                  // owner (and context, state) → its tasks in listing order (memory_index.go); guarded by Memory.mu
-	configs map[string]map[string]*a2av1.TaskPushNotificationConfig // task id → config id → config; guarded by Memory.pmu
+	lists   map[listKey]*listIndex           // owner (and context, state) → its tasks in listing order (memory_index.go); guarded by Memory.mu
+	configs map[string]map[string]PushConfig // task id → config id → config; guarded by Memory.pmu
 }
 
 // memEntry is one task: its current record. mu serialises its writes (and
@@ -207,7 +207,7 @@ func (m *Memory) CreateTask(_ context.Context, c Creation) (Record, error) {
 	m.sweepInterruptedLocked()
 	t := m.tenants[rec.Tenant]
 	if t == nil {
-		t = &memTenant{tasks: make(map[string]*memEntry), lists: make(map[listKey]*listIndex), configs: make(map[string]map[string]*a2av1.TaskPushNotificationConfig)}
+		t = &memTenant{tasks: make(map[string]*memEntry), lists: make(map[listKey]*listIndex), configs: make(map[string]map[string]PushConfig)}
 		m.tenants[rec.Tenant] = t
 	}
 	if _, dup := t.tasks[id]; dup {
@@ -236,14 +236,14 @@ func (m *Memory) CreateTask(_ context.Context, c Creation) (Record, error) {
 		m.pmu.Lock()
 		byID := t.configs[id]
 		if byID == nil {
-			byID = make(map[string]*a2av1.TaskPushNotificationConfig)
+			byID = make(map[string]PushConfig)
 			t.configs[id] = byID
 		}
 		for _, cfg := range c.PushConfigs {
 			byID[cfg.GetId()] = cfg
 		}
 		e.configs.Store(int32(len(byID)))
-		m.enqueueLocked(rec.Tenant, id, 1, c.Events, c.Trace, byID)
+		m.enqueueLocked(rec.Tenant, id, 1, c.Events, rec.Task, c.Trace, byID)
 		m.pmu.Unlock()
 	}
 	m.trackRun(e, "", rec.Runner)
@@ -320,7 +320,7 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 	if len(u.Events) > 0 && e.configs.Load() > 0 {
 		if t := m.tenantOf(u.Tenant); t != nil {
 			m.pmu.Lock()
-			m.enqueueLocked(u.Tenant, u.Task.GetId(), v, u.Events, u.Trace, t.configs[u.Task.GetId()])
+			m.enqueueLocked(u.Tenant, u.Task.GetId(), v, u.Events, u.Task, u.Trace, t.configs[u.Task.GetId()])
 			m.pmu.Unlock()
 		}
 	}
@@ -517,14 +517,14 @@ func (m *Memory) subscribe(ctx context.Context, tenant, id string, buffer int) (
 }
 
 // SavePushConfig implements PushConfigs.
-func (m *Memory) SavePushConfig(_ context.Context, tenant string, cfg *a2av1.TaskPushNotificationConfig) error {
+func (m *Memory) SavePushConfig(_ context.Context, tenant string, cfg PushConfig) error {
 	if err := m.checkOpen(); err != nil {
 		return err
 	}
 	if cfg.GetTaskId() == "" || cfg.GetId() == "" {
 		return fmt.Errorf("store: push config needs a task id and an id (got task %q, id %q)", cfg.GetTaskId(), cfg.GetId())
 	}
-	if err := CheckPushConfig(tenant, cfg); err != nil {
+	if err := CheckPushConfig(tenant, cfg.TaskPushNotificationConfig); err != nil {
 		return err
 	}
 	m.mu.RLock()
@@ -542,29 +542,29 @@ func (m *Memory) SavePushConfig(_ context.Context, tenant string, cfg *a2av1.Tas
 	defer m.pmu.Unlock()
 	byID := t.configs[cfg.GetTaskId()]
 	if byID == nil {
-		byID = make(map[string]*a2av1.TaskPushNotificationConfig)
+		byID = make(map[string]PushConfig)
 		t.configs[cfg.GetTaskId()] = byID
 	}
 	byID[cfg.GetId()] = cfg
 	e.configs.Store(int32(len(byID)))
-	m.outbox.replaceConfig(tenant, cfg)
+	m.outbox.replaceConfig(tenant, cfg.TaskPushNotificationConfig)
 	return nil
 }
 
 // PushConfig implements PushConfigs.
-func (m *Memory) PushConfig(_ context.Context, tenant, taskID, id string) (*a2av1.TaskPushNotificationConfig, error) {
+func (m *Memory) PushConfig(_ context.Context, tenant, taskID, id string) (PushConfig, error) {
 	if err := m.checkOpen(); err != nil {
-		return nil, err
+		return PushConfig{}, err
 	}
 	if t := m.liveTenant(tenant, taskID); t != nil {
 		m.pmu.Lock()
-		cfg := t.configs[taskID][id]
+		cfg, ok := t.configs[taskID][id]
 		m.pmu.Unlock()
-		if cfg != nil {
+		if ok {
 			return cfg, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: push config %q of task %q", ErrNotFound, id, taskID)
+	return PushConfig{}, fmt.Errorf("%w: push config %q of task %q", ErrNotFound, id, taskID)
 }
 
 // liveTenant returns the tenant when it holds the live task, else nil.
@@ -578,11 +578,11 @@ func (m *Memory) liveTenant(tenant, taskID string) *memTenant {
 }
 
 // ListPushConfigs implements PushConfigs.
-func (m *Memory) ListPushConfigs(_ context.Context, tenant, taskID, after string, limit int) ([]*a2av1.TaskPushNotificationConfig, bool, error) {
+func (m *Memory) ListPushConfigs(_ context.Context, tenant, taskID, after string, limit int) ([]PushConfig, bool, error) {
 	if err := m.checkOpen(); err != nil {
 		return nil, false, err
 	}
-	var all []*a2av1.TaskPushNotificationConfig
+	var all []PushConfig
 	if t := m.liveTenant(tenant, taskID); t != nil {
 		m.pmu.Lock()
 		for id, cfg := range t.configs[taskID] {
@@ -592,7 +592,7 @@ func (m *Memory) ListPushConfigs(_ context.Context, tenant, taskID, after string
 		}
 		m.pmu.Unlock()
 	}
-	slices.SortFunc(all, func(a, b *a2av1.TaskPushNotificationConfig) int { return strings.Compare(a.GetId(), b.GetId()) })
+	slices.SortFunc(all, func(a, b PushConfig) int { return strings.Compare(a.GetId(), b.GetId()) })
 	if limit > 0 && len(all) > limit {
 		return all[:limit], true, nil
 	}

@@ -53,9 +53,10 @@ func (m *Memory) Stats() MemoryStats {
 	return MemoryStats{PendingDeliveries: len(m.outbox.byID), DroppedDeliveries: m.outbox.dropped}
 }
 
-// enqueueLocked queues every event of a write for every config; called with
-// m.pmu held.
-func (m *Memory) enqueueLocked(tenant, taskID string, version int64, events []*a2av1.StreamResponse, trace TraceContext, configs map[string]*a2av1.TaskPushNotificationConfig) {
+// enqueueLocked queues every event of a write for every config (a config
+// that wants the task, TaskPayload, gets one delivery of task instead);
+// called with m.pmu held.
+func (m *Memory) enqueueLocked(tenant, taskID string, version int64, events []*a2av1.StreamResponse, task *a2av1.Task, trace TraceContext, configs map[string]PushConfig) {
 	if len(events) == 0 || len(configs) == 0 {
 		return
 	}
@@ -66,8 +67,21 @@ func (m *Memory) enqueueLocked(tenant, taskID string, version int64, events []*a
 	slices.Sort(ids)
 	now := m.now()
 	queued := false
+	last := len(events) - 1
+	var snapshot *a2av1.StreamResponse // the task as a payload, made once
 	for i, ev := range events {
 		for _, cid := range ids {
+			cfg := configs[cid]
+			payload := ev
+			if TaskPayload(cfg.ProtocolVersion) {
+				if i != last {
+					continue
+				}
+				if snapshot == nil {
+					snapshot = taskEvent(task)
+				}
+				payload = snapshot
+			}
 			k := outboxKey{tenant, taskID, cid}
 			q := m.outbox.queues[k]
 			if len(q) >= m.maxPending {
@@ -75,9 +89,10 @@ func (m *Memory) enqueueLocked(tenant, taskID string, version int64, events []*a
 				continue
 			}
 			d := &memDelivery{
-				Delivery: Delivery{ID: DeliveryID(tenant, taskID, version, i, cid), Tenant: tenant, Config: configs[cid], Event: ev, Trace: trace},
-				key:      k,
-				due:      now,
+				Delivery: Delivery{ID: DeliveryID(tenant, taskID, version, i, cid), Tenant: tenant, Config: cfg.TaskPushNotificationConfig,
+					Event: payload, ProtocolVersion: cfg.ProtocolVersion, Trace: trace},
+				key: k,
+				due: now,
 			}
 			m.outbox.queues[k] = append(q, d)
 			m.outbox.byID[d.ID] = d

@@ -80,7 +80,7 @@ func TestTerminalTaskTTL(t *testing.T) {
 	startTask(t, m, "", "running")
 	endTask(t, m, "", "done")
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: "done", Id: "p1", Url: "https://example.com/hook"}
-	if err := m.SavePushConfig(ctx, "", cfg); err != nil {
+	if err := m.SavePushConfig(ctx, "", PushConfig{TaskPushNotificationConfig: cfg}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -103,7 +103,7 @@ func TestTerminalTaskTTL(t *testing.T) {
 	if cfgs, _, _ := m.ListPushConfigs(ctx, "", "done", "", 0); len(cfgs) != 0 {
 		t.Errorf("ListPushConfigs of an expired task = %v, want none", cfgs)
 	}
-	if err := m.SavePushConfig(ctx, "", cfg); !errors.Is(err, ErrNotFound) {
+	if err := m.SavePushConfig(ctx, "", PushConfig{TaskPushNotificationConfig: cfg}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("SavePushConfig on an expired task: %v, want ErrNotFound", err)
 	}
 	page, err := m.ListTasks(ctx, "", Query{Limit: 10})

@@ -94,10 +94,11 @@ type Creation struct {
 	Record
 	// PushConfigs are stored together with the task (an inline config of
 	// the message that started it). Their TaskId must be the task's id.
-	PushConfigs []*a2av1.TaskPushNotificationConfig
+	PushConfigs []PushConfig
 	// Events are queued in the outbox for every config in PushConfigs (they
 	// are not published to subscribers: nobody can follow a task before it
-	// exists). Their version is 1.
+	// exists); a config whose version wants the task (TaskPayload) gets
+	// Record.Task instead. Their version is 1.
 	Events []*a2av1.StreamResponse
 	// Trace is kept with the deliveries the creation queues.
 	Trace TraceContext
@@ -113,7 +114,8 @@ type Update struct {
 	// Events travel with the write, if and only if it succeeds: they are
 	// published to the task's subscribers, in order, once the write is
 	// durable, and queued in the outbox for every push config the task has
-	// at the time of the write. Each carries the new version.
+	// at the time of the write (a config whose version wants the task,
+	// TaskPayload, gets Task once instead). Each carries the new version.
 	Events []*a2av1.StreamResponse
 	// Runner, when not empty, records that this runner executes the task
 	// from now on, with its lease extended to LeaseUntil. Empty keeps the
@@ -270,16 +272,18 @@ type CreateSubscriber interface {
 
 // PushConfigs keeps the webhook configs of tasks.
 type PushConfigs interface {
-	// SavePushConfig stores cfg (cfg.TaskId and cfg.Id must be set),
-	// replacing a config with the same id; deliveries of that config still
-	// pending go to the new config. The task must exist (ErrNotFound).
-	SavePushConfig(ctx context.Context, tenant string, cfg *a2av1.TaskPushNotificationConfig) error
-	// PushConfig returns one config. ErrNotFound.
-	PushConfig(ctx context.Context, tenant, taskID, id string) (*a2av1.TaskPushNotificationConfig, error)
+	// SavePushConfig stores cfg with its protocol version (cfg.TaskId and
+	// cfg.Id must be set), replacing a config with the same id; deliveries
+	// of that config still pending go to the new config's webhook, in the
+	// form they were queued in (their Delivery.ProtocolVersion). The task
+	// must exist (ErrNotFound).
+	SavePushConfig(ctx context.Context, tenant string, cfg PushConfig) error
+	// PushConfig returns one config with its protocol version. ErrNotFound.
+	PushConfig(ctx context.Context, tenant, taskID, id string) (PushConfig, error)
 	// ListPushConfigs returns the task's configs ordered by id, those with an
 	// id greater than after, at most limit (limit <= 0: all), and whether
 	// more follow.
-	ListPushConfigs(ctx context.Context, tenant, taskID, after string, limit int) ([]*a2av1.TaskPushNotificationConfig, bool, error)
+	ListPushConfigs(ctx context.Context, tenant, taskID, after string, limit int) ([]PushConfig, bool, error)
 	// DeletePushConfig removes a config: later writes queue nothing for it.
 	// Deliveries already queued (events written while it existed) are still
 	// made. Removing a missing config succeeds.
@@ -295,8 +299,13 @@ type Delivery struct {
 	Tenant string
 	// Config is the webhook (as currently stored).
 	Config *a2av1.TaskPushNotificationConfig
-	// Event is the StreamResponse to post.
+	// Event is the StreamResponse to post: an event of the task, or for a
+	// config whose version wants the task (TaskPayload) the task as written.
 	Event *a2av1.StreamResponse
+	// ProtocolVersion is the config's protocol version when the delivery
+	// was queued (PushConfig.ProtocolVersion): the form Event is posted in.
+	// Replacing the config later does not change it.
+	ProtocolVersion string
 	// Attempts is how many attempts failed before this claim.
 	Attempts int
 	// Trace is the trace context of the write that queued the delivery.

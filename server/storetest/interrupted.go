@@ -54,7 +54,7 @@ func RunInterruptedRetention(t *testing.T, newStore func(t *testing.T, clock *Cl
 	resumed := newTask("resumed", "c", inputReq, 0)
 	mustCreate(t, s, "", "", resumed)
 	mustUpdate(t, s, "", next(resumed, working, 50*time.Minute), 1)
-	if err := s.SavePushConfig(ctx, "", &a2av1.TaskPushNotificationConfig{TaskId: "input", Id: "p", Url: "https://example.com/hook"}); err != nil {
+	if err := s.SavePushConfig(ctx, "", v10(&a2av1.TaskPushNotificationConfig{TaskId: "input", Id: "p", Url: "https://example.com/hook"})); err != nil {
 		t.Fatalf("SavePushConfig(input): %v", err)
 	}
 
@@ -76,7 +76,7 @@ func RunInterruptedRetention(t *testing.T, newStore func(t *testing.T, clock *Cl
 		wantErr(t, "Subscribe("+id+") after its TTL", err, store.ErrNotFound)
 		_, err = s.PushConfig(ctx, "", id, "p")
 		wantErr(t, "PushConfig("+id+") after its TTL", err, store.ErrNotFound)
-		err = s.SavePushConfig(ctx, "", &a2av1.TaskPushNotificationConfig{TaskId: id, Id: "q", Url: "https://example.com/hook"})
+		err = s.SavePushConfig(ctx, "", v10(&a2av1.TaskPushNotificationConfig{TaskId: id, Id: "q", Url: "https://example.com/hook"}))
 		wantErr(t, "SavePushConfig("+id+") after its TTL", err, store.ErrNotFound)
 	}
 

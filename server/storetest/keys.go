@@ -55,7 +55,7 @@ func testKeysAtTheLimits(t *testing.T, s store.Store) {
 	task.ContextId = contextID
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: id, Id: cfgID, Url: "https://hook.example/a"}
 	if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: tenant, Owner: owner, Task: task},
-		PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg}, Events: []*a2av1.StreamResponse{statusEvent(task)}}); err != nil {
+		PushConfigs: []store.PushConfig{v10(cfg)}, Events: []*a2av1.StreamResponse{statusEvent(task)}}); err != nil {
 		t.Fatalf("CreateTask with every key at its limit: %v", err)
 	}
 	rec, err := s.Task(ctx, tenant, id)
@@ -93,7 +93,7 @@ func testKeysRefused(t *testing.T, s store.Store) {
 			"task id":    {Record: store.Record{Task: newTask(bad, "ctx", working, 0)}},
 			"context id": {Record: store.Record{Task: withContext(newTask("t", "ctx", working, 0), bad)}},
 			"push config id": {Record: store.Record{Task: newTask("t", "ctx", working, 0)},
-				PushConfigs: []*a2av1.TaskPushNotificationConfig{{TaskId: "t", Id: bad, Url: "https://hook.example/a"}}},
+				PushConfigs: []store.PushConfig{v10(&a2av1.TaskPushNotificationConfig{TaskId: "t", Id: bad, Url: "https://hook.example/a"})}},
 		}
 		for field, c := range tasks {
 			if _, err := s.CreateTask(ctx, c); !errors.Is(err, store.ErrInvalidKey) {
@@ -118,7 +118,7 @@ func testKeysRefused(t *testing.T, s store.Store) {
 				t.Errorf("UpdateTask(%s key): %v; want ErrNotFound", name, err)
 			}
 			cfg := &a2av1.TaskPushNotificationConfig{TaskId: id, Id: "c", Url: "https://hook.example/a"}
-			if err := s.SavePushConfig(ctx, tenant, cfg); !errors.Is(err, store.ErrNotFound) {
+			if err := s.SavePushConfig(ctx, tenant, v10(cfg)); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("SavePushConfig for a task with a %s key: %v; want ErrNotFound", name, err)
 			}
 			if _, err := s.PushConfig(ctx, tenant, id, "c"); !errors.Is(err, store.ErrNotFound) {
@@ -134,7 +134,7 @@ func testKeysRefused(t *testing.T, s store.Store) {
 		if _, err := s.PushConfig(ctx, "", "good", bad); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("PushConfig with a %s config id: %v; want ErrNotFound", name, err)
 		}
-		if err := s.SavePushConfig(ctx, "", &a2av1.TaskPushNotificationConfig{TaskId: "good", Id: bad, Url: "https://hook.example/a"}); !errors.Is(err, store.ErrInvalidKey) {
+		if err := s.SavePushConfig(ctx, "", v10(&a2av1.TaskPushNotificationConfig{TaskId: "good", Id: bad, Url: "https://hook.example/a"})); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("SavePushConfig with a %s config id: %v; want ErrInvalidKey", name, err)
 		}
 		for _, q := range []struct {

@@ -27,6 +27,9 @@ func RunOutbox(t *testing.T, newStore func(t *testing.T) OutboxStore) {
 		{"Wakeup", testOutboxWakeup},
 		{"TenantsApart", testOutboxTenantsApart},
 		{"TraceContext", testOutboxTraceContext},
+		{"TaskPayload", testOutboxTaskPayload},
+		{"TaskPayloadAtCreate", testOutboxTaskPayloadAtCreate},
+		{"FormKeptWhenReplaced", testOutboxFormKeptWhenReplaced},
 	}.run(t, newStore)
 }
 
@@ -64,7 +67,7 @@ func finish(t *testing.T, s OutboxStore, ds []store.Delivery) {
 func saveConfig(t *testing.T, s OutboxStore, tenant, taskID, id string) *a2av1.TaskPushNotificationConfig {
 	t.Helper()
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: taskID, Id: id, Url: "https://" + id + ".example/hook", Token: "tok-" + id}
-	if err := s.SavePushConfig(context.Background(), tenant, cfg); err != nil {
+	if err := s.SavePushConfig(context.Background(), tenant, v10(cfg)); err != nil {
 		t.Fatalf("SavePushConfig(%s): %v", id, err)
 	}
 	return cfg
@@ -117,7 +120,7 @@ func testOutboxQueuedWithCreate(t *testing.T, s OutboxStore) {
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "inline", Url: "https://inline.example"}
 	if _, err := s.CreateTask(context.Background(), store.Creation{
 		Record:      store.Record{Tenant: "T", Task: task},
-		PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg},
+		PushConfigs: []store.PushConfig{v10(cfg)},
 		Events:      []*a2av1.StreamResponse{{Payload: &a2av1.StreamResponse_Task{Task: task}}},
 	}); err != nil {
 		t.Fatalf("CreateTask: %v", err)
@@ -218,7 +221,7 @@ func testOutboxConfigReplaced(t *testing.T, s OutboxStore) {
 	t2 := next(rec.Task, working, time.Second)
 	mustUpdate(t, s, "", t2, rec.Version, statusEvent(t2))
 	moved := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://moved.example/hook", Token: "new"}
-	if err := s.SavePushConfig(ctx, "", moved); err != nil {
+	if err := s.SavePushConfig(ctx, "", v10(moved)); err != nil {
 		t.Fatalf("SavePushConfig: %v", err)
 	}
 	ds := claim(t, s, "w", now, 5)
@@ -372,7 +375,7 @@ func testOutboxTraceContext(t *testing.T, s OutboxStore) {
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://p.example/hook"}
 	rec, err := s.CreateTask(ctx, store.Creation{
 		Record:      store.Record{Tenant: "T", Task: task},
-		PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg},
+		PushConfigs: []store.PushConfig{v10(cfg)},
 		Events:      []*a2av1.StreamResponse{{Payload: &a2av1.StreamResponse_Task{Task: task}}},
 		Trace:       created,
 	})

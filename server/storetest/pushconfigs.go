@@ -19,27 +19,28 @@ func RunPushConfigs(t *testing.T, newStore func(t *testing.T) PushConfigStore) {
 		{"Paging", testPushConfigPaging},
 		{"TenantIsolation", testPushConfigTenants},
 		{"CreatedWithTask", testPushConfigsCreatedWithTask},
+		{"ProtocolVersion", testPushConfigVersion},
 	}.run(t, newStore)
 }
 
 func testPushConfigs(t *testing.T, s PushConfigStore) {
 	ctx := context.Background()
 	mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	err := s.SavePushConfig(ctx, "", &a2av1.TaskPushNotificationConfig{TaskId: "nope", Id: "p", Url: "https://x.example"})
+	err := s.SavePushConfig(ctx, "", v10(&a2av1.TaskPushNotificationConfig{TaskId: "nope", Id: "p", Url: "https://x.example"}))
 	wantErr(t, "SavePushConfig for an unknown task", err, store.ErrNotFound)
 	p1 := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p1", Url: "https://one.example", Token: "tok"}
-	if err := s.SavePushConfig(ctx, "", p1); err != nil {
+	if err := s.SavePushConfig(ctx, "", v10(p1)); err != nil {
 		t.Fatalf("SavePushConfig: %v", err)
 	}
 	got, err := s.PushConfig(ctx, "", "t1", "p1")
-	if err != nil || !proto.Equal(got, p1) {
+	if err != nil || !proto.Equal(got.TaskPushNotificationConfig, p1) {
 		t.Fatalf("PushConfig = %v, %v; want %v", got, err, p1)
 	}
 	p1b := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p1", Url: "https://two.example"}
-	if err := s.SavePushConfig(ctx, "", p1b); err != nil {
+	if err := s.SavePushConfig(ctx, "", v10(p1b)); err != nil {
 		t.Fatalf("SavePushConfig (overwrite): %v", err)
 	}
-	if got, _ := s.PushConfig(ctx, "", "t1", "p1"); !proto.Equal(got, p1b) {
+	if got, _ := s.PushConfig(ctx, "", "t1", "p1"); !proto.Equal(got.TaskPushNotificationConfig, p1b) {
 		t.Fatalf("after overwriting, PushConfig = %v, want %v", got, p1b)
 	}
 	_, err = s.PushConfig(ctx, "", "t1", "p2")
@@ -58,7 +59,7 @@ func testPushConfigPaging(t *testing.T, s PushConfigStore) {
 	ctx := context.Background()
 	mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
 	for _, id := range []string{"c", "a", "e", "b", "d"} {
-		if err := s.SavePushConfig(ctx, "", &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: id, Url: "https://x.example/" + id}); err != nil {
+		if err := s.SavePushConfig(ctx, "", v10(&a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: id, Url: "https://x.example/" + id})); err != nil {
 			t.Fatalf("SavePushConfig: %v", err)
 		}
 	}
@@ -90,7 +91,7 @@ func testPushConfigTenants(t *testing.T, s PushConfigStore) {
 	ctx := context.Background()
 	mustCreate(t, s, "A", "", newTask("t1", "ca", submitted, 0))
 	mustCreate(t, s, "B", "", newTask("t1", "cb", submitted, 0))
-	if err := s.SavePushConfig(ctx, "A", &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://a.example"}); err != nil {
+	if err := s.SavePushConfig(ctx, "A", v10(&a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://a.example"})); err != nil {
 		t.Fatalf("SavePushConfig(A): %v", err)
 	}
 	_, err := s.PushConfig(ctx, "B", "t1", "p")
@@ -99,7 +100,7 @@ func testPushConfigTenants(t *testing.T, s PushConfigStore) {
 	if err != nil || len(cfgs) != 0 {
 		t.Fatalf("ListPushConfigs(B) = %v, %v; want none", cfgs, err)
 	}
-	err = s.SavePushConfig(ctx, "C", &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://a.example"})
+	err = s.SavePushConfig(ctx, "C", v10(&a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://a.example"}))
 	wantErr(t, "SavePushConfig for a task of another tenant", err, store.ErrNotFound)
 	if err := s.DeletePushConfig(ctx, "B", "t1", "p"); err != nil {
 		t.Fatalf("DeletePushConfig(B): %v", err)
@@ -113,15 +114,15 @@ func testPushConfigsCreatedWithTask(t *testing.T, s PushConfigStore) {
 	ctx := context.Background()
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "inline", Url: "https://hook.example", Token: "tok"}
 	if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0)},
-		PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg}}); err != nil {
+		PushConfigs: []store.PushConfig{v10(cfg)}}); err != nil {
 		t.Fatalf("CreateTask with a push config: %v", err)
 	}
 	got, err := s.PushConfig(ctx, "T", "t1", "inline")
-	if err != nil || !proto.Equal(got, cfg) {
+	if err != nil || !proto.Equal(got.TaskPushNotificationConfig, cfg) {
 		t.Fatalf("PushConfig after CreateTask = %v, %v; want %v", got, err, cfg)
 	}
 	_, err = s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0)},
-		PushConfigs: []*a2av1.TaskPushNotificationConfig{{TaskId: "t1", Id: "other", Url: "https://x.example"}}})
+		PushConfigs: []store.PushConfig{v10(&a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "other", Url: "https://x.example"})}})
 	wantErr(t, "CreateTask of an existing id with a push config", err, store.ErrExists)
 	if _, err := s.PushConfig(ctx, "T", "t1", "other"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a refused CreateTask stored its push config: %v", err)

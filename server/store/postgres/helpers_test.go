@@ -74,6 +74,6 @@ func update(t testing.TB, s *Store, u store.Update) int64 {
 	return v
 }
 
-func cfg(task, id string) *a2av1.TaskPushNotificationConfig {
-	return &a2av1.TaskPushNotificationConfig{TaskId: task, Id: id, Url: "https://hook.example/" + id}
+func cfg(task, id string) store.PushConfig {
+	return store.PushConfig{TaskPushNotificationConfig: &a2av1.TaskPushNotificationConfig{TaskId: task, Id: id, Url: "https://hook.example/" + id}, ProtocolVersion: "1.0"}
 }

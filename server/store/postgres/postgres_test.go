@@ -349,7 +349,7 @@ func TestReplicasOutbox(t *testing.T) {
 	const tasks, writes = 10, 8
 	for i := range tasks {
 		id := fmt.Sprintf("t%d", i)
-		create(t, a, store.Creation{Record: store.Record{Task: newTask(id, working, 0)}, PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg(id, "p"), cfg(id, "q")}})
+		create(t, a, store.Creation{Record: store.Record{Task: newTask(id, working, 0)}, PushConfigs: []store.PushConfig{cfg(id, "p"), cfg(id, "q")}})
 	}
 	for drained := false; !drained; {
 		select {
@@ -554,7 +554,7 @@ func TestOutboxOrderUnderConcurrentFinish(t *testing.T) {
 	const tasks, writes = 4, 60
 	for i := range tasks {
 		id := fmt.Sprintf("t%d", i)
-		create(t, a, store.Creation{Record: store.Record{Task: newTask(id, working, 0)}, PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg(id, "p")}})
+		create(t, a, store.Creation{Record: store.Record{Task: newTask(id, working, 0)}, PushConfigs: []store.PushConfig{cfg(id, "p")}})
 	}
 	var wg sync.WaitGroup
 	var writing atomic.Int32
@@ -733,7 +733,7 @@ func TestRetention(t *testing.T) {
 	t.Run("TTL", func(t *testing.T) {
 		clock := &testClock{now: time.Now()}
 		s := openTemp(t, WithTerminalTaskTTL(time.Hour), WithClock(clock.Now))
-		rec := create(t, s, store.Creation{Record: store.Record{Task: newTask("done", working, 0)}, PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg("done", "p")}})
+		rec := create(t, s, store.Creation{Record: store.Record{Task: newTask("done", working, 0)}, PushConfigs: []store.PushConfig{cfg("done", "p")}})
 		fin := newTask("done", completed, time.Second)
 		update(t, s, store.Update{Task: fin, Expect: rec.Version, Events: []*a2av1.StreamResponse{statusEvent(fin)}})
 		create(t, s, store.Creation{Record: store.Record{Task: newTask("running", working, 0)}})
@@ -969,7 +969,7 @@ func TestQuotedSchema(t *testing.T) {
 func TestPushCount(t *testing.T) {
 	s := openTemp(t)
 	ctx := context.Background()
-	create(t, s, store.Creation{Record: store.Record{Task: newTask("t", working, 0)}, PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg("t", "a")}})
+	create(t, s, store.Creation{Record: store.Record{Task: newTask("t", working, 0)}, PushConfigs: []store.PushConfig{cfg("t", "a")}})
 	count := func() int {
 		var n int
 		if err := s.pool.QueryRow(ctx, `SELECT push_count FROM tasks WHERE id = 't'`).Scan(&n); err != nil {

@@ -19,7 +19,7 @@ import (
 // ---- Push configs ----
 
 // SavePushConfig implements store.PushConfigs.
-func (s *Store) SavePushConfig(ctx context.Context, tenant string, cfg *a2av1.TaskPushNotificationConfig) error {
+func (s *Store) SavePushConfig(ctx context.Context, tenant string, cfg store.PushConfig) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
@@ -27,15 +27,15 @@ func (s *Store) SavePushConfig(ctx context.Context, tenant string, cfg *a2av1.Ta
 	if taskID == "" || id == "" {
 		return fmt.Errorf("store: push config needs a task id and an id (got task %q, id %q)", taskID, id)
 	}
-	if err := store.CheckPushConfig(tenant, cfg); err != nil {
+	if err := store.CheckPushConfig(tenant, cfg.TaskPushNotificationConfig); err != nil {
 		return err
 	}
-	blob, err := proto.Marshal(cfg)
+	blob, err := proto.Marshal(cfg.TaskPushNotificationConfig)
 	if err != nil {
 		return fmt.Errorf("postgres store %s: encoding push config %q: %w", s.name, id, err)
 	}
 	what := fmt.Sprintf("saving push config %q of task %q", id, taskID)
-	n, err := s.configBatch(ctx, tenant, taskID, sqlSaveConfig, tenant, taskID, id, blob, s.liveSince(), s.waitingSince())
+	n, err := s.configBatch(ctx, tenant, taskID, sqlSaveConfig, tenant, taskID, id, blob, s.liveSince(), s.waitingSince(), cfg.ProtocolVersion)
 	if err != nil {
 		return s.dbErr(what, err)
 	}
@@ -71,22 +71,24 @@ func (s *Store) configBatch(ctx context.Context, tenant, taskID, sql string, arg
 }
 
 // PushConfig implements store.PushConfigs.
-func (s *Store) PushConfig(ctx context.Context, tenant, taskID, id string) (*a2av1.TaskPushNotificationConfig, error) {
+func (s *Store) PushConfig(ctx context.Context, tenant, taskID, id string) (store.PushConfig, error) {
 	if err := s.checkOpen(); err != nil {
-		return nil, err
+		return store.PushConfig{}, err
 	}
 	if !store.ValidIDs(tenant, taskID, id) { // PostgreSQL's text cannot hold it: no such config
-		return nil, fmt.Errorf("%w: push config %q of task %q", store.ErrNotFound, id, taskID)
+		return store.PushConfig{}, fmt.Errorf("%w: push config %q of task %q", store.ErrNotFound, id, taskID)
 	}
 	var blob []byte
-	err := s.pool.QueryRow(ctx, sqlConfig, tenant, taskID, id, s.liveSince(), s.waitingSince()).Scan(&blob)
+	var version string
+	err := s.pool.QueryRow(ctx, sqlConfig, tenant, taskID, id, s.liveSince(), s.waitingSince()).Scan(&blob, &version)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("%w: push config %q of task %q", store.ErrNotFound, id, taskID)
+		return store.PushConfig{}, fmt.Errorf("%w: push config %q of task %q", store.ErrNotFound, id, taskID)
 	}
 	if err != nil {
-		return nil, s.dbErr(fmt.Sprintf("reading push config %q of task %q", id, taskID), err)
+		return store.PushConfig{}, s.dbErr(fmt.Sprintf("reading push config %q of task %q", id, taskID), err)
 	}
-	return s.decodeConfig(blob)
+	cfg, err := s.decodeConfig(blob)
+	return store.PushConfig{TaskPushNotificationConfig: cfg, ProtocolVersion: version}, err
 }
 
 func (s *Store) decodeConfig(blob []byte) (*a2av1.TaskPushNotificationConfig, error) {
@@ -98,7 +100,7 @@ func (s *Store) decodeConfig(blob []byte) (*a2av1.TaskPushNotificationConfig, er
 }
 
 // ListPushConfigs implements store.PushConfigs.
-func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after string, limit int) ([]*a2av1.TaskPushNotificationConfig, bool, error) {
+func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after string, limit int) ([]store.PushConfig, bool, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, false, err
 	}
@@ -115,20 +117,21 @@ func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after strin
 		return nil, false, s.dbErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
 	}
 	defer rows.Close()
-	var out []*a2av1.TaskPushNotificationConfig
+	var out []store.PushConfig
 	for rows.Next() {
 		if limit > 0 && len(out) == limit {
 			return out, true, nil
 		}
 		var blob []byte
-		if err := rows.Scan(&blob); err != nil {
+		var version string
+		if err := rows.Scan(&blob, &version); err != nil {
 			return nil, false, s.dbErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
 		}
 		cfg, err := s.decodeConfig(blob)
 		if err != nil {
 			return nil, false, err
 		}
-		out = append(out, cfg)
+		out = append(out, store.PushConfig{TaskPushNotificationConfig: cfg, ProtocolVersion: version})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, s.dbErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
@@ -182,8 +185,9 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c store.Claim) ([]store.Del
 			attempts   int32
 			next       int64
 			tp, ts     *string // NULL when the head was not read (id == nil)
+			version    *string
 		)
-		if err := rows.Scan(&q.tenant, &q.taskID, &q.configID, &id, &config, &ev, &attempts, &next, &tp, &ts); err != nil {
+		if err := rows.Scan(&q.tenant, &q.taskID, &q.configID, &id, &config, &ev, &attempts, &next, &tp, &ts, &version); err != nil {
 			rows.Close()
 			return nil, s.dbErr("claiming deliveries", err)
 		}
@@ -197,12 +201,12 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c store.Claim) ([]store.Del
 			rows.Close()
 			return nil, err
 		}
-		event := new(a2av1.StreamResponse)
-		if err := proto.Unmarshal(ev, event); err != nil {
+		event, err := store.UnmarshalDeliveryEvent(*version, ev)
+		if err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("postgres store %s: decoding the event of delivery %q: %w", s.name, *id, err)
 		}
-		d := store.Delivery{ID: *id, Tenant: q.tenant, Config: cfg, Event: event, Attempts: int(attempts)}
+		d := store.Delivery{ID: *id, Tenant: q.tenant, Config: cfg, Event: event, ProtocolVersion: *version, Attempts: int(attempts)}
 		if tp != nil && ts != nil {
 			d.Trace = store.TraceContext{Parent: *tp, State: *ts}
 		}

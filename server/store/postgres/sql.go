@@ -19,6 +19,10 @@ const (
 	// its kind), $17 notify, $18 traceparent and $19 tracestate of the
 	// deliveries.
 	//
+	// A config registered through a version before 1.0 (store.TaskPayload)
+	// is queued one delivery per write, with the write's last event's id
+	// and the task as written ($4) as its payload.
+	//
 	// Result: the new version, the deliveries queued, the notifications
 	// sent; no row when nothing was written.
 	sqlUpdateTask = `WITH cur AS (
@@ -37,19 +41,21 @@ const (
 	FROM upd, unnest($12::bytea[]) WITH ORDINALITY AS e(event, i)
 ), q AS (
 	INSERT INTO outbox_queues AS q (tenant, task_id, config_id, next_no, next_attempt)
-	SELECT p.tenant, p.task_id, p.id, $13::integer, $11::bigint
+	SELECT p.tenant, p.task_id, p.id, CASE WHEN p.protocol_version LIKE '0.%' THEN 1 ELSE $13::integer END, $11::bigint
 	FROM upd JOIN push_configs p ON p.tenant = upd.tenant AND p.task_id = upd.id
 	WHERE upd.push_count > 0 AND $13::integer > 0
 	ORDER BY p.id
 	ON CONFLICT (tenant, task_id, config_id) DO UPDATE SET next_no = q.next_no + EXCLUDED.next_no,
 		next_attempt = CASE WHEN q.head_no = q.next_no THEN EXCLUDED.next_attempt ELSE q.next_attempt END
-	RETURNING q.tenant, q.task_id, q.config_id, q.next_no - $13::integer AS first_no
+	RETURNING q.tenant, q.task_id, q.config_id, q.next_no AS end_no
 ), ob AS (
-	INSERT INTO outbox (tenant, task_id, config_id, no, id, config, event, traceparent, tracestate)
-	SELECT q.tenant, q.task_id, q.config_id, q.first_no + e.i - 1,
-		$14::text || ($3 + 1)::text || '.' || (e.i - 1)::text || '/' || q.config_id, p.config, e.event, $18::text, $19::text
+	INSERT INTO outbox (tenant, task_id, config_id, no, id, config, event, traceparent, tracestate, protocol_version)
+	SELECT q.tenant, q.task_id, q.config_id, q.end_no - $13::integer + e.i - 1,
+		$14::text || ($3 + 1)::text || '.' || (e.i - 1)::text || '/' || q.config_id, p.config,
+		CASE WHEN p.protocol_version LIKE '0.%' THEN $4::bytea ELSE e.event END, $18::text, $19::text, p.protocol_version
 	FROM q JOIN push_configs p ON p.tenant = q.tenant AND p.task_id = q.task_id AND p.id = q.config_id,
 		unnest($12::bytea[]) WITH ORDINALITY AS e(event, i)
+	WHERE p.protocol_version NOT LIKE '0.%' OR e.i = $13::integer
 	RETURNING 1
 ), n AS (
 	SELECT pg_notify($15::text, CASE WHEN EXISTS (SELECT 1 FROM ob) THEN 'q' ELSE 'e' END || $16::text)
@@ -91,7 +97,9 @@ RETURNING 1::bigint, 0::bigint, 0::bigint`
 	// $1…$11 as sqlCreateTask, $12 config ids, $13 configs, $14 number of
 	// events, $15 now, $16 events, $17 delivery id prefixes, $18 channel,
 	// $19 notification payload (after its kind), $20 traceparent and $21
-	// tracestate of the deliveries.
+	// tracestate of the deliveries, $22 the configs' protocol versions (a
+	// config of a version before 1.0 is queued the task, $7, once; see
+	// sqlUpdateTask).
 	// Result: 1 if the task was inserted, deliveries queued, notifications.
 	sqlCreateTaskWithConfigs = `WITH ins AS (
 	INSERT INTO tasks (tenant, id, owner, context_id, state, status_time, version, snapshot, runner, lease_until, ended_at, push_count)
@@ -99,20 +107,23 @@ RETURNING 1::bigint, 0::bigint, 0::bigint`
 	ON CONFLICT (tenant, id) DO NOTHING
 	RETURNING tenant, id
 ), cfg AS (
-	INSERT INTO push_configs (tenant, task_id, id, config)
-	SELECT ins.tenant, ins.id, c.id, c.config FROM ins, unnest($12::text[], $13::bytea[]) AS c(id, config)
-	RETURNING tenant, task_id, id, config
+	INSERT INTO push_configs (tenant, task_id, id, config, protocol_version)
+	SELECT ins.tenant, ins.id, c.id, c.config, c.version FROM ins, unnest($12::text[], $13::bytea[], $22::text[]) AS c(id, config, version)
+	RETURNING tenant, task_id, id, config, protocol_version
 ), q AS (
 	INSERT INTO outbox_queues AS q (tenant, task_id, config_id, next_no, next_attempt)
-	SELECT cfg.tenant, cfg.task_id, cfg.id, $14::integer, $15::bigint FROM cfg WHERE $14::integer > 0
+	SELECT cfg.tenant, cfg.task_id, cfg.id, CASE WHEN cfg.protocol_version LIKE '0.%' THEN 1 ELSE $14::integer END, $15::bigint
+	FROM cfg WHERE $14::integer > 0
 	ORDER BY cfg.id
 	ON CONFLICT (tenant, task_id, config_id) DO UPDATE SET next_no = q.next_no + EXCLUDED.next_no,
 		next_attempt = CASE WHEN q.head_no = q.next_no THEN EXCLUDED.next_attempt ELSE q.next_attempt END
-	RETURNING q.tenant, q.task_id, q.config_id, q.next_no - $14::integer AS first_no
+	RETURNING q.tenant, q.task_id, q.config_id, q.next_no AS end_no
 ), ob AS (
-	INSERT INTO outbox (tenant, task_id, config_id, no, id, config, event, traceparent, tracestate)
-	SELECT q.tenant, q.task_id, q.config_id, q.first_no + e.i - 1, e.prefix || q.config_id, cfg.config, e.event, $20::text, $21::text
+	INSERT INTO outbox (tenant, task_id, config_id, no, id, config, event, traceparent, tracestate, protocol_version)
+	SELECT q.tenant, q.task_id, q.config_id, q.end_no - $14::integer + e.i - 1, e.prefix || q.config_id, cfg.config,
+		CASE WHEN cfg.protocol_version LIKE '0.%' THEN $7::bytea ELSE e.event END, $20::text, $21::text, cfg.protocol_version
 	FROM q JOIN cfg ON cfg.id = q.config_id, unnest($16::bytea[], $17::text[]) WITH ORDINALITY AS e(event, prefix, i)
+	WHERE cfg.protocol_version NOT LIKE '0.%' OR e.i = $14::integer
 	RETURNING 1
 ), n AS (
 	SELECT pg_notify($18::text, 'o' || $19::text) WHERE EXISTS (SELECT 1 FROM ob)
@@ -169,14 +180,15 @@ const (
 	sqlLockTaskConfigs = `UPDATE tasks SET config_gen = config_gen + 1 WHERE tenant = $1 AND id = $2`
 
 	// $1 tenant, $2 task id, $3 config id, $4 config, $5 earliest end time
-	// of a live task, $6 earliest status time of a live interrupted task.
-	// Pending deliveries of the config go to the new one.
+	// of a live task, $6 earliest status time of a live interrupted task,
+	// $7 the config's protocol version. Pending deliveries of the config go
+	// to the new one (in the form they were queued in).
 	sqlSaveConfig = `WITH live AS (
 	SELECT 1 FROM tasks WHERE tenant = $1 AND id = $2 AND (ended_at IS NULL OR ended_at >= $5)
 		AND NOT (state IN (6, 8) AND status_time < $6)
 ), up AS (
-	INSERT INTO push_configs (tenant, task_id, id, config) SELECT $1, $2, $3, $4 FROM live
-	ON CONFLICT (tenant, task_id, id) DO UPDATE SET config = EXCLUDED.config
+	INSERT INTO push_configs (tenant, task_id, id, config, protocol_version) SELECT $1, $2, $3, $4, $7 FROM live
+	ON CONFLICT (tenant, task_id, id) DO UPDATE SET config = EXCLUDED.config, protocol_version = EXCLUDED.protocol_version
 	RETURNING 1
 ), ob AS (
 	UPDATE outbox SET config = $4 WHERE tenant = $1 AND task_id = $2 AND config_id = $3 AND EXISTS (SELECT 1 FROM live)
@@ -198,14 +210,14 @@ WHERE tenant = $1 AND id = $2`
 
 	// $1 tenant, $2 task id, $3 config id, $4 earliest end time of a live
 	// task, $5 earliest status time of a live interrupted task.
-	sqlConfig = `SELECT p.config FROM push_configs p JOIN tasks t ON t.tenant = p.tenant AND t.id = p.task_id
+	sqlConfig = `SELECT p.config, p.protocol_version FROM push_configs p JOIN tasks t ON t.tenant = p.tenant AND t.id = p.task_id
 WHERE p.tenant = $1 AND p.task_id = $2 AND p.id = $3 AND (t.ended_at IS NULL OR t.ended_at >= $4)
 	AND NOT (t.state IN (6, 8) AND t.status_time < $5)`
 
 	// $1 tenant, $2 task id, $3 after, $4 limit (NULL: none), $5 earliest
 	// end time of a live task, $6 earliest status time of a live interrupted
 	// task.
-	sqlConfigs = `SELECT p.config FROM push_configs p JOIN tasks t ON t.tenant = p.tenant AND t.id = p.task_id
+	sqlConfigs = `SELECT p.config, p.protocol_version FROM push_configs p JOIN tasks t ON t.tenant = p.tenant AND t.id = p.task_id
 WHERE p.tenant = $1 AND p.task_id = $2 AND p.id > $3 AND (t.ended_at IS NULL OR t.ended_at >= $5)
 	AND NOT (t.state IN (6, 8) AND t.status_time < $6)
 ORDER BY p.id LIMIT $4`
@@ -227,7 +239,7 @@ const (
 	FROM c WHERE q.tenant = c.tenant AND q.task_id = c.task_id AND q.config_id = c.config_id
 	RETURNING q.tenant, q.task_id, q.config_id, q.head_no, q.attempts, q.next_attempt
 )
-SELECT u.tenant, u.task_id, u.config_id, o.id, o.config, o.event, u.attempts, u.next_attempt, o.traceparent, o.tracestate
+SELECT u.tenant, u.task_id, u.config_id, o.id, o.config, o.event, u.attempts, u.next_attempt, o.traceparent, o.tracestate, o.protocol_version
 FROM u LEFT JOIN outbox o ON o.tenant = u.tenant AND o.task_id = u.task_id AND o.config_id = u.config_id AND o.no = u.head_no`
 
 	// Gives back a lease whose delivery the claim could not read (written

@@ -112,24 +112,25 @@ func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record,
 		rec.Runner, rec.LeaseUntil = "", time.Time{}
 	}
 	// Configs by id, the last of a repeated id winning.
-	var cfgIDs []string
+	var cfgIDs, versions []string
 	var cfgs [][]byte
 	seen := make(map[string]int, len(c.PushConfigs))
 	for _, cfg := range c.PushConfigs {
 		if cfg.GetId() == "" || cfg.GetTaskId() != id {
 			return store.Record{}, fmt.Errorf("store: push config %q of new task %q must have an id and the task's id (got %q)", cfg.GetId(), id, cfg.GetTaskId())
 		}
-		b, err := proto.Marshal(cfg)
+		b, err := proto.Marshal(cfg.TaskPushNotificationConfig)
 		if err != nil {
 			return store.Record{}, fmt.Errorf("postgres store %s: encoding push config %q: %w", s.name, cfg.GetId(), err)
 		}
 		if i, ok := seen[cfg.GetId()]; ok {
-			cfgs[i] = b
+			cfgs[i], versions[i] = b, cfg.ProtocolVersion
 			continue
 		}
 		seen[cfg.GetId()] = len(cfgIDs)
 		cfgIDs = append(cfgIDs, cfg.GetId())
 		cfgs = append(cfgs, b)
+		versions = append(versions, cfg.ProtocolVersion)
 	}
 	o := &writeOp{key: topicKey{rec.Tenant, id}, what: "creating task " + strconv.Quote(id)}
 	var ended *int64
@@ -152,7 +153,7 @@ func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record,
 			s.configured.Store(o.key, struct{}{})
 		}
 		args = append(args, cfgIDs, cfgs, int32(len(events)), nil, events, prefixes, s.opts.channel, s.payload(rec.Tenant, id, 1),
-			c.Trace.Parent, c.Trace.State)
+			c.Trace.Parent, c.Trace.State, versions)
 	}
 	o.args = args
 	for attempt := 0; ; attempt++ {

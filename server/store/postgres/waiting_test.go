@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/store"
 )
 
@@ -21,7 +20,7 @@ func TestInterruptedSweep(t *testing.T) {
 	ctx := context.Background()
 	for _, id := range []string{"a", "b"} {
 		if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, inputReq, 0)},
-			PushConfigs: []*a2av1.TaskPushNotificationConfig{{TaskId: id, Id: "p", Url: "https://example.com/hook"}}}); err != nil {
+			PushConfigs: []store.PushConfig{cfg(id, "p")}}); err != nil {
 			t.Fatal(err)
 		}
 	}

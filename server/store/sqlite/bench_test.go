@@ -33,7 +33,7 @@ func benchUpdate(b *testing.B, webhooks int, opts ...Option) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		id := fmt.Sprintf("t%d", next.Add(1))
-		var cfgs []*a2av1.TaskPushNotificationConfig
+		var cfgs []store.PushConfig
 		for i := range webhooks {
 			cfgs = append(cfgs, cfg(id, fmt.Sprintf("p%d", i)))
 		}

@@ -109,7 +109,7 @@ func TestCacheFollowsTheDatabase(t *testing.T) {
 	for i := range 6 {
 		id := fmt.Sprint(i)
 		create(t, s, store.Creation{Record: store.Record{Tenant: "T", Owner: "o", Task: newTask(id, submitted, 0),
-			Runner: "h/1/a", LeaseUntil: lease}, PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg(id, "p")}})
+			Runner: "h/1/a", LeaseUntil: lease}, PushConfigs: []store.PushConfig{cfg(id, "p")}})
 	}
 	// Push configs: "0" gets one more, "1" loses its one.
 	if err := s.SavePushConfig(ctx, "T", cfg("0", "q")); err != nil {
@@ -268,7 +268,7 @@ func TestWriteChecksCachedRow(t *testing.T) {
 	ctx := context.Background()
 	lease := base.Add(time.Hour)
 	create(t, s, store.Creation{Record: store.Record{Task: newTask("t1", working, 0), Owner: "o", Runner: "h/1/a", LeaseUntil: lease},
-		PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg("t1", "p")}})
+		PushConfigs: []store.PushConfig{cfg("t1", "p")}})
 	for i, wrong := range []func(*cached){
 		func(c *cached) { c.pushes = 0 },
 		func(c *cached) { c.rec.Runner = "h/9/z" },

@@ -21,7 +21,7 @@ import (
 type saveConfigOp struct {
 	opBase
 	tenant string
-	cfg    *a2av1.TaskPushNotificationConfig
+	cfg    store.PushConfig
 	blob   []byte
 	pushes int64 // the task's number of configs after the write
 }
@@ -31,17 +31,17 @@ func (o *saveConfigOp) what() string {
 }
 
 // SavePushConfig implements store.PushConfigs.
-func (s *Store) SavePushConfig(ctx context.Context, tenant string, cfg *a2av1.TaskPushNotificationConfig) error {
+func (s *Store) SavePushConfig(ctx context.Context, tenant string, cfg store.PushConfig) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
 	if cfg.GetTaskId() == "" || cfg.GetId() == "" {
 		return fmt.Errorf("store: push config needs a task id and an id (got task %q, id %q)", cfg.GetTaskId(), cfg.GetId())
 	}
-	if err := store.CheckPushConfig(tenant, cfg); err != nil {
+	if err := store.CheckPushConfig(tenant, cfg.TaskPushNotificationConfig); err != nil {
 		return err
 	}
-	b, err := proto.Marshal(cfg)
+	b, err := proto.Marshal(cfg.TaskPushNotificationConfig)
 	if err != nil {
 		return fmt.Errorf("sqlite store %s: encoding push config %q: %w", s.path, cfg.GetId(), err)
 	}
@@ -60,7 +60,7 @@ func (o *saveConfigOp) apply(w *writer, now int64) (error, error) {
 	case err != nil:
 		return nil, dbErr("reading the task", err)
 	}
-	if _, err := st.upsertConfig.Exec(o.tenant, taskID, id, o.blob); err != nil {
+	if _, err := st.upsertConfig.Exec(o.tenant, taskID, id, o.blob, o.cfg.ProtocolVersion); err != nil {
 		return nil, dbErr("storing the config", err)
 	}
 	// Deliveries still pending go to the new config.
@@ -78,19 +78,21 @@ func (o *saveConfigOp) committed(c *recordCache) {
 }
 
 // PushConfig implements store.PushConfigs.
-func (s *Store) PushConfig(ctx context.Context, tenant, taskID, id string) (*a2av1.TaskPushNotificationConfig, error) {
+func (s *Store) PushConfig(ctx context.Context, tenant, taskID, id string) (store.PushConfig, error) {
 	if err := s.checkOpen(); err != nil {
-		return nil, err
+		return store.PushConfig{}, err
 	}
 	var blob []byte
-	err := s.read.config.QueryRowContext(ctx, tenant, taskID, s.liveSince(), id, s.waitingSince()).Scan(&blob)
+	var version string
+	err := s.read.config.QueryRowContext(ctx, tenant, taskID, s.liveSince(), id, s.waitingSince()).Scan(&blob, &version)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%w: push config %q of task %q", store.ErrNotFound, id, taskID)
+		return store.PushConfig{}, fmt.Errorf("%w: push config %q of task %q", store.ErrNotFound, id, taskID)
 	}
 	if err != nil {
-		return nil, s.readErr(fmt.Sprintf("reading push config %q of task %q", id, taskID), err)
+		return store.PushConfig{}, s.readErr(fmt.Sprintf("reading push config %q of task %q", id, taskID), err)
 	}
-	return s.decodeConfig(blob)
+	cfg, err := s.decodeConfig(blob)
+	return store.PushConfig{TaskPushNotificationConfig: cfg, ProtocolVersion: version}, err
 }
 
 func (s *Store) decodeConfig(blob []byte) (*a2av1.TaskPushNotificationConfig, error) {
@@ -102,7 +104,7 @@ func (s *Store) decodeConfig(blob []byte) (*a2av1.TaskPushNotificationConfig, er
 }
 
 // ListPushConfigs implements store.PushConfigs.
-func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after string, limit int) ([]*a2av1.TaskPushNotificationConfig, bool, error) {
+func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after string, limit int) ([]store.PushConfig, bool, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, false, err
 	}
@@ -115,20 +117,21 @@ func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after strin
 		return nil, false, s.readErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
 	}
 	defer rows.Close()
-	var out []*a2av1.TaskPushNotificationConfig
+	var out []store.PushConfig
 	for rows.Next() {
 		if limit > 0 && len(out) == limit {
 			return out, true, nil
 		}
 		var blob []byte
-		if err := rows.Scan(&blob); err != nil {
+		var version string
+		if err := rows.Scan(&blob, &version); err != nil {
 			return nil, false, s.readErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
 		}
 		cfg, err := s.decodeConfig(blob)
 		if err != nil {
 			return nil, false, err
 		}
-		out = append(out, cfg)
+		out = append(out, store.PushConfig{TaskPushNotificationConfig: cfg, ProtocolVersion: version})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, s.readErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
@@ -190,6 +193,7 @@ type claimedRow struct {
 	seq, next     int64
 	id, tenant    string
 	config, event []byte
+	version       string // the delivery's protocol version
 	attempts      int
 	trace         store.TraceContext
 }
@@ -232,11 +236,11 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c store.Claim) ([]store.Del
 		if err != nil {
 			return nil, err
 		}
-		ev := new(a2av1.StreamResponse)
-		if err := proto.Unmarshal(r.event, ev); err != nil {
+		ev, err := store.UnmarshalDeliveryEvent(r.version, r.event)
+		if err != nil {
 			return nil, fmt.Errorf("sqlite store %s: decoding the event of delivery %q: %w", s.path, r.id, err)
 		}
-		out[i] = store.Delivery{ID: r.id, Tenant: r.tenant, Config: cfg, Event: ev, Attempts: r.attempts, Trace: r.trace}
+		out[i] = store.Delivery{ID: r.id, Tenant: r.tenant, Config: cfg, Event: ev, ProtocolVersion: r.version, Attempts: r.attempts, Trace: r.trace}
 	}
 	return out, nil
 }
@@ -251,7 +255,7 @@ func (o *claimOp) apply(w *writer, _ int64) (error, error) {
 	o.rows = o.rows[:0]
 	for rows.Next() {
 		var r claimedRow
-		if err := rows.Scan(&r.seq, &r.id, &r.tenant, &r.config, &r.event, &r.attempts, &r.next, &r.trace.Parent, &r.trace.State); err != nil {
+		if err := rows.Scan(&r.seq, &r.id, &r.tenant, &r.config, &r.event, &r.attempts, &r.next, &r.trace.Parent, &r.trace.State, &r.version); err != nil {
 			return nil, dbErr("leasing deliveries", err)
 		}
 		o.rows = append(o.rows, r)

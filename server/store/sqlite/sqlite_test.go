@@ -73,8 +73,8 @@ func update(t testing.TB, s *Store, u store.Update) int64 {
 	return v
 }
 
-func cfg(task, id string) *a2av1.TaskPushNotificationConfig {
-	return &a2av1.TaskPushNotificationConfig{TaskId: task, Id: id, Url: "https://hook.example/" + id}
+func cfg(task, id string) store.PushConfig {
+	return store.PushConfig{TaskPushNotificationConfig: &a2av1.TaskPushNotificationConfig{TaskId: task, Id: id, Url: "https://hook.example/" + id}, ProtocolVersion: "1.0"}
 }
 
 func TestCreateUpdateRead(t *testing.T) {
@@ -305,7 +305,7 @@ func TestOutbox(t *testing.T) {
 	ctx := context.Background()
 	task := newTask("t1", submitted, 0)
 	create(t, s, store.Creation{Record: store.Record{Tenant: "T", Task: task},
-		PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg("t1", "b"), cfg("t1", "a")},
+		PushConfigs: []store.PushConfig{cfg("t1", "b"), cfg("t1", "a")},
 		Events:      []*a2av1.StreamResponse{statusEvent(task)}})
 	select {
 	case <-s.DeliveriesQueued():
@@ -340,7 +340,7 @@ func TestOutbox(t *testing.T) {
 	if want := []string{store.DeliveryID("T", "t1", 1, 0, "a"), store.DeliveryID("T", "t1", 1, 0, "b")}; !slices.Equal(ids(ds), want) {
 		t.Fatalf("first claim %v, want %v", ids(ds), want)
 	}
-	if ds[0].Tenant != "T" || !proto.Equal(ds[0].Config, cfg("t1", "a")) || !proto.Equal(ds[0].Event, statusEvent(task)) || ds[0].Attempts != 0 {
+	if ds[0].Tenant != "T" || !proto.Equal(ds[0].Config, cfg("t1", "a").TaskPushNotificationConfig) || !proto.Equal(ds[0].Event, statusEvent(task)) || ds[0].Attempts != 0 {
 		t.Fatalf("delivery %+v", ds[0])
 	}
 	if ds := claim(10); len(ds) != 0 {
@@ -368,7 +368,7 @@ func TestOutbox(t *testing.T) {
 	}
 	// The config changes: pending deliveries go to the new one.
 	newB := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "b", Url: "https://new.example"}
-	if err := s.SavePushConfig(ctx, "T", newB); err != nil {
+	if err := s.SavePushConfig(ctx, "T", store.PushConfig{TaskPushNotificationConfig: newB}); err != nil {
 		t.Fatal(err)
 	}
 	// Past the retry time and a's lease: both heads, oldest due first.
@@ -529,7 +529,7 @@ func TestRetention(t *testing.T) {
 	for i := range 5 {
 		id := fmt.Sprintf("t%d", i)
 		create(t, s, store.Creation{Record: store.Record{Task: newTask(id, working, 0)},
-			PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg(id, "p")}})
+			PushConfigs: []store.PushConfig{cfg(id, "p")}})
 	}
 	for i := range 5 {
 		id := fmt.Sprintf("t%d", i)
@@ -617,7 +617,7 @@ func TestDurability(t *testing.T) {
 		task.History = []*a2av1.Message{{MessageId: "m" + id, Role: a2av1.Role_ROLE_USER,
 			Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: "hello " + id}}}}}
 		create(t, s, store.Creation{Record: store.Record{Tenant: "T", Owner: "o" + id, Task: task, Runner: "h/1/r", LeaseUntil: lease},
-			PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg(id, "p")}, Events: []*a2av1.StreamResponse{statusEvent(task)}})
+			PushConfigs: []store.PushConfig{cfg(id, "p")}, Events: []*a2av1.StreamResponse{statusEvent(task)}})
 		rec := store.Record{Tenant: "T", Owner: "o" + id, Version: 1, Task: task, Runner: "h/1/r", LeaseUntil: lease}
 		if state != submitted {
 			next := proto.Clone(task).(*a2av1.Task)
@@ -674,7 +674,7 @@ func TestDurability(t *testing.T) {
 			t.Fatalf("after reopening, %s = %+v, want %+v", id, got, w)
 		}
 		c, err := s.PushConfig(ctx, "T", id, "p")
-		if err != nil || !proto.Equal(c, cfg(id, "p")) {
+		if err != nil || !proto.Equal(c.TaskPushNotificationConfig, cfg(id, "p").TaskPushNotificationConfig) {
 			t.Fatalf("after reopening, config of %s = %v, %v", id, c, err)
 		}
 	}
@@ -1049,7 +1049,7 @@ func TestInterruptedSweep(t *testing.T) {
 	for i := range 3 {
 		id := fmt.Sprintf("t%d", i)
 		create(t, s, store.Creation{Record: store.Record{Task: newTask(id, inputReq, 0)},
-			PushConfigs: []*a2av1.TaskPushNotificationConfig{cfg(id, "p")}})
+			PushConfigs: []store.PushConfig{cfg(id, "p")}})
 	}
 	create(t, s, store.Creation{Record: store.Record{Task: newTask("run", working, 0)}})
 	c.Advance(time.Hour + time.Second)

@@ -84,8 +84,9 @@ WHERE ` + sqlWriteGuard + ` AND context_id = ?4 AND (?6 = '' OR ?6 = runner) AND
 	lease_until = CASE WHEN ?6 <> '' THEN ?7 ELSE lease_until END
 WHERE ` + sqlWriteGuard + ` AND state = ?2 AND status_time = ?3 AND context_id = ?4 AND (?6 = '' OR ?6 = runner) AND NOT ?5`
 
-	sqlUpsertConfig = `INSERT INTO push_configs (tenant, task_id, id, config) VALUES (?1, ?2, ?3, ?4)
-ON CONFLICT (tenant, task_id, id) DO UPDATE SET config = excluded.config`
+	// ?5 the config's protocol version.
+	sqlUpsertConfig = `INSERT INTO push_configs (tenant, task_id, id, config, protocol_version) VALUES (?1, ?2, ?3, ?4, ?5)
+ON CONFLICT (tenant, task_id, id) DO UPDATE SET config = excluded.config, protocol_version = excluded.protocol_version`
 	sqlUpdateOutboxConfig = `UPDATE outbox SET config = ?4 WHERE tenant = ?1 AND task_id = ?2 AND config_id = ?3`
 	sqlCountConfigs       = `UPDATE tasks SET push_count = (SELECT COUNT(*) FROM push_configs WHERE tenant = ?1 AND task_id = ?2)
 WHERE tenant = ?1 AND id = ?2
@@ -95,19 +96,23 @@ RETURNING push_count`
 
 	// One row per config of the task for one event, in config id order.
 	// ?1 tenant, ?2 task id, ?3 delivery id prefix, ?4 event, ?5 now,
-	// ?6 traceparent, ?7 tracestate. A row is the head of its config's queue
-	// when the config has no other.
-	sqlEnqueue = `INSERT INTO outbox (id, tenant, task_id, config_id, config, event, next_attempt, head, traceparent, tracestate)
-SELECT ?3 || p.id, p.tenant, p.task_id, p.id, p.config, ?4, ?5,
-	NOT EXISTS (SELECT 1 FROM outbox h WHERE h.tenant = p.tenant AND h.task_id = p.task_id AND h.config_id = p.id), ?6, ?7
-FROM push_configs p WHERE p.tenant = ?1 AND p.task_id = ?2
+	// ?6 traceparent, ?7 tracestate, ?8 the task as written, ?9 whether the
+	// event is the write's last. A row is the head of its config's queue
+	// when the config has no other. A config registered through a version
+	// before 1.0 (store.TaskPayload) gets a row only for the last event,
+	// holding the task instead of the event.
+	sqlEnqueue = `INSERT INTO outbox (id, tenant, task_id, config_id, config, event, next_attempt, head, traceparent, tracestate, protocol_version)
+SELECT ?3 || p.id, p.tenant, p.task_id, p.id, p.config, CASE WHEN p.protocol_version LIKE '0.%' THEN ?8 ELSE ?4 END, ?5,
+	NOT EXISTS (SELECT 1 FROM outbox h WHERE h.tenant = p.tenant AND h.task_id = p.task_id AND h.config_id = p.id), ?6, ?7,
+	p.protocol_version
+FROM push_configs p WHERE p.tenant = ?1 AND p.task_id = ?2 AND (?9 OR p.protocol_version NOT LIKE '0.%')
 ORDER BY p.id`
 
 	// ?1 now, ?2 max, ?3 worker, ?4 lease end.
 	sqlClaim = `UPDATE outbox SET lease_owner = ?3, lease_until = ?4
 WHERE seq IN (SELECT seq FROM outbox WHERE head = 1 AND next_attempt <= ?1 AND lease_until <= ?1
 	ORDER BY next_attempt, seq LIMIT ?2)
-RETURNING seq, id, tenant, config, event, attempts, next_attempt, traceparent, tracestate`
+RETURNING seq, id, tenant, config, event, attempts, next_attempt, traceparent, tracestate, protocol_version`
 
 	sqlFinish  = `DELETE FROM outbox WHERE id = ?1 RETURNING tenant, task_id, config_id, head`
 	sqlPromote = `UPDATE outbox SET head = 1
@@ -218,10 +223,10 @@ const (
 
 	// ?1 tenant, ?2 task id, ?3 earliest end time of a live task, ?4 id,
 	// ?5 earliest status time of a live interrupted task.
-	sqlConfig = `SELECT config FROM push_configs WHERE tenant = ?1 AND task_id = ?2 AND id = ?4 AND ` + sqlLiveTask + `?5))`
+	sqlConfig = `SELECT config, protocol_version FROM push_configs WHERE tenant = ?1 AND task_id = ?2 AND id = ?4 AND ` + sqlLiveTask + `?5))`
 	// ?4 after, ?5 limit (-1: none), ?6 earliest status time of a live
 	// interrupted task.
-	sqlConfigs = `SELECT config FROM push_configs WHERE tenant = ?1 AND task_id = ?2 AND id > ?4 AND ` + sqlLiveTask + `?6))
+	sqlConfigs = `SELECT config, protocol_version FROM push_configs WHERE tenant = ?1 AND task_id = ?2 AND id > ?4 AND ` + sqlLiveTask + `?6))
 ORDER BY id LIMIT ?5`
 
 	sqlNextDelivery = `SELECT MIN(MAX(next_attempt, lease_until)) FROM outbox WHERE head = 1`

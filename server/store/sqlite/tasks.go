@@ -75,6 +75,7 @@ type createOp struct {
 	endedAt   int64
 	configIDs []string
 	configs   [][]byte
+	versions  []string // the configs' protocol versions
 	events    [][]byte
 	trace     store.TraceContext
 }
@@ -109,17 +110,18 @@ func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record,
 		if cfg.GetId() == "" || cfg.GetTaskId() != id {
 			return store.Record{}, fmt.Errorf("store: push config %q of new task %q must have an id and the task's id (got %q)", cfg.GetId(), id, cfg.GetTaskId())
 		}
-		b, err := proto.Marshal(cfg)
+		b, err := proto.Marshal(cfg.TaskPushNotificationConfig)
 		if err != nil {
 			return store.Record{}, fmt.Errorf("sqlite store %s: encoding push config %q: %w", s.path, cfg.GetId(), err)
 		}
 		if i, ok := seen[cfg.GetId()]; ok {
-			o.configs[i] = b
+			o.configs[i], o.versions[i] = b, cfg.ProtocolVersion
 			continue
 		}
 		seen[cfg.GetId()] = len(o.configIDs)
 		o.configIDs = append(o.configIDs, cfg.GetId())
 		o.configs = append(o.configs, b)
+		o.versions = append(o.versions, cfg.ProtocolVersion)
 	}
 	if len(o.configIDs) > 0 {
 		if o.events, err = encodeEvents(c.Events); err != nil {
@@ -182,12 +184,12 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 		o.endsTask = true
 	}
 	for i, cid := range o.configIDs {
-		if _, err := st.upsertConfig.Exec(r.Tenant, id, cid, o.configs[i]); err != nil {
+		if _, err := st.upsertConfig.Exec(r.Tenant, id, cid, o.configs[i], o.versions[i]); err != nil {
 			return nil, dbErr("inserting push config "+strconv.Quote(cid), err)
 		}
 	}
 	if len(o.configIDs) > 0 {
-		if err := o.enqueue(w, r.Tenant, id, 1, o.events, o.trace, now); err != nil {
+		if err := o.enqueue(w, r.Tenant, id, 1, o.events, o.row.snapshot, o.trace, now); err != nil {
 			return nil, err
 		}
 	}
@@ -195,10 +197,13 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 }
 
 // enqueue inserts the outbox rows of one write: every event for every
-// push config of the task, in event order, then config id order.
-func (b *opBase) enqueue(w *writer, tenant, taskID string, version int64, events [][]byte, trace store.TraceContext, now int64) error {
+// push config of the task, in event order, then config id order; a config
+// that wants the task (store.TaskPayload) gets snapshot, the task as
+// written, with the last event.
+func (b *opBase) enqueue(w *writer, tenant, taskID string, version int64, events [][]byte, snapshot []byte, trace store.TraceContext, now int64) error {
 	for i, ev := range events {
-		res, err := w.st.enqueue.Exec(tenant, taskID, store.DeliveryIDPrefix(tenant, taskID, version, i), ev, now, trace.Parent, trace.State)
+		res, err := w.st.enqueue.Exec(tenant, taskID, store.DeliveryIDPrefix(tenant, taskID, version, i), ev, now, trace.Parent, trace.State,
+			snapshot, i == len(events)-1)
 		if err != nil {
 			return dbErr("queueing deliveries", err)
 		}
@@ -341,7 +346,7 @@ func (o *updateOp) apply(w *writer, now int64) (error, error) {
 	}
 	o.stored = stored
 	if stored.pushes > 0 && len(o.evs) > 0 {
-		if err := o.enqueue(w, u.Tenant, id, o.version, o.evs, u.Trace, now); err != nil {
+		if err := o.enqueue(w, u.Tenant, id, o.version, o.evs, o.row.snapshot, u.Trace, now); err != nil {
 			return nil, err
 		}
 	}

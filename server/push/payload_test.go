@@ -1,0 +1,35 @@
+package push
+
+import (
+	"context"
+	"testing"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+)
+
+// TestPayloadEncoderByVersion: a notification of a config registered
+// through a version with a payload encoder is posted as that encoder writes
+// it, with its media type; one of any other version (here 1.0 and an
+// unrecorded one) is posted as its StreamResponse, as ContentType.
+func TestPayloadEncoderByVersion(t *testing.T) {
+	r := newReceiver(t, nil)
+	s := NewSender(AllowPrivateNetworks(), WithPayloadEncoder("0.3.0", func(ev *a2av1.StreamResponse) ([]byte, string, error) {
+		return []byte(`{"kind":"task","id":"` + ev.GetTask().GetId() + `"}`), "application/json", nil
+	}))
+	defer s.Close(context.Background())
+	task := &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Task{Task: &a2av1.Task{Id: "t1"}}}
+	for _, tc := range []struct{ version, body, contentType string }{
+		{"0.3", `{"kind":"task","id":"t1"}`, "application/json"},
+		{"1.0", `{"task":{"id":"t1"}}`, ContentType},
+		{"", `{"task":{"id":"t1"}}`, ContentType},
+	} {
+		n := Notification{ID: "d", Config: &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: r.URL + "/hook"}, Event: task, ProtocolVersion: tc.version}
+		if err := s.Post(context.Background(), n); err != nil {
+			t.Fatalf("Post (version %q): %v", tc.version, err)
+		}
+		got := r.wait(t)
+		if got.raw != tc.body || got.header.Get("Content-Type") != tc.contentType {
+			t.Errorf("version %q: posted %s as %q, want %s as %q", tc.version, got.raw, got.header.Get("Content-Type"), tc.body, tc.contentType)
+		}
+	}
+}

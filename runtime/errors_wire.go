@@ -68,14 +68,21 @@ func errorDetails(e *Error, now time.Time) []any {
 type jsonrpcErrorObject struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
-	Data    []any  `json:"data,omitempty"`
+	Data    any    `json:"data,omitempty"`
 }
 
 // marshalJSONRPCError renders e as a JSON-RPC error object:
-// {"code":…,"message":…,"data":[ErrorInfo, BadRequest?]}. Only the message is
-// sent, never the cause.
+// {"code":…,"message":…,"data":[ErrorInfo, BadRequest?]}, or with data the
+// ErrorInfo object alone when e is in the form of an adapter with
+// ErrorDataObject. Only the message is sent, never the cause.
 func marshalJSONRPCError(e *Error, now time.Time) []byte {
-	b, err := json.Marshal(jsonrpcErrorObject{Code: e.code.JSONRPCCode(), Message: e.Message(), Data: errorDetails(e, now)})
+	var data any
+	if details := errorDetails(e, now); e.form != nil && e.form.ErrorDataObject {
+		data = details[0]
+	} else {
+		data = details
+	}
+	b, err := json.Marshal(jsonrpcErrorObject{Code: e.code.JSONRPCCode(), Message: e.Message(), Data: data})
 	if err != nil { // only strings and ints inside: cannot fail
 		return []byte(`{"code":-32603,"message":"internal error"}`)
 	}

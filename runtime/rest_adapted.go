@@ -167,6 +167,7 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 				e = wireError(info, e)
 				return append(dst, marshalStatus(e, e.code.HTTPStatus(), now)...)
 			},
+			errorEventType: restErrorEventType(call.adapter),
 			writeError: func(w http.ResponseWriter, info *CallInfo, e *Error) {
 				h.writeError(w, 0, accept, info, wireError(info, e))
 			},
@@ -189,6 +190,15 @@ func (h *restHandler) serveAdaptedUnary(ctx context.Context, w http.ResponseWrit
 		return
 	}
 	writeBody(w, h.cfg.writeTimeout, http.StatusOK, accept, info, body)
+}
+
+// restErrorEventType is the SSE event type of the final error event of a
+// stream of adapter a: "error" with RESTErrorCode, else none.
+func restErrorEventType(a *VersionAdapter) string {
+	if a.RESTErrorCode {
+		return "error"
+	}
+	return ""
 }
 
 // readAdaptedBody reads a request body under the limits of the binding.

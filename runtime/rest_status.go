@@ -23,9 +23,13 @@ import (
 // binding sends (errorDetails). The same document is the data of the final
 // event of a stream that fails after it started.
 
-// statusDocument is the JSON shape of a Status error response.
+// statusDocument is the JSON shape of a Status error response. Code and
+// Message are set only for an error in the form of an adapter with
+// RESTErrorCode: the JSON-RPC code and the message, beside the Status.
 type statusDocument struct {
-	Error statusJSON `json:"error"`
+	Code    int        `json:"code,omitempty"`
+	Message string     `json:"message,omitempty"`
+	Error   statusJSON `json:"error"`
 }
 
 type statusJSON struct {
@@ -46,12 +50,16 @@ func grpcCodeName(c codes.Code) string {
 // marshalStatus renders e as a Status document sent with HTTP status
 // httpStatus. Only the message is sent, never the cause.
 func marshalStatus(e *Error, httpStatus int, now time.Time) []byte {
-	b, err := json.Marshal(statusDocument{Error: statusJSON{
+	doc := statusDocument{Error: statusJSON{
 		Code:    httpStatus,
 		Status:  grpcCodeName(e.code.GRPCCode()),
 		Message: e.Message(),
 		Details: errorDetails(e, now),
-	}})
+	}}
+	if e.form != nil && e.form.RESTErrorCode {
+		doc.Code, doc.Message = e.code.JSONRPCCode(), e.Message()
+	}
+	b, err := json.Marshal(doc)
 	if err != nil { // only strings and ints inside: cannot fail
 		return []byte(`{"error":{"code":500,"status":"INTERNAL","message":"internal error"}}`)
 	}

@@ -56,11 +56,20 @@ func (s *sseWriter) start() {
 // payload holding line breaks is split over several data lines, which readers
 // join with "\n"; compact JSON never has any, so A2A events stay one line
 // (the official Go SDK v2.3.1 reads every data line as its own event).
-func (s *sseWriter) writeEvent(payload []byte) error {
+func (s *sseWriter) writeEvent(payload []byte) error { return s.writeTypedEvent("", payload) }
+
+// writeTypedEvent is writeEvent with an "event:" field naming the event's
+// type when typ is not empty.
+func (s *sseWriter) writeTypedEvent(typ string, payload []byte) error {
 	if !s.started {
 		s.start()
 	}
 	b := s.buf[:0]
+	if typ != "" {
+		b = append(b, "event: "...)
+		b = append(b, typ...)
+		b = append(b, '\n')
+	}
 	for {
 		b = append(b, "data: "...)
 		i := bytes.IndexAny(payload, "\r\n")

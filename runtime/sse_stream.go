@@ -27,6 +27,9 @@ type sseFraming struct {
 	// errorEvent appends the data of the event reporting e after some
 	// events were sent.
 	errorEvent func(dst []byte, e *Error, now time.Time) []byte
+	// errorEventType, when set, is the SSE event type of that event
+	// (VersionAdapter.RESTErrorCode: "error").
+	errorEventType string
 	// writeError answers e as an ordinary (non-SSE) response: the stream has
 	// not started.
 	writeError func(w http.ResponseWriter, info *CallInfo, e *Error)
@@ -158,7 +161,7 @@ func (c *handlerConfig) serveSSE(ctx context.Context, w http.ResponseWriter, ep 
 		return // the client is gone; there is nobody to tell
 	}
 	out := framing.errorEvent(s.buf[:0], e, time.Now())
-	if werr := s.sse.writeEvent(out); werr != nil {
+	if werr := s.sse.writeTypedEvent(framing.errorEventType, out); werr != nil {
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a: writing the final error event failed",
 			slog.String("binding", framing.binding.String()), slog.String("method", ep.Operation.Name), slog.Any("error", werr))
 	}

@@ -37,6 +37,21 @@ type VersionAdapter struct {
 	// ErrorCode, when set, is the code to answer this version's clients
 	// with for an error of code c (a code the version does not know).
 	ErrorCode func(c ErrorCode) ErrorCode
+	// ErrorDataObject makes the data of this version's JSON-RPC errors an
+	// object, the google.rpc.ErrorInfo alone (in its ProtoJSON Any form,
+	// with "@type"), instead of the array of details: the form of versions
+	// whose clients decode error.data as an object (A2A v0.3; the Go SDK's
+	// v0.3 line fails on an array). Field violations are then named by the
+	// message only.
+	ErrorDataObject bool
+	// RESTErrorCode adds the JSON-RPC code and message of an error at the
+	// top level of this version's HTTP+JSON error bodies, beside the
+	// google.rpc.Status member "error" ({"code":-32001,"message":…,"error":{…}}),
+	// and sends the final error event of a stream as an SSE event of type
+	// "error": the A2A v0.3 REST clients disagree on the error body (the JS
+	// SDK reads the top-level code and message and an "event: error", the Go
+	// SDK the Status, ignoring event types), and this one body serves both.
+	RESTErrorCode bool
 	// RESTPrefix is the first path segment of the version's HTTP+JSON
 	// routes ("v1" in v0.3: "/v1/message:send"). Routes are served under
 	// it whatever A2A-Version says, except when the header names a version
@@ -202,17 +217,26 @@ func wireError(info *CallInfo, e *Error) *Error {
 	return adaptError(info.adapter, e)
 }
 
-// adaptError is e with the code adapter a answers it with.
+// adaptError is e with the code adapter a answers it with, rendered in
+// the error form of a (ErrorDataObject, RESTErrorCode).
 func adaptError(a *VersionAdapter, e *Error) *Error {
-	if a.ErrorCode == nil || e == nil {
+	if e == nil {
 		return e
 	}
-	if c := a.ErrorCode(e.code); c != e.code {
-		out := *e
-		out.code = c
-		return &out
+	c := e.code
+	if a.ErrorCode != nil {
+		c = a.ErrorCode(e.code)
 	}
-	return e
+	var form *VersionAdapter
+	if a.ErrorDataObject || a.RESTErrorCode {
+		form = a
+	}
+	if c == e.code && form == e.form {
+		return e
+	}
+	out := *e
+	out.code, out.form = c, form
+	return &out
 }
 
 // decodeAdapted runs an adapter's decoder; errors that are not *Error are

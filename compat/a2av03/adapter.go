@@ -37,7 +37,10 @@ var Methods = map[string]string{
 // (a2av1.NewA2AServiceJSONRPCHandler(h, runtime.WithVersionAdapter(a2av03.Adapter()))):
 // the v0.3 method names and routes, their params and bodies read into the
 // v1.0 requests, the v1.0 responses and events written in the v0.3 shapes,
-// and errors with the v0.3 codes (ErrorCodeToV03).
+// and errors with the v0.3 codes (ErrorCodeToV03) in the v0.3 forms:
+// JSON-RPC error.data is an object, the google.rpc.ErrorInfo, never the
+// v1.0 array of details; HTTP+JSON error bodies carry the JSON-RPC code and
+// message at the top level beside the google.rpc.Status (docs/bindings.md).
 func Adapter() *runtime.VersionAdapter {
 	return &runtime.VersionAdapter{
 		Version:          Version,
@@ -45,6 +48,8 @@ func Adapter() *runtime.VersionAdapter {
 		Routes:           restRoutes(),
 		ExtensionHeaders: []string{ExtensionsHeader},
 		ErrorCode:        ErrorCodeToV03,
+		ErrorDataObject:  true,
+		RESTErrorCode:    true,
 		RESTPrefix:       RESTPrefix,
 	}
 }

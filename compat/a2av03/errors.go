@@ -6,7 +6,10 @@ import "github.com/a2agen/a2agen/runtime"
 // the two share (-32001 to -32007, and the JSON-RPC ones), so a v0.3
 // agent's errors already decode into the same *runtime.Error codes;
 // v0.3 calls -32007 AuthenticatedExtendedCardNotConfigured, v1.0
-// ExtendedAgentCardNotConfigured. v0.3 errors carry no google.rpc.ErrorInfo.
+// ExtendedAgentCardNotConfigured. v0.3 defines no error data; errors
+// served to v0.3 clients carry the google.rpc.ErrorInfo as the object
+// error.data (JSON-RPC), and HTTP+JSON bodies carry the JSON-RPC code and
+// message beside the google.rpc.Status (Adapter).
 
 // ErrorCodeToV03 is the JSON-RPC code to answer a v0.3 client with for an
 // error of code c: its own code when v0.3 has it, else InvalidRequest
@@ -47,6 +50,7 @@ var Lossy = []string{
 	"v1.0 → v0.3: a data part whose value is not a JSON object (array, string, number, bool, null) is wrapped as {\"value\": …}; read back, it stays the object",
 	"v1.0 → v0.3: filename and mediaType of text and data parts are dropped (v0.3 has them on file parts only)",
 	"v1.0 → v0.3: request tenants are dropped (v0.3 has no tenant; the interface's applies)",
+	"v1.0 → v0.3: JSON-RPC error.data is the google.rpc.ErrorInfo object alone (v0.3 clients decode data as an object), so the field violations of a v1.0 BadRequest detail are named by the error message only",
 	"v1.0 → v0.3: ExtensionSupportRequired (-32008) and VersionNotSupported (-32009) are answered as InvalidRequest (-32600) with their message",
 	"v0.3 → v1.0: message/send configuration without blocking is blocking (the v1.0 default); v1.0 → v0.3 always writes blocking",
 	"v0.3 → v1.0 → v0.3: a timestamp with a zone offset comes back in UTC (the same instant)",

@@ -70,7 +70,8 @@ func teredo(a [16]byte) []netip.Addr { return []netip.Addr{v4At(a, 4, 0), v4At(a
 // specialRanges is the guard's policy as data: the entries of the IANA IPv4
 // and IPv6 Special-Purpose Address Registries (RFC 6890) whose "Globally
 // Reachable" is False, the globally reachable allocations inside them, the
-// IPv6 forms that embed an IPv4 address, and three ranges outside those
+// IPv6 forms that embed an IPv4 address (with the IPv4-translated form of
+// RFC 2765, which the registries do not list), and three ranges outside those
 // registries that are never a webhook: multicast (both families) and the
 // deprecated IPv6 site-local fec0::/10. The most specific matching row
 // decides. Anything not listed is globally reachable and allowed.
@@ -101,6 +102,9 @@ var specialRanges = []specialRange{
 	r("::1/128", "loopback", "RFC 4291", refuse),
 	e("::/96", "IPv4-compatible", "RFC 4291", lastFour), // deprecated (§2.5.5.1)
 	e("::ffff:0:0/96", "IPv4-mapped", "RFC 4291", lastFour),
+	// Not in the registry: the IPv4-translated form of stateless translation
+	// (::ffff:0:a.b.c.d), which some stacks still route to a.b.c.d.
+	e("::ffff:0:0:0/96", "IPv4-translated", "RFC 2765", lastFour),
 	e("64:ff9b::/96", "NAT64", "RFC 6052", lastFour),
 	// Local-use translation: not globally reachable, and the embedding
 	// depends on the operator's prefix length, so all of it is refused.
@@ -163,8 +167,8 @@ func blockedReason(ip netip.Addr) string {
 	return ""
 }
 
-// embeddedV4 returns the IPv4 addresses ip carries (mapped, compatible,
-// NAT64, 6to4, Teredo), for matching the deny-list.
+// embeddedV4 returns the IPv4 addresses ip carries (mapped, translated,
+// compatible, NAT64, 6to4, Teredo), for matching the deny-list.
 func embeddedV4(ip netip.Addr) []netip.Addr {
 	if !ip.Is6() {
 		return nil

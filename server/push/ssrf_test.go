@@ -65,6 +65,9 @@ func TestBlockedAddresses(t *testing.T) {
 		// IPv4-mapped ::ffff:0:0/96
 		{"::ffff:10.0.0.1", "IPv4-mapped"}, {"::ffff:127.0.0.1", "IPv4-mapped"}, {"::ffff:100.64.0.1", "IPv4-mapped"},
 		{"::ffff:8.8.8.8", ""}, {"::fffe:a00:1", ""}, {"::1:ffff:a00:1", ""},
+		// IPv4-translated ::ffff:0:0:0/96 (issue 26: ::ffff:0:7f00:1 was accepted)
+		{"::ffff:0:7f00:1", "IPv4-translated"}, {"::ffff:0:a9fe:a9fe", "IPv4-translated"}, {"::ffff:0:a00:1", "IPv4-translated"},
+		{"::ffff:0:808:808", ""}, {"::ffff:1:7f00:1", ""},
 		// NAT64 64:ff9b::/96
 		{"64:ff9b::127.0.0.1", "NAT64"}, {"64:ff9b::169.254.169.254", "NAT64"}, {"64:ff9b::10.0.0.1", "NAT64"},
 		{"64:ff9b::8.8.8.8", ""}, {"64:ff9b::1:a00:1", ""}, {"64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff", ""},
@@ -167,6 +170,8 @@ func TestDecide(t *testing.T) {
 		{"default localhost", def, "localhost", "", false},
 		{"default a.localhost", def, "a.localhost", "", false},
 		{"default mapped loopback", def, "", "::ffff:127.0.0.1", false},
+		{"default translated loopback", def, "", "::ffff:0:7f00:1", false},
+		{"deny public addr translated", lists, "", "::ffff:0:808:404", false},
 		{"open private", open, "x", "10.0.0.1", true},
 		{"open localhost", open, "localhost", "", true},
 
@@ -257,6 +262,7 @@ func TestCheckURLWithLists(t *testing.T) {
 		"https://93.184.216.34/":     false,
 		"https://hooks.example.com/": true,
 		"http://[64:ff9b::7f00:1]/":  false,
+		"http://[::ffff:0:7f00:1]/":  false,
 		"http://100.64.0.1/":         false,
 	} {
 		if err := s.CheckURL(url); (err == nil) != ok {

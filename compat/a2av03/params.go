@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 )
@@ -40,6 +42,12 @@ func decodeJSON(raw []byte, v any, path string) error {
 			if path != "" {
 				field = path + "." + field
 			}
+			if num, ok := strings.CutPrefix(typeErr.Value, "number "); ok && isInteger(typeErr.Type.Kind()) {
+				// A number, but not one the field can hold (out of range, or
+				// not whole): say so, with the range.
+				lo, hi := integerRange(typeErr.Type)
+				return invalid(field, fmt.Sprintf("must be a whole number from %d to %d, got %s", lo, hi, num))
+			}
 			return invalid(field, fmt.Sprintf("must be a JSON %s, got %s", jsonType(typeErr.Type.Kind().String()), typeErr.Value))
 		}
 		if path == "" {
@@ -48,6 +56,18 @@ func decodeJSON(raw []byte, v any, path string) error {
 		return invalid(path, "does not decode as A2A v0.3: "+err.Error())
 	}
 	return nil
+}
+
+// isInteger reports whether k is a signed integer kind (the v0.3 params
+// have no unsigned ones).
+func isInteger(k reflect.Kind) bool {
+	return k == reflect.Int || k == reflect.Int8 || k == reflect.Int16 || k == reflect.Int32 || k == reflect.Int64
+}
+
+// integerRange is the range of the signed integer type t.
+func integerRange(t reflect.Type) (lo, hi int64) {
+	bits := t.Bits()
+	return -1 << (bits - 1), 1<<(bits-1) - 1
 }
 
 // jsonType names the JSON type of a Go kind in errors.

@@ -114,6 +114,10 @@ func unmarshalWithProtojson(b []byte, m proto.Message) error {
 		err = nil
 	}
 	if err != nil {
+		if ls := findLoneSurrogate(string(b)); ls != nil {
+			// protojson reports it as "unexpected EOF"
+			return fmt.Errorf("decoding %s: %w", m.ProtoReflect().Descriptor().FullName(), ls)
+		}
 		return fmt.Errorf("decoding %s: %w", m.ProtoReflect().Descriptor().FullName(), err)
 	}
 	return nil

@@ -73,6 +73,10 @@ func TestRESTHandlerBinding(t *testing.T) {
 		{"body field null", "PUT", "/messages/m-9", `null`, []string{"Content-Type", "application/json"}, 400, `~message.role`},
 		{"non-string path variable", "GET", "/count/12", "", nil, 200, `{"version":"1.0"}`},
 		{"bad non-string path variable", "GET", "/count/x", "", nil, 400, `~count`},
+		// A lone surrogate escape is named, not "unexpected EOF" (issue 26).
+		{"lone surrogate", "POST", "/echo", `{"text":"a\ud800b"}`, []string{"Content-Type", "application/json"}, 400, `~the string escape \\ud800 at byte 10 is a UTF-16 surrogate without its pair`},
+		{"lone low surrogate", "POST", "/echo", `{"text":"\udc00"}`, []string{"Content-Type", "application/json"}, 400, `~\\udc00 at byte 9`},
+		{"surrogate pair", "POST", "/echo", `{"text":"\ud83d\ude00"}`, []string{"Content-Type", "application/json"}, 200, `{"text":"😀","version":"1.0"}`},
 		{"delete answers {}", "DELETE", "/items/x", "", nil, 200, `{}`},
 		{"version from the query", "GET", "/echo/hi?A2A-Version=1.0.1", "", nil, 200, `{"text":"hi","version":"1.0"}`},
 		{"unsupported version from the query", "GET", "/echo/hi?A2A-Version=2.0", "", nil, 400, `~VERSION_NOT_SUPPORTED`},

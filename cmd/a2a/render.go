@@ -62,14 +62,7 @@ func printCard(w io.Writer, card *a2av1.AgentCard) {
 		slices.Sort(names)
 		fmt.Fprintf(w, "security    %s\n", strings.Join(names, ", "))
 	}
-	if len(card.GetSkills()) > 0 {
-		fmt.Fprintln(w, "skills")
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, s := range card.GetSkills() {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.GetId(), s.GetName(), firstLine(s.GetDescription()))
-		}
-		tw.Flush()
-	}
+	printSkills(w, card)
 	if n := len(card.GetSignatures()); n > 0 {
 		fmt.Fprintf(w, "signatures  %d\n", n)
 	}

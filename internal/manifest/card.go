@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/dataschema"
 	"github.com/a2agen/a2agen/runtime"
 )
 
@@ -126,7 +127,7 @@ func (m *Manifest) card(baseURL string, skills []Skill) *a2av1.AgentCard {
 // {"skills": {"<skill id>": {"input": <schema>, "output": <schema>}}}, for
 // the skills of that card that declare them; docs/extensions/skill-schemas-v1.md
 // specifies it.
-const SkillSchemasExtension = "https://github.com/a2agen/a2agen/blob/main/docs/extensions/skill-schemas-v1.md"
+const SkillSchemasExtension = dataschema.CardExtension
 
 // skillSchemasExtension is the card's SkillSchemasExtension entry, or nil
 // when no skill of the card is typed.

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/dataschema"
+)
+
+// printSkills writes the card's skills: id, name and description, the
+// media types each takes and gives (the card's defaults where the skill
+// names none), and, where the card carries a2agen's skill-schemas
+// extension, a one-line summary of each schema:
+//
+//	plan-trip  Plan a trip  Suggests a day-by-day itinerary …
+//	  input        application/json, text/plain
+//	  output       application/json, text/plain
+//	  input data   {city: "Kyoto"|"Lisbon", days?: integer}
+//	  output data  {city: string, days: {day: integer, sight: string}[]}
+//
+// Properties are in name order (a card's JSON keeps none), "?" marks an
+// optional one; -o json has the schemas whole.
+func printSkills(w io.Writer, card *a2av1.AgentCard) {
+	if len(card.GetSkills()) == 0 {
+		return
+	}
+	schemas := skillSchemas(card)
+	fmt.Fprintln(w, "skills")
+	for _, s := range card.GetSkills() {
+		line := "  " + s.GetId()
+		if n := s.GetName(); n != "" && n != s.GetId() {
+			line += "  " + n
+		}
+		if d := firstLine(s.GetDescription()); d != "" {
+			line += "  " + d
+		}
+		fmt.Fprintln(w, line)
+		fmt.Fprintf(w, "    input        %s\n", modes(s.GetInputModes(), card.GetDefaultInputModes()))
+		fmt.Fprintf(w, "    output       %s\n", modes(s.GetOutputModes(), card.GetDefaultOutputModes()))
+		entry := schemas[s.GetId()]
+		if in, ok := entry["input"]; ok {
+			fmt.Fprintf(w, "    input data   %s\n", schemaSummary(in, 0))
+		}
+		if out, ok := entry["output"]; ok {
+			fmt.Fprintf(w, "    output data  %s\n", schemaSummary(out, 0))
+		}
+	}
+}
+
+// modes lists a skill's media types, or the card's defaults, saying so.
+func modes(own, defaults []string) string {
+	if len(own) > 0 {
+		return strings.Join(own, ", ")
+	}
+	if len(defaults) > 0 {
+		return strings.Join(defaults, ", ") + " (the card's default)"
+	}
+	return "-"
+}
+
+// skillSchemas reads the params of the card's skill-schemas extension:
+// skill id → {"input": schema, "output": schema}. A card without it, or
+// with params of another shape, gives none.
+func skillSchemas(card *a2av1.AgentCard) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, e := range card.GetCapabilities().GetExtensions() {
+		if e.GetUri() != dataschema.CardExtension {
+			continue
+		}
+		skills, _ := e.GetParams().AsMap()["skills"].(map[string]any)
+		for id, v := range skills {
+			if entry, ok := v.(map[string]any); ok {
+				out[id] = entry
+			}
+		}
+	}
+	return out
+}
+
+// maxSummaryDepth is how deep a summary shows nested objects; deeper ones
+// are {…}.
+const maxSummaryDepth = 3
+
+// schemaSummary is a JSON Schema in one line: {name: type, optional?: type},
+// T[] for arrays, "a"|"b" for string enums. It reads any JSON Schema a card
+// may carry, not only the subset a2a-scaffold writes: what it does not know
+// it shows as the schema's type, or "any".
+func schemaSummary(v any, depth int) string {
+	s, ok := v.(map[string]any)
+	if !ok {
+		if b, isBool := v.(bool); isBool && b {
+			return "any"
+		}
+		return "?"
+	}
+	typ, _ := s["type"].(string)
+	if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
+		vals := make([]string, len(enum))
+		for i, e := range enum {
+			vals[i] = jsonLiteral(e)
+		}
+		return strings.Join(vals, "|")
+	}
+	props, hasProps := s["properties"].(map[string]any)
+	switch {
+	case typ == "object" || typ == "" && hasProps:
+		if !hasProps {
+			return "object"
+		}
+		if depth >= maxSummaryDepth {
+			return "{…}"
+		}
+		required := map[string]bool{}
+		if req, ok := s["required"].([]any); ok {
+			for _, r := range req {
+				if name, ok := r.(string); ok {
+					required[name] = true
+				}
+			}
+		}
+		names := make([]string, 0, len(props))
+		for n := range props {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		fields := make([]string, len(names))
+		for i, n := range names {
+			opt := "?"
+			if required[n] {
+				opt = ""
+			}
+			fields[i] = propertyName(n) + opt + ": " + schemaSummary(props[n], depth+1)
+		}
+		return "{" + strings.Join(fields, ", ") + "}"
+	case typ == "array":
+		items, ok := s["items"]
+		if !ok {
+			return "any[]"
+		}
+		inner := schemaSummary(items, depth+1)
+		if strings.Contains(inner, "|") {
+			inner = "(" + inner + ")"
+		}
+		return inner + "[]"
+	case typ != "":
+		return typ
+	}
+	return "any"
+}
+
+// propertyName is a property's name as written in a summary: quoted when it
+// is not a plain identifier.
+func propertyName(n string) string {
+	for i, r := range n {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || r == '-')) {
+			return strconv.Quote(n)
+		}
+	}
+	if n == "" {
+		return `""`
+	}
+	return n
+}
+
+// jsonLiteral writes an enum value as JSON.
+func jsonLiteral(v any) string {
+	out, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(out)
+}

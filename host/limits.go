@@ -90,7 +90,28 @@ type Limits struct {
 	// Negative: no bound.
 	MaxPartsPerMessage            int
 	MaxMessageBytes, MaxTaskBytes int64
+	// MaxTerminalTasksPerOwner bounds the finished tasks kept of one
+	// owner, and MaxInterruptedTasksPerOwner its tasks waiting for input
+	// (INPUT_REQUIRED, AUTH_REQUIRED); anonymous callers together are one
+	// owner. One more removes the owner's oldest (a read of it answers
+	// TaskNotFound). They apply to the store Main opens (-store), the
+	// in-memory one for now (store.WithMaxTerminalTasksPerOwner,
+	// WithMaxInterruptedTasksPerOwner). Negative: no bound.
+	MaxTerminalTasksPerOwner, MaxInterruptedTasksPerOwner int
 }
+
+// DefaultMaxTerminalTasksPerOwner and DefaultMaxInterruptedTasksPerOwner
+// are the defaults of Limits.MaxTerminalTasksPerOwner and
+// MaxInterruptedTasksPerOwner. One owner may fill the whole
+// DefaultMaxTerminalTasks when no one else needs room: over that global
+// cap, the owner holding the most loses its oldest, so the per-owner cap
+// of finished tasks matters only where an operator lowers it. A thousand
+// tasks waiting for their client is far more than one person keeps open,
+// and bounds what anonymous callers together leave waiting for a day.
+const (
+	DefaultMaxTerminalTasksPerOwner    = DefaultMaxTerminalTasks
+	DefaultMaxInterruptedTasksPerOwner = 1000
+)
 
 // DefaultInterruptedTaskTTL is the default of Limits.InterruptedTaskTTL:
 // as long as a finished task is kept (DefaultTerminalTaskTTL), so that a
@@ -120,6 +141,9 @@ func DefaultLimits() Limits {
 		MaxPartsPerMessage:   server.DefaultMaxPartsPerMessage,
 		MaxMessageBytes:      server.DefaultMaxMessageBytes,
 		MaxTaskBytes:         server.DefaultMaxTaskBytes,
+
+		MaxTerminalTasksPerOwner:    DefaultMaxTerminalTasksPerOwner,
+		MaxInterruptedTasksPerOwner: DefaultMaxInterruptedTasksPerOwner,
 	}
 }
 
@@ -161,6 +185,7 @@ func (l Limits) withDefaults() Limits {
 		{&l.MaxStreams, d.MaxStreams}, {&l.MaxStreamsPerCaller, d.MaxStreamsPerCaller},
 		{&l.MaxFollowUpsPerTask, d.MaxFollowUpsPerTask}, {&l.MaxHistoryPerTask, d.MaxHistoryPerTask},
 		{&l.MaxAnonymousStreams, d.MaxAnonymousStreams}, {&l.MaxPartsPerMessage, d.MaxPartsPerMessage},
+		{&l.MaxTerminalTasksPerOwner, d.MaxTerminalTasksPerOwner}, {&l.MaxInterruptedTasksPerOwner, d.MaxInterruptedTasksPerOwner},
 	} {
 		if *f.v == 0 {
 			*f.v = f.def

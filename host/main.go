@@ -186,10 +186,10 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 	cfg.Listen = listen.wrap(cfg.Listen)
 	cfg.Limits = limits
 	if cfg.Store != nil {
-		for _, n := range []string{"store", "terminal-task-ttl", "max-terminal-tasks", "interrupted-task-ttl"} {
+		for _, n := range []string{"store", "terminal-task-ttl", "max-terminal-tasks", "interrupted-task-ttl", "max-terminal-tasks-per-owner", "max-interrupted-tasks-per-owner"} {
 			switch {
 			case given[n]:
-				fmt.Fprintf(stderr, "%s: -store, -terminal-task-ttl, -max-terminal-tasks and -interrupted-task-ttl do not apply: the program keeps its tasks in its own store\n", name)
+				fmt.Fprintf(stderr, "%s: -store, -terminal-task-ttl, -max-terminal-tasks, -interrupted-task-ttl and the per-owner task maximums do not apply: the program keeps its tasks in its own store\n", name)
 				return 2
 			case fromEnv[n]:
 				fmt.Fprintf(stderr, "%s: $%s does not apply: the program keeps its tasks in its own store\n", name, EnvName(n))
@@ -221,8 +221,10 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 	storeLine := "provided by the program"
 	var opened store.Store // the store Main opened and closes; nil for cfg.Store
 	if cfg.Store == nil {
+		l := cfg.Limits.withDefaults()
 		st, err := storeurl.Open(ctx, storeURL, storeurl.Options{TerminalTaskTTL: *ttl, MaxTerminalTasks: *maxTerminal,
-			InterruptedTaskTTL: off(cfg.Limits.withDefaults().InterruptedTaskTTL), Logger: cfg.Logger})
+			InterruptedTaskTTL: off(l.InterruptedTaskTTL), Logger: cfg.Logger,
+			MaxTerminalTasksPerOwner: max(l.MaxTerminalTasksPerOwner, 0), MaxInterruptedTasksPerOwner: max(l.MaxInterruptedTasksPerOwner, 0)})
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v%s\n", name, err, envNote(fromEnv, "store"))
 			return 1

@@ -172,7 +172,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		interfaces = card.GetSupportedInterfaces()
 	}
 	st, err := storeurl.Open(ctx, cfg.store, storeurl.Options{TerminalTaskTTL: cfg.terminalTaskTTL, MaxTerminalTasks: cfg.maxTerminalTasks,
-		InterruptedTaskTTL: cfg.interruptedTaskTTL})
+		InterruptedTaskTTL:          cfg.interruptedTaskTTL,
+		MaxTerminalTasksPerOwner:    host.DefaultMaxTerminalTasksPerOwner,
+		MaxInterruptedTasksPerOwner: host.DefaultMaxInterruptedTasksPerOwner})
 	if err != nil {
 		return err // names the store and says what is wrong
 	}

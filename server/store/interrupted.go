@@ -72,7 +72,8 @@ func (m *Memory) interruptedExpiredAt(rec *Record, now time.Time) bool {
 // current record and removes the interrupted tasks past their TTL. Called
 // with m.mu held.
 func (m *Memory) interruptedLocked(tenant, id string, e *memEntry) {
-	if m.interruptedTTL <= 0 {
+	m.countWaitingLocked(tenant, id, e)
+	if m.interruptedTTL <= 0 || e.gone {
 		return
 	}
 	heap.Push(&m.waiting, waitingTask{since: e.rec.Load().Task.GetStatus().GetTimestamp().AsTime(), tenant: tenant, id: id, e: e})

@@ -36,9 +36,12 @@ func WithTerminalTaskTTL(d time.Duration) MemoryOption {
 }
 
 // WithMaxTerminalTasks keeps at most n terminal tasks in the store (over all
-// tenants): when one more task ends, the task that ended first is removed,
-// with its push-notification configs. Tasks that have not ended are never
-// removed and do not count. n <= 0 (the default) sets no limit.
+// tenants): when one more task ends, the task that ended first among those
+// of the owner (Record.Owner; anonymous callers together are one) holding
+// the most terminal tasks is removed, with its push-notification configs,
+// so that one owner's flood of tasks removes only its own. Tasks that have
+// not ended are never removed and do not count. n <= 0 (the default) sets
+// no limit.
 func WithMaxTerminalTasks(n int) MemoryOption {
 	return func(m *Memory) { m.maxTerminal = max(n, 0) }
 }
@@ -76,7 +79,13 @@ type Memory struct {
 	ttl         time.Duration
 	maxTerminal int
 	now         func() time.Time
-	ended       endedQueue
+	ended       endedQueue // for the TTL
+
+	// Retention per owner (memory_owners.go); guarded by mu.
+	maxTerminalPerOwner, maxWaitingPerOwner int
+	owners                                  map[string]*ownerTasks
+	ownersByEnded                           ownerBuckets
+	nEnded                                  int // terminal tasks counted against their owners
 
 	// Retention of interrupted tasks (interrupted.go); guarded by mu.
 	interruptedTTL time.Duration
@@ -108,6 +117,12 @@ type memEntry struct {
 	configs atomic.Int32 // how many push configs the task has
 
 	endedAt time.Time // when the task became terminal, if retention is on; guarded by Memory.mu
+	// Retention per owner (memory_owners.go), guarded by Memory.mu: the
+	// task was removed; it counts against its owner as terminal, as
+	// interrupted (and the how-manieth time it was interrupted).
+	gone                         bool
+	countedEnded, countedWaiting bool
+	waitSeq                      uint32
 	// Where the task sits in the listing indexes (memory_index.go): its
 	// cursor, the context and state it is indexed under, and its nodes
 	// there (reused when it moves). Guarded by Memory.mu.
@@ -328,13 +343,18 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 	if cur.Runner != next.Runner {
 		m.trackRun(e, cur.Runner, next.Runner)
 	}
-	if terminal {
+	switch {
+	case terminal:
 		m.mu.Lock()
 		m.endedLocked(u.Tenant, u.Task.GetId(), e)
 		m.mu.Unlock()
-	} else if m.interruptedTTL > 0 && IsInterrupted(to) && (!IsInterrupted(from) || !cur.Task.GetStatus().GetTimestamp().AsTime().Equal(u.Task.GetStatus().GetTimestamp().AsTime())) {
+	case (m.interruptedTTL > 0 || m.maxWaitingPerOwner > 0) && IsInterrupted(to) && (!IsInterrupted(from) || !cur.Task.GetStatus().GetTimestamp().AsTime().Equal(u.Task.GetStatus().GetTimestamp().AsTime())):
 		m.mu.Lock()
 		m.interruptedLocked(u.Tenant, u.Task.GetId(), e)
+		m.mu.Unlock()
+	case m.maxWaitingPerOwner > 0 && IsInterrupted(from) && !IsInterrupted(to):
+		m.mu.Lock()
+		m.uncountWaitingLocked(e) // resumed
 		m.mu.Unlock()
 	}
 	return v, nil

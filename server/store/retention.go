@@ -8,10 +8,13 @@ import "time"
 // between, reads treat a task past its TTL as already gone, so the TTL holds
 // exactly even when the store sees no writes.
 
-// endedTask is a terminal task waiting for its removal.
+// endedTask is a terminal task waiting for its removal (or, in an owner's
+// queue of interrupted tasks, an interrupted one: seq is then the entry's
+// waitSeq when it was queued).
 type endedTask struct {
 	tenant, id string
 	e          *memEntry
+	seq        uint32
 }
 
 // endedQueue holds terminal tasks in the order they ended.
@@ -38,25 +41,42 @@ func (q *endedQueue) pop() {
 	}
 }
 
+func (q *endedQueue) compact(keep func(endedTask) bool) {
+	live := q.items[:0]
+	for _, t := range q.items[q.head:] {
+		if keep(t) {
+			live = append(live, t)
+		}
+	}
+	clear(q.items[len(live):])
+	q.items, q.head = live, 0
+}
+
 // retains reports whether the store bounds its terminal tasks.
-func (m *Memory) retains() bool { return m.ttl > 0 || m.maxTerminal > 0 }
+func (m *Memory) retains() bool { return m.ttl > 0 || m.tracksOwners() }
 
 // endedLocked records that the task of e has become terminal and removes
-// the terminal tasks the retention options no longer allow. Called with
-// m.mu held.
+// the terminal tasks the retention options no longer allow: those past the
+// TTL, and over the caps on their number (per owner, memory_owners.go).
+// Called with m.mu held.
 func (m *Memory) endedLocked(tenant, id string, e *memEntry) {
 	if !m.retains() {
 		return
 	}
 	e.endedAt = m.now()
-	m.ended.push(endedTask{tenant: tenant, id: id, e: e})
+	if m.ttl > 0 {
+		m.ended.push(endedTask{tenant: tenant, id: id, e: e})
+	}
 	m.sweepLocked()
+	if m.tracksOwners() {
+		m.countEndedLocked(tenant, id, e)
+	}
 }
 
-// sweepLocked removes terminal tasks, oldest first, while there are more
-// than WithMaxTerminalTasks allows or the oldest has outlived the TTL. Tasks
-// end in queue order, so the expired ones are always at the front. Called
-// with m.mu held.
+// sweepLocked removes terminal tasks that have outlived the TTL, oldest
+// first. Tasks end in queue order, so the expired ones are always at the
+// front; tasks removed otherwise (over a cap) are skipped. Called with m.mu
+// held.
 func (m *Memory) sweepLocked() {
 	if m.ended.len() == 0 {
 		return
@@ -64,8 +84,7 @@ func (m *Memory) sweepLocked() {
 	now := m.now()
 	for m.ended.len() > 0 {
 		f := m.ended.front()
-		over := m.maxTerminal > 0 && m.ended.len() > m.maxTerminal
-		if !over && !m.expiredAt(f.e, now) {
+		if !f.e.gone && !m.expiredAt(f.e, now) {
 			return
 		}
 		m.ended.pop()
@@ -78,7 +97,7 @@ func (m *Memory) sweepLocked() {
 // (read or write).
 func (m *Memory) sweepDueLocked() bool {
 	now := m.now()
-	if n := m.ended.len(); n > 0 && (m.maxTerminal > 0 && n > m.maxTerminal || m.expiredAt(m.ended.front().e, now)) {
+	if m.ended.len() > 0 && (m.ended.front().e.gone || m.expiredAt(m.ended.front().e, now)) {
 		return true
 	}
 	return len(m.waiting) > 0 && now.Sub(m.waiting[0].since) > m.interruptedTTL
@@ -106,6 +125,12 @@ func (m *Memory) removeLocked(tenant, id string, e *memEntry) {
 	}
 	delete(t.tasks, id)
 	t.unindexLocked(e)
+	e.gone = true
+	m.uncountEndedLocked(e)
+	m.uncountWaitingLocked(e)
+	if m.ended.len() > 2*m.nEnded+64 && m.ttl > 0 && m.tracksOwners() {
+		m.ended.compact(func(t endedTask) bool { return !t.e.gone })
+	}
 	m.pmu.Lock()
 	delete(t.configs, id)
 	empty := len(t.tasks) == 0 && len(t.configs) == 0

@@ -70,6 +70,13 @@ type Options struct {
 	// (INPUT_REQUIRED, AUTH_REQUIRED) is kept, counted from its status
 	// timestamp; 0 keeps it (store.WithInterruptedTaskTTL, …).
 	InterruptedTaskTTL time.Duration
+	// MaxTerminalTasksPerOwner and MaxInterruptedTasksPerOwner bound the
+	// finished and the interrupted tasks kept of one owner (anonymous
+	// callers together are one), its oldest removed first; 0 sets no limit
+	// (store.WithMaxTerminalTasksPerOwner, WithMaxInterruptedTasksPerOwner).
+	// The in-memory store only, for now: SQLite and PostgreSQL ignore them
+	// (docs/limits.md).
+	MaxTerminalTasksPerOwner, MaxInterruptedTasksPerOwner int
 	// Logger receives what a durable store reports in the background; nil
 	// leaves the store's default.
 	Logger *slog.Logger
@@ -133,13 +140,18 @@ func Open(ctx context.Context, rawURL string, opts Options) (store.Store, error)
 	if opts.TerminalTaskTTL < 0 || opts.MaxTerminalTasks < 0 {
 		return nil, fail(errors.New("the terminal-task TTL and maximum must not be negative (0 means no bound)"))
 	}
+	if opts.MaxTerminalTasksPerOwner < 0 || opts.MaxInterruptedTasksPerOwner < 0 {
+		return nil, fail(errors.New("the per-owner task maximums must not be negative (0 means no bound)"))
+	}
 	if opts.InterruptedTaskTTL < 0 {
 		return nil, fail(errors.New("the interrupted-task TTL must not be negative (0 means no bound)"))
 	}
 	switch sp.kind {
 	case kindMemory:
 		return store.NewMemory(store.WithTerminalTaskTTL(opts.TerminalTaskTTL), store.WithMaxTerminalTasks(opts.MaxTerminalTasks),
-			store.WithInterruptedTaskTTL(opts.InterruptedTaskTTL)), nil
+			store.WithInterruptedTaskTTL(opts.InterruptedTaskTTL),
+			store.WithMaxTerminalTasksPerOwner(opts.MaxTerminalTasksPerOwner),
+			store.WithMaxInterruptedTasksPerOwner(opts.MaxInterruptedTasksPerOwner)), nil
 	case kindSQLite:
 		sopts := []sqlite.Option{
 			sqlite.WithTerminalTaskTTL(opts.TerminalTaskTTL),

@@ -1,0 +1,216 @@
+package store
+
+// Retention per owner in the in-memory store (issue 26): one owner — one
+// Record.Owner, across tenants; the empty owner is every anonymous caller
+// together — cannot make the store drop the tasks of another.
+//
+//   - Finished tasks: over WithMaxTerminalTasks in all, the oldest finished
+//     task of the owner holding the most goes (not the oldest of all, which
+//     let 10,001 anonymous hellos evict every authenticated caller's task);
+//     over WithMaxTerminalTasksPerOwner, the owner's own oldest.
+//   - Interrupted tasks (INPUT_REQUIRED, AUTH_REQUIRED): over
+//     WithMaxInterruptedTasksPerOwner, the owner's task interrupted longest
+//     ago goes.
+//
+// Each owner keeps its finished and its interrupted tasks in queues, in the
+// order they ended or were interrupted; entries of tasks removed otherwise
+// (by a TTL, by the other cap) or no longer interrupted stay in the queues
+// until they reach the front or the queue is compacted (once more than half
+// of it is such entries), so every step is amortised O(1). Owners are kept
+// in buckets by their count of finished tasks, so the one holding the most
+// is found in O(1).
+
+// WithMaxTerminalTasksPerOwner keeps at most n terminal tasks of one owner
+// (Record.Owner, over all tenants; the empty owner — anonymous callers — is
+// one owner): when one more ends, the owner's task that ended first is
+// removed. n <= 0 (the default) sets no limit.
+func WithMaxTerminalTasksPerOwner(n int) MemoryOption {
+	return func(m *Memory) { m.maxTerminalPerOwner = max(n, 0) }
+}
+
+// WithMaxInterruptedTasksPerOwner keeps at most n tasks of one owner
+// INPUT_REQUIRED or AUTH_REQUIRED: when one more is interrupted, the
+// owner's task interrupted longest ago is removed (as by
+// WithInterruptedTaskTTL). n <= 0 (the default) sets no limit.
+func WithMaxInterruptedTasksPerOwner(n int) MemoryOption {
+	return func(m *Memory) { m.maxWaitingPerOwner = max(n, 0) }
+}
+
+// ownerTasks is what the store keeps track of for one owner; guarded by
+// Memory.mu.
+type ownerTasks struct {
+	name    string
+	ended   endedQueue // its terminal tasks, in the order they ended
+	nEnded  int        // how many of them are still stored
+	waiting endedQueue // its interrupted tasks, in the order they were interrupted
+	nWait   int        // how many of them are still stored and interrupted
+}
+
+// ownerBuckets finds the owner with the most terminal tasks: owners by
+// their count of terminal tasks (counts of at least 1).
+type ownerBuckets struct {
+	byCount map[int]map[*ownerTasks]struct{}
+	top     int // the highest count with an owner (0: none)
+}
+
+func (b *ownerBuckets) move(o *ownerTasks, from, to int) {
+	if from > 0 {
+		set := b.byCount[from]
+		delete(set, o)
+		if len(set) == 0 {
+			delete(b.byCount, from)
+		}
+	}
+	if to > 0 {
+		if b.byCount == nil {
+			b.byCount = make(map[int]map[*ownerTasks]struct{})
+		}
+		set := b.byCount[to]
+		if set == nil {
+			set = make(map[*ownerTasks]struct{})
+			b.byCount[to] = set
+		}
+		set[o] = struct{}{}
+	}
+	switch {
+	case to > b.top:
+		b.top = to
+	case from == b.top && b.byCount[from] == nil:
+		b.top = max(to, 0) // counts change by one: the next highest is to
+	}
+}
+
+// largest is an owner holding the most terminal tasks (nil: none).
+func (b *ownerBuckets) largest() *ownerTasks {
+	for o := range b.byCount[b.top] {
+		return o
+	}
+	return nil
+}
+
+// tracksOwners reports whether the store counts tasks per owner.
+func (m *Memory) tracksOwners() bool {
+	return m.maxTerminal > 0 || m.maxTerminalPerOwner > 0 || m.maxWaitingPerOwner > 0
+}
+
+// ownerLocked returns the owner's record, created when missing. Called
+// with m.mu held.
+func (m *Memory) ownerLocked(name string) *ownerTasks {
+	o := m.owners[name]
+	if o == nil {
+		if m.owners == nil {
+			m.owners = make(map[string]*ownerTasks)
+		}
+		o = &ownerTasks{name: name}
+		m.owners[name] = o
+	}
+	return o
+}
+
+// forgetOwnerLocked drops an owner that has nothing left to count.
+func (m *Memory) forgetOwnerLocked(o *ownerTasks) {
+	if o.nEnded == 0 && o.nWait == 0 {
+		delete(m.owners, o.name)
+	}
+}
+
+// countEndedLocked counts the task of e, which has just ended, against its
+// owner and removes what the caps no longer allow. Called with m.mu held.
+func (m *Memory) countEndedLocked(tenant, id string, e *memEntry) {
+	m.uncountWaitingLocked(e)
+	if e.gone { // removed while its last write was under way
+		return
+	}
+	o := m.ownerLocked(e.rec.Load().Owner)
+	o.ended.push(endedTask{tenant: tenant, id: id, e: e})
+	o.nEnded++
+	m.nEnded++
+	e.countedEnded = true
+	m.ownersByEnded.move(o, o.nEnded-1, o.nEnded)
+	if m.maxTerminalPerOwner > 0 {
+		for o.nEnded > m.maxTerminalPerOwner && m.evictEndedLocked(o) {
+		}
+	}
+	for m.maxTerminal > 0 && m.nEnded > m.maxTerminal {
+		if l := m.ownersByEnded.largest(); l == nil || !m.evictEndedLocked(l) {
+			break
+		}
+	}
+}
+
+// evictEndedLocked removes the oldest stored terminal task of o; false
+// when it has none.
+func (m *Memory) evictEndedLocked(o *ownerTasks) bool {
+	for o.ended.len() > 0 {
+		f := o.ended.front()
+		o.ended.pop()
+		if f.e.gone {
+			continue
+		}
+		m.removeLocked(f.tenant, f.id, f.e)
+		return true
+	}
+	return false
+}
+
+// uncountEndedLocked takes the task of e, being removed, off its owner's
+// count of terminal tasks. Called with m.mu held.
+func (m *Memory) uncountEndedLocked(e *memEntry) {
+	if !e.countedEnded {
+		return
+	}
+	e.countedEnded = false
+	m.nEnded--
+	o := m.owners[e.rec.Load().Owner]
+	if o == nil {
+		return
+	}
+	o.nEnded--
+	m.ownersByEnded.move(o, o.nEnded+1, o.nEnded)
+	if o.ended.len() > 2*o.nEnded+64 {
+		o.ended.compact(func(t endedTask) bool { return !t.e.gone })
+	}
+	m.forgetOwnerLocked(o)
+}
+
+// countWaitingLocked counts the task of e, which has just been
+// interrupted, against its owner and removes the owner's task interrupted
+// longest ago while it has more than WithMaxInterruptedTasksPerOwner.
+// Called with m.mu held.
+func (m *Memory) countWaitingLocked(tenant, id string, e *memEntry) {
+	if m.maxWaitingPerOwner <= 0 || e.countedWaiting || e.gone {
+		return
+	}
+	o := m.ownerLocked(e.rec.Load().Owner)
+	e.waitSeq++
+	e.countedWaiting = true
+	o.waiting.push(endedTask{tenant: tenant, id: id, e: e, seq: e.waitSeq})
+	o.nWait++
+	for o.nWait > m.maxWaitingPerOwner && o.waiting.len() > 0 {
+		f := o.waiting.front()
+		o.waiting.pop()
+		if f.e.gone || !f.e.countedWaiting || f.e.waitSeq != f.seq {
+			continue
+		}
+		m.removeLocked(f.tenant, f.id, f.e)
+	}
+}
+
+// uncountWaitingLocked takes the task of e off its owner's count of
+// interrupted tasks, when it is counted there: it was resumed, ended or
+// removed. Called with m.mu held.
+func (m *Memory) uncountWaitingLocked(e *memEntry) {
+	if !e.countedWaiting {
+		return
+	}
+	e.countedWaiting = false
+	o := m.owners[e.rec.Load().Owner]
+	if o == nil {
+		return
+	}
+	o.nWait--
+	if o.waiting.len() > 2*o.nWait+64 {
+		o.waiting.compact(func(t endedTask) bool { return !t.e.gone && t.e.countedWaiting && t.e.waitSeq == t.seq })
+	}
+	m.forgetOwnerLocked(o)
+}

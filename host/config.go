@@ -68,7 +68,9 @@ type Config struct {
 	// protocolVersions: ["1.0", "0.3"]). gRPC bindings serve
 	// a2a.v1.A2AService (compat/a2av03grpc) too. v0.3 has no tenants: on a
 	// binding with a Tenant, v0.3 requests are served in that tenant, and
-	// the binding's 0.3 interface names it.
+	// the binding's 0.3 interface names it. Webhooks registered through
+	// v0.3 are posted the Task in its v0.3 shape (V03PushOptions; docs/
+	// bindings.md, "Push notifications by registration version").
 	V03 bool
 	// Skills hold one entry for every skill of the public and the extended
 	// card.

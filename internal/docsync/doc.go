@@ -1,5 +1,9 @@
-// Package docsync has no code: its tests keep what the documentation names
-// in step with the code where that can be checked mechanically — the
-// environment variables, flags and store URL forms the docs mention, and
-// the line `make test` prints about the optional test suites it skipped.
+// Package docsync has no code: its tests keep what README.md and docs/*.md
+// name in step with the code where that can be checked mechanically —
+// every environment variable they name is read by the code, every row of
+// the agent's flag tables is a flag of host.Main with its variable — and
+// check the lines `make test` prints about the optional test suites it ran
+// or skipped (scripts/optional-suites.sh). The store URLs the docs write
+// are checked in server/storeurl (TestDocumentedStoreURLs), next to the
+// parser.
 package docsync

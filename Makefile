@@ -4,12 +4,30 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all generate test vet lint race soak check-generate golden bench bench-interop charts demo demo-scaffold demo-bindings run-example fuzz tools help
+# The commands, built with what they were built from stamped (--version): the
+# commit of the work tree and whether it had uncommitted changes.
+COMMANDS = a2a a2a-scaffold protoc-gen-a2a
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+DIRTY ?= $(shell git status --porcelain 2>/dev/null | grep -q . && echo true)
+LDFLAGS = -X github.com/a2agen/a2agen/internal/version.commit=$(COMMIT) -X github.com/a2agen/a2agen/internal/version.dirty=$(DIRTY)
+
+.PHONY: all build dist generate test vet lint race soak check-generate golden bench bench-interop charts demo demo-scaffold demo-bindings run-example fuzz tools help
 
 all: test
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+build: ## bin/a2a, bin/a2a-scaffold, bin/protoc-gen-a2a from this checkout, the commit stamped (--version)
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o bin/ $(addprefix ./cmd/,$(COMMANDS))
+
+# make dist: the release archives, for these platforms (GOOS/GOARCH), of
+# version DIST_VERSION (the exact tag of HEAD, else v<internal/version>-dev).
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+DIST_VERSION ?= $(or $(shell git describe --tags --exact-match 2>/dev/null),v$(shell sed -n 's/^const Version = "\(.*\)"/\1/p' internal/version/version.go)-dev)
+
+dist: ## dist/: static binaries of the three commands per platform (tar.gz, zip), module lists, SHA256SUMS
+	$(GO) run ./internal/cmd/dist -out dist -version '$(DIST_VERSION)' -commit '$(COMMIT)' -dirty='$(if $(DIRTY),true,false)' -platforms '$(PLATFORMS)'
 
 generate: ## regenerate a2a/v1 and a2a/v03 from proto/lf/a2a/v1/a2a.proto and proto/a2a/v1/a2a.proto
 	$(GO) run ./internal/cmd/generate

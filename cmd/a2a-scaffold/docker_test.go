@@ -19,6 +19,7 @@ import (
 
 	"github.com/a2agen/a2agen/internal/manifest"
 	"github.com/a2agen/a2agen/internal/proctest"
+	"github.com/a2agen/a2agen/internal/version"
 )
 
 // dockerManifest is an agent whose HTTP address is on loopback (so the
@@ -46,17 +47,25 @@ skills:
 `
 
 // TestDockerfile checks, without a container engine, the Dockerfile of a
-// project a2a-scaffold creates and that of examples/travel-agent (a package
-// of this module, built from the module's root). It runs the build stage's
-// `go build` line as written (its environment and flags) in the build
-// context, offline against the module cache, and checks that the program is
-// statically linked; that the build image's Go is the module's; that the
-// runtime stage runs as a numeric non-root user and its COPY and ENTRYPOINT
-// name the program; that ENTRYPOINT's -listen flags move exactly the
-// manifest's loopback addresses to every interface, EXPOSE lists the
-// manifest's ports and HEALTHCHECK fetches the first HTTP address. Then it
-// starts the program with ENTRYPOINT's arguments (the -listen targets
-// pointed at free loopback ports) and fetches the HEALTHCHECK's path.
+// project a2a-scaffold creates against a local checkout (go.mod has a
+// replace: the image builds from the vendor tree) and that of
+// examples/travel-agent (a package of this module, built from the module's
+// root, downloading its modules). It checks the Dockerfile's structure: the
+// base images are the build arguments GO_IMAGE (golang at the module's Go
+// version) and RUNTIME_IMAGE, the go build RUN has BuildKit cache mounts and
+// stamps the COMMIT and DIRTY build arguments; then it runs the build
+// stage's instructions (WORKDIR, COPY, ARG, RUN) as a builder would, in a
+// clean copy of the build context (what its .dockerignore lets through),
+// with the network cut (GOPROXY=off; for the vendored project also
+// GOFLAGS=-mod=vendor and an empty module cache), and checks that the
+// program is statically linked and that -version names the stamped commit.
+// Of the image it checks that it runs as a numeric non-root user, that its
+// COPY and ENTRYPOINT name the program, that ENTRYPOINT's -listen flags move
+// exactly the manifest's loopback addresses to every interface, that EXPOSE
+// lists the manifest's ports and that HEALTHCHECK fetches the first HTTP
+// address. Then it starts the program with ENTRYPOINT's arguments (the
+// -listen targets pointed at free loopback ports) and fetches the
+// HEALTHCHECK's path.
 func TestDockerfile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds agents")
@@ -65,26 +74,37 @@ func TestDockerfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Run("scaffolded project", func(t *testing.T) {
+	t.Run("scaffolded project with a local replace", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "boxed")
 		if r := runCLI(t, "", "new", "boxed", "--manifest", writeFile(t, "agent.yaml", dockerManifest), "--dir", dir, "--a2agen", root); r.code != 0 {
 			t.Fatalf("new: %+v", r)
 		}
-		checkDockerfile(t, dir, dir)
+		// make vendor, as the Dockerfile says, offline from the module cache.
+		vendor := exec.Command("make", "vendor")
+		vendor.Dir = dir
+		vendor.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOFLAGS=-mod=mod")
+		if out, err := vendor.CombinedOutput(); err != nil {
+			t.Fatalf("make vendor: %v\n%s", err, out)
+		}
+		checkDockerfile(t, dir, dir, true)
 	})
 	t.Run("examples/travel-agent", func(t *testing.T) {
-		checkDockerfile(t, filepath.Join(root, "examples", "travel-agent"), root)
+		checkDockerfile(t, filepath.Join(root, "examples", "travel-agent"), root, false)
 	})
 }
 
+// stampedCommit is the COMMIT build argument the tests build with.
+const stampedCommit = "c0ffee0123456789abcdef0123456789abcdef01"
+
 // checkDockerfile checks the Dockerfile of the project in dir, whose build
-// context is contextDir (see TestDockerfile).
-func checkDockerfile(t *testing.T, dir, contextDir string) {
+// context is contextDir (see TestDockerfile); vendor says that the build
+// must work from the vendor tree alone.
+func checkDockerfile(t *testing.T, dir, contextDir string, vendor bool) {
 	data, err := os.ReadFile(filepath.Join(dir, "Dockerfile"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	stages := dockerStages(t, string(data))
+	globals, stages := dockerStages(t, string(data))
 	if len(stages) != 2 {
 		t.Fatalf("the Dockerfile has %d stages, want a build stage and the image", len(stages))
 	}
@@ -94,38 +114,52 @@ func checkDockerfile(t *testing.T, dir, contextDir string) {
 		t.Fatal(err)
 	}
 
-	// The build stage: golang at the module's Go version, the sources it
-	// copies present, and its go build line.
+	// The base images: build arguments, golang at the module's Go version.
 	gomod, err := os.ReadFile(filepath.Join(contextDir, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if from, want := build.first(t, "FROM"), "golang:"+goMinor(gomod)+" AS build"; from != want {
-		t.Errorf("FROM %s, want %s (the go directive of %s)", from, want, filepath.Join(contextDir, "go.mod"))
+	if want := "golang:" + goMinor(gomod); globals["GO_IMAGE"] != want {
+		t.Errorf("ARG GO_IMAGE=%s, want %s (the go directive of %s)", globals["GO_IMAGE"], want, filepath.Join(contextDir, "go.mod"))
 	}
-	for _, copyArgs := range build.all("COPY") {
-		srcs := strings.Fields(copyArgs)
-		for _, src := range srcs[:len(srcs)-1] {
-			if _, err := os.Stat(filepath.Join(contextDir, src)); err != nil {
-				t.Errorf("COPY %s: %v", copyArgs, err)
-			}
+	if globals["RUNTIME_IMAGE"] != "alpine:3.23" {
+		t.Errorf("ARG RUNTIME_IMAGE=%s, want alpine:3.23", globals["RUNTIME_IMAGE"])
+	}
+	if from := build.first(t, "FROM"); from != "${GO_IMAGE} AS build" {
+		t.Errorf("FROM %s, want ${GO_IMAGE} AS build", from)
+	}
+	if from := final.first(t, "FROM"); from != "${RUNTIME_IMAGE}" {
+		t.Errorf("the image's FROM %s, want ${RUNTIME_IMAGE}", from)
+	}
+
+	// The build: cache mounts, the stamp, vendor or download.
+	goBuild := ""
+	for _, run := range build.all("RUN") {
+		if strings.Contains(run, "go build") {
+			goBuild = run
 		}
 	}
-	env, flags, out := goBuildLine(t, build)
-	bin := filepath.Join(t.TempDir(), "agent")
-	pkg := flags[len(flags)-1]
-	args := slices.Concat([]string{"build"}, flags[:len(flags)-1], []string{"-o", bin, pkg})
-	cmd := exec.Command(proctest.GoTool(), args...)
-	cmd.Dir = contextDir
-	// As in the golang image, whose context has no .git (.dockerignore):
-	// no toolchain download, no VCS stamp; offline here.
-	cmd.Env = append(os.Environ(), append([]string{"GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false", "GOPROXY=off", "GOWORK=off", "GOOS=linux"}, env...)...)
-	start := time.Now()
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s go %s in %s: %v\n%s", strings.Join(env, " "), strings.Join(args, " "), contextDir, err, msg)
+	for _, want := range []string{"--mount=type=cache,target=/root/.cache/go-build", "-X " + version.CommitSymbol + "=${COMMIT}", "-X " + version.DirtySymbol + "=${DIRTY}", "CGO_ENABLED=0", "-trimpath"} {
+		if !strings.Contains(goBuild, want) {
+			t.Errorf("the go build RUN lacks %q: %s", want, goBuild)
+		}
 	}
-	t.Logf("ran the Dockerfile's go build in %v", time.Since(start).Round(time.Millisecond))
+	if got := build.all("ARG"); !slices.Contains(got, "COMMIT=") || !slices.Contains(got, "DIRTY=") {
+		t.Errorf("the build stage's ARGs are %q, want COMMIT= and DIRTY=", got)
+	}
+	downloads := slices.ContainsFunc(build.all("RUN"), func(r string) bool { return strings.Contains(r, "go mod download") })
+	if vendor && (downloads || !strings.Contains(goBuild, "GOFLAGS=-mod=vendor")) {
+		t.Errorf("with a local replace the build must use the vendor tree and download nothing: %q", build.all("RUN"))
+	}
+	if !vendor && (!downloads || !strings.Contains(goBuild, "--mount=type=cache,target=/go/pkg/mod")) {
+		t.Errorf("without a local replace the build downloads its modules, into the module cache mount: %q", build.all("RUN"))
+	}
+
+	bin, out := runBuildStage(t, build, contextDir, filepath.Join(dir, ignoreFile(dir, contextDir)), vendor)
 	checkStatic(t, bin)
+	if v, err := exec.Command(bin, "-version").Output(); err != nil || !strings.Contains(string(v), " commit "+stampedCommit+" (dirty) ") {
+		t.Errorf("-version of the built program: %q (%v), want the stamped commit %s (dirty)", v, err, stampedCommit)
+	}
 
 	// The image: a numeric non-root user, the program, its ENTRYPOINT.
 	if user, _, _ := strings.Cut(final.first(t, "USER"), ":"); user == "" || user == "0" || strings.Trim(user, "0123456789") != "" {
@@ -236,10 +270,11 @@ func (s dockerStage) all(name string) []string {
 }
 
 // dockerStages reads a Dockerfile: comments and blank lines dropped,
-// continued lines joined, split into stages at FROM.
-func dockerStages(t *testing.T, src string) []dockerStage {
+// continued lines joined, the ARGs before the first FROM returned as
+// globals (name → default), the rest split into stages at FROM.
+func dockerStages(t *testing.T, src string) (globals map[string]string, stages []dockerStage) {
 	t.Helper()
-	var stages []dockerStage
+	globals = map[string]string{}
 	logical := ""
 	for line := range strings.SplitSeq(src, "\n") {
 		trimmed := strings.TrimSpace(line)
@@ -258,48 +293,16 @@ func dockerStages(t *testing.T, src string) []dockerStage {
 			stages = append(stages, nil)
 		}
 		if len(stages) == 0 {
-			t.Fatalf("the Dockerfile has %s before FROM", in.name)
+			if in.name != "ARG" {
+				t.Fatalf("the Dockerfile has %s before FROM", in.name)
+			}
+			k, v, _ := strings.Cut(in.args, "=")
+			globals[k] = v
+			continue
 		}
 		stages[len(stages)-1] = append(stages[len(stages)-1], in)
 	}
-	return stages
-}
-
-// goBuildLine finds the RUN of the stage that runs go build and returns its
-// environment assignments, the arguments after "go build" with the output
-// path of -o removed, and that path. It refuses shell syntax it does not
-// read, so that the line cannot change unnoticed.
-func goBuildLine(t *testing.T, s dockerStage) (env, args []string, out string) {
-	t.Helper()
-	for _, run := range s.all("RUN") {
-		if !strings.Contains(run, "go build") {
-			continue
-		}
-		if strings.ContainsAny(run, "\"'`$;&|<>()\\") {
-			t.Fatalf("RUN %s: this test reads only NAME=value assignments and a plain go build command", run)
-		}
-		f := strings.Fields(run)
-		for len(f) > 0 && strings.Contains(f[0], "=") {
-			env, f = append(env, f[0]), f[1:]
-		}
-		if len(f) < 3 || f[0] != "go" || f[1] != "build" {
-			t.Fatalf("RUN %s: want [NAME=value ...] go build FLAGS PACKAGE", run)
-		}
-		f = f[2:]
-		for i := 0; i < len(f); i++ {
-			if f[i] == "-o" && i+1 < len(f) {
-				out = f[i+1]
-				f = slices.Delete(f, i, i+2)
-				break
-			}
-		}
-		if out == "" {
-			t.Fatalf("RUN %s has no -o PATH", run)
-		}
-		return env, f, out
-	}
-	t.Fatal("the build stage has no RUN with go build")
-	return nil, nil, ""
+	return globals, stages
 }
 
 // execForm reads the JSON array of an instruction's exec form.
@@ -341,4 +344,174 @@ func goMinor(gomod []byte) string {
 		}
 	}
 	return "?"
+}
+
+// ignoreFile is the .dockerignore of the project in dir (relative to dir):
+// Dockerfile.dockerignore for a package of another module, else
+// .dockerignore.
+func ignoreFile(dir, contextDir string) string {
+	if dir != contextDir {
+		return "Dockerfile.dockerignore"
+	}
+	return ".dockerignore"
+}
+
+// runBuildStage runs the build stage's WORKDIR, COPY, ARG and RUN
+// instructions as an image builder would, in a fresh directory standing for
+// the stage's file system: COPY reads a clean copy of the build context
+// (the files of contextDir its ignore file lets through), RUN runs with sh
+// with --mount options dropped and absolute paths moved under that
+// directory, with the build arguments COMMIT=stampedCommit and DIRTY=true
+// and the network cut: GOPROXY=off, and for vendor also GOFLAGS=-mod=vendor
+// and an empty module cache. It returns the program the stage built and its
+// path in the stage (the go build's -o).
+func runBuildStage(t *testing.T, stage dockerStage, contextDir, ignore string, vendor bool) (bin, out string) {
+	t.Helper()
+	patterns := dockerignore(t, ignore)
+	fsRoot := t.TempDir()
+	workdir := "/"
+	env := append(os.Environ(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOWORK=off", "GOOS=linux", "GOFLAGS=-buildvcs=false")
+	if vendor {
+		env = append(env, "GOFLAGS=-mod=vendor -buildvcs=false", "GOMODCACHE="+t.TempDir())
+	}
+	buildArgs := map[string]string{"COMMIT": stampedCommit, "DIRTY": "true"}
+	for _, in := range stage[1:] {
+		switch in.name {
+		case "WORKDIR":
+			workdir = in.args
+			if err := os.MkdirAll(filepath.Join(fsRoot, workdir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		case "ARG":
+			name, def, _ := strings.Cut(in.args, "=")
+			v, ok := buildArgs[name]
+			if !ok {
+				v = def
+			}
+			env = append(env, name+"="+v)
+		case "COPY":
+			f := strings.Fields(in.args)
+			dest := f[len(f)-1]
+			if !filepath.IsAbs(dest) {
+				dest = filepath.Join(workdir, dest)
+			}
+			for _, src := range f[:len(f)-1] {
+				copyContext(t, contextDir, src, filepath.Join(fsRoot, dest), patterns)
+			}
+		case "RUN":
+			line := in.args
+			for strings.HasPrefix(line, "--mount=") {
+				_, line, _ = strings.Cut(line, " ")
+				line = strings.TrimSpace(line)
+			}
+			if f := strings.Fields(line); slices.Contains(f, "-o") {
+				out = f[slices.Index(f, "-o")+1]
+			}
+			line = strings.ReplaceAll(line, " /out/", " "+filepath.Join(fsRoot, "out")+"/")
+			cmd := exec.Command("sh", "-c", line)
+			cmd.Dir, cmd.Env = filepath.Join(fsRoot, workdir), env
+			start := time.Now()
+			if msg, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("RUN %s: %v\n%s", in.args, err, msg)
+			}
+			t.Logf("RUN %.60s… took %v", line, time.Since(start).Round(time.Millisecond))
+		default:
+			t.Fatalf("the build stage has %s, which this test does not run", in.name)
+		}
+	}
+	if out == "" {
+		t.Fatal("the build stage has no go build -o")
+	}
+	return filepath.Join(fsRoot, out), out
+}
+
+// dockerignore reads the patterns of an ignore file.
+func dockerignore(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, strings.TrimSuffix(line, "/"))
+		}
+	}
+	return out
+}
+
+// ignored reports whether the context path rel (slash-separated) matches a
+// pattern of a generated .dockerignore: a path or directory, or **/GLOB
+// for a base name anywhere.
+func ignored(rel string, patterns []string) bool {
+	for _, p := range patterns {
+		if glob, ok := strings.CutPrefix(p, "**/"); ok {
+			if m, _ := filepath.Match(glob, filepath.Base(rel)); m {
+				return true
+			}
+			continue
+		}
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// copyContext copies src of the build context (a file, a directory or
+// ".") to dest as COPY does, leaving out what the ignore patterns match.
+func copyContext(t *testing.T, contextDir, src, dest string, patterns []string) {
+	t.Helper()
+	from := filepath.Join(contextDir, src)
+	info, err := os.Stat(from)
+	if err != nil {
+		t.Fatalf("COPY %s: %v", src, err)
+	}
+	if !info.IsDir() {
+		if strings.HasSuffix(dest, "/") || filepath.Clean(dest) != dest {
+			dest = filepath.Join(dest, filepath.Base(src))
+		}
+		if fi, err := os.Stat(dest); err == nil && fi.IsDir() {
+			dest = filepath.Join(dest, filepath.Base(src))
+		}
+		copyFile(t, from, dest)
+		return
+	}
+	err = filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(contextDir, path)
+		rel = filepath.ToSlash(rel)
+		if rel != "." && ignored(rel, patterns) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		sub, _ := filepath.Rel(from, path)
+		copyFile(t, path, filepath.Join(dest, sub))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

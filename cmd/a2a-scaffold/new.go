@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,7 +12,10 @@ import (
 )
 
 func newNewCommand() *cobra.Command {
-	var opts scaffold.NewOptions
+	var (
+		opts      scaffold.NewOptions
+		published bool
+	)
 	cmd := &cobra.Command{
 		Use:   "new NAME",
 		Short: "Create an agent project from a manifest",
@@ -38,6 +42,10 @@ inside another Go module and that path is the import path DIR has there,
 the project becomes a package of that module and gets no go.mod.
 --a2agen PATH points go.mod at a local a2agen checkout (a replace) and
 copies its go.sum, so that the project builds without downloading a2agen.
+A development build of a2a-scaffold (built inside a checkout: go build,
+go run, go install or make build there) does so by itself, with the
+checkout it was built from; --published requires the published module
+instead. A release build (go install …@version) requires its own version.
 
 new refuses a directory that is not empty unless --force.`,
 		Example: `  a2a-scaffold new weather
@@ -46,6 +54,15 @@ new refuses a directory that is not empty unless --force.`,
 		Args: exactArgs(1, "the project name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
+			if opts.A2agenDir != "" && published {
+				return usageError{fmt.Errorf("--a2agen and --published exclude each other")}
+			}
+			develUnknown := false
+			if opts.A2agenDir == "" && !published {
+				dir, devel, ok := scaffold.BuildCheckout()
+				opts.A2agenDir, opts.A2agenFromBuild = dir, ok
+				develUnknown = devel && !ok
+			}
 			r, err := scaffold.NewProject(opts)
 			if err != nil {
 				return err
@@ -60,11 +77,18 @@ new refuses a directory that is not empty unless --force.`,
 				fmt.Fprintf(out, "  %-24s %s\n", p, owner)
 			}
 			printKeptAndOrphans(out, r)
+			wroteGoMod := slices.Contains(r.Written, "go.mod")
+			switch {
+			case wroteGoMod && opts.A2agenFromBuild:
+				fmt.Fprintf(out, "go.mod builds against the a2agen checkout this a2a-scaffold was built from (replace %s => %s); --published requires the published module instead\n", scaffold.A2agenModule, opts.A2agenDir)
+			case wroteGoMod && develUnknown:
+				fmt.Fprintf(cmd.ErrOrStderr(), "a2a-scaffold: warning: this is a development build of a2a-scaffold whose checkout is unknown (built with -trimpath, or moved): go.mod requires %s %s, which the Go module proxy may not serve; give --a2agen DIR to build against a checkout\n", scaffold.A2agenModule, scaffold.A2agenVersion())
+			}
 			next := "make test && make run"
-			if slices.Contains(r.Written, "go.mod") && opts.A2agenDir == "" {
+			if wroteGoMod && opts.A2agenDir == "" {
 				next = "go mod tidy && " + next
 			}
-			fmt.Fprintf(out, "next: cd %s && %s\n", r.Dir, next)
+			fmt.Fprintf(out, "next: cd %s && %s\n", shellQuote(r.Dir), next)
 			return nil
 		},
 	}
@@ -72,12 +96,22 @@ new refuses a directory that is not empty unless --force.`,
 	f.StringVar(&opts.Manifest, "manifest", "", "manifest to create the project from (default: a starter manifest)")
 	f.StringVar(&opts.Module, "module", "", "Go module path (default: the manifest's module)")
 	f.StringVar(&opts.Dir, "dir", "", "directory of the project (default: NAME)")
-	f.StringVar(&opts.A2agenDir, "a2agen", "", "local a2agen checkout to build against (go.mod replace)")
+	f.StringVar(&opts.A2agenDir, "a2agen", "", "local a2agen checkout to build against (go.mod replace; default: the checkout a development build of a2a-scaffold was built from)")
+	f.BoolVar(&published, "published", false, "require the published a2agen module, even from a development build of a2a-scaffold (no replace)")
 	f.BoolVar(&opts.Force, "force", false, "write into a directory that is not empty")
 	_ = cmd.MarkFlagFilename("manifest", "yaml", "yml")
 	_ = cmd.MarkFlagDirname("dir")
 	_ = cmd.MarkFlagDirname("a2agen")
 	return cmd
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting, so that the
+// printed next step can be pasted as it is.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+=:@,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // printKeptAndOrphans reports the files new or generate left alone.

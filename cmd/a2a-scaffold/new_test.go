@@ -9,7 +9,7 @@ import (
 
 func TestNewAndGenerateCommandLines(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
-	r := runCLI(t, "", "new", "demo", "--dir", dir, "--module", "example.com/acme/demo")
+	r := runCLI(t, "", "new", "demo", "--dir", dir, "--module", "example.com/acme/demo", "--published")
 	if r.code != 0 || !strings.Contains(r.stdout, "a2a_card.gen.go          generated") || !strings.Contains(r.stdout, "skill_echo.go            yours") {
 		t.Fatalf("new: %+v", r)
 	}
@@ -25,6 +25,9 @@ func TestNewAndGenerateCommandLines(t *testing.T) {
 	if !strings.HasPrefix(string(gomod), "module example.com/acme/demo\n") || strings.Contains(string(gomod), "replace") {
 		t.Errorf("go.mod:\n%s", gomod)
 	}
+	if want := "next: cd " + dir + " && go mod tidy && make test && make run\n"; !strings.HasSuffix(r.stdout, want) {
+		t.Errorf("new --published printed %q, want it to end with %q", r.stdout, want)
+	}
 
 	for name, tc := range map[string]struct {
 		args []string
@@ -35,6 +38,7 @@ func TestNewAndGenerateCommandLines(t *testing.T) {
 		"new into a non-empty dir":   {[]string{"new", "demo", "--dir", dir}, 1, "is not empty"},
 		"new with a bad manifest":    {[]string{"new", "x", "--dir", filepath.Join(t.TempDir(), "x"), "--manifest", writeFile(t, "bad.yaml", "apiVersion: a2agen/v1\n")}, 1, "bad.yaml:1:1: name: required"},
 		"new with a bad checkout":    {[]string{"new", "x", "--dir", filepath.Join(t.TempDir(), "x"), "--a2agen", t.TempDir()}, 1, "--a2agen"},
+		"new with both routes":       {[]string{"new", "x", "--dir", filepath.Join(t.TempDir(), "x"), "--a2agen", t.TempDir(), "--published"}, 2, "exclude each other"},
 		"generate outside a project": {[]string{"generate", "--dir", t.TempDir()}, 1, "has no agent.yaml"},
 		"generate with arguments":    {[]string{"generate", "x"}, 2, "takes no arguments"},
 	} {
@@ -54,5 +58,52 @@ func TestNewAndGenerateCommandLines(t *testing.T) {
 	}
 	if r := runCLI(t, "", "generate", "--dir", dir); r.code != 0 || r.stdout != "wrote a2a_card.gen.go\n" {
 		t.Errorf("generate: %+v", r)
+	}
+}
+
+// TestNewFromDevelopmentBuild: a development build of a2a-scaffold (this
+// test binary, built in the checkout) points a new project at the checkout
+// it was built from by itself, copies its go.sum, says so, and prints a next
+// step without go mod tidy; a project that is a package of another module
+// ignores the checkout instead of refusing it.
+func TestNewFromDevelopmentBuild(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "dev agent")
+	r := runCLI(t, "", "new", "dev", "--dir", dir, "--module", "example.com/dev")
+	if r.code != 0 {
+		t.Fatalf("new: %+v", r)
+	}
+	gomod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if !strings.Contains(string(gomod), "\nreplace github.com/a2agen/a2agen => "+filepath.ToSlash(root)+"\n") {
+		t.Errorf("go.mod does not replace a2agen with the checkout %s:\n%s", root, gomod)
+	}
+	sum, _ := os.ReadFile(filepath.Join(dir, "go.sum"))
+	want, _ := os.ReadFile(filepath.Join(root, "go.sum"))
+	if len(sum) == 0 || string(sum) != string(want) {
+		t.Errorf("go.sum is not the checkout's (%d bytes, want %d)", len(sum), len(want))
+	}
+	for _, want := range []string{
+		"go.mod builds against the a2agen checkout this a2a-scaffold was built from (replace github.com/a2agen/a2agen => " + root + ")",
+		"\nnext: cd '" + dir + "' && make test && make run\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("new printed\n%s\nwithout %q", r.stdout, want)
+		}
+	}
+
+	// Inside another module, as that module's package: no go.mod, no error.
+	outer := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outer, "go.mod"), []byte("module example.com/outer\n\ngo 1.26.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pkg := filepath.Join(outer, "agents", "inner")
+	if r := runCLI(t, "", "new", "inner", "--dir", pkg, "--module", "example.com/outer/agents/inner"); r.code != 0 || strings.Contains(r.stdout, "replace") {
+		t.Errorf("new inside another module: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(pkg, "go.mod")); err == nil {
+		t.Error("a package of another module got a go.mod")
 	}
 }

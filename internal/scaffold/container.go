@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/a2agen/a2agen/internal/manifest"
+	"github.com/a2agen/a2agen/internal/version"
 )
 
 // The container image of a project (Dockerfile.tmpl, dockerignore.tmpl):
@@ -16,9 +17,19 @@ import (
 type Container struct {
 	// Binary is the program's name in the image (/usr/local/bin/<Binary>).
 	Binary string
-	// GoImage is the image of the build stage: golang:<major.minor of the
-	// module's go directive>.
+	// GoImage is the default image of the build stage (build argument
+	// GO_IMAGE): golang:<major.minor of the module's go directive>.
 	GoImage string
+	// RuntimeImage is the default image the agent runs in (build argument
+	// RUNTIME_IMAGE).
+	RuntimeImage string
+	// Vendor says that go.mod replaces a module with a local directory,
+	// which a build context cannot reach: the build stage then builds from
+	// the vendor tree (make vendor), offline, instead of downloading.
+	Vendor bool
+	// CommitSymbol and DirtySymbol are the linker symbols the build stamps
+	// with the COMMIT and DIRTY build arguments (version.CommitSymbol).
+	CommitSymbol, DirtySymbol string
 	// Package is what go build builds, from the build context: "." for a
 	// project that is a module of its own, "./<dir>" for a package of an
 	// enclosing module (whose root is then the build context).
@@ -50,17 +61,26 @@ type Container struct {
 	HealthURL string
 }
 
+// RuntimeImage is the default base image of a project's image: alpine, for
+// the wget of the HEALTHCHECK and the CA certificates of HTTPS webhooks and
+// exporters, which distroless and scratch images lack.
+const RuntimeImage = "alpine:3.23"
+
 // container describes the project's image. pkgDir is the project's
 // directory inside its enclosing module, slash-separated ("" for a module of
 // its own); goVersion is the module's go directive.
-func container(m *manifest.Manifest, pkgDir, goVersion string) Container {
+func container(m *manifest.Manifest, pkgDir, goVersion string, vendor bool) Container {
 	bin := manifest.Slug(m.Name)
 	c := Container{
-		Binary:  bin,
-		GoImage: "golang:" + goMinor(goVersion),
-		Package: ".",
-		Context: ".",
-		Ignore:  ".dockerignore",
+		Binary:       bin,
+		GoImage:      "golang:" + goMinor(goVersion),
+		RuntimeImage: RuntimeImage,
+		Vendor:       vendor,
+		CommitSymbol: version.CommitSymbol,
+		DirtySymbol:  version.DirtySymbol,
+		Package:      ".",
+		Context:      ".",
+		Ignore:       ".dockerignore",
 	}
 	if pkgDir != "" && pkgDir != "." {
 		c.Package = "./" + pkgDir

@@ -35,7 +35,7 @@ func TestContainer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := parse(t, tc.bindings)
-			c := container(m, "", "1.26.0")
+			c := container(m, "", "1.26.0", false)
 			if !slices.Equal(c.Listen, tc.listen) || !slices.Equal(c.Ports, tc.ports) || c.HealthURL != tc.health {
 				t.Errorf("listen %q, ports %q, health %q; want %q, %q, %q", c.Listen, c.Ports, c.HealthURL, tc.listen, tc.ports, tc.health)
 			}
@@ -58,13 +58,28 @@ func TestContainer(t *testing.T) {
 	}
 
 	m := parse(t, "  - binding: JSONRPC\n")
-	c := container(m, "examples/box", "1.27rc2")
+	c := container(m, "examples/box", "1.27rc2", false)
 	if c.Package != "./examples/box" || c.Context != "../.." || c.Prefix != "examples/box/" || c.Ignore != "Dockerfile.dockerignore" || c.GoImage != "golang:1.27" {
 		t.Errorf("a package of another module: %+v", c)
 	}
 	for v, want := range map[string]string{"1.26.0": "1.26", "1.25": "1.25", "1.30rc1": "1.30", "": "1.26", "go1.2": "1.26", "1": "1.26"} {
 		if got := goMinor(v); got != want {
 			t.Errorf("goMinor(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestHasLocalReplace: a replace by a directory makes the Dockerfile build
+// from the vendor tree; a replace by a module version does not.
+func TestHasLocalReplace(t *testing.T) {
+	for gomod, want := range map[string]bool{
+		"module m\n\nreplace github.com/a2agen/a2agen => /src/a2agen\n":          true,
+		"module m\n\nreplace github.com/a2agen/a2agen => ../a2agen\n":            true,
+		"module m\n\nreplace github.com/a2agen/a2agen => example.com/f v1.0.0\n": false,
+		"module m\n\nrequire github.com/a2agen/a2agen v0.1.0\n":                  false,
+	} {
+		if got := hasLocalReplace([]byte(gomod)); got != want {
+			t.Errorf("hasLocalReplace(%q) = %v, want %v", gomod, got, want)
 		}
 	}
 }

@@ -6,16 +6,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"runtime/debug"
 	"strings"
 
 	"golang.org/x/mod/modfile"
 
 	"github.com/a2agen/a2agen/internal/gen"
+	"github.com/a2agen/a2agen/internal/version"
 )
 
-// a2agenModule is the module path of a2agen.
-const a2agenModule = "github.com/a2agen/a2agen"
+// A2agenModule is the module path of a2agen.
+const A2agenModule = "github.com/a2agen/a2agen"
+
+const a2agenModule = A2agenModule
 
 // A2agenVersion is the a2agen version new projects require: the version
 // a2a-scaffold was built at when it was installed from a module version
@@ -32,6 +36,45 @@ func A2agenVersion() string {
 		}
 	}
 	return "v" + gen.Version
+}
+
+// BuildCheckout finds the a2agen checkout this program was built from, so
+// that a development build of a2a-scaffold can point new projects at it (a
+// replace) instead of at an a2agen version the module proxy may not serve.
+// It answers only for development builds: a2agen is the main module with
+// the version "(devel)" (go build, go run or go install inside a checkout),
+// or a dependency replaced by a directory (go tool a2a-scaffold in a project
+// whose go.mod has such a replace). The checkout is found from the source
+// path the compiler recorded for this file (runtime.Caller), which is
+// absolute unless the build used -trimpath; the directory two levels up must
+// hold a go.mod declaring a2agen's module. ok is false for release builds
+// (go install …@v1.2.3), -trimpath builds and checkouts that have moved or
+// gone; devel then says whether the build was a development one.
+func BuildCheckout() (dir string, devel, ok bool) {
+	bi, found := debug.ReadBuildInfo()
+	if !found {
+		return "", false, false
+	}
+	// A release build of a checkout (make dist) stamps its version.
+	devel = bi.Main.Path == a2agenModule && !isRelease(version.Read().Version)
+	for _, d := range bi.Deps {
+		if d.Path == a2agenModule && d.Replace != nil && (d.Replace.Version == "" || d.Replace.Version == "(devel)") { // a directory
+			devel = true
+		}
+	}
+	if !devel {
+		return "", false, false
+	}
+	_, file, _, found := goruntime.Caller(0)
+	if !found || !filepath.IsAbs(file) {
+		return "", true, false
+	}
+	dir = filepath.Dir(filepath.Dir(filepath.Dir(file))) // internal/scaffold/module.go
+	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil || modulePath(gomod) != a2agenModule {
+		return "", true, false
+	}
+	return dir, true, true
 }
 
 func isRelease(v string) bool { return strings.HasPrefix(v, "v") && v != "(devel)" }
@@ -77,6 +120,22 @@ func packagePath(modDir, modPath, dir string) (string, error) {
 		return modPath, nil
 	}
 	return modPath + "/" + filepath.ToSlash(rel), nil
+}
+
+// hasLocalReplace reports whether a go.mod replaces a module with a local
+// directory (a replacement without a version), which a container build
+// cannot reach.
+func hasLocalReplace(gomod []byte) bool {
+	f, err := modfile.Parse("go.mod", gomod, nil) // ParseLax skips replace directives
+	if err != nil {
+		return false
+	}
+	for _, r := range f.Replace {
+		if r.New.Version == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Requirement is one module requirement of a go.mod.

@@ -29,6 +29,11 @@ type NewOptions struct {
 	// A2agenDir points go.mod at a local a2agen checkout (a replace), and
 	// its go.sum is copied, so that the project builds offline.
 	A2agenDir string
+	// A2agenFromBuild says that A2agenDir is the checkout a development
+	// build of a2a-scaffold came from (BuildCheckout), not a choice of the
+	// user: a project that is a package of another module then ignores it
+	// instead of refusing it.
+	A2agenFromBuild bool
 	// Force allows a non-empty Dir; its files are then treated as
 	// GenerateProject treats them (generated ones rewritten, others kept).
 	Force bool
@@ -120,9 +125,9 @@ func NewProject(opts NewOptions) (*Report, error) {
 			if popts.Requires, popts.GoSum, err = checkout(abs); err != nil {
 				return nil, err
 			}
-			popts.A2agenDir = filepath.ToSlash(abs)
+			popts.A2agenDir, popts.LocalReplace = filepath.ToSlash(abs), true
 		}
-	} else if opts.A2agenDir != "" {
+	} else if opts.A2agenDir != "" && !opts.A2agenFromBuild {
 		return nil, fmt.Errorf("--a2agen does not apply: %s is the package %s of the module in %s, which has its own go.mod", dir, popts.Module, modDir)
 	}
 
@@ -179,7 +184,7 @@ func GenerateProject(dir string, check bool) (*Report, error) {
 	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 	switch {
 	case err == nil:
-		opts.Standalone, opts.GoDirective = true, goDirective(gomod)
+		opts.Standalone, opts.GoDirective, opts.LocalReplace = true, goDirective(gomod), hasLocalReplace(gomod)
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	default:

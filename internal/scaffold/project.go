@@ -68,6 +68,10 @@ type ProjectOptions struct {
 	// A2agenDir, when set, is a local a2agen checkout go.mod replaces the
 	// module with.
 	A2agenDir string
+	// LocalReplace says that go.mod replaces a module with a local
+	// directory (A2agenDir, or a replace of the user's): the Dockerfile
+	// then builds from the vendor tree.
+	LocalReplace bool
 	// Requires are the modules go.mod requires besides a2agen (as
 	// indirect requirements: those of a2agen and of a2a-scaffold, which
 	// go.mod's tool directive names).
@@ -162,7 +166,7 @@ func (p *project) container() Container {
 	if goVersion == "" {
 		goVersion = GoVersion
 	}
-	return container(p.m, p.opts.PackageDir, goVersion)
+	return container(p.m, p.opts.PackageDir, goVersion, p.opts.LocalReplace)
 }
 
 // text renders a template of package templates with the project's data.

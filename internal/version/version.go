@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"strings"
 )
 
 // Version is the version of a2agen: protoc-gen-a2a and a2a-scaffold write
@@ -38,17 +37,22 @@ const RuntimeHandshake = "IsAtLeastVersion0_1_0"
 // directory a container build does not have). Stamped values win over the
 // vcs.* settings of the build info. dirty is "true" when the work tree had
 // changes; anything else means clean.
+// release is the version a release build stamps (make dist: v0.1.0); it
+// stands for the build info's "(devel)", which a build from a checkout has.
 var (
-	commit string
-	dirty  string
+	commit  string
+	dirty   string
+	release string
 )
 
 // CommitSymbol and DirtySymbol are the linker symbols a build sets with
 // -ldflags "-X CommitSymbol=<commit> -X DirtySymbol=true" (Makefiles,
-// Dockerfiles and release scripts name them).
+// Dockerfiles and release scripts name them); ReleaseSymbol is the release
+// version make dist stamps.
 const (
-	CommitSymbol = "github.com/a2agen/a2agen/internal/version.commit"
-	DirtySymbol  = "github.com/a2agen/a2agen/internal/version.dirty"
+	CommitSymbol  = "github.com/a2agen/a2agen/internal/version.commit"
+	DirtySymbol   = "github.com/a2agen/a2agen/internal/version.dirty"
+	ReleaseSymbol = "github.com/a2agen/a2agen/internal/version.release"
 )
 
 // a2agenModule is a2agen's module path.
@@ -83,6 +87,9 @@ func Read() Build {
 		b.read(bi)
 	}
 	b.stamp(commit, dirty)
+	if release != "" && (b.Version == "" || b.Version == "(devel)") {
+		b.Version = release
+	}
 	return b
 }
 
@@ -109,7 +116,10 @@ func (b *Build) read(bi *debug.BuildInfo) {
 		}
 		b.A2agen = d.Version
 		if r := d.Replace; r != nil {
-			b.A2agen += " => " + strings.TrimSpace(r.Path+" "+r.Version)
+			b.A2agen += " => " + r.Path
+			if r.Version != "" && r.Version != "(devel)" { // a directory has none
+				b.A2agen += " " + r.Version
+			}
 		}
 	}
 }

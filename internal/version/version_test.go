@@ -18,7 +18,7 @@ func TestReadBuildInfo(t *testing.T) {
 		Main:      debug.Module{Path: "example.com/weather", Version: "(devel)"},
 		Deps: []*debug.Module{
 			{Path: "golang.org/x/mod", Version: "v0.30.0"},
-			{Path: a2agenModule, Version: "v0.1.0", Replace: &debug.Module{Path: "/src/a2agen"}},
+			{Path: a2agenModule, Version: "v0.1.0", Replace: &debug.Module{Path: "/src/a2agen", Version: "(devel)"}},
 		},
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.modified", Value: "true"}},
 	}

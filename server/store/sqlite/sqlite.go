@@ -109,6 +109,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/url"
@@ -347,14 +348,21 @@ func Open(ctx context.Context, path string, opts ...Option) (_ *Store, err error
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return nil, fail("is a directory; give the path of a database file")
 	}
+	if err := checkDatabaseFile(abs); err != nil {
+		return nil, fail("%w", err)
+	}
 	var lock *os.File
+	var lockCreated bool
 	if !o.shared {
-		if lock, err = lockDatabase(abs); err != nil {
+		if lock, lockCreated, err = lockDatabase(abs); err != nil {
 			return nil, fail("%w", err)
 		}
 	}
 	defer func() {
 		if err != nil && lock != nil {
+			if lockCreated {
+				os.Remove(abs + "-lock") // while holding it: a failed Open leaves nothing behind
+			}
 			lock.Close() // releases the lock
 		}
 	}()
@@ -627,4 +635,33 @@ func timeOf(v sql.NullInt64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, v.Int64)
+}
+
+// sqliteHeader is how every SQLite database file begins.
+const sqliteHeader = "SQLite format 3\x00"
+
+// checkDatabaseFile refuses a file that exists and is not a SQLite
+// database, before Open creates anything next to it (the lock file, the
+// WAL): pointed at /etc/passwd, Open must leave /etc untouched. A missing
+// or empty file is fine: SQLite makes it a new database.
+func checkDatabaseFile(abs string) error {
+	f, err := os.Open(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot open the database: %w", err)
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	n, err := io.ReadFull(f, head)
+	switch {
+	case n == 0 && (err == io.EOF || err == nil):
+		return nil
+	case string(head[:n]) != sqliteHeader:
+		return errors.New("is not an SQLite database (it does not begin with \"SQLite format 3\"): give the path of a store's database or of a new file")
+	case err != nil && err != io.ErrUnexpectedEOF:
+		return fmt.Errorf("cannot read the database: %w", err)
+	}
+	return nil
 }

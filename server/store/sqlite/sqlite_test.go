@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -809,10 +810,29 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatalf("Open of a directory = %v", err)
 	}
 	_, err = Open(context.Background(), file)
-	if err == nil || !strings.Contains(err.Error(), "sqlite store "+file) {
+	if err == nil || !strings.Contains(err.Error(), "sqlite store "+file) || !strings.Contains(err.Error(), "is not an SQLite database") {
 		t.Fatalf("Open of a file that is not a database = %v", err)
 	}
 	t.Log(err)
+	// Nothing was created next to it (pointed at /etc/passwd, the store
+	// once left /etc/passwd-lock behind; issue 26).
+	if left, _ := filepath.Glob(file + "?*"); len(left) != 0 {
+		t.Fatalf("Open of a file that is not a database left %v behind", left)
+	}
+	// A failure after the lock was taken removes the lock file it made.
+	old := filepath.Join(dir, "old.db")
+	s := openAt(t, old)
+	execWriter(t, s, "INSERT INTO schema_migrations (version, applied_at) VALUES (99, 'future')")
+	s.Close()
+	if err := os.Remove(old + "-lock"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = Open(context.Background(), old); err == nil {
+		t.Fatal("Open of a database newer than the store succeeded")
+	}
+	if _, err := os.Stat(old + "-lock"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a failed Open left its lock file behind: %v", err)
+	}
 	_, err = Open(context.Background(), filepath.Join(dir, "x.db"), WithSynchronous("off"))
 	if err == nil || !strings.Contains(err.Error(), `"off"`) {
 		t.Fatalf("Open with synchronous off = %v", err)

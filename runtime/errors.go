@@ -185,19 +185,26 @@ func (e *Error) FieldViolations() []FieldViolation {
 	return append([]FieldViolation(nil), e.violations...)
 }
 
-// Error implements error: "<Code>: <message>".
+// Error implements error: "<Code>: <message>", then "; <field>: <description>"
+// for each field violation the message does not already say, so that a
+// message listing its violations (as typed skill data's does) does not
+// show each twice.
 func (e *Error) Error() string {
 	var b strings.Builder
+	msg := e.Message()
 	b.WriteString(e.code.String())
 	b.WriteString(": ")
-	b.WriteString(e.Message())
+	b.WriteString(msg)
 	for _, v := range e.violations {
-		b.WriteString("; ")
-		b.WriteString(v.Field)
+		text := v.Field
 		if v.Description != "" {
-			b.WriteString(": ")
-			b.WriteString(v.Description)
+			text += ": " + v.Description
+			if strings.Contains(msg, text) {
+				continue
+			}
 		}
+		b.WriteString("; ")
+		b.WriteString(text)
 	}
 	return b.String()
 }

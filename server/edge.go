@@ -48,7 +48,7 @@ func (k *keyCheck) err() error {
 	if len(k.violations) == 0 {
 		return nil
 	}
-	text := k.violations[0].Field + " " + k.violations[0].Description
+	text := k.violations[0].Field + ": " + k.violations[0].Description
 	if len(k.violations) > 1 {
 		text += fmt.Sprintf(" (and %d more)", len(k.violations)-1)
 	}

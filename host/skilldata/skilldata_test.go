@@ -64,6 +64,10 @@ func TestDecodeReportsEveryPath(t *testing.T) {
 	if re.Message() != wantMsg {
 		t.Errorf("message\n got %s\nwant %s", re.Message(), wantMsg)
 	}
+	// Error() (the request log, Go clients' errors) names each problem once.
+	if got, want := err.Error(), "InvalidParams: "+wantMsg; got != want && !strings.HasSuffix(got, ": "+wantMsg) {
+		t.Errorf("Error()\n got %s\nwant %s", got, want)
+	}
 	var fields []string
 	for _, v := range re.FieldViolations() {
 		fields = append(fields, v.Field)
@@ -128,7 +132,7 @@ func TestInputFromPartsAndText(t *testing.T) {
 		{"text that is no JSON", message(a2av1.NewTextPart("Kyoto please")), fromText, trip{}, `InvalidParams: skill "plan-trip": the text is not the JSON of its input (invalid character 'K' looking for beginning of value); send the input as a data part (application/json)`},
 		{"text that starts with JSON", message(a2av1.NewTextPart("3 days in Kyoto")), fromText, trip{}, `InvalidParams: skill "plan-trip": the text is not the JSON of its input (more than one value); send the input as a data part (application/json)`},
 		{"text refused", message(a2av1.NewTextPart("fail")), fromText, trip{}, `InvalidParams: skill "plan-trip": say which city`},
-		{"text read wrong", message(a2av1.NewTextPart("bad")), fromText, trip{}, `InvalidParams: skill "plan-trip": the input read from the text does not match its input schema: data.kind: "ski" is not one of "city", "beach"; data.kind: "ski" is not one of "city", "beach"`},
+		{"text read wrong", message(a2av1.NewTextPart("bad")), fromText, trip{}, `InvalidParams: skill "plan-trip": the input read from the text does not match its input schema: data.kind: "ski" is not one of "city", "beach"`},
 		{"text to a data-only skill", message(a2av1.NewTextPart(`{"city":"Kyoto"}`)), nil, trip{}, `InvalidParams: skill "plan-trip" takes a data part (application/json) holding its input; message.parts: no data part`},
 		{"two data parts", message(dataPart(t, `{}`), a2av1.NewTextPart("x"), dataPart(t, `{}`)), fromText, trip{}, `InvalidParams: skill "plan-trip" takes one data part, got 2 (message.parts[0], message.parts[2]); message.parts: more than one data part`},
 	} {

@@ -144,7 +144,7 @@ var jsWaiting = map[string]string{
 
 // v03PushWaiting says what the check that deliveries to configs registered
 // over v0.3 arrive in v0.3 form (the Task) waits for ("" once it landed).
-var v03PushWaiting = "issue 25: pushes to configs registered over v0.3 still carry the v1.0 StreamResponse form"
+var v03PushWaiting = ""
 
 // TestJSClientV03ToOurDualEcho runs the official JS SDK's v0.3 client
 // (legacyCompat JSON-RPC, HTTP+JSON and gRPC transports, from its card

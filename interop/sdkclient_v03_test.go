@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"fmt"
 	"testing"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -76,7 +77,12 @@ func TestSDKV03ClientToOurDualEcho(t *testing.T) {
 					})
 				}
 				t.Run("push-delivery", func(t *testing.T) {
-					checkPushScenario(t, run, hook, ourPushHeaders)
+					checkPushScenario(t, run, hook, ourV03PushHeaders)
+					for _, step := range []string{"create-push-config", "inline-push-config"} {
+						if s, ok := run.step(step); ok {
+							checkV03PushForm(t, hook, fmt.Sprint(s.Fields["taskId"]))
+						}
+					}
 				})
 				// One store for both versions: the task the SDK made over v0.3
 				// is read over v1.0 on the same binding by a2agen's client.

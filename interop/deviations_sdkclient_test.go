@@ -1,8 +1,8 @@
 package interop
 
-// Deviations of the SDK client (v2.4.0; v2.3.1 where named) from the
-// specification (facts §13)
-// that a2agen's server tolerates. The SDK client talks to examples/echo
+// Deviations of the SDK client (v2.4.0; v2.3.1 where named) from the A2A
+// specification and proto (docs/bindings.md: what a2agen accepts) that
+// a2agen's server tolerates. The SDK client talks to examples/echo
 // through a recording proxy; each test shows that the SDK really sent the
 // deviating request and that a2agen's server answered it as the spec says.
 
@@ -54,8 +54,8 @@ func pathHasSuffix(method, suffix string) func(recordedRequest) bool {
 
 // restBodyOfBodylessCalls is what the SDK's REST client posts as the body
 // of :cancel and :subscribe, which carry nothing but the id in the path:
-// the literal null (Content-Type application/json) up to v2.3.1 (facts
-// §4), an empty body since v2.4.0.
+// the literal null (Content-Type application/json) up to v2.3.1, an
+// empty body since v2.4.0.
 var restBodyOfBodylessCalls = map[string]string{"v2.4.0": "", "v2.3.1": "null"}
 
 // TestDeviation_RESTCancelNullBody: the SDK's REST client posts null
@@ -88,7 +88,7 @@ func TestDeviation_RESTCancelNullBody(t *testing.T) {
 }
 
 // TestDeviation_RESTSubscribePOSTWithNullBody: the SDK's REST client
-// subscribes with POST (the proto says GET, §13 #1) and a null (v2.3.1) or
+// subscribes with POST (the proto says GET) and a null (v2.3.1) or
 // empty (v2.4.0) body; a2agen serves both verbs and ignores the body.
 func TestDeviation_RESTSubscribePOSTWithNullBody(t *testing.T) {
 	t.Parallel()
@@ -117,7 +117,7 @@ func TestDeviation_RESTSubscribePOSTWithNullBody(t *testing.T) {
 }
 
 // TestDeviation_RESTListTasksLastUpdatedAfter: the SDK's REST client sends
-// ListTasks.statusTimestampAfter as ?lastUpdatedAfter= (§13 #14); a2agen
+// ListTasks.statusTimestampAfter as ?lastUpdatedAfter=; a2agen
 // filters on it as on statusTimestampAfter.
 func TestDeviation_RESTListTasksLastUpdatedAfter(t *testing.T) {
 	t.Parallel()
@@ -139,7 +139,7 @@ func TestDeviation_RESTListTasksLastUpdatedAfter(t *testing.T) {
 
 // TestDeviation_RepeatedA2AExtensionsHeaders: the SDK sends one
 // A2A-Extensions line (gRPC: metadata value) per URI, the spec one
-// comma-separated value (§13 #18); a2agen merges the lines.
+// comma-separated value; a2agen merges the lines.
 func TestDeviation_RepeatedA2AExtensionsHeaders(t *testing.T) {
 	t.Parallel()
 	t.Run("echo", func(t *testing.T) {
@@ -169,8 +169,8 @@ func TestDeviation_RepeatedA2AExtensionsHeaders(t *testing.T) {
 
 // TestDeviation_SDKClientReadsStreamErrorsOnlyFromSSE: the SDK's JSON-RPC
 // client reads a streaming answer as SSE whatever its Content-Type, so an
-// error sent before the first event reaches it only as an SSE event (§13
-// #28). a2agen's errors for SubscribeToTask on unknown and terminal tasks
+// error sent before the first event reaches it only as an SSE event.
+// a2agen's errors for SubscribeToTask on unknown and terminal tasks
 // must reach the SDK client on both HTTP bindings.
 func TestDeviation_SDKClientReadsStreamErrorsOnlyFromSSE(t *testing.T) {
 	t.Parallel()
@@ -234,8 +234,8 @@ func newOurJSONRPCServer(t *testing.T, h a2av1.A2AServiceHandler) *httptest.Serv
 }
 
 // TestDeviation_GRPCListTasksPageSizeZero: over gRPC the SDK's client
-// always sets ListTasksRequest.pageSize, to 0 when its caller gave none
-// (not in facts §13), so "no page size" arrives as an explicit 0. a2agen's
+// always sets ListTasksRequest.pageSize, to 0 when its caller gave none,
+// so "no page size" arrives as an explicit 0. a2agen's
 // server must read it as the default page size, or SDK users cannot list
 // tasks over gRPC at all.
 func TestDeviation_GRPCListTasksPageSizeZero(t *testing.T) {

@@ -1,8 +1,8 @@
 package interop
 
-// Deviations of the SDK server (v2.4.0; v2.3.1 where named) from the
-// specification (facts §13)
-// that a2agen's clients tolerate. Each test first shows, with a raw
+// Deviations of the SDK server (v2.4.0; v2.3.1 where named) from the A2A
+// specification and proto (docs/bindings.md: what a2agen accepts) that
+// a2agen's clients tolerate. Each test first shows, with a raw
 // request, that the SDK still answers that way (so the test keeps meaning
 // something), then that a2agen's generated client copes.
 
@@ -110,7 +110,7 @@ func withPushConfig(t *testing.T, c a2av1.A2AServiceClient) (*a2av1.Task, string
 }
 
 // TestDeviation_JSONRPCDeleteResultOmitted: the SDK answers
-// DeleteTaskPushNotificationConfig without a "result" member (§13 #10);
+// DeleteTaskPushNotificationConfig without a "result" member;
 // a2agen's JSON-RPC client takes the missing result as Empty.
 func TestDeviation_JSONRPCDeleteResultOmitted(t *testing.T) {
 	t.Parallel()
@@ -135,7 +135,8 @@ func TestDeviation_JSONRPCDeleteResultOmitted(t *testing.T) {
 }
 
 // TestDeviation_RESTDeleteEmptyBody: the SDK answers a REST Delete with
-// 200 and no body, not {} (facts §4); a2agen's REST client accepts it.
+// 200 and no body, not {} (the proto's Empty); a2agen's REST client
+// accepts it.
 func TestDeviation_RESTDeleteEmptyBody(t *testing.T) {
 	t.Parallel()
 	sdk := newSDKServer(t)
@@ -156,7 +157,7 @@ func TestDeviation_RESTDeleteEmptyBody(t *testing.T) {
 }
 
 // TestDeviation_RESTErrorBodyApplicationJSON: the SDK sends REST errors as
-// application/json google.rpc.Status bodies (§13 #12, spec: a2a+json
+// application/json google.rpc.Status bodies (spec: a2a+json
 // SHOULD); a2agen's REST client decodes them by ErrorInfo reason.
 func TestDeviation_RESTErrorBodyApplicationJSON(t *testing.T) {
 	t.Parallel()
@@ -174,7 +175,7 @@ func TestDeviation_RESTErrorBodyApplicationJSON(t *testing.T) {
 
 // TestDeviation_PreStreamErrorAsSSEEventOn200: the SDK answers a stream
 // that fails before its first event with HTTP 200, text/event-stream and
-// one error event, on JSON-RPC (§13 #28) and HTTP+JSON (§13 #27, as
+// one error event, on JSON-RPC and HTTP+JSON (as
 // data: {"error":{…}}); a2agen's clients surface the A2A error.
 func TestDeviation_PreStreamErrorAsSSEEventOn200(t *testing.T) {
 	t.Parallel()
@@ -203,7 +204,7 @@ func TestDeviation_PreStreamErrorAsSSEEventOn200(t *testing.T) {
 }
 
 // TestDeviation_SSEEventIDLines: every SDK event carries an "id: <uuid>"
-// line before its data line (facts §3); a2agen's SSE readers skip it.
+// line before its data line; a2agen's SSE readers skip it.
 func TestDeviation_SSEEventIDLines(t *testing.T) {
 	t.Parallel()
 	sdk := newSDKServer(t)
@@ -236,8 +237,8 @@ func forEachBinding(t *testing.T, f func(t *testing.T, c a2av1.A2AServiceClient)
 }
 
 // TestDeviation_MessageToTerminalTaskInvalidParams: the SDK refuses a
-// message to a terminal task with InvalidParams, not UnsupportedOperation
-// (§13 #6); a2agen's clients report it as InvalidParams.
+// message to a terminal task with InvalidParams, not UnsupportedOperation;
+// a2agen's clients report it as InvalidParams.
 func TestDeviation_MessageToTerminalTaskInvalidParams(t *testing.T) {
 	forEachBinding(t, func(t *testing.T, c a2av1.A2AServiceClient) {
 		done := completedTask(t, c)
@@ -250,7 +251,7 @@ func TestDeviation_MessageToTerminalTaskInvalidParams(t *testing.T) {
 
 // TestDeviation_SubscribeToTerminalTaskNotFound: the SDK (single process)
 // answers SubscribeToTask on a terminal task with TaskNotFound, not
-// UnsupportedOperation (§13 #7). Right after the task completes, while the
+// UnsupportedOperation. Right after the task completes, while the
 // SDK has not yet torn down its execution, a subscription may instead get
 // the final task and a clean end (seen once in CI on gRPC, under load); the
 // test then asks again, a bounded number of times, until the SDK's settled
@@ -275,7 +276,7 @@ func TestDeviation_SubscribeToTerminalTaskNotFound(t *testing.T) {
 
 // TestDeviation_MissingPushConfigInternalError: the SDK answers a Get of a
 // push config that does not exist with an internal error (-32603 / 500 /
-// INTERNAL), not TaskNotFound (§13 #9).
+// INTERNAL), not TaskNotFound.
 func TestDeviation_MissingPushConfigInternalError(t *testing.T) {
 	forEachBinding(t, func(t *testing.T, c a2av1.A2AServiceClient) {
 		done := completedTask(t, c)
@@ -288,7 +289,7 @@ func TestDeviation_MissingPushConfigInternalError(t *testing.T) {
 
 // TestDeviation_PageSizeOutOfRangeInvalidRequest: the SDK refuses a
 // ListTasks pageSize above 100 with InvalidRequest (-32600 / 400), where
-// the spec's validation error is InvalidParams (§13 #23).
+// the spec's validation error is InvalidParams.
 func TestDeviation_PageSizeOutOfRangeInvalidRequest(t *testing.T) {
 	forEachBinding(t, func(t *testing.T, c a2av1.A2AServiceClient) {
 		_, err := c.ListTasks(stepContext(t), &a2av1.ListTasksRequest{PageSize: ptr[int32](500)})
@@ -300,7 +301,7 @@ func TestDeviation_PageSizeOutOfRangeInvalidRequest(t *testing.T) {
 
 // TestDeviation_SecurityRequirementSchemesListShape: the SDK encodes a
 // SecurityRequirement as {"schemes":{"bearer":["echo"]}}, where ProtoJSON
-// has {"schemes":{"bearer":{"list":["echo"]}}} (§13 #15). a2agen must read
+// has {"schemes":{"bearer":{"list":["echo"]}}}. a2agen must read
 // the SDK's card and extended card anyway.
 func TestDeviation_SecurityRequirementSchemesListShape(t *testing.T) {
 	t.Parallel()
@@ -335,7 +336,7 @@ func TestDeviation_SecurityRequirementSchemesListShape(t *testing.T) {
 
 // TestDeviation_PushDeliveryApplicationJSONAndTokenHeader: the SDK posts
 // webhook events as application/json with the token in
-// A2A-Notification-Token (§13 #13); its bodies decode with a2agen's codec
+// A2A-Notification-Token; its bodies decode with a2agen's codec
 // (done by the webhook) and carry the terminal state.
 func TestDeviation_PushDeliveryApplicationJSONAndTokenHeader(t *testing.T) {
 	t.Parallel()
@@ -363,7 +364,7 @@ func TestDeviation_PushDeliveryApplicationJSONAndTokenHeader(t *testing.T) {
 // TestDeviation_RESTListTasksIgnoresQueryTimestampAndHistoryLength: the
 // SDK v2.3.1 REST server drops the statusTimestampAfter and historyLength
 // query parameters of ListTasks (it parses them into pointer fields its
-// type switch does not handle; not in facts §13; v2.4.0 reads both).
+// type switch does not handle; v2.4.0 reads both).
 // Nothing for a client to tolerate but unfiltered answers: a2agen's REST
 // client sends both correctly and reads the answer.
 func TestDeviation_RESTListTasksIgnoresQueryTimestampAndHistoryLength(t *testing.T) {

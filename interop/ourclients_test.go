@@ -48,11 +48,11 @@ func ourClient(t *testing.T, binding, url string, opts ...runtime.ClientOption) 
 }
 
 // peerQuirks are the answers a server gives where the spec leaves it no
-// choice but the SDK deviates (facts §13); a2agen's clients must take both.
+// choice but the SDK deviates; a2agen's clients must take both.
 type peerQuirks struct {
-	messageToTerminalTask   error // §13 #6: spec UnsupportedOperation
-	subscribeToTerminalTask error // §13 #7: spec UnsupportedOperation
-	missingPushConfig       error // §13 #9: spec TaskNotFound
+	messageToTerminalTask   error // spec UnsupportedOperation
+	subscribeToTerminalTask error // spec UnsupportedOperation
+	missingPushConfig       error // spec TaskNotFound
 	pushTokenHeader         string
 	// noListTasks: the interface is v0.3, which has no ListTasks; a2agen's
 	// client answers UnsupportedOperation without a call.
@@ -280,7 +280,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 			Message:       userMessage("slow 10000"),
 			Configuration: &a2av1.SendMessageConfiguration{ReturnImmediately: true},
 		})
-		for i := range 2 { // the second cancel of a canceled task returns it (§13 #8)
+		for i := range 2 { // the second cancel of a canceled task returns it
 			got, err := c.CancelTask(ctx, &a2av1.CancelTaskRequest{Id: task.GetId()})
 			if err != nil {
 				t.Fatalf("CancelTask #%d: %v", i+1, err)

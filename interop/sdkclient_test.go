@@ -66,9 +66,9 @@ type pushHeaders struct {
 }
 
 var (
-	// ourPushHeaders: application/a2a+json and the token under both names (facts §11).
+	// ourPushHeaders: application/a2a+json and the token under both names (docs/operating.md, push notifications).
 	ourPushHeaders = pushHeaders{"application/a2a+json", []string{"X-A2A-Notification-Token", "A2A-Notification-Token"}}
-	// sdkPushHeaders: the SDK sender (v2.3.1 and v2.4.0; facts §13 #13).
+	// sdkPushHeaders: the SDK sender (v2.3.1 and v2.4.0: application/json and A2A-Notification-Token only).
 	sdkPushHeaders = pushHeaders{"application/json", []string{"A2A-Notification-Token"}}
 )
 

@@ -340,7 +340,7 @@ func setChallenges(h http.Header, e *Error) {
 // jsonrpcStatus is the HTTP status of a JSON-RPC error response that would
 // otherwise be 200: the authentication errors keep their HTTP meaning, so
 // that proxies, browsers and HTTP clients see 401 and 403 with their
-// challenges (A2A leaves the choice open; facts §16.7).
+// challenges (A2A leaves the choice open).
 func jsonrpcStatus(status int, e *Error) int {
 	if status != http.StatusOK {
 		return status

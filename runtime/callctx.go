@@ -100,7 +100,7 @@ func grpcContextStatus(ctxErr error) error {
 //
 // It stays an A2A error — InternalError: JSON-RPC -32603, HTTP 500
 // INTERNAL, gRPC INTERNAL, each with its ErrorInfo (reason
-// INTERNAL_ERROR) — because the A2A error table (facts §6) has no timeout
+// INTERNAL_ERROR) — because the A2A error table (docs/bindings.md) has no timeout
 // error: its system errors are InternalError with 500, or 503 when
 // temporary, and the client did not run out of time, the agent did. 504
 // (what the official Go SDK sends for a deadline) means a gateway that timed

@@ -12,7 +12,7 @@ import (
 // Liberal input shapes. Some peers put a bare JSON array where ProtoJSON has
 // a message whose only field is that array — the official Go SDK (v2.3.1)
 // writes a SecurityRequirement as {"schemes":{"bearer":["read"]}} instead of
-// {"schemes":{"bearer":{"list":["read"]}}} (facts §13 #15). When strict
+// {"schemes":{"bearer":{"list":["read"]}}}. When strict
 // decoding fails, the decoder rewrites such arrays into the wrapper object and
 // tries once more. The rule is generic — any message with exactly one field,
 // a repeated non-map field — so no message type is special-cased, and the

@@ -14,7 +14,7 @@ import (
 // not a wire number: each binding maps it through one table (see errorTable).
 type ErrorCode int
 
-// The A2A errors (spec §3.3.2, facts §6) and the JSON-RPC standard errors.
+// The A2A errors (spec §3.3.2) and the JSON-RPC standard errors.
 const (
 	CodeTaskNotFound ErrorCode = iota + 1
 	CodeTaskNotCancelable

@@ -21,7 +21,7 @@ type GRPCTarget struct {
 // ParseGRPCTarget turns the url of a GRPC agent interface into a grpc-go
 // target. A2A v1.0.1 describes that url as an absolute HTTPS URL
 // ("https://agent.example.com/a2a/grpc"), later revisions as host:port
-// ("agent.example.com:443"); both are accepted (facts §5):
+// ("agent.example.com:443"); both are accepted (docs/bindings.md):
 //
 //	url form                          target                  TLS
 //	host:port, [v6]:port              host:port               yes, unless the host is loopback

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// Query binding of the HTTP+JSON binding (facts §4): fields of the request
+// Query binding of the HTTP+JSON binding (A2A §11.5): fields of the request
 // message that neither the path nor the body carries may come from the query
 // string. It is generic over the request type, driven by the descriptors:
 //
@@ -31,7 +31,7 @@ import (
 // target field.
 var queryAliases = map[string]string{
 	// The official Go SDK (v2.3.1) client sends the pre-release name of
-	// ListTasksRequest.status_timestamp_after (facts §4, §13 #14).
+	// ListTasksRequest.status_timestamp_after (docs/bindings.md).
 	"lastUpdatedAfter": "statusTimestampAfter",
 }
 

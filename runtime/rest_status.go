@@ -13,7 +13,7 @@ import (
 )
 
 // Errors of the HTTP+JSON binding are google.rpc.Status documents (A2A
-// §11.6, facts §4):
+// §11.6):
 //
 //	{"error":{"code":404,"status":"NOT_FOUND","message":"task \"t\" not found",
 //	  "details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND",

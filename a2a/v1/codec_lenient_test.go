@@ -7,7 +7,7 @@ import (
 	"github.com/a2agen/a2agen/runtime"
 )
 
-// TestDecodeSecurityRequirementShapes pins facts §13 #15: the ProtoJSON shape
+// TestDecodeSecurityRequirementShapes pins docs/bindings.md: the ProtoJSON shape
 // and the official Go SDK's bare-list shape of SecurityRequirement both
 // decode, on the card and inside a skill.
 func TestDecodeSecurityRequirementShapes(t *testing.T) {

@@ -163,3 +163,42 @@ func TestDocumentedFlagsExist(t *testing.T) {
 		t.Fatalf("found %d flag rows; is the pattern still right?", rows)
 	}
 }
+
+// outsideCitation matches citations of the wire facts sheet the project
+// was started from, which is not in the repository: "facts" and a
+// section sign with a number, or its deviation list's "§13 #" and a
+// number. Comments and docs cite the A2A specification, the proto or a
+// document of the repository instead.
+var outsideCitation = regexp.MustCompile(`facts (?:sheet )?§\d|§13 #\d`)
+
+// TestNoCitationsOutsideTheRepository: no Go file or document cites a
+// section of a document a reader of the repository cannot open.
+func TestNoCitationsOutsideTheRepository(t *testing.T) {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); n == ".git" || n == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, ".md") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for n, line := range strings.Split(string(b), "\n") {
+			if m := outsideCitation.FindString(line); m != "" {
+				t.Errorf("%s:%d cites %q, a document not in the repository: cite the A2A specification, the proto or a doc of the repository", strings.TrimPrefix(p, root+"/"), n+1, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

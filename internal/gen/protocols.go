@@ -59,7 +59,7 @@ var protocolProfiles = map[protoreflect.FullName]protocolProfile{
 	"lf.a2a.v1.A2AService": {
 		versions: []string{"1.0"},
 		httpVerbs: map[string]verbs{
-			// SubscribeToTask (facts §4 and §13 #1): the proto binds GET,
+			// SubscribeToTask: the proto binds GET,
 			// the specification prose (§5.3, §11.3.2) says POST; the
 			// official Go SDK v2.3.1 server accepts POST only, and its
 			// client and the A2A TCK send POST. Serve both verbs; call

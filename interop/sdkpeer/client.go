@@ -35,7 +35,7 @@ type clientConfig struct {
 }
 
 // expectSpec and expectSDK select which answers count as right where the
-// SDK itself deviates from the spec (facts §13): "spec" is what a2agen's
+// SDK itself deviates from the spec: "spec" is what a2agen's
 // server must send; "sdk" lets the peer check itself against its own server.
 const (
 	expectSpec = "spec"

@@ -163,7 +163,7 @@ func (r *runner) scenarioSend(ctx context.Context) {
 		return all(wantState(done, a2a.TaskStateCompleted), wantArtifactTexts(done, "Echo: slow 300"))
 	})
 	r.step(ctx, "extensions-as-repeated-headers", "SendMessage", func(ctx context.Context, rep *stepReport) error {
-		// The SDK sends one A2A-Extensions line per URI (facts §13 #18).
+		// The SDK sends one A2A-Extensions line per URI, not one comma-joined line.
 		ctx = a2aclient.AttachServiceParams(ctx, a2aclient.ServiceParams{
 			a2a.SvcParamExtensions: {"https://example.com/ext/one", "https://example.com/ext/two"},
 		})
@@ -294,7 +294,7 @@ func (r *runner) scenarioTasks(ctx context.Context) {
 		)
 	})
 	r.step(ctx, "list-statusTimestampAfter", "ListTasks", func(ctx context.Context, rep *stepReport) error {
-		// Over HTTP+JSON the SDK client sends this as ?lastUpdatedAfter= (facts §13 #14).
+		// Over HTTP+JSON the SDK client sends this as ?lastUpdatedAfter= (a pre-release name).
 		future := time.Now().Add(time.Hour)
 		past, err := r.client.ListTasks(ctx, &a2a.ListTasksRequest{ContextID: contextID, StatusTimestampAfter: &before})
 		if err := wantOK(rep, err); err != nil {
@@ -403,18 +403,18 @@ func (r *runner) scenarioErrors(ctx context.Context) {
 	})
 	r.step(ctx, "message-to-terminal-task", "SendMessage", func(ctx context.Context, rep *stepReport) error {
 		_, err := r.client.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessageForTask(a2a.MessageRoleUser, done, a2a.NewTextPart("again"))})
-		// facts §13 #6: the SDK server answers -32602.
+		// The spec says UnsupportedOperation (-32004); the SDK server answers -32602.
 		return wantReason(rep, err, r.sdkOr([]string{"INVALID_PARAMS"}, []string{"UNSUPPORTED_OPERATION"})...)
 	})
 	r.step(ctx, "subscribe-terminal-task", "SubscribeToTask", func(ctx context.Context, rep *stepReport) error {
 		events, err := collect(r.client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: done.ID}))
 		rep.Fields["events"] = describeAll(events)
-		// facts §13 #7: the SDK server (single process) answers TaskNotFound.
+		// The spec says UnsupportedOperation (-32004); the SDK server (single process) answers TaskNotFound.
 		return wantReason(rep, err, r.sdkOr([]string{"TASK_NOT_FOUND"}, []string{"UNSUPPORTED_OPERATION"})...)
 	})
 	r.step(ctx, "get-missing-push-config", "GetTaskPushNotificationConfig", func(ctx context.Context, rep *stepReport) error {
 		_, err := r.client.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: done.ID, ID: "interop-missing"})
-		// facts §13 #9: the SDK server answers an internal error.
+		// The spec says TaskNotFound; the SDK server answers an internal error.
 		return wantReason(rep, err, r.sdkOr([]string{"INTERNAL_ERROR"}, []string{"TASK_NOT_FOUND"})...)
 	})
 	// Since v2.4.0 the SDK server looks the task up before any push-config
@@ -595,7 +595,7 @@ func (r *runner) scenarioCard(ctx context.Context) {
 // --- extensions ------------------------------------------------------------
 
 // scenarioExtensions sends one message asking for two extensions, which the
-// SDK puts on the wire as two A2A-Extensions lines (facts §13 #18). It
+// SDK puts on the wire as two A2A-Extensions lines. It
 // needs no echo contract: any successful answer will do, so a test server
 // can record how it read the header.
 func (r *runner) scenarioExtensions(ctx context.Context) {

@@ -1,7 +1,9 @@
 package sqlite
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/a2agen/a2agen/server/store"
@@ -33,6 +35,7 @@ func TestConformance(t *testing.T) {
 				// At the end of every test, the cache holds what the
 				// database holds.
 				t.Cleanup(func() { checkCache(t, s) })
+				t.Cleanup(func() { checkCounts(t, s) })
 				return s
 			})
 		})
@@ -47,6 +50,44 @@ func TestInterruptedRetentionConformance(t *testing.T) {
 		}
 		t.Cleanup(func() { s.Close() })
 		t.Cleanup(func() { checkCache(t, s) })
+		t.Cleanup(func() { checkCounts(t, s) })
 		return s
 	})
+}
+
+// checkCounts fails t unless the counts the triggers of migration 5 keep
+// (listing totals) are those of the tasks stored: every row of
+// task_counts and context_counts, none missing, none extra.
+func checkCounts(t *testing.T, s *Store) {
+	t.Helper()
+	if s.checkOpen() != nil {
+		return // the test closed it
+	}
+	for _, c := range []struct{ kept, actual string }{
+		{`SELECT tenant, owner, '', n FROM task_counts`, `SELECT tenant, owner, '', COUNT(*) FROM tasks GROUP BY tenant, owner`},
+		{`SELECT tenant, owner, context_id, n FROM context_counts`, `SELECT tenant, owner, context_id, COUNT(*) FROM tasks GROUP BY tenant, owner, context_id`},
+	} {
+		var kept, actual []string
+		for _, x := range []struct {
+			q   string
+			out *[]string
+		}{{c.kept + ` ORDER BY 1, 2, 3`, &kept}, {c.actual + ` ORDER BY 1, 2, 3`, &actual}} {
+			rows, err := s.rdb.Query(x.q)
+			if err != nil {
+				t.Fatalf("%s: %v", x.q, err)
+			}
+			for rows.Next() {
+				var a, b, c2 any
+				var n int64
+				if err := rows.Scan(&a, &b, &c2, &n); err != nil {
+					t.Fatal(err)
+				}
+				*x.out = append(*x.out, fmt.Sprintf("%v/%v/%v=%d", a, b, c2, n))
+			}
+			rows.Close()
+		}
+		if !slices.Equal(kept, actual) {
+			t.Errorf("counts kept %v, tasks stored %v", kept, actual)
+		}
+	}
 }

@@ -95,16 +95,16 @@ func TestWritesTouchOnlyTheirIndexes(t *testing.T) {
 	step("create", func(i int) {
 		create(t, s, store.Creation{Record: store.Record{Task: task(i, submitted, 0, 0), Runner: runner, LeaseUntil: lease}})
 		versions[i] = 1
-	}, "sqlite_autoindex_tasks_1", "tasks_by_runner", "tasks_by_time")
+	}, "context_counts", "sqlite_autoindex_tasks_1", "task_counts", "tasks_by_context", "tasks_by_runner", "tasks_by_time")
 	step("artifact (same status)", func(i int) {
 		versions[i] = update(t, s, store.Update{Task: task(i, submitted, 0, 1), Expect: versions[i]})
 	})
 	step("status", func(i int) {
 		versions[i] = update(t, s, store.Update{Task: task(i, working, time.Second, 1), Expect: versions[i]})
-	}, "tasks_by_time")
+	}, "tasks_by_context", "tasks_by_time")
 	step("status, same runner's lease", func(i int) {
 		versions[i] = update(t, s, store.Update{Task: task(i, working, 2*time.Second, 1), Expect: versions[i], Runner: runner, LeaseUntil: lease.Add(time.Minute)})
-	}, "tasks_by_time")
+	}, "tasks_by_context", "tasks_by_time")
 	step("renew leases", func(i int) {
 		if i == 0 {
 			if err := s.RenewRuns(ctx, runner, lease.Add(time.Hour)); err != nil {
@@ -114,7 +114,7 @@ func TestWritesTouchOnlyTheirIndexes(t *testing.T) {
 	})
 	step("complete", func(i int) {
 		versions[i] = update(t, s, store.Update{Task: task(i, completed, 3*time.Second, 2), Expect: versions[i]})
-	}, "tasks_by_end", "tasks_by_runner", "tasks_by_time")
+	}, "tasks_by_context", "tasks_by_end", "tasks_by_runner", "tasks_by_time")
 }
 
 func sum(m map[string]int) (n int) {

@@ -439,37 +439,103 @@ const (
 	byCursor
 )
 
-type listStmt struct{ count, page *sql.Stmt }
+type listStmt struct {
+	count, page *sql.Stmt
+	countArgs   int // how many of the arguments (listArgs) the count takes
+}
 
 const taskColumns = `id, owner, version, snapshot, runner, lease_until`
 
-// listSQL builds the statements of a listing shape. Arguments follow the
-// order of the filters.
-func listSQL(shape listShape) (count, page string) {
+// The arguments of every listing statement, by number (listArgs).
+const (
+	argTenant = iota + 1
+	argOwner
+	argContext
+	argState
+	argUpdatedAfter
+	argLiveSince
+	argWaitingSince
+	argCursorTime
+	argCursorID
+	argLimit
+)
+
+// listFilters is the WHERE clause of a listing shape, without the cursor.
+func listFilters(shape listShape) string {
 	var w strings.Builder
-	w.WriteString(`tenant = ? AND owner = ?`)
+	w.WriteString(`tenant = ?1 AND owner = ?2`)
 	if shape&byContext != 0 {
-		w.WriteString(` AND context_id = ?`)
+		w.WriteString(` AND context_id = ?3`)
 	}
 	if shape&byState != 0 {
-		w.WriteString(` AND state = ?`)
+		w.WriteString(` AND state = ?4`)
 	}
 	if shape&byUpdatedAfter != 0 {
-		w.WriteString(` AND status_time >= ?`)
+		w.WriteString(` AND status_time >= ?5`)
 	}
+	return w.String()
+}
+
+// listSQL builds the statements of a listing shape (arguments by number,
+// listArgs) and says how many arguments the count takes.
+//
+// The page walks, from its cursor, the index of the tasks the filters
+// select — tasks_by_context with a context, else tasks_by_time (the
+// owner's) — so it reads Limit+1 entries plus those it skips: tasks past
+// their TTL that retention has not removed yet and, with a state filter,
+// the tasks of the owner (or context) in other states.
+//
+// The count (totalSize) of a listing by owner or by context reads the
+// counts the triggers of migration 5 keep, and subtracts the tasks past
+// their TTL not removed yet (few: the sweep runs every second), found
+// through the retention indexes: O(log n), not O(tasks). With a state or
+// UpdatedAfter, it counts the entries of the range in the listing index
+// instead (index only): the owner's or context's tasks, those updated
+// since.
+func listSQL(shape listShape) (count, page string, countArgs int) {
+	filters := listFilters(shape)
+	live := ``
 	if shape&byTTL != 0 {
-		w.WriteString(` AND (ended_at IS NULL OR ended_at >= ?)`)
+		live += ` AND (ended_at IS NULL OR ended_at >= ?6)`
 	}
 	if shape&byWaitTTL != 0 {
-		w.WriteString(` AND NOT (state IN (6, 8) AND status_time < ?)`)
+		live += ` AND NOT (state IN (6, 8) AND status_time < ?7)`
 	}
-	where := w.String()
-	count = `SELECT COUNT(*) FROM tasks WHERE ` + where
+	from := `tasks`
+	if shape&byContext != 0 {
+		// With a state too, SQLite might take tasks_by_time: the owner's
+		// tasks (for an anonymous caller, everyone's).
+		from = `tasks INDEXED BY tasks_by_context`
+	}
+	countArgs = argOwner
+	for _, f := range []struct {
+		bit listShape
+		arg int
+	}{{byContext, argContext}, {byState, argState}, {byUpdatedAfter, argUpdatedAfter}, {byTTL, argLiveSince}, {byWaitTTL, argWaitingSince}} {
+		if shape&f.bit != 0 {
+			countArgs = f.arg
+		}
+	}
+	if shape&(byUpdatedAfter|byState) != 0 {
+		count = `SELECT COUNT(*) FROM ` + from + ` WHERE ` + filters + live
+	} else {
+		count = `SELECT COALESCE((SELECT n FROM task_counts WHERE tenant = ?1 AND owner = ?2), 0)`
+		if shape&byContext != 0 {
+			count = `SELECT COALESCE((SELECT n FROM context_counts WHERE tenant = ?1 AND owner = ?2 AND context_id = ?3), 0)`
+		}
+		if shape&byTTL != 0 {
+			count += ` - (SELECT COUNT(*) FROM tasks INDEXED BY tasks_by_end WHERE ended_at < ?6 AND ` + filters + `)`
+		}
+		if shape&byWaitTTL != 0 {
+			count += ` - (SELECT COUNT(*) FROM tasks INDEXED BY tasks_waiting WHERE state IN (6, 8) AND status_time < ?7 AND ` + filters + `)`
+		}
+	}
+	where := filters + live
 	if shape&byCursor != 0 {
-		where += ` AND (status_time < ? OR (status_time = ? AND id < ?))`
+		where += ` AND (status_time < ?8 OR (status_time = ?8 AND id < ?9))`
 	}
-	page = `SELECT ` + taskColumns + ` FROM tasks WHERE ` + where + ` ORDER BY status_time DESC, id DESC LIMIT ?`
-	return count, page
+	page = `SELECT ` + taskColumns + ` FROM ` + from + ` WHERE ` + where + ` ORDER BY status_time DESC, id DESC LIMIT ?10`
+	return count, page, countArgs
 }
 
 func (s *Store) listStatements(ctx context.Context, shape listShape) (*listStmt, error) {
@@ -481,7 +547,7 @@ func (s *Store) listStatements(ctx context.Context, shape listShape) (*listStmt,
 	if st := s.listStmts[shape]; st != nil {
 		return st, nil
 	}
-	countSQL, pageSQL := listSQL(shape)
+	countSQL, pageSQL, countArgs := listSQL(shape)
 	count, err := s.rdb.PrepareContext(ctx, countSQL)
 	if err != nil {
 		return nil, err
@@ -491,9 +557,43 @@ func (s *Store) listStatements(ctx context.Context, shape listShape) (*listStmt,
 		count.Close()
 		return nil, err
 	}
-	st := &listStmt{count: count, page: page}
+	st := &listStmt{count: count, page: page, countArgs: countArgs}
 	s.listStmts[shape] = st
 	return st, nil
+}
+
+// listArgs gives the shape of a listing and its arguments, by number
+// (argTenant…argLimit; those of filters it does not use are bound but
+// unused).
+func (s *Store) listArgs(tenant string, q store.Query) (listShape, []any) {
+	var shape listShape
+	args := make([]any, argLimit)
+	args[argTenant-1], args[argOwner-1] = tenant, q.Owner
+	args[argContext-1], args[argState-1], args[argUpdatedAfter-1] = q.ContextID, int64(q.State), int64(0)
+	args[argLiveSince-1], args[argWaitingSince-1] = s.liveSince(), s.waitingSince()
+	args[argCursorTime-1], args[argCursorID-1] = int64(0), ""
+	args[argLimit-1] = int64(q.Limit) + 1
+	if q.ContextID != "" {
+		shape |= byContext
+	}
+	if q.State != a2av1.TaskState_TASK_STATE_UNSPECIFIED {
+		shape |= byState
+	}
+	if !q.UpdatedAfter.IsZero() {
+		shape |= byUpdatedAfter
+		args[argUpdatedAfter-1] = nanos(q.UpdatedAfter)
+	}
+	if s.opts.ttl > 0 {
+		shape |= byTTL
+	}
+	if s.opts.interruptedTTL > 0 {
+		shape |= byWaitTTL
+	}
+	if q.After != nil {
+		shape |= byCursor
+		args[argCursorTime-1], args[argCursorID-1] = nanos(q.After.Time), q.After.ID
+	}
+	return shape, args
 }
 
 // ListTasks implements store.Tasks.
@@ -504,37 +604,7 @@ func (s *Store) ListTasks(ctx context.Context, tenant string, q store.Query) (st
 	if q.Limit < 1 {
 		return store.Page{}, fmt.Errorf("store: list limit %d must be positive", q.Limit)
 	}
-	var shape listShape
-	args := make([]any, 0, 10)
-	args = append(args, tenant, q.Owner)
-	if q.ContextID != "" {
-		shape |= byContext
-		args = append(args, q.ContextID)
-	}
-	if q.State != a2av1.TaskState_TASK_STATE_UNSPECIFIED {
-		shape |= byState
-		args = append(args, int64(q.State))
-	}
-	if !q.UpdatedAfter.IsZero() {
-		shape |= byUpdatedAfter
-		args = append(args, nanos(q.UpdatedAfter))
-	}
-	if s.opts.ttl > 0 {
-		shape |= byTTL
-		args = append(args, s.liveSince())
-	}
-	if s.opts.interruptedTTL > 0 {
-		shape |= byWaitTTL
-		args = append(args, s.waitingSince())
-	}
-	countArgs := args
-	if q.After != nil {
-		shape |= byCursor
-		at := nanos(q.After.Time)
-		args = append(args[:len(args):len(args)], at, at, q.After.ID)
-	}
-	args = append(args, int64(q.Limit)+1)
-
+	shape, args := s.listArgs(tenant, q)
 	st, err := s.listStatements(ctx, shape)
 	if err != nil {
 		return store.Page{}, s.readErr("listing tasks", err)
@@ -546,7 +616,7 @@ func (s *Store) ListTasks(ctx context.Context, tenant string, q store.Query) (st
 	}
 	defer tx.Rollback()
 	var page store.Page
-	if err := tx.StmtContext(ctx, st.count).QueryRowContext(ctx, countArgs...).Scan(&page.Total); err != nil {
+	if err := tx.StmtContext(ctx, st.count).QueryRowContext(ctx, args[:st.countArgs]...).Scan(&page.Total); err != nil {
 		return store.Page{}, s.readErr("counting tasks", err)
 	}
 	rows, err := tx.StmtContext(ctx, st.page).QueryContext(ctx, args...)

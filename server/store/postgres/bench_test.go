@@ -153,3 +153,36 @@ func BenchmarkUpdateSerial(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListTasks200k is one ListTasks page of a store holding
+// planTasks (200,000) tasks, half of them without an owner in the default
+// tenant (anonymous callers; 100 contexts of about 1,000 tasks): a context
+// without tasks, a context, a context and state, and all of the owner's.
+// The page is a keyset walk of an index; the count an index-only scan of
+// the matching range (no counts are kept: docs/storage.md, Listing cost).
+func BenchmarkListTasks200k(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	fillTasks(b, s, planTasks)
+	if _, err := s.pool.Exec(ctx, "VACUUM ANALYZE tasks"); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		q    store.Query
+	}{
+		{"context=none", store.Query{ContextID: "nope", Limit: 50}},
+		{"context", store.Query{ContextID: "c0042", Limit: 50}},
+		{"context+state", store.Query{ContextID: "c0042", State: working, Limit: 50}},
+		{"all", store.Query{Limit: 50}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.ListTasks(ctx, "", c.q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -129,7 +129,7 @@ func (n *planNode) walk(f func(*planNode)) {
 // fillTasks stores n tasks with COPY: half in the default tenant without
 // owner, the rest over 20 tenants × 5 owners; 100 contexts per owner;
 // states mixed (a fifth terminal); status times one second apart.
-func fillTasks(t *testing.T, s *Store, n int) {
+func fillTasks(t testing.TB, s *Store, n int) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	states := []a2av1.TaskState{submitted, working, working, inputReq, completed}

@@ -1,7 +1,8 @@
 // Package templates holds the text/template files a2a-scaffold renders
 // for the parts of an agent project that are not Go (Go files are built
 // with jennifer in internal/scaffold): the Makefile, .gitignore, README.md,
-// go.mod, the Dockerfile and its .dockerignore. Each template receives
+// go.mod, the Dockerfile and its .dockerignore, and the deploy kit
+// (deploy/kubernetes.yaml, deploy/compose.yaml). Each template receives
 // internal/scaffold's project data.
 package templates
 
@@ -10,7 +11,7 @@ import "embed"
 // FS holds the templates, named after the file they render plus ".tmpl"
 // (gitignore.tmpl renders .gitignore; dockerignore.tmpl renders
 // .dockerignore, or Dockerfile.dockerignore for a package of another
-// module).
+// module; deploy-kubernetes.yaml.tmpl renders deploy/kubernetes.yaml).
 //
 //go:embed *.tmpl
 var FS embed.FS

@@ -112,6 +112,8 @@ func Files(m *manifest.Manifest, opts ProjectOptions) ([]ProjectFile, error) {
 		{".gitignore", p.text("gitignore.tmpl"), true, false},
 		{"Dockerfile", p.text("Dockerfile.tmpl"), true, false},
 		{p.container().Ignore, p.text("dockerignore.tmpl"), true, false},
+		{"deploy/kubernetes.yaml", p.text("deploy-kubernetes.yaml.tmpl"), true, false},
+		{"deploy/compose.yaml", p.text("deploy-compose.yaml.tmpl"), true, false},
 		{"main.go", p.mainFile, false, false},
 		{"route.go", p.routeFile, false, false},
 		{"auth.go", p.authFile, false, false},
@@ -229,6 +231,7 @@ func (p *project) templateData() map[string]any {
 		"Requires":        sortedRequires(p.opts.Requires),
 		"Secured":         requiresAuthentication(p.m.SecurityRequirements),
 		"Container":       p.container(),
+		"Deploy":          deploy(p.m, p.container()),
 	}
 }
 

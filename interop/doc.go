@@ -25,6 +25,12 @@
 //     object form with kind discriminators, not ProtoJSON); runs that wait
 //     for a2agen's side of issue 25 are skipped, naming what they wait for
 //     (v03Waiting, ourV03Waiting);
+//   - the Go SDK's v0.3 line (github.com/a2aproject/a2a-go v0.3.15, the
+//     old module path, ./sdkpeer03, a module of its own): a2agen's v0.3
+//     clients from agentcard.Discover against its JSON-RPC and gRPC servers
+//     (TestOurV03ClientsToSDKV03LineServer), and its kind of push receiver,
+//     which reads every delivery as a v0.3 Task, registered through
+//     examples/echo --v03 (TestV03WebhookOfTheSDKV03LineGetsTasks);
 //   - the official JS SDK (@a2a-js/sdk 1.3.0, ./jspeer, run with Node):
 //     its v0.3 legacyCompat client on every binding against
 //     examples/echo --v03 (TestJSClientV03ToOurDualEcho), and a2agen's

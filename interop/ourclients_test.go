@@ -64,6 +64,9 @@ type peerQuirks struct {
 	// that takes the absent history_length a v0.3 gRPC client must send
 	// for "unset" as 0, and answers no history.
 	historyLengthUnsetIsZero bool
+	// subscribeWithoutSnapshot: a v0.3 server that starts a resubscription
+	// with the next event, not with the Task (v0.3 asks for no snapshot).
+	subscribeWithoutSnapshot bool
 }
 
 // sdkQuirks is how the SDK v2.4.0 server answers (v2.3.1's REST server
@@ -325,11 +328,21 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 				t.Fatalf("subscriber %d: %v after %q", i, errs[i], describeEvents(events))
 			}
 			got := describeEvents(events)
+			if quirks.subscribeWithoutSnapshot {
+				if len(got) < 2 || !slices.EqualFunc(got[len(got)-2:], []string{"artifact:Echo: slow 1500[last]?", "status:COMPLETED"}, eventMatches) {
+					t.Errorf("subscriber %d saw %q, want the echo artifact then COMPLETED last", i, got)
+				}
+				continue
+			}
 			if len(got) < 3 || events[0].GetTask().GetId() != task.GetId() || !slices.EqualFunc(got[len(got)-2:], []string{"artifact:Echo: slow 1500[last]?", "status:COMPLETED"}, eventMatches) {
 				t.Errorf("subscriber %d saw %q, want the Task snapshot first and the echo artifact then COMPLETED last", i, got)
 			}
 		}
-		if a, b := describeEvents(seqs[0]), describeEvents(seqs[1]); len(a) > 0 && len(b) > 0 && !sameTail(a[1:], b[1:]) {
+		skip := 1 // the snapshot
+		if quirks.subscribeWithoutSnapshot {
+			skip = 0
+		}
+		if a, b := describeEvents(seqs[0]), describeEvents(seqs[1]); len(a) > skip && len(b) > skip && !sameTail(a[skip:], b[skip:]) {
 			t.Errorf("subscribers disagree after the snapshot: %q vs %q", a, b)
 		}
 	})

@@ -23,6 +23,7 @@ import (
 var (
 	sdkpeerBin     string
 	sdkpeerV231Bin string
+	sdkpeer03Bin   string // the SDK's v0.3 line, ./sdkpeer03 (a module of its own)
 	echoBin        string
 	echoBuildErr   error
 )
@@ -49,6 +50,11 @@ func runTests(m *testing.M) int {
 	sdkpeerV231Bin = filepath.Join(dir, "sdkpeer-v2.3.1")
 	if err := peerproc.Build(ctx, ".", sdkpeerV231Bin, "./sdkpeer", "-modfile=go.sdk-v2.3.1.mod", "-tags=sdk_v2_3"); err != nil {
 		fmt.Fprintln(os.Stderr, "interop: building the SDK peer at v2.3.1:", err)
+		return 1
+	}
+	sdkpeer03Bin = filepath.Join(dir, "sdkpeer03")
+	if err := peerproc.Build(ctx, "sdkpeer03", sdkpeer03Bin, "."); err != nil {
+		fmt.Fprintln(os.Stderr, "interop: building the SDK v0.3 line's peer:", err)
 		return 1
 	}
 	setupJSPeer(ctx)

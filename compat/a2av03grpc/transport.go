@@ -20,7 +20,9 @@ import (
 // runtime.ClientDefaults(&a2av03pb.A2AServiceDesc, nil), so that it sends
 // A2A-Version 0.3). Each v1.0 request is converted to v0.3, sent as the
 // matching a2a.v1.A2AService rpc, and the answer converted back; errors are
-// inner's, the same *runtime.Error codes. ListTasks has no v0.3 rpc: it is
+// inner's, the same *runtime.Error codes, except that a FAILED_PRECONDITION
+// without an ErrorInfo is TaskNotCancelable, as v0.3 servers mean it
+// (v03StatusError). ListTasks has no v0.3 rpc: it is
 // UnsupportedOperation without a call. A push config created without an id
 // gets a random one: v0.3 requires config_id, v1.0 lets the server choose. Close closes inner when it is an
 // io.Closer.
@@ -113,7 +115,7 @@ func (t *transport) Unary(ctx context.Context, op *runtime.Operation, req, resp 
 		return typeError(op.Name, req)
 	}
 	if err := t.inner.Unary(ctx, v03op, v03req, v03resp); err != nil {
-		return err
+		return v03StatusError(err)
 	}
 	proto.Merge(resp, back())
 	return nil
@@ -138,7 +140,7 @@ func (t *transport) Stream(ctx context.Context, op *runtime.Operation, req proto
 		}
 		for m, err := range t.inner.Stream(ctx, v03op, v03req, func() proto.Message { return new(a2av03pb.StreamResponse) }) {
 			if err != nil {
-				yield(nil, err)
+				yield(nil, v03StatusError(err))
 				return
 			}
 			out := newResp()

@@ -53,8 +53,9 @@ func GoTool() string {
 
 // Process is a running server.
 type Process struct {
-	// Endpoints maps "card", "jsonrpc", "rest" and "grpc" to what the
-	// server printed: URLs, and host:port for gRPC; and "store" to the
+	// Endpoints maps "card", "jsonrpc", "rest", "grpc" and "webhook" (a
+	// push receiver's URL) to what the server printed: URLs, and host:port
+	// for gRPC; and "store" to the
 	// task store URL examples/echo prints (when it has been printed).
 	Endpoints map[string]string
 
@@ -204,6 +205,8 @@ func ParseEndpointLine(line string) (name, addr string, ok bool) {
 		return "rest", addr, true
 	case "grpc":
 		return "grpc", addr, true
+	case "webhook":
+		return "webhook", addr, true
 	}
 	return "", "", false
 }

@@ -15,6 +15,7 @@ func TestParseEndpointLine(t *testing.T) {
 		{"GRPC        127.0.0.1:9000", "grpc", "127.0.0.1:9000", true},
 		{"JSONRPC     http://localhost:80/a2a/jsonrpc", "jsonrpc", "http://localhost:80/a2a/jsonrpc", true},
 		{"  grpc\t127.0.0.1:9000", "grpc", "127.0.0.1:9000", true},
+		{"webhook http://127.0.0.1:80/push", "webhook", "http://127.0.0.1:80/push", true},
 		{"store       memory", "store", "memory", true},
 		{"store       sqlite:/tmp/a2agen-loadbench-1/echo.db", "store", "sqlite:/tmp/a2agen-loadbench-1/echo.db", true},
 		{"store       sqlite:///var/lib/agent.db", "store", "sqlite:///var/lib/agent.db", true},

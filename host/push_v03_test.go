@@ -24,7 +24,8 @@ import (
 
 // TestPushFormFollowsRegistrationVersion: with Config.V03, webhooks of one
 // task registered through A2A v0.3 — inline in a v0.3 message/send and with
-// tasks/pushNotificationConfig/set over JSON-RPC, HTTP+JSON and gRPC — are
+// tasks/pushNotificationConfig/set over JSON-RPC, HTTP+JSON and gRPC — and
+// one given inline in a v0.3 message/stream of another task are
 // posted the Task in its v0.3 shape (kind "task", lower-case states, as
 // application/json) after every change, ending with the completed task and
 // its artifact; a webhook of the same task registered through v1.0 is
@@ -48,7 +49,7 @@ func TestPushFormFollowsRegistrationVersion(t *testing.T) {
 		return ev.Complete(server.AgentMessage("done"))
 	}
 	doc, err := runtime.MarshalJSON(&a2av1.AgentCard{
-		Name: "pushy", Description: "d", Version: "1", Capabilities: &a2av1.AgentCapabilities{PushNotifications: proto.Bool(true)},
+		Name: "pushy", Description: "d", Version: "1", Capabilities: &a2av1.AgentCapabilities{PushNotifications: proto.Bool(true), Streaming: proto.Bool(true)},
 		DefaultInputModes: []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"},
 		Skills: []*a2av1.AgentSkill{{Id: "a", Name: "A", Description: "a", Tags: []string{"t"}}},
 		SupportedInterfaces: []*a2av1.AgentInterface{
@@ -105,7 +106,21 @@ func TestPushFormFollowsRegistrationVersion(t *testing.T) {
 	}
 	close(release)
 
-	v03Hooks := []string{"/inline", "/jsonrpc", "/rest", "/grpc"}
+	// A second task, with a webhook given inline in a v0.3 message/stream.
+	streamMsg := hosttest.Message("go", "a")
+	streamMsg.Configuration = &a2av1.SendMessageConfiguration{
+		TaskPushNotificationConfig: &a2av1.TaskPushNotificationConfig{Id: "streamed", Url: hook.URL + "/stream"}}
+	streamed := ""
+	for ev, err := range v03JSONRPC.SendStreamingMessage(ctx, streamMsg) {
+		if err != nil {
+			t.Fatalf("v0.3 message/stream with an inline push config: %v", err)
+		}
+		if id := ev.GetTask().GetId() + ev.GetStatusUpdate().GetTaskId(); id != "" {
+			streamed = id
+		}
+	}
+
+	v03Hooks := []string{"/inline", "/jsonrpc", "/rest", "/grpc", "/stream"}
 	completed := func() bool {
 		for _, path := range v03Hooks {
 			ds := hook.Deliveries(path)
@@ -132,8 +147,12 @@ func TestPushFormFollowsRegistrationVersion(t *testing.T) {
 			if err != nil {
 				t.Fatalf("notification %d to the v0.3 webhook %s: %v", i, path, err)
 			}
-			if task.ID != taskID || task.ContextID == "" {
-				t.Errorf("notification %d to %s is task %q of context %q, want task %s with its context", i, path, task.ID, task.ContextID, taskID)
+			want := taskID
+			if path == "/stream" {
+				want = streamed
+			}
+			if task.ID != want || task.ContextID == "" {
+				t.Errorf("notification %d to %s is task %q of context %q, want task %s with its context", i, path, task.ID, task.ContextID, want)
 			}
 			if ct := d.Header.Get("Content-Type"); ct != a2av03.PushContentType {
 				t.Errorf("notification %d to %s has Content-Type %q, want %q", i, path, ct, a2av03.PushContentType)

@@ -88,7 +88,7 @@ func (r *adaptedRESTRoute) match(segs []string) (map[string]string, bool) {
 // RESTPrefix unless A2A-Version names a version of the service itself, or
 // at the plain path when A2A-Version names the adapter's version. A path
 // that an adapter route has but not with this verb is reported as allow.
-func (h *restHandler) matchAdapted(r *http.Request, segs []string) (call *adaptedCall, vars map[string]string, allow []string) {
+func (h *restHandler) matchAdapted(r *http.Request, segs []string) (call *adaptedCall, vars map[string]string, plain bool, allow []string) {
 	requested, _ := ParseVersion(requestedVersion(r.Header, queryParam(r.URL.RawQuery, paramVersion)))
 	for _, rt := range h.adaptedREST {
 		a := rt.call.adapter
@@ -96,9 +96,9 @@ func (h *restHandler) matchAdapted(r *http.Request, segs []string) (call *adapte
 		var path []string
 		switch {
 		case a.RESTPrefix != "" && len(segs) > 1 && segs[0] == a.RESTPrefix && (requested == "" || !h.cfg.supports(requested)):
-			path = segs[1:]
+			path, plain = segs[1:], false
 		case requested == own:
-			path = segs
+			path, plain = segs, true
 		default:
 			continue
 		}
@@ -110,14 +110,14 @@ func (h *restHandler) matchAdapted(r *http.Request, segs []string) (call *adapte
 			allow = append(allow, rt.call.route.HTTPMethod)
 			continue
 		}
-		return rt.call, v, nil
+		return rt.call, v, plain, nil
 	}
-	return nil, nil, allow
+	return nil, nil, false, allow
 }
 
 // serveAdapted serves an HTTP+JSON call of a VersionAdapter's route through
 // the endpoint it maps onto, with the checks of the service's own routes.
-func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accept string, call *adaptedCall, vars map[string]string) {
+func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accept string, call *adaptedCall, vars map[string]string, plain bool) {
 	ep := call.ep
 	rt := call.route
 	ctx := r.Context()
@@ -126,6 +126,7 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 	var (
 		msg    proto.Message
 		status int
+		in     *AdaptedRequest
 	)
 	if e == nil {
 		info.Peer = r.RemoteAddr
@@ -133,7 +134,7 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 	}
 	if e == nil {
 		msg = ep.NewRequest()
-		in := &AdaptedRequest{Vars: vars}
+		in = &AdaptedRequest{Vars: vars, Plain: plain}
 		if in.Query, e = parseAdaptedQuery(r.URL.RawQuery); e == nil && rt.Body && r.ContentLength != 0 {
 			in.Body, status, e = h.readAdaptedBody(w, r)
 		}
@@ -158,10 +159,14 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 		return
 	}
 	ctx = WithCallInfo(ctx, info)
+	encode := rt.Encode
+	if in.Encode != nil {
+		encode = in.Encode
+	}
 	if ep.IsStreaming() {
 		h.cfg.serveSSE(ctx, w, ep, info, msg, &sseFraming{
 			binding: BindingREST,
-			encode:  rt.Encode,
+			encode:  encode,
 			event:   func(dst, resp []byte) []byte { return append(dst, resp...) },
 			errorEvent: func(dst []byte, e *Error, now time.Time) []byte {
 				e = wireError(info, e)
@@ -174,16 +179,16 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 		})
 		return
 	}
-	h.serveAdaptedUnary(ctx, w, accept, call, info, msg)
+	h.serveAdaptedUnary(ctx, w, accept, call, encode, info, msg)
 }
 
-func (h *restHandler) serveAdaptedUnary(ctx context.Context, w http.ResponseWriter, accept string, call *adaptedCall, info *CallInfo, msg proto.Message) {
+func (h *restHandler) serveAdaptedUnary(ctx context.Context, w http.ResponseWriter, accept string, call *adaptedCall, encode func(proto.Message) ([]byte, error), info *CallInfo, msg proto.Message) {
 	resp, err := h.cfg.callUnary(ctx, call.ep, info, msg)
 	if err != nil {
 		h.writeError(w, 0, accept, info, wireError(info, h.cfg.handlerError(ctx, BindingREST, call.ep, err)))
 		return
 	}
-	body, err := call.route.Encode(resp)
+	body, err := encode(resp)
 	if err != nil {
 		h.writeError(w, 0, accept, info, wireError(info, h.cfg.handlerError(ctx, BindingREST, call.ep,
 			fmt.Errorf("encoding the A2A %s response: %w", call.adapter.Version, err))))

@@ -111,9 +111,9 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		node  *routeNode
 	)
 	if ok && h.adaptedREST != nil {
-		call, vars, allow := h.matchAdapted(r, segs)
+		call, vars, plain, allow := h.matchAdapted(r, segs)
 		if call != nil {
-			h.serveAdapted(w, r, accept, call, vars)
+			h.serveAdapted(w, r, accept, call, vars, plain)
 			return
 		}
 		if len(allow) > 0 {

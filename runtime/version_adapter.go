@@ -98,11 +98,18 @@ type AdaptedRoute struct {
 }
 
 // AdaptedRequest is what an AdaptedRoute decodes: the body (nil without
-// one), the path variables and the query string.
+// one), the path variables, the query string and whether the route was
+// matched at its plain path (A2A-Version naming the version) rather than
+// under RESTPrefix.
 type AdaptedRequest struct {
 	Body  []byte
 	Vars  map[string]string
 	Query url.Values
+	Plain bool
+	// Encode, when the route's Decode sets it, encodes this request's
+	// response (or each event) instead of the route's Encode: for a
+	// version with several wire forms, the form the request came in.
+	Encode func(resp proto.Message) ([]byte, error)
 }
 
 // WithVersionAdapter makes a JSON-RPC or HTTP+JSON binding serve the wire

@@ -25,8 +25,11 @@ type ListTasksResult struct {
 // decodeListTasks reads the query of GET /tasks: contextId, status (a v0.3
 // state: an unknown word is InvalidParams naming status), pageSize,
 // pageToken, historyLength, lastUpdatedAfter (RFC 3339) and
-// includeArtifacts, camelCase or snake_case.
+// includeArtifacts, camelCase or snake_case. The status may also be a v0.3
+// proto name (TASK_STATE_WORKING). The answer's tasks are in the form of
+// the path (pathForm).
 func decodeListTasks(r *runtime.AdaptedRequest, req proto.Message) error {
+	answerIn(r, pathForm(r), encodeListTasksPJ)
 	get := func(name, snake string) string {
 		if v := r.Query.Get(name); v != "" {
 			return v
@@ -35,6 +38,9 @@ func decodeListTasks(r *runtime.AdaptedRequest, req proto.Message) error {
 	}
 	out := &a2av1.ListTasksRequest{ContextId: get("contextId", "context_id"), PageToken: get("pageToken", "page_token")}
 	if s := get("status", "status"); s != "" {
+		if k, ok := pjStatesToKind[s]; ok {
+			s = k // the proto name ProtoJSON clients send
+		}
 		st, err := StateToV1(s, "status")
 		if err != nil {
 			return err
@@ -78,6 +84,30 @@ func encodeListTasks(resp proto.Message) ([]byte, error) {
 			return nil, err
 		}
 		out.Tasks = append(out.Tasks, v)
+	}
+	return json.Marshal(out)
+}
+
+// listTasksResultPJ is ListTasksResult with the tasks in ProtoJSON.
+type listTasksResultPJ struct {
+	Tasks         []*pjTask `json:"tasks"`
+	TotalSize     int32     `json:"totalSize"`
+	PageSize      int32     `json:"pageSize"`
+	NextPageToken string    `json:"nextPageToken"`
+}
+
+func encodeListTasksPJ(resp proto.Message) ([]byte, error) {
+	l, err := as[*a2av1.ListTasksResponse](resp)
+	if err != nil {
+		return nil, err
+	}
+	out := &listTasksResultPJ{Tasks: []*pjTask{}, TotalSize: l.GetTotalSize(), PageSize: l.GetPageSize(), NextPageToken: l.GetNextPageToken()}
+	for _, t := range l.GetTasks() {
+		v, err := TaskFromV1(t)
+		if err != nil {
+			return nil, err
+		}
+		out.Tasks = append(out.Tasks, taskToPJ(v))
 	}
 	return json.Marshal(out)
 }

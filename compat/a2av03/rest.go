@@ -16,14 +16,14 @@ import (
 // RESTPrefix is the first path segment of the v0.3 HTTP+JSON routes.
 const RESTPrefix = "v1"
 
-// restRoutes are the v0.3 HTTP+JSON routes (below RESTPrefix), with the
-// bodies of the JSON-RPC params and results: specification/grpc/a2a.proto
-// at v0.3.0 for the paths, the official Go SDK's v0.3 layer for the shapes
-// (its client calls them at the plain paths with A2A-Version: 0.3).
+// restRoutes are the v0.3 HTTP+JSON routes (below RESTPrefix):
+// specification/grpc/a2a.proto at v0.3.0 for the paths, with the official
+// Go SDK's extra ones. Each exchange is in one of two wire forms (restForm):
+// the ProtoJSON of the v0.3 proto or the JSON-RPC object form.
 func restRoutes() []runtime.AdaptedRoute {
 	return []runtime.AdaptedRoute{
-		bodyRoute("/message:send", "SendMessage", SendParamsToV1, encodeSendResult),
-		bodyRoute("/message:stream", "SendStreamingMessage", SendParamsToV1, encodeEvent),
+		{HTTPMethod: "POST", Path: "/message:send", Operation: "SendMessage", Body: true, Decode: decodeSend(false), Encode: encodeSendResult},
+		{HTTPMethod: "POST", Path: "/message:stream", Operation: "SendStreamingMessage", Body: true, Decode: decodeSend(true), Encode: encodeEvent},
 		{HTTPMethod: "GET", Path: "/tasks/{id}", Operation: "GetTask", Decode: decodeGetTask, Encode: encodeTask},
 		{HTTPMethod: "POST", Path: "/tasks/{id}:cancel", Operation: "CancelTask", Body: true, Decode: decodeCancel, Encode: encodeTask},
 		{HTTPMethod: "GET", Path: "/tasks/{id}:subscribe", Operation: "SubscribeToTask", Decode: decodeSubscribe, Encode: encodeEvent},
@@ -31,11 +31,11 @@ func restRoutes() []runtime.AdaptedRoute {
 		{HTTPMethod: "POST", Path: "/tasks/{id}/pushNotificationConfigs", Operation: "CreateTaskPushNotificationConfig", Body: true,
 			Decode: decodeSetPushConfig, Encode: encodePushConfig},
 		{HTTPMethod: "GET", Path: "/tasks/{id}/pushNotificationConfigs/{configId}", Operation: "GetTaskPushNotificationConfig",
-			Decode: pushConfigIDs(GetPushConfigToV1), Encode: encodePushConfig},
+			Decode: pushConfigIDs(GetPushConfigToV1, encodePushConfigPJ), Encode: encodePushConfig},
 		{HTTPMethod: "GET", Path: "/tasks/{id}/pushNotificationConfigs", Operation: "ListTaskPushNotificationConfigs",
 			Decode: decodeListPushConfigs, Encode: encodePushConfigList},
 		{HTTPMethod: "DELETE", Path: "/tasks/{id}/pushNotificationConfigs/{configId}", Operation: "DeleteTaskPushNotificationConfig",
-			Decode: pushConfigIDs(DeletePushConfigToV1), Encode: encodeEmptyObject},
+			Decode: pushConfigIDs(DeletePushConfigToV1, nil), Encode: encodeEmptyObject},
 		{HTTPMethod: "GET", Path: "/tasks", Operation: "ListTasks", Decode: decodeListTasks, Encode: encodeListTasks},
 		{HTTPMethod: "GET", Path: "/card", Operation: "GetExtendedAgentCard",
 			Decode: func(*runtime.AdaptedRequest, proto.Message) error { return nil }, Encode: encodeCard},
@@ -45,21 +45,114 @@ func restRoutes() []runtime.AdaptedRoute {
 	}
 }
 
-// bodyRoute is a POST route whose body is the v0.3 params P.
-func bodyRoute[P any, Q proto.Message](path, op string, toV1 func(*P) (Q, error), encode func(proto.Message) ([]byte, error)) runtime.AdaptedRoute {
-	return runtime.AdaptedRoute{HTTPMethod: "POST", Path: path, Operation: op, Body: true, Encode: encode,
-		Decode: func(r *runtime.AdaptedRequest, req proto.Message) error {
-			var p P
-			if err := decodeBody(r.Body, &p); err != nil {
+// restForm is the wire form of one v0.3 HTTP+JSON exchange.
+type restForm int
+
+const (
+	// formKind is the JSON-RPC object form (kind discriminators,
+	// lower-case enums): the Go SDK's v0.3 REST client up to v2.3 (in
+	// snake_case) and our own before ProtoJSON.
+	formKind restForm = iota
+	// formProto is the ProtoJSON of the v0.3 proto: the JS SDK 1.3, the Go
+	// SDK from v2.4, the Python SDK's v0.3 line.
+	formProto
+)
+
+// pathForm is the form of a request whose body does not tell (or that has
+// none): the JSON-RPC object form at the plain paths (A2A-Version: 0.3
+// without /v1, which only the Go SDK up to v2.3 calls), ProtoJSON under
+// /v1 (the paths of the v0.3 proto, which the other clients call).
+func pathForm(r *runtime.AdaptedRequest) restForm {
+	if r.Plain {
+		return formKind
+	}
+	return formProto
+}
+
+// answerIn makes r's response (or events) be written in form f: by
+// protoEncode for ProtoJSON, else by the route's Encode (the JSON-RPC form).
+func answerIn(r *runtime.AdaptedRequest, f restForm, protoEncode func(proto.Message) ([]byte, error)) {
+	if f == formProto {
+		r.Encode = protoEncode
+	}
+}
+
+// bodyMembers are the top-level members of a JSON object body (camelCased),
+// or nil.
+func bodyMembers(body []byte) map[string]json.RawMessage {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	body, err := camelKeys(body)
+	if err != nil {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// sendForm tells the form of a message:send body by its message: kind or
+// parts say the JSON-RPC form; content, a proto role (a ROLE_ name or a
+// number) or the proto field name "request" say ProtoJSON.
+func sendForm(r *runtime.AdaptedRequest) restForm {
+	top := bodyMembers(r.Body)
+	if top["request"] != nil {
+		return formProto
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(top["message"], &m) == nil && m != nil {
+		switch {
+		case m["kind"] != nil || m["parts"] != nil:
+			return formKind
+		case m["content"] != nil:
+			return formProto
+		}
+		if role := bytes.TrimSpace(m["role"]); len(role) > 0 {
+			if role[0] != '"' || bytes.HasPrefix(role, []byte(`"ROLE_`)) {
+				return formProto
+			}
+			return formKind
+		}
+	}
+	return pathForm(r)
+}
+
+// decodeSend reads a message:send or message:stream body in either form
+// and answers in the same one.
+func decodeSend(stream bool) func(r *runtime.AdaptedRequest, req proto.Message) error {
+	return func(r *runtime.AdaptedRequest, req proto.Message) error {
+		var p *MessageSendParams
+		switch sendForm(r) {
+		case formProto:
+			var pj pjSendRequest
+			if err := decodeBody(r.Body, &pj); err != nil {
 				return err
 			}
-			q, err := toV1(&p)
-			if err != nil {
+			var err error
+			if p, err = pj.toKind(); err != nil {
 				return err
 			}
-			proto.Merge(req, q)
-			return nil
-		}}
+			if stream {
+				r.Encode = encodeEventPJ
+			} else {
+				r.Encode = encodeSendResultPJ
+			}
+		default:
+			p = new(MessageSendParams)
+			if err := decodeBody(r.Body, p); err != nil {
+				return err
+			}
+		}
+		q, err := SendParamsToV1(p)
+		if err != nil {
+			return err
+		}
+		proto.Merge(req, q)
+		return nil
+	}
 }
 
 // decodeBody decodes a v0.3 HTTP+JSON body, camelCase or snake_case
@@ -157,6 +250,7 @@ func decodeGetTask(r *runtime.AdaptedRequest, req proto.Message) error {
 	if err != nil {
 		return err
 	}
+	answerIn(r, pathForm(r), encodeTaskPJ)
 	proto.Merge(req, &a2av1.GetTaskRequest{Id: r.Vars["id"], HistoryLength: hl})
 	return nil
 }
@@ -167,6 +261,17 @@ func decodeCancel(r *runtime.AdaptedRequest, req proto.Message) error {
 		return err
 	}
 	p.ID = r.Vars["id"]
+	// The JSON-RPC form's body is TaskIdParams ({"id", "metadata"}), the
+	// ProtoJSON one a CancelTaskRequest ({"name"}); an empty one tells
+	// neither.
+	form := pathForm(r)
+	switch top := bodyMembers(r.Body); {
+	case top["name"] != nil:
+		form = formProto
+	case top["id"] != nil || top["metadata"] != nil:
+		form = formKind
+	}
+	answerIn(r, form, encodeTaskPJ)
 	q, err := CancelTaskToV1(&p)
 	if err != nil {
 		return err
@@ -176,30 +281,72 @@ func decodeCancel(r *runtime.AdaptedRequest, req proto.Message) error {
 }
 
 func decodeSubscribe(r *runtime.AdaptedRequest, req proto.Message) error {
+	answerIn(r, pathForm(r), encodeEventPJ)
 	proto.Merge(req, &a2av1.SubscribeToTaskRequest{Id: r.Vars["id"]})
 	return nil
 }
 
 func decodeListPushConfigs(r *runtime.AdaptedRequest, req proto.Message) error {
+	answerIn(r, pathForm(r), encodePushConfigListPJ)
 	proto.Merge(req, &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: r.Vars["id"]})
 	return nil
 }
 
-// decodeSetPushConfig reads the body of a create: the v0.3
-// PushNotificationConfig (what the official Go SDK sends), or a
-// TaskPushNotificationConfig holding one; the task is the path's.
+// decodeSetPushConfig reads the body of a create, the task being the
+// path's. In ProtoJSON: a TaskPushNotificationConfig ({"name",
+// "pushNotificationConfig"}, what the JS SDK 1.3 posts) or a
+// CreateTaskPushNotificationConfigRequest ({"parent", "configId",
+// "config"}, the Go SDK from v2.4). In the JSON-RPC form: the v0.3
+// PushNotificationConfig ({"url", …}, what the Go SDK up to v2.3 posts) or a
+// TaskPushNotificationConfig holding one ({"taskId",
+// "pushNotificationConfig"}). A body that is only {"pushNotificationConfig"}
+// reads the same in both; its answer follows the path (pathForm).
 func decodeSetPushConfig(r *runtime.AdaptedRequest, req proto.Message) error {
-	var wrapped struct {
-		PushNotificationConfig *PushNotificationConfig `json:"pushNotificationConfig"`
-	}
-	if err := decodeBody(r.Body, &wrapped); err != nil {
-		return err
+	top := bodyMembers(r.Body)
+	form := pathForm(r)
+	switch {
+	case top["name"] != nil || top["parent"] != nil || top["config"] != nil || top["configId"] != nil:
+		form = formProto
+	case top["url"] != nil || top["taskId"] != nil:
+		form = formKind
 	}
 	p := &TaskPushNotificationConfig{TaskID: r.Vars["id"]}
-	if wrapped.PushNotificationConfig != nil {
-		p.PushNotificationConfig = *wrapped.PushNotificationConfig
-	} else if err := decodeBody(r.Body, &p.PushNotificationConfig); err != nil {
-		return err
+	if form == formProto {
+		var create struct {
+			pjCreatePushConfigRequest
+			pjTaskPushConfig
+		}
+		if err := decodeBody(r.Body, &create); err != nil {
+			return err
+		}
+		tc := &create.pjTaskPushConfig
+		if create.Config != nil {
+			tc = create.Config
+		}
+		c := tc.PushNotificationConfig.toKind()
+		if c == nil {
+			return invalid("pushNotificationConfig", "missing: the push notification config")
+		}
+		if c.ID == "" {
+			c.ID = create.ConfigID
+		}
+		if _, id, ok := parsePushConfigName(tc.Name); ok && c.ID == "" {
+			c.ID = id
+		}
+		p.PushNotificationConfig = *c
+		r.Encode = encodePushConfigPJ
+	} else {
+		var wrapped struct {
+			PushNotificationConfig *PushNotificationConfig `json:"pushNotificationConfig"`
+		}
+		if err := decodeBody(r.Body, &wrapped); err != nil {
+			return err
+		}
+		if wrapped.PushNotificationConfig != nil {
+			p.PushNotificationConfig = *wrapped.PushNotificationConfig
+		} else if err := decodeBody(r.Body, &p.PushNotificationConfig); err != nil {
+			return err
+		}
 	}
 	q, err := SetPushConfigToV1(p)
 	if err != nil {
@@ -209,9 +356,13 @@ func decodeSetPushConfig(r *runtime.AdaptedRequest, req proto.Message) error {
 	return nil
 }
 
-// pushConfigIDs decodes a route of one push config by its ids.
-func pushConfigIDs[Q proto.Message](toV1 func(*PushConfigParams) (Q, error)) func(*runtime.AdaptedRequest, proto.Message) error {
+// pushConfigIDs decodes a route of one push config by its ids; its answer
+// is written by protoEncode under /v1 when that is set (pathForm).
+func pushConfigIDs[Q proto.Message](toV1 func(*PushConfigParams) (Q, error), protoEncode func(proto.Message) ([]byte, error)) func(*runtime.AdaptedRequest, proto.Message) error {
 	return func(r *runtime.AdaptedRequest, req proto.Message) error {
+		if protoEncode != nil {
+			answerIn(r, pathForm(r), protoEncode)
+		}
 		q, err := toV1(&PushConfigParams{ID: r.Vars["id"], PushNotificationConfigID: r.Vars["configId"]})
 		if err != nil {
 			return err
@@ -222,3 +373,67 @@ func pushConfigIDs[Q proto.Message](toV1 func(*PushConfigParams) (Q, error)) fun
 }
 
 func encodeEmptyObject(proto.Message) ([]byte, error) { return []byte("{}"), nil }
+
+func encodeSendResultPJ(resp proto.Message) ([]byte, error) {
+	r, err := as[*a2av1.SendMessageResponse](resp)
+	if err != nil {
+		return nil, err
+	}
+	v, err := SendResultFromV1(r)
+	if err != nil {
+		return nil, err
+	}
+	return marshalPJEvent(v)
+}
+
+func encodeEventPJ(resp proto.Message) ([]byte, error) {
+	e, err := as[*a2av1.StreamResponse](resp)
+	if err != nil {
+		return nil, err
+	}
+	v, err := EventFromV1(e)
+	if err != nil {
+		return nil, err
+	}
+	return marshalPJEvent(v)
+}
+
+func marshalPJEvent(v any) ([]byte, error) {
+	pj, err := eventToPJ(v)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(pj)
+}
+
+func encodeTaskPJ(resp proto.Message) ([]byte, error) {
+	t, err := as[*a2av1.Task](resp)
+	if err != nil {
+		return nil, err
+	}
+	v, err := TaskFromV1(t)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(taskToPJ(v))
+}
+
+func encodePushConfigPJ(resp proto.Message) ([]byte, error) {
+	c, err := as[*a2av1.TaskPushNotificationConfig](resp)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(pushConfigToPJ(PushConfigFromV1(c)))
+}
+
+func encodePushConfigListPJ(resp proto.Message) ([]byte, error) {
+	l, err := as[*a2av1.ListTaskPushNotificationConfigsResponse](resp)
+	if err != nil {
+		return nil, err
+	}
+	out := pjListPushConfigs{Configs: []pjTaskPushConfig{}}
+	for _, c := range PushConfigListFromV1(l) {
+		out.Configs = append(out.Configs, pushConfigToPJ(c))
+	}
+	return json.Marshal(out)
+}

@@ -42,9 +42,12 @@ import (
 //	DeleteTaskPushNotificationConfig  DELETE /v1/tasks/{id}/pushNotificationConfigs/{configId}
 //	GetExtendedAgentCard              GET    /v1/card
 //
-// with the bodies in the v0.3 JSON shapes (those of the JSON-RPC params:
-// MessageSendParams, a bare PushNotificationConfig for the create), and each
-// answer read back into v1.0, in camelCase or snake_case. Deployed v0.3
+// with the bodies in the ProtoJSON of the v0.3 proto (what the JS SDK 1.3
+// and the Go SDK from v2.4 send: a SendMessageRequest, the
+// TaskPushNotificationConfig of a create, {"name"} for a cancel), and each
+// answer read back into v1.0 in either v0.3 form (ProtoJSON, or the
+// JSON-RPC object form with kinds that the Go SDK's server up to v2.3
+// writes), in camelCase or snake_case. Deployed v0.3
 // servers of the official Go SDK serve these routes without the /v1 prefix
 // (and the extended card at /extendedAgentCard): when a /v1 route answers
 // 404 without an A2A error, the same request is sent once at the plain path,
@@ -160,8 +163,14 @@ func restCallOf(op *runtime.Operation, req proto.Message) (*restCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		body = p
-		c.read = func(raw json.RawMessage) (proto.Message, error) { return SendResultToV1(raw, "body") }
+		body = sendParamsToPJ(p)
+		c.read = func(raw json.RawMessage) (proto.Message, error) {
+			kind, err := eventAsKind(raw, "body")
+			if err != nil {
+				return nil, err
+			}
+			return SendResultToV1(kind, "body")
+		}
 	case *a2av1.GetTaskRequest:
 		setString(restFieldID, r.GetId())
 		if r.HistoryLength != nil {
@@ -170,13 +179,20 @@ func restCallOf(op *runtime.Operation, req proto.Message) (*restCall, error) {
 		c.read = readRESTTask
 	case *a2av1.CancelTaskRequest:
 		setString(restFieldID, r.GetId())
-		body = CancelTaskFromV1(r)
+		body = map[string]string{"name": "tasks/" + r.GetId()} // the v0.3 proto's CancelTaskRequest
 		c.read = readRESTTask
 	case *a2av1.SubscribeToTaskRequest:
 		setString(restFieldID, r.GetId())
 	case *a2av1.TaskPushNotificationConfig:
 		setString(restFieldID, r.GetTaskId())
-		body = PushConfigFromV1(r).PushNotificationConfig
+		// The v0.3 proto's body of the create is the config: a
+		// TaskPushNotificationConfig.
+		tc := PushConfigFromV1(r)
+		pj := pushConfigToPJ(tc)
+		if tc.PushNotificationConfig.ID == "" {
+			pj.Name = "tasks/" + tc.TaskID + "/pushNotificationConfigs/"
+		}
+		body = pj
 		c.read = readRESTPushConfig(r.GetTaskId())
 	case *a2av1.GetTaskPushNotificationConfigRequest:
 		setString(restFieldID, r.GetTaskId())
@@ -219,39 +235,47 @@ func restAnswer(v *structpb.Value) (json.RawMessage, error) {
 }
 
 func readRESTTask(raw json.RawMessage) (proto.Message, error) {
-	var t Task
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, invalid("body", "does not decode as an A2A v0.3 task: "+err.Error())
+	t, err := taskAsKind(raw, "body")
+	if err != nil {
+		return nil, err
 	}
-	return TaskToV1(&t, "body")
+	return TaskToV1(t, "body")
 }
 
 // readRESTPushConfig reads a TaskPushNotificationConfig; one without its
 // taskId is the request's task's.
 func readRESTPushConfig(taskID string) func(json.RawMessage) (proto.Message, error) {
 	return func(raw json.RawMessage) (proto.Message, error) {
-		var c TaskPushNotificationConfig
+		var c anyTaskPushConfig
 		if err := json.Unmarshal(raw, &c); err != nil {
 			return nil, invalid("body", "does not decode as an A2A v0.3 push config: "+err.Error())
 		}
-		if c.TaskID == "" {
-			c.TaskID = taskID
-		}
-		return PushConfigToV1(c.TaskID, &c.PushNotificationConfig, "body.pushNotificationConfig")
+		tc := c.taskPushConfig(taskID)
+		return PushConfigToV1(tc.TaskID, &tc.PushNotificationConfig, "body.pushNotificationConfig")
 	}
 }
 
+// readRESTPushConfigList reads a list of push configs: the JSON-RPC form's
+// array or the ProtoJSON ListTaskPushNotificationConfigResponse
+// ({"configs": […]}).
 func readRESTPushConfigList(raw json.RawMessage, taskID string) (proto.Message, error) {
-	var list []TaskPushNotificationConfig
-	if err := json.Unmarshal(raw, &list); err != nil {
+	var list []anyTaskPushConfig
+	path := "body"
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' {
+		var wrapped struct {
+			Configs []anyTaskPushConfig `json:"configs"`
+		}
+		if err := json.Unmarshal(raw, &wrapped); err != nil {
+			return nil, invalid("body", "must be a list of A2A v0.3 push configs: "+err.Error())
+		}
+		list, path = wrapped.Configs, "body.configs"
+	} else if err := json.Unmarshal(raw, &list); err != nil {
 		return nil, invalid("body", "must be a list of A2A v0.3 push configs: "+err.Error())
 	}
 	out := &a2av1.ListTaskPushNotificationConfigsResponse{}
 	for i := range list {
-		if list[i].TaskID == "" {
-			list[i].TaskID = taskID
-		}
-		c, err := PushConfigToV1(list[i].TaskID, &list[i].PushNotificationConfig, index("body", i)+".pushNotificationConfig")
+		tc := list[i].taskPushConfig(taskID)
+		c, err := PushConfigToV1(tc.TaskID, &tc.PushNotificationConfig, index(path, i)+".pushNotificationConfig")
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +294,11 @@ func restEventToV1(raw json.RawMessage) (*a2av1.StreamResponse, error) {
 	if json.Unmarshal(raw, &head) == nil && head.Kind == "" && len(head.Error) > 0 && string(head.Error) != "null" {
 		return nil, runtime.DecodeRESTError(http.StatusInternalServerError, raw)
 	}
-	e, err := EventToV1(raw, "event")
+	kind, err := eventAsKind(raw, "event")
+	if err != nil {
+		return nil, badAnswer("HTTP+JSON stream event", err)
+	}
+	e, err := EventToV1(kind, "event")
 	return e, badAnswer("HTTP+JSON stream event", err)
 }
 
@@ -369,6 +397,9 @@ func (f *pathFallback) wrap(next http.RoundTripper) http.RoundTripper {
 			return next.RoundTrip(r)
 		}
 		if f.plain.Load() {
+			if err := plainBody(plain, r.Body); err != nil {
+				return nil, err
+			}
 			return next.RoundTrip(plain)
 		}
 		resp, err := next.RoundTrip(r)
@@ -382,7 +413,11 @@ func (f *pathFallback) wrap(next http.RoundTripper) http.RoundTripper {
 			return resp, nil
 		}
 		if r.GetBody != nil {
-			if plain.Body, err = r.GetBody(); err != nil {
+			body, err := r.GetBody()
+			if err != nil {
+				return resp, nil
+			}
+			if err := plainBody(plain, body); err != nil {
 				return resp, nil
 			}
 		} else if r.Body != nil && r.Body != http.NoBody {
@@ -422,6 +457,68 @@ func (f *pathFallback) plainRequest(r *http.Request) (*http.Request, bool) {
 	u.Path, u.RawPath = path, esc
 	out.URL = &u
 	return out, true
+}
+
+// plainBody sets the body of plain, a request at a plain path, to body
+// (ProtoJSON, as sent under /v1) in the JSON-RPC object form: the servers
+// of the plain paths (the Go SDK's a2av0 up to v2.3) read only that form. A
+// message:send or :stream body becomes MessageSendParams, a create's
+// TaskPushNotificationConfig the bare PushNotificationConfig, a cancel's
+// {"name"} {"id"}; other bodies are sent as they are.
+func plainBody(plain *http.Request, body io.ReadCloser) error {
+	if body == nil || body == http.NoBody {
+		plain.Body = body
+		return nil
+	}
+	raw, err := io.ReadAll(body)
+	body.Close()
+	if err != nil {
+		return err
+	}
+	raw = kindBody(plain.URL.Path, raw)
+	plain.Body = io.NopCloser(bytes.NewReader(raw))
+	plain.ContentLength = int64(len(raw))
+	plain.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(raw)), nil }
+	return nil
+}
+
+// kindBody is a ProtoJSON request body for path in the JSON-RPC object
+// form (see plainBody); a body that does not convert is kept.
+func kindBody(path string, raw []byte) []byte {
+	var out any
+	switch {
+	case strings.HasSuffix(path, "/message:send") || strings.HasSuffix(path, "/message:stream"):
+		var pj pjSendRequest
+		if json.Unmarshal(raw, &pj) != nil {
+			return raw
+		}
+		p, err := pj.toKind()
+		if err != nil {
+			return raw
+		}
+		out = p
+	case strings.HasSuffix(path, "/pushNotificationConfigs"):
+		var pj pjTaskPushConfig
+		if json.Unmarshal(raw, &pj) != nil || pj.PushNotificationConfig == nil {
+			return raw
+		}
+		out = pj.PushNotificationConfig.toKind()
+	case strings.HasSuffix(path, ":cancel"):
+		var pj struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(raw, &pj) != nil {
+			return raw
+		}
+		out = map[string]string{"id": strings.TrimPrefix(pj.Name, "tasks/")}
+	default:
+		return raw
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 // isA2AError reports whether a 404 body is an A2A error of a route that

@@ -236,7 +236,7 @@ func TestRESTClientTransportBadAnswers(t *testing.T) {
 		}
 	}
 	_, err := c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("x")))
-	check("a v1.0 task", err, "body.kind")
+	check("a v1.0 task", err, "StreamResponse holds one of task, message")
 	_, err = c.GetTask(ctx, &a2av1.GetTaskRequest{Id: "t1"})
 	check("an unknown state", err, "body.status.state")
 	for _, err := range c.SendStreamingMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("x"))) {

@@ -117,9 +117,16 @@ func TestV03RESTRoundTrip(t *testing.T) {
 				t.Fatalf("create push config %+v", pc)
 			}
 			restOK(t, "GET", base+"/tasks/"+task.ID+"/pushNotificationConfigs/c1", nil, h...)
-			list := decode[[]a2av03.TaskPushNotificationConfig](t, restOK(t, "GET", base+"/tasks/"+task.ID+"/pushNotificationConfigs", nil, h...))
-			if len(list) != 1 {
-				t.Fatalf("list %+v", list)
+			// A bodiless request is answered by its path: ProtoJSON under /v1,
+			// the JSON-RPC form at the plain path.
+			listBody := restOK(t, "GET", base+"/tasks/"+task.ID+"/pushNotificationConfigs", nil, h...)
+			if form.prefix == "/v1" {
+				list := decode[struct{ Configs []map[string]any }](t, listBody)
+				if len(list.Configs) != 1 || list.Configs[0]["name"] != "tasks/"+task.ID+"/pushNotificationConfigs/c1" {
+					t.Fatalf("list %s", listBody)
+				}
+			} else if list := decode[[]a2av03.TaskPushNotificationConfig](t, listBody); len(list) != 1 || list[0].TaskID != task.ID {
+				t.Fatalf("list %s", listBody)
 			}
 			restOK(t, "DELETE", base+"/tasks/"+task.ID+"/pushNotificationConfigs/c1", nil, h...)
 			if status, body := restCall(t, "GET", base+"/tasks/"+task.ID+"/pushNotificationConfigs/c1", nil, h...); status != http.StatusNotFound {
@@ -128,9 +135,10 @@ func TestV03RESTRoundTrip(t *testing.T) {
 			// Cancel a running task; subscribe to a finished one is an error.
 			slow := decode[a2av03.Task](t, restOK(t, "POST", base+"/message:send", map[string]any{"message": userMessage03("slow 60000"),
 				"configuration": map[string]any{"blocking": false}}, h...))
+			// An empty body tells no form: the answer's is the path's.
 			canceled := decode[a2av03.Task](t, restOK(t, "POST", base+"/tasks/"+slow.ID+":cancel", map[string]any{}, h...))
-			if canceled.Status.State != "canceled" {
-				t.Fatalf("cancel %+v", canceled)
+			if want := map[string]string{"/v1": "TASK_STATE_CANCELLED", "": "canceled"}[form.prefix]; canceled.Status.State != want {
+				t.Fatalf("cancel %+v, want state %s", canceled, want)
 			}
 			status, body := restCall(t, "GET", base+"/tasks/nope", nil, h...)
 			if status != http.StatusNotFound || !strings.Contains(string(body), "TASK_NOT_FOUND") {
@@ -179,12 +187,25 @@ func protojsonUnmarshal(b []byte, m *a2av1.SendMessageResponse) error {
 	return runtime.UnmarshalJSON(b, m)
 }
 
-// TestV03RESTListTasks: GET /v1/tasks reads a v0.3 state filter and
-// refuses an unknown one naming status.
+// TestV03RESTListTasks: GET /v1/tasks reads a v0.3 state filter (either
+// spelling) and refuses an unknown one naming status.
 func TestV03RESTListTasks(t *testing.T) {
 	d := newDual(t)
 	task := decode[a2av03.Task](t, restOK(t, "POST", d.rest+"/v1/message:send", map[string]any{"message": userMessage03("input")}))
-	list := decode[a2av03.ListTasksResult](t, restOK(t, "GET", d.rest+"/v1/tasks?status=input-required&contextId="+task.ContextID, nil))
+	// Under /v1 the tasks are in ProtoJSON; the proto's state names filter too.
+	for _, status := range []string{"input-required", "TASK_STATE_INPUT_REQUIRED"} {
+		raw := restOK(t, "GET", d.rest+"/v1/tasks?status="+status+"&contextId="+task.ContextID, nil)
+		list := decode[struct {
+			Tasks     []map[string]any
+			TotalSize int
+		}](t, raw)
+		if len(list.Tasks) != 1 || list.Tasks[0]["id"] != task.ID || list.Tasks[0]["kind"] != nil || list.TotalSize != 1 ||
+			list.Tasks[0]["status"].(map[string]any)["state"] != "TASK_STATE_INPUT_REQUIRED" {
+			t.Fatalf("list by %s: %s", status, raw)
+		}
+	}
+	// At the plain path with A2A-Version: 0.3, the JSON-RPC form.
+	list := decode[a2av03.ListTasksResult](t, restOK(t, "GET", d.rest+"/tasks?status=input-required&contextId="+task.ContextID, nil, "A2A-Version", "0.3"))
 	if len(list.Tasks) != 1 || list.Tasks[0].ID != task.ID || list.Tasks[0].Kind != "task" || list.TotalSize != 1 {
 		t.Fatalf("list %+v", list)
 	}

@@ -55,6 +55,14 @@ func v03Only(t *testing.T, h http.Handler, restBase string) http.Handler {
 			t.Errorf("%s %s: not a v0.3 route", r.Method, r.URL.Path)
 			http.NotFound(w, r)
 			return
+		} else {
+			// Bodies under /v1 are the ProtoJSON of the v0.3 proto: no kind
+			// discriminators, no parts (a message's are "content").
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte(`"kind"`)) || bytes.Contains(body, []byte(`"parts"`)) {
+				t.Errorf("%s %s: body in the JSON-RPC form, not ProtoJSON: %s", r.Method, r.URL.Path, body)
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		h.ServeHTTP(w, r)
 	})

@@ -37,6 +37,9 @@ type CallInfo struct {
 
 	// adapter is the VersionAdapter whose wire form the call came in, or nil.
 	adapter *VersionAdapter
+	// versionNamed is true when the request carried an A2A-Version (see
+	// VersionAdapter.ErrorDataObject).
+	versionNamed bool
 
 	mu        sync.Mutex
 	activated []string

@@ -125,9 +125,9 @@ type Error struct {
 	violations []FieldViolation
 	challenges []string // WWW-Authenticate challenges (auth.go)
 	cause      error
-	// form is the VersionAdapter whose error form e is rendered in
-	// (adaptError), or nil for the service's own.
-	form *VersionAdapter
+	// form is the error form of the VersionAdapter e is rendered for
+	// (adaptError); zero for the service's own.
+	form errorForm
 }
 
 // Sentinels for errors.Is: an *Error matches a sentinel with the same code.

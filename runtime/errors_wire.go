@@ -73,11 +73,10 @@ type jsonrpcErrorObject struct {
 
 // marshalJSONRPCError renders e as a JSON-RPC error object:
 // {"code":…,"message":…,"data":[ErrorInfo, BadRequest?]}, or with data the
-// ErrorInfo object alone when e is in the form of an adapter with
-// ErrorDataObject. Only the message is sent, never the cause.
+// ErrorInfo object alone when e is in that form (adaptError). Only the message is sent, never the cause.
 func marshalJSONRPCError(e *Error, now time.Time) []byte {
 	var data any
-	if details := errorDetails(e, now); e.form != nil && e.form.ErrorDataObject {
+	if details := errorDetails(e, now); e.form.dataObject {
 		data = details[0]
 	} else {
 		data = details

@@ -44,7 +44,7 @@ func (h *jsonrpcHandler) serveAdapted(w http.ResponseWriter, r *http.Request, re
 			// The service parameters were refused. VersionNotSupported
 			// keeps its code: the client named a version other than the
 			// adapter's, so it knows the newer codes.
-			e = adaptError(call.adapter, e)
+			e = adaptError(call.adapter, e, requestedVersion(r.Header, "") != "")
 		}
 		h.fail(w, sseErrors, req.id, info, e)
 		return

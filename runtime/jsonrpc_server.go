@@ -239,14 +239,15 @@ func (h *jsonrpcHandler) handlerError(ctx context.Context, ep *Endpoint, err err
 // unknown method thus reads the error as it reads every other.
 func (h *jsonrpcHandler) earlyError(r *http.Request, e *Error) *Error {
 	v := versionWhenAbsent
-	if requested := requestedVersion(r.Header, ""); requested != "" {
+	requested := requestedVersion(r.Header, "")
+	if requested != "" {
 		var ok bool
 		if v, ok = ParseVersion(requested); !ok {
 			return e
 		}
 	}
 	if a := h.cfg.adapterFor(v); a != nil {
-		return adaptError(a, e)
+		return adaptError(a, e, requested != "")
 	}
 	return e
 }

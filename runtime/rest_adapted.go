@@ -153,7 +153,7 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 			e, status = out, 0
 		}
 		if info == nil && e.code != CodeVersionNotSupported {
-			e = adaptError(call.adapter, e)
+			e = adaptError(call.adapter, e, requestedVersion(r.Header, queryParam(r.URL.RawQuery, paramVersion)) != "")
 		}
 		h.writeError(w, status, accept, info, wireError(info, e))
 		return

@@ -56,7 +56,7 @@ func marshalStatus(e *Error, httpStatus int, now time.Time) []byte {
 		Message: e.Message(),
 		Details: errorDetails(e, now),
 	}}
-	if e.form != nil && e.form.RESTErrorCode {
+	if e.form.restCode {
 		doc.Code, doc.Message = e.code.JSONRPCCode(), e.Message()
 	}
 	b, err := json.Marshal(doc)

@@ -39,10 +39,14 @@ type VersionAdapter struct {
 	ErrorCode func(c ErrorCode) ErrorCode
 	// ErrorDataObject makes the data of this version's JSON-RPC errors an
 	// object, the google.rpc.ErrorInfo alone (in its ProtoJSON Any form,
-	// with "@type"), instead of the array of details: the form of versions
-	// whose clients decode error.data as an object (A2A v0.3; the Go SDK's
-	// v0.3 line fails on an array). Field violations are then named by the
-	// message only.
+	// with "@type"), instead of the array of details, for requests that
+	// carry no A2A-Version: the clients of the version's own generation
+	// (A2A v0.3 has no A2A-Version; the Go SDK's v0.3 line decodes data as
+	// an object and fails on an array). A request that names the version
+	// comes from a client of a later generation speaking it (the Go SDK v2's
+	// a2av0 sends A2A-Version: 0.3 and decodes data as the array), and keeps
+	// the array. Field violations are named by the message only in the
+	// object form.
 	ErrorDataObject bool
 	// RESTErrorCode adds the JSON-RPC code and message of an error at the
 	// top level of this version's HTTP+JSON error bodies, beside the
@@ -212,21 +216,30 @@ func (c *handlerConfig) newAdaptedCallInfo(binding Binding, a *VersionAdapter, o
 	if e := c.missingExtensions(extensions); e != nil {
 		return nil, e
 	}
-	return &CallInfo{Operation: op, Binding: binding, Version: version, Extensions: extensions, Header: header, adapter: a}, nil
+	return &CallInfo{Operation: op, Binding: binding, Version: version, Extensions: extensions, Header: header, adapter: a,
+		versionNamed: requested != ""}, nil
 }
 
 // wireError is e as the client of info's version should see it: with the
-// adapter's error code.
+// adapter's error code and form.
 func wireError(info *CallInfo, e *Error) *Error {
 	if info == nil || info.adapter == nil {
 		return e
 	}
-	return adaptError(info.adapter, e)
+	return adaptError(info.adapter, e, info.versionNamed)
 }
 
-// adaptError is e with the code adapter a answers it with, rendered in
-// the error form of a (ErrorDataObject, RESTErrorCode).
-func adaptError(a *VersionAdapter, e *Error) *Error {
+// errorForm says how an error is rendered for a VersionAdapter's client
+// (ErrorDataObject, RESTErrorCode).
+type errorForm struct {
+	dataObject bool // JSON-RPC error.data is the ErrorInfo object
+	restCode   bool // HTTP+JSON bodies carry the JSON-RPC code and message
+}
+
+// adaptError is e with the code adapter a answers it with, rendered in the
+// error form of a for a request that named its version (versionNamed) or
+// not.
+func adaptError(a *VersionAdapter, e *Error, versionNamed bool) *Error {
 	if e == nil {
 		return e
 	}
@@ -234,10 +247,7 @@ func adaptError(a *VersionAdapter, e *Error) *Error {
 	if a.ErrorCode != nil {
 		c = a.ErrorCode(e.code)
 	}
-	var form *VersionAdapter
-	if a.ErrorDataObject || a.RESTErrorCode {
-		form = a
-	}
+	form := errorForm{dataObject: a.ErrorDataObject && !versionNamed, restCode: a.RESTErrorCode}
 	if c == e.code && form == e.form {
 		return e
 	}

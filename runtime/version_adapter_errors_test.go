@@ -16,7 +16,7 @@ import (
 func TestAdaptedErrorForms(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	a := &VersionAdapter{Version: "0.3", ErrorDataObject: true, RESTErrorCode: true}
-	e := adaptError(a, TaskNotFound("t"))
+	e := adaptError(a, TaskNotFound("t"), false)
 
 	var rpc struct {
 		Code int            `json:"code"`
@@ -40,6 +40,16 @@ func TestAdaptedErrorForms(t *testing.T) {
 	}
 	if got := decodeRESTError(404, "Not Found", marshalStatus(e, 404, now)); got.Code() != CodeTaskNotFound {
 		t.Fatalf("the dual body decodes to %v", got.Code())
+	}
+
+	// A request that named the version keeps the array of details (the Go
+	// SDK v2's v0.3 client), and the REST members.
+	named := adaptError(a, TaskNotFound("t"), true)
+	if b := marshalJSONRPCError(named, now); !strings.Contains(string(b), `"data":[`) || named.Code() != CodeTaskNotFound {
+		t.Fatalf("JSON-RPC error for a request naming 0.3 %s: data is not the array", b)
+	}
+	if b := marshalStatus(named, 404, now); !strings.HasPrefix(string(b), `{"code":-32001,`) {
+		t.Fatalf("REST error for a request naming 0.3 %s: no top-level code", b)
 	}
 
 	own := TaskNotFound("t")

@@ -3,6 +3,7 @@ package a2av03
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -28,7 +29,8 @@ func CardJSON(card *a2av1.AgentCard) ([]byte, error) {
 // WithV03Fields adds to the v1.0 card document doc (of card) the members a
 // v0.3 client reads, keeping every v1.0 member: protocolVersion "0.3.0";
 // url and preferredTransport of the first interface whose protocolVersion
-// is 0.3 (else the first interface); additionalInterfaces listing every 0.3
+// is 0.3 (else the first interface), among those that name their binding
+// (none when no interface does); additionalInterfaces listing every 0.3
 // interface (that one included, as v0.3 recommends) as {url, transport};
 // security (v0.3's list of scheme → scopes) from securityRequirements, on
 // the card and on each skill; supportsAuthenticatedExtendedCard from
@@ -52,9 +54,18 @@ func WithV03Fields(doc []byte, card *a2av1.AgentCard) ([]byte, error) {
 			v03 = append(v03, itf)
 		}
 	}
-	preferred := ifaces[0]
-	if len(v03) > 0 {
-		preferred = v03[0]
+	// url and preferredTransport name an interface with its binding: an
+	// interface without one (read from an additionalInterfaces entry
+	// without transport) would come back as the default transport's, so it
+	// is listed in additionalInterfaces only, and without any interface
+	// that names its binding the card has no url.
+	var preferred *a2av1.AgentInterface
+	for _, group := range [][]*a2av1.AgentInterface{v03, ifaces} {
+		for _, itf := range group {
+			if preferred == nil && strings.TrimSpace(itf.GetProtocolBinding()) != "" {
+				preferred = itf
+			}
+		}
 	}
 	type agentInterface struct {
 		URL       string `json:"url"`
@@ -69,8 +80,10 @@ func WithV03Fields(doc []byte, card *a2av1.AgentCard) ([]byte, error) {
 		m[key] = b
 	}
 	set("protocolVersion", CardProtocolVersion)
-	set("url", preferred.GetUrl())
-	set("preferredTransport", preferred.GetProtocolBinding())
+	if preferred != nil {
+		set("url", preferred.GetUrl())
+		set("preferredTransport", preferred.GetProtocolBinding())
+	}
 	if len(additional) > 0 {
 		set("additionalInterfaces", additional)
 	}

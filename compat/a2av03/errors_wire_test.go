@@ -52,9 +52,10 @@ func v03Error(t *testing.T, url, method string, params any, header ...string) *v
 }
 
 // TestV03JSONRPCErrorDataIsAnObject pins the v0.3 form of JSON-RPC errors:
-// error.data is an object (the google.rpc.ErrorInfo), which the Go SDK's
-// v0.3 client decodes into map[string]any, for every error such a client
-// meets; the v1.0 methods keep the array of details.
+// for a request without A2A-Version (the v0.3 line's clients) error.data is
+// an object (the google.rpc.ErrorInfo), which the Go SDK's v0.3 client
+// decodes into map[string]any, for every error such a client meets; a
+// request naming A2A-Version 0.3 and the v1.0 methods keep the array.
 func TestV03JSONRPCErrorDataIsAnObject(t *testing.T) {
 	d := newDual(t)
 	done := decode[struct {
@@ -92,6 +93,16 @@ func TestV03JSONRPCErrorDataIsAnObject(t *testing.T) {
 				t.Fatalf("data %v, want the ErrorInfo of %s", e.Data, c.reason)
 			}
 		})
+	}
+
+	// A request naming A2A-Version 0.3 comes from a client of the v1.0
+	// generation speaking v0.3 (the Go SDK v2's a2av0, which decodes data
+	// as []*errordetails.Typed): it keeps the array, with the v0.3 code.
+	for _, method := range []string{"tasks/get", "tasks/frobnicate"} {
+		named := call(t, d.jsonrpc, method, map[string]any{"id": "no-such-task"}, "A2A-Version", "0.3")
+		if named.Error == nil || len(named.Error.Data) == 0 || named.Error.Data[0] != '[' {
+			t.Fatalf("%s naming A2A-Version 0.3: error %+v, want the array of details", method, named.Error)
+		}
 	}
 
 	// The v1.0 surface keeps the array of details.

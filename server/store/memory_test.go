@@ -71,17 +71,21 @@ func TestMemoryInterruptedRetentionConformance(t *testing.T) {
 }
 
 // TestMemoryOwnerRetention: the caps on finished and interrupted tasks count
-// per owner (storetest.RunOwnerRetention).
+// per owner (storetest.RunOwnerRetention, RunOwnerCaps).
 func TestMemoryOwnerRetention(t *testing.T) {
-	storetest.RunOwnerRetention(t, func(_ *testing.T, caps storetest.OwnerCaps) store.Store {
+	plain := func(_ *testing.T, caps storetest.OwnerCaps) store.Store {
 		return store.NewMemory(store.WithMaxTerminalTasks(caps.MaxTerminal),
 			store.WithMaxTerminalTasksPerOwner(caps.MaxTerminalPerOwner),
 			store.WithMaxInterruptedTasksPerOwner(caps.MaxInterruptedPerOwner))
-	})
-	// With a TTL too, the queue of the TTL and those of the owners agree.
-	storetest.RunOwnerRetention(t, func(_ *testing.T, caps storetest.OwnerCaps) store.Store {
+	}
+	storetest.RunOwnerRetention(t, plain)
+	storetest.RunOwnerCaps(t, plain)
+	// With TTLs too, the queue of the TTL and those of the owners agree.
+	withTTLs := func(_ *testing.T, caps storetest.OwnerCaps) store.Store {
 		return store.NewMemory(store.WithMaxTerminalTasks(caps.MaxTerminal), store.WithTerminalTaskTTL(time.Hour),
 			store.WithMaxTerminalTasksPerOwner(caps.MaxTerminalPerOwner), store.WithInterruptedTaskTTL(100*365*24*time.Hour), // the tasks' status times are in the past
 			store.WithMaxInterruptedTasksPerOwner(caps.MaxInterruptedPerOwner))
-	})
+	}
+	storetest.RunOwnerRetention(t, withTTLs)
+	storetest.RunOwnerCaps(t, withTTLs)
 }

@@ -26,19 +26,13 @@ type OwnerCaps struct {
 // host.Main and examples/echo.
 const FloodCap = 10_000
 
-// RunOwnerRetention checks that the caps on what a store keeps count per
-// owner (Record.Owner; the empty owner is every anonymous caller together),
-// so that one owner's tasks never make the store drop another's:
-//
-//   - over MaxTerminal, the owner holding the most terminal tasks loses
-//     its oldest: FloodCap+1 anonymous tasks evict no task of two
-//     authenticated owners (before, one global queue: they evicted every
-//     one of them);
-//   - over MaxTerminalPerOwner, the owner loses its own oldest;
-//   - over MaxInterruptedPerOwner, the owner loses the task it left
-//     waiting longest ago; a task resumed in time no longer counts.
-//
-// newStore returns an empty store with the caps given. A store that has
+// RunOwnerRetention checks that the cap on the terminal tasks a store
+// keeps spares the owners (Record.Owner; the empty owner is every anonymous
+// caller together) that did not fill it: over MaxTerminal, the owner
+// holding the most terminal tasks loses its oldest, so FloodCap+1 anonymous
+// tasks evict no task of two authenticated owners (before, one global
+// queue: they evicted every one of them). newStore returns an empty store
+// with caps.MaxTerminal set (the other caps are zero). A store that has
 // removed a task answers ErrNotFound for it.
 func RunOwnerRetention(t *testing.T, newStore func(t *testing.T, caps OwnerCaps) store.Store) {
 	t.Run("flood of one owner", func(t *testing.T) {
@@ -72,6 +66,15 @@ func RunOwnerRetention(t *testing.T, newStore func(t *testing.T, caps OwnerCaps)
 		absent(t, s, "anon-9")
 		present(t, s, "alice-0")
 	})
+}
+
+// RunOwnerCaps checks the caps of one owner (Record.Owner, across tenants;
+// the empty owner is every anonymous caller together): over
+// MaxTerminalPerOwner, the owner loses its own oldest terminal task; over
+// MaxInterruptedPerOwner, the task it left waiting longest ago (a task
+// resumed in time no longer counts). newStore returns an empty store with
+// the caps given.
+func RunOwnerCaps(t *testing.T, newStore func(t *testing.T, caps OwnerCaps) store.Store) {
 	t.Run("per owner", func(t *testing.T) {
 		s := newStore(t, OwnerCaps{MaxTerminalPerOwner: 2})
 		for i := range 3 {

@@ -57,8 +57,9 @@
 // WithTerminalTaskTTL and WithMaxTerminalTasks bound the terminal tasks
 // kept. Reads treat a task past its TTL as gone at once; a sweep once a
 // second, run by one replica at a time (an advisory lock), removes expired
-// tasks and the oldest terminal tasks beyond the maximum, with their push
-// configs and events, through an index on the end time.
+// tasks and the terminal tasks beyond the maximum (the oldest of the owner
+// holding the most), with their push configs and events, through an index
+// on the end time.
 //
 // # Schema
 //
@@ -154,8 +155,11 @@ func WithInterruptedTaskTTL(d time.Duration) Option {
 }
 
 // WithMaxTerminalTasks keeps at most about n terminal tasks (over all
-// tenants), removing those that ended first, within about a second of
-// exceeding it. n <= 0 (the default) sets no limit.
+// tenants), within about a second of exceeding it, removing those that
+// ended first among the tasks of the owner (Record.Owner; anonymous callers
+// together are one) holding the most, so that one owner's flood removes
+// only its own tasks (owners within 256 tasks of each other are treated
+// alike). n <= 0 (the default) sets no limit.
 func WithMaxTerminalTasks(n int) Option {
 	return func(o *options) { o.maxTerminal = max(n, 0) }
 }

@@ -13,9 +13,9 @@ import (
 // Every terminal task has ended_at, indexed (partially: running tasks are
 // not in the index). Once a second each replica tries to sweep; an advisory
 // lock lets one at a time do it. A sweep removes tasks past the TTL and the
-// oldest terminal tasks beyond the maximum (counted through the partial
-// index then, never per write), each in chunks, oldest first, with their
-// push configs and events. Reads treat a task past its TTL as gone whether
+// terminal tasks beyond the maximum (counted through the partial index
+// then, never per write) — the oldest of the owner holding the most —
+// each in chunks, oldest first, with their push configs and events. Reads treat a task past its TTL as gone whether
 // or not it has been removed yet, so the TTL holds exactly.
 //
 // Removing a task keeps its pending deliveries: a webhook still gets the
@@ -87,8 +87,12 @@ func (s *Store) sweep(ctx context.Context) (int64, error) {
 				return err
 			}
 			for i := 0; i < sweepChunks && terminal > int64(s.opts.maxTerminal); i++ {
+				owner, room, err := largestOwner(ctx, tx)
+				if err != nil {
+					return err
+				}
 				var n int64
-				if err := tx.QueryRow(ctx, sqlSweepOldest, min(terminal-int64(s.opts.maxTerminal), sweepChunk)).Scan(&n); err != nil {
+				if err := tx.QueryRow(ctx, sqlSweepOldest, min(terminal-int64(s.opts.maxTerminal), sweepChunk, room), owner).Scan(&n); err != nil {
 					return err
 				}
 				removed += n
@@ -101,4 +105,43 @@ func (s *Store) sweep(ctx context.Context) (int64, error) {
 		return nil
 	})
 	return removed, err
+}
+
+// ownerSlack is how many terminal tasks the cap takes from the owner
+// holding the most before counting again, at least: owners whose counts
+// are that close are treated alike.
+const ownerSlack = 256
+
+// largestOwner is the owner holding the most terminal tasks, and how many
+// the cap may take from it before counting again: its lead over the next
+// owner, at least ownerSlack. Over WithMaxTerminalTasks the sweep removes
+// its oldest, so that one owner's flood (anonymous callers together are
+// one owner) removes only its own tasks.
+func largestOwner(ctx context.Context, tx pgx.Tx) (string, int64, error) {
+	rows, err := tx.Query(ctx, sqlLargestOwners)
+	if err != nil {
+		return "", 0, err
+	}
+	var owners []string
+	var counts []int64
+	for rows.Next() {
+		var owner string
+		var n int64
+		if err := rows.Scan(&owner, &n); err != nil {
+			rows.Close()
+			return "", 0, err
+		}
+		owners, counts = append(owners, owner), append(counts, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", 0, err
+	}
+	switch len(counts) {
+	case 0:
+		return "", 0, nil
+	case 1:
+		return owners[0], counts[0], nil
+	}
+	return owners[0], max(counts[0]-counts[1], ownerSlack), nil
 }

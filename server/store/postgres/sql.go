@@ -298,12 +298,15 @@ const (
 
 	sqlCountTerminal = `SELECT count(*) FROM tasks WHERE ended_at IS NOT NULL`
 
-	// Removes the $1 terminal tasks that ended first.
+	// Removes the $1 terminal tasks of owner $2 that ended first.
 	sqlSweepOldest = `WITH gone AS (
 	DELETE FROM tasks WHERE (tenant, id) IN (
-		SELECT tenant, id FROM tasks WHERE ended_at IS NOT NULL ORDER BY ended_at LIMIT $1)
+		SELECT tenant, id FROM tasks WHERE ended_at IS NOT NULL AND owner = $2 ORDER BY ended_at LIMIT $1)
 	RETURNING tenant, id
 )` + sweepTail
+
+	// The two owners holding the most terminal tasks, and how many.
+	sqlLargestOwners = `SELECT owner, count(*) AS n FROM tasks WHERE ended_at IS NOT NULL GROUP BY owner ORDER BY n DESC LIMIT 2`
 
 	sweepTail = `, c AS (
 	DELETE FROM push_configs p USING gone WHERE p.tenant = gone.tenant AND p.task_id = gone.id

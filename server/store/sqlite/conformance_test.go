@@ -91,3 +91,16 @@ func checkCounts(t *testing.T, s *Store) {
 		}
 	}
 }
+
+func TestOwnerRetentionConformance(t *testing.T) {
+	storetest.RunOwnerRetention(t, func(t *testing.T, caps storetest.OwnerCaps) store.Store {
+		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), WithMaxTerminalTasks(caps.MaxTerminal))
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		t.Cleanup(func() { checkCache(t, s) })
+		t.Cleanup(func() { checkCounts(t, s) })
+		return s
+	})
+}

@@ -18,7 +18,8 @@ import (
 // when the oldest one outlives the TTL, so deciding whether to sweep costs
 // nothing. A sweep runs inside a write transaction, at most once a second
 // for the TTL and at once when the count exceeds the maximum; it removes at
-// most sweepChunk tasks (oldest ended first, through the index) and runs
+// most sweepChunk tasks (oldest ended first, through the index; over the
+// maximum, those of the owner holding the most: removeOverCap) and runs
 // again soon when it stopped there. Reads treat a task past its TTL as gone
 // whether or not it has been removed yet, so the TTL holds exactly.
 //
@@ -151,6 +152,7 @@ func (w *writer) nextSweep() (time.Time, bool) {
 func (w *writer) blockSweeps() {
 	w.blockedUntil = w.s.opts.now().Add(sweepEvery)
 	w.sweepSoon = false
+	w.largestRoom = 0
 }
 
 // sweep removes the terminal tasks retention no longer allows, inside the
@@ -187,7 +189,7 @@ func (w *writer) trySweep(ctx context.Context, now time.Time, terminal int64) (s
 	}
 	if left := terminal - res.removed; o.maxTerminal > 0 && left > int64(o.maxTerminal) {
 		excess := min(left-int64(o.maxTerminal), sweepChunk)
-		n, err := w.removeTasks(ctx, &res, w.st.sweepOldestConfigs, w.st.sweepOldestTasks, nil, excess)
+		n, err := w.removeOverCap(ctx, &res, excess)
 		if err != nil {
 			return res, err
 		}
@@ -220,9 +222,83 @@ func (w *writer) trySweep(ctx context.Context, now time.Time, terminal int64) (s
 	return res, nil
 }
 
+// ownerSlack is how many terminal tasks the cap takes from the owner
+// holding the most before counting again, at least: owners whose counts
+// are that close are treated alike.
+const ownerSlack = 64
+
+// removeOverCap removes excess terminal tasks over WithMaxTerminalTasks:
+// the oldest of the owner holding the most, so that one owner's flood
+// removes only its own tasks. Which owner that is is counted (one pass over
+// the terminal tasks) when the last count's room is used up: the room is
+// half the lead of the largest owner over the next, at least ownerSlack.
+func (w *writer) removeOverCap(ctx context.Context, res *sweepResult, excess int64) (int64, error) {
+	var removed int64
+	for removed < excess {
+		counted := false
+		if w.largestRoom <= 0 {
+			if err := w.countOwners(ctx); err != nil {
+				return removed, err
+			}
+			if w.largestRoom <= 0 {
+				break // no terminal task left
+			}
+			counted = true
+		}
+		k := min(excess-removed, w.largestRoom)
+		n, err := w.removeTasks(ctx, res, w.st.sweepOldestConfigs, w.st.sweepOldestTasks, w.largest, k)
+		if err != nil {
+			return removed, err
+		}
+		removed += n
+		w.largestRoom -= k
+		if n < k {
+			w.largestRoom = 0 // it has no more: count again
+			if counted && n == 0 {
+				break
+			}
+		}
+	}
+	return removed, nil
+}
+
+// countOwners finds the owner holding the most terminal tasks.
+func (w *writer) countOwners(ctx context.Context) error {
+	w.largest, w.largestRoom = "", 0
+	rows, err := w.st.largestOwners.QueryContext(ctx)
+	if err != nil {
+		return fmt.Errorf("counting terminal tasks by owner: %w", err)
+	}
+	defer rows.Close()
+	var counts []int64
+	for rows.Next() {
+		var owner string
+		var n int64
+		if err := rows.Scan(&owner, &n); err != nil {
+			return fmt.Errorf("counting terminal tasks by owner: %w", err)
+		}
+		if len(counts) == 0 {
+			w.largest = owner
+		}
+		counts = append(counts, n)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("counting terminal tasks by owner: %w", err)
+	}
+	switch len(counts) {
+	case 0:
+	case 1:
+		w.largestRoom = counts[0]
+	default:
+		w.largestRoom = max((counts[0]-counts[1])/2, ownerSlack)
+	}
+	return nil
+}
+
 // removeTasks deletes up to limit terminal tasks chosen by the statements
 // (with cutoff, when not nil, as their first argument) and their push
 // configs, and adds the tasks to res.deleted (for the record cache).
+// (cutoff is the owner for the statements of removeOverCap.)
 func (w *writer) removeTasks(ctx context.Context, res *sweepResult, configs, tasks *sql.Stmt, cutoff any, limit int64) (int64, error) {
 	args := []any{limit}
 	if cutoff != nil {

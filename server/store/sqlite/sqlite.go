@@ -92,8 +92,9 @@
 // WithTerminalTaskTTL and WithMaxTerminalTasks bound the terminal tasks
 // kept, like the in-memory store's options of the same name: reads treat a
 // task past its TTL as gone at once; the writer removes such tasks within
-// about a second, and the oldest terminal tasks beyond the maximum in the
-// transaction that exceeds it, through an index on the end time.
+// about a second, and the terminal tasks beyond the maximum — the oldest of
+// the owner holding the most — in the transaction that exceeds it, through
+// an index on the end time.
 //
 // # Layout
 //
@@ -187,7 +188,11 @@ func WithInterruptedTaskTTL(d time.Duration) Option {
 }
 
 // WithMaxTerminalTasks keeps at most n terminal tasks (over all tenants),
-// removing those that ended first. n <= 0 (the default) sets no limit.
+// removing those that ended first among the tasks of the owner
+// (Record.Owner; anonymous callers together are one) holding the most, so
+// that one owner's flood removes only its own tasks. Which owner that is
+// is counted again once its lead over the next, halved and at least 64, is
+// used up. n <= 0 (the default) sets no limit.
 func WithMaxTerminalTasks(n int) Option {
 	return func(o *options) { o.maxTerminal = max(n, 0) }
 }

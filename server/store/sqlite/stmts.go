@@ -21,6 +21,7 @@ type writeStmts struct {
 	renew                                                 *sql.Stmt
 	sweepTTLConfigs, sweepTTLTasks                        *sql.Stmt
 	sweepOldestConfigs, sweepOldestTasks, oldestEnded     *sql.Stmt
+	largestOwners                                         *sql.Stmt
 	sweepWaitingConfigs, sweepWaitingTasks, oldestWaiting *sql.Stmt
 }
 
@@ -127,12 +128,16 @@ RETURNING tenant, id`
 	sqlSweepTTLTasks = `DELETE FROM tasks WHERE rowid IN
 	(SELECT rowid FROM tasks WHERE ended_at < ?1 ORDER BY ended_at, rowid LIMIT ?2)
 RETURNING tenant, id`
+	// The oldest terminal tasks of owner ?1 (retention.go: the owner
+	// holding the most, over WithMaxTerminalTasks).
 	sqlSweepOldestConfigs = `DELETE FROM push_configs WHERE (tenant, task_id) IN
-	(SELECT tenant, id FROM tasks WHERE ended_at IS NOT NULL ORDER BY ended_at, rowid LIMIT ?1)`
+	(SELECT tenant, id FROM tasks WHERE ended_at IS NOT NULL AND owner = ?1 ORDER BY ended_at, rowid LIMIT ?2)`
 	sqlSweepOldestTasks = `DELETE FROM tasks WHERE rowid IN
-	(SELECT rowid FROM tasks WHERE ended_at IS NOT NULL ORDER BY ended_at, rowid LIMIT ?1)
+	(SELECT rowid FROM tasks WHERE ended_at IS NOT NULL AND owner = ?1 ORDER BY ended_at, rowid LIMIT ?2)
 RETURNING tenant, id`
-	sqlOldestEnded = `SELECT MIN(ended_at) FROM tasks WHERE ended_at IS NOT NULL`
+	// The two owners holding the most terminal tasks, and how many.
+	sqlLargestOwners = `SELECT owner, COUNT(*) AS n FROM tasks WHERE ended_at IS NOT NULL GROUP BY owner ORDER BY n DESC LIMIT 2`
+	sqlOldestEnded   = `SELECT MIN(ended_at) FROM tasks WHERE ended_at IS NOT NULL`
 
 	// Interrupted tasks (INPUT_REQUIRED = 6, AUTH_REQUIRED = 8) whose
 	// status is older than ?1, oldest first (the partial index
@@ -178,6 +183,7 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&st.sweepOldestConfigs, sqlSweepOldestConfigs},
 		{&st.sweepOldestTasks, sqlSweepOldestTasks},
 		{&st.oldestEnded, sqlOldestEnded},
+		{&st.largestOwners, sqlLargestOwners},
 		{&st.sweepWaitingConfigs, sqlSweepWaitingConfigs},
 		{&st.sweepWaitingTasks, sqlSweepWaitingTasks},
 		{&st.oldestWaiting, sqlOldestWaiting},
@@ -198,7 +204,7 @@ func (w *writer) closeStmts() error {
 		st.writeFull, st.writeStatus, st.writeSnapshot,
 		st.upsertConfig, st.updateOutboxConfig, st.countConfigs, st.deleteConfig, st.deleteConfigOutbox,
 		st.enqueue, st.claim, st.finish, st.promote, st.retry, st.renew,
-		st.sweepTTLConfigs, st.sweepTTLTasks, st.sweepOldestConfigs, st.sweepOldestTasks, st.oldestEnded,
+		st.sweepTTLConfigs, st.sweepTTLTasks, st.sweepOldestConfigs, st.sweepOldestTasks, st.oldestEnded, st.largestOwners,
 		st.sweepWaitingConfigs, st.sweepWaitingTasks, st.oldestWaiting} {
 		if s != nil {
 			errs = append(errs, s.Close())

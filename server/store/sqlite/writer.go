@@ -97,6 +97,10 @@ type writer struct {
 	lastSweep      time.Time // of the last TTL sweep
 	sweepSoon      bool      // the last sweep stopped at its chunk size
 	blockedUntil   time.Time // no sweep before (after a failed one)
+	// The owner the cap on terminal tasks takes from, and how many more it
+	// may take before counting again (0: count first).
+	largest     string
+	largestRoom int64
 }
 
 // submit queues o and waits for its outcome. A caller whose ctx ends

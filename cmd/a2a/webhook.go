@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/compat/a2av03"
 	"github.com/a2agen/a2agen/runtime"
 )
 
@@ -129,8 +130,8 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "missing or wrong notification token", http.StatusUnauthorized)
 		return
 	}
-	ev := new(a2av1.StreamResponse)
-	if err := runtime.UnmarshalJSON(body, ev); err != nil {
+	ev, err := readDelivery(body)
+	if err != nil {
 		fmt.Fprintf(r.app.env.stderr, "a delivery to %s is not an A2A event: %v\n", req.URL.Path, err)
 		http.Error(w, "not a StreamResponse", http.StatusBadRequest)
 		return
@@ -184,4 +185,24 @@ func summarizeEvent(ev *a2av1.StreamResponse) string {
 		return s + ": " + describeParts(u.GetArtifact().GetParts())
 	}
 	return "empty event"
+}
+
+// readDelivery reads a push delivery's body: a v1.0 StreamResponse, or the
+// A2A v0.3 form an agent posts to a webhook registered through v0.3 (the
+// Task, or an event, with its "kind"; docs/bindings.md, "Push notifications
+// by registration version"), read as the v1.0 event it stands for. The
+// v1.0 reading's error is the one reported when neither reads.
+func readDelivery(body []byte) (*a2av1.StreamResponse, error) {
+	ev := new(a2av1.StreamResponse)
+	err := runtime.UnmarshalJSON(body, ev)
+	if err == nil && ev.GetPayload() != nil {
+		return ev, nil
+	}
+	if v03, v03err := a2av03.EventToV1(body, "body"); v03err == nil {
+		return v03, nil
+	}
+	if err == nil {
+		err = errors.New("no task, message, statusUpdate or artifactUpdate member")
+	}
+	return nil, err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -108,6 +109,79 @@ func TestMemoryListIndexMatchesSortedScan(t *testing.T) {
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("%+v: listed %v\nwant %v", q, got, want)
+			}
+		}
+	}
+}
+
+// TestMemoryListWhileTasksMove lists by context and by state while other
+// goroutines move tasks between contexts and states (run it with -race):
+// the walk holds the store's lock for reading only, and every record a
+// page returns must be in the index of the filters it was listed by, in
+// listing order — a write that published a record before moving it in the
+// indexes would show a task of another context or state.
+func TestMemoryListWhileTasksMove(t *testing.T) {
+	ctx := context.Background()
+	m := store.NewMemory()
+	at := time.Unix(1_700_000_000, 0)
+	states := []a2av1.TaskState{a2av1.TaskState_TASK_STATE_WORKING, a2av1.TaskState_TASK_STATE_INPUT_REQUIRED, a2av1.TaskState_TASK_STATE_SUBMITTED}
+	const tasks, writers, moves = 60, 3, 400
+	for i := range tasks {
+		task := &a2av1.Task{Id: fmt.Sprintf("t%02d", i), ContextId: fmt.Sprint("c", i%3),
+			Status: &a2av1.TaskStatus{State: states[i%3], Timestamp: timestamppb.New(at)}}
+		if _, err := m.CreateTask(ctx, store.Creation{Record: store.Record{Task: task}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 9))
+			for i := range moves {
+				id := fmt.Sprintf("t%02d", rng.IntN(tasks/writers)*writers+w) // each writer its own tasks
+				rec, err := m.Task(ctx, "", id)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				next := &a2av1.Task{Id: id, ContextId: fmt.Sprint("c", rng.IntN(3)),
+					Status: &a2av1.TaskStatus{State: states[rng.IntN(3)], Timestamp: timestamppb.New(at.Add(time.Duration(rng.IntN(5)) * time.Second))}}
+				if _, err := m.UpdateTask(ctx, store.Update{Task: next, Expect: rec.Version}); err != nil {
+					t.Errorf("move %d: %v", i, err)
+					return
+				}
+			}
+		})
+	}
+	go func() { wg.Wait(); close(done) }()
+	for lists := 0; ; lists++ {
+		select {
+		case <-done:
+			if lists == 0 {
+				t.Fatal("no listing ran")
+			}
+			return
+		default:
+		}
+		q := store.Query{ContextID: fmt.Sprint("c", lists%3), Limit: 7}
+		if lists%2 == 0 {
+			q.State = states[lists%3]
+		}
+		page, err := m.ListTasks(ctx, "", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Records) > q.Limit || page.Total < len(page.Records) || page.More != (page.Total > len(page.Records)) {
+			t.Fatalf("%+v: %d records, total %d, more %v", q, len(page.Records), page.Total, page.More)
+		}
+		for i, rec := range page.Records {
+			task := rec.Task
+			if task.GetContextId() != q.ContextID || q.State != 0 && task.GetStatus().GetState() != q.State {
+				t.Fatalf("%+v listed %s in %s, %s", q, task.GetId(), task.GetContextId(), task.GetStatus().GetState())
+			}
+			if i > 0 && store.CursorOf(page.Records[i-1].Task).Compare(store.CursorOf(task)) >= 0 {
+				t.Fatalf("%+v: %s before %s", q, page.Records[i-1].Task.GetId(), task.GetId())
 			}
 		}
 	}

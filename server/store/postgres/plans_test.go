@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,8 @@ const planTasks = 200_000
 // TestListUsesIndexes stores 200k tasks and checks, with EXPLAIN, that
 // every listing shape (filters, TTL, cursor), both for the custom plan of
 // its arguments and for the generic plan of the prepared statement, reads
-// the tasks through an index and never scans the table.
+// the tasks through an index and never scans the table, and that a listing
+// by context reads only tasks_by_context (issue 26).
 func TestListUsesIndexes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stores 200k tasks")
@@ -91,6 +93,11 @@ func TestListUsesIndexes(t *testing.T) {
 				if len(scans) > 0 || len(indexes) < 2 {
 					t.Errorf("%s: table scans %v, index scans %v (want one for the count and one for the page)\n%s", where, scans, indexes, raw)
 					continue
+				}
+				// A listing by context (all an anonymous caller can make)
+				// reads the context's entries only, never the owner's.
+				if shape&byContext != 0 && slices.ContainsFunc(indexes, func(ix string) bool { return !strings.HasSuffix(ix, " on tasks_by_context") }) {
+					t.Errorf("%s: index scans %v, want only tasks_by_context\n%s", where, indexes, raw)
 				}
 				if testing.Verbose() && !generic {
 					t.Logf("%s: %s", where, strings.Join(indexes, ", "))

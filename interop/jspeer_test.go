@@ -128,11 +128,11 @@ func runJSClient(t *testing.T, cardURL, binding string, extra ...string) sdkClie
 // jsDeviations are the steps the JS SDK's v0.3 client cannot pass against
 // any server, keyed by binding, with the reason (each seen in its source).
 var jsDeviations = map[string]map[string]string{
-	"GRPC": {
-		// dist/compat/v0_3/client/transports/grpc: FromProto.taskArtifactUpdateEvent
-		// copies lastChunk but not append, so every chunk reads as a new artifact.
-		"stream-5-chunks": "the JS SDK's v0.3 gRPC client drops TaskArtifactUpdateEvent.append",
-	},
+	// The v0.3 gRPC and HTTP+JSON transports read events through
+	// FromProto.taskArtifactUpdateEvent (dist/compat/v0_3/client), which
+	// copies lastChunk but not append, so every chunk reads as a new artifact.
+	"GRPC":      {"stream-5-chunks": "the JS SDK's v0.3 gRPC client drops TaskArtifactUpdateEvent.append"},
+	"HTTP+JSON": {"stream-5-chunks": "the JS SDK's v0.3 HTTP+JSON client drops TaskArtifactUpdateEvent.append"},
 }
 
 // jsWaiting names the bindings whose JS client runs wait for a2agen's side

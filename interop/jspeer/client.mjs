@@ -369,10 +369,16 @@ async function scenarioResubscribe() {
   });
   await step('subscriber-sees-cancel', 'SubscribeToTask+CancelTask', async (rep, opts) => {
     const task = await sendTask(rep, opts, userMessage('slow 10000'), config({ returnImmediately: true }));
-    const sub = collect(client.resubscribeTask({ tenant: '', id: task.id }, opts), rep);
+    // The subscription's outcome is kept (not left to reject unhandled
+    // while the cancel is sent) and checked after it.
+    const sub = collect(client.resubscribeTask({ tenant: '', id: task.id }, opts), rep).then(
+      (events) => ({ events }),
+      (err) => ({ err })
+    );
     await new Promise((r) => setTimeout(r, 200));
     await client.cancelTask({ tenant: '', id: task.id, metadata: undefined }, opts);
-    const events = await sub;
+    const { events, err } = await sub;
+    if (err) throw err;
     check(events.at(-1) === 'status:CANCELED', `events ${JSON.stringify(events)}, want them to end with status:CANCELED`);
   });
   await step('resubscribe-terminal-task', 'SubscribeToTask', async (rep, opts) => {

@@ -75,7 +75,7 @@ FUZZ_TARGETS = \
 	runtime:FuzzJSONRPCResponse runtime:FuzzRESTError runtime:FuzzGRPCStatus \
 	runtime:FuzzServiceParamHeaders runtime:FuzzJSONEncoderMatchesProtojson runtime:FuzzJSONDecoderMatchesProtojson runtime:FuzzJSONDepth \
 	internal/manifest:FuzzParse internal/pathtemplate:FuzzParse internal/jcs:FuzzCanonicalize \
-	internal/cardsig:FuzzVerify server/storeurl:FuzzParse compat/a2av03:FuzzV03Decode compat/a2av03:FuzzV03ReadCard compat/a2av03:FuzzV03ClientAnswers host/skilldata:FuzzDecode
+	internal/cardsig:FuzzVerify server/storeurl:FuzzParse compat/a2av03:FuzzV03Decode compat/a2av03:FuzzV03ReadCard compat/a2av03:FuzzV03ClientAnswers compat/a2av03:FuzzV03RESTBody host/skilldata:FuzzDecode
 
 fuzz: ## run each fuzz target for FUZZTIME (default 30s)
 	@set -e; for t in $(FUZZ_TARGETS); do \

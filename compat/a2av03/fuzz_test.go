@@ -170,6 +170,12 @@ func FuzzV03ClientAnswers(f *testing.F) {
 		{404, false, `{"error":{"code":404,"status":"NOT_FOUND","message":"no","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}}`},
 		{200, true, "data: " + task + "\n\ndata: {\"error\":{\"code\":500,\"status\":\"INTERNAL\",\"message\":\"x\"}}\n\n"},
 		{500, false, `oops`},
+		// ProtoJSON of the v0.3 proto (the JS SDK's and the Go SDK ≥ 2.4's servers).
+		{200, false, `{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a","parts":[{"text":"x"}]}]}}`},
+		{200, false, `{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"ROLE_AGENT","content":[{"data":{"data":{}}}]}}}`},
+		{200, false, `{"name":"tasks/t/pushNotificationConfigs/p","pushNotificationConfig":{"id":"p","url":"http://h/hook"}}`},
+		{200, false, `{"configs":[{"name":"tasks/t/pushNotificationConfigs/p","pushNotificationConfig":{"url":"http://h"}}]}`},
+		{200, true, "data: {\"statusUpdate\":{\"taskId\":\"t\",\"contextId\":\"c\",\"status\":{\"state\":\"TASK_STATE_WORKING\"}}}\n\nevent: error\ndata: {\"code\":-32001,\"message\":\"no\",\"error\":{\"code\":404,\"status\":\"NOT_FOUND\",\"message\":\"no\"}}\n\n"},
 	} {
 		f.Add(uint16(s.status), s.sse, []byte(s.body))
 	}
@@ -222,6 +228,61 @@ func FuzzV03ClientAnswers(f *testing.F) {
 				if _, err := a2av03.EventFromV1(e); err != nil && e.GetPayload() != nil {
 					t.Fatalf("%s: an accepted event does not convert back: %v", name, err)
 				}
+			}
+		}
+	})
+}
+
+// FuzzV03RESTBody feeds arbitrary bodies to the decoders of the v0.3
+// HTTP+JSON routes that read one (message:send, message:stream, cancel,
+// push-config create), under /v1 and at the plain path, in both wire forms
+// (ProtoJSON of the v0.3 proto, the JSON-RPC object form): they never
+// panic, fail only with InvalidParams, and a request they accept is
+// answered (its form's encoder writes a response of its operation).
+func FuzzV03RESTBody(f *testing.F) {
+	for _, s := range []string{
+		`{"message":{"messageId":"m","role":"ROLE_USER","content":[{"text":"hi"},{"file":{"fileWithBytes":"aGk","mimeType":"a/b"}},{"data":{"data":{"a":1}}}]},"configuration":{"blocking":true,"historyLength":"2","pushNotification":{"url":"https://h","authentication":{"schemes":["Bearer"]}}}}`,
+		`{"request":{"message_id":"m","role":2,"content":[{"file":{"file_with_uri":"https://h/f"}}]}}`,
+		`{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text","text":"hi"}]}}`,
+		`{"name":"tasks/t/pushNotificationConfigs/p","pushNotificationConfig":{"url":"https://h"}}`,
+		`{"parent":"tasks/t","configId":"p","config":{"pushNotificationConfig":{"url":"https://h","token":"x"}}}`,
+		`{"url":"https://h","id":"p"}`, `{"name":"tasks/t"}`, `{"id":"t"}`, `{}`, `null`, `[]`, `{"message":{"content":[{}]}}`,
+	} {
+		f.Add([]byte(s), false)
+	}
+	routes := map[string]func() proto.Message{
+		"/message:send":                       func() proto.Message { return new(a2av1.SendMessageRequest) },
+		"/message:stream":                     func() proto.Message { return new(a2av1.SendMessageRequest) },
+		"/tasks/{id}:cancel":                  func() proto.Message { return new(a2av1.CancelTaskRequest) },
+		"/tasks/{id}/pushNotificationConfigs": func() proto.Message { return new(a2av1.TaskPushNotificationConfig) },
+	}
+	responses := map[string]proto.Message{
+		"SendMessage":                      &a2av1.SendMessageResponse{Payload: &a2av1.SendMessageResponse_Task{Task: &a2av1.Task{Id: "t", ContextId: "c", Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_COMPLETED}}}},
+		"SendStreamingMessage":             &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_StatusUpdate{StatusUpdate: &a2av1.TaskStatusUpdateEvent{TaskId: "t", ContextId: "c", Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING}}}},
+		"CancelTask":                       &a2av1.Task{Id: "t", ContextId: "c", Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_CANCELED}},
+		"CreateTaskPushNotificationConfig": &a2av1.TaskPushNotificationConfig{TaskId: "t", Id: "p", Url: "https://h"},
+	}
+	adapter := a2av03.Adapter()
+	f.Fuzz(func(t *testing.T, body []byte, plain bool) {
+		for _, rt := range adapter.Routes {
+			newReq, ok := routes[rt.Path]
+			if !ok || rt.HTTPMethod != "POST" {
+				continue
+			}
+			in := &runtime.AdaptedRequest{Body: body, Vars: map[string]string{"id": "t"}, Plain: plain}
+			req := newReq()
+			if err := rt.Decode(in, req); err != nil {
+				if !errors.Is(err, runtime.ErrInvalidParams) {
+					t.Fatalf("%s: %v, want InvalidParams", rt.Path, err)
+				}
+				continue
+			}
+			encode := rt.Encode
+			if in.Encode != nil {
+				encode = in.Encode
+			}
+			if _, err := encode(responses[rt.Operation]); err != nil {
+				t.Fatalf("%s: an accepted request's answer does not encode: %v", rt.Path, err)
 			}
 		}
 	})

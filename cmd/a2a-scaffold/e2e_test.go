@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/a2agen/a2agen/internal/scaffold"
 )
 
 // goCommand runs the go command in dir against the module cache only: no
@@ -128,9 +130,13 @@ securitySchemes:
 	}
 	after := snapshot(t, dir)
 	for name, data := range before {
-		if !bytes.Equal(after[name], data) && !strings.HasPrefix(name, "a2a_") {
+		if !bytes.Equal(after[name], data) && !strings.HasPrefix(name, "a2a_") && name != "README.md" {
 			t.Errorf("generate modified %s, which is the user's", name)
 		}
+	}
+	// README.md: only its generated block, which now lists the new skill.
+	if head, _, _ := bytes.Cut(before["README.md"], []byte(scaffold.BlockBegin)); !bytes.HasPrefix(after["README.md"], append(head, scaffold.BlockBegin...)) || !bytes.Contains(after["README.md"], []byte("`skill_weather.go`")) {
+		t.Errorf("README.md after generate:\n%s\nwant the text before its block kept and the new skill listed", after["README.md"])
 	}
 	if _, ok := after["skill_weather.go"]; !ok {
 		t.Error("no stub for the new skill")

@@ -26,7 +26,8 @@ Without --manifest it writes a documented starter manifest (one echo skill)
 and its JSON Schema. The project holds:
 
   agent.yaml, agent.schema.json   the manifest (yours) and its schema
-  go.mod, go.sum, README.md       written once (yours)
+  go.mod, go.sum                  written once (yours)
+  README.md                       yours, but for a generated block (bindings, skills)
   main.go, route.go, auth.go      yours: entry point, skill routing, credential checks
   hosting.go                      yours: HTTP routes and middleware, gRPC options, interceptors
   skill_<id>.go                   yours: one per skill, a stub to fill in
@@ -120,6 +121,9 @@ func shellQuote(s string) string {
 func printKeptAndOrphans(out io.Writer, r *scaffold.Report) {
 	for _, p := range r.Kept {
 		fmt.Fprintf(out, "kept %s: its generated header was removed, so it is yours and is not regenerated\n", p)
+	}
+	for _, p := range r.Unmarked {
+		fmt.Fprintf(out, "kept %s: a line around its generated block (a2a-scaffold:begin, a2a-scaffold:end) was removed, so all of it is yours and it is not updated\n", p)
 	}
 	for _, p := range r.Orphans {
 		fmt.Fprintf(out, "warning: %s: no skill of agent.yaml uses this file any more (a removed or renamed skill); it was left in place — delete it when you no longer need its code\n", p)

@@ -39,6 +39,9 @@ func TestExamplesAreFresh(t *testing.T) {
 			for _, p := range r.Orphans {
 				t.Errorf("%s belongs to no skill of the manifest", p)
 			}
+			for _, p := range r.Unmarked {
+				t.Errorf("%s lost a line around its generated block", p)
+			}
 			if _, err := os.Stat(filepath.Join(dir, "go.mod")); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("examples are packages of the main module and have no go.mod (%v)", err)
 			}

@@ -41,6 +41,10 @@ type Report struct {
 	// Kept lists files a2a-scaffold would generate that the user took over
 	// (their generated header is gone); they were left alone.
 	Kept []string
+	// Unmarked lists files with a generated block (README.md) whose
+	// BlockBegin or BlockEnd line is gone: they are all the user's now and
+	// were left alone.
+	Unmarked []string
 	// Orphans lists skill_*.go files no skill of the manifest uses any more
 	// (a removed or renamed skill); they were left alone.
 	Orphans []string
@@ -48,7 +52,8 @@ type Report struct {
 
 // apply writes files into dir by the ownership rules: a generated file is
 // written when missing or different, unless the existing file lost its
-// generated header; a user-owned file only when missing; NewOnly files
+// generated header; a user-owned file only when missing, except the
+// generated block of a Block file, rewritten when different; NewOnly files
 // only when withNewOnly. With dryRun nothing is written, and the report
 // says what would be.
 func apply(dir string, files []ProjectFile, withNewOnly, dryRun bool) (*Report, error) {
@@ -61,10 +66,21 @@ func apply(dir string, files []ProjectFile, withNewOnly, dryRun bool) (*Report, 
 		}
 		path := filepath.Join(dir, filepath.FromSlash(f.Path))
 		old, err := os.ReadFile(path)
+		data := f.Data
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
 			return nil, err
+		case f.Block:
+			merged, ok := replaceBlock(old, f.Data)
+			if !ok {
+				r.Unmarked = append(r.Unmarked, f.Path)
+				continue
+			}
+			if bytes.Equal(merged, old) {
+				continue
+			}
+			data = merged
 		case !f.Generated:
 			continue // the user's
 		case !IsGenerated(old):
@@ -74,7 +90,7 @@ func apply(dir string, files []ProjectFile, withNewOnly, dryRun bool) (*Report, 
 			continue
 		}
 		r.Written = append(r.Written, f.Path)
-		if f.Generated {
+		if f.Generated || (f.Block && old != nil) {
 			r.Generated[f.Path] = true
 		}
 		if f.Skill != "" {
@@ -86,7 +102,7 @@ func apply(dir string, files []ProjectFile, withNewOnly, dryRun bool) (*Report, 
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
 			return nil, fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 	}
@@ -102,4 +118,50 @@ func apply(dir string, files []ProjectFile, withNewOnly, dryRun bool) (*Report, 
 	}
 	slices.Sort(r.Orphans)
 	return r, nil
+}
+
+// readmeFile is the project's README: the user's, with a generated block.
+const readmeFile = "README.md"
+
+// The lines around the generated block of README.md. Everything outside
+// them is the user's; generate rewrites what is between them from
+// agent.yaml. Deleting either line makes the whole file the user's.
+const (
+	BlockBegin = "<!-- a2a-scaffold:begin: generated from agent.yaml by a2a-scaffold generate; edit outside this block -->"
+	BlockEnd   = "<!-- a2a-scaffold:end -->"
+)
+
+// replaceBlock returns old with its generated block (the lines from
+// BlockBegin to BlockEnd) replaced by the block of fresh; ok is false when
+// old has no complete block.
+func replaceBlock(old, fresh []byte) (merged []byte, ok bool) {
+	ob, oe, ok := findBlock(old)
+	if !ok {
+		return nil, false
+	}
+	fb, fe, ok := findBlock(fresh)
+	if !ok {
+		return nil, false
+	}
+	out := append([]byte{}, old[:ob]...)
+	out = append(out, fresh[fb:fe]...)
+	return append(out, old[oe:]...), true
+}
+
+// findBlock finds the generated block of data: from the start of its
+// BlockBegin line to the end of its BlockEnd line.
+func findBlock(data []byte) (begin, end int, ok bool) {
+	b := bytes.Index(data, []byte(BlockBegin))
+	if b < 0 || (b > 0 && data[b-1] != '\n') {
+		return 0, 0, false
+	}
+	e := bytes.Index(data[b:], []byte(BlockEnd))
+	if e < 0 {
+		return 0, 0, false
+	}
+	end = b + e + len(BlockEnd)
+	if end < len(data) && data[end] == '\n' {
+		end++
+	}
+	return b, end, true
 }

@@ -39,8 +39,12 @@ type ProjectFile struct {
 	// generate; the others are user-owned: written only when missing.
 	Generated bool
 	// NewOnly files are written by new and never by generate, even when
-	// missing: the manifest, its schema, go.mod, go.sum and README.md.
+	// missing: the manifest, go.mod and go.sum.
 	NewOnly bool
+	// Block files are the user's but hold a generated block between
+	// BlockBegin and BlockEnd lines (README.md): written whole when
+	// missing, and otherwise only that block is rewritten.
+	Block bool
 	// Skill is the id of the skill a skill_<id>.go stub is for.
 	Skill string
 }
@@ -100,7 +104,7 @@ func Files(m *manifest.Manifest, opts ProjectOptions) ([]ProjectFile, error) {
 		if err != nil {
 			return fmt.Errorf("rendering %s: %w", path, err)
 		}
-		files = append(files, ProjectFile{Path: path, Data: data, Generated: generated, NewOnly: newOnly, Skill: skill})
+		files = append(files, ProjectFile{Path: path, Data: data, Generated: generated, NewOnly: newOnly, Block: path == readmeFile, Skill: skill})
 		return nil
 	}
 	steps := []fileStep{
@@ -118,7 +122,7 @@ func Files(m *manifest.Manifest, opts ProjectOptions) ([]ProjectFile, error) {
 		{"route.go", p.routeFile, false, false},
 		{"auth.go", p.authFile, false, false},
 		{"hosting.go", p.hostingFile, false, false},
-		{"README.md", p.text("README.md.tmpl"), false, true},
+		{readmeFile, p.text("README.md.tmpl"), false, false},
 		{ManifestFile, func() ([]byte, error) { return opts.Manifest, nil }, false, true},
 		// The schema is yours (JSON has no comment to carry the generated
 		// header, so generate cannot tell an edited schema from its own),
@@ -215,6 +219,8 @@ func (p *project) templateData() map[string]any {
 	return map[string]any{
 		"Name":            p.m.Name,
 		"VersionLine":     VersionLine,
+		"BlockBegin":      BlockBegin,
+		"BlockEnd":        BlockEnd,
 		"CommitSymbol":    version.CommitSymbol,
 		"DirtySymbol":     version.DirtySymbol,
 		"Description":     p.m.Description,

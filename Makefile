@@ -45,7 +45,7 @@ STATICCHECK_VERSION = v0.8.2
 lint: vet ## go vet and staticcheck (pinned)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(PKGS)
 
-soak: ## the soak tests (examples/echo TestSoak, TestSoakManyParts, TestSoakListing), alone on the machine: hostile clients next to well-behaved ones; 5 MB many-part requests; listings among 200,000 tasks
+soak: ## the soak tests (examples/echo TestSoak, TestSoakManyParts, TestSoakListing, TestSoakOwners), alone on the machine: hostile clients next to well-behaved ones; 5 MB many-part requests; listings among 200,000 tasks; one owner's flood next to others
 	A2AGEN_SOAK=1 $(GO) test -count=1 -run '^TestSoak' -v ./examples/echo/
 
 race: ## all tests with the race detector

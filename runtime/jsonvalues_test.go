@@ -1,7 +1,10 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"sort"
 	"strings"
 	"testing"
@@ -110,6 +113,75 @@ func FuzzProtoValues(f *testing.F) {
 		}
 		if !protoValuesWithin(mdSendRequest, b, max) && len(b) <= max {
 			t.Fatalf("%d bytes refused under a limit of %d values", len(b), max)
+		}
+	})
+}
+
+// referenceJSONValueCount counts what jsonValuesWithin counts through
+// encoding/json's tokenizer: its values (object keys not counted) less one,
+// plus its empty objects and arrays (commas plus brackets).
+func referenceJSONValueCount(doc []byte) (int, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	type level struct {
+		object bool
+		tokens int
+	}
+	var stack []level
+	values, empty := 0, 0
+	value := func() {
+		values++
+		if n := len(stack); n > 0 {
+			stack[n-1].tokens++
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return values - 1 + empty, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		switch d := tok.(type) {
+		case json.Delim:
+			switch d {
+			case '{', '[':
+				value()
+				stack = append(stack, level{object: d == '{'})
+			default:
+				if stack[len(stack)-1].tokens == 0 {
+					empty++
+				}
+				stack = stack[:len(stack)-1]
+			}
+		default:
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].tokens%2 == 0 {
+				stack[n-1].tokens++ // a key
+				continue
+			}
+			value()
+		}
+	}
+}
+
+// FuzzJSONValues: on valid JSON, jsonValuesWithin counts exactly the
+// commas and brackets outside strings (the reference through
+// encoding/json's tokenizer), so its bound is what docs/limits.md says.
+func FuzzJSONValues(f *testing.F) {
+	for _, s := range []string{`{}`, `[1,2,[],{}]`, `{"a":",","b":[{"c":"]"}]}`, `"\\",`, `[[[1]],{"x":{}}]`, `0`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if !json.Valid(doc) {
+			jsonValuesWithin(doc, 1) // never fails, whatever the input
+			return
+		}
+		want, err := referenceJSONValueCount(doc)
+		if err != nil {
+			t.Fatalf("reference: %v", err)
+		}
+		if got := jsonValueCount(doc); got != want && want < len(doc) {
+			t.Fatalf("values of %q = %d, want %d", doc, got, want)
 		}
 	})
 }

@@ -67,11 +67,11 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		h.writeError(w, http.StatusMethodNotAllowed, jsonNull, nil,
-			h.earlyError(r, NewError(CodeInvalidRequest, "JSON-RPC requests must use POST, not "+r.Method)))
+			h.earlyError(r, "", NewError(CodeInvalidRequest, "JSON-RPC requests must use POST, not "+r.Method)))
 		return
 	}
 	if e := requestMediaTypeError(w, r.Header.Get("Content-Type")); e != nil {
-		h.writeError(w, http.StatusUnsupportedMediaType, jsonNull, nil, h.earlyError(r, e))
+		h.writeError(w, http.StatusUnsupportedMediaType, jsonNull, nil, h.earlyError(r, "", e))
 		return
 	}
 	body, err := readBody(w, r, h.cfg.maxBodyBytes)
@@ -79,17 +79,17 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			h.writeError(w, http.StatusOK, jsonNull, nil,
-				h.earlyError(r, NewError(CodeInvalidRequest, fmt.Sprintf("request body larger than the limit of %d bytes", tooLarge.Limit))))
+				h.earlyError(r, "", NewError(CodeInvalidRequest, fmt.Sprintf("request body larger than the limit of %d bytes", tooLarge.Limit))))
 			return
 		}
 		h.writeError(w, http.StatusBadRequest, jsonNull, nil,
-			h.earlyError(r, Errorf(CodeInvalidRequest, "reading the request body: %w", err)))
+			h.earlyError(r, "", Errorf(CodeInvalidRequest, "reading the request body: %w", err)))
 		return
 	}
 
 	req, e := parseRequest(body)
 	if e != nil {
-		h.writeError(w, http.StatusOK, req.id, nil, h.earlyError(r, e))
+		h.writeError(w, http.StatusOK, req.id, nil, h.earlyError(r, "", e))
 		return
 	}
 	ep := h.svc.byMethod[string(req.method[1:len(req.method)-1])]
@@ -101,10 +101,10 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if ep = h.svc.byMethod[method]; ep == nil {
 			if e := h.cfg.refuseUnknownOperation(r, BindingJSONRPC); e != nil {
-				h.writeError(w, http.StatusOK, req.id, nil, h.earlyError(r, e))
+				h.writeError(w, http.StatusOK, req.id, nil, h.earlyError(r, method, e))
 				return
 			}
-			h.writeError(w, http.StatusOK, req.id, nil, h.earlyError(r, h.unknownMethod(method)))
+			h.writeError(w, http.StatusOK, req.id, nil, h.earlyError(r, method, h.unknownMethod(method)))
 			return
 		}
 	}
@@ -232,19 +232,24 @@ func (h *jsonrpcHandler) handlerError(ctx context.Context, ep *Endpoint, err err
 	return h.cfg.handlerError(ctx, BindingJSONRPC, ep, err)
 }
 
-// earlyError is e, refused before its method is known, in the error form
-// of the version the request names: the form of the adapter of that
-// version (of v0.3, which a request without A2A-Version means), else the
-// service's own. A v0.3 client that sends a malformed request or calls an
-// unknown method thus reads the error as it reads every other.
-func (h *jsonrpcHandler) earlyError(r *http.Request, e *Error) *Error {
-	v := versionWhenAbsent
+// earlyError is e, refused before its method was served (method is the
+// request's method name, "" when unread), in the error form of the version
+// the request is in: that of the adapter of the version A2A-Version names;
+// without the header, that of the adapter of v0.3 (what no header means)
+// only when the method name is in v0.3's style ("tasks/list", with a '/'),
+// so a v0.3 client calling an unknown method reads the error as it reads
+// every other, while a v1.0 client without the header keeps the service's
+// own form for errors that show no version (a parse error, say).
+func (h *jsonrpcHandler) earlyError(r *http.Request, method string, e *Error) *Error {
 	requested := requestedVersion(r.Header, "")
+	v := versionWhenAbsent
 	if requested != "" {
 		var ok bool
 		if v, ok = ParseVersion(requested); !ok {
 			return e
 		}
+	} else if !strings.Contains(method, "/") {
+		return e
 	}
 	if a := h.cfg.adapterFor(v); a != nil {
 		return adaptError(a, e, requested != "")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -104,6 +105,18 @@ func TestV03JSONRPCErrorDataIsAnObject(t *testing.T) {
 			t.Fatalf("%s naming A2A-Version 0.3: error %+v, want the array of details", method, named.Error)
 		}
 	}
+
+	// An error that shows no version (a parse error) for a request without
+	// A2A-Version keeps the service's own form: it may be a v1.0 client's.
+	parse, err := http.Post(d.jsonrpc, "application/json", strings.NewReader(`{"jsonrpc":`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parsed rpcResponse
+	if err := json.NewDecoder(parse.Body).Decode(&parsed); err != nil || parsed.Error == nil || parsed.Error.Data[0] != '[' {
+		t.Fatalf("parse error without A2A-Version: %+v (%v), want the array of details", parsed.Error, err)
+	}
+	parse.Body.Close()
 
 	// The v1.0 surface keeps the array of details.
 	resp := call(t, d.jsonrpc, "GetTask", map[string]any{"id": "no-such-task"}, "A2A-Version", "1.0")

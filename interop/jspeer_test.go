@@ -137,9 +137,27 @@ var jsDeviations = map[string]map[string]string{
 
 // jsWaiting names the bindings whose JS client runs wait for a2agen's side
 // of issue 25, with what they wait for (skipped until it lands).
-var jsWaiting = map[string]string{
-	"HTTP+JSON": "issue 25: examples/echo --v03 does not yet read the ProtoJSON form of the v0.3 proto that the JS SDK's " +
-		"v0.3 REST client sends (400 \"message.kind: missing\"), nor answer errors with the top-level code it reads",
+var jsWaiting = map[string]string{}
+
+// jsBlockingLost: examples/echo --v03 reads a v0.3 HTTP+JSON request in
+// ProtoJSON whose configuration has no "blocking" as blocking, but proto3
+// JSON leaves false out, and the JS SDK's v0.3 REST client does (its
+// toJSON writes blocking only when true): its returnImmediately is lost,
+// the send waits for the task's end, and the steps built on a running task
+// fail.
+const jsBlockingLost = "issue 25: examples/echo --v03 reads a ProtoJSON send without configuration.blocking as blocking; " +
+	"the JS SDK's v0.3 REST client leaves blocking false out (proto3 JSON), so returnImmediately is lost"
+
+// jsClientKnown are the JS client's steps skipped against examples/echo
+// --v03, by binding, with the reason (failures on a2agen's side still to
+// fix).
+var jsClientKnown = map[string]map[string]string{
+	"HTTP+JSON": {
+		"returnImmediately-then-poll": jsBlockingLost, "cancel-working-task": jsBlockingLost,
+		"resubscribe-sees-completion": jsBlockingLost, "subscriber-sees-cancel": jsBlockingLost,
+		// The config is created after the task (sent with returnImmediately) ended.
+		"push-delivery": jsBlockingLost,
+	},
 }
 
 // v03PushWaiting says what the check that deliveries to configs registered
@@ -168,6 +186,9 @@ func TestJSClientV03ToOurDualEcho(t *testing.T) {
 			}
 			for _, s := range run.steps {
 				t.Run(s.Scenario+"/"+s.Step, func(t *testing.T) {
+					if why, known := jsClientKnown[b][s.Step]; known {
+						t.Skip("known: " + why)
+					}
 					if why, known := jsDeviations[b][s.Step]; known {
 						if s.OK {
 							t.Errorf("passes now although %s (deviation gone?)", why)
@@ -180,6 +201,9 @@ func TestJSClientV03ToOurDualEcho(t *testing.T) {
 				})
 			}
 			t.Run("push-delivery", func(t *testing.T) {
+				if why, known := jsClientKnown[b]["push-delivery"]; known {
+					t.Skip("known: " + why)
+				}
 				created, ok := run.step("create-push-config")
 				if !ok || !created.OK {
 					t.Fatalf("the push scenario did not create its config: %+v", created)
@@ -237,12 +261,17 @@ func jsV03Quirks(binding string) peerQuirks {
 	}
 }
 
+// jsRESTErrorBody: the JS SDK's v0.3 REST server answers errors with HTTP
+// 400 and a body of the top-level JSON-RPC code and message
+// ({"code": -32002, "message": …}); compat/a2av03's HTTP+JSON client reads
+// only the google.rpc.Status body and so takes the status's
+// InvalidParams (404's TaskNotFound reads right).
+const jsRESTErrorBody = "issue 25: compat/a2av03's HTTP+JSON client does not read the JS SDK's v0.3 REST error body " +
+	"({\"code\": -32002, \"message\": …}) and reports HTTP 400's InvalidParams"
+
 // ourJSWaiting: like jsWaiting, for a2agen's clients against the JS SDK's
 // v0.3 server.
-var ourJSWaiting = map[string]string{
-	"HTTP+JSON": "issue 25: compat/a2av03's HTTP+JSON client transport does not yet speak the ProtoJSON form of the v0.3 proto " +
-		"that the JS SDK's v0.3 REST server reads",
-}
+var ourJSWaiting = map[string]string{}
 
 // TestOurV03ClientsToJSServer drives the official JS SDK serving A2A v0.3
 // only (jspeer/server.mjs: its legacyCompat JSON-RPC and HTTP+JSON
@@ -269,7 +298,14 @@ func TestOurV03ClientsToJSServer(t *testing.T) {
 			if got, v := c.Interface.GetProtocolBinding(), c.Interface.GetProtocolVersion(); got != b || v != "0.3" {
 				t.Fatalf("Discover chose %s %s, want %s 0.3", got, v, b)
 			}
-			runEchoContract(t, b, c, hook, jsV03Quirks(b))
+			q := jsV03Quirks(b)
+			if b == "HTTP+JSON" {
+				q.known = map[string]string{
+					"Errors/CancelTask-terminal": jsRESTErrorBody, "Errors/SendMessage-terminal-task": jsRESTErrorBody,
+					"Errors/SubscribeToTask-terminal": jsRESTErrorBody,
+				}
+			}
+			runEchoContract(t, b, c, hook, q)
 		})
 	}
 }

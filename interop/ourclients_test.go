@@ -3,6 +3,7 @@ package interop
 import (
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -67,6 +68,11 @@ type peerQuirks struct {
 	// subscribeWithoutSnapshot: a v0.3 server that starts a resubscription
 	// with the next event, not with the Task (v0.3 asks for no snapshot).
 	subscribeWithoutSnapshot bool
+	// known: checks of runEchoContract (by subtest name below the binding,
+	// e.g. "Errors/CancelTask-terminal") that are skipped, with the reason:
+	// a failure on a2agen's side that issue 25 has still to fix, or a
+	// deviation of the peer that a2agen does not work around.
+	known map[string]string
 }
 
 // sdkQuirks is how the SDK v2.4.0 server answers (v2.3.1's REST server
@@ -122,7 +128,18 @@ func TestOurClientsToSDKServer(t *testing.T) {
 
 // runEchoContract checks the examples/echo contract through client c.
 func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hook *webhook, quirks peerQuirks) {
-	t.Run("SendMessage/hello", func(t *testing.T) {
+	// Each check is a subtest; one listed in quirks.known is skipped,
+	// saying why.
+	tRun := func(t *testing.T, name string, f func(t *testing.T)) {
+		t.Helper()
+		t.Run(name, func(t *testing.T) {
+			if why, ok := quirks.known[t.Name()[strings.Index(t.Name(), "/"+binding+"/")+len(binding)+2:]]; ok {
+				t.Skip("known: " + why)
+			}
+			f(t)
+		})
+	}
+	tRun(t, "SendMessage/hello", func(t *testing.T) {
 		task := sendTask(t, c, stepContext(t), &a2av1.SendMessageRequest{Message: userMessage("hello")})
 		wantState(t, task, a2av1.TaskState_TASK_STATE_COMPLETED)
 		wantArtifacts(t, task, "Echo: hello")
@@ -130,7 +147,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 			t.Error("task has no contextId")
 		}
 	})
-	t.Run("SendMessage/message", func(t *testing.T) {
+	tRun(t, "SendMessage/message", func(t *testing.T) {
 		resp, err := c.SendMessage(stepContext(t), &a2av1.SendMessageRequest{Message: userMessage("message hi there")})
 		if err != nil {
 			t.Fatal(err)
@@ -143,7 +160,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 			t.Errorf("message role %s text %q contextId %q, want ROLE_AGENT, %q and a contextId", m.GetRole(), partsText(m.GetParts()), m.GetContextId(), "Echo: message hi there")
 		}
 	})
-	t.Run("SendMessage/contextId-kept", func(t *testing.T) {
+	tRun(t, "SendMessage/contextId-kept", func(t *testing.T) {
 		m := userMessage("hello context")
 		m.ContextId = "interop-" + newID()
 		task := sendTask(t, c, stepContext(t), &a2av1.SendMessageRequest{Message: m})
@@ -151,7 +168,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 			t.Errorf("contextId %q, want the client's %q", task.GetContextId(), m.GetContextId())
 		}
 	})
-	t.Run("SendMessage/input-then-follow-up", func(t *testing.T) {
+	tRun(t, "SendMessage/input-then-follow-up", func(t *testing.T) {
 		ctx := stepContext(t)
 		task := sendTask(t, c, ctx, &a2av1.SendMessageRequest{Message: userMessage("input")})
 		wantState(t, task, a2av1.TaskState_TASK_STATE_INPUT_REQUIRED)
@@ -166,7 +183,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 		wantArtifacts(t, done, "Echo: more words")
 	})
 	for word, want := range map[string]a2av1.TaskState{"fail": a2av1.TaskState_TASK_STATE_FAILED, "reject": a2av1.TaskState_TASK_STATE_REJECTED} {
-		t.Run("SendMessage/"+word, func(t *testing.T) {
+		tRun(t, "SendMessage/"+word, func(t *testing.T) {
 			task := sendTask(t, c, stepContext(t), &a2av1.SendMessageRequest{Message: userMessage(word)})
 			wantState(t, task, want)
 			if partsText(task.GetStatus().GetMessage().GetParts()) == "" {
@@ -174,7 +191,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 			}
 		})
 	}
-	t.Run("SendMessage/returnImmediately", func(t *testing.T) {
+	tRun(t, "SendMessage/returnImmediately", func(t *testing.T) {
 		task := sendTask(t, c, stepContext(t), &a2av1.SendMessageRequest{
 			Message:       userMessage("slow 300"),
 			Configuration: &a2av1.SendMessageConfiguration{ReturnImmediately: true},
@@ -187,7 +204,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 		wantArtifacts(t, done, "Echo: slow 300")
 	})
 
-	t.Run("GetTask+ListTasks", func(t *testing.T) {
+	tRun(t, "GetTask+ListTasks", func(t *testing.T) {
 		ctx := stepContext(t)
 		contextID := "interop-list-" + newID()
 		var tasks []*a2av1.Task
@@ -277,7 +294,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 		}
 	})
 
-	t.Run("CancelTask", func(t *testing.T) {
+	tRun(t, "CancelTask", func(t *testing.T) {
 		ctx := stepContext(t)
 		task := sendTask(t, c, ctx, &a2av1.SendMessageRequest{
 			Message:       userMessage("slow 10000"),
@@ -292,7 +309,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 		}
 	})
 
-	t.Run("SendStreamingMessage/stream-5", func(t *testing.T) {
+	tRun(t, "SendStreamingMessage/stream-5", func(t *testing.T) {
 		events, err := collect(c.SendStreamingMessage(stepContext(t), &a2av1.SendMessageRequest{Message: userMessage("stream 5")}))
 		if err != nil {
 			t.Fatalf("stream ended with %v after %q", err, describeEvents(events))
@@ -301,14 +318,14 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 			"artifact:chunk 1/5;", "artifact+:chunk 2/5;", "artifact+:chunk 3/5;", "artifact+:chunk 4/5;", "artifact+:chunk 5/5;[last]",
 			"status:COMPLETED")
 	})
-	t.Run("SendStreamingMessage/message", func(t *testing.T) {
+	tRun(t, "SendStreamingMessage/message", func(t *testing.T) {
 		events, err := collect(c.SendStreamingMessage(stepContext(t), &a2av1.SendMessageRequest{Message: userMessage("message streamed")}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		wantSequence(t, events, "message:Echo: message streamed")
 	})
-	t.Run("SubscribeToTask/two-subscribers", func(t *testing.T) {
+	tRun(t, "SubscribeToTask/two-subscribers", func(t *testing.T) {
 		ctx := stepContext(t)
 		task := sendTask(t, c, ctx, &a2av1.SendMessageRequest{
 			Message:       userMessage("slow 1500"),
@@ -347,7 +364,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 		}
 	})
 
-	t.Run("PushNotificationConfigs", func(t *testing.T) {
+	tRun(t, "PushNotificationConfigs", func(t *testing.T) {
 		ctx := stepContext(t)
 		task := sendTask(t, c, ctx, &a2av1.SendMessageRequest{
 			Message:       userMessage("slow 1500"),
@@ -382,7 +399,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 		}
 	})
 
-	t.Run("GetExtendedAgentCard", func(t *testing.T) {
+	tRun(t, "GetExtendedAgentCard", func(t *testing.T) {
 		card, err := c.GetExtendedAgentCard(stepContext(t), &a2av1.GetExtendedAgentCardRequest{})
 		if err != nil {
 			t.Fatal(err)
@@ -392,7 +409,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 		}
 	})
 
-	t.Run("Errors", func(t *testing.T) {
+	tRun(t, "Errors", func(t *testing.T) {
 		ctx := stepContext(t)
 		unknown := "interop-no-such-task-" + newID()
 		done := sendTask(t, c, ctx, &a2av1.SendMessageRequest{Message: userMessage("hello")})
@@ -427,7 +444,7 @@ func runEchoContract(t *testing.T, binding string, c a2av1.A2AServiceClient, hoo
 				return err
 			}, quirks.missingPushConfig},
 		} {
-			t.Run(tc.name, func(t *testing.T) {
+			tRun(t, tc.name, func(t *testing.T) {
 				if err := tc.call(); !errors.Is(err, tc.want) {
 					t.Errorf("error %v, want %v", err, tc.want)
 				}

@@ -2,7 +2,6 @@ package interop
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -33,27 +32,7 @@ var v03Deviations = map[string]map[string]bool{
 // v03Waiting names the runs of an SDK build and binding that wait for
 // a2agen's side of issue 25 and are skipped until it lands, with what they
 // wait for.
-var v03Waiting = map[string]string{
-	"v2.4.0 HTTP+JSON": "issue 25: examples/echo --v03 does not yet read or answer the ProtoJSON form of the v0.3 proto, " +
-		"which the SDK's v0.3 HTTP+JSON client speaks since v2.4 (it answers 400 \"message.kind: missing\")",
-}
-
-// errorDataConflict names the one known failure of the SDK's v0.3 JSON-RPC
-// client against examples/echo --v03, by its symptom: since issue 25 the
-// v0.3 JSON-RPC surface sends error.data as the google.rpc.ErrorInfo object,
-// which the Go SDK's v0.3 line (a2a-go v0.3.x) and the JS SDK read, but the
-// v2 SDK's v0.3 compat layer (a2acompat/a2av0, v2.3.1 and v2.4.0) decodes
-// error.data into the v1.0 details array (internal/jsonrpc: Data
-// []*errordetails.Typed) and so reads no typed error at all. One form cannot
-// serve both readers (the v2 layer sends A2A-Version: 0.3, the v0.3 line no
-// A2A-Version: a server could choose by that header). "" for every other
-// outcome, so any other failure of such a step still fails.
-func errorDataConflict(binding string, s stepReport) string {
-	if binding == "JSONRPC" && !s.OK && strings.Contains(s.Error, "cannot unmarshal object into Go struct field Error.error.data") {
-		return "known conflict (issue 25): error.data is the v0.3 object form, which this SDK's v0.3 JSON-RPC layer cannot decode (it reads the v1.0 array): " + s.Error
-	}
-	return ""
-}
+var v03Waiting = map[string]string{}
 
 // skipIfWaiting skips a run listed in v03Waiting.
 func skipIfWaiting(t *testing.T, waiting map[string]string, key string) {
@@ -89,9 +68,6 @@ func TestSDKV03ClientToOurDualEcho(t *testing.T) {
 				}
 				for _, s := range run.steps {
 					t.Run(s.Scenario+"/"+s.Step, func(t *testing.T) {
-						if why := errorDataConflict(b, s); why != "" {
-							t.Skip(why)
-						}
 						if !s.OK && !v03Deviations[b][s.Step] {
 							t.Errorf("%s: %s (error reason %q: %s; fields %v)", s.Op, s.Problem, s.Reason, s.Error, s.Fields)
 						}

@@ -201,7 +201,9 @@ type Page struct {
 type Tasks interface {
 	// CreateTask stores a new task with its push configs and queues its
 	// events for them, atomically. ErrExists when the tenant already has the
-	// id; ErrInvalidTransition for a malformed snapshot.
+	// id; ErrInvalidTransition for a malformed snapshot; ErrInvalidKey for a
+	// tenant, id, context id, owner or push config id no store can hold
+	// (CheckCreation).
 	CreateTask(ctx context.Context, c Creation) (Record, error)
 	// Task returns the current record. ErrNotFound.
 	Task(ctx context.Context, tenant, id string) (Record, error)
@@ -276,7 +278,8 @@ type PushConfigs interface {
 	// cfg.Id must be set), replacing a config with the same id; deliveries
 	// of that config still pending go to the new config's webhook, in the
 	// form they were queued in (their Delivery.ProtocolVersion). The task
-	// must exist (ErrNotFound).
+	// must exist (ErrNotFound); an id no store can hold is ErrInvalidKey
+	// (CheckPushConfig).
 	SavePushConfig(ctx context.Context, tenant string, cfg PushConfig) error
 	// PushConfig returns one config with its protocol version. ErrNotFound.
 	PushConfig(ctx context.Context, tenant, taskID, id string) (PushConfig, error)

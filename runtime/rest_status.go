@@ -70,6 +70,10 @@ func marshalStatus(e *Error, httpStatus int, now time.Time) []byte {
 // document, an RFC 7807 problem document, or a looser {"error":"text"}.
 type restErrorBody struct {
 	Error json.RawMessage `json:"error"`
+	// A JSON-RPC error object at the top level (the v0.3 REST body of the
+	// JS SDK); Code is not a JSON-RPC code when not negative.
+	Code    json.RawMessage `json:"code"`
+	Message json.RawMessage `json:"message"`
 	// RFC 7807 members (application/problem+json), which A2A §6.4/§6.5
 	// examples show; status is the HTTP status there.
 	Type   string `json:"type"`
@@ -86,9 +90,12 @@ type restStatusBody struct {
 
 // decodeRESTError rebuilds an *Error from an error answer, whatever its
 // Content-Type: a Status document is decoded by its ErrorInfo reason (A2A
-// domain), then by its gRPC status name, then by the HTTP status; an RFC 7807
-// problem document and anything else are mapped by the HTTP status, keeping
-// the detail (or a snippet of the body) as the message.
+// domain), then by its gRPC status name, then by the HTTP status; a body
+// without one whose top-level code is a JSON-RPC error code (what the A2A
+// v0.3 REST servers of the JS SDK send: {"code":-32001,"message":…}) is
+// decoded as that JSON-RPC error; an RFC 7807 problem document and anything
+// else are mapped by the HTTP status, keeping the detail (or a snippet of
+// the body) as the message.
 func decodeRESTError(httpStatus int, statusText string, body []byte) *Error {
 	doc := bytes.TrimSpace(body)
 	if len(doc) > 0 && doc[0] == '{' {
@@ -96,6 +103,11 @@ func decodeRESTError(httpStatus int, statusText string, body []byte) *Error {
 		if json.Unmarshal(doc, &b) == nil {
 			if e := decodeStatusMember(httpStatus, b.Error); e != nil {
 				return e
+			}
+			if n, err := strconv.ParseInt(string(bytes.TrimSpace(b.Code)), 10, 64); err == nil && n < 0 {
+				if _, ok := jsonString(b.Message); ok {
+					return decodeJSONRPCError(doc)
+				}
 			}
 			if b.Title != "" || b.Detail != "" || b.Type != "" {
 				msg := b.Detail

@@ -66,6 +66,12 @@ func TestDecodeRESTErrorFallbacks(t *testing.T) {
 		{"not JSON", 500, `<html>oops</html>`, CodeInternal, "HTTP 500 Internal Server Error: <html>oops</html>"},
 		{"empty", 503, ``, CodeInternal, "HTTP 503 Service Unavailable"},
 		{"error not an object", 400, `{"error":[1]}`, CodeInvalidParams, `HTTP 400 Bad Request: {"error":[1]}`},
+		// The A2A v0.3 REST body of the JS SDK: a JSON-RPC error at the top level.
+		{"top-level JSON-RPC code", 400, `{"code":-32002,"message":"Task not cancelable: t"}`, CodeTaskNotCancelable, "Task not cancelable: t"},
+		{"top-level JSON-RPC code with data", 404, `{"code":-32001,"message":"m","data":{"taskId":"t"}}`, CodeTaskNotFound, "m"},
+		{"top-level code and the Status: the Status wins", 404, `{"code":-32603,"message":"m","error":{"code":404,"status":"NOT_FOUND","message":"s"}}`, CodeTaskNotFound, "s"},
+		{"top-level HTTP code is no JSON-RPC code", 409, `{"code":409,"message":"m"}`, CodeFromHTTPStatus(409), `HTTP 409 Conflict: {"code":409,"message":"m"}`},
+		{"problem with a string code", 404, `{"code":"E1","title":"Not Found","detail":"d"}`, CodeTaskNotFound, "d"},
 	}
 	for _, tt := range tests {
 		got := decodeRESTError(tt.status, "", []byte(tt.body))

@@ -57,8 +57,9 @@ import (
 // It is a runtime HTTP+JSON transport underneath, so opts (HTTP client and
 // middleware, headers, interceptors, limits) apply as to a v1.0 one; it sends
 // A2A-Version 0.3 unless opts say otherwise. Errors are the agent's
-// google.rpc.Status (or problem, or text) answers as *runtime.Error, also
-// when one ends a stream; an answer that is not a valid v0.3 shape is
+// google.rpc.Status (the Go SDK's), top-level JSON-RPC {"code","message"}
+// (the JS SDK's v0.3 REST server), problem or text answers as
+// *runtime.Error, also when one ends a stream; an answer that is not a valid v0.3 shape is
 // InvalidAgentResponse naming the field. ListTasks has no v0.3 rpc: it is
 // UnsupportedOperation without a call.
 func NewRESTClientTransport(baseURL string, opts ...runtime.ClientOption) runtime.ClientTransport {
@@ -284,15 +285,22 @@ func readRESTPushConfigList(raw json.RawMessage, taskID string) (proto.Message, 
 	return out, nil
 }
 
-// restEventToV1 reads one v0.3 SSE event: a result by its kind, or an
-// {"error":{…}} document ending the stream with that error.
+// restEventToV1 reads one v0.3 SSE event: a result or event of either
+// form, or an error document ending the stream with that error: an
+// {"error":{…}} Status (the Go SDK's), or a top-level JSON-RPC
+// {"code","message"} (the JS SDK's, sent as "event: error").
 func restEventToV1(raw json.RawMessage) (*a2av1.StreamResponse, error) {
 	var head struct {
-		Kind  string          `json:"kind"`
-		Error json.RawMessage `json:"error"`
+		Kind    string          `json:"kind"`
+		Error   json.RawMessage `json:"error"`
+		Code    json.RawMessage `json:"code"`
+		Message json.RawMessage `json:"message"`
 	}
-	if json.Unmarshal(raw, &head) == nil && head.Kind == "" && len(head.Error) > 0 && string(head.Error) != "null" {
-		return nil, runtime.DecodeRESTError(http.StatusInternalServerError, raw)
+	if json.Unmarshal(raw, &head) == nil && head.Kind == "" {
+		_, textMessage := jsonStringValue(head.Message)
+		if (len(head.Error) > 0 && string(head.Error) != "null") || (len(head.Code) > 0 && textMessage) {
+			return nil, runtime.DecodeRESTError(http.StatusInternalServerError, raw)
+		}
 	}
 	kind, err := eventAsKind(raw, "event")
 	if err != nil {
@@ -541,4 +549,13 @@ func isA2AError(body []byte) bool {
 		}
 	}
 	return false
+}
+
+// jsonStringValue is raw as a JSON string, and whether it is one.
+func jsonStringValue(raw json.RawMessage) (string, bool) {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
 }

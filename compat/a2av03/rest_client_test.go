@@ -339,3 +339,84 @@ func TestRESTClientURLEndingInV1(t *testing.T) {
 		t.Errorf("requests = %q", paths)
 	}
 }
+
+// TestRESTClientTransportJSSDKServer: against an agent shaped like the JS
+// SDK 1.3's v0.3 REST server (ProtoJSON answers, 201 for message:send and
+// the create, errors as a top-level JSON-RPC {"code","message"}, a stream's
+// error as "event: error") the transport reads every answer and types every
+// error.
+func TestRESTClientTransportJSSDKServer(t *testing.T) {
+	const pjTask = `{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a1","parts":[{"text":"Echo: hello"}]}]}`
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		jsError := func(status, code int, msg string) {
+			w.WriteHeader(status)
+			fmt.Fprintf(w, `{"code":%d,"message":%q}`, code, msg)
+		}
+		switch r.Method + " " + r.URL.Path {
+		case "POST /v1/message:send":
+			var p map[string]any
+			if json.Unmarshal(body, &p) != nil || p["message"].(map[string]any)["content"] == nil {
+				t.Errorf("message:send body %s, want ProtoJSON", body)
+			}
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprint(w, `{"task":`+pjTask+`}`)
+		case "GET /v1/tasks/t1":
+			fmt.Fprint(w, pjTask)
+		case "GET /v1/tasks/missing":
+			jsError(404, -32001, "Task not found: missing")
+		case "POST /v1/tasks/t1:cancel":
+			jsError(400, -32002, "Task not cancelable: t1")
+		case "POST /v1/tasks/t1/pushNotificationConfigs":
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprint(w, `{"name":"tasks/t1/pushNotificationConfigs/p1","pushNotificationConfig":{"id":"p1","url":"http://127.0.0.1:9/hook"}}`)
+		case "GET /v1/tasks/t1/pushNotificationConfigs":
+			fmt.Fprint(w, `{"configs":[{"name":"tasks/t1/pushNotificationConfigs/p1","pushNotificationConfig":{"id":"p1","url":"http://127.0.0.1:9/hook"}}],"nextPageToken":""}`)
+		case "POST /v1/message:stream":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"statusUpdate\":{\"taskId\":\"t1\",\"contextId\":\"c1\",\"status\":{\"state\":\"TASK_STATE_WORKING\"}}}\n\n"+
+				"event: error\ndata: {\"code\":-32004,\"message\":\"no more\"}\n\n")
+		default:
+			jsError(404, -32601, "no route "+r.URL.Path)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	c := a2av1.NewA2AServiceClient(a2av03.NewRESTClientTransport(hs.URL))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	resp, err := c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello")))
+	if err != nil || resp.GetTask().GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED ||
+		resp.GetTask().GetArtifacts()[0].GetParts()[0].GetText() != "Echo: hello" {
+		t.Fatalf("SendMessage: %v %v", resp, err)
+	}
+	if task, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: "t1"}); err != nil || task.GetId() != "t1" {
+		t.Fatalf("GetTask: %v %v", task, err)
+	}
+	if _, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: "missing"}); codeOf(err) != runtime.CodeTaskNotFound {
+		t.Fatalf("GetTask missing: %v, want TaskNotFound", err)
+	}
+	if _, err := c.CancelTask(ctx, &a2av1.CancelTaskRequest{Id: "t1"}); codeOf(err) != runtime.CodeTaskNotCancelable {
+		t.Fatalf("CancelTask: %v, want TaskNotCancelable", err)
+	}
+	cfg, err := c.CreateTaskPushNotificationConfig(ctx, &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p1", Url: "http://127.0.0.1:9/hook"})
+	if err != nil || cfg.GetTaskId() != "t1" || cfg.GetId() != "p1" {
+		t.Fatalf("CreateTaskPushNotificationConfig: %v %v", cfg, err)
+	}
+	list, err := c.ListTaskPushNotificationConfigs(ctx, &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: "t1"})
+	if err != nil || len(list.GetConfigs()) != 1 || list.GetConfigs()[0].GetTaskId() != "t1" {
+		t.Fatalf("ListTaskPushNotificationConfigs: %v %v", list, err)
+	}
+	var got []string
+	for e, err := range c.SendStreamingMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("x"))) {
+		if err != nil {
+			got = append(got, "error:"+codeOf(err).String())
+			break
+		}
+		got = append(got, e.GetStatusUpdate().GetStatus().GetState().String())
+	}
+	if want := "TASK_STATE_WORKING error:" + runtime.CodeUnsupportedOperation.String(); strings.Join(got, " ") != want {
+		t.Fatalf("stream %q, want %q", got, want)
+	}
+}

@@ -40,6 +40,7 @@ var limitUsage = map[string]string{
 	"MaxMessageBytes":             "protobuf size of a client message; larger ones are refused (InvalidParams)",
 	"MaxTerminalTasksPerOwner":    "finished tasks kept of one owner (anonymous callers together are one), its oldest removed first (the memory store)",
 	"MaxInterruptedTasksPerOwner": "tasks of one owner waiting for input (INPUT_REQUIRED, AUTH_REQUIRED), the one waiting longest removed first (the memory store)",
+	"MaxBytesPerOwner":            "bytes of one owner's finished and waiting tasks (anonymous callers together are one), its oldest finished task removed first (the memory store)",
 	"MaxTaskBytes":                "protobuf size of a task's history and artifacts; a client message that would take it beyond is refused (InvalidParams)",
 }
 

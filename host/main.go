@@ -186,7 +186,7 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 	cfg.Listen = listen.wrap(cfg.Listen)
 	cfg.Limits = limits
 	if cfg.Store != nil {
-		for _, n := range []string{"store", "terminal-task-ttl", "max-terminal-tasks", "interrupted-task-ttl", "max-terminal-tasks-per-owner", "max-interrupted-tasks-per-owner"} {
+		for _, n := range []string{"store", "terminal-task-ttl", "max-terminal-tasks", "interrupted-task-ttl", "max-terminal-tasks-per-owner", "max-interrupted-tasks-per-owner", "max-bytes-per-owner"} {
 			switch {
 			case given[n]:
 				fmt.Fprintf(stderr, "%s: -store, -terminal-task-ttl, -max-terminal-tasks, -interrupted-task-ttl and the per-owner task maximums do not apply: the program keeps its tasks in its own store\n", name)
@@ -224,7 +224,8 @@ func Main(ctx context.Context, name string, cfg Config, args []string, stdout, s
 		l := cfg.Limits.withDefaults()
 		st, err := storeurl.Open(ctx, storeURL, storeurl.Options{TerminalTaskTTL: *ttl, MaxTerminalTasks: *maxTerminal,
 			InterruptedTaskTTL: off(l.InterruptedTaskTTL), Logger: cfg.Logger,
-			MaxTerminalTasksPerOwner: max(l.MaxTerminalTasksPerOwner, 0), MaxInterruptedTasksPerOwner: max(l.MaxInterruptedTasksPerOwner, 0)})
+			MaxTerminalTasksPerOwner: max(l.MaxTerminalTasksPerOwner, 0), MaxInterruptedTasksPerOwner: max(l.MaxInterruptedTasksPerOwner, 0),
+			MaxBytesPerOwner: max(l.MaxBytesPerOwner, 0)})
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v%s\n", name, err, envNote(fromEnv, "store"))
 			return 1

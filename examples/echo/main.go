@@ -174,7 +174,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	st, err := storeurl.Open(ctx, cfg.store, storeurl.Options{TerminalTaskTTL: cfg.terminalTaskTTL, MaxTerminalTasks: cfg.maxTerminalTasks,
 		InterruptedTaskTTL:          cfg.interruptedTaskTTL,
 		MaxTerminalTasksPerOwner:    host.DefaultMaxTerminalTasksPerOwner,
-		MaxInterruptedTasksPerOwner: host.DefaultMaxInterruptedTasksPerOwner})
+		MaxInterruptedTasksPerOwner: host.DefaultMaxInterruptedTasksPerOwner,
+		MaxBytesPerOwner:            host.DefaultMaxBytesPerOwner})
 	if err != nil {
 		return err // names the store and says what is wrong
 	}

@@ -37,7 +37,10 @@ const (
 // such message was kept. Each must be refused, naming the limit
 // (MaxJSONValues before decoding, or MaxPartsPerMessage after), the
 // process's peak RSS must stay under manyPartsRSSBound, and the agent must
-// still serve. Bounded in count (and by a deadline); runs with
+// still serve. Then it sends as many messages of one 3.9 MB part, within
+// every budget: they are accepted, and MaxBytesPerOwner keeps what
+// anonymous callers leave behind bounded, under the same RSS bound.
+// Bounded in count (and by a deadline); runs with
 // A2AGEN_SOAK like TestSoak (make soak), or alone with
 // A2AGEN_SOAK_PARTS=1.
 func TestSoakManyParts(t *testing.T) {
@@ -121,10 +124,32 @@ func TestSoakManyParts(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	_, refusedPeak := procMemory(t, p.Pid())
+
+	// Then as many messages of one 3.9 MB part, within every budget:
+	// accepted and echoed, and kept as finished tasks until
+	// MaxBytesPerOwner (anonymous callers together) removes the oldest.
+	accepted := strings.Repeat("z", 3_900_000)
+	for i := range 2 {
+		wg.Go(func() {
+			c := grpcClient
+			if i == 1 {
+				c = p.Client(t, runtime.BindingJSONRPC)
+			}
+			for range manyPartsRequests / 2 {
+				resp, err := c.SendMessage(ctx, &a2av1.SendMessageRequest{Message: proctest.UserMessage(accepted)})
+				if err != nil || resp.GetTask().GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED {
+					t.Errorf("a 3.9 MB message within the budgets: %v, %v", resp.GetTask().GetStatus().GetState(), err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 
 	rss, peak := procMemory(t, p.Pid())
-	t.Logf("%d many-part requests of about %d MiB, 4 clients: echo RSS idle %d MiB, after %d MiB, peak %d MiB",
-		manyPartsRequests, manyPartsBytes>>20, idle>>20, rss>>20, peak>>20)
+	t.Logf("%d many-part requests of about %d MiB, 4 clients, then %d accepted messages of 3.9 MB, 2 clients: echo RSS idle %d MiB, peak through the refused %d MiB, after all %d MiB, peak %d MiB",
+		manyPartsRequests, manyPartsBytes>>20, manyPartsRequests, idle>>20, refusedPeak>>20, rss>>20, peak>>20)
 	if peak > manyPartsRSSBound {
 		t.Errorf("echo's peak RSS %d MiB exceeds the documented %d MiB", peak>>20, manyPartsRSSBound>>20)
 	}

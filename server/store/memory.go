@@ -83,6 +83,7 @@ type Memory struct {
 
 	// Retention per owner (memory_owners.go); guarded by mu.
 	maxTerminalPerOwner, maxWaitingPerOwner int
+	maxBytesPerOwner                        int64
 	owners                                  map[string]*ownerTasks
 	ownersByEnded                           ownerBuckets
 	nEnded                                  int // terminal tasks counted against their owners
@@ -123,6 +124,7 @@ type memEntry struct {
 	gone                         bool
 	countedEnded, countedWaiting bool
 	waitSeq                      uint32
+	bytes                        int64 // its size as counted against its owner (WithMaxBytesPerOwner)
 	// Where the task sits in the listing indexes (memory_index.go): its
 	// cursor, the context and state it is indexed under, and its nodes
 	// there (reused when it moves). Guarded by Memory.mu.
@@ -348,11 +350,11 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 		m.mu.Lock()
 		m.endedLocked(u.Tenant, u.Task.GetId(), e)
 		m.mu.Unlock()
-	case (m.interruptedTTL > 0 || m.maxWaitingPerOwner > 0) && IsInterrupted(to) && (!IsInterrupted(from) || !cur.Task.GetStatus().GetTimestamp().AsTime().Equal(u.Task.GetStatus().GetTimestamp().AsTime())):
+	case (m.interruptedTTL > 0 || m.tracksWaiting()) && IsInterrupted(to) && (!IsInterrupted(from) || !cur.Task.GetStatus().GetTimestamp().AsTime().Equal(u.Task.GetStatus().GetTimestamp().AsTime())):
 		m.mu.Lock()
 		m.interruptedLocked(u.Tenant, u.Task.GetId(), e)
 		m.mu.Unlock()
-	case m.maxWaitingPerOwner > 0 && IsInterrupted(from) && !IsInterrupted(to):
+	case m.tracksWaiting() && IsInterrupted(from) && !IsInterrupted(to):
 		m.mu.Lock()
 		m.uncountWaitingLocked(e) // resumed
 		m.mu.Unlock()

@@ -1,5 +1,7 @@
 package store
 
+import "google.golang.org/protobuf/proto"
+
 // Retention per owner in the in-memory store (issue 26): one owner — one
 // Record.Owner, across tenants; the empty owner is every anonymous caller
 // together — cannot make the store drop the tasks of another.
@@ -11,6 +13,9 @@ package store
 //   - Interrupted tasks (INPUT_REQUIRED, AUTH_REQUIRED): over
 //     WithMaxInterruptedTasksPerOwner, the owner's task interrupted longest
 //     ago goes.
+//   - Bytes: over WithMaxBytesPerOwner (the protobuf sizes of the owner's
+//     terminal and interrupted tasks), its oldest terminal task goes, then
+//     the one it left waiting longest ago.
 //
 // Each owner keeps its finished and its interrupted tasks in queues, in the
 // order they ended or were interrupted; entries of tasks removed otherwise
@@ -36,6 +41,16 @@ func WithMaxInterruptedTasksPerOwner(n int) MemoryOption {
 	return func(m *Memory) { m.maxWaitingPerOwner = max(n, 0) }
 }
 
+// WithMaxBytesPerOwner bounds the bytes (protobuf size, taken when the
+// task ended or was interrupted) of one owner's terminal and interrupted
+// tasks together: over it, the owner's oldest terminal task is removed, or,
+// when it has none left, the task it left waiting longest ago; the task
+// that just ended or was interrupted is kept, however large. Running tasks
+// do not count. n <= 0 (the default) sets no limit.
+func WithMaxBytesPerOwner(n int64) MemoryOption {
+	return func(m *Memory) { m.maxBytesPerOwner = max(n, 0) }
+}
+
 // ownerTasks is what the store keeps track of for one owner; guarded by
 // Memory.mu.
 type ownerTasks struct {
@@ -44,6 +59,7 @@ type ownerTasks struct {
 	nEnded  int        // how many of them are still stored
 	waiting endedQueue // its interrupted tasks, in the order they were interrupted
 	nWait   int        // how many of them are still stored and interrupted
+	bytes   int64      // the sizes of the tasks counted in nEnded and nWait
 }
 
 // ownerBuckets finds the owner with the most terminal tasks: owners by
@@ -90,8 +106,55 @@ func (b *ownerBuckets) largest() *ownerTasks {
 
 // tracksOwners reports whether the store counts tasks per owner.
 func (m *Memory) tracksOwners() bool {
-	return m.maxTerminal > 0 || m.maxTerminalPerOwner > 0 || m.maxWaitingPerOwner > 0
+	return m.maxTerminal > 0 || m.maxTerminalPerOwner > 0 || m.tracksWaiting()
 }
+
+// tracksWaiting reports whether the store counts interrupted tasks per
+// owner.
+func (m *Memory) tracksWaiting() bool { return m.maxWaitingPerOwner > 0 || m.maxBytesPerOwner > 0 }
+
+// sizeLocked is what the task of e counts against WithMaxBytesPerOwner.
+func (m *Memory) sizeLocked(e *memEntry) int64 {
+	if m.maxBytesPerOwner <= 0 {
+		return 0
+	}
+	return int64(proto.Size(e.rec.Load().Task))
+}
+
+// trimBytesLocked removes o's oldest terminal tasks, then the ones it left
+// waiting longest ago, but never keep, while o holds more than
+// WithMaxBytesPerOwner.
+func (m *Memory) trimBytesLocked(o *ownerTasks, keep *memEntry) {
+	for m.maxBytesPerOwner > 0 && o.bytes > m.maxBytesPerOwner {
+		if !m.evictOldestLocked(&o.ended, keep, func(t endedTask) bool { return !t.e.gone }) &&
+			!m.evictOldestLocked(&o.waiting, keep, waitingLive) {
+			return
+		}
+	}
+}
+
+// evictOldestLocked removes the task of the first live entry of q (live
+// tells), unless it is keep; false when there is none to remove.
+func (m *Memory) evictOldestLocked(q *endedQueue, keep *memEntry, live func(endedTask) bool) bool {
+	for q.len() > 0 {
+		f := q.front()
+		if !live(f) {
+			q.pop()
+			continue
+		}
+		if f.e == keep {
+			return false
+		}
+		q.pop()
+		m.removeLocked(f.tenant, f.id, f.e)
+		return true
+	}
+	return false
+}
+
+// waitingLive reports whether an entry of an owner's queue of interrupted
+// tasks still stands for an interrupted task.
+func waitingLive(t endedTask) bool { return !t.e.gone && t.e.countedWaiting && t.e.waitSeq == t.seq }
 
 // ownerLocked returns the owner's record, created when missing. Called
 // with m.mu held.
@@ -126,11 +189,14 @@ func (m *Memory) countEndedLocked(tenant, id string, e *memEntry) {
 	o.nEnded++
 	m.nEnded++
 	e.countedEnded = true
+	e.bytes = m.sizeLocked(e)
+	o.bytes += e.bytes
 	m.ownersByEnded.move(o, o.nEnded-1, o.nEnded)
 	if m.maxTerminalPerOwner > 0 {
 		for o.nEnded > m.maxTerminalPerOwner && m.evictEndedLocked(o) {
 		}
 	}
+	m.trimBytesLocked(o, e)
 	for m.maxTerminal > 0 && m.nEnded > m.maxTerminal {
 		if l := m.ownersByEnded.largest(); l == nil || !m.evictEndedLocked(l) {
 			break
@@ -166,6 +232,7 @@ func (m *Memory) uncountEndedLocked(e *memEntry) {
 		return
 	}
 	o.nEnded--
+	o.bytes -= e.bytes
 	m.ownersByEnded.move(o, o.nEnded+1, o.nEnded)
 	if o.ended.len() > 2*o.nEnded+64 {
 		o.ended.compact(func(t endedTask) bool { return !t.e.gone })
@@ -178,22 +245,19 @@ func (m *Memory) uncountEndedLocked(e *memEntry) {
 // longest ago while it has more than WithMaxInterruptedTasksPerOwner.
 // Called with m.mu held.
 func (m *Memory) countWaitingLocked(tenant, id string, e *memEntry) {
-	if m.maxWaitingPerOwner <= 0 || e.countedWaiting || e.gone {
+	if !m.tracksWaiting() || e.countedWaiting || e.gone {
 		return
 	}
 	o := m.ownerLocked(e.rec.Load().Owner)
 	e.waitSeq++
 	e.countedWaiting = true
+	e.bytes = m.sizeLocked(e)
+	o.bytes += e.bytes
 	o.waiting.push(endedTask{tenant: tenant, id: id, e: e, seq: e.waitSeq})
 	o.nWait++
-	for o.nWait > m.maxWaitingPerOwner && o.waiting.len() > 0 {
-		f := o.waiting.front()
-		o.waiting.pop()
-		if f.e.gone || !f.e.countedWaiting || f.e.waitSeq != f.seq {
-			continue
-		}
-		m.removeLocked(f.tenant, f.id, f.e)
+	for m.maxWaitingPerOwner > 0 && o.nWait > m.maxWaitingPerOwner && m.evictOldestLocked(&o.waiting, e, waitingLive) {
 	}
+	m.trimBytesLocked(o, e)
 }
 
 // uncountWaitingLocked takes the task of e off its owner's count of
@@ -209,8 +273,9 @@ func (m *Memory) uncountWaitingLocked(e *memEntry) {
 		return
 	}
 	o.nWait--
+	o.bytes -= e.bytes
 	if o.waiting.len() > 2*o.nWait+64 {
-		o.waiting.compact(func(t endedTask) bool { return !t.e.gone && t.e.countedWaiting && t.e.waitSeq == t.seq })
+		o.waiting.compact(waitingLive)
 	}
 	m.forgetOwnerLocked(o)
 }

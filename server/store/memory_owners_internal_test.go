@@ -19,7 +19,8 @@ import (
 func TestOwnerCountsStayExact(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(1, 2))
-	m := NewMemory(WithMaxTerminalTasks(40), WithMaxTerminalTasksPerOwner(25), WithMaxInterruptedTasksPerOwner(5), WithTerminalTaskTTL(time.Hour))
+	m := NewMemory(WithMaxTerminalTasks(40), WithMaxTerminalTasksPerOwner(25), WithMaxInterruptedTasksPerOwner(5), WithTerminalTaskTTL(time.Hour),
+		WithMaxBytesPerOwner(600))
 	owners := []string{"", "alice", "bob", "carol"}
 	states := []a2av1.TaskState{a2av1.TaskState_TASK_STATE_WORKING, a2av1.TaskState_TASK_STATE_INPUT_REQUIRED,
 		a2av1.TaskState_TASK_STATE_AUTH_REQUIRED, a2av1.TaskState_TASK_STATE_COMPLETED}
@@ -63,11 +64,14 @@ func TestOwnerCountsStayExact(t *testing.T) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	ended, waiting := map[string]int{}, map[string]int{}
+	ended, waiting, sizes := map[string]int{}, map[string]int{}, map[string]int64{}
 	total := 0
 	for _, tn := range m.tenants {
 		for _, e := range tn.tasks {
 			rec := e.rec.Load()
+			if e.countedEnded || e.countedWaiting {
+				sizes[rec.Owner] += e.bytes
+			}
 			switch st := rec.Task.GetStatus().GetState(); {
 			case IsTerminal(st):
 				ended[rec.Owner]++
@@ -90,6 +94,9 @@ func TestOwnerCountsStayExact(t *testing.T) {
 		}
 		if o.nEnded != ended[name] || o.nWait != waiting[name] || o.nEnded > 25 || o.nWait > 5 {
 			t.Errorf("owner %q: counted %d terminal, %d interrupted; stored %d, %d (caps 25, 5)", name, o.nEnded, o.nWait, ended[name], waiting[name])
+		}
+		if o.bytes != sizes[name] || o.bytes > 600 && o.nEnded+o.nWait > 1 {
+			t.Errorf("owner %q: counted %d bytes, its tasks %d (cap 600, kept beyond it only alone)", name, o.bytes, sizes[name])
 		}
 		if o.nEnded == 0 && o.nWait == 0 {
 			t.Errorf("owner %q kept with nothing counted", name)

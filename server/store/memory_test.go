@@ -76,16 +76,20 @@ func TestMemoryOwnerRetention(t *testing.T) {
 	plain := func(_ *testing.T, caps storetest.OwnerCaps) store.Store {
 		return store.NewMemory(store.WithMaxTerminalTasks(caps.MaxTerminal),
 			store.WithMaxTerminalTasksPerOwner(caps.MaxTerminalPerOwner),
-			store.WithMaxInterruptedTasksPerOwner(caps.MaxInterruptedPerOwner))
+			store.WithMaxInterruptedTasksPerOwner(caps.MaxInterruptedPerOwner),
+			store.WithMaxBytesPerOwner(caps.MaxBytesPerOwner))
 	}
 	storetest.RunOwnerRetention(t, plain)
 	storetest.RunOwnerCaps(t, plain)
+	storetest.RunOwnerBytes(t, plain)
 	// With TTLs too, the queue of the TTL and those of the owners agree.
 	withTTLs := func(_ *testing.T, caps storetest.OwnerCaps) store.Store {
 		return store.NewMemory(store.WithMaxTerminalTasks(caps.MaxTerminal), store.WithTerminalTaskTTL(time.Hour),
 			store.WithMaxTerminalTasksPerOwner(caps.MaxTerminalPerOwner), store.WithInterruptedTaskTTL(100*365*24*time.Hour), // the tasks' status times are in the past
-			store.WithMaxInterruptedTasksPerOwner(caps.MaxInterruptedPerOwner))
+			store.WithMaxInterruptedTasksPerOwner(caps.MaxInterruptedPerOwner),
+			store.WithMaxBytesPerOwner(caps.MaxBytesPerOwner))
 	}
 	storetest.RunOwnerRetention(t, withTTLs)
 	storetest.RunOwnerCaps(t, withTTLs)
+	storetest.RunOwnerBytes(t, withTTLs)
 }

@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/store"
 )
 
@@ -20,6 +24,9 @@ type OwnerCaps struct {
 	// MaxInterruptedPerOwner: INPUT_REQUIRED and AUTH_REQUIRED tasks of
 	// one owner.
 	MaxInterruptedPerOwner int
+	// MaxBytesPerOwner: the protobuf sizes of one owner's terminal and
+	// interrupted tasks together.
+	MaxBytesPerOwner int64
 }
 
 // FloodCap is the MaxTerminal of RunOwnerRetention's flood: the default of
@@ -122,6 +129,46 @@ func RunOwnerCaps(t *testing.T, newStore func(t *testing.T, caps OwnerCaps) stor
 		present(t, s, "anon-wait-1")
 		present(t, s, "anon-wait-3")
 	})
+}
+
+// RunOwnerBytes checks the cap on the bytes of one owner's terminal and
+// interrupted tasks (MaxBytesPerOwner): over it, the owner's oldest
+// terminal task goes, then the one it left waiting longest ago; the task
+// that just ended or was interrupted stays, however large, and other
+// owners keep theirs. newStore returns an empty store with the caps given.
+func RunOwnerBytes(t *testing.T, newStore func(t *testing.T, caps OwnerCaps) store.Store) {
+	sized := func(id string, state a2av1.TaskState, n int) *a2av1.Task {
+		task := newTask(id, "c", state, 0)
+		task.History = []*a2av1.Message{{MessageId: "m", Role: a2av1.Role_ROLE_USER,
+			Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: strings.Repeat("x", n)}}}}}
+		return task
+	}
+	size := int64(proto.Size(sized("anon-0", completed, 1000)))
+	s := newStore(t, OwnerCaps{MaxBytesPerOwner: 3*size - 1})
+	mustCreate(t, s, "", "alice", sized("alice-0", completed, 1000))
+	mustCreate(t, s, "", "alice", sized("alice-1", completed, 1000))
+	for i := range 4 {
+		mustCreate(t, s, "", "", sized(fmt.Sprintf("anon-%d", i), completed, 1000))
+	}
+	absent(t, s, "anon-0")
+	absent(t, s, "anon-1")
+	present(t, s, "anon-2")
+	present(t, s, "anon-3")
+	present(t, s, "alice-0")
+	present(t, s, "alice-1")
+	// Interrupted tasks count too; terminal ones go first.
+	mustCreate(t, s, "", "", sized("anon-wait-0", inputReq, 1000))
+	absent(t, s, "anon-2")
+	mustCreate(t, s, "", "", sized("anon-wait-1", inputReq, 1000))
+	absent(t, s, "anon-3")
+	present(t, s, "anon-wait-0")
+	present(t, s, "anon-wait-1")
+	// A task larger than the cap is kept, alone.
+	mustCreate(t, s, "", "", sized("anon-big", completed, 5000))
+	present(t, s, "anon-big")
+	absent(t, s, "anon-wait-0")
+	absent(t, s, "anon-wait-1")
+	present(t, s, "alice-1")
 }
 
 func present(t *testing.T, s store.Tasks, id string) { t.Helper(); presentIn(t, s, "", id) }

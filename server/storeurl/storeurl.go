@@ -77,6 +77,10 @@ type Options struct {
 	// The in-memory store only, for now: SQLite and PostgreSQL ignore them
 	// (docs/limits.md).
 	MaxTerminalTasksPerOwner, MaxInterruptedTasksPerOwner int
+	// MaxBytesPerOwner bounds the bytes of one owner's finished and
+	// interrupted tasks (store.WithMaxBytesPerOwner); 0 sets no limit. The
+	// in-memory store only, like the two above.
+	MaxBytesPerOwner int64
 	// Logger receives what a durable store reports in the background; nil
 	// leaves the store's default.
 	Logger *slog.Logger
@@ -140,7 +144,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (store.Store, error)
 	if opts.TerminalTaskTTL < 0 || opts.MaxTerminalTasks < 0 {
 		return nil, fail(errors.New("the terminal-task TTL and maximum must not be negative (0 means no bound)"))
 	}
-	if opts.MaxTerminalTasksPerOwner < 0 || opts.MaxInterruptedTasksPerOwner < 0 {
+	if opts.MaxTerminalTasksPerOwner < 0 || opts.MaxInterruptedTasksPerOwner < 0 || opts.MaxBytesPerOwner < 0 {
 		return nil, fail(errors.New("the per-owner task maximums must not be negative (0 means no bound)"))
 	}
 	if opts.InterruptedTaskTTL < 0 {
@@ -151,7 +155,8 @@ func Open(ctx context.Context, rawURL string, opts Options) (store.Store, error)
 		return store.NewMemory(store.WithTerminalTaskTTL(opts.TerminalTaskTTL), store.WithMaxTerminalTasks(opts.MaxTerminalTasks),
 			store.WithInterruptedTaskTTL(opts.InterruptedTaskTTL),
 			store.WithMaxTerminalTasksPerOwner(opts.MaxTerminalTasksPerOwner),
-			store.WithMaxInterruptedTasksPerOwner(opts.MaxInterruptedTasksPerOwner)), nil
+			store.WithMaxInterruptedTasksPerOwner(opts.MaxInterruptedTasksPerOwner),
+			store.WithMaxBytesPerOwner(opts.MaxBytesPerOwner)), nil
 	case kindSQLite:
 		sopts := []sqlite.Option{
 			sqlite.WithTerminalTaskTTL(opts.TerminalTaskTTL),

@@ -241,3 +241,78 @@ func TestDeviation_V03CardSchemesUnderV03Names(t *testing.T) {
 		t.Errorf("card %s: want supportedInterfaces and the bearer scheme's v1.0 form under \"http\", not \"httpAuthSecurityScheme\" (deviation gone?)", doc)
 	}
 }
+
+// postV03 posts a JSON body to a v0.3 HTTP+JSON route with A2A-Version 0.3.
+func postV03(t *testing.T, url, body string) rawResponse {
+	t.Helper()
+	ctx := stepContext(t)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("A2A-Version", "0.3")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return rawResponse{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: b}
+}
+
+// v03RESTTask sends "hello" in the ProtoJSON form of the v0.3 proto to a
+// v0.3 HTTP+JSON interface and returns the id of the task it answers.
+func v03RESTTask(t *testing.T, rest string) string {
+	t.Helper()
+	r := postV03(t, rest+"/v1/message:send",
+		`{"message":{"messageId":"`+newID()+`","role":"ROLE_USER","content":[{"text":"hello"}]}}`)
+	var answer struct {
+		Task struct {
+			ID string `json:"id"`
+		} `json:"task"`
+	}
+	if err := json.Unmarshal(r.body, &answer); err != nil || r.status != http.StatusOK || answer.Task.ID == "" {
+		t.Fatalf("POST %s/v1/message:send: %d %s (%v), want a task", rest, r.status, r.body, err)
+	}
+	return answer.Task.ID
+}
+
+// TestDeviation_V03RESTCreatePushConfigWrapped: the SDK v2.4.0's v0.3
+// HTTP+JSON server reads the body of POST /v1/tasks/{id}/pushNotificationConfigs
+// as the whole CreateTaskPushNotificationConfigRequest ({"parent", "configId",
+// "config"}) and answers a ParseError to the config itself, which the v0.3
+// proto's rule (body: "config") makes the body and which a2agen's v0.3 client
+// and the JS SDK send (so a2agen's client cannot create push configs on that
+// server: TestOurClientToSDKV03Server skips that check). examples/echo --v03
+// takes both forms.
+func TestDeviation_V03RESTCreatePushConfigWrapped(t *testing.T) {
+	t.Parallel()
+	forms := func(taskID string) (config, wrapped string) {
+		cfg := `{"name":"tasks/` + taskID + `/pushNotificationConfigs/cfg1","pushNotificationConfig":{"id":"cfg1","url":"http://127.0.0.1:9/never"}}`
+		return cfg, `{"parent":"tasks/` + taskID + `","configId":"cfg1","config":` + cfg + `}`
+	}
+	t.Run("sdk", func(t *testing.T) {
+		t.Parallel()
+		rest := startSDKPeer(t, "-version", "0.3").endpoints["rest"]
+		id := v03RESTTask(t, rest)
+		config, wrapped := forms(id)
+		if r := postV03(t, rest+"/v1/tasks/"+id+"/pushNotificationConfigs", config); r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "PARSE_ERROR") {
+			t.Errorf("the config as the body: %d %s, want 400 PARSE_ERROR (deviation gone?)", r.status, r.body)
+		}
+		if r := postV03(t, rest+"/v1/tasks/"+id+"/pushNotificationConfigs", wrapped); r.status != http.StatusOK {
+			t.Errorf("the wrapped request as the body: %d %s, want 200", r.status, r.body)
+		}
+	})
+	t.Run("echo", func(t *testing.T) {
+		t.Parallel()
+		rest := interfaceURL(t, fetchCardJSON(t, startOurV03Echo(t).endpoints["card"]), "HTTP+JSON")
+		id := v03RESTTask(t, rest)
+		config, wrapped := forms(id)
+		for name, body := range map[string]string{"config": config, "wrapped": wrapped} {
+			if r := postV03(t, rest+"/v1/tasks/"+id+"/pushNotificationConfigs", body); r.status/100 != 2 {
+				t.Errorf("%s as the body: %d %s, want it created", name, r.status, r.body)
+			}
+		}
+	})
+}

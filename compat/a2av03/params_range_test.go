@@ -27,4 +27,11 @@ func TestV03IntegerOutOfRange(t *testing.T) {
 			t.Errorf("v0.3 %s %v: %+v; want -32602 with %q", c.method, c.params, r.Error, c.want)
 		}
 	}
+	// The same on HTTP+JSON, where the number is a query parameter.
+	for _, q := range []string{"1099511627776", "1.5"} {
+		status, body := restCall(t, "GET", d.rest+"/v1/tasks/t?historyLength="+q, nil)
+		if want := `historyLength: must be a whole number from -2147483648 to 2147483647, got \"` + q; status != 400 || !strings.Contains(string(body), want) {
+			t.Errorf("v0.3 GET /v1/tasks/t?historyLength=%s = %d %s; want 400 with %s", q, status, body, want)
+		}
+	}
 }

@@ -3,6 +3,8 @@ package a2av03
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -239,7 +241,7 @@ func queryInt32(r *runtime.AdaptedRequest, name, snake string) (*int32, error) {
 	}
 	n, err := strconv.ParseInt(raw, 10, 32)
 	if err != nil {
-		return nil, invalid(name, "must be an integer, got "+strconv.Quote(raw))
+		return nil, invalid(name, fmt.Sprintf("must be a whole number from %d to %d, got %s", math.MinInt32, math.MaxInt32, strconv.Quote(raw)))
 	}
 	v := int32(n)
 	return &v, nil

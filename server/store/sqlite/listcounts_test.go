@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/internal/migrate"
 	"github.com/a2agen/a2agen/server/store"
 )
@@ -71,5 +73,39 @@ func TestListCountsMigration(t *testing.T) {
 		if err != nil || page.Total != c.total {
 			t.Errorf("ListTasks(%+v): total %d, %v; want %d", c.q, page.Total, err, c.total)
 		}
+	}
+}
+
+// TestListCountsBeforeTheSweep: tasks past their TTL that the sweep has not
+// removed yet (the writer is held up) are left out of the counts of every
+// listing shape — by owner and by context from the counts tables minus the
+// expired tasks, by state from the index — exactly as from the pages.
+func TestListCountsBeforeTheSweep(t *testing.T) {
+	ctx := context.Background()
+	clock := &testClock{now: base}
+	s := openTemp(t, WithClock(clock.Now), WithTerminalTaskTTL(time.Hour), WithInterruptedTaskTTL(time.Hour))
+	for i, st := range []a2av1.TaskState{working, working, completed, completed, completed, inputReq, inputReq} {
+		task := newTask(fmt.Sprintf("t%d", i), st, time.Duration(i)*time.Second)
+		task.ContextId = "c"
+		create(t, s, store.Creation{Record: store.Record{Task: task}})
+	}
+	clock.Advance(2 * time.Hour)
+	release := blockWriter(t, s) // no sweep from here on
+	defer release()
+	for _, q := range []store.Query{
+		{Limit: 10}, {ContextID: "c", Limit: 10}, {State: working, Limit: 10}, {ContextID: "c", State: working, Limit: 10},
+		{UpdatedAfter: base, Limit: 10}, {ContextID: "c", Limit: 1},
+	} {
+		page, err := s.ListTasks(ctx, "", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Total != 2 || len(page.Records) != min(q.Limit, 2) {
+			t.Errorf("ListTasks(%+v) past the TTLs, before the sweep: %d records, total %d; want the 2 working tasks", q, len(page.Records), page.Total)
+		}
+	}
+	var stored int
+	if err := s.rdb.QueryRow(`SELECT COUNT(*) FROM tasks`).Scan(&stored); err != nil || stored != 7 {
+		t.Fatalf("%d tasks stored, %v; want all 7 (not swept yet)", stored, err)
 	}
 }

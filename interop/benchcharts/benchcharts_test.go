@@ -156,6 +156,22 @@ func TestChartsFromRecordedResults(t *testing.T) {
 			t.Errorf("no %s drawn", name)
 		}
 	}
+	report, err := os.ReadFile("../../docs/performance.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range seen {
+		if !strings.Contains(string(report), "](perf/"+name+")") {
+			t.Errorf("docs/performance.md does not show perf/%s", name)
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "](docs/perf/stores-hello.svg)") {
+		t.Error("README.md does not show the main chart, docs/perf/stores-hello.svg")
+	}
 }
 
 // TestHeadlineFigures: the main chart (README) shows the figures of its

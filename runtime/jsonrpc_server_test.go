@@ -174,6 +174,7 @@ func TestJSONRPCServerRefusesMalformedRequests(t *testing.T) {
 		{name: "params string", body: `{"jsonrpc":"2.0","id":1,"method":"Echo","params":"x"}`, status: 200, code: -32602, id: "1"},
 		{name: "params wrong type", body: `{"jsonrpc":"2.0","id":1,"method":"Echo","params":{"text":5}}`, status: 200, code: -32602, id: "1", msgContains: "text"},
 		{name: "params bad number", body: `{"jsonrpc":"2.0","id":1,"method":"Echo","params":{"count":"many"}}`, status: 200, code: -32602, id: "1", msgContains: "count"},
+		{name: "params lone surrogate", body: `{"jsonrpc":"2.0","id":1,"method":"Echo","params":{"text":"\ud800"}}`, status: 200, code: -32602, id: "1", msgContains: `\ud800 at byte 9 is a UTF-16 surrogate without its pair`},
 		{name: "params bad enum", body: `{"jsonrpc":"2.0","id":1,"method":"Send","params":{"message":{"messageId":"m","role":"ROLE_BOSS","parts":[{"text":"x"}]}}}`, status: 200, code: -32602, id: "1"},
 		{name: "missing required field", body: `{"jsonrpc":"2.0","id":1,"method":"Send","params":{}}`, status: 200, code: -32602, id: "1"},
 		{name: "oversized body", url: small.URL, body: `{"jsonrpc":"2.0","id":1,"method":"Echo","params":{"text":"` + strings.Repeat("x", 100) + `"}}`, status: 200, code: -32600, id: "null", msgContains: "64 bytes"},

@@ -35,8 +35,10 @@ const (
 )
 
 // TestSoakListing is issue 26's listing scenario, on the memory store and
-// on SQLite: examples/echo runs as a process, anonymous clients fill it
-// with listSoakTasks tasks (hello, in contexts of listSoakContextTasks),
+// on SQLite: examples/echo runs as a process, clients fill it with
+// listSoakTasks tasks (hello, in contexts of listSoakContextTasks; all
+// anonymous on SQLite, over 40 owners on the memory store, whose per-owner
+// budgets keep fewer of one owner's),
 // then the well-behaved clients of TestSoak send their messages once
 // undisturbed and once while listSoakLoops connections loop anonymous
 // ListTasks calls over JSON-RPC — by a context that has no tasks (the call
@@ -57,13 +59,22 @@ func TestSoakListing(t *testing.T) {
 	tasks := listSoakTasks
 	if v := os.Getenv("A2AGEN_SOAK_LIST_TASKS"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < listSoakContextTasks {
-			t.Fatalf("A2AGEN_SOAK_LIST_TASKS=%q: want a number of at least %d", v, listSoakContextTasks)
+		if err != nil || n < 2*40*listSoakContextTasks {
+			t.Fatalf("A2AGEN_SOAK_LIST_TASKS=%q: want a number of at least %d (two contexts of each of 40 owners)", v, 2*40*listSoakContextTasks)
 		}
 		tasks = n
 	}
 	bin := proctest.Build(t, ".", ".")
-	for _, st := range []string{"memory", "sqlite"} {
+	// The memory store keeps at most about 8,000 finished hello tasks of
+	// one owner (host.DefaultMaxTerminalTasksPerOwner, MaxBytesPerOwner;
+	// anonymous callers are one owner), so there the tasks are spread over
+	// the anonymous owner and 39 bearer subjects; SQLite has no per-owner
+	// caps and holds them all anonymous, as in issue 26.
+	for _, c := range []struct {
+		st     string
+		owners int
+	}{{"memory", 40}, {"sqlite", 1}} {
+		st := c.st
 		t.Run(st, func(t *testing.T) {
 			url := st
 			if st == "sqlite" {
@@ -76,9 +87,13 @@ func TestSoakListing(t *testing.T) {
 			defer cancel()
 			clients := p.Clients(t)
 
+			fillers := []a2av1.A2AServiceClient{clients[runtime.BindingGRPC]}
+			for k := 1; k < c.owners; k++ {
+				fillers = append(fillers, p.Client(t, runtime.BindingGRPC, runtime.WithHeader("Authorization", fmt.Sprintf("Bearer filler-%02d", k))))
+			}
 			began := time.Now()
-			fillContexts(ctx, t, clients[runtime.BindingGRPC], tasks)
-			t.Logf("%s: %d anonymous tasks stored in %v", st, tasks, time.Since(began).Round(time.Millisecond))
+			fillContexts(ctx, t, fillers, tasks)
+			t.Logf("%s: %d tasks stored in %v, %d of them anonymous", st, tasks, time.Since(began).Round(time.Millisecond), tasks/c.owners)
 
 			calls := 150
 			baseline := wellBehaved(ctx, t, clients, calls)
@@ -98,7 +113,7 @@ func TestSoakListing(t *testing.T) {
 				t.Errorf("p99 next to the listings %v > %d × max(undisturbed %v, %v)", loaded, soakSlowdown, baseline, soakFloor)
 			}
 			// Every task is still there, and counted exactly.
-			list, err := clients[runtime.BindingGRPC].ListTasks(ctx, &a2av1.ListTasksRequest{ContextId: soakContext(7)})
+			list, err := clients[runtime.BindingGRPC].ListTasks(ctx, &a2av1.ListTasksRequest{ContextId: soakContext(0)})
 			if err != nil || list.GetTotalSize() != listSoakContextTasks || len(list.GetTasks()) != 50 {
 				t.Errorf("ListTasks of a full context: total %d, %d tasks, %v; want %d, 50", list.GetTotalSize(), len(list.GetTasks()), err, listSoakContextTasks)
 			}
@@ -108,10 +123,12 @@ func TestSoakListing(t *testing.T) {
 
 func soakContext(i int) string { return fmt.Sprintf("soak-%05d", i) }
 
-// fillContexts sends n hello messages, listSoakContextTasks per context,
-// from 16 goroutines.
-func fillContexts(ctx context.Context, t *testing.T, c a2av1.A2AServiceClient, n int) {
+// fillContexts sends n hello messages from 16 goroutines, the i-th through
+// clients[i%len(clients)] (one per owner), listSoakContextTasks per context
+// of each owner.
+func fillContexts(ctx context.Context, t *testing.T, clients []a2av1.A2AServiceClient, n int) {
 	t.Helper()
+	perOwner := n / len(clients)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range 16 {
@@ -122,8 +139,8 @@ func fillContexts(ctx context.Context, t *testing.T, c a2av1.A2AServiceClient, n
 					return
 				}
 				msg := proctest.UserMessage("hello")
-				msg.ContextId = soakContext(i % (n / listSoakContextTasks))
-				resp, err := c.SendMessage(ctx, &a2av1.SendMessageRequest{Message: msg})
+				msg.ContextId = soakContext(i / len(clients) % max(perOwner/listSoakContextTasks, 1))
+				resp, err := clients[i%len(clients)].SendMessage(ctx, &a2av1.SendMessageRequest{Message: msg})
 				if err != nil || resp.GetTask().GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED {
 					t.Errorf("filling: task %d: %v, %v", i, resp.GetTask().GetStatus().GetState(), err)
 					return
@@ -160,8 +177,8 @@ func loopListings(ctx context.Context, t *testing.T, endpoint string, stop <-cha
 	l := &listLatencies{}
 	params := []string{
 		`{"contextId":"nope"}`,
-		`{"contextId":"` + soakContext(3) + `"}`,
-		`{"contextId":"` + soakContext(5) + `","status":"TASK_STATE_COMPLETED","pageSize":10}`,
+		`{"contextId":"` + soakContext(0) + `"}`,
+		`{"contextId":"` + soakContext(1) + `","status":"TASK_STATE_COMPLETED","pageSize":10}`,
 	}
 	for g := range listSoakLoops {
 		wg.Go(func() {

@@ -92,7 +92,13 @@ func (s *Store) sweep(ctx context.Context) (int64, error) {
 					return err
 				}
 				var n int64
-				if err := tx.QueryRow(ctx, sqlSweepOldest, min(terminal-int64(s.opts.maxTerminal), sweepChunk, room), owner).Scan(&n); err != nil {
+				limit := min(terminal-int64(s.opts.maxTerminal), sweepChunk)
+				if room < 0 { // no owner holds many: the oldest of all
+					err = tx.QueryRow(ctx, sqlSweepAny, limit).Scan(&n)
+				} else {
+					err = tx.QueryRow(ctx, sqlSweepOldest, min(limit, room), owner).Scan(&n)
+				}
+				if err != nil {
 					return err
 				}
 				removed += n
@@ -109,12 +115,17 @@ func (s *Store) sweep(ctx context.Context) (int64, error) {
 
 // ownerSlack is how many terminal tasks the cap takes from the owner
 // holding the most before counting again, at least: owners whose counts
-// are that close are treated alike.
+// are that close are treated alike. While no owner holds more than twice
+// as many, the sweep takes the oldest of all (no one floods; among many
+// small owners, one step per owner would not keep up with the writes), so
+// a flood removes at most about that many tasks of others before only its
+// own go.
 const ownerSlack = 256
 
 // largestOwner is the owner holding the most terminal tasks, and how many
 // the cap may take from it before counting again: its lead over the next
-// owner, at least ownerSlack. Over WithMaxTerminalTasks the sweep removes
+// owner, at least ownerSlack; -1 when no owner holds more than twice
+// ownerSlack (take the oldest of all). Over WithMaxTerminalTasks the sweep removes
 // its oldest, so that one owner's flood (anonymous callers together are
 // one owner) removes only its own tasks.
 func largestOwner(ctx context.Context, tx pgx.Tx) (string, int64, error) {
@@ -137,10 +148,12 @@ func largestOwner(ctx context.Context, tx pgx.Tx) (string, int64, error) {
 	if err := rows.Err(); err != nil {
 		return "", 0, err
 	}
-	switch len(counts) {
-	case 0:
+	switch {
+	case len(counts) == 0:
 		return "", 0, nil
-	case 1:
+	case counts[0] <= 2*ownerSlack:
+		return "", -1, nil
+	case len(counts) == 1:
 		return owners[0], counts[0], nil
 	}
 	return owners[0], max(counts[0]-counts[1], ownerSlack), nil

@@ -305,6 +305,13 @@ const (
 	RETURNING tenant, id
 )` + sweepTail
 
+	// Removes the $1 terminal tasks that ended first, whoever their owner.
+	sqlSweepAny = `WITH gone AS (
+	DELETE FROM tasks WHERE (tenant, id) IN (
+		SELECT tenant, id FROM tasks WHERE ended_at IS NOT NULL ORDER BY ended_at LIMIT $1)
+	RETURNING tenant, id
+)` + sweepTail
+
 	// The two owners holding the most terminal tasks, and how many.
 	sqlLargestOwners = `SELECT owner, count(*) AS n FROM tasks WHERE ended_at IS NOT NULL GROUP BY owner ORDER BY n DESC LIMIT 2`
 

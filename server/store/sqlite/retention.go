@@ -224,7 +224,12 @@ func (w *writer) trySweep(ctx context.Context, now time.Time, terminal int64) (s
 
 // ownerSlack is how many terminal tasks the cap takes from the owner
 // holding the most before counting again, at least: owners whose counts
-// are that close are treated alike.
+// are that close are treated alike. While no owner holds more than twice
+// as many, the cap takes the oldest of all (ownerSlack of them before
+// counting again): no one floods, and counting once per removal among
+// many small owners would cost a pass over the terminal tasks per write.
+// So a flood that starts at the cap removes at most about 3 × ownerSlack
+// tasks of others before it removes only its own.
 const ownerSlack = 64
 
 // removeOverCap removes excess terminal tasks over WithMaxTerminalTasks:
@@ -246,7 +251,11 @@ func (w *writer) removeOverCap(ctx context.Context, res *sweepResult, excess int
 			counted = true
 		}
 		k := min(excess-removed, w.largestRoom)
-		n, err := w.removeTasks(ctx, res, w.st.sweepOldestConfigs, w.st.sweepOldestTasks, w.largest, k)
+		configs, tasks, owner := w.st.sweepOldestConfigs, w.st.sweepOldestTasks, any(w.largest)
+		if w.anyOwner {
+			configs, tasks, owner = w.st.sweepAnyConfigs, w.st.sweepAnyTasks, nil
+		}
+		n, err := w.removeTasks(ctx, res, configs, tasks, owner, k)
 		if err != nil {
 			return removed, err
 		}
@@ -264,7 +273,7 @@ func (w *writer) removeOverCap(ctx context.Context, res *sweepResult, excess int
 
 // countOwners finds the owner holding the most terminal tasks.
 func (w *writer) countOwners(ctx context.Context) error {
-	w.largest, w.largestRoom = "", 0
+	w.largest, w.largestRoom, w.anyOwner = "", 0, false
 	rows, err := w.st.largestOwners.QueryContext(ctx)
 	if err != nil {
 		return fmt.Errorf("counting terminal tasks by owner: %w", err)
@@ -285,9 +294,11 @@ func (w *writer) countOwners(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("counting terminal tasks by owner: %w", err)
 	}
-	switch len(counts) {
-	case 0:
-	case 1:
+	switch {
+	case len(counts) == 0:
+	case counts[0] <= 2*ownerSlack:
+		w.anyOwner, w.largestRoom = true, ownerSlack
+	case len(counts) == 1:
 		w.largestRoom = counts[0]
 	default:
 		w.largestRoom = max((counts[0]-counts[1])/2, ownerSlack)

@@ -21,7 +21,7 @@ type writeStmts struct {
 	renew                                                 *sql.Stmt
 	sweepTTLConfigs, sweepTTLTasks                        *sql.Stmt
 	sweepOldestConfigs, sweepOldestTasks, oldestEnded     *sql.Stmt
-	largestOwners                                         *sql.Stmt
+	largestOwners, sweepAnyConfigs, sweepAnyTasks         *sql.Stmt
 	sweepWaitingConfigs, sweepWaitingTasks, oldestWaiting *sql.Stmt
 }
 
@@ -135,6 +135,13 @@ RETURNING tenant, id`
 	sqlSweepOldestTasks = `DELETE FROM tasks WHERE rowid IN
 	(SELECT rowid FROM tasks WHERE ended_at IS NOT NULL AND owner = ?1 ORDER BY ended_at, rowid LIMIT ?2)
 RETURNING tenant, id`
+	// The ?1 terminal tasks that ended first, whoever their owner (no
+	// owner holds many: retention.go).
+	sqlSweepAnyConfigs = `DELETE FROM push_configs WHERE (tenant, task_id) IN
+	(SELECT tenant, id FROM tasks WHERE ended_at IS NOT NULL ORDER BY ended_at, rowid LIMIT ?1)`
+	sqlSweepAnyTasks = `DELETE FROM tasks WHERE rowid IN
+	(SELECT rowid FROM tasks WHERE ended_at IS NOT NULL ORDER BY ended_at, rowid LIMIT ?1)
+RETURNING tenant, id`
 	// The two owners holding the most terminal tasks, and how many.
 	sqlLargestOwners = `SELECT owner, COUNT(*) AS n FROM tasks WHERE ended_at IS NOT NULL GROUP BY owner ORDER BY n DESC LIMIT 2`
 	sqlOldestEnded   = `SELECT MIN(ended_at) FROM tasks WHERE ended_at IS NOT NULL`
@@ -184,6 +191,8 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&st.sweepOldestTasks, sqlSweepOldestTasks},
 		{&st.oldestEnded, sqlOldestEnded},
 		{&st.largestOwners, sqlLargestOwners},
+		{&st.sweepAnyConfigs, sqlSweepAnyConfigs},
+		{&st.sweepAnyTasks, sqlSweepAnyTasks},
 		{&st.sweepWaitingConfigs, sqlSweepWaitingConfigs},
 		{&st.sweepWaitingTasks, sqlSweepWaitingTasks},
 		{&st.oldestWaiting, sqlOldestWaiting},
@@ -204,7 +213,7 @@ func (w *writer) closeStmts() error {
 		st.writeFull, st.writeStatus, st.writeSnapshot,
 		st.upsertConfig, st.updateOutboxConfig, st.countConfigs, st.deleteConfig, st.deleteConfigOutbox,
 		st.enqueue, st.claim, st.finish, st.promote, st.retry, st.renew,
-		st.sweepTTLConfigs, st.sweepTTLTasks, st.sweepOldestConfigs, st.sweepOldestTasks, st.oldestEnded, st.largestOwners,
+		st.sweepTTLConfigs, st.sweepTTLTasks, st.sweepOldestConfigs, st.sweepOldestTasks, st.oldestEnded, st.largestOwners, st.sweepAnyConfigs, st.sweepAnyTasks,
 		st.sweepWaitingConfigs, st.sweepWaitingTasks, st.oldestWaiting} {
 		if s != nil {
 			errs = append(errs, s.Close())

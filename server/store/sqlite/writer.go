@@ -101,6 +101,7 @@ type writer struct {
 	// may take before counting again (0: count first).
 	largest     string
 	largestRoom int64
+	anyOwner    bool // no owner holds many: take the oldest of all
 }
 
 // submit queues o and waits for its outcome. A caller whose ctx ends

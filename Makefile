@@ -11,7 +11,7 @@ COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 DIRTY ?= $(shell git status --porcelain 2>/dev/null | grep -q . && echo true)
 LDFLAGS = -X github.com/a2agen/a2agen/internal/version.commit=$(COMMIT) -X github.com/a2agen/a2agen/internal/version.dirty=$(DIRTY)
 
-.PHONY: all build dist generate test vet lint race soak check-generate golden bench bench-interop charts demo demo-scaffold demo-bindings run-example fuzz tools help
+.PHONY: all build dist generate test vet lint race soak check-generate golden bench bench-interop charts metrics demo demo-scaffold demo-bindings run-example fuzz tools help
 
 all: test
 
@@ -58,6 +58,9 @@ check-generate: ## fail when committed generated code (a2a/v1, scaffolded exampl
 golden: ## rewrite the golden files after a reviewed generator change
 	$(GO) test -count=1 -run 'TestGolden' ./internal/gen/ -update
 	$(GO) test -count=1 -run 'TestProjectGolden' ./internal/scaffold/ -update
+
+metrics: ## the review's measures of hand-written code: gocyclo (pinned) over 15 and average, functions over 100 lines, duplicate pairs; METRICS_FLAGS=-v names them
+	$(GO) run ./internal/cmd/metrics $(METRICS_FLAGS)
 
 bench: ## benchmarks of the runtime (router overhead, streaming)
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

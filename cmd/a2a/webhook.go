@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -14,16 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
-	"github.com/a2agen/a2agen/compat/a2av03"
-	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/internal/webhook"
 )
-
-// Token headers of push deliveries: the one this project's agents send
-// first, the official Go SDK's second; either is accepted.
-var tokenHeaders = []string{"X-A2A-Notification-Token", "A2A-Notification-Token"}
-
-// maxDeliveryBytes bounds one delivery's body.
-const maxDeliveryBytes = 16 << 20
 
 func (a *app) webhookCommand() *cobra.Command {
 	cmd := &cobra.Command{
@@ -117,7 +108,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "push notifications are POSTed", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxDeliveryBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, webhook.MaxDeliveryBytes))
 	if err != nil {
 		http.Error(w, "unreadable body", http.StatusBadRequest)
 		return
@@ -125,12 +116,12 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := r.app.env.stdout
-	if r.token != "" && !r.tokenMatches(req.Header) {
+	if r.token != "" && !webhook.TokenMatches(req.Header, r.token) {
 		fmt.Fprintf(r.app.env.stderr, "refused a delivery to %s from %s: missing or wrong token\n", req.URL.Path, req.RemoteAddr)
 		http.Error(w, "missing or wrong notification token", http.StatusUnauthorized)
 		return
 	}
-	ev, err := readDelivery(body)
+	ev, err := webhook.ReadDelivery(body)
 	if err != nil {
 		fmt.Fprintf(r.app.env.stderr, "a delivery to %s is not an A2A event: %v\n", req.URL.Path, err)
 		http.Error(w, "not a StreamResponse", http.StatusBadRequest)
@@ -149,15 +140,6 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if r.count > 0 && r.received == r.count {
 		close(r.done)
 	}
-}
-
-func (r *receiver) tokenMatches(h http.Header) bool {
-	for _, name := range tokenHeaders {
-		if v := h.Get(name); v != "" && subtle.ConstantTimeCompare([]byte(v), []byte(r.token)) == 1 {
-			return true
-		}
-	}
-	return false
 }
 
 // summarizeEvent is one line (or a few) about an event.
@@ -185,24 +167,4 @@ func summarizeEvent(ev *a2av1.StreamResponse) string {
 		return s + ": " + describeParts(u.GetArtifact().GetParts())
 	}
 	return "empty event"
-}
-
-// readDelivery reads a push delivery's body: a v1.0 StreamResponse, or the
-// A2A v0.3 form an agent posts to a webhook registered through v0.3 (the
-// Task, or an event, with its "kind"; docs/bindings.md, "Push notifications
-// by registration version"), read as the v1.0 event it stands for. The
-// v1.0 reading's error is the one reported when neither reads.
-func readDelivery(body []byte) (*a2av1.StreamResponse, error) {
-	ev := new(a2av1.StreamResponse)
-	err := runtime.UnmarshalJSON(body, ev)
-	if err == nil && ev.GetPayload() != nil {
-		return ev, nil
-	}
-	if v03, v03err := a2av03.EventToV1(body, "body"); v03err == nil {
-		return v03, nil
-	}
-	if err == nil {
-		err = errors.New("no task, message, statusUpdate or artifactUpdate member")
-	}
-	return nil, err
 }

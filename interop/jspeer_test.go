@@ -139,26 +139,12 @@ var jsDeviations = map[string]map[string]string{
 // of issue 25, with what they wait for (skipped until it lands).
 var jsWaiting = map[string]string{}
 
-// jsBlockingLost: examples/echo --v03 reads a v0.3 HTTP+JSON request in
-// ProtoJSON whose configuration has no "blocking" as blocking, but proto3
-// JSON leaves false out, and the JS SDK's v0.3 REST client does (its
-// toJSON writes blocking only when true): its returnImmediately is lost,
-// the send waits for the task's end, and the steps built on a running task
-// fail.
-const jsBlockingLost = "issue 25: examples/echo --v03 reads a ProtoJSON send without configuration.blocking as blocking; " +
-	"the JS SDK's v0.3 REST client leaves blocking false out (proto3 JSON), so returnImmediately is lost"
-
 // jsClientKnown are the JS client's steps skipped against examples/echo
 // --v03 when they fail, by binding, with the reason (failures on a2agen's
-// side still to fix); once fixed they pass as any other step.
-var jsClientKnown = map[string]map[string]string{
-	"HTTP+JSON": {
-		"returnImmediately-then-poll": jsBlockingLost, "cancel-working-task": jsBlockingLost,
-		"resubscribe-sees-completion": jsBlockingLost, "subscriber-sees-cancel": jsBlockingLost,
-		// The config is created after the task (sent with returnImmediately) ended.
-		"push-delivery": jsBlockingLost,
-	},
-}
+// side still to fix); once fixed they pass as any other step. None today:
+// the last (a ProtoJSON send without configuration.blocking read as
+// blocking, issue 25) is fixed.
+var jsClientKnown = map[string]map[string]string{}
 
 // v03PushWaiting says what the check that deliveries to configs registered
 // over v0.3 arrive in v0.3 form (the Task) waits for ("" once it landed).

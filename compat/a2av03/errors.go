@@ -52,7 +52,7 @@ var Lossy = []string{
 	"v1.0 → v0.3: request tenants are dropped (v0.3 has no tenant; the interface's applies)",
 	"v1.0 → v0.3: JSON-RPC error.data is the google.rpc.ErrorInfo object alone (v0.3 clients decode data as an object), so the field violations of a v1.0 BadRequest detail are named by the error message only",
 	"v1.0 → v0.3: ExtensionSupportRequired (-32008) and VersionNotSupported (-32009) are answered as InvalidRequest (-32600) with their message",
-	"v0.3 → v1.0: message/send configuration without blocking is blocking (the v1.0 default); v1.0 → v0.3 always writes blocking",
+	"v0.3 → v1.0: message/send configuration without blocking is blocking (the v1.0 default) in the JSON-RPC and kind forms; in ProtoJSON (v0.3 HTTP+JSON) a configuration without blocking is blocking false, since ProtoJSON omits a false bool (no configuration at all stays blocking); v1.0 → v0.3 always writes blocking",
 	"v0.3 → v1.0 → v0.3: a timestamp with a zone offset comes back in UTC (the same instant)",
 	"v0.3 tasks/pushNotificationConfig/list and GET /v1/tasks/{id}/pushNotificationConfigs have no paging: they are served as one v1.0 page (at most server.MaxPushConfigPageSize, 100, configs), so a task with more (WithMaxPushConfigsPerTask above 100 or unlimited) lists only the first 100; a v1.0 client calling a v0.3 agent drops pageSize and pageToken and gets what the agent returns, with no nextPageToken (v0.3 over gRPC pages as v1.0 does)",
 	"HTTP+JSON: /v1/<v0.3 route> without A2A-Version is the v0.3 route, not the v1.0 route of a tenant named v1; a v1.0 client of tenant v1 must send A2A-Version: 1.0 (our clients always do), or its call is read as v0.3 and refused with InvalidParams",

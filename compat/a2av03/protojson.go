@@ -421,6 +421,12 @@ func (r *pjSendRequest) toKind() (*MessageSendParams, error) {
 	if c := r.Configuration; c != nil {
 		out.Configuration = &MessageSendConfiguration{AcceptedOutputModes: c.AcceptedOutputModes, Blocking: c.Blocking,
 			PushNotificationConfig: c.PushNotification.toKind()}
+		if c.Blocking == nil {
+			// ProtoJSON leaves a false bool out: a configuration without
+			// "blocking" says blocking false (the v0.3 proto's field is a
+			// plain bool), as the JS SDK's v0.3 REST client sends it.
+			out.Configuration.Blocking = new(false)
+		}
 		if c.HistoryLength != nil {
 			v := int32(*c.HistoryLength)
 			out.Configuration.HistoryLength = &v

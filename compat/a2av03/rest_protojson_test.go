@@ -166,3 +166,37 @@ func keys(m map[string]json.RawMessage) []string {
 	}
 	return out
 }
+
+// TestV03RESTProtoJSONOmittedBlocking pins how a v0.3 HTTP+JSON send says
+// blocking: ProtoJSON leaves a false bool out, so a ProtoJSON configuration
+// without "blocking" returns at once (what the JS SDK's v0.3 REST client
+// sends for blocking false), while a send without a configuration, or a
+// JSON-RPC-form configuration without the member, waits for the task.
+func TestV03RESTProtoJSONOmittedBlocking(t *testing.T) {
+	d := newDual(t)
+	base := d.rest + "/v1"
+	pjMessage := func(id, text string) map[string]any {
+		return map[string]any{"messageId": id, "role": "ROLE_USER", "content": []any{map[string]any{"text": text}}}
+	}
+
+	quick := strictPJ(t, restOK(t, "POST", base+"/message:send", map[string]any{"message": pjMessage("b1", "slow 60000"),
+		"configuration": map[string]any{"acceptedOutputModes": []string{"text/plain"}}}), &a2av03pb.SendMessageResponse{})
+	if st := quick.GetTask().GetStatus().GetState(); st != a2av03pb.TaskState_TASK_STATE_SUBMITTED && st != a2av03pb.TaskState_TASK_STATE_WORKING {
+		t.Fatalf("ProtoJSON configuration without blocking: state %v, want the running task at once", st)
+	}
+	restOK(t, "POST", base+"/tasks/"+quick.GetTask().GetId()+":cancel", nil)
+
+	waited := strictPJ(t, restOK(t, "POST", base+"/message:send", map[string]any{"message": pjMessage("b2", "hello")}), &a2av03pb.SendMessageResponse{})
+	if st := waited.GetTask().GetStatus().GetState(); st != a2av03pb.TaskState_TASK_STATE_COMPLETED {
+		t.Fatalf("ProtoJSON send without configuration: state %v, want COMPLETED (blocking)", st)
+	}
+
+	var kind struct {
+		Status struct{ State string } `json:"status"`
+	}
+	raw := restOK(t, "POST", base+"/message:send", map[string]any{"message": userMessage03("hello"),
+		"configuration": map[string]any{"acceptedOutputModes": []string{"text/plain"}}})
+	if err := json.Unmarshal(raw, &kind); err != nil || kind.Status.State != "completed" {
+		t.Fatalf("kind-form configuration without blocking: %s (%v), want completed (blocking)", raw, err)
+	}
+}

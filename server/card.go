@@ -21,10 +21,11 @@ func (s *Server) GetExtendedAgentCard(ctx context.Context, req *a2av1.GetExtende
 	if !s.extendedEnabled {
 		return nil, runtime.UnsupportedOperation("this agent has no extended card: its card does not declare capabilities.extendedAgentCard")
 	}
-	c, err := s.begin(ctx, req.GetTenant())
+	cv, err := s.begin(ctx, req.GetTenant())
 	if err != nil {
 		return nil, err
 	}
+	c := &cv
 	if !c.caller.Authenticated() {
 		return nil, runtime.Unauthenticated("the extended agent card is only served to authenticated callers; authenticate with a scheme from the public card")
 	}

@@ -175,3 +175,29 @@ func TestHeldCreationFailure(t *testing.T) {
 		t.Fatalf("tasks left: %+v, %v; want none", page.Records, err)
 	}
 }
+
+// TestBatchWindowOption: WithBatchWindow sets how long a blocking call's
+// new task may be held: with a minute, a task that works 50 ms before it
+// settles is still created settled in one write; with batching off (d <
+// 0), a hello is created with its first change folded in and completed by
+// a second write, as for a returnImmediately call.
+func TestBatchWindowOption(t *testing.T) {
+	b := bindings[0]
+	st := &writeCounter{Memory: store.NewMemory()}
+	e := newEnv(t, b, nil, nil, server.WithStore(st), server.WithBatchWindow(time.Minute))
+	if task := sendTask(t, e.c, "slow 50"); task.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED {
+		t.Fatalf("slow 50: %v; want COMPLETED", task.GetStatus().GetState())
+	}
+	if c, u := st.creates.Load(), st.updates.Load(); c != 1 || u != 0 {
+		t.Fatalf("with a minute's window, slow 50 made %d creations and %d updates; want 1 and 0", c, u)
+	}
+
+	st = &writeCounter{Memory: store.NewMemory()}
+	e = newEnv(t, b, nil, nil, server.WithStore(st), server.WithBatchWindow(-1))
+	if task := sendTask(t, e.c, "hello"); task.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED {
+		t.Fatalf("hello: %v; want COMPLETED", task.GetStatus().GetState())
+	}
+	if c, u := st.creates.Load(), st.updates.Load(); c != 1 || u != 1 {
+		t.Fatalf("without batching, hello made %d creations and %d updates; want 1 and 1", c, u)
+	}
+}

@@ -43,10 +43,10 @@ func (s *Server) pushGate(ctx context.Context, tenant, taskID, configID string) 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.load(c, taskID); err != nil {
+	if _, err := s.load(&c, taskID); err != nil {
 		return nil, err
 	}
-	return c, nil
+	return &c, nil
 }
 
 // CreateTaskPushNotificationConfig implements a2av1.A2AServiceHandler. The
@@ -202,14 +202,4 @@ func (s *Server) savePushConfig(ctx context.Context, tenant string, cfg store.Pu
 		}
 	}
 	return s.store.SavePushConfig(ctx, tenant, cfg)
-}
-
-// protocolVersion is the A2A version (Major.Minor) the call was made in, as
-// its binding negotiated it ("" when the server is called directly): what a
-// push config registered by the call records (store.PushConfig).
-func (c *call) protocolVersion() string {
-	if c.info == nil {
-		return ""
-	}
-	return c.info.Version
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
-	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server/push"
 	"github.com/a2agen/a2agen/server/store"
 )
@@ -65,6 +64,8 @@ type Server struct {
 	runner   string
 	runLease time.Duration
 
+	batchWindow time.Duration // batch.go
+
 	// locks serialise the writes this server makes to one task, so that its
 	// store writes and webhook notifications happen in one order. A task
 	// maps to one stripe by a hash of its key.
@@ -96,9 +97,6 @@ type Server struct {
 
 var _ a2av1.A2AServiceHandler = (*Server)(nil)
 
-// lockStripes is the number of task lock stripes.
-const lockStripes = 256
-
 // taskKey identifies a task across tenants.
 type taskKey struct{ tenant, id string }
 
@@ -121,6 +119,7 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 		logger:             slog.Default(),
 		runs:               make(map[taskKey]*run),
 		runLease:           DefaultRunLease,
+		batchWindow:        DefaultBatchWindow,
 		maxPushConfigs:     DefaultMaxPushConfigsPerTask,
 		maxStreams:         DefaultMaxStreams,
 		maxCallerStreams:   DefaultMaxStreamsPerCaller,
@@ -178,23 +177,6 @@ func (s *Server) Drain(ctx context.Context) error {
 	return nil
 }
 
-// waitIdle waits until every execution has returned or ctx is done, and
-// reports whether they all returned. stopAccepting must have been called.
-func (s *Server) waitIdle(ctx context.Context) bool {
-	select {
-	case <-s.idle:
-		return true
-	case <-ctx.Done():
-		if s.Executions() > 0 {
-			return false
-		}
-		// None left (the last may still be leaving): ctx was done first,
-		// or already when called.
-		<-s.idle
-		return true
-	}
-}
-
 // Shutdown stops accepting messages, cancels running executions (their
 // context's cause is ErrShutdown) and waits for them to return; then it ends
 // every open stream — with the task's latest state when that ends the
@@ -231,106 +213,3 @@ func (s *Server) Executions() int { return int(s.running.Load()) }
 // Store returns the store the server keeps its tasks in (WithStore, or the
 // in-memory one it made).
 func (s *Server) Store() store.Store { return s.store }
-
-// stopAccepting refuses new executions from now on and arranges for idle to
-// be closed once the running ones have returned.
-func (s *Server) stopAccepting() {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-	s.idleOnce.Do(func() {
-		go func() {
-			s.wg.Wait() // no Add after closed is set (launch)
-			close(s.idle)
-		}()
-	})
-}
-
-func executions(n int) string {
-	if n == 1 {
-		return "1 execution"
-	}
-	return fmt.Sprintf("%d executions", n)
-}
-
-// call is what every operation learns about its caller first.
-type call struct {
-	ctx    context.Context
-	tenant string
-	caller Caller
-	owner  string
-	info   *runtime.CallInfo
-}
-
-// begin authenticates the request and resolves its tenant and owner. The
-// tenant comes from the binding (runtime.CallInfo), or from the request when
-// the server is called directly.
-func (s *Server) begin(ctx context.Context, tenant string) (*call, error) {
-	c := &call{}
-	return c, s.beginCall(c, ctx, tenant)
-}
-
-// beginCall is begin filling in c (which the caller may keep on its stack).
-func (s *Server) beginCall(c *call, ctx context.Context, tenant string) error {
-	*c = call{ctx: ctx, tenant: tenant}
-	if info, ok := runtime.CallInfoFromContext(ctx); ok {
-		c.info = info
-		c.tenant = info.Tenant
-	}
-	c.caller, _ = CallerFromContext(ctx)
-	if s.owner != nil {
-		c.owner = s.owner(c.caller)
-	}
-	return s.checkCall(c)
-}
-
-func (c *call) key(id string) taskKey { return taskKey{c.tenant, id} }
-
-// load returns a task the caller may see. A task of another tenant or owner
-// is TaskNotFound, exactly like a missing one.
-func (s *Server) load(c *call, id string) (store.Record, error) {
-	rec, err := s.store.Task(c.ctx, c.tenant, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound) || err == nil && rec.Owner != c.owner:
-		return store.Record{}, runtime.TaskNotFound(id)
-	case err != nil:
-		return store.Record{}, runtime.Internal(fmt.Errorf("reading task %q: %w", id, err))
-	}
-	return rec, nil
-}
-
-// lock locks the stripe of a task and returns it, for the caller to unlock
-// (a mutex and not its Unlock method: a method value would be allocated on
-// every call).
-func (s *Server) lock(k taskKey) *sync.Mutex {
-	m := s.stripe(k)
-	m.Lock()
-	return m
-}
-
-// unlockKey unlocks the stripe of a task locked with lock.
-func (s *Server) unlockKey(k taskKey) { s.stripe(k).Unlock() }
-
-// stripe is the mutex of a task's lock stripe.
-func (s *Server) stripe(k taskKey) *sync.Mutex {
-	// FNV-1a over tenant and id: cheap, and spreads UUIDs well.
-	h := uint32(2166136261)
-	for i := 0; i < len(k.tenant); i++ {
-		h = (h ^ uint32(k.tenant[i])) * 16777619
-	}
-	h = (h ^ 0xff) * 16777619
-	for i := 0; i < len(k.id); i++ {
-		h = (h ^ uint32(k.id[i])) * 16777619
-	}
-	return &s.locks[h%lockStripes]
-}
-
-// internalError wraps an unexpected store (or other) failure for the client,
-// keeping its cause for the binding's log.
-func internalError(what string, err error) error {
-	var e *runtime.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return runtime.Internal(fmt.Errorf("%s: %w", what, err))
-}

@@ -76,7 +76,7 @@ func TestStorageFailures(t *testing.T) {
 		// The store breaks after the task is created and before it is
 		// completed, and recovers a moment later: the task ends FAILED and
 		// the blocking call returns it. (A blocking call's task is created
-		// when its first changes settle it or after holdWindow: "slow" is
+		// when its first changes settle it or after the batch window: "slow" is
 		// created WORKING, and its artifact's write fails.)
 		st.failAfter.Store(1)
 		go func() {

@@ -19,10 +19,11 @@ func (s *Server) GetTask(ctx context.Context, req *a2av1.GetTaskRequest) (*a2av1
 	if err := checkID("id", req.GetId()); err != nil {
 		return nil, err
 	}
-	c, err := s.begin(ctx, req.GetTenant())
+	cv, err := s.begin(ctx, req.GetTenant())
 	if err != nil {
 		return nil, err
 	}
+	c := &cv
 	rec, err := s.load(c, req.GetId())
 	if err != nil {
 		return nil, err
@@ -99,10 +100,11 @@ func (s *Server) ListTasks(ctx context.Context, req *a2av1.ListTasksRequest) (*a
 		}
 		q.After = &cur
 	}
-	c, err := s.begin(ctx, req.GetTenant())
+	cv, err := s.begin(ctx, req.GetTenant())
 	if err != nil {
 		return nil, err
 	}
+	c := &cv
 	q.Owner = c.owner
 	if s.owner != nil && c.owner == "" && q.ContextID == "" {
 		// Under an owner policy, tasks without an owner (created by
@@ -137,10 +139,11 @@ func (s *Server) CancelTask(ctx context.Context, req *a2av1.CancelTaskRequest) (
 	if err := checkID("id", req.GetId()); err != nil {
 		return nil, err
 	}
-	c, err := s.begin(ctx, req.GetTenant())
+	cv, err := s.begin(ctx, req.GetTenant())
 	if err != nil {
 		return nil, err
 	}
+	c := &cv
 	key := c.key(req.GetId())
 	rec, err := s.load(c, key.id)
 	if err != nil {
@@ -208,10 +211,11 @@ func (s *Server) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTask
 	if err := checkID("id", req.GetId()); err != nil {
 		return err
 	}
-	c, err := s.begin(ctx, req.GetTenant())
+	cv, err := s.begin(ctx, req.GetTenant())
 	if err != nil {
 		return err
 	}
+	c := &cv
 	release, err := s.holdStream(c)
 	if err != nil {
 		return err
@@ -232,69 +236,4 @@ func (s *Server) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTask
 			req.GetId(), rec.Task.GetStatus().GetState())).WithMetadata("taskId", req.GetId())
 	}
 	return s.relay(c, stream, rec.Task, rec.Version, sub)
-}
-
-// relay sends first (the task snapshot, at version) and then the events of
-// sub until the stream's end condition. A subscriber dropped for lagging
-// gets an error as its last event, telling it to subscribe again; a stream
-// open when Shutdown ends streams gets the task's latest state (endStream).
-func (s *Server) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], first *a2av1.Task, version int64, sub store.Subscription) error {
-	defer sub.Close()
-	defer s.openStream()()
-	if err := stream.Send(taskEvent(first)); err != nil {
-		return err
-	}
-	if store.IsTerminal(first.GetStatus().GetState()) {
-		return nil
-	}
-	last := version
-	events, done := sub.Events(), c.ctx.Done()
-	for {
-		select {
-		case ev, ok := <-events:
-			ev.Taken()
-			if !ok {
-				return s.subscriptionEnd(c, sub.Err())
-			}
-			if err := stream.Send(ev.Response); err != nil {
-				return err
-			}
-			if endsStream(ev.Response) {
-				return nil
-			}
-			last = ev.Version
-		case <-s.ending:
-			return s.endStream(c, stream, first.GetId(), last, sub)
-		case <-done:
-			return c.ctx.Err()
-		}
-	}
-}
-
-func (s *Server) subscriptionEnd(c *call, err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, store.ErrSubscriberBytes):
-		return limitError(runtime.CodeInternal, "MaxSubscriberBytes", int(s.maxSubscriberBytes),
-			"this stream's client read too slowly: the events queued for it exceeded %d bytes (MaxSubscriberBytes) and it was closed; call SubscribeToTask to continue from the current task", s.maxSubscriberBytes)
-	case errors.Is(err, store.ErrSlowSubscriber):
-		return runtime.NewError(runtime.CodeInternal,
-			"this stream fell too far behind the task and was closed; call SubscribeToTask to continue from the current task")
-	case c.ctx.Err() != nil:
-		return c.ctx.Err()
-	}
-	return internalError("following the task", err)
-}
-
-// endsStream reports whether ev ends a stream: a terminal state or
-// INPUT_REQUIRED. AUTH_REQUIRED keeps the stream open (A2A §7.6.1: the agent
-// may resume once the client authenticated elsewhere).
-func endsStream(ev *a2av1.StreamResponse) bool {
-	st := ev.GetStatusUpdate()
-	if st == nil {
-		return false
-	}
-	state := st.GetStatus().GetState()
-	return store.IsTerminal(state) || state == a2av1.TaskState_TASK_STATE_INPUT_REQUIRED
 }

@@ -1,16 +1,60 @@
 package server
 
 import (
+	"fmt"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/store"
 )
 
-// A change builds several small objects that live and die together: the new
-// snapshot, its status and timestamp, the event and the event's wrappers. Each
-// kind of change allocates them as one block (the fields below are never
+// change computes the next snapshot of a task from the current one, and the
+// events announcing it. It must not modify cur; it may be called again with a
+// newer cur when another writer got in first.
+type change func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error)
+
+// errTerminal reports a write refused because the task already ended.
+func errTerminal(t *a2av1.Task) error {
+	return fmt.Errorf("server: task %q is %s: %w", t.GetId(), t.GetStatus().GetState(), store.ErrTerminal)
+}
+
+// setStatus is the change to a new state with an optional status message
+// (completed with the task's ids and the agent role).
+func setStatus(state a2av1.TaskState, msg *a2av1.Message) change {
+	return func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error) {
+		from := cur.GetStatus().GetState()
+		if store.IsTerminal(from) {
+			return nil, nil, errTerminal(cur)
+		}
+		if err := store.ValidTransition(from, state); err != nil {
+			return nil, nil, err
+		}
+		if msg != nil {
+			fillAgentMessage(msg, cur.GetId(), cur.GetContextId())
+		}
+		next, events := changedStatus(cur, state, msg)
+		return next, events, nil
+	}
+}
+
+// fillAgentMessage gives an outgoing message what the protocol requires of
+// it: an id, the agent role and the task's ids.
+func fillAgentMessage(m *a2av1.Message, taskID, contextID string) {
+	if m.GetMessageId() == "" {
+		m.MessageId = newID()
+	}
+	if m.GetRole() == a2av1.Role_ROLE_UNSPECIFIED {
+		m.Role = a2av1.Role_ROLE_AGENT
+	}
+	m.TaskId = taskID
+	m.ContextId = contextID
+}
+
+// Building a change: each builds several small objects that live and die
+// together (the new snapshot, its status and timestamp, the event and the
+// event's wrappers). Each kind of change allocates them as one block (the fields below are never
 // copied, only pointed to), which takes a status change from seven
 // allocations to one and an artifact chunk from six to two. The snapshots
 // stay what snapshot.go says: new objects, never modified after they are

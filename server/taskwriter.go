@@ -3,17 +3,44 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
+	"sync"
 	"time"
 
-	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/store"
 )
 
-// change computes the next snapshot of a task from the current one, and the
-// events announcing it. It must not modify cur; it may be called again with a
-// newer cur when another writer got in first.
-type change func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error)
+// The task writer: every change of a task goes through commitLocked,
+// under the task's lock (a striped mutex), as an optimistic write that
+// carries its events.
+
+// lockStripes is the number of task lock stripes.
+const lockStripes = 256
+
+// lock locks the stripe of a task and returns it, for the caller to unlock
+// (a mutex and not its Unlock method: a method value would be allocated on
+// every call).
+func (s *Server) lock(k taskKey) *sync.Mutex {
+	m := s.stripe(k)
+	m.Lock()
+	return m
+}
+
+// unlockKey unlocks the stripe of a task locked with lock.
+func (s *Server) unlockKey(k taskKey) { s.stripe(k).Unlock() }
+
+// stripe is the mutex of a task's lock stripe.
+func (s *Server) stripe(k taskKey) *sync.Mutex {
+	// FNV-1a over tenant and id: cheap, and spreads UUIDs well.
+	h := uint32(2166136261)
+	for i := 0; i < len(k.tenant); i++ {
+		h = (h ^ uint32(k.tenant[i])) * 16777619
+	}
+	h = (h ^ 0xff) * 16777619
+	for i := 0; i < len(k.id); i++ {
+		h = (h ^ uint32(k.id[i])) * 16777619
+	}
+	return &s.locks[h%lockStripes]
+}
 
 // maxConflicts bounds how often one write is retried after losing to other
 // writers. Writers in this process take the task's lock, so conflicts come
@@ -59,41 +86,4 @@ func (s *Server) commitLocked(ctx context.Context, key taskKey, rec store.Record
 			return rec, err
 		}
 	}
-}
-
-// errTerminal reports a write refused because the task already ended.
-func errTerminal(t *a2av1.Task) error {
-	return fmt.Errorf("server: task %q is %s: %w", t.GetId(), t.GetStatus().GetState(), store.ErrTerminal)
-}
-
-// setStatus is the change to a new state with an optional status message
-// (completed with the task's ids and the agent role).
-func setStatus(state a2av1.TaskState, msg *a2av1.Message) change {
-	return func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error) {
-		from := cur.GetStatus().GetState()
-		if store.IsTerminal(from) {
-			return nil, nil, errTerminal(cur)
-		}
-		if err := store.ValidTransition(from, state); err != nil {
-			return nil, nil, err
-		}
-		if msg != nil {
-			fillAgentMessage(msg, cur.GetId(), cur.GetContextId())
-		}
-		next, events := changedStatus(cur, state, msg)
-		return next, events, nil
-	}
-}
-
-// fillAgentMessage gives an outgoing message what the protocol requires of
-// it: an id, the agent role and the task's ids.
-func fillAgentMessage(m *a2av1.Message, taskID, contextID string) {
-	if m.GetMessageId() == "" {
-		m.MessageId = newID()
-	}
-	if m.GetRole() == a2av1.Role_ROLE_UNSPECIFIED {
-		m.Role = a2av1.Role_ROLE_AGENT
-	}
-	m.TaskId = taskID
-	m.ContextId = contextID
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,6 +10,9 @@ import (
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server/store"
 )
+
+// Relaying a task's events to a stream (SendStreamingMessage,
+// SubscribeToTask), and ending the open streams at Shutdown.
 
 // streamCatchUp bounds how long a stream ended by Shutdown waits for its
 // feed to bring the writes the store already has: a shared store's feed
@@ -103,4 +107,69 @@ func stateName(s a2av1.TaskState) string {
 		return name[len(prefix):]
 	}
 	return name
+}
+
+// relay sends first (the task snapshot, at version) and then the events of
+// sub until the stream's end condition. A subscriber dropped for lagging
+// gets an error as its last event, telling it to subscribe again; a stream
+// open when Shutdown ends streams gets the task's latest state (endStream).
+func (s *Server) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], first *a2av1.Task, version int64, sub store.Subscription) error {
+	defer sub.Close()
+	defer s.openStream()()
+	if err := stream.Send(taskEvent(first)); err != nil {
+		return err
+	}
+	if store.IsTerminal(first.GetStatus().GetState()) {
+		return nil
+	}
+	last := version
+	events, done := sub.Events(), c.ctx.Done()
+	for {
+		select {
+		case ev, ok := <-events:
+			ev.Taken()
+			if !ok {
+				return s.subscriptionEnd(c, sub.Err())
+			}
+			if err := stream.Send(ev.Response); err != nil {
+				return err
+			}
+			if endsStream(ev.Response) {
+				return nil
+			}
+			last = ev.Version
+		case <-s.ending:
+			return s.endStream(c, stream, first.GetId(), last, sub)
+		case <-done:
+			return c.ctx.Err()
+		}
+	}
+}
+
+func (s *Server) subscriptionEnd(c *call, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrSubscriberBytes):
+		return limitError(runtime.CodeInternal, "MaxSubscriberBytes", int(s.maxSubscriberBytes),
+			"this stream's client read too slowly: the events queued for it exceeded %d bytes (MaxSubscriberBytes) and it was closed; call SubscribeToTask to continue from the current task", s.maxSubscriberBytes)
+	case errors.Is(err, store.ErrSlowSubscriber):
+		return runtime.NewError(runtime.CodeInternal,
+			"this stream fell too far behind the task and was closed; call SubscribeToTask to continue from the current task")
+	case c.ctx.Err() != nil:
+		return c.ctx.Err()
+	}
+	return internalError("following the task", err)
+}
+
+// endsStream reports whether ev ends a stream: a terminal state or
+// INPUT_REQUIRED. AUTH_REQUIRED keeps the stream open (A2A §7.6.1: the agent
+// may resume once the client authenticated elsewhere).
+func endsStream(ev *a2av1.StreamResponse) bool {
+	st := ev.GetStatusUpdate()
+	if st == nil {
+		return false
+	}
+	state := st.GetStatus().GetState()
+	return store.IsTerminal(state) || state == a2av1.TaskState_TASK_STATE_INPUT_REQUIRED
 }

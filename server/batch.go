@@ -7,13 +7,37 @@ import (
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 )
 
-// holdWindow is how long the first changes of a new task started by a
-// blocking SendMessage (without a webhook) may wait to be written together
-// with the next ones: a task that settles within it (most simple tasks: an
-// artifact, then COMPLETED) is created settled, in one store write and one
-// commit instead of one per change; one that does not is created when the
-// window ends, with every change made so far. A variable for tests.
-var holdWindow = 5 * time.Millisecond
+// Write batching. The first changes of a new task started by a blocking
+// SendMessage without a webhook (nobody but the initiator knows the task,
+// and it sees nothing before the task settles) may wait up to the batch
+// window to be written together with the next ones: a task that settles
+// within it (most simple tasks: an artifact, then COMPLETED) is created
+// settled, in one store write and one commit instead of one per change;
+// one that does not is created when the window ends, with every change
+// made so far.
+
+// DefaultBatchWindow is how long the first changes of a new task may be
+// held to be written together; see WithBatchWindow.
+const DefaultBatchWindow = 5 * time.Millisecond
+
+// WithBatchWindow sets how long the first changes of a new task whose
+// initiator waits for it to settle (a blocking SendMessage without an
+// inline webhook) may be held, to be stored together in the write that
+// creates the task (DefaultBatchWindow; d < 0: no batching, every change
+// is written as it happens; 0 keeps the default). A longer window lets
+// slower tasks be created settled in one write; the task becomes visible
+// to GetTask and ListTasks up to d later. A failure to store held changes
+// is returned by the executor's next Events call.
+func WithBatchWindow(d time.Duration) Option {
+	return func(s *Server) {
+		switch {
+		case d < 0:
+			s.batchWindow = 0
+		case d > 0:
+			s.batchWindow = d
+		}
+	}
+}
 
 // held is a new task whose creation is held back: the task as it will be
 // created, the changes of the executor applied to it.
@@ -39,9 +63,9 @@ type holdTimer struct {
 	h  *held
 }
 
-// startHoldTimer starts a timer that flushes h, held by e, when the hold
+// startHoldTimer starts a timer that flushes h, held by e, when the batch
 // window ends.
-func startHoldTimer(e *Events, h *held) *holdTimer {
+func startHoldTimer(e *Events, h *held, window time.Duration) *holdTimer {
 	ht, _ := holdTimers.Get().(*holdTimer)
 	if ht == nil {
 		ht = &holdTimer{}
@@ -50,9 +74,9 @@ func startHoldTimer(e *Events, h *held) *holdTimer {
 	ht.e, ht.h = e, h
 	ht.mu.Unlock()
 	if ht.t == nil {
-		ht.t = time.AfterFunc(holdWindow, ht.fire)
+		ht.t = time.AfterFunc(window, ht.fire)
 	} else {
-		ht.t.Reset(holdWindow)
+		ht.t.Reset(window)
 	}
 	return ht
 }
@@ -81,8 +105,8 @@ func (ht *holdTimer) stop() {
 // initiator waits for the task to settle and sees nothing before (no stream,
 // no returnImmediately), and no inline webhook must receive each change as
 // it happens. Nobody else knows the task's id before the initiator's answer.
-func (c *creation) mayHold() bool {
-	return c.fold && c.pushConfig.TaskPushNotificationConfig == nil && c.handoff.follow == followOutcome && holdWindow > 0
+func (c *creation) mayHold(window time.Duration) bool {
+	return c.fold && c.pushConfig.TaskPushNotificationConfig == nil && c.handoff.follow == followOutcome && window > 0
 }
 
 // holdLocked applies ch to the held creation, starting it (and its timer)
@@ -108,7 +132,7 @@ func (e *Events) holdLocked(ch change) error {
 		h.steps = append(h.stepsBuf[:0], next)
 		e.held = h
 		if !isSettled(next.GetStatus().GetState()) {
-			h.timer = startHoldTimer(e, h)
+			h.timer = startHoldTimer(e, h, e.run.s.batchWindow)
 			return nil
 		}
 		return e.flushHeldLocked()

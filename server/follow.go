@@ -1,0 +1,111 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/server/store"
+)
+
+// Following a task: subscribing to its events, and waiting until it
+// settles (a blocking SendMessage).
+
+// follow is what the caller of a message follows of its task once started.
+type follow uint8
+
+// subscribe subscribes to a task's events for a caller that follows f. One
+// that only waits for the outcome gets a small buffer where the store offers
+// it: waitSettled subscribes again when it is dropped as slow.
+func (s *Server) subscribe(ctx context.Context, tenant, id string, f follow) (store.Record, store.Subscription, error) {
+	if f == followOutcome {
+		if o, ok := s.store.(store.OutcomeSubscriptions); ok {
+			return o.SubscribeOutcome(s.budgeted(ctx), tenant, id)
+		}
+	}
+	return s.store.Subscribe(s.budgeted(ctx), tenant, id)
+}
+
+// isSettled reports whether a blocking SendMessage may return: the task is
+// terminal or waits for the client.
+func isSettled(s a2av1.TaskState) bool { return store.IsTerminal(s) || store.IsInterrupted(s) }
+
+// waitSettled waits, on sub, until the task is terminal or interrupted and
+// returns its latest record. A subscription dropped for lagging is renewed.
+func (s *Server) waitSettled(c *call, rec store.Record, sub store.Subscription) (store.Record, error) {
+	key := c.key(rec.Task.GetId())
+	for {
+		if state := rec.Task.GetStatus().GetState(); isSettled(state) {
+			if sub != nil { // a task created terminal comes without one
+				sub.Close()
+			}
+			if store.IsTerminal(state) { // it never changes again
+				return rec, nil
+			}
+			return s.latest(c, key, rec), nil
+		}
+	events:
+		for {
+			select {
+			case ev, ok := <-sub.Events():
+				ev.Taken()
+				if !ok {
+					break events
+				}
+				if st := ev.Response.GetStatusUpdate(); st != nil && isSettled(st.GetStatus().GetState()) {
+					sub.Close()
+					if ss, ok := sub.(store.SnapshotSubscription); ok {
+						if t := ss.Written(ev.Version); t != nil {
+							return settledAt(rec, ev.Version, t), nil
+						}
+					}
+					return s.latest(c, key, rec), nil
+				}
+			case <-c.ctx.Done():
+				sub.Close()
+				return store.Record{}, fmt.Errorf("server: the client left while waiting for the task: %w", c.ctx.Err())
+			case <-s.ending:
+				// Shutdown: the task as it is now (it runs elsewhere, or
+				// its execution ignored the cancel).
+				sub.Close()
+				return s.latest(c, key, rec), nil
+			}
+		}
+		switch err := sub.Err(); {
+		case err == nil:
+			return s.latest(c, key, rec), nil
+		case errors.Is(err, store.ErrSlowSubscriber):
+			var serr error
+			if rec, sub, serr = s.subscribe(c.ctx, key.tenant, key.id, followOutcome); serr != nil {
+				return store.Record{}, internalError("subscribing to the task again", serr)
+			}
+		case c.ctx.Err() != nil:
+			return store.Record{}, fmt.Errorf("server: the client left while waiting for the task: %w", c.ctx.Err())
+		default:
+			return store.Record{}, internalError("following the task", err)
+		}
+	}
+}
+
+// settledAt is the record of the task as the write at version (which
+// settled it) left it, task, as the subscription had it from the store:
+// the call answers with the task as it was when it settled, without
+// reading it again. rec is the subscription's snapshot (same task, owner
+// and tenant).
+func settledAt(rec store.Record, version int64, task *a2av1.Task) store.Record {
+	out := store.Record{Tenant: rec.Tenant, Owner: rec.Owner, Version: version, Task: task, Runner: rec.Runner, LeaseUntil: rec.LeaseUntil}
+	if store.IsTerminal(task.GetStatus().GetState()) {
+		out.Runner, out.LeaseUntil = "", time.Time{}
+	}
+	return out
+}
+
+// latest reads the current record, falling back to rec.
+func (s *Server) latest(c *call, key taskKey, rec store.Record) store.Record {
+	if cur, err := s.store.Task(c.ctx, key.tenant, key.id); err == nil {
+		return cur
+	}
+	return rec
+}

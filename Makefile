@@ -11,7 +11,7 @@ COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 DIRTY ?= $(shell git status --porcelain 2>/dev/null | grep -q . && echo true)
 LDFLAGS = -X github.com/a2agen/a2agen/internal/version.commit=$(COMMIT) -X github.com/a2agen/a2agen/internal/version.dirty=$(DIRTY)
 
-.PHONY: all build dist generate test vet lint race soak check-generate golden bench bench-interop charts metrics demo demo-scaffold demo-bindings run-example fuzz tools help
+.PHONY: all build dist generate test vet lint race soak check-generate test-protojson golden bench bench-interop charts metrics demo demo-scaffold demo-bindings run-example fuzz tools help
 
 all: test
 
@@ -50,6 +50,9 @@ soak: ## the soak tests (examples/echo TestSoak, TestSoakManyParts, TestSoakList
 
 race: ## all tests with the race detector
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+
+test-protojson: ## the runtime's and server's tests with every ProtoJSON encode and decode through protojson (build tag a2a_protojson): the reference the runtime's own codec is held to
+	$(GO) test -count=1 -tags a2a_protojson ./runtime/... ./server/...
 
 check-generate: ## fail when committed generated code (a2a/v1, scaffolded examples) is stale
 	$(GO) test -count=1 -run 'TestGeneratedCodeIsFresh' ./internal/gen/

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"sync"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -68,7 +67,11 @@ func marshalJSON(m proto.Message, emitRequired bool) ([]byte, error) {
 		return []byte("{}"), nil
 	}
 	rm := m.ProtoReflect()
-	b, ok := encodeProtoJSON(rm)
+	var b []byte
+	ok := false
+	if useFastJSON {
+		b, ok = encodeProtoJSON(rm)
+	}
 	if !ok { // what only protojson encodes, and what it refuses (json_encode.go)
 		var err error
 		if b, err = jsonMarshalOptions.Marshal(m); err != nil {
@@ -92,7 +95,7 @@ func unmarshalJSON(b []byte, m proto.Message) error {
 		proto.Reset(m)
 		return nil
 	}
-	if decodeProtoJSON(b, m) { // json_decode.go; what it leaves, protojson decodes
+	if useFastJSON && decodeProtoJSON(b, m) { // json_decode.go; what it leaves, protojson decodes
 		return nil
 	}
 	return unmarshalWithProtojson(b, m)
@@ -100,25 +103,47 @@ func unmarshalJSON(b []byte, m proto.Message) error {
 
 // unmarshalWithProtojson is unmarshalJSON by protojson alone: what the
 // bindings' own decoder leaves, and the reference it is tested against.
+//
+// protojson's DiscardUnknown also swallows unknown enum names, which would
+// turn a bad filter value (status "NOPE") into "no filter", while without it
+// an unknown member fails the decode. Its errors are text only (one
+// unexported type, deliberately unstable wording), so which of the two made
+// the strict pass fail cannot be read from the error: after a strict failure
+// and a lenient success — the only difference between the two options being
+// unknown members and unknown enum names — the input itself is searched for
+// an unknown enum name (codec_enums.go), which is then the error.
 func unmarshalWithProtojson(b []byte, m proto.Message) error {
-	// protojson's DiscardUnknown also swallows unknown enum names, which would
-	// turn a bad filter value (status "NOPE") into "no filter". So decode
-	// strictly first and fall back to discarding only when the strict pass
-	// failed on an unknown field (rare: most clients send known fields only).
-	err := strictUnmarshalOptions.Unmarshal(b, m)
-	if err != nil && strings.Contains(err.Error(), "unknown field") {
+	md := m.ProtoReflect().Descriptor()
+	err := decodeWithProtojson(b, m)
+	if err == nil {
+		return nil
+	}
+	if nb, changed := normalizeWrappedLists(b, md); changed { // codec_lenient.go
 		proto.Reset(m)
-		err = jsonUnmarshalOptions.Unmarshal(b, m)
-	}
-	if err != nil && retryWrappedLists(b, m) {
-		err = nil
-	}
-	if err != nil {
-		if ls := findLoneSurrogate(string(b)); ls != nil {
-			// protojson reports it as "unexpected EOF"
-			return fmt.Errorf("decoding %s: %w", m.ProtoReflect().Descriptor().FullName(), ls)
+		if decodeWithProtojson(nb, m) == nil {
+			return nil
 		}
-		return fmt.Errorf("decoding %s: %w", m.ProtoReflect().Descriptor().FullName(), err)
+	}
+	proto.Reset(m)
+	if ls := findLoneSurrogate(string(b)); ls != nil {
+		// protojson reports it as "unexpected EOF"
+		return fmt.Errorf("decoding %s: %w", md.FullName(), ls)
+	}
+	return fmt.Errorf("decoding %s: %w", md.FullName(), err)
+}
+
+// decodeWithProtojson is one strict, then lenient protojson decode of b
+// into m (see unmarshalWithProtojson).
+func decodeWithProtojson(b []byte, m proto.Message) error {
+	if strictUnmarshalOptions.Unmarshal(b, m) == nil {
+		return nil
+	}
+	proto.Reset(m)
+	if err := jsonUnmarshalOptions.Unmarshal(b, m); err != nil {
+		return err
+	}
+	if e := findUnknownEnumName(b, m.ProtoReflect().Descriptor()); e != nil {
+		return e
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -14,7 +13,7 @@ import (
 // writes a SecurityRequirement as {"schemes":{"bearer":["read"]}} instead of
 // {"schemes":{"bearer":{"list":["read"]}}}. When strict
 // decoding fails, the decoder rewrites such arrays into the wrapper object and
-// tries once more. The rule is generic — any message with exactly one field,
+// tries once more (unmarshalWithProtojson). The rule is generic — any message with exactly one field,
 // a repeated non-map field — so no message type is special-cased, and the
 // rewrite runs only on input that failed to decode, never on the hot path.
 
@@ -105,18 +104,4 @@ func wrapMessage(v any, md protoreflect.MessageDescriptor) (any, bool) {
 		return v, false
 	}
 	return wrapLists(v, md)
-}
-
-// retryWrappedLists is the fallback of unmarshalJSON after a failed decode.
-func retryWrappedLists(b []byte, m proto.Message) bool {
-	nb, changed := normalizeWrappedLists(b, m.ProtoReflect().Descriptor())
-	if !changed {
-		return false
-	}
-	proto.Reset(m)
-	if strictUnmarshalOptions.Unmarshal(nb, m) == nil {
-		return true
-	}
-	proto.Reset(m)
-	return jsonUnmarshalOptions.Unmarshal(nb, m) == nil
 }

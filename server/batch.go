@@ -32,9 +32,9 @@ func WithBatchWindow(d time.Duration) Option {
 	return func(s *Server) {
 		switch {
 		case d < 0:
-			s.batchWindow = 0
+			s.writer.batchWindow = 0
 		case d > 0:
-			s.batchWindow = d
+			s.writer.batchWindow = d
 		}
 	}
 }
@@ -132,7 +132,7 @@ func (e *Events) holdLocked(ch change) error {
 		h.steps = append(h.stepsBuf[:0], next)
 		e.held = h
 		if !isSettled(next.GetStatus().GetState()) {
-			h.timer = startHoldTimer(e, h, e.run.s.batchWindow)
+			h.timer = startHoldTimer(e, h, e.run.s.writer.batchWindow)
 			return nil
 		}
 		return e.flushHeldLocked()

@@ -91,14 +91,14 @@ func (e *Events) createLocked(first change) error {
 // or by the inline webhook.
 func (e *Events) writeCreationLocked(task, snap *a2av1.Task, events []*a2av1.StreamResponse, steps []*a2av1.Task) error {
 	r, s := e.run, e.run.s
-	creation := store.Creation{Record: store.Record{Tenant: r.key.tenant, Owner: r.owner, Task: snap, Runner: s.runner, LeaseUntil: s.leaseEnd()}}
+	creation := store.Creation{Record: store.Record{Tenant: r.key.tenant, Owner: r.owner, Task: snap, Runner: s.writer.runner, LeaseUntil: s.writer.leaseEnd()}}
 	if cfg := e.create.pushConfig; cfg.TaskPushNotificationConfig != nil {
 		cfg.TaskId = task.Id
 		creation.PushConfigs = []store.PushConfig{cfg}
 		creation.Events = append([]*a2av1.StreamResponse{taskEvent(task)}, events...)
-		creation.Trace = s.traceOf(e.storeCtx, creation.Events)
+		creation.Trace = s.writer.traceOf(e.storeCtx, creation.Events)
 	}
-	held := s.lock(r.key)
+	held := s.writer.lock(r.key)
 	defer held.Unlock()
 	h := e.create.handoff
 	var (
@@ -110,7 +110,7 @@ func (e *Events) writeCreationLocked(task, snap *a2av1.Task, events []*a2av1.Str
 	// subscription, only the record.
 	follow := h.follow != followNothing && !store.IsTerminal(snap.GetStatus().GetState())
 	if cs, ok := s.store.(store.CreateSubscriber); ok && follow {
-		rec, sub, err = cs.CreateTaskSubscribed(e.storeCtx, creation, s.budgeted(h.ctx))
+		rec, sub, err = cs.CreateTaskSubscribed(e.storeCtx, creation, s.followers.budgeted(h.ctx))
 	} else {
 		rec, err = s.store.CreateTask(e.storeCtx, creation)
 	}
@@ -120,16 +120,16 @@ func (e *Events) writeCreationLocked(task, snap *a2av1.Task, events []*a2av1.Str
 		return err
 	}
 	e.rec = rec
-	s.observeState(e.storeCtx, r.key.tenant, nil, task)
+	s.writer.observeState(e.storeCtx, r.key.tenant, nil, task)
 	prev := task
 	for _, t := range steps {
-		s.observeState(e.storeCtx, r.key.tenant, prev, t)
+		s.writer.observeState(e.storeCtx, r.key.tenant, prev, t)
 		prev = t
 	}
-	s.register(r)
+	s.execs.register(r)
 	o := outcome{rec: rec, sub: sub}
 	if follow && sub == nil {
-		snap, sub, err := s.subscribe(h.ctx, r.key.tenant, task.Id, h.follow)
+		snap, sub, err := s.followers.subscribe(h.ctx, r.key.tenant, task.Id, h.follow)
 		if err != nil {
 			o.err = internalError("subscribing to the new task", err)
 		} else {

@@ -249,7 +249,7 @@ func (e *Events) apply(ch change) error {
 		return err
 	}
 	if e.rec.Task == nil && e.create != nil && e.create.fold && !e.replied {
-		if e.held != nil || e.create.mayHold(e.run.s.batchWindow) {
+		if e.held != nil || e.create.mayHold(e.run.s.writer.batchWindow) {
 			return e.holdLocked(ch)
 		}
 		return e.createLocked(ch)
@@ -258,9 +258,9 @@ func (e *Events) apply(ch change) error {
 		return err
 	}
 	s, key := e.run.s, e.run.key
-	held := e.run.stripe // s.lock(key), without hashing the key on every event
+	held := e.run.stripe // s.writer.lock(key), without hashing the key on every event
 	held.Lock()
-	rec, err := s.commitLocked(e.storeCtx, key, e.rec, ch, true)
+	rec, err := s.writer.commit(e.storeCtx, key, e.rec, ch, true)
 	held.Unlock()
 	if err != nil {
 		return err

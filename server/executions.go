@@ -3,45 +3,75 @@ package server
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/a2agen/a2agen/runtime"
 )
 
-// Executions: the runs of this server, how one is launched, and how the
-// server stops accepting them (Drain, Shutdown) and waits for them.
+// executions are the runs of one server: which tasks execute here, how a
+// run is launched, and how the server stops accepting them (Drain,
+// Shutdown) and waits for them; also the background work that looks after
+// them (lease renewal, recovery, signal watchers: recovery.go,
+// signals.go). Runs themselves are in run.go, their follow-ups in
+// followups.go.
+type executions struct {
+	mu      sync.Mutex
+	runs    map[taskKey]*run // tasks with an execution in this process
+	closed  bool             // no new executions (Drain, Shutdown)
+	wg      sync.WaitGroup   // running executions
+	running atomic.Int64     // how many; for messages
+	bg      sync.WaitGroup   // lease renewal, recovery, signal watchers
+
+	// idle is closed once closed is set and every execution has returned.
+	idle     chan struct{}
+	idleOnce sync.Once
+
+	base     context.Context // parent of every execution; canceled by Shutdown
+	stopBase context.CancelCauseFunc
+}
+
+// init prepares x for use.
+func (x *executions) init() {
+	x.runs, x.idle = make(map[taskKey]*run), make(chan struct{})
+	x.base, x.stopBase = context.WithCancelCause(context.Background())
+}
+
+// count is how many executions run now.
+func (x *executions) count() int { return int(x.running.Load()) }
 
 // waitIdle waits until every execution has returned or ctx is done, and
 // reports whether they all returned. stopAccepting must have been called.
-func (s *Server) waitIdle(ctx context.Context) bool {
+func (x *executions) waitIdle(ctx context.Context) bool {
 	select {
-	case <-s.idle:
+	case <-x.idle:
 		return true
 	case <-ctx.Done():
-		if s.Executions() > 0 {
+		if x.count() > 0 {
 			return false
 		}
 		// None left (the last may still be leaving): ctx was done first,
 		// or already when called.
-		<-s.idle
+		<-x.idle
 		return true
 	}
 }
 
 // stopAccepting refuses new executions from now on and arranges for idle to
 // be closed once the running ones have returned.
-func (s *Server) stopAccepting() {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-	s.idleOnce.Do(func() {
+func (x *executions) stopAccepting() {
+	x.mu.Lock()
+	x.closed = true
+	x.mu.Unlock()
+	x.idleOnce.Do(func() {
 		go func() {
-			s.wg.Wait() // no Add after closed is set (launch)
-			close(s.idle)
+			x.wg.Wait() // no Add after closed is set (launch)
+			close(x.idle)
 		}()
 	})
 }
 
-func executions(n int) string {
+func executionCount(n int) string {
 	if n == 1 {
 		return "1 execution"
 	}
@@ -54,43 +84,80 @@ func errShuttingDown() error {
 }
 
 // launch starts the run's goroutine with its first turn.
-func (s *Server) launch(r *run, first *Events) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+func (x *executions) launch(r *run, first *Events) error {
+	x.mu.Lock()
+	if x.closed {
+		x.mu.Unlock()
 		r.release()
 		return errShuttingDown()
 	}
-	s.wg.Add(1)
-	s.running.Add(1)
-	s.mu.Unlock()
+	x.wg.Add(1)
+	x.running.Add(1)
+	x.mu.Unlock()
 	r.startWith(first.req)
 	go r.loop(first)
 	return nil
 }
 
-func (s *Server) register(r *run) {
-	s.mu.Lock()
-	s.runs[r.key] = r
-	s.mu.Unlock()
+// ended is called by a run's goroutine when it returns.
+func (x *executions) ended() {
+	x.running.Add(-1)
+	x.wg.Done()
 }
 
-func (s *Server) unregister(r *run) {
-	s.mu.Lock()
-	if s.runs[r.key] == r {
-		delete(s.runs, r.key)
+// background counts a goroutine of background work that the caller starts
+// when it returns true (then the goroutine calls x.bg.Done), and refuses
+// once the server stopped accepting executions.
+func (x *executions) background() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return false
 	}
-	s.mu.Unlock()
+	x.bg.Add(1)
+	return true
 }
 
-func (s *Server) runOf(key taskKey) *run {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.runs[key]
+func (x *executions) register(r *run) {
+	x.mu.Lock()
+	x.runs[r.key] = r
+	x.mu.Unlock()
 }
 
-func (s *Server) isClosed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closed
+func (x *executions) unregister(r *run) {
+	x.mu.Lock()
+	if x.runs[r.key] == r {
+		delete(x.runs, r.key)
+	}
+	x.mu.Unlock()
+}
+
+func (x *executions) runOf(key taskKey) *run {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.runs[key]
+}
+
+// list returns the registered runs.
+func (x *executions) list() []*run {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	runs := make([]*run, 0, len(x.runs))
+	for _, r := range x.runs {
+		runs = append(runs, r)
+	}
+	return runs
+}
+
+// registered is how many runs are registered.
+func (x *executions) registered() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return len(x.runs)
+}
+
+func (x *executions) isClosed() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.closed
 }

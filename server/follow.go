@@ -4,14 +4,36 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/store"
 )
 
-// Following a task: subscribing to its events, and waiting until it
-// settles (a blocking SendMessage).
+// follower serves the callers that follow a task: subscriptions to its
+// events, blocking calls waiting until it settles (here), and streams
+// relaying its events (relay.go) — within the stream caps (limits.go) —
+// until Shutdown ends them.
+type follower struct {
+	store store.Store
+	owned bool // WithTaskOwner is set: streams count against owners
+
+	// limits.go; 0 means no limit.
+	maxStreams, maxCallerStreams, maxAnonStreams int
+	maxSubscriberBytes                           int64
+	streamSlots                                  streamSlots
+
+	// ending is closed by Shutdown once the executions have returned (or
+	// its deadline passed): open streams and waiting calls then end with
+	// the task's latest state (relay.go). streams counts the open streams;
+	// none is added once streamsEnded is set (under mu).
+	mu           sync.Mutex
+	ending       chan struct{}
+	endOnce      sync.Once
+	streams      sync.WaitGroup
+	streamsEnded bool
+}
 
 // follow is what the caller of a message follows of its task once started.
 type follow uint8
@@ -19,13 +41,13 @@ type follow uint8
 // subscribe subscribes to a task's events for a caller that follows f. One
 // that only waits for the outcome gets a small buffer where the store offers
 // it: waitSettled subscribes again when it is dropped as slow.
-func (s *Server) subscribe(ctx context.Context, tenant, id string, f follow) (store.Record, store.Subscription, error) {
+func (fw *follower) subscribe(ctx context.Context, tenant, id string, f follow) (store.Record, store.Subscription, error) {
 	if f == followOutcome {
-		if o, ok := s.store.(store.OutcomeSubscriptions); ok {
-			return o.SubscribeOutcome(s.budgeted(ctx), tenant, id)
+		if o, ok := fw.store.(store.OutcomeSubscriptions); ok {
+			return o.SubscribeOutcome(fw.budgeted(ctx), tenant, id)
 		}
 	}
-	return s.store.Subscribe(s.budgeted(ctx), tenant, id)
+	return fw.store.Subscribe(fw.budgeted(ctx), tenant, id)
 }
 
 // isSettled reports whether a blocking SendMessage may return: the task is
@@ -34,7 +56,7 @@ func isSettled(s a2av1.TaskState) bool { return store.IsTerminal(s) || store.IsI
 
 // waitSettled waits, on sub, until the task is terminal or interrupted and
 // returns its latest record. A subscription dropped for lagging is renewed.
-func (s *Server) waitSettled(c *call, rec store.Record, sub store.Subscription) (store.Record, error) {
+func (fw *follower) waitSettled(c *call, rec store.Record, sub store.Subscription) (store.Record, error) {
 	key := c.key(rec.Task.GetId())
 	for {
 		if state := rec.Task.GetStatus().GetState(); isSettled(state) {
@@ -44,7 +66,7 @@ func (s *Server) waitSettled(c *call, rec store.Record, sub store.Subscription) 
 			if store.IsTerminal(state) { // it never changes again
 				return rec, nil
 			}
-			return s.latest(c, key, rec), nil
+			return fw.latest(c, key, rec), nil
 		}
 	events:
 		for {
@@ -61,24 +83,24 @@ func (s *Server) waitSettled(c *call, rec store.Record, sub store.Subscription) 
 							return settledAt(rec, ev.Version, t), nil
 						}
 					}
-					return s.latest(c, key, rec), nil
+					return fw.latest(c, key, rec), nil
 				}
 			case <-c.ctx.Done():
 				sub.Close()
 				return store.Record{}, fmt.Errorf("server: the client left while waiting for the task: %w", c.ctx.Err())
-			case <-s.ending:
+			case <-fw.ending:
 				// Shutdown: the task as it is now (it runs elsewhere, or
 				// its execution ignored the cancel).
 				sub.Close()
-				return s.latest(c, key, rec), nil
+				return fw.latest(c, key, rec), nil
 			}
 		}
 		switch err := sub.Err(); {
 		case err == nil:
-			return s.latest(c, key, rec), nil
+			return fw.latest(c, key, rec), nil
 		case errors.Is(err, store.ErrSlowSubscriber):
 			var serr error
-			if rec, sub, serr = s.subscribe(c.ctx, key.tenant, key.id, followOutcome); serr != nil {
+			if rec, sub, serr = fw.subscribe(c.ctx, key.tenant, key.id, followOutcome); serr != nil {
 				return store.Record{}, internalError("subscribing to the task again", serr)
 			}
 		case c.ctx.Err() != nil:
@@ -103,8 +125,8 @@ func settledAt(rec store.Record, version int64, task *a2av1.Task) store.Record {
 }
 
 // latest reads the current record, falling back to rec.
-func (s *Server) latest(c *call, key taskKey, rec store.Record) store.Record {
-	if cur, err := s.store.Task(c.ctx, key.tenant, key.id); err == nil {
+func (fw *follower) latest(c *call, key taskKey, rec store.Record) store.Record {
+	if cur, err := fw.store.Task(c.ctx, key.tenant, key.id); err == nil {
 		return cur
 	}
 	return rec

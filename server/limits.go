@@ -53,7 +53,7 @@ func limit(dst *int, n int) {
 // (DefaultMaxStreams; n < 0: no limit). One more is refused with
 // ResourceExhausted naming MaxStreams before anything happens (no task is
 // created for a refused SendStreamingMessage).
-func WithMaxStreams(n int) Option { return func(s *Server) { limit(&s.maxStreams, n) } }
+func WithMaxStreams(n int) Option { return func(s *Server) { limit(&s.followers.maxStreams, n) } }
 
 // WithMaxStreamsPerCaller bounds the streams one caller holds at once
 // (DefaultMaxStreamsPerCaller; n < 0: no limit); one more is
@@ -62,7 +62,7 @@ func WithMaxStreams(n int) Option { return func(s *Server) { limit(&s.maxStreams
 // else the caller id. Callers without one (anonymous) are bounded together
 // by WithMaxAnonymousStreams.
 func WithMaxStreamsPerCaller(n int) Option {
-	return func(s *Server) { limit(&s.maxCallerStreams, n) }
+	return func(s *Server) { limit(&s.followers.maxCallerStreams, n) }
 }
 
 // WithMaxAnonymousStreams bounds the streams that callers without an
@@ -74,7 +74,7 @@ func WithMaxStreamsPerCaller(n int) Option {
 // with IPv6): whatever they do, WithMaxStreams minus this many streams stay
 // for identified callers.
 func WithMaxAnonymousStreams(n int) Option {
-	return func(s *Server) { limit(&s.maxAnonStreams, n) }
+	return func(s *Server) { limit(&s.followers.maxAnonStreams, n) }
 }
 
 // WithMaxFollowUpsPerTask bounds the follow-up messages a running task
@@ -106,17 +106,17 @@ func WithMaxSubscriberBytes(n int64) Option {
 	return func(s *Server) {
 		switch {
 		case n < 0:
-			s.maxSubscriberBytes = 0
+			s.followers.maxSubscriberBytes = 0
 		case n > 0:
-			s.maxSubscriberBytes = n
+			s.followers.maxSubscriberBytes = n
 		}
 	}
 }
 
 // budgeted is the context a subscription is made with: it carries the
 // subscriber byte budget.
-func (s *Server) budgeted(ctx context.Context) context.Context {
-	return store.WithSubscriberBytes(ctx, s.maxSubscriberBytes)
+func (fw *follower) budgeted(ctx context.Context) context.Context {
+	return store.WithSubscriberBytes(ctx, fw.maxSubscriberBytes)
 }
 
 // limitError is the error of a request over a cap.
@@ -145,22 +145,22 @@ func (c *call) streamIdentity(owned bool) string {
 
 // holdStream takes a stream slot for the call, or says which cap it is
 // over. release gives the slot back.
-func (s *Server) holdStream(c *call) (release func(), err error) {
-	who := c.streamIdentity(s.owner != nil)
-	sl := &s.streamSlots
+func (fw *follower) holdStream(c *call) (release func(), err error) {
+	who := c.streamIdentity(fw.owned)
+	sl := &fw.streamSlots
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
-	if s.maxStreams > 0 && sl.total >= s.maxStreams {
-		return nil, limitError(runtime.CodeResourceExhausted, "MaxStreams", s.maxStreams,
-			"the agent already serves %d streams, the most it holds at once (MaxStreams); try again later", s.maxStreams)
+	if fw.maxStreams > 0 && sl.total >= fw.maxStreams {
+		return nil, limitError(runtime.CodeResourceExhausted, "MaxStreams", fw.maxStreams,
+			"the agent already serves %d streams, the most it holds at once (MaxStreams); try again later", fw.maxStreams)
 	}
-	if who != "" && s.maxCallerStreams > 0 && sl.byCaller[who] >= s.maxCallerStreams {
-		return nil, limitError(runtime.CodeResourceExhausted, "MaxStreamsPerCaller", s.maxCallerStreams,
-			"this caller already has %d streams open, the most one caller may hold (MaxStreamsPerCaller); close one or try again later", s.maxCallerStreams)
+	if who != "" && fw.maxCallerStreams > 0 && sl.byCaller[who] >= fw.maxCallerStreams {
+		return nil, limitError(runtime.CodeResourceExhausted, "MaxStreamsPerCaller", fw.maxCallerStreams,
+			"this caller already has %d streams open, the most one caller may hold (MaxStreamsPerCaller); close one or try again later", fw.maxCallerStreams)
 	}
-	if who == "" && s.maxAnonStreams > 0 && sl.anonymous >= s.maxAnonStreams {
-		return nil, limitError(runtime.CodeResourceExhausted, "MaxAnonymousStreams", s.maxAnonStreams,
-			"anonymous callers already hold %d streams, the most they may hold together (MaxAnonymousStreams); authenticate, or try again later", s.maxAnonStreams)
+	if who == "" && fw.maxAnonStreams > 0 && sl.anonymous >= fw.maxAnonStreams {
+		return nil, limitError(runtime.CodeResourceExhausted, "MaxAnonymousStreams", fw.maxAnonStreams,
+			"anonymous callers already hold %d streams, the most they may hold together (MaxAnonymousStreams); authenticate, or try again later", fw.maxAnonStreams)
 	}
 	sl.total++
 	if who != "" {

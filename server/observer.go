@@ -19,7 +19,7 @@ type TaskObserver func(ctx context.Context, tenant string, task *a2av1.Task, fro
 
 // WithTaskObserver sets the TaskObserver of the server.
 func WithTaskObserver(f TaskObserver) Option {
-	return func(s *Server) { s.taskObserver = f }
+	return func(s *Server) { s.writer.observer = f }
 }
 
 // WithTraceContext sets how the trace context of a write is read from its
@@ -28,26 +28,26 @@ func WithTaskObserver(f TaskObserver) Option {
 // of the call that produced its event, whichever replica sends it. f is
 // called only for writes that carry events.
 func WithTraceContext(f func(ctx context.Context) store.TraceContext) Option {
-	return func(s *Server) { s.traceContext = f }
+	return func(s *Server) { s.writer.traceContext = f }
 }
 
 // traceOf is the trace context to store with the deliveries of a write of
 // events made with ctx.
-func (s *Server) traceOf(ctx context.Context, events []*a2av1.StreamResponse) store.TraceContext {
-	if s.traceContext == nil || len(events) == 0 {
+func (w *taskWriter) traceOf(ctx context.Context, events []*a2av1.StreamResponse) store.TraceContext {
+	if w.traceContext == nil || len(events) == 0 {
 		return store.TraceContext{}
 	}
-	return s.traceContext(ctx)
+	return w.traceContext(ctx)
 }
 
 // observeState tells the TaskObserver of a write that changed the task's
 // state.
-func (s *Server) observeState(ctx context.Context, tenant string, from, to *a2av1.Task) {
-	if s.taskObserver == nil {
+func (w *taskWriter) observeState(ctx context.Context, tenant string, from, to *a2av1.Task) {
+	if w.observer == nil {
 		return
 	}
 	f, t := from.GetStatus().GetState(), to.GetStatus().GetState()
 	if f != t {
-		s.taskObserver(ctx, tenant, to, f, t)
+		w.observer(ctx, tenant, to, f, t)
 	}
 }

@@ -136,7 +136,7 @@ func WithMaxPushConfigsPerTask(n int) Option {
 func WithRunLease(d time.Duration) Option {
 	return func(s *Server) {
 		if d >= time.Second {
-			s.runLease = d
+			s.writer.runLease = d
 		}
 	}
 }

@@ -73,7 +73,7 @@ func (s *Server) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av
 	key := c.key(req.GetTaskId())
 	// Under the task's lock, so that no event of the task is committed
 	// between the config being stored and being visible to notifications.
-	held := s.lock(key)
+	held := s.writer.lock(key)
 	err = s.savePushConfig(c.ctx, c.tenant, store.PushConfig{TaskPushNotificationConfig: req, ProtocolVersion: c.protocolVersion()})
 	held.Unlock()
 	var re *runtime.Error
@@ -177,7 +177,7 @@ func (s *Server) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av
 		return nil, err
 	}
 	key := c.key(req.GetTaskId())
-	held := s.lock(key)
+	held := s.writer.lock(key)
 	err = s.store.DeletePushConfig(c.ctx, c.tenant, req.GetTaskId(), req.GetId())
 	held.Unlock()
 	if err != nil {

@@ -28,17 +28,17 @@ const staleBatch = 100
 const stoppedText = "the agent stopped while working on this task (it was restarted or crashed); send the message again to retry"
 
 // leaseEnd is the end of a lease taken now.
-func (s *Server) leaseEnd() time.Time { return time.Now().Add(s.runLease) }
+func (w *taskWriter) leaseEnd() time.Time { return time.Now().Add(w.runLease) }
 
 // maintain renews this server's leases and settles orphaned tasks until
 // Shutdown. The first recovery round runs at once, so that a restarted agent
 // settles what its previous process left behind before clients ask.
 func (s *Server) maintain() {
-	defer s.bg.Done()
+	defer s.execs.bg.Done()
 	s.recoverStale()
-	renew := time.NewTicker(s.runLease / 3)
+	renew := time.NewTicker(s.writer.runLease / 3)
 	defer renew.Stop()
-	sweep := time.NewTicker(s.runLease / 2)
+	sweep := time.NewTicker(s.writer.runLease / 2)
 	defer sweep.Stop()
 	for {
 		select {
@@ -46,7 +46,7 @@ func (s *Server) maintain() {
 			s.renewRuns()
 		case <-sweep.C:
 			s.recoverStale()
-		case <-s.base.Done():
+		case <-s.execs.base.Done():
 			return
 		}
 	}
@@ -55,13 +55,10 @@ func (s *Server) maintain() {
 // renewRuns extends the leases of the tasks this server executes, then
 // reconciles its executions with the store.
 func (s *Server) renewRuns() {
-	s.mu.Lock()
-	running := len(s.runs)
-	s.mu.Unlock()
-	if running == 0 {
+	if s.execs.registered() == 0 {
 		return
 	}
-	if err := s.store.RenewRuns(context.Background(), s.runner, s.leaseEnd()); err != nil && !errors.Is(err, store.ErrClosed) {
+	if err := s.store.RenewRuns(context.Background(), s.writer.runner, s.writer.leaseEnd()); err != nil && !errors.Is(err, store.ErrClosed) {
 		s.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: renewing task leases failed", slog.Any("error", err))
 	}
 	s.reconcileRuns()
@@ -83,15 +80,9 @@ func (s *Server) reconcileRuns() {
 	if _, ok := s.store.(store.Signaler); !ok {
 		return
 	}
-	s.mu.Lock()
-	runs := make([]*run, 0, len(s.runs))
-	for _, r := range s.runs {
-		runs = append(runs, r)
-	}
-	s.mu.Unlock()
 	ctx := context.Background()
-	for _, r := range runs {
-		if s.base.Err() != nil {
+	for _, r := range s.execs.list() {
+		if s.execs.base.Err() != nil {
 			return
 		}
 		if err := s.reconcile(ctx, r); err != nil {
@@ -128,9 +119,9 @@ func (s *Server) reconcile(ctx context.Context, r *run) error {
 		}
 		return nil
 	}
-	held := s.lock(r.key)
+	held := s.writer.lock(r.key)
 	defer held.Unlock()
-	if s.runOf(r.key) == r {
+	if s.execs.runOf(r.key) == r {
 		r.catchUpLocked(rec.Task.GetHistory())
 	}
 	return nil
@@ -140,7 +131,7 @@ func (s *Server) reconcile(ctx context.Context, r *run) error {
 func (s *Server) recoverStale() {
 	ctx := context.Background()
 	for {
-		recs, err := s.store.StaleRuns(ctx, s.runner, time.Now(), staleBatch)
+		recs, err := s.store.StaleRuns(ctx, s.writer.runner, time.Now(), staleBatch)
 		if err != nil {
 			if !errors.Is(err, store.ErrClosed) {
 				s.logger.LogAttrs(ctx, slog.LevelError, "a2a: looking for orphaned tasks failed", slog.Any("error", err))
@@ -153,7 +144,7 @@ func (s *Server) recoverStale() {
 				settled++
 			}
 		}
-		if len(recs) < staleBatch || settled == 0 || s.base.Err() != nil {
+		if len(recs) < staleBatch || settled == 0 || s.execs.base.Err() != nil {
 			return
 		}
 	}
@@ -174,7 +165,7 @@ type Resumable interface {
 // it over, or settled it first).
 func (s *Server) settleStale(ctx context.Context, rec store.Record) bool {
 	key := taskKey{rec.Tenant, rec.Task.GetId()}
-	held := s.lock(key)
+	held := s.writer.lock(key)
 	defer held.Unlock()
 	if rz, ok := s.exec.(Resumable); ok && rz.Resumable() {
 		if done, resumed := s.resumeStale(ctx, key, rec); done {
@@ -189,7 +180,7 @@ func (s *Server) settleStale(ctx context.Context, rec store.Record) bool {
 	}
 	switch {
 	case err == nil:
-		s.observeState(ctx, rec.Tenant, rec.Task, next)
+		s.writer.observeState(ctx, rec.Tenant, rec.Task, next)
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: task failed: the instance running it stopped",
 			slog.String("tenant", rec.Tenant), slog.String("taskId", key.id), slog.String("runner", rec.Runner))
 		return true
@@ -211,12 +202,12 @@ func (s *Server) resumeStale(ctx context.Context, key taskKey, rec store.Record)
 			last = m
 		}
 	}
-	if last == nil || s.isClosed() {
+	if last == nil || s.execs.isClosed() {
 		return false, false
 	}
 	next := withStatus(rec.Task, &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_SUBMITTED, Timestamp: now()})
 	u := store.Update{Tenant: key.tenant, Task: next, Expect: rec.Version, Events: []*a2av1.StreamResponse{statusEvent(next)},
-		Runner: s.runner, LeaseUntil: s.leaseEnd()}
+		Runner: s.writer.runner, LeaseUntil: s.writer.leaseEnd()}
 	v, err := s.store.UpdateTask(ctx, u)
 	if err != nil {
 		if !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrTerminal) && !errors.Is(err, store.ErrNotFound) {
@@ -225,15 +216,15 @@ func (s *Server) resumeStale(ctx context.Context, key taskKey, rec store.Record)
 		}
 		return true, false
 	}
-	s.observeState(ctx, key.tenant, rec.Task, next)
-	cur := store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next, Runner: s.runner, LeaseUntil: u.LeaseUntil}
+	s.writer.observeState(ctx, key.tenant, rec.Task, next)
+	cur := store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next, Runner: s.writer.runner, LeaseUntil: u.LeaseUntil}
 	c := &call{ctx: ctx, tenant: key.tenant, owner: rec.Owner}
 	r := s.newRun(c, key)
 	req := s.newRequest(c, &a2av1.SendMessageRequest{Tenant: key.tenant, Message: last}, r, next)
 	ev := &Events{run: r, req: req, storeCtx: r.storeCtx, rec: cur}
-	s.register(r)
-	if err := s.launch(r, ev); err != nil {
-		s.unregister(r)
+	s.execs.register(r)
+	if err := s.execs.launch(r, ev); err != nil {
+		s.execs.unregister(r)
 		return true, false
 	}
 	s.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: task resumed: the instance running it stopped",

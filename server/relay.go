@@ -22,26 +22,26 @@ const streamCatchUp = time.Second
 // openStream counts a stream until the returned function is called, so that
 // Shutdown can wait for the streams it ends. Streams opened after that are
 // not counted (they end at once).
-func (s *Server) openStream() (done func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.streamsEnded {
+func (fw *follower) openStream() (done func()) {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	if fw.streamsEnded {
 		return func() {}
 	}
-	s.streams.Add(1)
-	return s.streams.Done
+	fw.streams.Add(1)
+	return fw.streams.Done
 }
 
 // endStreams tells every open stream and waiting call to end, and waits
 // until the streams have sent their last event or ctx is done.
-func (s *Server) endStreams(ctx context.Context) {
-	s.mu.Lock()
-	s.streamsEnded = true
-	s.mu.Unlock()
-	s.endOnce.Do(func() { close(s.ending) })
+func (fw *follower) endStreams(ctx context.Context) {
+	fw.mu.Lock()
+	fw.streamsEnded = true
+	fw.mu.Unlock()
+	fw.endOnce.Do(func() { close(fw.ending) })
 	done := make(chan struct{})
 	go func() {
-		s.streams.Wait()
+		fw.streams.Wait()
 		close(done)
 	}()
 	select {
@@ -58,8 +58,8 @@ func (s *Server) endStreams(ctx context.Context) {
 // status event, and any other ends with an error event saying the agent is
 // shutting down and what state the task is in, so that the client knows to
 // follow it elsewhere (SubscribeToTask on another instance, GetTask).
-func (s *Server) endStream(c *call, stream runtime.Stream[*a2av1.StreamResponse], id string, last int64, sub store.Subscription) error {
-	rec, err := s.store.Task(c.ctx, c.tenant, id)
+func (fw *follower) endStream(c *call, stream runtime.Stream[*a2av1.StreamResponse], id string, last int64, sub store.Subscription) error {
+	rec, err := fw.store.Task(c.ctx, c.tenant, id)
 	if err != nil {
 		return runtime.NewError(runtime.CodeInternal, fmt.Sprintf(
 			"the agent is shutting down and ends this stream; call GetTask or SubscribeToTask for task %q", id)).WithMetadata("taskId", id)
@@ -113,9 +113,9 @@ func stateName(s a2av1.TaskState) string {
 // sub until the stream's end condition. A subscriber dropped for lagging
 // gets an error as its last event, telling it to subscribe again; a stream
 // open when Shutdown ends streams gets the task's latest state (endStream).
-func (s *Server) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], first *a2av1.Task, version int64, sub store.Subscription) error {
+func (fw *follower) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], first *a2av1.Task, version int64, sub store.Subscription) error {
 	defer sub.Close()
-	defer s.openStream()()
+	defer fw.openStream()()
 	if err := stream.Send(taskEvent(first)); err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (s *Server) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], fi
 		case ev, ok := <-events:
 			ev.Taken()
 			if !ok {
-				return s.subscriptionEnd(c, sub.Err())
+				return fw.subscriptionEnd(c, sub.Err())
 			}
 			if err := stream.Send(ev.Response); err != nil {
 				return err
@@ -138,21 +138,21 @@ func (s *Server) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], fi
 				return nil
 			}
 			last = ev.Version
-		case <-s.ending:
-			return s.endStream(c, stream, first.GetId(), last, sub)
+		case <-fw.ending:
+			return fw.endStream(c, stream, first.GetId(), last, sub)
 		case <-done:
 			return c.ctx.Err()
 		}
 	}
 }
 
-func (s *Server) subscriptionEnd(c *call, err error) error {
+func (fw *follower) subscriptionEnd(c *call, err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, store.ErrSubscriberBytes):
-		return limitError(runtime.CodeInternal, "MaxSubscriberBytes", int(s.maxSubscriberBytes),
-			"this stream's client read too slowly: the events queued for it exceeded %d bytes (MaxSubscriberBytes) and it was closed; call SubscribeToTask to continue from the current task", s.maxSubscriberBytes)
+		return limitError(runtime.CodeInternal, "MaxSubscriberBytes", int(fw.maxSubscriberBytes),
+			"this stream's client read too slowly: the events queued for it exceeded %d bytes (MaxSubscriberBytes) and it was closed; call SubscribeToTask to continue from the current task", fw.maxSubscriberBytes)
 	case errors.Is(err, store.ErrSlowSubscriber):
 		return runtime.NewError(runtime.CodeInternal,
 			"this stream fell too far behind the task and was closed; call SubscribeToTask to continue from the current task")

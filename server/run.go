@@ -51,9 +51,9 @@ type run struct {
 // keeps the request's values (call info, caller) but not its cancellation:
 // the task outlives the request.
 func (s *Server) newRun(c *call, key taskKey) *run {
-	r := &run{s: s, key: key, owner: c.owner, stripe: s.stripe(key)}
-	r.parent = runParent{base: s.base, values: c.ctx}
-	r.store = detached{base: s.base, values: c.ctx}
+	r := &run{s: s, key: key, owner: c.owner, stripe: s.writer.stripe(key)}
+	r.parent = runParent{base: s.execs.base, values: c.ctx}
+	r.store = detached{base: s.execs.base, values: c.ctx}
 	r.storeCtx = &r.store
 	r.ctx, r.cancel = context.WithCancelCause(&r.parent)
 	return r
@@ -63,8 +63,7 @@ func (r *run) release() { r.cancel(nil) }
 
 // loop runs turns until the task needs no more.
 func (r *run) loop(ev *Events) {
-	defer r.s.wg.Done()
-	defer r.s.running.Add(-1)
+	defer r.s.execs.ended()
 	defer r.release()
 	for ev != nil {
 		r.turn.Store(ev)
@@ -136,7 +135,7 @@ func (r *run) finish(ev *Events, err error) *Events {
 		return nil
 	}
 
-	held := s.lock(r.key)
+	held := s.writer.lock(r.key)
 	defer held.Unlock()
 	// The turn's last committed record: every write of the run went through
 	// ev, and a write by anyone else since (a cancel, a follow-up) makes the
@@ -166,9 +165,9 @@ func (r *run) finish(ev *Events, err error) *Events {
 	case len(left) > 0:
 		if store.IsInterrupted(state) {
 			var cerr error
-			if cur, cerr = s.commitLocked(ev.storeCtx, r.key, cur, setStatus(a2av1.TaskState_TASK_STATE_SUBMITTED, nil), true); cerr != nil {
+			if cur, cerr = s.writer.commit(ev.storeCtx, r.key, cur, setStatus(a2av1.TaskState_TASK_STATE_SUBMITTED, nil), true); cerr != nil {
 				s.logExecError(r, "restarting the task for a follow-up failed", cerr)
-				s.unregister(r)
+				s.execs.unregister(r)
 				return nil
 			}
 		}
@@ -182,7 +181,7 @@ func (r *run) finish(ev *Events, err error) *Events {
 	if settle != nil {
 		s.settleLocked(ev.storeCtx, r, cur, settle)
 	}
-	s.unregister(r)
+	s.execs.unregister(r)
 	return nil
 }
 
@@ -203,21 +202,21 @@ const (
 func (s *Server) settleLocked(ctx context.Context, r *run, cur store.Record, settle change) {
 	pause := settlePause
 	for attempt := 1; ; attempt++ {
-		_, err := s.commitLocked(ctx, r.key, cur, settle, true)
+		_, err := s.writer.commit(ctx, r.key, cur, settle, true)
 		if err == nil || errors.Is(err, store.ErrTerminal) || errors.Is(err, store.ErrNotFound) {
 			return
 		}
-		if attempt == settleAttempts || s.base.Err() != nil {
+		if attempt == settleAttempts || s.execs.base.Err() != nil {
 			s.logExecError(r, "settling the task failed; giving up (recovery settles it after a restart)", err)
 			return
 		}
 		s.logExecError(r, "settling the task failed; retrying", err)
-		s.unlockKey(r.key)
+		s.writer.unlockKey(r.key)
 		select {
 		case <-time.After(pause):
-		case <-s.base.Done(): // one last attempt, then give up
+		case <-s.execs.base.Done(): // one last attempt, then give up
 		}
-		s.stripe(r.key).Lock()
+		s.writer.stripe(r.key).Lock()
 		pause = min(2*pause, maxSettlePause)
 		if fresh, rerr := s.store.Task(ctx, r.key.tenant, r.key.id); rerr == nil {
 			cur = fresh

@@ -8,15 +8,15 @@ import (
 // The contexts of a run, kept in the run itself (no allocation of their
 // own): an execution's context keeps the values of the request that
 // started the task (call info, caller) but not its cancellation or
-// deadline, and is canceled by the server's Shutdown (s.base) or by the
+// deadline, and is canceled by the server's Shutdown (s.execs.base) or by the
 // run itself (CancelTask, the run's end); the store's context of its
 // writes keeps the same values and is never canceled.
 //
 // runParent is the execution context's parent: Done, Err and Deadline of
-// s.base, the values of the request. s.base carries no values of its own
+// s.execs.base, the values of the request. s.execs.base carries no values of its own
 // but the context package's key of its cancellation: asked first, it
 // answers that key alone, so that context.WithCancelCause on a runParent
-// registers the child with s.base directly (as a child of s.base would be,
+// registers the child with s.execs.base directly (as a child of s.execs.base would be,
 // without a goroutine or an AfterFunc) and context.Cause of the execution
 // context says why Shutdown canceled it.
 type runParent struct {
@@ -36,7 +36,7 @@ func (p *runParent) Value(key any) any {
 
 // detached is the store's context of a run's writes: the request's values,
 // never canceled, no deadline (context.WithoutCancel of the execution
-// context, without the allocation). A key s.base answers is the context
+// context, without the allocation). A key s.execs.base answers is the context
 // package's key of cancellation, so context.Cause of a detached context is
 // nil, as for context.WithoutCancel.
 type detached struct {

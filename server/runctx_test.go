@@ -14,7 +14,7 @@ type runCtxKey struct{}
 // store's never.
 func TestRunContexts(t *testing.T) {
 	base, stop := context.WithCancelCause(context.Background())
-	s := &Server{base: base}
+	s := &Server{execs: executions{base: base}}
 	req, cancelReq := context.WithCancel(context.WithValue(context.Background(), runCtxKey{}, "v"))
 	r := s.newRun(&call{ctx: req}, taskKey{"", "t"})
 	defer r.release()
@@ -45,7 +45,7 @@ func TestRunContexts(t *testing.T) {
 func TestRunContextCanceledByRun(t *testing.T) {
 	base, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
-	s := &Server{base: base}
+	s := &Server{execs: executions{base: base}}
 	r := s.newRun(&call{ctx: context.Background()}, taskKey{"", "t"})
 	r.cancel(ErrCanceled)
 	if !errors.Is(context.Cause(r.ctx), ErrCanceled) {

@@ -38,7 +38,7 @@ func (s *Server) SendMessage(ctx context.Context, req *a2av1.SendMessageRequest)
 	}
 	rec := st.rec
 	if !immediate {
-		if rec, err = s.waitSettled(c, st.rec, st.sub); err != nil {
+		if rec, err = s.followers.waitSettled(c, st.rec, st.sub); err != nil {
 			return nil, err
 		}
 	}
@@ -70,7 +70,7 @@ func (s *Server) SendStreamingMessage(ctx context.Context, req *a2av1.SendMessag
 		return err
 	}
 	c := &cv
-	release, err := s.holdStream(c)
+	release, err := s.followers.holdStream(c)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (s *Server) SendStreamingMessage(ctx context.Context, req *a2av1.SendMessag
 	if st.reply != nil {
 		return stream.Send(&a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Message{Message: st.reply}})
 	}
-	return s.relay(c, stream, view(st.rec.Task, historyLengthOf(req), true), st.rec.Version, st.sub)
+	return s.followers.relay(c, stream, view(st.rec.Task, historyLengthOf(req), true), st.rec.Version, st.sub)
 }
 
 func historyLengthOf(req *a2av1.SendMessageRequest) *int32 {
@@ -164,7 +164,7 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, f follow) (starte
 	s.fillRequest(&ft.req, c, req, r, nil, ft.history[:])
 	ev := &ft.ev
 	ev.run, ev.req, ev.storeCtx, ev.create = r, &ft.req, r.storeCtx, &ft.create
-	if err := s.launch(r, ev); err != nil {
+	if err := s.execs.launch(r, ev); err != nil {
 		return started{}, err
 	}
 	select {
@@ -177,7 +177,7 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, f follow) (starte
 	case <-c.ctx.Done():
 		h.abandon()
 		return started{}, fmt.Errorf("server: the client left before the task started: %w", c.ctx.Err())
-	case <-s.ending: // an execution that ignored Shutdown's cancel
+	case <-s.followers.ending: // an execution that ignored Shutdown's cancel
 		h.abandon()
 		return started{}, errShuttingDown()
 	}
@@ -273,7 +273,7 @@ func (s *Server) inlinePushConfig(cfg *a2av1.TaskPushNotificationConfig) (*a2av1
 func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pushCfg store.PushConfig, f follow) (started, error) {
 	msg := req.GetMessage()
 	key := c.key(msg.GetTaskId())
-	held := s.lock(key)
+	held := s.writer.lock(key)
 	defer held.Unlock()
 	rec, err := s.load(c, key.id)
 	if err != nil {
@@ -291,7 +291,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 	if err := s.checkRoom(key.id, task, size); err != nil {
 		return started{}, err
 	}
-	r := s.runOf(key)
+	r := s.execs.runOf(key)
 	if r != nil && s.maxFollowUps > 0 && r.pendingLocked() >= s.maxFollowUps {
 		return started{}, limitError(runtime.CodeResourceExhausted, "MaxFollowUpsPerTask", s.maxFollowUps,
 			"task %q already holds %d follow-up messages its agent has not taken, the most it may hold (MaxFollowUpsPerTask); try again later", key.id, s.maxFollowUps).
@@ -309,11 +309,11 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 		}
 	}
 	elsewhere := r == nil && s.runningElsewhere(rec)
-	if r == nil && !elsewhere && s.isClosed() {
+	if r == nil && !elsewhere && s.execs.isClosed() {
 		return started{}, errShuttingDown()
 	}
 	resume := r == nil && !elsewhere
-	rec, err = s.commitLocked(c.ctx, key, rec, func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error) {
+	rec, err = s.writer.commit(c.ctx, key, rec, func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error) {
 		state := cur.GetStatus().GetState()
 		if store.IsTerminal(state) {
 			return nil, nil, errTerminal(cur)
@@ -339,7 +339,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 	}
 	out := started{rec: rec}
 	if f != followNothing {
-		snap, sub, err := s.subscribe(c.ctx, key.tenant, key.id, f)
+		snap, sub, err := s.followers.subscribe(c.ctx, key.tenant, key.id, f)
 		if err != nil {
 			return started{}, internalError("subscribing to the task", err)
 		}
@@ -355,9 +355,9 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 	}
 	r = s.newRun(c, key)
 	ev := &Events{run: r, req: s.newRequest(c, req, r, rec.Task), storeCtx: r.storeCtx, rec: rec}
-	s.register(r)
-	if err := s.launch(r, ev); err != nil {
-		s.unregister(r)
+	s.execs.register(r)
+	if err := s.execs.launch(r, ev); err != nil {
+		s.execs.unregister(r)
 		if out.sub != nil {
 			out.sub.Close()
 		}

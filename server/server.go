@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/push"
@@ -28,6 +25,12 @@ var (
 // Server is the default a2av1.A2AServiceHandler: the eleven A2A operations
 // over an Executor and a store.Store. Serve it with any binding, e.g.
 // a2av1.NewA2AServiceJSONRPCHandler(srv). It is safe for concurrent use.
+//
+// It is a facade: each operation checks its request (edge.go, budget.go),
+// learns its caller (call.go) and hands the work to one of three parts —
+// the executions (executions.go, run.go, followups.go, signals.go,
+// recovery.go), the task writer (taskwriter.go, creation.go, batch.go,
+// changes.go) and the follower (follow.go, relay.go).
 type Server struct {
 	card *a2av1.AgentCard
 	exec Executor
@@ -42,57 +45,19 @@ type Server struct {
 
 	maxPushConfigs int // pushconfig.go: per task; 0 means no limit
 	// limits.go; 0 means no limit.
-	maxStreams, maxCallerStreams, maxFollowUps, maxHistory int
-	maxSubscriberBytes                                     int64
-	streamSlots                                            streamSlots
-	maxAnonStreams                                         int
+	maxFollowUps, maxHistory int
 	// budget.go; 0 means no limit.
 	maxParts                      int
 	maxMessageBytes, maxTaskBytes int64
-
-	taskObserver TaskObserver                             // observer.go
-	traceContext func(context.Context) store.TraceContext // observer.go
 
 	streaming, pushEnabled, extendedEnabled bool
 	// returnImmediately: SendMessage returns as soon as the task exists
 	// whatever the request says (WithReturnImmediatelyByDefault).
 	returnImmediately bool
 
-	// runner names this server instance in the execution records of the
-	// tasks it runs; runLease is how long such a record holds without
-	// renewal (recovery.go).
-	runner   string
-	runLease time.Duration
-
-	batchWindow time.Duration // batch.go
-
-	// locks serialise the writes this server makes to one task, so that its
-	// store writes and webhook notifications happen in one order. A task
-	// maps to one stripe by a hash of its key.
-	locks [lockStripes]sync.Mutex
-
-	mu      sync.Mutex
-	runs    map[taskKey]*run // tasks with an execution in this process
-	closed  bool             // no new executions (Drain, Shutdown)
-	wg      sync.WaitGroup   // running executions
-	running atomic.Int64     // how many; for messages
-	bg      sync.WaitGroup   // lease renewal and recovery
-
-	// idle is closed once closed is set and every execution has returned.
-	idle     chan struct{}
-	idleOnce sync.Once
-
-	// ending is closed by Shutdown once the executions have returned (or
-	// its deadline passed): open streams and waiting calls then end with
-	// the task's latest state (streams.go). streams counts the open
-	// streams; none is added once streamsEnded is set (under mu).
-	ending       chan struct{}
-	endOnce      sync.Once
-	streams      sync.WaitGroup
-	streamsEnded bool
-
-	base     context.Context // canceled by Shutdown
-	stopBase context.CancelCauseFunc
+	execs     executions // the runs of this server's tasks
+	writer    taskWriter // every write of a task
+	followers follower   // subscriptions, waiting calls, streams
 }
 
 var _ a2av1.A2AServiceHandler = (*Server)(nil)
@@ -114,31 +79,33 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 		return nil, errors.New("server: New needs an Executor")
 	}
 	s := &Server{
-		card:               card,
-		exec:               exec,
-		logger:             slog.Default(),
-		runs:               make(map[taskKey]*run),
-		runLease:           DefaultRunLease,
-		batchWindow:        DefaultBatchWindow,
-		maxPushConfigs:     DefaultMaxPushConfigsPerTask,
-		maxStreams:         DefaultMaxStreams,
-		maxCallerStreams:   DefaultMaxStreamsPerCaller,
-		maxFollowUps:       DefaultMaxFollowUpsPerTask,
-		maxHistory:         DefaultMaxHistoryPerTask,
-		maxSubscriberBytes: DefaultMaxSubscriberBytes,
-		maxAnonStreams:     DefaultMaxAnonymousStreams,
-		maxParts:           DefaultMaxPartsPerMessage,
-		maxMessageBytes:    DefaultMaxMessageBytes,
-		maxTaskBytes:       DefaultMaxTaskBytes,
-		idle:               make(chan struct{}),
-		ending:             make(chan struct{}),
+		card:            card,
+		exec:            exec,
+		logger:          slog.Default(),
+		maxPushConfigs:  DefaultMaxPushConfigsPerTask,
+		maxFollowUps:    DefaultMaxFollowUpsPerTask,
+		maxHistory:      DefaultMaxHistoryPerTask,
+		maxParts:        DefaultMaxPartsPerMessage,
+		maxMessageBytes: DefaultMaxMessageBytes,
+		maxTaskBytes:    DefaultMaxTaskBytes,
+		writer:          taskWriter{runLease: DefaultRunLease, batchWindow: DefaultBatchWindow},
+		followers: follower{
+			maxStreams:         DefaultMaxStreams,
+			maxCallerStreams:   DefaultMaxStreamsPerCaller,
+			maxAnonStreams:     DefaultMaxAnonymousStreams,
+			maxSubscriberBytes: DefaultMaxSubscriberBytes,
+			ending:             make(chan struct{}),
+		},
 	}
+	s.execs.init()
 	for _, o := range opts {
 		o(s)
 	}
 	if s.store == nil {
 		s.store = store.NewMemory()
 	}
+	s.writer.store, s.followers.store = s.store, s.store
+	s.followers.owned = s.owner != nil
 	caps := card.GetCapabilities()
 	s.streaming = caps.GetStreaming()
 	s.pushEnabled = caps.GetPushNotifications()
@@ -154,10 +121,9 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 			return nil, fmt.Errorf("server: starting webhook delivery: %w", err)
 		}
 	}
-	s.runner = store.NewRunnerID()
-	s.base, s.stopBase = context.WithCancelCause(context.Background())
+	s.writer.runner = store.NewRunnerID()
 	s.listenSignals()
-	s.bg.Add(1)
+	s.execs.bg.Add(1)
 	go s.maintain()
 	return s, nil
 }
@@ -170,9 +136,9 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 // called next, ends them. A host that gives its executions a grace period
 // calls Drain with a context that ends with it.
 func (s *Server) Drain(ctx context.Context) error {
-	s.stopAccepting()
-	if !s.waitIdle(ctx) {
-		return fmt.Errorf("server: %s still running at the end of the drain: %w", executions(s.Executions()), ctx.Err())
+	s.execs.stopAccepting()
+	if !s.execs.waitIdle(ctx) {
+		return fmt.Errorf("server: %s still running at the end of the drain: %w", executionCount(s.Executions()), ctx.Err())
 	}
 	return nil
 }
@@ -189,18 +155,18 @@ func (s *Server) Drain(ctx context.Context) error {
 // store's outbox. Call Drain first to let executions finish by themselves.
 // The store is the caller's to close after Shutdown.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.stopAccepting()
-	instances.Delete(s.runner)
-	s.stopBase(ErrShutdown)
+	s.execs.stopAccepting()
+	instances.Delete(s.writer.runner)
+	s.execs.stopBase(ErrShutdown)
 	var err error
-	if !s.waitIdle(ctx) {
-		err = fmt.Errorf("server: %s still running at the shutdown deadline: %w", executions(s.Executions()), ctx.Err())
+	if !s.execs.waitIdle(ctx) {
+		err = fmt.Errorf("server: %s still running at the shutdown deadline: %w", executionCount(s.Executions()), ctx.Err())
 	}
-	s.endStreams(ctx)
+	s.followers.endStreams(ctx)
 	if err != nil {
 		return err
 	}
-	s.bg.Wait()
+	s.execs.bg.Wait()
 	if s.ownPush {
 		return s.push.Close(ctx)
 	}
@@ -208,7 +174,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // Executions returns how many executions run in this server now.
-func (s *Server) Executions() int { return int(s.running.Load()) }
+func (s *Server) Executions() int { return s.execs.count() }
 
 // Store returns the store the server keeps its tasks in (WithStore, or the
 // in-memory one it made).

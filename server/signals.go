@@ -28,13 +28,13 @@ var instances sync.Map // runner id → *Server
 // instance.
 func (s *Server) runningElsewhere(rec store.Record) bool {
 	switch {
-	case rec.Runner == "" || rec.Runner == s.runner:
+	case rec.Runner == "" || rec.Runner == s.writer.runner:
 		return false
-	case store.SameProcess(s.runner, rec.Runner):
+	case store.SameProcess(s.writer.runner, rec.Runner):
 		_, live := instances.Load(rec.Runner) // shut down, or another store's
 		return live
 	}
-	return rec.LeaseUntil.After(time.Now()) && !store.RunnerGone(s.runner, rec.Runner)
+	return rec.LeaseUntil.After(time.Now()) && !store.RunnerGone(s.writer.runner, rec.Runner)
 }
 
 // signal sends sig to the instance runner (best effort).
@@ -70,26 +70,22 @@ func (s *Server) sendSignal(ctx context.Context, sg store.Signaler, runner strin
 // started). Signals between instances of one process are never lost and
 // need no watching.
 func (s *Server) watchFollowUp(sg store.Signaler, runner string, sig store.Signal) {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if !s.execs.background() {
 		return
 	}
-	s.bg.Add(1)
-	s.mu.Unlock()
 	go func() {
-		defer s.bg.Done()
+		defer s.execs.bg.Done()
 		ctx := context.Background()
 		rec, err := s.store.Task(ctx, sig.Tenant, sig.TaskID)
 		if err != nil || !leftByFollowUp(rec, runner, sig.MessageID) {
 			return
 		}
-		pause := s.runLease / 10
-		end := time.Now().Add(s.runLease)
+		pause := s.writer.runLease / 10
+		end := time.Now().Add(s.writer.runLease)
 		for time.Now().Add(pause).Before(end) {
 			select {
 			case <-time.After(pause):
-			case <-s.base.Done():
+			case <-s.execs.base.Done():
 				return
 			}
 			cur, err := s.store.Task(ctx, sig.Tenant, sig.TaskID)
@@ -119,15 +115,15 @@ func leftByFollowUp(rec store.Record, runner, messageID string) bool {
 // listenSignals registers s for signals from this process and, through the
 // store, from other processes, until Shutdown.
 func (s *Server) listenSignals() {
-	instances.Store(s.runner, s)
+	instances.Store(s.writer.runner, s)
 	sg, ok := s.store.(store.Signaler)
 	if !ok {
 		return
 	}
-	ch, stop := sg.ReceiveSignals(s.runner)
-	s.bg.Add(1)
+	ch, stop := sg.ReceiveSignals(s.writer.runner)
+	s.execs.bg.Add(1)
 	go func() {
-		defer s.bg.Done()
+		defer s.execs.bg.Done()
 		defer stop()
 		for {
 			select {
@@ -136,7 +132,7 @@ func (s *Server) listenSignals() {
 					return
 				}
 				s.handleSignal(sig)
-			case <-s.base.Done():
+			case <-s.execs.base.Done():
 				return
 			}
 		}
@@ -148,7 +144,7 @@ func (s *Server) handleSignal(sig store.Signal) {
 	key := taskKey{sig.Tenant, sig.TaskID}
 	switch sig.Kind {
 	case store.SignalCancel:
-		if r := s.runOf(key); r != nil {
+		if r := s.execs.runOf(key); r != nil {
 			r.cancel(ErrCanceled)
 		}
 	case store.SignalFollowUp:
@@ -161,7 +157,7 @@ func (s *Server) handleSignal(sig store.Signal) {
 // (SUBMITTED again after an interrupted state) and no execution runs.
 func (s *Server) takeFollowUp(key taskKey, messageID string) {
 	ctx := context.Background()
-	held := s.lock(key)
+	held := s.writer.lock(key)
 	defer held.Unlock()
 	rec, err := s.store.Task(ctx, key.tenant, key.id)
 	if err != nil {
@@ -179,19 +175,19 @@ func (s *Server) takeFollowUp(key taskKey, messageID string) {
 		return
 	}
 	msg := hist[at]
-	if r := s.runOf(key); r != nil {
+	if r := s.execs.runOf(key); r != nil {
 		r.offerLocked(hist, at) // unless reconciliation gave it already
 		return
 	}
-	if rec.Task.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_SUBMITTED || s.isClosed() {
+	if rec.Task.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_SUBMITTED || s.execs.isClosed() {
 		return
 	}
 	c := &call{ctx: ctx, tenant: key.tenant, owner: rec.Owner}
 	r := s.newRun(c, key)
 	req := &a2av1.SendMessageRequest{Tenant: key.tenant, Message: msg}
 	ev := &Events{run: r, req: s.newRequest(c, req, r, rec.Task), storeCtx: r.storeCtx, rec: rec}
-	s.register(r)
-	if err := s.launch(r, ev); err != nil {
-		s.unregister(r)
+	s.execs.register(r)
+	if err := s.execs.launch(r, ev); err != nil {
+		s.execs.unregister(r)
 	}
 }

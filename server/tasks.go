@@ -161,13 +161,13 @@ func (s *Server) CancelTask(ctx context.Context, req *a2av1.CancelTaskRequest) (
 			return nil, runtime.TaskNotCancelable(key.id).WithCause(err)
 		}
 	}
-	held := s.lock(key)
+	held := s.writer.lock(key)
 	elsewhere := ""
 	if s.runningElsewhere(rec) {
 		elsewhere = rec.Runner
 	}
-	rec, err = s.commitLocked(c.ctx, key, rec, setStatus(a2av1.TaskState_TASK_STATE_CANCELED, nil), false)
-	r := s.runOf(key)
+	rec, err = s.writer.commit(c.ctx, key, rec, setStatus(a2av1.TaskState_TASK_STATE_CANCELED, nil), false)
+	r := s.execs.runOf(key)
 	held.Unlock()
 	if errors.Is(err, store.ErrTerminal) {
 		if rec, err = s.load(c, key.id); err != nil {
@@ -216,12 +216,12 @@ func (s *Server) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTask
 		return err
 	}
 	c := &cv
-	release, err := s.holdStream(c)
+	release, err := s.followers.holdStream(c)
 	if err != nil {
 		return err
 	}
 	defer release()
-	rec, sub, err := s.store.Subscribe(s.budgeted(c.ctx), c.tenant, req.GetId())
+	rec, sub, err := s.store.Subscribe(s.followers.budgeted(c.ctx), c.tenant, req.GetId())
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return runtime.TaskNotFound(req.GetId())
@@ -235,5 +235,5 @@ func (s *Server) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTask
 		return runtime.UnsupportedOperation(fmt.Sprintf("task %q is %s; there is nothing left to subscribe to (use GetTask)",
 			req.GetId(), rec.Task.GetStatus().GetState())).WithMetadata("taskId", req.GetId())
 	}
-	return s.relay(c, stream, rec.Task, rec.Version, sub)
+	return s.followers.relay(c, stream, rec.Task, rec.Version, sub)
 }

@@ -9,9 +9,32 @@ import (
 	"github.com/a2agen/a2agen/server/store"
 )
 
-// The task writer: every change of a task goes through commitLocked,
-// under the task's lock (a striped mutex), as an optimistic write that
-// carries its events.
+// taskWriter writes the changes of tasks: every change of an existing task
+// goes through commit, under the task's lock (a striped mutex, so that one
+// server's writes to a task and their webhook notifications happen in one
+// order), as an optimistic write that carries its events and, for the
+// task's execution, its execution record (runner and lease). It also holds
+// what a new task's creation needs (creation.go) and the batch window of
+// blocking calls' new tasks (batch.go), and tells the TaskObserver of each
+// state it wrote (observer.go).
+type taskWriter struct {
+	store store.Store
+
+	// locks serialise the writes this server makes to one task. A task
+	// maps to one stripe by a hash of its key.
+	locks [lockStripes]sync.Mutex
+
+	// runner names this server instance in the execution records of the
+	// tasks it runs; runLease is how long such a record holds without
+	// renewal (recovery.go).
+	runner   string
+	runLease time.Duration
+
+	batchWindow time.Duration // batch.go
+
+	observer     TaskObserver                             // observer.go
+	traceContext func(context.Context) store.TraceContext // observer.go
+}
 
 // lockStripes is the number of task lock stripes.
 const lockStripes = 256
@@ -19,17 +42,17 @@ const lockStripes = 256
 // lock locks the stripe of a task and returns it, for the caller to unlock
 // (a mutex and not its Unlock method: a method value would be allocated on
 // every call).
-func (s *Server) lock(k taskKey) *sync.Mutex {
-	m := s.stripe(k)
+func (w *taskWriter) lock(k taskKey) *sync.Mutex {
+	m := w.stripe(k)
 	m.Lock()
 	return m
 }
 
 // unlockKey unlocks the stripe of a task locked with lock.
-func (s *Server) unlockKey(k taskKey) { s.stripe(k).Unlock() }
+func (w *taskWriter) unlockKey(k taskKey) { w.stripe(k).Unlock() }
 
 // stripe is the mutex of a task's lock stripe.
-func (s *Server) stripe(k taskKey) *sync.Mutex {
+func (w *taskWriter) stripe(k taskKey) *sync.Mutex {
 	// FNV-1a over tenant and id: cheap, and spreads UUIDs well.
 	h := uint32(2166136261)
 	for i := 0; i < len(k.tenant); i++ {
@@ -39,7 +62,7 @@ func (s *Server) stripe(k taskKey) *sync.Mutex {
 	for i := 0; i < len(k.id); i++ {
 		h = (h ^ uint32(k.id[i])) * 16777619
 	}
-	return &s.locks[h%lockStripes]
+	return &w.locks[h%lockStripes]
 }
 
 // maxConflicts bounds how often one write is retried after losing to other
@@ -47,29 +70,29 @@ func (s *Server) stripe(k taskKey) *sync.Mutex {
 // only from other replicas sharing the store.
 const maxConflicts = 32
 
-// commitLocked applies ch to the task and writes the result, starting from
+// commit applies ch to the task and writes the result, starting from
 // rec (the writer's latest known record) and re-reading after a conflict.
 // On success the store publishes the events to the task's subscribers and
 // queues them, in the same write, for every webhook of the task. byRun says
 // that the writer is the task's execution in this process, which renews its
 // execution record. The caller holds the task's lock.
-func (s *Server) commitLocked(ctx context.Context, key taskKey, rec store.Record, ch change, byRun bool) (store.Record, error) {
+func (w *taskWriter) commit(ctx context.Context, key taskKey, rec store.Record, ch change, byRun bool) (store.Record, error) {
 	for attempt := 0; ; attempt++ {
 		next, events, err := ch(rec.Task)
 		if err != nil {
 			return rec, err
 		}
-		u := store.Update{Tenant: key.tenant, Task: next, Expect: rec.Version, Events: events, Trace: s.traceOf(ctx, events)}
-		if byRun && rec.Runner != s.runner {
+		u := store.Update{Tenant: key.tenant, Task: next, Expect: rec.Version, Events: events, Trace: w.traceOf(ctx, events)}
+		if byRun && rec.Runner != w.runner {
 			// The execution moves here (a new turn after another instance's,
 			// or after a restart). Later writes leave the record alone: the
 			// renewal ticker keeps the lease, so that a write touches no
 			// more of the store than its change.
-			u.Runner, u.LeaseUntil = s.runner, s.leaseEnd()
+			u.Runner, u.LeaseUntil = w.runner, w.leaseEnd()
 		}
-		v, err := s.store.UpdateTask(ctx, u)
+		v, err := w.store.UpdateTask(ctx, u)
 		if err == nil {
-			s.observeState(ctx, key.tenant, rec.Task, next)
+			w.observeState(ctx, key.tenant, rec.Task, next)
 			rec = store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next, Runner: rec.Runner, LeaseUntil: rec.LeaseUntil}
 			switch {
 			case store.IsTerminal(next.GetStatus().GetState()):
@@ -82,7 +105,7 @@ func (s *Server) commitLocked(ctx context.Context, key taskKey, rec store.Record
 		if !errors.Is(err, store.ErrConflict) || attempt == maxConflicts {
 			return rec, err
 		}
-		if rec, err = s.store.Task(ctx, key.tenant, key.id); err != nil {
+		if rec, err = w.store.Task(ctx, key.tenant, key.id); err != nil {
 			return rec, err
 		}
 	}

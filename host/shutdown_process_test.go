@@ -3,14 +3,9 @@ package host_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,28 +16,7 @@ import (
 	"github.com/a2agen/a2agen/server"
 )
 
-// binDir holds the programs the tests build, once per test binary.
-var binDir string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "host-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-var slowAgent struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// startSlowAgent builds (once) and starts testdata/slowagent (host.Main)
+// startSlowAgent builds (proctest.Build: once per content) and starts testdata/slowagent (host.Main)
 // on free ports, moved there by A2A_LISTEN, with args. The test runs in
 // parallel with the other process tests.
 func startSlowAgent(t *testing.T, args ...string) *proctest.Process {
@@ -57,17 +31,7 @@ func startSlowAgentEnv(t *testing.T, env []string, args ...string) *proctest.Pro
 		t.Skip("builds and runs an agent process")
 	}
 	t.Parallel()
-	slowAgent.once.Do(func() {
-		slowAgent.path = filepath.Join(binDir, "slowagent")
-		out, err := exec.Command(proctest.GoTool(), "build", "-o", slowAgent.path, "./testdata/slowagent").CombinedOutput()
-		if err != nil {
-			slowAgent.err = fmt.Errorf("go build ./testdata/slowagent: %v\n%s", err, out)
-		}
-	})
-	if slowAgent.err != nil {
-		t.Fatal(slowAgent.err)
-	}
-	bin := slowAgent.path
+	bin := proctest.Build(t, ".", "./testdata/slowagent")
 	return proctest.Start(t, bin, proctest.Options{
 		Args: append([]string{"-store", "memory"}, args...),
 		Env:  append([]string{"A2A_LISTEN=127.0.0.1:18080=127.0.0.1:0, 127.0.0.1:19090=127.0.0.1:0"}, env...),

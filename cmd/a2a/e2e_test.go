@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -30,26 +29,19 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// echoBinary is examples/echo, built once by TestMain.
+// echoBinary is examples/echo, built by TestMain (proctest.Executable:
+// shared with the other packages' tests through the build cache).
 var echoBinary string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "a2a-cli-test-")
+	bin, err := proctest.Executable("../..", "./examples/echo")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintf(os.Stderr, "building examples/echo: %v\n", err)
 		os.Exit(1)
 	}
-	echoBinary = filepath.Join(dir, "echo")
-	build := exec.Command(proctest.GoTool(), "build", "-o", echoBinary, "./examples/echo")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building examples/echo: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	echoBinary = bin
+	os.Exit(m.Run())
 }
 
 // echoToken is the bearer token the echo agent is started with.

@@ -9,7 +9,6 @@ package proctest
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,31 +22,6 @@ import (
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
 )
-
-// Build compiles the package pkg (relative to dir, e.g. ".") into an
-// executable in a fresh temporary directory of t and returns its path. env
-// is added to the environment of the go command. The build cache is used as
-// usual.
-func Build(t testing.TB, dir, pkg string, env ...string) string {
-	t.Helper()
-	goBin := GoTool()
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), filepath.Base(abs))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, goBin, "build", "-o", out, pkg)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	start := time.Now()
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build -o %s %s in %s: %v\n%s", out, pkg, dir, err, msg)
-	}
-	t.Logf("built %s in %v", pkg, time.Since(start).Round(time.Millisecond))
-	return out
-}
 
 // GoTool is the go command of the running toolchain when GOROOT names one,
 // else the one on PATH.

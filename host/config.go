@@ -15,6 +15,7 @@ import (
 	"github.com/a2agen/a2agen/server"
 	"github.com/a2agen/a2agen/server/push"
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/telemetry"
 )
 
 // SkillMetadataKey is the metadata key (of a message or of the request)
@@ -89,23 +90,24 @@ type Config struct {
 	// Tests map addresses to free loopback ports with it.
 	Listen func(network, address string) (net.Listener, error)
 	// Push configures webhook delivery when the card declares push
-	// notifications.
+	// notifications: the options of the push.Sender Start makes.
 	Push []push.Option
-	// Store keeps the agent's tasks, events and push configs
-	// (server.WithStore, ahead of ServerOptions). It belongs to the caller,
-	// who closes it after the agent has shut down. Nil: Start uses the
-	// server's default, an in-memory store, and Main opens the store its
-	// -store flag names.
+	// Store keeps the agent's tasks, events and push configs. It belongs to
+	// the caller, who closes it after the agent has shut down. Nil: Start
+	// uses the server's default, an in-memory store, and Main opens the
+	// store its -store flag names, bounded by Limits' retention fields.
 	Store store.Store
-	// ServerOptions and HandlerOptions are passed on to server.New and to
-	// every binding.
-	ServerOptions  []server.Option
-	HandlerOptions []runtime.HandlerOption
 	// Interceptors wrap every call on every binding (runtime.Interceptor),
-	// in the order given, the first one outermost. Under Main the
-	// telemetry interceptors (tracing, metrics, the request log) wrap them,
+	// in the order given, the first one outermost; Telemetry's wrap them,
 	// so that they record what these do.
 	Interceptors []runtime.Interceptor
+	// Telemetry instruments the agent (telemetry.Setup): its interceptors
+	// outermost on every binding, its server and push options on the
+	// server and webhook delivery, its MetricsHandler at GET /metrics on
+	// every HTTP listener. Nil: none; Main sets it from the OTEL_*
+	// variables and -request-log (telemetry.FromEnvironment) unless the
+	// program did.
+	Telemetry *telemetry.Setup
 	// Routes adds handlers to the mux of every HTTP listener, next to the
 	// agent card, the health checks (/healthz, /readyz) and the bindings
 	// (e.g. mux.HandleFunc("GET /version", …)); it is called once per HTTP
@@ -118,9 +120,9 @@ type Config struct {
 	// GRPCServerOptions are passed to grpc.NewServer for every gRPC
 	// listener (after the TLS credentials host sets itself).
 	GRPCServerOptions []grpc.ServerOption
-	// Limits bound bodies, headers, timeouts and streams on every listener
-	// (zero fields: DefaultLimits). GRPCServerOptions and HandlerOptions
-	// come after them and so win.
+	// Limits bound bodies, headers, timeouts, streams and task retention
+	// (zero fields: DefaultLimits); Main makes one flag of each field.
+	// GRPCServerOptions come after them and so win on gRPC listeners.
 	Limits Limits
 	// GRPCReflection registers the gRPC server reflection service
 	// (grpc.reflection.v1) on every gRPC listener, for tools like grpcurl.

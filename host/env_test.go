@@ -84,7 +84,7 @@ func TestMainEnvErrors(t *testing.T) {
 	}{
 		{map[string]string{"A2A_SHUTDOWN_GRACE": "soon"}, 2, `agent: $A2A_SHUTDOWN_GRACE="soon": invalid value for -shutdown-grace: `},
 		{map[string]string{"A2A_SHUTDOWN_DELAY": "-1s"}, 2, "agent: $A2A_SHUTDOWN_DELAY must not be negative (0 means none)"},
-		{map[string]string{"A2A_MAX_TERMINAL_TASKS": "-1"}, 2, "agent: $A2A_MAX_TERMINAL_TASKS must not be negative (0 means no bound)"},
+		{map[string]string{"A2A_MAX_TERMINAL_TASKS": "-1"}, 2, `agent: $A2A_MAX_TERMINAL_TASKS="-1": invalid value for -max-terminal-tasks: must not be negative (0 means no bound)`},
 		{map[string]string{"A2A_GRPC_REFLECTION": "maybe"}, 2, `agent: $A2A_GRPC_REFLECTION="maybe": invalid value for -grpc-reflection`},
 		{map[string]string{"A2A_LISTEN": "nonsense"}, 2, `agent: $A2A_LISTEN="nonsense": invalid value for -listen: "nonsense" is not FROM=TO`},
 		{map[string]string{"A2A_LISTEN": "127.0.0.1:1=0.0.0.0:1"}, 2, "agent: $A2A_LISTEN: no binding listens on 127.0.0.1:1"},

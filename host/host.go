@@ -156,10 +156,17 @@ func (a *Agent) build(cfg Config) error {
 		if cfg.V03 {
 			popts = append(popts, V03PushOptions()...)
 		}
-		a.sender = push.NewSender(append(popts, cfg.Push...)...)
+		popts = append(popts, cfg.Push...)
+		if cfg.Telemetry != nil {
+			popts = append(popts, cfg.Telemetry.PushOptions...)
+		}
+		a.sender = push.NewSender(popts...)
 		sopts = append(sopts, server.WithPushSender(a.sender))
 	}
-	a.srv, err = server.New(a.card, r, append(sopts, cfg.ServerOptions...)...)
+	if cfg.Telemetry != nil {
+		sopts = append(sopts, cfg.Telemetry.ServerOptions...)
+	}
+	a.srv, err = server.New(a.card, r, sopts...)
 	if err != nil {
 		a.closeSender(context.Background())
 		return err
@@ -192,9 +199,8 @@ func (a *Agent) handlerOptions(cfg Config, b Binding) []runtime.HandlerOption {
 		opts = append(opts, V03HandlerOptions()...)
 	}
 	opts = append(opts, cfg.Limits.HandlerOptions()...)
-	opts = append(opts, cfg.HandlerOptions...)
-	if len(cfg.Interceptors) > 0 {
-		opts = append(opts, runtime.WithInterceptors(cfg.Interceptors...))
+	if is := interceptors(cfg); len(is) > 0 {
+		opts = append(opts, runtime.WithInterceptors(is...))
 	}
 	return opts
 }
@@ -249,6 +255,9 @@ func (a *Agent) buildHTTP(cfg Config) error {
 				}
 				mux.Handle(prefix+"/", a2av1.NewA2AServiceRESTHandler(a.srv, append(opts, runtime.WithPathPrefix(prefix))...))
 			}
+		}
+		if cfg.Telemetry != nil && cfg.Telemetry.MetricsHandler != nil {
+			mux.Handle("GET /metrics", cfg.Telemetry.MetricsHandler)
 		}
 		if cfg.Routes != nil {
 			if err := addRoutes(mux, cfg.Routes); err != nil {

@@ -54,6 +54,14 @@ type Limits struct {
 	// MaxConcurrentStreams bounds the calls in progress on one HTTP/2 or
 	// gRPC connection (grpc.MaxConcurrentStreams); more wait for a slot.
 	MaxConcurrentStreams uint32
+	// TerminalTaskTTL is how long a finished task (completed, failed,
+	// canceled, rejected) stays readable, and MaxTerminalTasks how many
+	// finished tasks are kept, the oldest removed first. Like the other
+	// retention bounds below, they apply to the store Main opens (-store);
+	// a program that passes its own Config.Store sets them there.
+	// Negative: no bound.
+	TerminalTaskTTL  time.Duration
+	MaxTerminalTasks int
 	// InterruptedTaskTTL is how long a task waiting for its client
 	// (INPUT_REQUIRED, AUTH_REQUIRED) is kept, counted from its status
 	// timestamp; then it is removed like a finished task past its TTL (a
@@ -128,6 +136,14 @@ const (
 	DefaultMaxBytesPerOwner            = 32 << 20
 )
 
+// DefaultTerminalTaskTTL and DefaultMaxTerminalTasks are the defaults of
+// Limits.TerminalTaskTTL and MaxTerminalTasks: a day of finished tasks, at
+// most ten thousand of them.
+const (
+	DefaultTerminalTaskTTL  = 24 * time.Hour
+	DefaultMaxTerminalTasks = 10_000
+)
+
 // DefaultInterruptedTaskTTL is the default of Limits.InterruptedTaskTTL:
 // as long as a finished task is kept (DefaultTerminalTaskTTL), so that a
 // person asked for input can answer the next day, while tasks nobody ever
@@ -146,6 +162,8 @@ func DefaultLimits() Limits {
 		IdleTimeout:          120 * time.Second,
 		StreamKeepAlive:      runtime.DefaultStreamKeepAlive,
 		MaxConcurrentStreams: 100,
+		TerminalTaskTTL:      DefaultTerminalTaskTTL,
+		MaxTerminalTasks:     DefaultMaxTerminalTasks,
 		InterruptedTaskTTL:   DefaultInterruptedTaskTTL,
 		MaxStreams:           server.DefaultMaxStreams,
 		MaxStreamsPerCaller:  server.DefaultMaxStreamsPerCaller,
@@ -202,6 +220,7 @@ func (l Limits) withDefaults() Limits {
 		{&l.MaxFollowUpsPerTask, d.MaxFollowUpsPerTask}, {&l.MaxHistoryPerTask, d.MaxHistoryPerTask},
 		{&l.MaxAnonymousStreams, d.MaxAnonymousStreams}, {&l.MaxPartsPerMessage, d.MaxPartsPerMessage},
 		{&l.MaxTerminalTasksPerOwner, d.MaxTerminalTasksPerOwner}, {&l.MaxInterruptedTasksPerOwner, d.MaxInterruptedTasksPerOwner},
+		{&l.MaxTerminalTasks, d.MaxTerminalTasks},
 	} {
 		if *f.v == 0 {
 			*f.v = f.def
@@ -226,6 +245,7 @@ func (l Limits) withDefaults() Limits {
 	fill(&l.WriteTimeout, d.WriteTimeout)
 	fill(&l.IdleTimeout, d.IdleTimeout)
 	fill(&l.StreamKeepAlive, d.StreamKeepAlive)
+	fill(&l.TerminalTaskTTL, d.TerminalTaskTTL)
 	fill(&l.InterruptedTaskTTL, d.InterruptedTaskTTL)
 	return l
 }

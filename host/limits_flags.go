@@ -29,6 +29,8 @@ var limitUsage = map[string]string{
 	"IdleTimeout":                 "how long an HTTP keep-alive connection without a request, or a gRPC connection without a call, stays open",
 	"StreamKeepAlive":             "quiet time after which an SSE stream gets a keep-alive comment and a gRPC connection a ping",
 	"MaxConcurrentStreams":        "calls in progress on one gRPC connection; more wait for a slot",
+	"TerminalTaskTTL":             "how long a finished task stays readable",
+	"MaxTerminalTasks":            "how many finished tasks are kept, oldest removed first",
 	"InterruptedTaskTTL":          "how long a task waiting for input (INPUT_REQUIRED, AUTH_REQUIRED) is kept, from its status time",
 	"MaxStreams":                  "streams (SendStreamingMessage, SubscribeToTask) the agent holds at once; more are refused with 429/RESOURCE_EXHAUSTED",
 	"MaxStreamsPerCaller":         "streams one identified caller holds at once; more are refused with 429/RESOURCE_EXHAUSTED",
@@ -43,6 +45,11 @@ var limitUsage = map[string]string{
 	"MaxBytesPerOwner":            "bytes of one owner's finished and waiting tasks (anonymous callers together are one), its oldest finished task removed first (the memory store)",
 	"MaxTaskBytes":                "protobuf size of a task's history and artifacts; a client message that would take it beyond is refused (InvalidParams)",
 }
+
+// countsWithoutBound are the count fields of Limits whose flag takes 0 for
+// "no bound" (the field then holds -1); the flags of the other counts start
+// at 1.
+var countsWithoutBound = map[string]bool{"MaxTerminalTasks": true}
 
 // LimitFlagName is the name of Main's flag for the field of Limits named
 // field: its words in lower case joined by '-' (MaxBodyBytes:
@@ -84,10 +91,13 @@ func limitFlags(flags *flag.FlagSet, l *Limits) {
 			value = (*durationLimit)(field.Addr().Interface().(*time.Duration))
 			usage += " (a `duration` such as 30s; 0: no bound)"
 		case field.CanInt() || field.CanUint():
-			value = &intLimit{v: field, size: strings.HasSuffix(f.Name, "Bytes")}
-			if strings.HasSuffix(f.Name, "Bytes") {
+			value = &intLimit{v: field, size: strings.HasSuffix(f.Name, "Bytes"), zeroOff: countsWithoutBound[f.Name]}
+			switch {
+			case strings.HasSuffix(f.Name, "Bytes"):
 				usage += " (a `size` in bytes, or with KiB, MiB, GiB)"
-			} else {
+			case countsWithoutBound[f.Name]:
+				usage += " (a `number`; 0: no bound)"
+			default:
 				usage += " (a `number`, at least 1)"
 			}
 		default:
@@ -123,10 +133,11 @@ func (d *durationLimit) Set(s string) error {
 }
 
 // intLimit is a size or count flag bound to an integer field; it must be at
-// least 1.
+// least 1, or 0 for no bound where zeroOff.
 type intLimit struct {
-	v    reflect.Value
-	size bool // a size in bytes: accepts KiB, MiB, GiB
+	v       reflect.Value
+	size    bool // a size in bytes: accepts KiB, MiB, GiB
+	zeroOff bool // 0 is no bound (the field holds -1)
 }
 
 var sizeUnits = []struct {
@@ -143,6 +154,9 @@ func (l *intLimit) String() string {
 		n = l.v.Int()
 	} else {
 		n = int64(l.v.Uint())
+	}
+	if l.zeroOff && n < 0 {
+		return "0"
 	}
 	if l.size {
 		for _, u := range sizeUnits {
@@ -171,7 +185,12 @@ func (l *intLimit) Set(s string) error {
 		}
 		return fmt.Errorf("not a whole number")
 	}
-	if n < 1 {
+	switch {
+	case l.zeroOff && n < 0:
+		return fmt.Errorf("must not be negative (0 means no bound)")
+	case l.zeroOff && n == 0:
+		n = -1 // Limits: negative is off, zero the default
+	case n < 1:
 		return fmt.Errorf("must be at least 1")
 	}
 	if n > (1<<63-1)/mult || (l.v.CanInt() && l.v.OverflowInt(n*mult)) || (l.v.CanUint() && l.v.OverflowUint(uint64(n*mult))) {

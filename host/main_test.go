@@ -216,6 +216,29 @@ func TestMainFlagErrors(t *testing.T) {
 	}
 }
 
+// TestMainTerminalTasksWithoutBound: -max-terminal-tasks 0 keeps every
+// finished task (the flag's 0 is Limits' negative: no bound).
+func TestMainTerminalTasksWithoutBound(t *testing.T) {
+	cfg, addr := plainConfig(t)
+	_, stop := runMain(t, cfg, []string{"-max-terminal-tasks", "0", "-terminal-task-ttl", "0"}, 3)
+	defer stop()
+	ctx := context.Background()
+	c := a2av1.NewA2AServiceJSONRPCClient("http://" + addr + "/")
+	var ids []string
+	for _, text := range []string{"first", "second", "third"} {
+		resp, err := c.SendMessage(ctx, message(text, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, resp.GetTask().GetId())
+	}
+	for _, id := range ids {
+		if _, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: id}); err != nil {
+			t.Errorf("GetTask %s without a bound: %v", id, err)
+		}
+	}
+}
+
 // TestMainTaskRetention checks that -max-terminal-tasks bounds the tasks
 // the agent keeps: the oldest finished task is gone, the newest is kept.
 func TestMainTaskRetention(t *testing.T) {

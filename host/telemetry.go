@@ -2,29 +2,18 @@ package host
 
 import (
 	"encoding/json"
-	"net/http"
 
 	"github.com/a2agen/a2agen/runtime"
-	"github.com/a2agen/a2agen/telemetry"
 )
 
-// withTelemetry adds what telemetry.FromEnvironment set up to cfg: its
-// interceptors outermost (so that spans, metrics and the request log see
-// what the program's own interceptors do), its server and push options,
-// and its /metrics handler on every HTTP listener.
-func withTelemetry(cfg *Config, tel *telemetry.Setup) {
-	cfg.Interceptors = append(append([]runtime.Interceptor(nil), tel.Interceptors...), cfg.Interceptors...)
-	cfg.ServerOptions = append(cfg.ServerOptions, tel.ServerOptions...)
-	cfg.Push = append(cfg.Push, tel.PushOptions...)
-	if h := tel.MetricsHandler; h != nil {
-		routes := cfg.Routes
-		cfg.Routes = func(mux *http.ServeMux) {
-			mux.Handle("GET /metrics", h)
-			if routes != nil {
-				routes(mux)
-			}
-		}
+// interceptors are those of every binding: Config.Telemetry's outermost,
+// so that spans, metrics and the request log see what the program's own
+// interceptors do.
+func interceptors(cfg Config) []runtime.Interceptor {
+	if cfg.Telemetry == nil {
+		return cfg.Interceptors
 	}
+	return append(append([]runtime.Interceptor(nil), cfg.Telemetry.Interceptors...), cfg.Interceptors...)
 }
 
 // cardName is the name of the agent card, the default service name of its

@@ -179,7 +179,7 @@ func (p *project) hostingFile() ([]byte, error) {
 		"    included, and see its operation, CallInfo, caller, request and",
 		"    outcome (runtime.InterceptorFuncs).",
 		"",
-		"Other fields of host.Config, such as Logger and ServerOptions, can be set",
+		"Other fields of host.Config, such as Logger and Limits, can be set",
 		"too. The generated tests start the agent with what hosting sets.",
 		"a2a-scaffold wrote this file once and never modifies it.",
 	} {

@@ -216,5 +216,6 @@ type firstTurn struct {
 	create  creation
 	handoff handoff
 	req     Request
+	msg     a2av1.Message // the task's copy of the request's message
 	history [1]*a2av1.Message
 }

@@ -67,14 +67,15 @@ func (s *Server) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av
 	if err := s.push.CheckURL(req.GetUrl()); err != nil {
 		return nil, runtime.InvalidParams(err.Error(), runtime.FieldViolation{Field: "url", Description: err.Error()})
 	}
-	if req.GetId() == "" {
-		req.Id = newID()
+	cfg := proto.CloneOf(req) // the caller's request is left as it was sent
+	if cfg.GetId() == "" {
+		cfg.Id = newID()
 	}
 	key := c.key(req.GetTaskId())
 	// Under the task's lock, so that no event of the task is committed
 	// between the config being stored and being visible to notifications.
 	held := s.writer.lock(key)
-	err = s.savePushConfig(c.ctx, c.tenant, store.PushConfig{TaskPushNotificationConfig: req, ProtocolVersion: c.protocolVersion()})
+	err = s.savePushConfig(c.ctx, c.tenant, store.PushConfig{TaskPushNotificationConfig: cfg, ProtocolVersion: c.protocolVersion()})
 	held.Unlock()
 	var re *runtime.Error
 	if errors.As(err, &re) {
@@ -86,7 +87,7 @@ func (s *Server) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av
 	case err != nil:
 		return nil, internalError("saving the push notification config", err)
 	}
-	return redacted(req), nil
+	return redacted(cfg), nil
 }
 
 // GetTaskPushNotificationConfig implements a2av1.A2AServiceHandler. An

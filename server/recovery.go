@@ -220,7 +220,7 @@ func (s *Server) resumeStale(ctx context.Context, key taskKey, rec store.Record)
 	cur := store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next, Runner: s.writer.runner, LeaseUntil: u.LeaseUntil}
 	c := &call{ctx: ctx, tenant: key.tenant, owner: rec.Owner}
 	r := s.newRun(c, key)
-	req := s.newRequest(c, &a2av1.SendMessageRequest{Tenant: key.tenant, Message: last}, r, next)
+	req := s.newRequest(c, &a2av1.SendMessageRequest{Tenant: key.tenant, Message: last}, last, r, next)
 	ev := &Events{run: r, req: req, storeCtx: r.storeCtx, rec: cur}
 	s.execs.register(r)
 	if err := s.execs.launch(r, ev); err != nil {

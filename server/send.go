@@ -8,6 +8,7 @@ import (
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server/store"
+	"google.golang.org/protobuf/proto"
 )
 
 // SendMessage implements a2av1.A2AServiceHandler. A message without taskId
@@ -146,22 +147,24 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, f follow) (starte
 		return started{}, err
 	}
 
+	// The task's copy of the message carries the task's ids; the caller's
+	// request is left as it was sent.
 	var key taskKey
-	if msg.GetContextId() == "" {
+	contextID := msg.GetContextId()
+	if contextID == "" {
 		var tid string
-		tid, msg.ContextId = newIDPair()
+		tid, contextID = newIDPair()
 		key = c.key(tid)
 	} else {
 		key = c.key(newID())
 	}
-	msg.TaskId = key.id
 	r := s.newRun(c, key)
 	ft := &firstTurn{}
 	h := &ft.handoff
 	h.init(c.ctx, f)
 	ft.create = creation{pushConfig: pushCfg, handoff: h, fold: f != followEvents}
-	ft.history[0] = msg
-	s.fillRequest(&ft.req, c, req, r, nil, ft.history[:])
+	ft.history[0] = ownMessage(&ft.msg, msg, key.id, contextID)
+	s.fillRequest(&ft.req, c, req, ft.history[0], r, nil, ft.history[:])
 	ev := &ft.ev
 	ev.run, ev.req, ev.storeCtx, ev.create = r, &ft.req, r.storeCtx, &ft.create
 	if err := s.execs.launch(r, ev); err != nil {
@@ -211,21 +214,21 @@ func checkClientMessage(msg *a2av1.Message) error {
 	return runtime.InvalidParams(text, violations...)
 }
 
-// newRequest is the executor's view of a message request.
-func (s *Server) newRequest(c *call, req *a2av1.SendMessageRequest, r *run, task *a2av1.Task) *Request {
+// newRequest is the executor's view of a message request whose message,
+// as the task keeps it, is msg.
+func (s *Server) newRequest(c *call, req *a2av1.SendMessageRequest, msg *a2av1.Message, r *run, task *a2av1.Task) *Request {
 	out := &Request{}
 	var history []*a2av1.Message
 	if task == nil {
-		history = []*a2av1.Message{req.GetMessage()}
+		history = []*a2av1.Message{msg}
 	}
-	s.fillRequest(out, c, req, r, task, history)
+	s.fillRequest(out, c, req, msg, r, task, history)
 	return out
 }
 
 // fillRequest fills out as newRequest does; history is the request's
 // history when task is nil (the message alone).
-func (s *Server) fillRequest(out *Request, c *call, req *a2av1.SendMessageRequest, r *run, task *a2av1.Task, history []*a2av1.Message) {
-	msg := req.GetMessage()
+func (s *Server) fillRequest(out *Request, c *call, req *a2av1.SendMessageRequest, msg *a2av1.Message, r *run, task *a2av1.Task, history []*a2av1.Message) {
 	*out = Request{
 		TaskID:              r.key.id,
 		ContextID:           msg.GetContextId(),
@@ -259,10 +262,11 @@ func (s *Server) inlinePushConfig(cfg *a2av1.TaskPushNotificationConfig) (*a2av1
 		return nil, runtime.InvalidParams(err.Error(), runtime.FieldViolation{
 			Field: "configuration.taskPushNotificationConfig.url", Description: err.Error()})
 	}
-	if cfg.GetId() == "" {
-		cfg.Id = newID()
+	own := proto.CloneOf(cfg) // the caller's request is left as it was sent
+	if own.GetId() == "" {
+		own.Id = newID()
 	}
-	return cfg, nil
+	return own, nil
 }
 
 // followUp adds a message to an existing task: it joins the history and goes
@@ -297,7 +301,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 			"task %q already holds %d follow-up messages its agent has not taken, the most it may hold (MaxFollowUpsPerTask); try again later", key.id, s.maxFollowUps).
 			WithMetadata("taskId", key.id)
 	}
-	msg.ContextId = task.GetContextId()
+	msg = ownMessage(new(a2av1.Message), msg, key.id, task.GetContextId())
 	if pushCfg.TaskPushNotificationConfig != nil {
 		pushCfg.TaskId = key.id
 		if err := s.savePushConfig(c.ctx, key.tenant, pushCfg); err != nil {
@@ -354,7 +358,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 		return out, nil
 	}
 	r = s.newRun(c, key)
-	ev := &Events{run: r, req: s.newRequest(c, req, r, rec.Task), storeCtx: r.storeCtx, rec: rec}
+	ev := &Events{run: r, req: s.newRequest(c, req, msg, r, rec.Task), storeCtx: r.storeCtx, rec: rec}
 	s.execs.register(r)
 	if err := s.execs.launch(r, ev); err != nil {
 		s.execs.unregister(r)

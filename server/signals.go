@@ -185,7 +185,7 @@ func (s *Server) takeFollowUp(key taskKey, messageID string) {
 	c := &call{ctx: ctx, tenant: key.tenant, owner: rec.Owner}
 	r := s.newRun(c, key)
 	req := &a2av1.SendMessageRequest{Tenant: key.tenant, Message: msg}
-	ev := &Events{run: r, req: s.newRequest(c, req, r, rec.Task), storeCtx: r.storeCtx, rec: rec}
+	ev := &Events{run: r, req: s.newRequest(c, req, msg, r, rec.Task), storeCtx: r.storeCtx, rec: rec}
 	s.execs.register(r)
 	if err := s.execs.launch(r, ev); err != nil {
 		s.execs.unregister(r)

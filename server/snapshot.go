@@ -97,6 +97,21 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
+// ownMessage fills own with msg as a task keeps it: the same content
+// (shared, never modified) with the task's ids, taskID and contextID. The
+// server never writes into a caller's request: the request may be reused
+// by a program calling the server directly, and interceptors read it after
+// the handler returned.
+func ownMessage(own, msg *a2av1.Message, taskID, contextID string) *a2av1.Message {
+	own.MessageId, own.ContextId, own.TaskId, own.Role = msg.GetMessageId(), contextID, taskID, msg.GetRole()
+	own.Parts, own.Metadata = msg.GetParts(), msg.GetMetadata()
+	own.Extensions, own.ReferenceTaskIds = msg.GetExtensions(), msg.GetReferenceTaskIds()
+	if u := msg.ProtoReflect().GetUnknown(); len(u) > 0 {
+		own.ProtoReflect().SetUnknown(u)
+	}
+	return own
+}
+
 // taskEvent is the stream event carrying a whole task.
 func taskEvent(t *a2av1.Task) *a2av1.StreamResponse {
 	return &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Task{Task: t}}

@@ -73,18 +73,6 @@ func requestIDs(req proto.Message) (taskID, contextID string) {
 	return "", ""
 }
 
-// callIDs are the task and context ids a request names.
-type callIDs struct{ task, context string }
-
-// idsOf returns the ids req names. Interceptors read them before the
-// handler runs, not after: the default server writes the ids it picks for
-// a new task into the request's message, and when it then refuses the
-// message (or answers it directly) no task by that id ever exists.
-func idsOf(req proto.Message) callIDs {
-	t, c := requestIDs(req)
-	return callIDs{t, c}
-}
-
 // responseIDs returns the task and context ids of an A2A response or
 // stream event.
 func responseIDs(resp proto.Message) (taskID, contextID string) {

@@ -63,9 +63,8 @@ func (*requestLog) IgnoresResponseMetadata(respmeta.Unread) {}
 func (r *requestLog) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message) (proto.Message, error) {
 		start := time.Now()
-		ids := idsOf(req)
 		resp, err := next(ctx, call, req)
-		r.log(ctx, call, ids, resp, err, start, -1)
+		r.log(ctx, call, req, resp, err, start, -1)
 		return resp, err
 	}
 }
@@ -73,7 +72,6 @@ func (r *requestLog) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 func (r *requestLog) WrapStream(next runtime.StreamFunc) runtime.StreamFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message, send func(proto.Message) error) error {
 		start := time.Now()
-		ids := idsOf(req)
 		var (
 			n     atomic.Int64
 			first atomic.Pointer[proto.Message]
@@ -88,12 +86,12 @@ func (r *requestLog) WrapStream(next runtime.StreamFunc) runtime.StreamFunc {
 		if p := first.Load(); p != nil {
 			resp = *p
 		}
-		r.log(ctx, call, ids, resp, err, start, int(n.Load()))
+		r.log(ctx, call, req, resp, err, start, int(n.Load()))
 		return err
 	}
 }
 
-func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, ids callIDs, resp proto.Message, err error, start time.Time, events int) {
+func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, req, resp proto.Message, err error, start time.Time, events int) {
 	d := time.Since(start)
 	o := okOutcome
 	if err != nil {
@@ -122,7 +120,7 @@ func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, ids callID
 	// The ids the caller sent, else those of the answer (a new task, or
 	// the context of a direct reply): never ids of a task that does not
 	// exist.
-	taskID, contextID := ids.task, ids.context
+	taskID, contextID := requestIDs(req)
 	if taskID == "" && resp != nil {
 		taskID, contextID = responseIDs(resp)
 	}

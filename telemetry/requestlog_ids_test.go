@@ -139,9 +139,8 @@ func messagesWithoutTasks(t *testing.T, b binding, interceptors ...runtime.Inter
 // refused before its task exists (by the skill, with InvalidParams or
 // Unauthenticated, or by the binding's authenticator) or answered directly
 // is logged without a task id, and without a context id the caller did not
-// send and the answer does not carry: the default server writes the ids it
-// picks for the task it would create into the request's message, and no
-// task by that id ever exists. A call that names a task, or whose answer or
+// send and the answer does not carry: no task by the id the server picked
+// for it ever exists. A call that names a task, or whose answer or
 // first stream event carries one, is logged with it.
 func TestRequestLogIDsOfMessagesWithoutTasks(t *testing.T) {
 	for _, b := range bindings {

@@ -112,12 +112,8 @@ func (t *tracing) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 			return next(ctx, call, req)
 		}
 		ctx, span := t.start(ctx, call)
-		var ids callIDs
-		if span.IsRecording() {
-			ids = idsOf(req)
-		}
 		resp, err := next(ctx, call, req)
-		t.end(ctx, span, call, ids, resp, err, -1)
+		t.end(ctx, span, call, req, resp, err, -1)
 		return resp, err
 	}
 }
@@ -134,7 +130,6 @@ func (t *tracing) WrapStream(next runtime.StreamFunc) runtime.StreamFunc {
 			span.End()
 			return err
 		}
-		ids := idsOf(req)
 		// Handlers may send from several goroutines.
 		var (
 			mu    sync.Mutex
@@ -155,7 +150,7 @@ func (t *tracing) WrapStream(next runtime.StreamFunc) runtime.StreamFunc {
 		mu.Lock()
 		events, firstEvent := n, first
 		mu.Unlock()
-		t.end(ctx, span, call, ids, firstEvent, err, events)
+		t.end(ctx, span, call, req, firstEvent, err, events)
 		return err
 	}
 }
@@ -250,11 +245,11 @@ var endAttrs = sync.Pool{New: func() any { return new([maxEndAttrs]attribute.Key
 // status code, stream events, error type.
 const maxEndAttrs = 9
 
-// end records how the call ended and ends its span. ids are those the
-// request named before the handler ran (idsOf), resp the response
+// end records how the call ended and ends its span. req is the request,
+// resp the response
 // (streams: the first event), events the number of stream events (-1 for
 // a unary call).
-func (t *tracing) end(ctx context.Context, span trace.Span, call *runtime.CallInfo, ids callIDs, resp proto.Message, err error, events int) {
+func (t *tracing) end(ctx context.Context, span trace.Span, call *runtime.CallInfo, req, resp proto.Message, err error, events int) {
 	if !span.IsRecording() {
 		span.End()
 		return
@@ -273,7 +268,7 @@ func (t *tracing) end(ctx context.Context, span trace.Span, call *runtime.CallIn
 		attrs = append(attrs, AttrTenant.String(call.Tenant))
 	}
 	// The ids the request named, else those of the response (a new task).
-	taskID, contextID := ids.task, ids.context
+	taskID, contextID := requestIDs(req)
 	if (taskID == "" || contextID == "") && resp != nil {
 		rt, rc := responseIDs(resp)
 		if taskID == "" {

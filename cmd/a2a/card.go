@@ -5,91 +5,200 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/spf13/cobra"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/agentcard"
+	"github.com/a2agen/a2agen/internal/fieldbehavior"
 )
 
 func (a *app) cardCommand() *cobra.Command {
-	var (
-		extended   bool
-		verifyKeys []string
-		require    bool
-	)
 	cmd := &cobra.Command{
-		Use:   "card [URL]",
+		Use:   "card",
 		Short: "Fetch and show an agent's card",
-		Long: `card fetches the public agent card (URL/.well-known/agent-card.json) and
-shows what a caller needs: name, interfaces, capabilities, skills. With
---extended it shows the extended card the agent serves to authenticated
-callers instead (GetExtendedAgentCard, over the chosen binding; give --auth).
-
---verify-key checks the card's JWS signatures (A2A §8.4) against a public key:
-a PEM file (PUBLIC KEY, CERTIFICATE), a JWKS or JWK file, or an http(s) URL of
-a JWKS. A signed card whose signatures do not verify fails (exit 1);
---require-signature also fails an unsigned card.`,
-		Example: `  a2a card http://localhost:8080
-  a2a card http://localhost:8080 -o json
-  a2a card http://localhost:8080 --extended --auth "Bearer $TOKEN"
-  a2a card https://agent.example.com --verify-key https://agent.example.com/jwks.json --require-signature`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			url, rest, err := a.agentArgs(args)
-			if err != nil {
-				return err
-			}
-			if len(rest) > 0 {
-				return usagef("card takes only the agent URL, got %q too", rest)
-			}
-			if require && len(verifyKeys) == 0 {
-				return usagef("--require-signature needs --verify-key")
-			}
-			ctx, cancel := a.commandContext(cmd.Context(), false)
-			defer cancel()
-			verify, err := a.verificationOptions(ctx, verifyKeys, require)
-			if err != nil {
-				return err
-			}
-			cache := agentcard.NewCache(a.httpClient())
-			card, doc, err := cache.FetchDocument(ctx, url)
-			if err != nil {
-				return transportError{err}
-			}
-			var results []agentcard.SignatureResult
-			if len(verify) > 0 {
-				if results, err = agentcard.VerifyCard(ctx, doc, verify...); err != nil {
-					return err
-				}
-			}
-			if extended {
-				c, err := a.connect(ctx, url, agentcard.WithCardCache(cache))
-				if err != nil {
-					return err
-				}
-				defer c.Close()
-				if card, err = c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{}); err != nil {
-					return callError(err)
-				}
-			}
-			return a.emit(a.env.stdout, card, func(w io.Writer) {
-				printCard(w, card)
-				for _, r := range results {
-					status := "verified"
-					if !r.Verified {
-						status = "not verified: " + r.Problem
-					}
-					fmt.Fprintf(w, "signature %d  %s kid %q  %s\n", r.Index, r.Alg, r.Kid, status)
-				}
-			})
-		},
+		Long:  `card acts on the agent card: get fetches, checks and shows it.`,
+		Example: `  a2a card get -a http://localhost:8080
+  a2a card get -a ./agent-card.json --validate`,
+		Args: cobra.ArbitraryArgs,
 	}
-	f := cmd.Flags()
-	f.BoolVar(&extended, "extended", false, "show the extended card (GetExtendedAgentCard) instead of the public one")
-	f.StringArrayVar(&verifyKeys, "verify-key", nil, "verify the card's signatures with the keys of `FILE|URL` (PEM, JWK, JWKS; repeatable)")
-	f.BoolVar(&require, "require-signature", false, "fail unless a signature verifies (needs --verify-key)")
+	var f cardGetFlags
+	get := &cobra.Command{
+		Use:   "get",
+		Short: "Fetch and show an agent's card",
+		Long: `get fetches the public agent card and shows what a caller needs: identity,
+interfaces, capabilities, security schemes, skills, and the state of its
+signatures: verified (a signature checked out with --verify-key), unverifiable
+(signed, but no key given or none checked out) or absent. An absent
+signature is not an error.
+
+--agent-card takes a host or origin (the card is at
+/.well-known/agent-card.json), the card's full URL, a card file (file://… or
+a path), or an AI Catalog entry (ORIGIN/.well-known/ai-catalog.json#ENTRY).
+
+--validate checks the card against the A2A schema: no unknown members,
+every REQUIRED field present. --extended shows the extended card the agent
+serves to authenticated callers (GetExtendedAgentCard, over the chosen
+binding; give credentials as the card's security schemes ask).
+
+--verify-key checks the JWS signatures (A2A §8.4) against a PEM file (PUBLIC
+KEY, CERTIFICATE), a JWKS or JWK file, or an http(s) URL of a JWKS; a signed
+card whose signatures do not verify fails; --require-signature also fails an
+unsigned card.`,
+		Example: `  a2a card get -a http://localhost:8080
+  a2a card get -a http://localhost:8080 -o json
+  a2a card get -a ./agent-card.json --validate
+  a2a card get -a http://localhost:8080 --extended --bearer "$TOKEN"
+  a2a card get -a https://agent.example.com --verify-key https://agent.example.com/jwks.json --require-signature
+  a2a card get -a https://example.com/.well-known/ai-catalog.json#urn:air:example.com:a2a:echo`,
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runCardGet(cmd, args, f) },
+	}
+	get.Flags().BoolVar(&f.extended, "extended", false, "show the extended card (GetExtendedAgentCard) instead of the public one")
+	get.Flags().BoolVar(&f.validate, "validate", false, "check the card against the A2A schema")
+	get.Flags().StringArrayVar(&f.verifyKeys, "verify-key", nil, "verify the card's signatures with the keys of `FILE|URL` (PEM, JWK, JWKS; repeatable)")
+	get.Flags().BoolVar(&f.require, "require-signature", false, "fail unless a signature verifies (needs --verify-key)")
+	// The old "a2a card URL --extended …" form keeps its flags.
+	cmd.Flags().BoolVar(&f.extended, "extended", false, "deprecated: card get --extended")
+	cmd.Flags().StringArrayVar(&f.verifyKeys, "verify-key", nil, "deprecated: card get --verify-key")
+	cmd.Flags().BoolVar(&f.require, "require-signature", false, "deprecated: card get --require-signature")
+	for _, n := range []string{"extended", "verify-key", "require-signature"} {
+		_ = cmd.Flags().MarkHidden(n)
+	}
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		deprecated(a.env.stderr, "card", "card get")
+		return a.runCardGet(c, args, f)
+	}
+	cmd.AddCommand(get)
 	return cmd
+}
+
+type cardGetFlags struct {
+	extended, validate, require bool
+	verifyKeys                  []string
+}
+
+func (a *app) runCardGet(cmd *cobra.Command, args []string, f cardGetFlags) error {
+	ref, rest, err := a.agentArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("card get takes no arguments, got %q (name the agent with --agent-card)", rest)
+	}
+	if f.require && len(f.verifyKeys) == 0 {
+		return usagef("--require-signature needs --verify-key")
+	}
+	ctx, cancel := a.commandContext(cmd.Context(), false)
+	defer cancel()
+	verify, err := a.verificationOptions(ctx, f.verifyKeys, f.require)
+	if err != nil {
+		return err
+	}
+	r, err := a.resolveCard(ctx, ref)
+	if err != nil {
+		return err
+	}
+	if f.validate {
+		if problems := validateCard(r.doc); len(problems) > 0 {
+			return &cliError{code: errCardInvalid, hint: "fix the card's document; the A2A specification's AgentCard lists its members",
+				err: fmt.Errorf("the card at %s is not a valid A2A agent card: %s", r.ref, strings.Join(problems, "; "))}
+		}
+	}
+	signature := "absent"
+	var results []agentcard.SignatureResult
+	if len(r.card.GetSignatures()) > 0 {
+		signature = "unverifiable (no --verify-key given)"
+	}
+	if len(verify) > 0 {
+		if results, err = agentcard.VerifyCard(ctx, r.doc, verify...); err != nil {
+			return err
+		}
+		for _, res := range results {
+			if res.Verified {
+				signature = "verified"
+			}
+		}
+		if signature != "verified" && len(results) > 0 {
+			signature = "unverifiable (no signature checked out)"
+		}
+	}
+	card := r.card
+	if f.extended {
+		if !card.GetCapabilities().GetExtendedAgentCard() {
+			return &cliError{code: errUsage, hint: "'a2a card get' shows the agent's capabilities",
+				err: fmt.Errorf("the agent's card does not declare an extended card")}
+		}
+		c, err := a.clientFor(card)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if card, err = c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{}); err != nil {
+			return callError(err)
+		}
+	}
+	return a.emit(a.env.stdout, card, func(w io.Writer) {
+		printCard(w, card)
+		if f.validate {
+			labeled(w, "Validation", "valid")
+		}
+		labeled(w, "Signature", signature)
+		for _, r := range results {
+			status := "verified"
+			if !r.Verified {
+				status = "not verified: " + r.Problem
+			}
+			labeled(w, fmt.Sprintf("Signature %d", r.Index), fmt.Sprintf("%s kid %q %s", r.Alg, r.Kid, status))
+		}
+	})
+}
+
+// validateCard checks a card document against the A2A AgentCard: no
+// member the schema lacks, every REQUIRED field present.
+func validateCard(doc []byte) []string {
+	card := new(a2av1.AgentCard)
+	if err := (protojson.UnmarshalOptions{}).Unmarshal(doc, card); err != nil {
+		return []string{err.Error()}
+	}
+	var problems []string
+	missingRequired(card.ProtoReflect(), "", &problems)
+	return problems
+}
+
+// missingRequired lists the REQUIRED fields absent from m, by JSON path.
+func missingRequired(m protoreflect.Message, prefix string, out *[]string) {
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		path := prefix + fd.JSONName()
+		if fieldbehavior.Required(fd) && !m.Has(fd) {
+			*out = append(*out, path+" is required")
+			continue
+		}
+		if fd.Kind() != protoreflect.MessageKind || !m.Has(fd) {
+			continue
+		}
+		switch {
+		case fd.IsList():
+			l := m.Get(fd).List()
+			for j := 0; j < l.Len(); j++ {
+				missingRequired(l.Get(j).Message(), fmt.Sprintf("%s[%d].", path, j), out)
+			}
+		case fd.IsMap():
+			if fd.MapValue().Kind() == protoreflect.MessageKind {
+				m.Get(fd).Map().Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
+					missingRequired(v.Message(), fmt.Sprintf("%s[%s].", path, k.String()), out)
+					return true
+				})
+			}
+		default:
+			missingRequired(m.Get(fd).Message(), path+".", out)
+		}
+	}
 }
 
 // verificationOptions loads the --verify-key keys: files are read here,
@@ -112,7 +221,11 @@ func (a *app) verificationOptions(_ context.Context, sources []string, require b
 		opts = append(opts, agentcard.WithVerificationKeys(keys...))
 	}
 	if len(opts) > 0 {
-		opts = append(opts, agentcard.WithHTTPClient(a.httpClient()))
+		hc, err := a.httpClient()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, agentcard.WithHTTPClient(hc))
 	}
 	if require {
 		opts = append(opts, agentcard.WithRequireSignature())

@@ -21,10 +21,17 @@ func TestDocsNameTheFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &app{env: environment{getenv: func(string) string { return "" }}}
-	long, short := map[string]bool{}, map[string]bool{}
+	long, short, hidden := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
+		if c.Hidden {
+			return // the names before the specification: not in the docs
+		}
 		add := func(f *pflag.Flag) {
+			if f.Hidden {
+				hidden[f.Name] = true
+				return
+			}
 			long[f.Name] = true
 			if f.Shorthand != "" {
 				short[f.Shorthand] = true
@@ -49,6 +56,9 @@ func TestDocsNameTheFlags(t *testing.T) {
 	named := map[string]bool{}
 	for _, m := range regexp.MustCompile("`--([a-z][a-z0-9-]*)").FindAllStringSubmatch(string(doc), -1) {
 		named[m[1]] = true
+		if hidden[m[1]] && !long[m[1]] {
+			t.Errorf("docs/cli.md names --%s, a deprecated name; it shows only the specification's names", m[1])
+		}
 		if !long[m[1]] && m[1] != "help" && others[m[1]] == "" {
 			t.Errorf("docs/cli.md names --%s, which no command of a2a has", m[1])
 		}

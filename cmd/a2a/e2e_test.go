@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"gopkg.in/yaml.v3"
 
 	"github.com/a2agen/a2agen/internal/proctest"
 	"github.com/a2agen/a2agen/runtime"
@@ -193,48 +192,44 @@ func TestCommandsOnEveryBinding(t *testing.T) {
 	base := startEcho(t)
 	for _, b := range bindingFlags {
 		t.Run(b, func(t *testing.T) {
-			bf := "--binding=" + b
+			bf := "--transport=" + b
 
-			golden(t, "send", ok(t, bf, "send", base, "hello"))
-			golden(t, "send-message", ok(t, bf, "send", base, "message", "hi"))
-			golden(t, "send-stream", ok(t, bf, "send", "--stream", base, "stream", "3"))
+			golden(t, "send", ok(t, bf, "send", "-a", base, "hello"))
+			golden(t, "send-message", ok(t, bf, "send", "-a", base, "message", "hi"))
+			golden(t, "send-stream", ok(t, bf, "send", "--stream", "-a", base, "stream", "3"))
 
 			// -o json: one SendMessageResponse; the ids drive the rest.
-			sent := jsonLines(t, ok(t, bf, "send", base, "input", "-o", "json"))
+			sent := jsonLines(t, ok(t, bf, "send", "-a", base, "input", "-o", "json"))
 			if len(sent) != 1 || str(field(sent[0], "task", "status", "state")) != "TASK_STATE_INPUT_REQUIRED" {
 				t.Fatalf("send input -o json: %v", sent)
 			}
 			task, ctxID := str(field(sent[0], "task", "id")), str(field(sent[0], "task", "contextId"))
 
-			golden(t, "get", ok(t, bf, "get", base, task))
-			got := jsonLines(t, ok(t, bf, "get", base, task, "--history", "1", "-o", "json"))
+			golden(t, "get", ok(t, bf, "task", "get", "-a", base, task))
+			got := jsonLines(t, ok(t, bf, "task", "get", "-a", base, task, "--history", "1", "-o", "json"))
 			if h, _ := field(got[0], "history").([]any); len(h) != 1 {
 				t.Errorf("get --history 1: %d history messages", len(h))
 			}
-			var y map[string]any
-			if err := yaml.Unmarshal([]byte(ok(t, bf, "get", base, task, "-o", "yaml")), &y); err != nil || str(field(y, "id")) != task {
-				t.Errorf("get -o yaml: %v, %v", y, err)
-			}
 
 			// A follow-up completes the INPUT_REQUIRED task.
-			golden(t, "send-follow-up", ok(t, bf, "send", base, "--task", task, "--context", ctxID, "--history", "2", "more"))
+			golden(t, "send-follow-up", ok(t, bf, "send", "-a", base, "--task-id", task, "--context-id", ctxID, "--history", "2", "more"))
 
-			golden(t, "list", ok(t, bf, "list", base, "--context", ctxID))
-			pages := jsonLines(t, ok(t, bf, "list", base, "--context", ctxID, "--page-size", "1", "--all", "-o", "json"))
-			if len(pages) != 1 {
-				t.Errorf("list --all: %d pages of one task, want 1", len(pages))
+			golden(t, "list", ok(t, bf, "task", "list", "-a", base, "--context-id", ctxID))
+			pages := jsonLines(t, ok(t, bf, "task", "list", "-a", base, "--context-id", ctxID, "--page-size", "1", "--all", "-o", "json"))
+			if tasks, _ := field(pages[0], "tasks").([]any); len(pages) != 1 || len(tasks) != 1 {
+				t.Errorf("list --all -o json: %d documents, want 1 ListTasksResponse: %v", len(pages), pages)
 			}
 
 			// cancel and subscribe on a slow task.
-			slow := jsonLines(t, ok(t, bf, "send", base, "--return-immediately", "--context", ctxID, "slow", "2000", "-o", "json"))
+			slow := jsonLines(t, ok(t, bf, "send", "-a", base, "--async", "--context-id", ctxID, "slow", "2000", "-o", "json"))
 			slowID := str(field(slow[0], "task", "id"))
-			golden(t, "cancel", ok(t, bf, "cancel", base, slowID))
-			r := a2a(t, nil, bf, "subscribe", base, slowID)
-			if r.code != exitA2A || !strings.Contains(r.stderr, "UnsupportedOperation") {
+			golden(t, "cancel", ok(t, bf, "task", "cancel", "-a", base, slowID))
+			r := a2a(t, nil, bf, "task", "subscribe", "--stream", "-a", base, slowID)
+			if r.code != exitFail || !strings.Contains(r.stderr, "Code: UnsupportedOperationError") {
 				t.Errorf("subscribe to a canceled task: exit %d, %s", r.code, r.stderr)
 			}
-			running := jsonLines(t, ok(t, bf, "send", base, "--return-immediately", "slow", "300", "-o", "json"))
-			events := jsonLines(t, ok(t, bf, "subscribe", base, str(field(running[0], "task", "id")), "-o", "json"))
+			running := jsonLines(t, ok(t, bf, "send", "-a", base, "--async", "slow", "300", "-o", "json"))
+			events := jsonLines(t, ok(t, bf, "task", "subscribe", "--stream", "-a", base, str(field(running[0], "task", "id")), "-o", "json"))
 			last := events[len(events)-1]
 			if str(field(events[0], "task", "id")) != str(field(running[0], "task", "id")) ||
 				str(field(last, "statusUpdate", "status", "state")) != "TASK_STATE_COMPLETED" {
@@ -244,13 +239,13 @@ func TestCommandsOnEveryBinding(t *testing.T) {
 			// subscribe in text: the task as it is (WORKING: the test waits
 			// for it, so the snapshot does not depend on timing), then the
 			// events up to the end of the task.
-			working := jsonLines(t, ok(t, bf, "send", base, "--return-immediately", "slow", "1000", "-o", "json"))
+			working := jsonLines(t, ok(t, bf, "send", "-a", base, "--async", "slow", "1000", "-o", "json"))
 			workingID := str(field(working[0], "task", "id"))
 			waitForState(t, bf, base, workingID, "TASK_STATE_WORKING")
-			golden(t, "subscribe", ok(t, bf, "subscribe", base, workingID))
+			golden(t, "subscribe", ok(t, bf, "task", "subscribe", "--stream", "-a", base, workingID))
 
 			// A stream in JSON is one StreamResponse per line.
-			lines := jsonLines(t, ok(t, bf, "send", "--stream", base, "stream", "2", "-o", "json"))
+			lines := jsonLines(t, ok(t, bf, "send", "--stream", "-a", base, "stream", "2", "-o", "json"))
 			if len(lines) != 5 || field(lines[0], "task") == nil || field(lines[2], "artifactUpdate") == nil {
 				t.Errorf("send --stream -o json: %d lines: %v", len(lines), lines)
 			}
@@ -265,7 +260,7 @@ func TestPushWithWebhookListen(t *testing.T) {
 	base := startEcho(t)
 	for _, b := range bindingFlags {
 		t.Run(b, func(t *testing.T) {
-			bf := "--binding=" + b
+			bf := "--transport=" + b
 			var stdout, stderr syncBuffer
 			done := make(chan int, 1)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -277,11 +272,11 @@ func TestPushWithWebhookListen(t *testing.T) {
 			hook := waitForListen(t, &stderr)
 
 			// A delivery with a wrong token is refused and reported.
-			ok(t, bf, "send", base, "--push-url", hook+"/wrong", "--push-token", "not-it", "input")
+			ok(t, bf, "send", "-a", base, "--push-url", hook+"/wrong", "--push-token", "not-it", "input")
 			waitFor(t, &stderr, "missing or wrong token")
 
 			// The inline webhook of send gets every event of the task.
-			ok(t, bf, "send", base, "--return-immediately", "--push-url", hook+"/hook", "--push-token", "hook-token", "slow", "100")
+			ok(t, bf, "send", "-a", base, "--async", "--push-url", hook+"/hook", "--push-token", "hook-token", "slow", "100")
 			select {
 			case code := <-done:
 				if code != exitOK {
@@ -293,16 +288,16 @@ func TestPushWithWebhookListen(t *testing.T) {
 			golden(t, "webhook-listen", stdout.String())
 
 			// The config commands, on a task waiting for input.
-			sent := jsonLines(t, ok(t, bf, "send", base, "input", "-o", "json"))
+			sent := jsonLines(t, ok(t, bf, "send", "-a", base, "input", "-o", "json"))
 			task := str(field(sent[0], "task", "id"))
-			golden(t, "push-create", ok(t, bf, "push", "create", base, task, hook+"/later", "--token", "t0k", "--id", "cfg-1"))
-			golden(t, "push-get", ok(t, bf, "push", "get", base, task, "cfg-1"))
-			golden(t, "push-list", ok(t, bf, "push", "list", base, task))
-			golden(t, "push-delete", ok(t, bf, "push", "delete", base, task, "cfg-1"))
-			if out := ok(t, bf, "push", "list", base, task); !strings.Contains(out, "no push configs") {
+			golden(t, "push-create", ok(t, bf, "task", "push-config", "create", "-a", base, task, hook+"/later", "--token", "t0k", "--id", "cfg-1"))
+			golden(t, "push-get", ok(t, bf, "task", "push-config", "get", "-a", base, task, "cfg-1"))
+			golden(t, "push-list", ok(t, bf, "task", "push-config", "list", "-a", base, task))
+			golden(t, "push-delete", ok(t, bf, "task", "push-config", "delete", "-a", base, task, "cfg-1"))
+			if out := ok(t, bf, "task", "push-config", "list", "-a", base, task); !strings.Contains(out, "Push Configs: 0") {
 				t.Errorf("push list after delete:\n%s", out)
 			}
-			if l := jsonLines(t, ok(t, bf, "push", "list", base, task, "-o", "json")); field(l[0], "configs") != nil {
+			if l := jsonLines(t, ok(t, bf, "task", "push-config", "list", "-a", base, task, "-o", "json")); field(l[0], "configs") != nil {
 				t.Errorf("push list -o json after delete: %v", l)
 			}
 		})
@@ -314,7 +309,7 @@ func waitForState(t *testing.T, bindingFlag, base, task, state string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		got := str(field(jsonLines(t, ok(t, bindingFlag, "get", base, task, "-o", "json"))[0], "status", "state"))
+		got := str(field(jsonLines(t, ok(t, bindingFlag, "task", "get", "-a", base, task, "-o", "json"))[0], "status", "state"))
 		if got == state {
 			return
 		}
@@ -354,19 +349,19 @@ func waitForListen(t *testing.T, stderr *syncBuffer) string {
 
 func TestCard(t *testing.T) {
 	base := startEcho(t)
-	golden(t, "card", ok(t, "card", base))
-	card := jsonLines(t, ok(t, "card", base, "-o", "json"))
+	golden(t, "card", ok(t, "card", "get", "-a", base))
+	card := jsonLines(t, ok(t, "card", "get", "-a", base, "-o", "json"))
 	if str(card[0]["name"]) != "echo" {
 		t.Errorf("card -o json: %v", card[0])
 	}
 	for _, b := range bindingFlags {
-		ext := ok(t, "--binding", b, "card", base, "--extended", "--auth", "Bearer "+echoToken)
+		ext := ok(t, "--transport", b, "card", "get", "-a", base, "--extended", "--bearer", echoToken)
 		golden(t, "card-extended", ext)
 		env := map[string]string{envToken: echoToken, envAgentURL: base}
-		if r := a2a(t, env, "--binding", b, "card", "--extended"); r.code != exitOK || normalise(r.stdout) != normalise(ext) {
+		if r := a2a(t, env, "--transport", b, "card", "--extended"); r.code != exitOK || normalise(r.stdout) != normalise(ext) {
 			t.Errorf("card --extended with %s and %s: exit %d\n%s%s", envToken, envAgentURL, r.code, r.stdout, r.stderr)
 		}
-		if r := a2a(t, nil, "--binding", b, "card", base, "--extended", "--auth", "Bearer wrong"); r.code != exitA2A {
+		if r := a2a(t, nil, "--transport", b, "card", "get", "-a", base, "--extended", "--bearer", "wrong"); r.code != exitAuth || !strings.Contains(r.stderr, "A2ACLI_ERR_AUTH_FAILED") {
 			t.Errorf("extended card with a wrong token: exit %d, %s", r.code, r.stderr)
 		}
 	}
@@ -383,25 +378,27 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"no URL", nil, []string{"get"}, exitUsage, "missing the agent URL"},
-		{"not a URL", nil, []string{"send", "hello"}, exitUsage, `"hello" is not an agent URL`},
-		{"unknown flag", nil, []string{"send", base, "--nope"}, exitUsage, "unknown flag: --nope"},
-		{"bad binding", nil, []string{"--binding", "soap", "get", base, "t"}, exitUsage, `--binding "soap"`},
-		{"bad output", nil, []string{"-o", "xml", "get", base, "t"}, exitUsage, `-o "xml"`},
-		{"bad header", nil, []string{"--header", "nope", "get", base, "t"}, exitUsage, `--header "nope"`},
-		{"nothing to send", nil, []string{"send", base}, exitUsage, "nothing to send"},
-		{"bad data", nil, []string{"send", base, "--data", "{"}, exitUsage, "--data"},
-		{"bad state", nil, []string{"list", base, "--state", "sleeping"}, exitUsage, "input-required"},
-		{"get takes a task", nil, []string{"get", base}, exitUsage, "[URL] TASK"},
-		{"unknown task", nil, []string{"get", base, "no-such-task"}, exitA2A, "TaskNotFound"},
-		{"unknown task over gRPC", nil, []string{"--binding", "grpc", "cancel", base, "no-such-task"}, exitA2A, "TaskNotFound"},
-		{"unsupported version", nil, []string{"--a2a-version", "9.9", "get", base, "t"}, exitA2A, "VersionNotSupported"},
-		{"nobody there", nil, []string{"get", "http://127.0.0.1:1", "t"}, exitTransport, "connection refused"},
-		{"failed task", nil, []string{"send", base, "fail"}, exitTaskEnded, "ended FAILED"},
-		{"rejected task", nil, []string{"send", "--stream", base, "reject"}, exitTaskEnded, "ended REJECTED"},
-		{"URL from the environment", map[string]string{envAgentURL: base}, []string{"get", "no-such-task"}, exitA2A, "TaskNotFound"},
-		{"unsigned card, signature required", nil, []string{"card", base, "--verify-key", "testdata/key.pub.pem", "--require-signature"}, exitFail, "no signatures"},
-		{"signature required without keys", nil, []string{"card", base, "--require-signature"}, exitUsage, "--verify-key"},
+		{"no agent", nil, []string{"task", "get", "t"}, exitUsage, "missing the agent"},
+		{"unknown flag", nil, []string{"send", "-a", base, "--nope"}, exitUsage, "unknown flag: --nope"},
+		{"bad transport", nil, []string{"--transport", "soap", "task", "get", "-a", base, "t"}, exitUsage, `--transport "soap"`},
+		{"bad output", nil, []string{"-o", "xml", "task", "get", "-a", base, "t"}, exitUsage, `-o "xml"`},
+		{"bad svc-param", nil, []string{"--svc-param", "nope", "task", "get", "-a", base, "t"}, exitUsage, `--svc-param "nope"`},
+		{"nothing to send", nil, []string{"send", "-a", base}, exitUsage, "nothing to send"},
+		{"bad data", nil, []string{"send", "-a", base, "--data", "{"}, exitUsage, "--data"},
+		{"media type before any part", nil, []string{"send", "-a", base, "--media-type", "text/plain", "--text", "x"}, exitUsage, "--media-type"},
+		{"bad state", nil, []string{"task", "list", "-a", base, "--status", "sleeping"}, exitUsage, "input-required"},
+		{"get takes a task", nil, []string{"task", "get", "-a", base}, exitUsage, "TASK"},
+		{"unknown task", nil, []string{"task", "get", "-a", base, "no-such-task"}, exitFail, "Code: TaskNotFoundError"},
+		{"unknown task over gRPC", nil, []string{"--transport", "grpc", "task", "cancel", "-a", base, "no-such-task"}, exitFail, "Code: TaskNotFoundError"},
+		{"unsupported version", nil, []string{"--a2a-version", "9.9", "task", "get", "-a", base, "t"}, exitFail, "Code: VersionNotSupportedError"},
+		{"legacy version without its interface", nil, []string{"--a2a-version", "0.3", "task", "get", "-a", base, "t"}, exitUsage, "no interface of that version"},
+		{"nobody there", nil, []string{"task", "get", "-a", "http://127.0.0.1:1", "t"}, exitUnreachable, "A2ACLI_ERR_UNREACHABLE"},
+		{"no card there", nil, []string{"card", "get", "-a", base + "/nothing/card.json"}, exitUnreachable, "A2ACLI_ERR_CARD_NOT_FOUND"},
+		{"agent from the environment", map[string]string{"A2ACLI_AGENT_CARD": base}, []string{"task", "get", "no-such-task"}, exitFail, "TaskNotFoundError"},
+		{"agent from the old environment variable", map[string]string{envAgentURL: base}, []string{"task", "get", "no-such-task"}, exitFail, "TaskNotFoundError"},
+		{"unsigned card, signature required", nil, []string{"card", "get", "-a", base, "--verify-key", "testdata/key.pub.pem", "--require-signature"}, exitFail, "no signatures"},
+		{"signature required without keys", nil, []string{"card", "get", "-a", base, "--require-signature"}, exitUsage, "--verify-key"},
+		{"timeout", nil, []string{"send", "-a", base, "--timeout", "300ms", "--poll-interval", "50ms", "slow 5000"}, exitTimeout, "A2ACLI_ERR_TIMEOUT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -419,10 +416,10 @@ func TestVerboseMasksSecrets(t *testing.T) {
 	base := startEcho(t)
 	for _, b := range bindingFlags {
 		// Tasks belong to the caller that created them.
-		sent := jsonLines(t, ok(t, "--binding", b, "--auth", "Bearer "+echoToken, "send", base, "input", "-o", "json"))
+		sent := jsonLines(t, ok(t, "--transport", b, "--bearer", echoToken, "send", "-a", base, "input", "-o", "json"))
 		task := str(field(sent[0], "task", "id"))
-		r := a2a(t, nil, "-v", "--binding", b, "--auth", "Bearer "+echoToken, "--header", "X-Api-Key=key-value",
-			"push", "create", base, task, "http://127.0.0.1:9/hook", "--token", "push-secret")
+		r := a2a(t, nil, "--debug", "--transport", b, "--bearer", echoToken, "--svc-param", "X-Api-Key:key-value",
+			"task", "push-config", "create", "-a", base, task, "http://127.0.0.1:9/hook", "--token", "push-secret")
 		if r.code != exitOK {
 			t.Fatalf("%s: exit %d\n%s", b, r.code, r.stderr)
 		}
@@ -431,7 +428,7 @@ func TestVerboseMasksSecrets(t *testing.T) {
 				t.Errorf("%s: -v log shows %q:\n%s", b, secret, r.stderr)
 			}
 		}
-		for _, want := range []string{"> CreateTaskPushNotificationConfig", "Bearer ****", `"token":"****"`, "< CreateTaskPushNotificationConfig"} {
+		for _, want := range []string{"> CreateTaskPushNotificationConfig", "X-Api-Key: ****", `"token":"****"`, "< CreateTaskPushNotificationConfig"} {
 			if !strings.Contains(strings.ToLower(r.stderr), strings.ToLower(want)) {
 				t.Errorf("%s: -v log lacks %q:\n%s", b, want, r.stderr)
 			}

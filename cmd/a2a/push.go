@@ -13,22 +13,22 @@ import (
 
 func (a *app) pushCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "push",
+		Use:   "push-config",
 		Short: "Manage a task's push-notification configs (webhooks)",
 		Long: `push creates, shows, lists and deletes the webhooks an agent posts a task's
 events to (push notifications; the agent's card must declare them). Try them
 locally with a2a webhook listen. Agents answer configs with their secrets
 (token, credentials) removed.`,
 		Example: `  a2a webhook listen 127.0.0.1:9000 --token s3cret &
-  a2a push create http://localhost:8080 TASK http://127.0.0.1:9000/hook --token s3cret
-  a2a push list http://localhost:8080 TASK
-  a2a push get http://localhost:8080 TASK CONFIG
-  a2a push delete http://localhost:8080 TASK CONFIG`,
+  a2a task push-config create -a http://localhost:8080 TASK http://127.0.0.1:9000/hook --token s3cret
+  a2a task push-config list -a http://localhost:8080 TASK
+  a2a task push-config get -a http://localhost:8080 TASK CONFIG
+  a2a task push-config delete -a http://localhost:8080 TASK CONFIG`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown push command %q (create, get, list, delete)", args[0])
+				return usagef("unknown push-config command %q (create, get, list, delete)", args[0])
 			}
-			return usagef("push needs a command: create, get, list or delete")
+			return usagef("push-config needs a command: create, get, list or delete")
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
@@ -43,7 +43,7 @@ func (a *app) agentTaskAnd(args []string, what, third string) (url, task, x stri
 		return "", "", "", err
 	}
 	if len(rest) != 2 {
-		return "", "", "", usagef("%s takes [URL] TASK %s, got %d argument(s) after the URL", what, third, len(rest))
+		return "", "", "", usagef("%s takes TASK %s, got %d argument(s)", what, third, len(rest))
 	}
 	return url, rest[0], rest[1], nil
 }
@@ -51,16 +51,16 @@ func (a *app) agentTaskAnd(args []string, what, third string) (url, task, x stri
 func (a *app) pushCreateCommand() *cobra.Command {
 	var id, token, authScheme, authCredentials string
 	cmd := &cobra.Command{
-		Use:   "create [URL] TASK WEBHOOK-URL",
+		Use:   "create TASK WEBHOOK-URL",
 		Short: "Register a webhook for a task's events",
 		Long: `create registers WEBHOOK-URL for the task's events
 (CreateTaskPushNotificationConfig). --token is sent with every delivery
 (X-A2A-Notification-Token), --auth-scheme and --auth-credentials as its
 Authorization header. An --id of an existing config replaces it.`,
-		Example: `  a2a push create http://localhost:8080 TASK http://127.0.0.1:9000/hook --token s3cret
-  a2a push create http://localhost:8080 TASK https://hooks.example.com/a2a --auth-scheme Bearer --auth-credentials "$HOOK_TOKEN"`,
+		Example: `  a2a task push-config create -a http://localhost:8080 TASK http://127.0.0.1:9000/hook --token s3cret
+  a2a task push-config create -a http://localhost:8080 TASK https://hooks.example.com/a2a --auth-scheme Bearer --auth-credentials "$HOOK_TOKEN"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			url, task, hook, err := a.agentTaskAnd(args, "push create", "WEBHOOK-URL")
+			url, task, hook, err := a.agentTaskAnd(args, "task push-config create", "WEBHOOK-URL")
 			if err != nil {
 				return err
 			}
@@ -75,6 +75,9 @@ Authorization header. An --id of an existing config replaces it.`,
 				req.Authentication = &a2av1.AuthenticationInfo{Scheme: authScheme, Credentials: authCredentials}
 			}
 			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
+				if err := pushCapable(c); err != nil {
+					return err
+				}
 				cfg, err := c.CreateTaskPushNotificationConfig(ctx, req)
 				if err != nil {
 					return callError(err)
@@ -93,15 +96,18 @@ Authorization header. An --id of an existing config replaces it.`,
 
 func (a *app) pushGetCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:     "get [URL] TASK CONFIG",
+		Use:     "get TASK CONFIG",
 		Short:   "Show one push-notification config",
-		Example: `  a2a push get http://localhost:8080 TASK CONFIG`,
+		Example: `  a2a task push-config get -a http://localhost:8080 TASK CONFIG`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			url, task, id, err := a.agentTaskAnd(args, "push get", "CONFIG")
+			url, task, id, err := a.agentTaskAnd(args, "task push-config get", "CONFIG")
 			if err != nil {
 				return err
 			}
 			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
+				if err := pushCapable(c); err != nil {
+					return err
+				}
 				cfg, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task, Id: id})
 				if err != nil {
 					return callError(err)
@@ -114,42 +120,39 @@ func (a *app) pushGetCommand() *cobra.Command {
 
 func (a *app) pushListCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:     "list [URL] TASK",
+		Use:     "list TASK",
 		Short:   "List a task's push-notification configs",
-		Example: `  a2a push list http://localhost:8080 TASK`,
+		Example: `  a2a task push-config list -a http://localhost:8080 TASK`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			url, task, err := a.agentAndTask(args, "push list")
+			url, task, err := a.agentAndTask(args, "task push-config list")
 			if err != nil {
 				return err
 			}
 			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
+				if err := pushCapable(c); err != nil {
+					return err
+				}
 				req := &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: task}
-				var configs []*a2av1.TaskPushNotificationConfig
+				merged := &a2av1.ListTaskPushNotificationConfigsResponse{}
 				for {
 					resp, err := c.ListTaskPushNotificationConfigs(ctx, req)
 					if err != nil {
 						return callError(err)
 					}
-					if a.output != "text" {
-						if err := a.emit(a.env.stdout, resp, nil); err != nil {
-							return err
-						}
-					}
-					configs = append(configs, resp.GetConfigs()...)
+					merged.Configs = append(merged.Configs, resp.GetConfigs()...)
 					if resp.GetNextPageToken() == "" || resp.GetNextPageToken() == req.PageToken {
 						break
 					}
 					req.PageToken = resp.GetNextPageToken()
 				}
-				if a.output == "text" {
-					if len(configs) == 0 {
-						fmt.Fprintf(a.env.stdout, "no push configs for task %s\n", task)
+				return a.emit(a.env.stdout, merged, func(w io.Writer) {
+					labeled(w, "Task ID", task)
+					labeled(w, "Push Configs", fmt.Sprint(len(merged.GetConfigs())))
+					for _, cfg := range merged.GetConfigs() {
+						fmt.Fprintln(w)
+						printPushConfig(w, cfg)
 					}
-					for _, cfg := range configs {
-						printPushConfig(a.env.stdout, cfg)
-					}
-				}
-				return nil
+				})
 			})
 		},
 	}
@@ -157,21 +160,34 @@ func (a *app) pushListCommand() *cobra.Command {
 
 func (a *app) pushDeleteCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:     "delete [URL] TASK CONFIG",
+		Use:     "delete TASK CONFIG",
 		Short:   "Delete a push-notification config",
-		Example: `  a2a push delete http://localhost:8080 TASK CONFIG`,
+		Example: `  a2a task push-config delete -a http://localhost:8080 TASK CONFIG`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			url, task, id, err := a.agentTaskAnd(args, "push delete", "CONFIG")
+			url, task, id, err := a.agentTaskAnd(args, "task push-config delete", "CONFIG")
 			if err != nil {
 				return err
 			}
 			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
+				if err := pushCapable(c); err != nil {
+					return err
+				}
 				empty, err := c.DeleteTaskPushNotificationConfig(ctx, &a2av1.DeleteTaskPushNotificationConfigRequest{TaskId: task, Id: id})
 				if err != nil {
 					return callError(err)
 				}
-				return a.emit(a.env.stdout, empty, func(w io.Writer) { fmt.Fprintf(w, "deleted push config %s of task %s\n", id, task) })
+				return a.emit(a.env.stdout, empty, func(w io.Writer) { labeled(w, "Deleted Config ID", id)
+					labeled(w, "Task ID", task) })
 			})
 		},
 	}
+}
+
+// pushCapable checks the card declares push notifications (SPEC.md §13.3).
+func pushCapable(c *agentcard.Client) error {
+	if c.Card.GetCapabilities().GetPushNotifications() {
+		return nil
+	}
+	return &cliError{code: errUsage, hint: "'a2a card get' shows the agent's capabilities",
+		err: fmt.Errorf("the agent's card does not declare push notifications, which push configs need")}
 }

@@ -1,37 +1,49 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
 )
 
-// The text output: short, aligned, one fact per line, for people. Scripts
-// use -o json.
+// The text output (SPEC.md §11.2): one "Label: value" field per line, the
+// same labels every time, no control sequences; content a line cannot hold
+// (a text artifact, a data part) is a block — its "Label:" line, the
+// content, and a blank line closing it. Scripts use -o json.
+
+// labeled writes one "Label: value" line.
+func labeled(w io.Writer, label, value string) { fmt.Fprintf(w, "%s: %s\n", label, value) }
+
+// labeledBlock writes a labeled block closed by a blank line.
+func labeledBlock(w io.Writer, label, content string) {
+	fmt.Fprintf(w, "%s:\n%s\n\n", label, strings.TrimRight(content, "\n"))
+}
 
 // printCard writes the facts of a card a caller needs to talk to it.
 func printCard(w io.Writer, card *a2av1.AgentCard) {
-	fmt.Fprintf(w, "%s %s\n", card.GetName(), card.GetVersion())
+	labeled(w, "Name", card.GetName())
+	labeled(w, "Version", card.GetVersion())
 	if d := card.GetDescription(); d != "" {
-		fmt.Fprintf(w, "  %s\n", firstLine(d))
+		labeled(w, "Description", firstLine(d))
 	}
 	if p := card.GetProvider(); p != nil {
-		fmt.Fprintf(w, "provider    %s %s\n", p.GetOrganization(), p.GetUrl())
+		labeled(w, "Provider", strings.TrimSpace(p.GetOrganization()+" "+p.GetUrl()))
 	}
-	fmt.Fprintln(w, "interfaces")
 	for _, itf := range card.GetSupportedInterfaces() {
-		tenant := ""
+		v := fmt.Sprintf("%s %s %s", itf.GetProtocolBinding(), itf.GetProtocolVersion(), itf.GetUrl())
 		if t := itf.GetTenant(); t != "" {
-			tenant = " tenant " + t
+			v += " tenant " + t
 		}
-		fmt.Fprintf(w, "  %-10s %-4s %s%s\n", itf.GetProtocolBinding(), itf.GetProtocolVersion(), itf.GetUrl(), tenant)
+		labeled(w, "Interface", v)
 	}
 	caps := card.GetCapabilities()
 	var on []string
@@ -44,107 +56,134 @@ func printCard(w io.Writer, card *a2av1.AgentCard) {
 	if caps.GetExtendedAgentCard() {
 		on = append(on, "extended card")
 	}
-	fmt.Fprintf(w, "capabilities %s\n", listOr(on, "none"))
+	labeled(w, "Capabilities", listOr(on, "none"))
 	for _, e := range caps.GetExtensions() {
 		req := ""
 		if e.GetRequired() {
 			req = " (required)"
 		}
-		fmt.Fprintf(w, "extension   %s%s\n", e.GetUri(), req)
+		labeled(w, "Extension", e.GetUri()+req)
 	}
-	fmt.Fprintf(w, "input       %s\n", listOr(card.GetDefaultInputModes(), "-"))
-	fmt.Fprintf(w, "output      %s\n", listOr(card.GetDefaultOutputModes(), "-"))
-	if len(card.GetSecuritySchemes()) > 0 {
-		names := make([]string, 0, len(card.GetSecuritySchemes()))
-		for n := range card.GetSecuritySchemes() {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		fmt.Fprintf(w, "security    %s\n", strings.Join(names, ", "))
+	labeled(w, "Input Modes", listOr(card.GetDefaultInputModes(), "-"))
+	labeled(w, "Output Modes", listOr(card.GetDefaultOutputModes(), "-"))
+	names := make([]string, 0, len(card.GetSecuritySchemes()))
+	for n := range card.GetSecuritySchemes() {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		labeled(w, "Security Scheme", n+" ("+schemeKind(card.GetSecuritySchemes()[n])+")")
 	}
 	printSkills(w, card)
-	if n := len(card.GetSignatures()); n > 0 {
-		fmt.Fprintf(w, "signatures  %d\n", n)
-	}
 }
 
-// printTask writes a task: id and state, context, update time, status
+// schemeKind says what a security scheme is.
+func schemeKind(s *a2av1.SecurityScheme) string {
+	switch {
+	case s.GetHttpAuthSecurityScheme() != nil:
+		return "http " + strings.ToLower(s.GetHttpAuthSecurityScheme().GetScheme())
+	case s.GetApiKeySecurityScheme() != nil:
+		return "api key in " + s.GetApiKeySecurityScheme().GetLocation() + " " + s.GetApiKeySecurityScheme().GetName()
+	case s.GetOauth2SecurityScheme() != nil:
+		return "oauth2"
+	case s.GetOpenIdConnectSecurityScheme() != nil:
+		return "openid connect " + s.GetOpenIdConnectSecurityScheme().GetOpenIdConnectUrl()
+	case s.GetMtlsSecurityScheme() != nil:
+		return "mutual tls"
+	}
+	return "unknown"
+}
+
+// printTask writes a task: identifiers and state, update time, status
 // message, artifacts, and the history when withHistory is set.
 func printTask(w io.Writer, t *a2av1.Task, withHistory bool) {
-	fmt.Fprintf(w, "task %s %s\n", t.GetId(), t.GetStatus().GetState().Short())
-	fmt.Fprintf(w, "  context   %s\n", t.GetContextId())
+	labeled(w, "Task ID", t.GetId())
+	labeled(w, "Context ID", t.GetContextId())
+	labeled(w, "State", t.GetStatus().GetState().Short())
 	if ts := t.GetStatus().GetTimestamp(); ts != nil {
-		fmt.Fprintf(w, "  updated   %s\n", formatTime(ts))
+		labeled(w, "Updated", formatTime(ts))
 	}
 	if m := t.GetStatus().GetMessage(); m != nil {
-		fmt.Fprintf(w, "  status    %s\n", indentMore(describeMessage(m), "            "))
+		writeParts(w, "Status Message", m.GetParts())
 	}
 	for _, art := range t.GetArtifacts() {
-		fmt.Fprintf(w, "  artifact  %s\n", artifactName(art))
-		writeIndented(w, describeParts(art.GetParts()), "    ")
+		printArtifact(w, art)
 	}
 	if withHistory {
 		for _, m := range t.GetHistory() {
-			fmt.Fprintf(w, "  %-9s %s\n", roleName(m.GetRole()), indentMore(describeMessage(m), "            "))
+			labeled(w, "History Role", roleName(m.GetRole()))
+			writeParts(w, "History Message", m.GetParts())
 		}
 	}
+}
+
+// printArtifact writes an artifact: its id and name as fields, its parts
+// as blocks.
+func printArtifact(w io.Writer, art *a2av1.Artifact) {
+	labeled(w, "Artifact ID", art.GetArtifactId())
+	if n := art.GetName(); n != "" {
+		labeled(w, "Artifact Name", n)
+	}
+	writeParts(w, "Artifact", art.GetParts())
 }
 
 // printMessage writes a direct reply.
 func printMessage(w io.Writer, m *a2av1.Message) {
-	fmt.Fprintf(w, "message from %s", roleName(m.GetRole()))
+	labeled(w, "Message ID", m.GetMessageId())
+	labeled(w, "Role", roleName(m.GetRole()))
 	if m.GetTaskId() != "" {
-		fmt.Fprintf(w, " (task %s)", m.GetTaskId())
+		labeled(w, "Task ID", m.GetTaskId())
 	}
-	if m.GetContextId() != "" {
-		fmt.Fprintf(w, " context %s", m.GetContextId())
-	}
-	fmt.Fprintln(w)
-	writeIndented(w, describeMessage(m), "  ")
+	labeled(w, "Context ID", orDash(m.GetContextId()))
+	writeParts(w, "Message", m.GetParts())
 }
 
 // printSendResponse writes what SendMessage answered.
-func printSendResponse(w io.Writer, r *a2av1.SendMessageResponse) {
+func printSendResponse(w io.Writer, r *a2av1.SendMessageResponse, verbose bool) {
 	if m := r.GetMessage(); m != nil {
 		printMessage(w, m)
 		return
 	}
-	printTask(w, r.GetTask(), false)
+	printTask(w, r.GetTask(), verbose)
 }
 
-// printTaskTable writes the list of tasks as a table.
-func printTaskTable(w io.Writer, tasks []*a2av1.Task) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tSTATE\tUPDATED\tCONTEXT\tLAST MESSAGE")
+// printTaskList writes tasks, each a group of fields closed by a blank
+// line.
+func printTaskList(w io.Writer, tasks []*a2av1.Task) {
 	for _, t := range tasks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.GetId(), t.GetStatus().GetState().Short(),
-			formatTime(t.GetStatus().GetTimestamp()), t.GetContextId(), truncate(firstLine(t.LastMessage().Text()), 60))
+		labeled(w, "Task ID", t.GetId())
+		labeled(w, "Context ID", t.GetContextId())
+		labeled(w, "State", t.GetStatus().GetState().Short())
+		labeled(w, "Updated", formatTime(t.GetStatus().GetTimestamp()))
+		if m := firstLine(t.LastMessage().Text()); m != "" {
+			labeled(w, "Last Message", truncate(m, 60))
+		}
+		fmt.Fprintln(w)
 	}
-	tw.Flush()
 }
 
 // printPushConfig writes one push-notification config.
 func printPushConfig(w io.Writer, c *a2av1.TaskPushNotificationConfig) {
-	fmt.Fprintf(w, "push config %s for task %s\n", c.GetId(), c.GetTaskId())
-	fmt.Fprintf(w, "  url       %s\n", c.GetUrl())
+	labeled(w, "Config ID", c.GetId())
+	labeled(w, "Task ID", c.GetTaskId())
+	labeled(w, "URL", c.GetUrl())
 	if c.GetToken() != "" {
-		fmt.Fprintln(w, "  token     (set)")
+		labeled(w, "Token", "(set)")
 	}
 	if a := c.GetAuthentication(); a != nil {
-		fmt.Fprintf(w, "  auth      %s\n", a.GetScheme())
+		labeled(w, "Auth Scheme", a.GetScheme())
 	}
 }
 
-// describeMessage is the content of a message for people: its text parts
-// as they are, other parts as one line each.
-func describeMessage(m *a2av1.Message) string { return describeParts(m.GetParts()) }
-
-func describeParts(parts []*a2av1.Part) string {
-	var lines []string
+// writeParts writes parts under label: text as it is, a data part as
+// indented JSON, each in its own block; a file part as a field naming it,
+// its media type and size (its content is written by task download only).
+// No part is left out.
+func writeParts(w io.Writer, label string, parts []*a2av1.Part) {
 	text := ""
 	flush := func() {
 		if text != "" {
-			lines = append(lines, text)
+			labeledBlock(w, label, text)
 			text = ""
 		}
 	}
@@ -154,20 +193,52 @@ func describeParts(parts []*a2av1.Part) string {
 			text += c.Text
 		case *a2av1.Part_Data:
 			flush()
+			b, err := runtime.MarshalJSON(c.Data)
+			var out bytes.Buffer
+			if err != nil || json.Indent(&out, b, "", "  ") != nil {
+				out.Reset()
+				out.WriteString("(data that is not JSON)")
+			}
+			labeledBlock(w, label+" Data", out.String())
+		case *a2av1.Part_Raw:
+			flush()
+			labeled(w, label+" File", fmt.Sprintf("%s (%s, %d bytes)", orDash(p.GetFilename()), orDash(p.GetMediaType()), len(c.Raw)))
+		case *a2av1.Part_Url:
+			flush()
+			labeled(w, label+" File", fmt.Sprintf("%s (%s) %s", orDash(p.GetFilename()), orDash(p.GetMediaType()), c.Url))
+		default:
+			flush()
+			labeled(w, label+" Part", "(a kind this tool does not know)")
+		}
+	}
+	flush()
+}
+
+// describeParts is the content of parts in short: the text as it is,
+// other parts a line each (webhook deliveries, the task list).
+func describeParts(parts []*a2av1.Part) string {
+	var lines []string
+	text := ""
+	for _, p := range parts {
+		switch c := p.GetContent().(type) {
+		case *a2av1.Part_Text:
+			text += c.Text
+			continue
+		case *a2av1.Part_Data:
 			b, err := compactJSON(c.Data)
 			if err != nil {
 				b = []byte("(data)")
 			}
 			lines = append(lines, "data "+truncate(string(b), 200))
 		case *a2av1.Part_Raw:
-			flush()
 			lines = append(lines, fmt.Sprintf("file %s (%s, %d bytes)", orDash(p.GetFilename()), orDash(p.GetMediaType()), len(c.Raw)))
 		case *a2av1.Part_Url:
-			flush()
 			lines = append(lines, fmt.Sprintf("file %s (%s) %s", orDash(p.GetFilename()), orDash(p.GetMediaType()), c.Url))
 		}
 	}
-	flush()
+	if text != "" {
+		lines = append([]string{text}, lines...)
+	}
 	return strings.Join(lines, "\n")
 }
 
@@ -196,19 +267,7 @@ func formatTime(ts *timestamppb.Timestamp) string {
 	return ts.AsTime().UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-func writeIndented(w io.Writer, s, indent string) {
-	if s == "" {
-		return
-	}
-	for _, l := range strings.Split(s, "\n") {
-		fmt.Fprintf(w, "%s%s\n", indent, l)
-	}
-}
 
-// indentMore indents the lines after the first of s.
-func indentMore(s, indent string) string {
-	return strings.ReplaceAll(s, "\n", "\n"+indent)
-}
 
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
@@ -250,4 +309,12 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		return time.Time{}, usagef("--since %q: want an RFC 3339 time (2026-01-02T15:04:05Z) or a duration ago (10m)", s)
 	}
 	return t, nil
+}
+
+// describeMessage is the content of a message on few lines.
+func describeMessage(m *a2av1.Message) string { return describeParts(m.GetParts()) }
+
+// indentMore indents the lines after the first of s.
+func indentMore(s, indent string) string {
+	return strings.ReplaceAll(s, "\n", "\n"+indent)
 }

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,112 +14,40 @@ import (
 	"github.com/a2agen/a2agen/internal/version"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
-	"github.com/a2agen/a2agen/agentcard"
 	"github.com/a2agen/a2agen/runtime"
 )
 
-// Exit codes, by outcome; documented in the root command's help.
-const (
-	exitOK        = 0
-	exitFail      = 1 // anything else: bad input files, a card that fails a check, output errors
-	exitUsage     = 2 // the command line is wrong
-	exitA2A       = 3 // the agent answered with an A2A error
-	exitTransport = 4 // the agent could not be reached or answered outside the protocol
-	exitTaskEnded = 5 // the task ended FAILED, REJECTED or CANCELED
-)
 
-// Environment variables.
-const (
-	envAgentURL = "A2A_AGENT_URL" // the agent URL when a command is given none
-	envToken    = "A2A_TOKEN"     // a bearer token, sent when --auth is not given
-	envAuth     = "A2A_AUTH"      // a whole Authorization value, as --auth
-)
-
-const exitCodesHelp = `Exit codes:
-  0  success
-  1  other failures (unreadable files, a card signature that does not verify…)
+const exitCodesHelp = `Exit codes (the a2a-cli specification's):
+  0  the command did its job, whatever the task's outcome: a task that
+     ended FAILED or REJECTED, or waits for input, exits 0 (the state is in
+     the output, and a warning on stderr names it)
+  1  failure: the agent answered an A2A error, or anything else
   2  usage error (unknown flag, missing argument)
-  3  the agent answered with an A2A error (TaskNotFound, InvalidParams…)
-  4  transport error: the agent or its card could not be reached, TLS,
-     timeouts, answers that are not A2A
-  5  the task ended FAILED, REJECTED or CANCELED
+  3  the agent or its card could not be reached or resolved
+  4  authentication required and not supplied, or rejected
+  5  --timeout expired before the task reached a terminal state
+Errors name the A2A error (TaskNotFoundError…) or an A2ACLI_ERR_* code,
+with a hint; with -o json they are one {"error": {…}} document on stdout.
 
 Environment:
-  ` + envAgentURL + `  agent URL used when a command is given none (an argument
-                 starting with http:// or https:// is always the URL)
-  ` + envToken + `      bearer token: sends "Authorization: Bearer $` + envToken + `" unless --auth is given
-  ` + envAuth + `       a whole Authorization value ("Bearer …", "Basic …"), as --auth`
+  A2ACLI_<FLAG>  the value of --<flag> when the flag is not given, e.g.
+                 A2ACLI_AGENT_CARD, A2ACLI_BEARER, A2ACLI_API_KEY,
+                 A2ACLI_OUTPUT (not --stream); also read from .env files
+                 (a2a config show lists them with their sources)`
 
 // environment is what a run reads and writes besides its arguments.
 type environment struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	terminal       bool // stdout is a terminal
-}
-
-// usageError marks command-line mistakes (exit 2).
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
-
-// transportError marks failures to reach the agent (exit 4).
-type transportError struct{ err error }
-
-func (e transportError) Error() string { return e.err.Error() }
-func (e transportError) Unwrap() error { return e.err }
-
-// taskEndedError reports a task that ended FAILED, REJECTED or CANCELED
-// (exit 5); its output was already printed.
-type taskEndedError struct{ id, state string }
-
-func (e taskEndedError) Error() string { return fmt.Sprintf("task %s ended %s", e.id, e.state) }
-
-// callError classifies the error of a client call: A2A errors as they are,
-// anything else as a transport error.
-func callError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var e *runtime.Error
-	if errors.As(err, &e) {
-		return err
-	}
-	return transportError{err}
-}
-
-// exitCode maps the error of a command to its exit code.
-func exitCode(err error) int {
-	var (
-		usage usageError
-		ended taskEndedError
-		a2a   *runtime.Error
-		tr    transportError
-		sig   *agentcard.SignatureError
-	)
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &usage):
-		return exitUsage
-	case errors.As(err, &ended):
-		return exitTaskEnded
-	case errors.As(err, &sig):
-		return exitFail
-	case errors.As(err, &a2a):
-		return exitA2A
-	case errors.As(err, &tr), errors.Is(err, context.DeadlineExceeded):
-		return exitTransport
-	}
-	return exitFail
+	terminal       bool   // stdout is a terminal
+	workdir        string // where the local .env search starts ("": the working directory)
 }
 
 // run executes the command line and returns the exit code.
 func run(ctx context.Context, args []string, env environment) int {
-	app := &app{env: env}
+	app := &app{env: env, output: "text"}
 	root := app.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(env.stdin)
@@ -130,51 +55,44 @@ func run(ctx context.Context, args []string, env environment) int {
 	root.SetErr(env.stderr)
 	cmdhelp.AddBuiltinExamples(root, "send")
 	err := root.ExecuteContext(ctx)
-	code := exitCode(err)
-	switch {
-	case err == nil:
-	case code == exitUsage:
-		fmt.Fprintf(env.stderr, "a2a: %v\nRun 'a2a --help' for usage.\n", err)
-	case code == exitTaskEnded:
-		fmt.Fprintf(env.stderr, "a2a: %v\n", err)
-	default:
-		// Runtime errors name the package already ("a2a: …").
-		fmt.Fprintf(env.stderr, "a2a: %s\n", strings.TrimPrefix(describeError(err), "a2a: "))
+	if err == nil {
+		return exitOK
 	}
-	return code
-}
-
-// describeError adds to an A2A error what its code says, so that people
-// see TaskNotFound rather than only a message.
-func describeError(err error) string {
-	var e *runtime.Error
-	if errors.As(err, &e) {
-		s := e.Error()
-		md := e.Metadata()
-		for _, k := range slices.Sorted(maps.Keys(md)) {
-			s += fmt.Sprintf("\n  %s: %s", k, md[k])
-		}
-		for _, v := range e.FieldViolations() {
-			s += fmt.Sprintf("\n  field %s: %s", v.Field, v.Description)
-		}
-		return s
-	}
-	return err.Error()
+	f := classify(err, app.credentialsGiven())
+	app.report(f)
+	return f.exit
 }
 
 // app holds the global flags and the environment of one run.
 type app struct {
 	env environment
 
-	binding    string
-	tenant     string
-	auth       string
-	headers    []string
-	version    string
-	extensions []string
-	timeout    time.Duration
-	output     string
-	verbose    bool
+	agentCard    string
+	transports   []string
+	tenant       string
+	bearer       string
+	apiKey       string
+	auth         string // legacy --auth: a whole Authorization value
+	svcParams    []string
+	headers      []string // legacy --header K=V
+	version      string
+	extensions   []string
+	timeout      time.Duration
+	pollInterval time.Duration
+	output       string
+	verbose      bool
+	debug        bool
+	insecure     bool
+	cacert       string
+	clientCert   string
+	clientKey    string
+	configFile   string
+
+	// sources records where each option's value came from (config show).
+	sources map[string]string
+	// secrets are the credential values of this run, masked in every
+	// diagnostic line.
+	secrets []string
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -182,46 +100,76 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:   "a2a",
 		Short: "Talk to any A2A agent from the terminal",
 		Long: `a2a is a client for A2A (Agent2Agent) agents on every binding: JSON-RPC,
-HTTP+JSON and gRPC. Give it the agent's URL — where its agent card is served
-(URL/.well-known/agent-card.json) — and it picks the interface the card
-prefers (or the --binding you name), with the card's tenant and protocol
-version.
+HTTP+JSON and gRPC, following the a2a-cli specification (v0.2). Name the
+agent with --agent-card (-a): a host or origin (the well-known card path is
+appended), the card's full URL, or a card file; a2a reads the card and uses
+the first interface it supports (or the first --transport you prefer), with
+the card's tenant and protocol version.
 
-Output is short text for people; -o json prints the A2A v1.0 messages as
-ProtoJSON, one object per line (one per event for streams), for scripts.
+Output is labeled text, one "Label: value" per line; -o json prints the A2A
+v1.0 messages as ProtoJSON: one document per command, or JSON Lines with
+--stream.
+
+Defaults (each overridable by its flag, an A2ACLI_* environment variable or a
+.env file; 'a2a config show' shows the effective values): the card's
+transport order; send waits for a terminal or interrupted state (--async
+does not); text output; concise detail (--verbose); the interface's
+protocol version, never below 1.0; TLS verification on (--insecure).
 
 ` + exitCodesHelp,
-		Example: `  a2a card http://localhost:8080
-  a2a send http://localhost:8080 "hello there"
-  a2a send --stream http://localhost:8080 stream 5
-  a2a send http://localhost:8080 --task TASK --context CTX "more input"
-  a2a list http://localhost:8080 --context CTX
-  a2a get http://localhost:8080 TASK -o json
-  export A2A_AGENT_URL=http://localhost:8080; a2a send hello`,
+		Example: `  a2a card get -a http://localhost:8080
+  a2a send -a http://localhost:8080 "hello there"
+  a2a send -a http://localhost:8080 --stream "stream 5"
+  a2a send -a http://localhost:8080 --task-id TASK "more input"
+  a2a task list -a http://localhost:8080 --context-id CTX
+  a2a task get -a http://localhost:8080 TASK -o json
+  export A2ACLI_AGENT_CARD=http://localhost:8080; a2a send hello`,
 		Version:       version.Read().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := a.loadConfig(cmd); err != nil {
+				return err
+			}
 			return a.checkGlobals()
 		},
 	}
 	root.SetVersionTemplate("a2a {{.Version}}\nA2A protocol " + a2av1.A2AServiceDesc.ProtocolVersion() + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.Flags().BoolP("version", "v", false, "print the tool's version and exit")
 	f := root.PersistentFlags()
-	f.StringVar(&a.binding, "binding", "", "binding to use: "+strings.Join(binding.Options(), ", ")+" (or the card's JSONRPC, HTTP+JSON, GRPC; default: the card's first supported interface)")
+	f.StringVarP(&a.agentCard, "agent-card", "a", "", "the agent: a host or origin (the well-known card path is appended), the card's `URL`, or a card file (file://… or a path)")
+	f.StringArrayVar(&a.transports, "transport", nil, "preferred `binding`, repeatable, highest first: "+strings.Join(binding.Options(), ", ")+" (default: the card's order)")
 	f.StringVar(&a.tenant, "tenant", "", "tenant to put in every request (default: the chosen interface's tenant)")
-	f.StringVar(&a.auth, "auth", "", `Authorization value to send, e.g. "Bearer TOKEN" (default: $`+envAuth+`, or "Bearer $`+envToken+`")`)
-	f.StringArrayVar(&a.headers, "header", nil, "extra request header `K=V` (repeatable; gRPC metadata on gRPC)")
-	f.StringVar(&a.version, "a2a-version", "", "A2A-Version to send (default: the chosen interface's protocol version)")
+	f.StringVar(&a.bearer, "bearer", "", "bearer `TOKEN`, sent as the card's HTTP bearer, OAuth 2.0 or OpenID Connect scheme asks (env A2ACLI_BEARER; a flag is visible in the process table and shell history: prefer the variable)")
+	f.StringVar(&a.apiKey, "api-key", "", "API `KEY`, sent where the card's API key scheme says: header, query parameter or cookie (env A2ACLI_API_KEY; prefer the variable, as for --bearer)")
+	f.StringArrayVar(&a.svcParams, "svc-param", nil, "A2A service parameter `K:V`, sent as an HTTP header or gRPC metadata (repeatable)")
+	f.StringVar(&a.version, "a2a-version", "", "A2A protocol `version` to signal (default: the chosen interface's, never below 1.0; 0.3 opts in to an agent's legacy interface)")
 	f.StringArrayVar(&a.extensions, "extension", nil, "extension `URI` to request in A2A-Extensions (repeatable)")
-	f.DurationVar(&a.timeout, "timeout", 0, "limit for the whole command, e.g. 30s (default: 60s, and none for streams and webhook listen)")
-	f.StringVarP(&a.output, "output", "o", "text", "output format: text, json or yaml")
-	f.BoolVarP(&a.verbose, "verbose", "v", false, "log requests and responses on stderr (credentials masked)")
-	_ = root.RegisterFlagCompletionFunc("binding", cobra.FixedCompletions(binding.Options(), cobra.ShellCompDirectiveNoFileComp))
-	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	f.DurationVar(&a.timeout, "timeout", 0, "give up after this long, e.g. 30s (default: 60s for a single call, no limit while waiting for a task or following a stream)")
+	f.DurationVar(&a.pollInterval, "poll-interval", 2*time.Second, "how often to re-read a task while waiting for it")
+	f.StringVarP(&a.output, "output", "o", "text", "output format: text or json")
+	f.BoolVar(&a.verbose, "verbose", false, "show everything exchanged: history, every part, metadata")
+	f.BoolVar(&a.debug, "debug", false, "log every request and response on stderr, credentials always masked")
+	f.BoolVar(&a.insecure, "insecure", false, "do not verify the agent's TLS certificate (development only; warns)")
+	f.StringVar(&a.cacert, "cacert", "", "trust the CA certificates of the PEM `FILE` too (a self-signed agent)")
+	f.StringVar(&a.clientCert, "cert", "", "client certificate PEM `FILE` for mutual TLS (with --key)")
+	f.StringVar(&a.clientKey, "key", "", "private key PEM `FILE` of --cert")
+	f.StringVar(&a.configFile, "config", "", "load settings from this .env `FILE` instead of the local .env")
+	// The names of the tool before the specification: kept for one
+	// release, hidden from help.
+	f.StringArrayVar(&a.transports, "binding", nil, "deprecated: --transport")
+	f.StringVar(&a.auth, "auth", "", `deprecated: a whole Authorization value, e.g. "Bearer TOKEN"`)
+	f.StringArrayVar(&a.headers, "header", nil, "deprecated: --svc-param K:V")
+	for _, name := range []string{"binding", "auth", "header"} {
+		_ = f.MarkHidden(name)
+	}
+	_ = root.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions(binding.Options(), cobra.ShellCompDirectiveNoFileComp))
+	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 
-	root.AddCommand(a.cardCommand(), a.sendCommand(), a.getCommand(), a.listCommand(), a.cancelCommand(),
-		a.subscribeCommand(), a.pushCommand(), a.webhookCommand())
+	root.AddCommand(a.cardCommand(), a.sendCommand(), a.taskCommand(), a.configCommand(),
+		a.demoServerCommand(), a.webhookCommand())
+	root.AddCommand(a.legacyCommands()...)
 	return root
 }
 
@@ -230,14 +178,21 @@ func (a *app) checkGlobals() error {
 	switch a.output {
 	case "text", "json", "yaml":
 	default:
-		return usagef("-o %q: want text, json or yaml", a.output)
+		return usagef("-o %q: want text or json", a.output)
 	}
-	if _, err := bindingName(a.binding); err != nil {
-		return err
+	for _, t := range a.transports {
+		if _, err := bindingName(t); err != nil {
+			return err
+		}
 	}
 	for _, h := range a.headers {
 		if k, _, ok := strings.Cut(h, "="); !ok || strings.TrimSpace(k) == "" {
 			return usagef("--header %q: want K=V", h)
+		}
+	}
+	for _, p := range a.svcParams {
+		if k, _, ok := strings.Cut(p, ":"); !ok || strings.TrimSpace(k) == "" {
+			return usagef("--svc-param %q: want K:V", p)
 		}
 	}
 	if a.version != "" {
@@ -248,17 +203,46 @@ func (a *app) checkGlobals() error {
 	if a.timeout < 0 {
 		return usagef("--timeout %v: must not be negative", a.timeout)
 	}
+	if a.pollInterval <= 0 {
+		return usagef("--poll-interval %v: must be positive", a.pollInterval)
+	}
+	if (a.clientCert == "") != (a.clientKey == "") {
+		return usagef("--cert and --key go together")
+	}
+	for _, s := range []string{a.bearer, a.apiKey, a.auth} {
+		if s != "" {
+			a.secrets = append(a.secrets, s)
+		}
+	}
+	for _, p := range a.svcParams {
+		if _, v, _ := strings.Cut(p, ":"); v != "" {
+			a.secrets = append(a.secrets, v)
+		}
+	}
+	for _, h := range a.headers {
+		if _, v, _ := strings.Cut(h, "="); v != "" {
+			a.secrets = append(a.secrets, v)
+		}
+	}
+	if a.insecure {
+		fmt.Fprintln(a.env.stderr, "a2a: WARNING: --insecure: the agent's TLS certificate is not verified; anyone on the path can read and change this exchange, credentials included")
+	}
 	return nil
 }
 
-// bindingName maps the --binding value to the binding, "" when not given.
+// credentialsGiven reports whether the caller supplied a credential.
+func (a *app) credentialsGiven() bool {
+	return a.bearer != "" || a.apiKey != "" || a.authorization() != ""
+}
+
+// bindingName maps a --transport value to the binding, "" when not given.
 func bindingName(b string) (runtime.Binding, error) {
 	if b == "" {
 		return "", nil
 	}
 	p, err := runtime.ParseBinding(b)
 	if err != nil {
-		return "", usagef("--binding %q: want %s", b, binding.Accepted)
+		return "", usagef("--transport %q: want %s", b, binding.Accepted)
 	}
 	return p, nil
 }
@@ -267,10 +251,11 @@ func bindingName(b string) (runtime.Binding, error) {
 const defaultTimeout = 60 * time.Second
 
 // commandContext applies --timeout: the default for unary commands, none
-// for streams unless given.
-func (a *app) commandContext(ctx context.Context, streaming bool) (context.Context, context.CancelFunc) {
+// for commands that wait (streams, send's wait, task get --wait) unless
+// given.
+func (a *app) commandContext(ctx context.Context, waits bool) (context.Context, context.CancelFunc) {
 	d := a.timeout
-	if d == 0 && !streaming {
+	if d == 0 && !waits {
 		d = defaultTimeout
 	}
 	if d == 0 {

@@ -64,13 +64,13 @@ func TestCardSignatures(t *testing.T) {
 	}
 
 	base := serve(signed)
-	golden(t, "card-verified", ok(t, "card", base, "--verify-key", pemFile, "--require-signature"))
-	ok(t, "card", base, "--verify-key", base+"/jwks.json", "--require-signature")
+	golden(t, "card-verified", ok(t, "card", "get", "-a", base, "--verify-key", pemFile, "--require-signature"))
+	ok(t, "card", "get", "-a", base, "--verify-key", base+"/jwks.json", "--require-signature")
 
 	tampered := serve([]byte(strings.Replace(string(signed), "a signed agent", "an evil agent", 1)))
 	for _, args := range [][]string{
-		{"card", tampered, "--verify-key", pemFile},
-		{"card", base, "--verify-key", "testdata/key.pub.pem"},
+		{"card", "get", "-a", tampered, "--verify-key", pemFile},
+		{"card", "get", "-a", base, "--verify-key", "testdata/key.pub.pem"},
 	} {
 		r := a2a(t, nil, args...)
 		if r.code != exitFail || !strings.Contains(r.stderr, "no signature of the card verified") {

@@ -17,11 +17,11 @@ import (
 // names none), and, where the card carries a2agen's skill-schemas
 // extension, a one-line summary of each schema:
 //
-//	plan-trip  Plan a trip  Suggests a day-by-day itinerary …
-//	  input        application/json, text/plain
-//	  output       application/json, text/plain
-//	  input data   {city: "Kyoto"|"Lisbon", days?: integer}
-//	  output data  {city: string, days: {day: integer, sight: string}[]}
+//	Skill: plan-trip — Plan a trip — Suggests a day-by-day itinerary …
+//	Skill Input Modes: application/json, text/plain
+//	Skill Output Modes: application/json, text/plain
+//	Skill Input Data: {city: "Kyoto"|"Lisbon", days?: integer}
+//	Skill Output Data: {city: string, days: {day: integer, sight: string}[]}
 //
 // Properties are in name order (a card's JSON keeps none), "?" marks an
 // optional one; -o json has the schemas whole.
@@ -30,24 +30,23 @@ func printSkills(w io.Writer, card *a2av1.AgentCard) {
 		return
 	}
 	schemas := skillSchemas(card)
-	fmt.Fprintln(w, "skills")
 	for _, s := range card.GetSkills() {
-		line := "  " + s.GetId()
+		line := s.GetId()
 		if n := s.GetName(); n != "" && n != s.GetId() {
-			line += "  " + n
+			line += " — " + n
 		}
 		if d := firstLine(s.GetDescription()); d != "" {
-			line += "  " + d
+			line += " — " + d
 		}
-		fmt.Fprintln(w, line)
-		fmt.Fprintf(w, "    input        %s\n", modes(s.GetInputModes(), card.GetDefaultInputModes()))
-		fmt.Fprintf(w, "    output       %s\n", modes(s.GetOutputModes(), card.GetDefaultOutputModes()))
+		labeled(w, "Skill", line)
+		labeled(w, "Skill Input Modes", modes(s.GetInputModes(), card.GetDefaultInputModes()))
+		labeled(w, "Skill Output Modes", modes(s.GetOutputModes(), card.GetDefaultOutputModes()))
 		entry := schemas[s.GetId()]
 		if in, ok := entry["input"]; ok {
-			fmt.Fprintf(w, "    input data   %s\n", schemaSummary(in, 0))
+			labeled(w, "Skill Input Data", schemaSummary(in, 0))
 		}
 		if out, ok := entry["output"]; ok {
-			fmt.Fprintf(w, "    output data  %s\n", schemaSummary(out, 0))
+			labeled(w, "Skill Output Data", schemaSummary(out, 0))
 		}
 	}
 }

@@ -32,21 +32,21 @@ func TestCardShowsTypedSkills(t *testing.T) {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 
-	out := ok(t, "card", base)
+	out := ok(t, "card", "get", "-a", base)
 	golden(t, "card-typed", out)
 	for _, want := range []string{
-		"  plan-trip  Plan a trip  Suggests a day-by-day itinerary",
-		"    input        application/json, text/plain\n",
-		`    input data   {city: "Kyoto"|"Lisbon"|"Oslo"|"Porto", days?: integer}`,
-		"    output data  {city: string, days: {day: integer, sight: string}[]}",
-		"  packing-list  Packing list  Says what to pack",
-		"    output       text/plain (the card's default)",
+		"Skill: plan-trip — Plan a trip — Suggests a day-by-day itinerary",
+		"Skill Input Modes: application/json, text/plain\n",
+		`Skill Input Data: {city: "Kyoto"|"Lisbon"|"Oslo"|"Porto", days?: integer}`,
+		"Skill Output Data: {city: string, days: {day: integer, sight: string}[]}",
+		"Skill: packing-list — Packing list — Says what to pack",
+		"Skill Output Modes: text/plain (the card's default)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("a2a card lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out[strings.Index(out, "packing-list"):], "data ") {
+	if strings.Contains(out[strings.Index(out, "packing-list"):], "Data: ") {
 		t.Errorf("a skill without schemas shows a schema:\n%s", out)
 	}
 }

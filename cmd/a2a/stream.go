@@ -1,171 +1,165 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
-	"sync"
 	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/agentcard"
+	"github.com/a2agen/a2agen/runtime"
 )
 
-// streamPrinter writes the events of a stream for people as they arrive:
-// the task, each status change on a line of its own, and artifact chunks
-// appended in place on their artifact's line. On a terminal a spinner runs
-// while the task is WORKING and nothing else is being written; elsewhere
-// the output is plain lines.
-type streamPrinter struct {
-	w        io.Writer
-	terminal bool
-
-	mu           sync.Mutex
-	midLine      bool   // an artifact's chunks are being written on the current line
-	artifactID   string // the artifact of that line
-	working      bool
-	spinnerDrawn bool
-	frame        int
-	stop         chan struct{}
-	stopped      chan struct{}
-}
-
-var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
-
-func newStreamPrinter(w io.Writer, terminal bool) *streamPrinter {
-	p := &streamPrinter{w: w, terminal: terminal}
-	if terminal {
-		p.stop, p.stopped = make(chan struct{}), make(chan struct{})
-		go p.spin()
-	}
-	return p
-}
-
-// spin redraws the spinner while the task is WORKING.
-func (p *streamPrinter) spin() {
-	defer close(p.stopped)
-	tick := time.NewTicker(120 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-tick.C:
-			p.mu.Lock()
-			if p.working && !p.midLine {
-				p.frame = (p.frame + 1) % len(spinnerFrames)
-				fmt.Fprintf(p.w, "\r%s working…", spinnerFrames[p.frame])
-				p.spinnerDrawn = true
-			}
-			p.mu.Unlock()
-		}
-	}
-}
-
-// clearSpinner erases the spinner's line; p.mu is held.
-func (p *streamPrinter) clearSpinner() {
-	if p.spinnerDrawn {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.spinnerDrawn = false
-	}
-}
-
-// endLine ends a line of artifact chunks; p.mu is held.
-func (p *streamPrinter) endLine() {
-	if p.midLine {
-		fmt.Fprintln(p.w)
-		p.midLine = false
-		p.artifactID = ""
-	}
-}
-
-// event writes one event.
-func (p *streamPrinter) event(ev *a2av1.StreamResponse) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.clearSpinner()
+// printEvent writes one stream event in the text form: the task, a direct
+// message, a status change (its state and message), an artifact chunk
+// (its content as a block).
+func printEvent(w io.Writer, ev *a2av1.StreamResponse) {
 	switch e := ev.GetPayload().(type) {
 	case *a2av1.StreamResponse_Task:
-		p.endLine()
-		printTask(p.w, e.Task, false)
-		p.working = e.Task.GetStatus().GetState() == a2av1.TaskState_TASK_STATE_WORKING
+		printTask(w, e.Task, false)
 	case *a2av1.StreamResponse_Message:
-		p.endLine()
-		printMessage(p.w, e.Message)
+		printMessage(w, e.Message)
 	case *a2av1.StreamResponse_StatusUpdate:
-		p.endLine()
-		st := e.StatusUpdate.GetStatus()
-		line := st.GetState().Short()
-		if text := describeMessage(st.GetMessage()); text != "" {
-			line += "  " + indentMore(text, "  ")
+		labeled(w, "State", e.StatusUpdate.GetStatus().GetState().Short())
+		if m := e.StatusUpdate.GetStatus().GetMessage(); m != nil {
+			writeParts(w, "Status Message", m.GetParts())
 		}
-		fmt.Fprintln(p.w, line)
-		p.working = st.GetState() == a2av1.TaskState_TASK_STATE_WORKING
 	case *a2av1.StreamResponse_ArtifactUpdate:
-		p.artifactChunk(e.ArtifactUpdate)
+		printArtifact(w, e.ArtifactUpdate.GetArtifact())
 	}
 }
 
-// artifactChunk appends a chunk to its artifact's line, or starts the line.
-func (p *streamPrinter) artifactChunk(u *a2av1.TaskArtifactUpdateEvent) {
-	art := u.GetArtifact()
-	if !(p.midLine && u.GetAppend() && p.artifactID == art.GetArtifactId()) {
-		p.endLine()
-		fmt.Fprintf(p.w, "artifact %s: ", artifactName(art))
-		p.artifactID = art.GetArtifactId()
-	}
-	fmt.Fprint(p.w, describeParts(art.GetParts()))
-	p.midLine = true
-	if u.GetLastChunk() {
-		p.endLine()
-	}
+// streamEnd is what a followed stream ended with.
+type streamEnd struct {
+	taskID, contextID string
+	state             a2av1.TaskState
+	events            int
 }
 
-// close ends the output: the last line, the spinner.
-func (p *streamPrinter) close() {
-	if p.stop != nil {
-		close(p.stop)
-		<-p.stopped
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.clearSpinner()
-	p.endLine()
-}
-
-// followStream prints every event of stream in the -o format and returns
-// the last task state seen with the task id, or the stream's error.
-func (a *app) followStream(stream iter.Seq2[*a2av1.StreamResponse, error]) (taskID string, last a2av1.TaskState, err error) {
-	var printer *streamPrinter
-	if a.output == "text" {
-		printer = newStreamPrinter(a.env.stdout, a.env.terminal)
-		defer printer.close()
-	}
+// followStream prints every event of stream as it arrives (JSON Lines
+// with -o json) and returns the identifiers and last state seen. The text
+// form ends by restating the task, context and state (SPEC.md §11.2). A
+// stream error after events is returned with what was seen, so that the
+// caller can fall back to polling.
+func (a *app) followStream(stream iter.Seq2[*a2av1.StreamResponse, error]) (streamEnd, error) {
+	var end streamEnd
 	for ev, err := range stream {
 		if err != nil {
-			return taskID, last, callError(err)
+			return end, callError(err)
 		}
+		end.events++
 		if id := ev.TaskID(); id != "" {
-			taskID = id
+			end.taskID = id
+		}
+		if id := ev.ContextID(); id != "" {
+			end.contextID = id
 		}
 		if s := ev.State(); s != a2av1.TaskState_TASK_STATE_UNSPECIFIED {
-			last = s
+			end.state = s
 		}
-		if printer != nil {
-			printer.event(ev)
+		if a.output == "text" {
+			printEvent(a.env.stdout, ev)
 			continue
 		}
 		if err := a.emit(a.env.stdout, ev, nil); err != nil {
-			return taskID, last, err
+			return end, err
 		}
 	}
-	return taskID, last, nil
+	if a.output == "text" && end.taskID != "" {
+		labeled(a.env.stdout, "Task ID", end.taskID)
+		labeled(a.env.stdout, "Context ID", end.contextID)
+		labeled(a.env.stdout, "State", end.state.Short())
+	}
+	return end, nil
 }
 
-// endedBadly is the error for a task whose final state is a failure.
-func endedBadly(taskID string, s a2av1.TaskState) error {
+// finished reports whether a state ends a wait: terminal or interrupted
+// (UNSPECIFIED is neither).
+func finished(s a2av1.TaskState) bool {
+	switch s {
+	case a2av1.TaskState_TASK_STATE_COMPLETED, a2av1.TaskState_TASK_STATE_FAILED,
+		a2av1.TaskState_TASK_STATE_CANCELED, a2av1.TaskState_TASK_STATE_REJECTED,
+		a2av1.TaskState_TASK_STATE_INPUT_REQUIRED, a2av1.TaskState_TASK_STATE_AUTH_REQUIRED:
+		return true
+	}
+	return false
+}
+
+// maxPollInterval bounds the backoff of waitForTask.
+const maxPollInterval = 30 * time.Second
+
+// waitForTask polls the task every --poll-interval (backing off by half
+// up to 30s while nothing changes) until it is terminal or interrupted; the
+// context (--timeout, Ctrl-C) ends the wait. Before each poll it says on
+// stderr what it waits for, so the task id stays on screen if the wait is
+// interrupted.
+func (a *app) waitForTask(ctx context.Context, c *agentcard.Client, id string, history *int32) (*a2av1.Task, error) {
+	interval := a.pollInterval
+	var last a2av1.TaskState
+	announced := false
+	for {
+		task, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: id, HistoryLength: history})
+		if err != nil {
+			return nil, callError(err)
+		}
+		s := task.GetStatus().GetState()
+		if finished(s) {
+			return task, nil
+		}
+		if !announced {
+			fmt.Fprintf(a.env.stderr, "a2a: waiting for task %s (context %s), %s; Ctrl-C stops waiting, 'a2a task get --wait %s' resumes it\n",
+				id, task.GetContextId(), s.Short(), id)
+			announced = true
+		}
+		if s == last {
+			interval = min(interval+interval/2, maxPollInterval)
+		} else {
+			interval, last = a.pollInterval, s
+		}
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, &cliError{code: errTimeout, hint: "task " + id + " is still " + s.Short() + "; wait more with 'a2a task get --wait " + id + "'",
+					err: fmt.Errorf("--timeout expired while task %s was %s", id, s.Short())}
+			}
+			return nil, ctx.Err()
+		case <-time.After(interval):
+		}
+	}
+}
+
+// streamFailed reports whether a stream error is the connection's rather
+// than an answer of the agent: then a wait falls back to polling.
+func streamFailed(err error) bool {
+	var e *runtime.Error
+	return err != nil && !errors.As(err, &e) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled)
+}
+
+// noteOutcome names on stderr a task outcome that is not a success —
+// FAILED, REJECTED, CANCELED, or paused for input or authentication — with
+// what to do next. It is a warning, not an error: the command did its job
+// and exits 0 (SPEC.md §6.6); the state is in the output.
+func (a *app) noteOutcome(taskID, contextID string, s a2av1.TaskState) error {
 	switch s {
 	case a2av1.TaskState_TASK_STATE_FAILED, a2av1.TaskState_TASK_STATE_REJECTED, a2av1.TaskState_TASK_STATE_CANCELED:
-		return taskEndedError{id: taskID, state: s.Short()}
+		fmt.Fprintf(a.env.stderr, "a2a: warning: task %s ended %s\n", taskID, s.Short())
+	case a2av1.TaskState_TASK_STATE_INPUT_REQUIRED, a2av1.TaskState_TASK_STATE_AUTH_REQUIRED:
+		fmt.Fprintf(a.env.stderr, "a2a: warning: task %s is %s; resume it with: %s\n", taskID, s.Short(), resumeCommand(taskID, contextID, s))
 	}
 	return nil
+}
+
+// resumeCommand is the command line that continues an interrupted task.
+func resumeCommand(taskID, contextID string, s a2av1.TaskState) string {
+	cmd := "a2a send --task-id " + taskID
+	if contextID != "" {
+		cmd += " --context-id " + contextID
+	}
+	if s == a2av1.TaskState_TASK_STATE_AUTH_REQUIRED {
+		return cmd + " --bearer TOKEN \"<reply>\""
+	}
+	return cmd + " \"<reply>\""
 }

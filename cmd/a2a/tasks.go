@@ -21,23 +21,53 @@ func (a *app) agentAndTask(args []string, what string) (url, task string, err er
 		return "", "", err
 	}
 	if len(rest) != 1 {
-		return "", "", usagef("%s takes [URL] TASK, got %d argument(s) after the URL", what, len(rest))
+		return "", "", usagef("%s takes TASK (the task id), got %d argument(s)", what, len(rest))
 	}
 	return url, rest[0], nil
 }
 
-func (a *app) getCommand() *cobra.Command {
-	var history int
+// taskCommand is the task resource: get, list, cancel, subscribe,
+// push-config, download.
+func (a *app) taskCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "get [URL] TASK",
-		Short: "Show a task",
-		Long: `get shows one task (GetTask): its state, context, last update, status message
-and artifacts, and its history (all of it, or the last --history N messages).`,
-		Example: `  a2a get http://localhost:8080 TASK
-  a2a get http://localhost:8080 TASK --history 2
-  a2a get http://localhost:8080 TASK -o json | jq .status.state`,
+		Use:   "task",
+		Short: "Read, list, cancel and follow tasks, manage their webhooks, save their artifacts",
+		Long: `task acts on the tasks of an agent: get (with --wait: poll until it is
+finished or interrupted), list, cancel, subscribe (follow its events),
+push-config (its webhooks) and download (save its artifacts).`,
+		Example: `  a2a task get -a http://localhost:8080 TASK
+  a2a task list -a http://localhost:8080 --context-id CTX
+  a2a task subscribe -a http://localhost:8080 TASK --stream`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown task command %q (get, list, cancel, subscribe, push-config, download)", args[0])
+			}
+			return usagef("task needs a command: get, list, cancel, subscribe, push-config or download")
+		},
+		RunE: func(*cobra.Command, []string) error { return nil },
+	}
+	cmd.AddCommand(a.getCommand(), a.listCommand(), a.cancelCommand(), a.subscribeCommand(), a.pushCommand(), a.downloadCommand())
+	return cmd
+}
+
+func (a *app) getCommand() *cobra.Command {
+	var (
+		history int
+		wait    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "get TASK",
+		Short: "Show a task: its state, artifacts and history",
+		Long: `get shows one task (GetTask): its identifiers, state, last update, status
+message and artifacts, and with --history N its last N history messages.
+--wait polls every --poll-interval until the task is finished or
+interrupted (--watch is the same).`,
+		Example: `  a2a task get -a http://localhost:8080 TASK
+  a2a task get -a http://localhost:8080 TASK --history 2
+  a2a task get -a http://localhost:8080 TASK --wait --timeout 5m
+  a2a task get -a http://localhost:8080 TASK -o json | jq .status.state`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			url, id, err := a.agentAndTask(args, "get")
+			url, id, err := a.agentAndTask(args, "task get")
 			if err != nil {
 				return err
 			}
@@ -49,16 +79,27 @@ and artifacts, and its history (all of it, or the last --history N messages).`,
 				n := int32(history)
 				req.HistoryLength = &n
 			}
-			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
-				task, err := c.GetTask(ctx, req)
+			return a.withClient(cmd.Context(), url, wait, func(ctx context.Context, c *agentcard.Client) error {
+				var task *a2av1.Task
+				var err error
+				if wait {
+					task, err = a.waitForTask(ctx, c, id, req.HistoryLength)
+				} else {
+					task, err = c.GetTask(ctx, req)
+				}
 				if err != nil {
 					return callError(err)
 				}
-				return a.emit(a.env.stdout, task, func(w io.Writer) { printTask(w, task, true) })
+				if err := a.emit(a.env.stdout, task, func(w io.Writer) { printTask(w, task, true) }); err != nil {
+					return err
+				}
+				return a.noteOutcome(task.GetId(), task.GetContextId(), task.GetStatus().GetState())
 			})
 		},
 	}
 	cmd.Flags().IntVar(&history, "history", 0, "show at most the last `N` history messages (default: all the agent keeps)")
+	cmd.Flags().BoolVar(&wait, "wait", false, "poll until the task is finished or interrupted")
+	cmd.Flags().BoolVar(&wait, "watch", false, "the same as --wait")
 	return cmd
 }
 
@@ -66,30 +107,30 @@ func (a *app) listCommand() *cobra.Command {
 	var (
 		contextID, state, since, pageToken string
 		pageSize                           int
-		all                                bool
+		all, stream                        bool
 	)
 	cmd := &cobra.Command{
-		Use:   "list [URL]",
+		Use:   "list",
 		Short: "List tasks",
 		Long: `list shows the tasks the caller may see (ListTasks), most recently updated
-first, as a table: id, state, last update, context and the first line of the
-last message. --context, --state and --since filter; one page is shown
-(--page-size, then --page-token with the token printed below the table) or
-every page with --all. With -o json each page is one ListTasksResponse line.
+first. --context-id, --status and --since filter; one page is shown
+(--page-size, then --page-token with the token printed last) or every page
+with --all. With -o json the answer is one ListTasksResponse (all pages in
+one with --all); with -o json --stream one Task per line.
 
 Agents may show anonymous callers only the tasks of a context they name:
-give --context, or authenticate with --auth.`,
-		Example: `  a2a list http://localhost:8080 --context CTX
-  a2a list http://localhost:8080 --state working --since 10m
-  a2a list http://localhost:8080 --auth "Bearer $TOKEN" --all
-  a2a list http://localhost:8080 --page-size 10 --page-token TOKEN`,
+give --context-id, or credentials (--bearer).`,
+		Example: `  a2a task list -a http://localhost:8080 --context-id CTX
+  a2a task list -a http://localhost:8080 --status working --since 10m
+  a2a task list -a http://localhost:8080 --bearer "$TOKEN" --all
+  a2a task list -a http://localhost:8080 --page-size 10 --page-token TOKEN`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			url, rest, err := a.agentArgs(args)
 			if err != nil {
 				return err
 			}
 			if len(rest) > 0 {
-				return usagef("list takes only the agent URL, got %q too", rest)
+				return usagef("task list takes no arguments, got %q", rest)
 			}
 			req := &a2av1.ListTasksRequest{ContextId: contextID, PageToken: pageToken}
 			if state != "" {
@@ -112,43 +153,59 @@ give --context, or authenticate with --auth.`,
 				req.PageSize = &n
 			}
 			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
-				var tasks []*a2av1.Task
-				var next string
+				merged := &a2av1.ListTasksResponse{}
 				for {
 					resp, err := c.ListTasks(ctx, req)
 					if err != nil {
 						return callError(err)
 					}
-					if a.output != "text" {
-						if err := a.emit(a.env.stdout, resp, nil); err != nil {
-							return err
+					if stream && a.output != "text" {
+						for _, t := range resp.GetTasks() {
+							if err := a.emit(a.env.stdout, t, nil); err != nil {
+								return err
+							}
 						}
 					}
-					tasks = append(tasks, resp.GetTasks()...)
-					next = resp.GetNextPageToken()
-					if !all || next == "" {
+					merged.Tasks = append(merged.Tasks, resp.GetTasks()...)
+					merged.NextPageToken = resp.GetNextPageToken()
+					merged.PageSize = resp.GetPageSize()
+					merged.TotalSize = resp.GetTotalSize()
+					if !all || merged.NextPageToken == "" {
 						break
 					}
-					req.PageToken = next
+					req.PageToken = merged.NextPageToken
 				}
-				if a.output == "text" {
-					printTaskTable(a.env.stdout, tasks)
-					if next != "" {
-						fmt.Fprintf(a.env.stdout, "next page: --page-token %s\n", next)
+				if stream && a.output != "text" {
+					return nil
+				}
+				if err := a.emit(a.env.stdout, merged, func(w io.Writer) {
+					printTaskList(w, merged.GetTasks())
+					if merged.NextPageToken != "" {
+						labeled(w, "Next Page Token", merged.NextPageToken)
 					}
+				}); err != nil {
+					return err
+				}
+				if len(merged.GetTasks()) == 0 && contextID == "" && !a.credentialsGiven() {
+					fmt.Fprintln(a.env.stderr, "a2a: hint: no tasks listed. Agents often show anonymous callers only the tasks of a context they name: give --context-id CTX (send prints it as Context ID), or credentials with --bearer")
 				}
 				return nil
 			})
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&contextID, "context", "", "only tasks of the context `ID`")
-	f.StringVar(&state, "state", "", "only tasks in `STATE` (submitted, working, completed, failed, canceled, input-required, rejected, auth-required)")
+	f.StringVar(&contextID, "context-id", "", "only tasks of the context `ID`")
+	f.StringVar(&state, "status", "", "only tasks in `STATE` (submitted, working, completed, failed, canceled, input-required, rejected, auth-required)")
 	f.StringVar(&since, "since", "", "only tasks updated after `TIME` (RFC 3339) or a duration ago (10m)")
 	f.IntVar(&pageSize, "page-size", 0, "tasks per page, 1 to 100 (default: the agent's)")
 	f.StringVar(&pageToken, "page-token", "", "continue from the page `TOKEN` a previous list printed")
 	f.BoolVar(&all, "all", false, "fetch every page")
-	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(stateNames(), cobra.ShellCompDirectiveNoFileComp))
+	f.BoolVar(&stream, "stream", false, "with -o json, one Task per line")
+	f.StringVar(&contextID, "context", "", "deprecated: --context-id")
+	f.StringVar(&state, "state", "", "deprecated: --status")
+	_ = f.MarkHidden("context")
+	_ = f.MarkHidden("state")
+	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(stateNames(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -179,13 +236,14 @@ func stateNames() []string {
 
 func (a *app) cancelCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "cancel [URL] TASK",
+		Use:   "cancel TASK",
 		Short: "Cancel a task",
 		Long: `cancel asks the agent to stop a task (CancelTask) and shows the task as it is
-afterwards. Finished tasks cannot be canceled (TaskNotCancelable, exit 3).`,
-		Example: `  a2a cancel http://localhost:8080 TASK`,
+afterwards. Canceling a canceled task shows it again; a task that finished
+otherwise cannot be canceled (TaskNotCancelableError).`,
+		Example: `  a2a task cancel -a http://localhost:8080 TASK`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			url, id, err := a.agentAndTask(args, "cancel")
+			url, id, err := a.agentAndTask(args, "task cancel")
 			if err != nil {
 				return err
 			}
@@ -201,30 +259,62 @@ afterwards. Finished tasks cannot be canceled (TaskNotCancelable, exit 3).`,
 }
 
 func (a *app) subscribeCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "subscribe [URL] TASK",
+	var stream bool
+	cmd := &cobra.Command{
+		Use:   "subscribe TASK",
 		Short: "Follow a running task's events",
-		Long: `subscribe attaches to a running task (SubscribeToTask) and prints its events
-as they arrive, like send --stream: first the task as it is, then status
-changes and artifact chunks. It ends when the task finishes or waits for
-input; the exit code is 5 when it ended FAILED, REJECTED or CANCELED.`,
-		Example: `  a2a subscribe http://localhost:8080 TASK
-  a2a subscribe http://localhost:8080 TASK -o json`,
+		Long: `subscribe attaches to a running task (SubscribeToTask): first the task as it
+is, then its status changes and artifact chunks, until it is finished or
+interrupted. With --stream each event is printed as it arrives (JSON Lines
+with -o json); without, the task at its end. Run it again after a
+disconnect: the first event is the whole task again.`,
+		Example: `  a2a task subscribe -a http://localhost:8080 TASK --stream
+  a2a task subscribe -a http://localhost:8080 TASK -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			url, id, err := a.agentAndTask(args, "subscribe")
+			url, id, err := a.agentAndTask(args, "task subscribe")
 			if err != nil {
 				return err
 			}
 			return a.withClient(cmd.Context(), url, true, func(ctx context.Context, c *agentcard.Client) error {
-				taskID, last, err := a.followStream(c.SubscribeToTask(ctx, &a2av1.SubscribeToTaskRequest{Id: id}))
-				if err != nil {
-					return err
+				if !c.Card.GetCapabilities().GetStreaming() {
+					return &cliError{code: errUsage, hint: "poll the task instead: a2a task get --wait " + id,
+						err: fmt.Errorf("the agent's card does not declare streaming, which task subscribe needs")}
+				}
+				events := c.SubscribeToTask(ctx, &a2av1.SubscribeToTaskRequest{Id: id})
+				if stream {
+					end, err := a.followStream(events)
+					if err != nil {
+						return err
+					}
+					if end.taskID == "" {
+						end.taskID = id
+					}
+					return a.noteOutcome(end.taskID, end.contextID, end.state)
+				}
+				// Without --stream: one document, the task at the end.
+				var taskID string
+				for ev, err := range events {
+					if err != nil {
+						return callError(err)
+					}
+					if ev.TaskID() != "" {
+						taskID = ev.TaskID()
+					}
 				}
 				if taskID == "" {
 					taskID = id
 				}
-				return endedBadly(taskID, last)
+				task, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: taskID})
+				if err != nil {
+					return callError(err)
+				}
+				if err := a.emit(a.env.stdout, task, func(w io.Writer) { printTask(w, task, false) }); err != nil {
+					return err
+				}
+				return a.noteOutcome(task.GetId(), task.GetContextId(), task.GetStatus().GetState())
 			})
 		},
 	}
+	cmd.Flags().BoolVar(&stream, "stream", false, "print every event as it arrives (JSON Lines with -o json)")
+	return cmd
 }

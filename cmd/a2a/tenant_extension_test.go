@@ -126,11 +126,11 @@ func TestTenantReachesTheServer(t *testing.T) {
 		t.Run(b, func(t *testing.T) {
 			bf, b := "--binding="+b, protocolBinding[b]
 			rec.take()
-			sent := jsonLines(t, ok(t, bf, "--tenant", "acme", "send", base, "input", "-o", "json"))
+			sent := jsonLines(t, ok(t, bf, "--tenant", "acme", "send", "-a", base, "input", "-o", "json"))
 			task := str(field(sent[0], "task", "id"))
-			ok(t, bf, "--tenant", "acme", "get", base, task)
-			ok(t, bf, "--tenant", "acme", "list", base)
-			ok(t, bf, "--tenant", "acme", "send", "--stream", base, "stream", "1")
+			ok(t, bf, "--tenant", "acme", "task", "get", "-a", base, task)
+			ok(t, bf, "--tenant", "acme", "task", "list", "-a", base)
+			ok(t, bf, "--tenant", "acme", "send", "--stream", "-a", base, "stream", "1")
 			want := []seenCall{
 				{"SendMessage", b, "acme", nil},
 				{"GetTask", b, "acme", nil},
@@ -141,15 +141,15 @@ func TestTenantReachesTheServer(t *testing.T) {
 				t.Errorf("calls seen by the server:\n%v\nwant\n%v", got, want)
 			}
 
-			r := a2a(t, nil, bf, "--tenant", "other", "get", base, task)
-			if r.code != exitA2A || !strings.Contains(r.stderr, "TaskNotFound") {
+			r := a2a(t, nil, bf, "--tenant", "other", "task", "get", "-a", base, task)
+			if r.code != exitFail || !strings.Contains(r.stderr, "TaskNotFound") {
 				t.Errorf("get under another tenant: exit %d, %s", r.code, r.stderr)
 			}
 			if got := rec.take(); len(got) != 1 || got[0].tenant != "other" {
 				t.Errorf("get --tenant other: the server saw %v", got)
 			}
 			// Without --tenant the card's interface (no tenant) decides.
-			ok(t, bf, "send", base, "hello")
+			ok(t, bf, "send", "-a", base, "hello")
 			if got := rec.take(); len(got) != 1 || got[0].tenant != "" {
 				t.Errorf("send without --tenant: the server saw %v", got)
 			}
@@ -168,15 +168,15 @@ func TestExtensionsReachTheServer(t *testing.T) {
 		t.Run(b, func(t *testing.T) {
 			bf, b := "--binding="+b, protocolBinding[b]
 			rec.take()
-			r := a2a(t, nil, "-v", bf, "--extension", activatedExtension, "--extension", other, "send", base, "hello")
+			r := a2a(t, nil, "--debug", bf, "--extension", activatedExtension, "--extension", other, "send", "-a", base, "hello")
 			if r.code != exitOK {
 				t.Fatalf("send: exit %d\n%s", r.code, r.stderr)
 			}
 			if !strings.Contains(strings.ToLower(r.stderr), strings.ToLower("< A2A-Extensions: "+activatedExtension)) {
 				t.Errorf("-v log lacks the activated extension in the response:\n%s", r.stderr)
 			}
-			ok(t, bf, "--extension", other, "send", "--stream", base, "stream", "1")
-			ok(t, bf, "get", base, str(field(jsonLines(t, ok(t, bf, "send", base, "hello", "-o", "json"))[0], "task", "id")))
+			ok(t, bf, "--extension", other, "send", "--stream", "-a", base, "stream", "1")
+			ok(t, bf, "task", "get", "-a", base, str(field(jsonLines(t, ok(t, bf, "send", "-a", base, "hello", "-o", "json"))[0], "task", "id")))
 			want := []seenCall{
 				{"SendMessage", b, "", []string{activatedExtension, other}},
 				{"SendStreamingMessage", b, "", []string{other}},

@@ -180,3 +180,23 @@ func maskSecrets(m protoreflect.Message) {
 		return true
 	})
 }
+
+// debugWriter is where --debug writes: stderr, with every credential of
+// the run replaced by ****, whatever line it appears in (a header, a URL's
+// query, a message). No flag turns this off.
+func (a *app) debugWriter() io.Writer { return &redactor{a: a} }
+
+type redactor struct{ a *app }
+
+func (r *redactor) Write(p []byte) (int, error) {
+	s := string(p)
+	for _, secret := range r.a.secrets {
+		if len(secret) >= 4 {
+			s = strings.ReplaceAll(s, secret, "****")
+		}
+	}
+	if _, err := io.WriteString(r.a.env.stderr, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/agentcard"
+)
+
+// maxDownloadBytes bounds one file fetched from a part's URL.
+const maxDownloadBytes = 256 << 20
+
+func (a *app) downloadCommand() *cobra.Command {
+	var (
+		dir   string
+		force bool
+	)
+	cmd := &cobra.Command{
+		Use:   "download TASK",
+		Short: "Save a task's artifacts to files",
+		Long: `download reads the task (GetTask) and writes every part of its artifacts
+into --dir: a file part under its file name (the bytes it carries, or what
+its URL serves), a text part as ARTIFACT-N.txt, a data part as
+ARTIFACT-N.json. Existing files are kept unless --force. It prints each
+file written.`,
+		Example: `  a2a task download -a http://localhost:8080 TASK
+  a2a task download -a http://localhost:8080 TASK --dir out --force`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			url, id, err := a.agentAndTask(args, "task download")
+			if err != nil {
+				return err
+			}
+			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
+				task, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: id})
+				if err != nil {
+					return callError(err)
+				}
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return err
+				}
+				labeled(a.env.stdout, "Task ID", task.GetId())
+				labeled(a.env.stdout, "Context ID", task.GetContextId())
+				labeled(a.env.stdout, "State", task.GetStatus().GetState().Short())
+				n := 0
+				for _, art := range task.GetArtifacts() {
+					for i, p := range art.GetParts() {
+						path, err := a.savePart(ctx, dir, art, i, p, force)
+						if err != nil {
+							return err
+						}
+						labeled(a.env.stdout, "Saved", path)
+						n++
+					}
+				}
+				if n == 0 {
+					fmt.Fprintf(a.env.stderr, "a2a: task %s has no artifacts to save\n", id)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", ".", "`DIR`ectory to write into (made if missing)")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite existing files")
+	return cmd
+}
+
+// savePart writes one artifact part and returns its path.
+func (a *app) savePart(ctx context.Context, dir string, art *a2av1.Artifact, i int, p *a2av1.Part, force bool) (string, error) {
+	stem := safeName(art.GetName())
+	if stem == "" {
+		stem = safeName(art.GetArtifactId())
+	}
+	stem = fmt.Sprintf("%s-%d", stem, i+1)
+	var (
+		name string
+		data []byte
+	)
+	switch c := p.GetContent().(type) {
+	case *a2av1.Part_Text:
+		name, data = stem+".txt", []byte(c.Text)
+	case *a2av1.Part_Data:
+		b, err := compactJSON(c.Data)
+		if err != nil {
+			return "", err
+		}
+		name, data = stem+".json", append(b, '\n')
+	case *a2av1.Part_Raw:
+		name, data = orName(safeName(p.GetFilename()), stem+".bin"), c.Raw
+	case *a2av1.Part_Url:
+		b, err := a.fetchPartURL(ctx, c.Url)
+		if err != nil {
+			return "", err
+		}
+		name, data = orName(safeName(p.GetFilename()), orName(safeName(urlFileName(c.Url)), stem+".bin")), b
+	default:
+		return "", fmt.Errorf("artifact %s part %d: a kind this tool does not know", art.GetArtifactId(), i+1)
+	}
+	path := filepath.Join(dir, name)
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		if os.IsExist(err) {
+			return "", usagef("%s exists: give --force to overwrite it, or another --dir", path)
+		}
+		return "", err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return "", err
+	}
+	return path, f.Close()
+}
+
+// fetchPartURL fetches what a file part's http(s) URL serves.
+func (a *app) fetchPartURL(ctx context.Context, u string) ([]byte, error) {
+	if !isHTTPURL(u) {
+		return nil, fmt.Errorf("file part URL %q: only http(s) URLs can be fetched", u)
+	}
+	hc, err := a.httpClient()
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, callError(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("fetching %s: HTTP %s", u, resp.Status)
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, maxDownloadBytes))
+}
+
+// safeName keeps a file name inside the directory: its last element, no
+// leading dots.
+func safeName(s string) string {
+	s = filepath.Base(strings.ReplaceAll(s, "\\", "/"))
+	s = strings.TrimLeft(s, ".")
+	if s == "/" {
+		return ""
+	}
+	return s
+}
+
+func orName(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

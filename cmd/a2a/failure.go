@@ -41,10 +41,11 @@ const (
 	errInternal           = "A2ACLI_ERR_INTERNAL"
 )
 
-// vendorPrefix names the codes this tool adds for conditions neither the
-// protocol nor the specification names (the specification reserves its own
-// prefix and asks vendors for another).
-const vendorPrefix = "A2AGEN_"
+// errResourceExhausted is this tool's code for an agent at one of its
+// limits, a condition neither A2A nor the specification names (the
+// specification reserves its A2ACLI_ERR_ prefix and asks vendors for
+// another).
+const errResourceExhausted = "A2AGEN_RESOURCE_EXHAUSTED"
 
 // exitOf is the exit code each CLI-local error code maps to (Appendix D).
 var exitOf = map[string]int{
@@ -200,7 +201,7 @@ func classifyA2A(e *runtime.Error, credentialsGiven bool) failure {
 	case runtime.CodeUnauthorized:
 		f.Code, f.Hint, f.exit = errAuthFailed, "the credentials were accepted but do not allow this operation", exitAuth
 	case runtime.CodeResourceExhausted:
-		f.Code, f.Hint = vendorPrefix+"RESOURCE_EXHAUSTED", "the agent is at one of its limits; try again later"
+		f.Code, f.Hint = errResourceExhausted, "the agent is at one of its limits; try again later"
 	default:
 		f.Code = a2aErrorName(e.Code())
 		f.Hint = a2aHint(e.Code())

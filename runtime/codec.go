@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"sync"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
-
-	"github.com/a2agen/a2agen/internal/fieldbehavior"
 )
 
 // The codec is ProtoJSON as the A2A wire wants it: lowerCamelCase member
@@ -81,8 +78,8 @@ func marshalJSON(m proto.Message, emitRequired bool) ([]byte, error) {
 	if !emitRequired {
 		return b, nil
 	}
-	d := requiredDefaultsOf(rm.Descriptor())
-	if len(d.members) == 0 {
+	d := typeInfoOf(rm.Descriptor()).required
+	if len(d) == 0 {
 		return b, nil
 	}
 	return spliceRequiredDefaults(b, rm, d), nil
@@ -151,7 +148,7 @@ func decodeWithProtojson(b []byte, m proto.Message) error {
 // spliceRequiredDefaults appends a member for every field of defaults that rm
 // does not have to the JSON object b. It returns b unchanged when nothing is
 // missing or b is not an object (well-known types with special JSON forms).
-func spliceRequiredDefaults(b []byte, rm protoreflect.Message, defaults *requiredDefaults) []byte {
+func spliceRequiredDefaults(b []byte, rm protoreflect.Message, defaults []requiredDefault) []byte {
 	start, end := -1, -1
 	for i := 0; i < len(b); i++ {
 		if !isJSONSpace(b[i]) {
@@ -180,8 +177,8 @@ func spliceRequiredDefaults(b []byte, rm protoreflect.Message, defaults *require
 	// when nothing was appended.
 	out := b[:end]
 	added := false
-	for i := range defaults.members {
-		d := &defaults.members[i]
+	for i := range defaults {
+		d := &defaults[i]
 		if rm.Has(d.fd) {
 			continue
 		}
@@ -199,44 +196,11 @@ func spliceRequiredDefaults(b []byte, rm protoreflect.Message, defaults *require
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// requiredDefaults holds, for one message type, the `"jsonName":default`
-// member of each REQUIRED field outside a real oneof, rendered once.
-type requiredDefaults struct {
-	members []requiredDefault
-}
-
+// requiredDefault is the `"jsonName":default` member of a REQUIRED field
+// outside a real oneof, rendered once per type (typeInfo.required).
 type requiredDefault struct {
 	fd     protoreflect.FieldDescriptor
 	member []byte
-}
-
-// requiredDefaultsCache maps a protoreflect.MessageDescriptor (no allocation
-// on lookup, unlike a string key) to its *requiredDefaults.
-var requiredDefaultsCache sync.Map
-
-// requiredDefaultsOf returns the cached members of md, read from its
-// descriptor (fieldbehavior.Required) on first use.
-func requiredDefaultsOf(md protoreflect.MessageDescriptor) *requiredDefaults {
-	if v, ok := requiredDefaultsCache.Load(md); ok {
-		return v.(*requiredDefaults)
-	}
-	d := &requiredDefaults{}
-	fields := md.Fields()
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		if !fieldbehavior.Required(fd) {
-			continue
-		}
-		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
-			continue
-		}
-		member := appendJSONString(nil, fd.JSONName())
-		member = append(member, ':')
-		member = append(member, defaultJSONValue(fd)...)
-		d.members = append(d.members, requiredDefault{fd: fd, member: member})
-	}
-	requiredDefaultsCache.Store(md, d)
-	return d
 }
 
 // defaultJSONValue renders the ProtoJSON form of a field at its default value:

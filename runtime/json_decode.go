@@ -5,12 +5,11 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -22,9 +21,10 @@ import (
 // of a message, without protojson's per-field reflection. protojson sets
 // every field through protoreflect, which boxes each string and list element
 // into an interface and allocates a token per string; this decoder reads the
-// input once (one string conversion, every decoded string a slice of it unless
-// it has escapes) and assigns the struct fields directly, from a plan per Go
-// type built once from the message's descriptor and its struct tags.
+// input once, in place, copies out only the strings the message keeps, and
+// assigns the struct fields directly, located once per message type from its
+// descriptor and the protoc-gen-go struct tags (typeInfo.layoutOf,
+// json_typeinfo.go).
 //
 // It accepts exactly what protojson.UnmarshalOptions{DiscardUnknown: true}
 // accepts as unmarshalJSON uses it, or gives up: JSON and proto field names,
@@ -44,281 +44,37 @@ import (
 
 // decodeProtoJSON decodes the ProtoJSON object b into m (reset first) and
 // reports whether it did; on false m holds garbage and the caller decodes
-// again with protojson.
+// again with protojson. The decoded message shares no memory with b: every
+// string it holds is a copy of its own (see jsonDecoder.ownedStr).
 func decodeProtoJSON(b []byte, m proto.Message) bool {
 	rv := reflect.ValueOf(m)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return false
 	}
-	p := decodePlanFor(rv.Type())
-	if p.kind != decodePlain {
-		return false // well-known types at the top level: rare, left to protojson
+	ti := typeInfoOf(m.ProtoReflect().Descriptor())
+	l := ti.layoutOf(rv.Type())
+	if l == nil {
+		return false // well-known types at the top level, dynamic messages: left to protojson
 	}
 	proto.Reset(m)
-	d := jsonDecoder{s: string(b), own: len(b) > sharedInputMax}
+	// The input is read in place: only the strings the message keeps are
+	// copied out of it, each on its own.
+	d := jsonDecoder{s: unsafe.String(unsafe.SliceData(b), len(b))}
 	d.space()
-	if !d.message(p, rv.Elem()) {
+	if !d.message(ti, l, rv.Elem()) {
 		return false
 	}
 	d.space()
 	return d.i == len(d.s)
 }
 
-// decodePlan is how ProtoJSON is decoded into one generated Go type.
-type decodePlan struct {
-	kind   decodeKind
-	goType reflect.Type // the struct type (kind decodePlain)
-	fields []decodeField
-	byName map[string]int // JSON name, then proto name → index in fields
-}
-
-type decodeKind uint8
-
-const (
-	decodePlain decodeKind = iota
-	decodeTimestamp
-	decodeStruct
-	decodeValue
-	decodeListValue
-	decodeUnsupported // left to protojson
-)
-
-// decodeShape is how a field is held in its Go struct.
-type decodeShape uint8
-
-const (
-	holdUnsupported decodeShape = iota // present in the input: left to protojson
-	holdValue                          // the struct field holds the value
-	holdPointer                        // explicit presence: *T
-	holdList                           // []T
-	holdOneof                          // an interface holding *Wrapper{Value}
-)
-
-type decodeField struct {
-	fd      protoreflect.FieldDescriptor
-	kind    protoreflect.Kind
-	shape   decodeShape
-	goIndex int          // index of the struct field (the oneof's interface for holdOneof)
-	wrapper reflect.Type // holdOneof: the *Wrapper type, its first field holds the value
-	elem    reflect.Type // holdPointer: T; message kinds: *T of the value or element
-	oneof   int          // index of the real oneof the field belongs to, or -1
-	isValue bool         // google.protobuf.Value: null is a value, not an absent field
-	plan    atomic.Pointer[decodePlan]
-}
-
-// msgPlan is the plan of the field's message type, resolved on first use
-// (types refer to each other, Value and Struct recursively).
-func (f *decodeField) msgPlan() *decodePlan {
-	if p := f.plan.Load(); p != nil {
-		return p
-	}
-	p := decodePlanFor(f.elem)
-	f.plan.Store(p)
-	return p
-}
-
-// decodePlans maps a *T reflect.Type to its *decodePlan.
-var decodePlans sync.Map
-
-var (
-	timestampType = reflect.TypeFor[*timestamppb.Timestamp]()
-	structType    = reflect.TypeFor[*structpb.Struct]()
-	valueType     = reflect.TypeFor[*structpb.Value]()
-	listValueType = reflect.TypeFor[*structpb.ListValue]()
-	bytesType     = reflect.TypeFor[[]byte]()
-)
-
-func decodePlanFor(t reflect.Type) *decodePlan {
-	if p, ok := decodePlans.Load(t); ok {
-		return p.(*decodePlan)
-	}
-	p := buildDecodePlan(t)
-	actual, _ := decodePlans.LoadOrStore(t, p)
-	return actual.(*decodePlan)
-}
-
-func buildDecodePlan(t reflect.Type) (p *decodePlan) {
-	p = &decodePlan{kind: decodeUnsupported}
-	defer func() {
-		if recover() != nil { // a Go type this plan cannot read
-			p = &decodePlan{kind: decodeUnsupported}
-		}
-	}()
-	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
-		return p
-	}
-	pm, ok := reflect.Zero(t).Interface().(proto.Message)
-	if !ok {
-		return p
-	}
-	md := pm.ProtoReflect().Descriptor()
-	switch t {
-	case timestampType:
-		return &decodePlan{kind: decodeTimestamp}
-	case structType:
-		return &decodePlan{kind: decodeStruct}
-	case valueType:
-		return &decodePlan{kind: decodeValue}
-	case listValueType:
-		return &decodePlan{kind: decodeListValue}
-	}
-	if md.FullName().Parent() == "google.protobuf" || md.ExtensionRanges().Len() > 0 || md.IsMapEntry() ||
-		md.Fields().Len() > 64 {
-		return p
-	}
-	st := t.Elem()
-	byNumber := map[protoreflect.FieldNumber]int{}
-	oneofs := map[string]int{}
-	for i := range st.NumField() {
-		sf := st.Field(i)
-		if name, ok := sf.Tag.Lookup("protobuf_oneof"); ok {
-			oneofs[name] = i
-			continue
-		}
-		if n, ok := tagNumber(sf.Tag); ok {
-			byNumber[n] = i
-		}
-	}
-	fields := md.Fields()
-	p = &decodePlan{kind: decodePlain, goType: st, byName: map[string]int{}}
-	p.fields = make([]decodeField, fields.Len())
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		if fd.Cardinality() == protoreflect.Required {
-			return &decodePlan{kind: decodeUnsupported} // proto2: protojson checks they are set
-		}
-		f := &p.fields[i]
-		f.fd, f.kind, f.oneof = fd, fd.Kind(), -1
-		f.isValue = fd.Message() != nil && fd.Message().FullName() == "google.protobuf.Value"
-		planField(f, st, t, byNumber, oneofs)
-	}
-	for i := range fields.Len() {
-		p.byName[fields.Get(i).JSONName()] = i
-	}
-	for i := range fields.Len() { // a JSON name wins over an equal proto name, as in protojson
-		if name := string(fields.Get(i).Name()); !hasKey(p.byName, name) {
-			p.byName[name] = i
-		}
-	}
-	return p
-}
-
-func hasKey(m map[string]int, k string) bool { _, ok := m[k]; return ok }
-
-// tagNumber reads the field number of a protoc-gen-go struct tag,
-// `protobuf:"bytes,1,opt,name=message_id,..."`.
-func tagNumber(tag reflect.StructTag) (protoreflect.FieldNumber, bool) {
-	v, ok := tag.Lookup("protobuf")
-	if !ok {
-		return 0, false
-	}
-	parts := strings.Split(v, ",")
-	if len(parts) < 2 {
-		return 0, false
-	}
-	n, err := strconv.Atoi(parts[1])
-	if err != nil {
-		return 0, false
-	}
-	return protoreflect.FieldNumber(n), true
-}
-
-// planField fills in how fd is held in the struct st, or leaves the field
-// holdUnsupported.
-func planField(f *decodeField, st, t reflect.Type, byNumber map[protoreflect.FieldNumber]int, oneofs map[string]int) {
-	fd := f.fd
-	if fd.IsMap() || fd.IsExtension() {
-		return
-	}
-	if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
-		idx, ok := oneofs[string(od.Name())]
-		if !ok {
-			return
-		}
-		// The wrapper type: set the field on a scratch message and look.
-		scratch := reflect.New(st)
-		sm := scratch.Interface().(proto.Message).ProtoReflect()
-		sm.Set(fd, sm.NewField(fd))
-		iface := scratch.Elem().Field(idx)
-		if iface.IsNil() {
-			return
-		}
-		w := iface.Elem().Type()
-		if w.Kind() != reflect.Pointer || w.Elem().Kind() != reflect.Struct || w.Elem().NumField() < 1 {
-			return
-		}
-		if n, ok := tagNumber(w.Elem().Field(0).Tag); !ok || n != fd.Number() || !valueTypeFits(f, w.Elem().Field(0).Type) {
-			return
-		}
-		f.goIndex, f.wrapper, f.oneof, f.shape = idx, w, od.Index(), holdOneof
-		return
-	}
-	idx, ok := byNumber[fd.Number()]
-	if !ok {
-		return
-	}
-	gt := st.Field(idx).Type
-	f.goIndex = idx
-	switch {
-	case fd.IsList():
-		if gt.Kind() == reflect.Slice && gt != bytesType && valueTypeFits(f, gt.Elem()) {
-			f.shape = holdList
-		}
-	case fd.HasPresence() && fd.Message() == nil:
-		if gt.Kind() == reflect.Pointer && valueTypeFits(f, gt.Elem()) {
-			f.elem, f.shape = gt.Elem(), holdPointer
-		}
-	default:
-		if valueTypeFits(f, gt) {
-			f.shape = holdValue
-		}
-	}
-}
-
-// valueTypeFits reports whether a value of f's kind can be stored in gt, and
-// records gt as the message type of message fields.
-func valueTypeFits(f *decodeField, gt reflect.Type) bool {
-	switch f.kind {
-	case protoreflect.StringKind:
-		return gt.Kind() == reflect.String
-	case protoreflect.BoolKind:
-		return gt.Kind() == reflect.Bool
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		return gt.Kind() == reflect.Int32
-	case protoreflect.EnumKind:
-		return gt.Kind() == reflect.Int32 && f.fd.Enum().FullName() != "google.protobuf.NullValue"
-	case protoreflect.BytesKind:
-		return gt == bytesType
-	case protoreflect.MessageKind:
-		if gt.Kind() != reflect.Pointer {
-			return false
-		}
-		pm, ok := reflect.Zero(gt).Interface().(proto.Message)
-		if !ok || pm.ProtoReflect().Descriptor().FullName() != f.fd.Message().FullName() {
-			return false
-		}
-		f.elem = gt
-		return true
-	}
-	return false // 64-bit integers, floating point, groups: protojson
-}
-
-// jsonDecoder reads one JSON document; s is the whole input.
+// jsonDecoder reads one JSON document; s is the whole input, read in place
+// (it aliases the caller's buffer for the duration of the decode only).
 type jsonDecoder struct {
 	s     string
 	i     int
 	depth int
-	// own: every string is copied out of the input on its own, instead of
-	// being a slice of it (inputs over sharedInputMax).
-	own bool
 }
-
-// sharedInputMax is the largest input whose decoded strings are slices of
-// one copy of it. A message stored from a larger request would otherwise
-// keep the whole request alive for as long as it lives: a request of 8 MiB
-// of unknown members around a one-word text part would cost a stored task
-// 8 MiB. Below it a task keeps at most this much more than its strings.
-const sharedInputMax = 16 << 10
 
 func (d *jsonDecoder) space() {
 	for d.i < len(d.s) {
@@ -371,8 +127,8 @@ func (d *jsonDecoder) literal(lit string) bool {
 	return false
 }
 
-// message decodes a JSON object into the struct rv along p.
-func (d *jsonDecoder) message(p *decodePlan, rv reflect.Value) bool {
+// message decodes a JSON object into the struct rv, of type ti laid out as l.
+func (d *jsonDecoder) message(ti *typeInfo, l *goLayout, rv reflect.Value) bool {
 	if !d.enter() || d.next() != '{' {
 		return false
 	}
@@ -392,7 +148,7 @@ func (d *jsonDecoder) message(p *decodePlan, rv reflect.Value) bool {
 			return false
 		}
 		d.i++
-		idx, known := p.byName[name]
+		idx, known := ti.byName[name]
 		switch {
 		case !known:
 			if strings.HasPrefix(name, "[") { // an extension name: protojson resolves it
@@ -405,7 +161,7 @@ func (d *jsonDecoder) message(p *decodePlan, rv reflect.Value) bool {
 			return false // duplicate field
 		default:
 			seen |= 1 << idx
-			f := &p.fields[idx]
+			f, g := &ti.fields[idx], &l.fields[idx]
 			if d.next() == 'n' && !f.isValue {
 				if !d.literal("null") {
 					return false
@@ -418,7 +174,7 @@ func (d *jsonDecoder) message(p *decodePlan, rv reflect.Value) bool {
 				}
 				seenOneofs |= 1 << f.oneof
 			}
-			if !d.field(f, rv.Field(f.goIndex)) {
+			if g.shape == holdUnsupported || !d.field(f, g, rv.Field(g.goIndex)) {
 				return false
 			}
 		}
@@ -428,21 +184,21 @@ func (d *jsonDecoder) message(p *decodePlan, rv reflect.Value) bool {
 	}
 }
 
-// field decodes the value of f into its struct field dst.
-func (d *jsonDecoder) field(f *decodeField, dst reflect.Value) bool {
-	switch f.shape {
+// field decodes the value of f, held as g says, into its struct field dst.
+func (d *jsonDecoder) field(f *fieldInfo, g *goField, dst reflect.Value) bool {
+	switch g.shape {
 	case holdValue:
-		return d.value(f, dst)
+		return d.value(f, g, dst)
 	case holdPointer:
-		v := reflect.New(f.elem)
-		if !d.value(f, v.Elem()) {
+		v := reflect.New(g.elem)
+		if !d.value(f, g, v.Elem()) {
 			return false
 		}
 		dst.Set(v)
 		return true
 	case holdOneof:
-		w := reflect.New(f.wrapper.Elem())
-		if !d.value(f, w.Elem().Field(0)) {
+		w := reflect.New(g.wrapper.Elem())
+		if !d.value(f, g, w.Elem().Field(0)) {
 			return false
 		}
 		dst.Set(w)
@@ -461,7 +217,7 @@ func (d *jsonDecoder) field(f *decodeField, dst reflect.Value) bool {
 			n := dst.Len()
 			dst.Grow(1)
 			dst.SetLen(n + 1)
-			if !d.value(f, dst.Index(n)) {
+			if !d.value(f, g, dst.Index(n)) {
 				return false
 			}
 			if more, ok := d.afterElement(']'); !more {
@@ -474,13 +230,13 @@ func (d *jsonDecoder) field(f *decodeField, dst reflect.Value) bool {
 
 // value decodes one value of f's kind into dst (a settable value of the
 // field's Go type, or of its element type for lists).
-func (d *jsonDecoder) value(f *decodeField, dst reflect.Value) bool {
+func (d *jsonDecoder) value(f *fieldInfo, g *goField, dst reflect.Value) bool {
 	switch f.kind {
 	case protoreflect.StringKind:
 		if d.next() != '"' {
 			return false
 		}
-		s, ok := d.str()
+		s, ok := d.ownedStr()
 		dst.SetString(s)
 		return ok
 	case protoreflect.BoolKind:
@@ -526,25 +282,29 @@ func (d *jsonDecoder) value(f *decodeField, dst reflect.Value) bool {
 		dst.SetBytes(b)
 		return ok
 	case protoreflect.MessageKind:
-		p := f.msgPlan()
-		if p.kind == decodePlain {
-			m := reflect.New(p.goType)
-			if !d.message(p, m.Elem()) {
+		sub := f.subInfo()
+		if sub.form == plainForm {
+			l := sub.layoutOf(g.elem)
+			if l == nil {
+				return false
+			}
+			m := reflect.New(l.st)
+			if !d.message(sub, l, m.Elem()) {
 				return false
 			}
 			dst.Set(m)
 			return true
 		}
-		var v any // a well-known type, read by its own reader
+		var v any // a well-known type, read by its own reader (g.elem is its Go type: valueTypeFits)
 		ok := false
-		switch p.kind {
-		case decodeTimestamp:
+		switch sub.form {
+		case timestampForm:
 			v, ok = d.timestamp()
-		case decodeStruct:
+		case structForm:
 			v, ok = d.structValue()
-		case decodeValue:
+		case valueForm:
 			v, ok = d.knownValue()
-		case decodeListValue:
+		case listValueForm:
 			v, ok = d.listValue()
 		}
 		if !ok {
@@ -624,8 +384,22 @@ func (d *jsonDecoder) number() (string, bool) {
 	return s[start:i], true
 }
 
+// ownedStr consumes a JSON string that the decoded message keeps: a copy
+// of its own, so that the message shares no memory with the input (which
+// the caller may reuse, and which a stored message would otherwise keep
+// alive whole). A string with escapes is already a new one.
+func (d *jsonDecoder) ownedStr() (string, bool) {
+	start := d.i
+	s, ok := d.str()
+	if ok && len(s) == d.i-start-2 { // no escape: a slice of the input
+		s = strings.Clone(s)
+	}
+	return s, ok
+}
+
 // str consumes a JSON string (d.s[d.i] is '"'). Without escapes the result
-// is a slice of the input.
+// is a slice of the input, for what the decoder only looks at (member and
+// enum names, base64, timestamps); ownedStr for what the message keeps.
 func (d *jsonDecoder) str() (string, bool) {
 	s := d.s
 	start := d.i + 1
@@ -634,9 +408,6 @@ func (d *jsonDecoder) str() (string, bool) {
 		switch {
 		case c == '"':
 			d.i = j + 1
-			if d.own {
-				return strings.Clone(s[start:j]), true
-			}
 			return s[start:j], true
 		case c == '\\':
 			return d.escapedString(start, j)
@@ -834,7 +605,7 @@ func (d *jsonDecoder) structValue() (*structpb.Struct, bool) {
 		if d.next() != '"' {
 			return nil, false
 		}
-		key, ok := d.str()
+		key, ok := d.ownedStr()
 		if !ok || d.next() != ':' {
 			return nil, false
 		}
@@ -881,7 +652,7 @@ func (d *jsonDecoder) listValue() (*structpb.ListValue, bool) {
 func (d *jsonDecoder) knownValue() (*structpb.Value, bool) {
 	switch d.next() {
 	case '"':
-		s, ok := d.str()
+		s, ok := d.ownedStr()
 		return &structpb.Value{Kind: &structpb.Value_StringValue{StringValue: s}}, ok
 	case '{':
 		s, ok := d.structValue()

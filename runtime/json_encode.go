@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -34,119 +32,45 @@ import (
 // the error. FuzzJSONEncoderMatchesProtojson checks the output against
 // protojson's on every message type of a2a/v1.
 
-// jsonPlan is how messages of one type are encoded.
-type jsonPlan struct {
-	kind   encodingKind
-	fields []jsonField // kind plainMessage: in declaration order
-	// size is the largest encoding of this type seen so far, capped, to
-	// size the next output buffer in one allocation.
-	size atomic.Int32
-}
-
-type encodingKind uint8
-
-const (
-	plainMessage encodingKind = iota
-	timestampMessage
-	structMessage
-	valueMessage
-	listValueMessage
-	protojsonOnly // encoded by protojson: see above
-)
-
-// jsonField is a field and its member name, `"jsonName":`.
-type jsonField struct {
-	fd   protoreflect.FieldDescriptor
-	name string
-}
-
-// jsonPlans maps a protoreflect.MessageDescriptor to its *jsonPlan.
-var jsonPlans sync.Map
-
-func jsonPlanOf(md protoreflect.MessageDescriptor) *jsonPlan {
-	if p, ok := jsonPlans.Load(md); ok {
-		return p.(*jsonPlan)
-	}
-	p := &jsonPlan{kind: encodingKindOf(md)}
-	if p.kind == plainMessage {
-		fields := md.Fields()
-		for i := range fields.Len() {
-			fd := fields.Get(i) // declaration order, as protojson's IndexNameFieldOrder
-			name, ok := appendJSONStringChecked(nil, fd.JSONName())
-			if !ok {
-				p.kind = protojsonOnly
-				break
-			}
-			p.fields = append(p.fields, jsonField{fd: fd, name: string(name) + ":"})
-		}
-	}
-	actual, _ := jsonPlans.LoadOrStore(md, p)
-	return actual.(*jsonPlan)
-}
-
-func encodingKindOf(md protoreflect.MessageDescriptor) encodingKind {
-	if md.ExtensionRanges().Len() > 0 || md.IsMapEntry() {
-		return protojsonOnly
-	}
-	fields := md.Fields()
-	for i := range fields.Len() {
-		if fields.Get(i).Cardinality() == protoreflect.Required { // proto2: protojson checks they are set
-			return protojsonOnly
-		}
-	}
-	if md.FullName().Parent() != "google.protobuf" {
-		return plainMessage
-	}
-	switch md.Name() {
-	case "Timestamp":
-		return timestampMessage
-	case "Struct":
-		return structMessage
-	case "Value":
-		return valueMessage
-	case "ListValue":
-		return listValueMessage
-	case "Any", "Duration", "FieldMask", "BoolValue", "Int32Value", "Int64Value", "UInt32Value", "UInt64Value",
-		"FloatValue", "DoubleValue", "StringValue", "BytesValue":
-		return protojsonOnly
-	}
-	return plainMessage // Empty and the descriptor types have no special form
-}
-
 // maxSizeHint caps the remembered encoding size of a type.
 const maxSizeHint = 64 << 10
 
 // encodeProtoJSON encodes m, or reports false where protojson must (see
 // above).
 func encodeProtoJSON(m protoreflect.Message) ([]byte, bool) {
-	p := jsonPlanOf(m.Descriptor())
-	b, ok := appendMessageJSON(make([]byte, 0, max(64, p.size.Load())), m)
-	if ok && int32(len(b)) > p.size.Load() && len(b) <= maxSizeHint {
-		p.size.Store(int32(len(b)))
+	ti := typeInfoOf(m.Descriptor())
+	b, ok := appendMessageJSON(make([]byte, 0, max(64, ti.size.Load())), m, ti)
+	if ok && int32(len(b)) > ti.size.Load() && len(b) <= maxSizeHint {
+		ti.size.Store(int32(len(b)))
 	}
 	return b, ok
 }
 
-func appendMessageJSON(b []byte, m protoreflect.Message) ([]byte, bool) {
-	p := jsonPlanOf(m.Descriptor())
-	switch p.kind {
-	case timestampMessage:
-		return appendTimestampJSON(b, m)
-	case structMessage:
-		fd := m.Descriptor().Fields().ByNumber(1) // fields
-		return appendMapJSON(b, m.Get(fd).Map(), fd)
-	case valueMessage:
-		return appendValueJSON(b, m)
-	case listValueMessage:
-		fd := m.Descriptor().Fields().ByNumber(1) // values
-		return appendListJSON(b, m.Get(fd).List(), fd)
-	case protojsonOnly:
+// appendMessageJSON writes m, of type ti (nil: looked up).
+func appendMessageJSON(b []byte, m protoreflect.Message, ti *typeInfo) ([]byte, bool) {
+	if ti == nil || ti.md != m.Descriptor() { // a field's type is the value's, unless descriptors were built apart
+		ti = typeInfoOf(m.Descriptor())
+	}
+	if !ti.encodable {
 		return b, false
 	}
+	switch ti.form {
+	case timestampForm:
+		return appendTimestampJSON(b, m)
+	case structForm:
+		fd := m.Descriptor().Fields().ByNumber(1) // fields
+		return appendMapJSON(b, m.Get(fd).Map(), fd)
+	case valueForm:
+		return appendValueJSON(b, m)
+	case listValueForm:
+		fd := m.Descriptor().Fields().ByNumber(1) // values
+		return appendListJSON(b, m.Get(fd).List(), fd)
+	}
+	var l *goLayout // where the lists are, in m's Go struct
 	b = append(b, '{')
 	first := true
-	for i := range p.fields {
-		f := &p.fields[i]
+	for i := range ti.fields {
+		f := &ti.fields[i]
 		if !m.Has(f.fd) {
 			continue
 		}
@@ -154,16 +78,18 @@ func appendMessageJSON(b []byte, m protoreflect.Message) ([]byte, bool) {
 			b = append(b, ',')
 		}
 		first = false
-		b = append(b, f.name...)
+		b = append(b, f.member...)
 		var ok bool
 		switch {
 		case f.fd.IsList():
 			var done bool
-			if b, ok, done = appendGoListJSON(b, m, i, f.fd); !done {
+			if b, ok, done = appendGoListJSON(b, m, ti, &l, i, f); !done {
 				b, ok = appendListJSON(b, m.Get(f.fd).List(), f.fd)
 			}
 		case f.fd.IsMap():
 			b, ok = appendMapJSON(b, m.Get(f.fd).Map(), f.fd)
+		case f.kind == protoreflect.MessageKind:
+			b, ok = appendMessageJSON(b, m.Get(f.fd).Message(), f.subInfo())
 		default:
 			b, ok = appendSingularJSON(b, m.Get(f.fd), f.fd)
 		}
@@ -176,15 +102,26 @@ func appendMessageJSON(b []byte, m protoreflect.Message) ([]byte, bool) {
 
 // appendGoListJSON writes the list field number i of a generated message
 // from its Go slice, which protoreflect would wrap in a new List on every
-// Get; done is false when m's Go type has no decode plan for the field (the
-// caller then goes through protoreflect).
-func appendGoListJSON(b []byte, m protoreflect.Message, i int, fd protoreflect.FieldDescriptor) (_ []byte, ok, done bool) {
+// Get; done is false when m's Go type has no layout that holds the field
+// (the caller then goes through protoreflect). *layout is m's layout, looked
+// up on the first list of the message.
+func appendGoListJSON(b []byte, m protoreflect.Message, ti *typeInfo, layout **goLayout, i int, f *fieldInfo) (_ []byte, ok, done bool) {
+	fd := f.fd
 	gm := m.Interface()
-	dp := decodePlanFor(reflect.TypeOf(gm))
-	if dp.kind != decodePlain || i >= len(dp.fields) || dp.fields[i].shape != holdList || dp.fields[i].fd != fd {
+	if *layout == nil {
+		if *layout = ti.layoutOf(reflect.TypeOf(gm)); *layout == nil {
+			return b, false, false
+		}
+	}
+	g := &(*layout).fields[i]
+	if g.shape != holdList {
 		return b, false, false
 	}
-	l := reflect.ValueOf(gm).Elem().Field(dp.fields[i].goIndex)
+	var sub *typeInfo
+	if f.kind == protoreflect.MessageKind {
+		sub = f.subInfo()
+	}
+	l := reflect.ValueOf(gm).Elem().Field(g.goIndex)
 	b = append(b, '[')
 	for j := range l.Len() {
 		if j > 0 {
@@ -197,7 +134,10 @@ func appendGoListJSON(b []byte, m protoreflect.Message, i int, fd protoreflect.F
 			if e.IsNil() {
 				return b, false, true // not a valid message: protojson says so
 			}
-			v = protoreflect.ValueOfMessage(e.Interface().(proto.Message).ProtoReflect())
+			if b, ok = appendMessageJSON(b, e.Interface().(proto.Message).ProtoReflect(), sub); !ok {
+				return b, false, true
+			}
+			continue
 		case protoreflect.StringKind:
 			v = protoreflect.ValueOfString(e.String())
 		case protoreflect.EnumKind:
@@ -312,7 +252,7 @@ func appendSingularJSON(b []byte, v protoreflect.Value, fd protoreflect.FieldDes
 		}
 		return strconv.AppendInt(b, int64(v.Enum()), 10), true
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return appendMessageJSON(b, v.Message())
+		return appendMessageJSON(b, v.Message(), nil)
 	}
 	return b, false
 }

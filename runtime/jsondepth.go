@@ -3,7 +3,6 @@ package runtime
 import (
 	"bytes"
 	"fmt"
-	"sync"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -158,7 +157,7 @@ func messageDepthWithin(m protoreflect.Message, budget int) bool {
 	if budget < 1 {
 		return false
 	}
-	plan := depthPlanOf(md)
+	plan := typeInfoOf(md).depthPlan()
 	if plan.static > budget {
 		// Only when all set could the other fields be too deep: measure
 		// them too (never for A2A's types, whose static depth is small).
@@ -277,17 +276,6 @@ type depthPlan struct {
 
 func isMessageField(fd protoreflect.FieldDescriptor) bool {
 	return fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind
-}
-
-var depthPlans sync.Map // protoreflect.MessageDescriptor → *depthPlan
-
-func depthPlanOf(md protoreflect.MessageDescriptor) *depthPlan {
-	if p, ok := depthPlans.Load(md); ok {
-		return p.(*depthPlan)
-	}
-	p, _ := buildDepthPlan(md, map[protoreflect.FullName]bool{})
-	depthPlans.Store(md, p)
-	return p
 }
 
 // flatWellKnownDepth is the JSON depth of a well-known type other than

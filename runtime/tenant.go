@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"sync"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -13,25 +12,10 @@ import (
 // path segment; gRPC reads it from the message).
 const tenantFieldName protoreflect.Name = "tenant"
 
-// tenantFields caches, per protoreflect.MessageDescriptor, the message's
-// singular string field named tenant, or a nil FieldDescriptor when it has none.
-var tenantFields sync.Map
-
+// tenantField is the singular string field named tenant of md, or nil
+// (typeInfo.tenant, json_typeinfo.go).
 func tenantField(md protoreflect.MessageDescriptor) protoreflect.FieldDescriptor {
-	if v, ok := tenantFields.Load(md); ok {
-		fd, _ := v.(protoreflect.FieldDescriptor)
-		return fd
-	}
-	fd := md.Fields().ByName(tenantFieldName)
-	if fd != nil && (fd.Kind() != protoreflect.StringKind || fd.Cardinality() == protoreflect.Repeated) {
-		fd = nil
-	}
-	var stored any // a nil interface, so that Load tells "no field" from "not cached"
-	if fd != nil {
-		stored = fd
-	}
-	tenantFields.Store(md, stored)
-	return fd
+	return typeInfoOf(md).tenant
 }
 
 // TenantOf returns the value of m's tenant field, or "" when m has none.

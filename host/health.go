@@ -37,7 +37,7 @@ const (
 var (
 	// ErrShuttingDown: a shutdown has begun.
 	ErrShuttingDown = errors.New("shutting down")
-	// ErrStoreUnreachable: the store did not answer (store.Pinger) within
+	// ErrStoreUnreachable: the store did not answer (Store.Ping) within
 	// StoreCheckTimeout.
 	ErrStoreUnreachable = errors.New("store unreachable")
 )
@@ -88,7 +88,7 @@ func (h *health) check(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, StoreCheckTimeout)
 	defer cancel()
-	err := store.Ping(ctx, h.store)
+	err := h.store.Ping(ctx)
 	if h.draining.Load() {
 		return ErrShuttingDown // the store may be closing
 	}

@@ -109,11 +109,10 @@ func (e *Events) writeCreationLocked(task, snap *a2av1.Task, events []*a2av1.Str
 	// A task created terminal never changes again: its initiator needs no
 	// subscription, only the record.
 	follow := h.follow != followNothing && !store.IsTerminal(snap.GetStatus().GetState())
-	if cs, ok := s.store.(store.CreateSubscriber); ok && follow {
-		rec, sub, err = cs.CreateTaskSubscribed(e.storeCtx, creation, s.followers.budgeted(h.ctx))
-	} else {
-		rec, err = s.store.CreateTask(e.storeCtx, creation)
+	if follow {
+		creation.Subscriber = &store.Subscriber{Ctx: s.followers.budgeted(h.ctx), Follow: h.follow.store()}
 	}
+	rec, sub, err = s.store.CreateTask(e.storeCtx, creation)
 	if err != nil {
 		err = internalError("creating the task", err)
 		h.deliver(outcome{err: err})
@@ -127,16 +126,7 @@ func (e *Events) writeCreationLocked(task, snap *a2av1.Task, events []*a2av1.Str
 		prev = t
 	}
 	s.execs.register(r)
-	o := outcome{rec: rec, sub: sub}
-	if follow && sub == nil {
-		snap, sub, err := s.followers.subscribe(h.ctx, r.key.tenant, task.Id, h.follow)
-		if err != nil {
-			o.err = internalError("subscribing to the new task", err)
-		} else {
-			o.rec, o.sub = snap, sub
-		}
-	}
-	h.deliver(o)
+	h.deliver(outcome{rec: rec, sub: sub})
 	return nil
 }
 

@@ -34,7 +34,7 @@ func (g keyGuardStore) check(op string, keys ...string) {
 	}
 }
 
-func (g keyGuardStore) CreateTask(ctx context.Context, c store.Creation) (store.Record, error) {
+func (g keyGuardStore) CreateTask(ctx context.Context, c store.Creation) (store.Record, store.Subscription, error) {
 	g.check("CreateTask", c.Tenant, c.Task.GetId(), c.Task.GetContextId())
 	return g.Memory.CreateTask(ctx, c)
 }
@@ -54,9 +54,9 @@ func (g keyGuardStore) ListTasks(ctx context.Context, tenant string, q store.Que
 	return g.Memory.ListTasks(ctx, tenant, q)
 }
 
-func (g keyGuardStore) Subscribe(ctx context.Context, tenant, id string) (store.Record, store.Subscription, error) {
+func (g keyGuardStore) Subscribe(ctx context.Context, tenant, id string, f store.Follow) (store.Record, store.Subscription, error) {
 	g.check("Subscribe", tenant, id)
-	return g.Memory.Subscribe(ctx, tenant, id)
+	return g.Memory.Subscribe(ctx, tenant, id, f)
 }
 
 func (g keyGuardStore) SavePushConfig(ctx context.Context, tenant string, cfg store.PushConfig) error {

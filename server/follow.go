@@ -39,15 +39,19 @@ type follower struct {
 type follow uint8
 
 // subscribe subscribes to a task's events for a caller that follows f. One
-// that only waits for the outcome gets a small buffer where the store offers
-// it: waitSettled subscribes again when it is dropped as slow.
+// that only waits for the outcome may get a small buffer from the store
+// (store.FollowOutcome): waitSettled subscribes again when it is dropped as
+// slow.
 func (fw *follower) subscribe(ctx context.Context, tenant, id string, f follow) (store.Record, store.Subscription, error) {
+	return fw.store.Subscribe(fw.budgeted(ctx), tenant, id, f.store())
+}
+
+// store is how the store is asked to feed a caller that follows f.
+func (f follow) store() store.Follow {
 	if f == followOutcome {
-		if o, ok := fw.store.(store.OutcomeSubscriptions); ok {
-			return o.SubscribeOutcome(fw.budgeted(ctx), tenant, id)
-		}
+		return store.FollowOutcome
 	}
-	return fw.store.Subscribe(fw.budgeted(ctx), tenant, id)
+	return store.FollowEvents
 }
 
 // isSettled reports whether a blocking SendMessage may return: the task is
@@ -78,10 +82,8 @@ func (fw *follower) waitSettled(c *call, rec store.Record, sub store.Subscriptio
 				}
 				if st := ev.Response.GetStatusUpdate(); st != nil && isSettled(st.GetStatus().GetState()) {
 					sub.Close()
-					if ss, ok := sub.(store.SnapshotSubscription); ok {
-						if t := ss.Written(ev.Version); t != nil {
-							return settledAt(rec, ev.Version, t), nil
-						}
+					if t := sub.Written(ev.Version); t != nil {
+						return settledAt(rec, ev.Version, t), nil
 					}
 					return fw.latest(c, key, rec), nil
 				}

@@ -25,7 +25,7 @@ type writeCounter struct {
 	tried            chan struct{} // receives on every creation tried, when not nil
 }
 
-func (w *writeCounter) CreateTask(ctx context.Context, c store.Creation) (store.Record, error) {
+func (w *writeCounter) CreateTask(ctx context.Context, c store.Creation) (store.Record, store.Subscription, error) {
 	if w.tried != nil {
 		select {
 		case w.tried <- struct{}{}:
@@ -33,7 +33,7 @@ func (w *writeCounter) CreateTask(ctx context.Context, c store.Creation) (store.
 		}
 	}
 	if w.failCreate.Load() {
-		return store.Record{}, errDisk
+		return store.Record{}, nil, errDisk
 	}
 	w.creates.Add(1)
 	w.mu.Lock()

@@ -24,8 +24,8 @@ import (
 // canceled and hand it the follow-ups written elsewhere, by comparing its
 // executions with the store on its lease-renewal ticker.
 
-// lossyStore is a store that implements store.Signaler but loses every
-// signal, and counts the task reads.
+// lossyStore is a store that says it is shared by processes but loses
+// every signal, and counts the task reads.
 type lossyStore struct {
 	store.Store
 	reads atomic.Int64
@@ -35,6 +35,8 @@ func (s *lossyStore) Task(ctx context.Context, tenant, id string) (store.Record,
 	s.reads.Add(1)
 	return s.Store.Task(ctx, tenant, id)
 }
+
+func (*lossyStore) Shared() bool { return true }
 
 func (*lossyStore) SendSignal(context.Context, string, store.Signal) error { return nil }
 
@@ -275,6 +277,8 @@ type dropStore struct {
 	sent    chan store.Signal
 }
 
+func (*dropStore) Shared() bool { return true }
+
 func (s *dropStore) SendSignal(_ context.Context, runner string, sig store.Signal) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -310,7 +314,7 @@ func TestLostFollowUpSignalIsSentAgain(t *testing.T) {
 		task := &a2av1.Task{Id: id, ContextId: "ctx-" + id,
 			Status:  &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_INPUT_REQUIRED, Timestamp: timestamppb.Now()},
 			History: []*a2av1.Message{userMsg("input")}}
-		if _, err := st.CreateTask(context.Background(), store.Creation{Record: store.Record{Task: task, Runner: other, LeaseUntil: time.Now().Add(time.Hour)}}); err != nil {
+		if _, _, err := st.CreateTask(context.Background(), store.Creation{Record: store.Record{Task: task, Runner: other, LeaseUntil: time.Now().Add(time.Hour)}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -69,7 +69,7 @@ func (s *Server) renewRuns() {
 // FAILED after this instance's lease had run out, say).
 var errEndedElsewhere = errors.New("server: the task was ended by another server instance")
 
-// reconcileRuns makes up for lost signals (store.Signaler's are best
+// reconcileRuns makes up for lost signals (a shared store's are best
 // effort: a listener reconnecting drops them). For each task this server
 // executes, it reads the stored task: an execution whose task another
 // instance made terminal (a cancel) is stopped, and client messages that
@@ -77,7 +77,7 @@ var errEndedElsewhere = errors.New("server: the task was ended by another server
 // given are handed to it. One read per running task, every third of the
 // lease; nothing at all with a store that is not shared by processes.
 func (s *Server) reconcileRuns() {
-	if _, ok := s.store.(store.Signaler); !ok {
+	if !s.store.Shared() {
 		return
 	}
 	ctx := context.Background()

@@ -26,7 +26,7 @@ func orphan(t *testing.T, st store.Store, id string, state a2av1.TaskState, runn
 	if hookURL != "" {
 		c.PushConfigs = []store.PushConfig{{TaskPushNotificationConfig: &a2av1.TaskPushNotificationConfig{TaskId: id, Id: "hook", Url: hookURL}}}
 	}
-	if _, err := st.CreateTask(context.Background(), c); err != nil {
+	if _, _, err := st.CreateTask(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -261,8 +261,20 @@ func TestShutdownWithStuckExecution(t *testing.T) {
 // feed that lags behind the writes (as a shared store's may).
 type laggingStore struct{ store.Store }
 
-func (l laggingStore) Subscribe(ctx context.Context, tenant, id string) (store.Record, store.Subscription, error) {
-	rec, sub, err := l.Store.Subscribe(ctx, tenant, id)
+func (l laggingStore) Subscribe(ctx context.Context, tenant, id string, f store.Follow) (store.Record, store.Subscription, error) {
+	return silenced(l.Store.Subscribe(ctx, tenant, id, f))
+}
+
+func (l laggingStore) CreateTask(ctx context.Context, c store.Creation) (store.Record, store.Subscription, error) {
+	rec, sub, err := l.Store.CreateTask(ctx, c)
+	if sub == nil {
+		return rec, sub, err
+	}
+	return silenced(rec, sub, err)
+}
+
+// silenced replaces a subscription with one that never delivers an event.
+func silenced(rec store.Record, sub store.Subscription, err error) (store.Record, store.Subscription, error) {
 	if err != nil {
 		return rec, sub, err
 	}
@@ -277,6 +289,7 @@ type silentSub struct {
 func (s *silentSub) Events() <-chan store.Event { return s.ch }
 func (s *silentSub) Err() error                 { return nil }
 func (s *silentSub) Close()                     { s.real.Close() }
+func (s *silentSub) Written(int64) *a2av1.Task  { return nil }
 
 // TestShutdownEndsLaggingStreamWithLatestState: when Shutdown ends a stream
 // whose feed has not brought the task's last writes, the stream still ends

@@ -16,7 +16,7 @@ import (
 // balancer, or two servers of one process sharing a store). The receiving
 // instance writes the change to the store as usual, then signals the
 // running one: instances of this process through this registry, others
-// through the store when it implements store.Signaler. Signals through the
+// through the store when it is shared (store.Processes.Shared). Signals through the
 // store may be lost; the running instance reconciles its executions with
 // the store on its lease-renewal ticker (recovery.go), and the sender of a
 // follow-up that restarts a waiting task repeats its signal (watchFollowUp).
@@ -43,18 +43,17 @@ func (s *Server) signal(ctx context.Context, runner string, sig store.Signal) {
 		go other.(*Server).handleSignal(sig)
 		return
 	}
-	sg, ok := s.store.(store.Signaler)
-	if !ok {
+	if !s.store.Shared() {
 		return
 	}
-	s.sendSignal(ctx, sg, runner, sig)
+	s.sendSignal(ctx, runner, sig)
 	if sig.Kind == store.SignalFollowUp {
-		s.watchFollowUp(sg, runner, sig)
+		s.watchFollowUp(runner, sig)
 	}
 }
 
-func (s *Server) sendSignal(ctx context.Context, sg store.Signaler, runner string, sig store.Signal) {
-	if err := sg.SendSignal(ctx, runner, sig); err != nil {
+func (s *Server) sendSignal(ctx context.Context, runner string, sig store.Signal) {
+	if err := s.store.SendSignal(ctx, runner, sig); err != nil {
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: signalling the instance running a task failed",
 			slog.String("tenant", sig.Tenant), slog.String("taskId", sig.TaskID), slog.String("runner", runner), slog.Any("error", err))
 	}
@@ -69,7 +68,7 @@ func (s *Server) sendSignal(ctx context.Context, sg store.Signaler, runner strin
 // receiver ignores a repeated signal (the message was given to the run it
 // started). Signals between instances of one process are never lost and
 // need no watching.
-func (s *Server) watchFollowUp(sg store.Signaler, runner string, sig store.Signal) {
+func (s *Server) watchFollowUp(runner string, sig store.Signal) {
 	if !s.execs.background() {
 		return
 	}
@@ -98,7 +97,7 @@ func (s *Server) watchFollowUp(sg store.Signaler, runner string, sig store.Signa
 			if cur.Version != rec.Version || cur.Runner != runner || !s.runningElsewhere(cur) {
 				return // taken up, or settled by recovery
 			}
-			s.sendSignal(ctx, sg, runner, sig)
+			s.sendSignal(ctx, runner, sig)
 			pause *= 2
 		}
 	}()
@@ -116,11 +115,10 @@ func leftByFollowUp(rec store.Record, runner, messageID string) bool {
 // store, from other processes, until Shutdown.
 func (s *Server) listenSignals() {
 	instances.Store(s.writer.runner, s)
-	sg, ok := s.store.(store.Signaler)
-	if !ok {
+	if !s.store.Shared() {
 		return
 	}
-	ch, stop := sg.ReceiveSignals(s.writer.runner)
+	ch, stop := s.store.ReceiveSignals(s.writer.runner)
 	s.execs.bg.Add(1)
 	go func() {
 		defer s.execs.bg.Done()

@@ -38,9 +38,9 @@ func (f *faultyStore) fault() error {
 	return nil
 }
 
-func (f *faultyStore) CreateTask(ctx context.Context, c store.Creation) (store.Record, error) {
+func (f *faultyStore) CreateTask(ctx context.Context, c store.Creation) (store.Record, store.Subscription, error) {
 	if err := f.fault(); err != nil {
-		return store.Record{}, err
+		return store.Record{}, nil, err
 	}
 	return f.Memory.CreateTask(ctx, c)
 }

@@ -221,7 +221,7 @@ func (s *Server) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTask
 		return err
 	}
 	defer release()
-	rec, sub, err := s.store.Subscribe(s.followers.budgeted(c.ctx), c.tenant, req.GetId())
+	rec, sub, err := s.store.Subscribe(s.followers.budgeted(c.ctx), c.tenant, req.GetId(), store.FollowEvents)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return runtime.TaskNotFound(req.GetId())

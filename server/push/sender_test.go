@@ -158,7 +158,7 @@ func (o *outbox) send(t *testing.T, tenant string, cfg *a2av1.TaskPushNotificati
 	o.mu.Unlock()
 	task := &a2av1.Task{Id: cfg.GetTaskId(), ContextId: "ctx-1", Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING, Timestamp: timestamppb.Now()}}
 	if !ok {
-		rec, err := o.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: tenant, Task: task}})
+		rec, _, err := o.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: tenant, Task: task}})
 		if err != nil {
 			t.Fatalf("CreateTask: %v", err)
 		}

@@ -89,16 +89,12 @@ func (b *Broker) Publish(tenant, id string, version int64, events []*a2av1.Strea
 // Subscribe registers a subscriber of the task, reads its current record
 // with read, and returns the record and a subscription to the events
 // published after it. A terminal record yields an ended subscription.
-// read's error is returned as is.
-func (b *Broker) Subscribe(ctx context.Context, tenant, id string, read func(context.Context) (Record, error)) (Record, Subscription, error) {
-	return b.SubscribeBuffered(ctx, tenant, id, b.buffer, read)
-}
-
-// SubscribeBuffered is Subscribe with a buffer of its own: the subscriber
-// may lag buffer events behind (buffer < 1: the broker's).
-func (b *Broker) SubscribeBuffered(ctx context.Context, tenant, id string, buffer int, read func(context.Context) (Record, error)) (Record, Subscription, error) {
-	if buffer < 1 {
-		buffer = b.buffer
+// read's error is returned as is. A FollowOutcome subscriber has room for
+// OutcomeSubscriberBuffer events, any other for the broker's buffer.
+func (b *Broker) Subscribe(ctx context.Context, tenant, id string, f Follow, read func(context.Context) (Record, error)) (Record, Subscription, error) {
+	buffer := b.buffer
+	if f == FollowOutcome {
+		buffer = OutcomeSubscriberBuffer
 	}
 	key := topicKey{tenant, id}
 	s := &brokerSub{b: b, key: key, ch: make(chan Event, buffer), budget: NewBudget(ctx)}
@@ -237,6 +233,10 @@ type brokerSub struct {
 }
 
 func (s *brokerSub) Events() <-chan Event { return s.ch }
+
+// Written returns nil: the broker passes on events, not the snapshots
+// written with them.
+func (s *brokerSub) Written(int64) *a2av1.Task { return nil }
 
 func (s *brokerSub) Err() error {
 	s.t.mu.Lock()

@@ -18,15 +18,15 @@ func TestOutcomeSubscriptionLagsLess(t *testing.T) {
 	m := store.NewMemory()
 	defer m.Close()
 	working := &a2av1.Task{Id: "t1", ContextId: "c1", Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING}}
-	if _, err := m.CreateTask(ctx, store.Creation{Record: store.Record{Task: working}}); err != nil {
+	if _, _, err := m.CreateTask(ctx, store.Creation{Record: store.Record{Task: working}}); err != nil {
 		t.Fatal(err)
 	}
-	_, outcome, err := m.SubscribeOutcome(ctx, "", "t1")
+	_, outcome, err := m.Subscribe(ctx, "", "t1", store.FollowOutcome)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer outcome.Close()
-	_, stream, err := m.Subscribe(ctx, "", "t1")
+	_, stream, err := m.Subscribe(ctx, "", "t1", store.FollowEvents)
 	if err != nil {
 		t.Fatal(err)
 	}

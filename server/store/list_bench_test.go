@@ -23,7 +23,7 @@ func BenchmarkMemoryListTasks200k(b *testing.B) {
 	for i := range 200_000 {
 		task := &a2av1.Task{Id: fmt.Sprintf("t%06d", i), ContextId: fmt.Sprint("c", i%1000),
 			Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING, Timestamp: timestamppb.New(at.Add(time.Duration(i) * time.Millisecond))}}
-		if _, err := m.CreateTask(ctx, store.Creation{Record: store.Record{Owner: "alice", Task: task}}); err != nil {
+		if _, _, err := m.CreateTask(ctx, store.Creation{Record: store.Record{Owner: "alice", Task: task}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -54,7 +54,7 @@ func BenchmarkMemoryListTasks200kFiltered(b *testing.B) {
 		}
 		task := &a2av1.Task{Id: fmt.Sprintf("t%06d", i), ContextId: fmt.Sprint("c", i%20_000),
 			Status: &a2av1.TaskStatus{State: state, Timestamp: timestamppb.New(at.Add(time.Duration(i) * time.Millisecond))}}
-		if _, err := m.CreateTask(ctx, store.Creation{Record: store.Record{Task: task}}); err != nil {
+		if _, _, err := m.CreateTask(ctx, store.Creation{Record: store.Record{Task: task}}); err != nil {
 			b.Fatal(err)
 		}
 	}

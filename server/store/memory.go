@@ -69,6 +69,8 @@ func WithMaxPendingDeliveries(n int) MemoryOption {
 // concurrent use. Reads of a task take no lock on the task: records are
 // immutable and published atomically.
 type Memory struct {
+	Unshared // one process uses it
+
 	mu      sync.RWMutex
 	tenants map[string]*memTenant
 	buffer  int
@@ -198,7 +200,12 @@ func (m *Memory) entry(tenant, id string) *memEntry {
 func (e *memEntry) snapshot() Record { return *e.rec.Load() }
 
 // CreateTask implements Tasks.
-func (m *Memory) CreateTask(_ context.Context, c Creation) (Record, error) {
+func (m *Memory) CreateTask(_ context.Context, c Creation) (Record, Subscription, error) {
+	rec, err := m.create(c)
+	return SubscribeCreated(m, c, rec, err)
+}
+
+func (m *Memory) create(c Creation) (Record, error) {
 	if err := m.checkOpen(); err != nil {
 		return Record{}, err
 	}
@@ -521,21 +528,11 @@ func (m *Memory) ListTasks(_ context.Context, tenant string, q Query) (Page, err
 }
 
 // Subscribe implements Subscriptions.
-func (m *Memory) Subscribe(ctx context.Context, tenant, id string) (Record, Subscription, error) {
-	return m.subscribe(ctx, tenant, id, 0)
-}
-
-// SubscribeOutcome implements OutcomeSubscriptions.
-func (m *Memory) SubscribeOutcome(ctx context.Context, tenant, id string) (Record, Subscription, error) {
-	return m.subscribe(ctx, tenant, id, OutcomeSubscriberBuffer)
-}
-
-// subscribe subscribes with a buffer of buffer events (0: the store's).
-func (m *Memory) subscribe(ctx context.Context, tenant, id string, buffer int) (Record, Subscription, error) {
+func (m *Memory) Subscribe(ctx context.Context, tenant, id string, f Follow) (Record, Subscription, error) {
 	if err := m.checkOpen(); err != nil {
 		return Record{}, nil, err
 	}
-	return m.broker.SubscribeBuffered(ctx, tenant, id, buffer, func(ctx context.Context) (Record, error) { return m.Task(ctx, tenant, id) })
+	return m.broker.Subscribe(ctx, tenant, id, f, func(ctx context.Context) (Record, error) { return m.Task(ctx, tenant, id) })
 }
 
 // SavePushConfig implements PushConfigs.

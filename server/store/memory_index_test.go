@@ -53,7 +53,7 @@ func TestMemoryListIndexMatchesSortedScan(t *testing.T) {
 		}
 		owner := owners[rng.IntN(len(owners))]
 		task := &a2av1.Task{Id: id, ContextId: fmt.Sprint("c", rng.IntN(3)), Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_SUBMITTED, Timestamp: stamp()}}
-		rec, err := m.CreateTask(ctx, store.Creation{Record: store.Record{Owner: owner, Task: task}})
+		rec, _, err := m.CreateTask(ctx, store.Creation{Record: store.Record{Owner: owner, Task: task}})
 		if err != nil {
 			t.Fatalf("create %d: %v", i, err)
 		}
@@ -129,7 +129,7 @@ func TestMemoryListWhileTasksMove(t *testing.T) {
 	for i := range tasks {
 		task := &a2av1.Task{Id: fmt.Sprintf("t%02d", i), ContextId: fmt.Sprint("c", i%3),
 			Status: &a2av1.TaskStatus{State: states[i%3], Timestamp: timestamppb.New(at)}}
-		if _, err := m.CreateTask(ctx, store.Creation{Record: store.Record{Task: task}}); err != nil {
+		if _, _, err := m.CreateTask(ctx, store.Creation{Record: store.Record{Task: task}}); err != nil {
 			t.Fatal(err)
 		}
 	}

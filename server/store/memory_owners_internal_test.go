@@ -39,7 +39,7 @@ func TestOwnerCountsStayExact(t *testing.T) {
 		if len(tasks) == 0 || r.IntN(3) == 0 {
 			id, tenant := fmt.Sprint("t", i), fmt.Sprint("tenant", r.IntN(2))
 			s := states[r.IntN(len(states))]
-			if _, err := m.CreateTask(ctx, Creation{Record: Record{Tenant: tenant, Owner: owners[r.IntN(len(owners))], Task: task(id, s)}}); err != nil {
+			if _, _, err := m.CreateTask(ctx, Creation{Record: Record{Tenant: tenant, Owner: owners[r.IntN(len(owners))], Task: task(id, s)}}); err != nil {
 				t.Fatal(err)
 			}
 			tasks = append(tasks, live{tenant, id, 1, s})

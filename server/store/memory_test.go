@@ -17,6 +17,12 @@ func TestMemoryConformance(t *testing.T) {
 	storetest.Run(t, func(*testing.T) store.Store { return store.NewMemory() })
 }
 
+// TestMemoryWrappedConformance: through store.Wrap the memory store keeps
+// its whole contract.
+func TestMemoryWrappedConformance(t *testing.T) {
+	storetest.RunWrapped(t, func(*testing.T) store.Store { return store.NewMemory() })
+}
+
 // TestMemoryWithRetentionConformance: bounds that the suite never reaches
 // change nothing of the Store contract.
 func TestMemoryWithRetentionConformance(t *testing.T) {
@@ -33,11 +39,11 @@ func TestMemorySubscriberBuffer(t *testing.T) {
 	task := func() *a2av1.Task {
 		return &a2av1.Task{Id: "t", Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING, Timestamp: timestamppb.Now()}}
 	}
-	rec, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: task()}})
+	rec, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: task()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sub, err := s.Subscribe(ctx, "", "t")
+	_, sub, err := s.Subscribe(ctx, "", "t", store.FollowEvents)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 func TestMemoryPing(t *testing.T) {
 	m := store.NewMemory()
-	if err := store.Ping(context.Background(), m); err != nil {
+	if err := m.Ping(context.Background()); err != nil {
 		t.Fatalf("Ping = %v", err)
 	}
 	m.Close()

@@ -45,7 +45,7 @@ func retentionTask(id string, state a2av1.TaskState) *a2av1.Task {
 // startTask creates a working task; endTask completes it.
 func startTask(t *testing.T, m *Memory, tenant, id string) {
 	t.Helper()
-	if _, err := m.CreateTask(context.Background(), Creation{Record: Record{Tenant: tenant, Task: retentionTask(id, a2av1.TaskState_TASK_STATE_WORKING)}}); err != nil {
+	if _, _, err := m.CreateTask(context.Background(), Creation{Record: Record{Tenant: tenant, Task: retentionTask(id, a2av1.TaskState_TASK_STATE_WORKING)}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -94,7 +94,7 @@ func TestTerminalTaskTTL(t *testing.T) {
 		t.Fatalf("past the TTL the store has %v, want [running]", got)
 	}
 	// Every read treats the expired task as gone, before any write removes it.
-	if _, _, err := m.Subscribe(ctx, "", "done"); !errors.Is(err, ErrNotFound) {
+	if _, _, err := m.Subscribe(ctx, "", "done", FollowEvents); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Subscribe to an expired task: %v, want ErrNotFound", err)
 	}
 	if _, err := m.PushConfig(ctx, "", "done", "p1"); !errors.Is(err, ErrNotFound) {
@@ -140,7 +140,7 @@ func TestMaxTerminalTasks(t *testing.T) {
 		t.Fatalf("running tasks were removed: %v left", got)
 	}
 	// A task created terminal counts too (an agent may reject at once).
-	if _, err := m.CreateTask(context.Background(), Creation{Record: Record{Tenant: "tenant-t", Task: retentionTask("r1", a2av1.TaskState_TASK_STATE_REJECTED)}}); err != nil {
+	if _, _, err := m.CreateTask(context.Background(), Creation{Record: Record{Tenant: "tenant-t", Task: retentionTask("r1", a2av1.TaskState_TASK_STATE_REJECTED)}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := present(m, "tenant-t", "t1", "t3", "r1"); fmt.Sprint(got) != "[t3 r1]" {
@@ -190,7 +190,7 @@ func TestRetentionConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range 200 {
 				id := fmt.Sprint("g", g, "-", i)
-				rec, err := m.CreateTask(ctx, Creation{Record: Record{Task: retentionTask(id, a2av1.TaskState_TASK_STATE_WORKING)}})
+				rec, _, err := m.CreateTask(ctx, Creation{Record: Record{Task: retentionTask(id, a2av1.TaskState_TASK_STATE_WORKING)}})
 				if err != nil {
 					t.Error(err)
 					return
@@ -233,7 +233,7 @@ func BenchmarkTaskLifecycle(b *testing.B) {
 			for b.Loop() {
 				id := strconv.Itoa(i)
 				i++
-				rec, err := m.CreateTask(ctx, Creation{Record: Record{Task: retentionTask(id, a2av1.TaskState_TASK_STATE_WORKING)}})
+				rec, _, err := m.CreateTask(ctx, Creation{Record: Record{Task: retentionTask(id, a2av1.TaskState_TASK_STATE_WORKING)}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -253,7 +253,7 @@ func TestInterruptedTasksFreed(t *testing.T) {
 	m := newRetentionStore(clock, WithInterruptedTaskTTL(time.Hour))
 	create := func(id string) {
 		task := &a2av1.Task{Id: id, Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_INPUT_REQUIRED, Timestamp: timestamppb.New(clock.Now())}}
-		if _, err := m.CreateTask(context.Background(), Creation{Record: Record{Task: task}}); err != nil {
+		if _, _, err := m.CreateTask(context.Background(), Creation{Record: Record{Task: task}}); err != nil {
 			t.Fatal(err)
 		}
 	}

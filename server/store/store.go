@@ -2,7 +2,7 @@
 // provides the in-memory implementation and the in-process event broker that
 // durable stores build on.
 //
-// A Store is four parts, each with its own conformance suite in package
+// A Store is five parts, each with its own conformance suite in package
 // storetest:
 //
 //   - Tasks: versioned task records. Every change is an optimistic write: the
@@ -25,6 +25,11 @@
 //     notifications. Deliveries are leased to a worker, retried with their
 //     attempt count and due time kept in the store, and handed out in order
 //     per webhook config.
+//   - Processes: whether other processes share the store (replicas), and
+//     the signals between them (signals.go).
+//
+// Every capability is a method of Store, so a wrapper that forwards Store
+// forwards all of them (Wrap); there are no optional interfaces to find.
 //
 // Snapshots are shared, never copied: a *a2av1.Task handed to or returned by
 // a store must not be modified by anyone. Build a new Task for every change.
@@ -102,6 +107,22 @@ type Creation struct {
 	Events []*a2av1.StreamResponse
 	// Trace is kept with the deliveries the creation queues.
 	Trace TraceContext
+	// Subscriber, when not nil, subscribes the creator to the new task in
+	// the same call, as a caller that follows the task's events needs:
+	// CreateTask then returns the subscription too.
+	Subscriber *Subscriber
+}
+
+// Subscriber asks CreateTask for a subscription to the task it creates.
+// A store that can register the subscriber before it writes the creation
+// saves reading the task back (a round trip to a database server); others
+// subscribe after creating (SubscribeCreated).
+type Subscriber struct {
+	// Ctx ends the subscription when it is done: the creator's context,
+	// not the write's.
+	Ctx context.Context
+	// Follow sets the subscriber's room, as for Subscribe.
+	Follow Follow
 }
 
 // Update is one optimistic write of a task.
@@ -154,6 +175,11 @@ type Subscription interface {
 	Err() error
 	// Close ends the subscription and releases it. It is idempotent.
 	Close()
+	// Written returns the snapshot (never to be modified) stored by the
+	// write of the last events received, if that write was at version and
+	// the store has it at hand (a write of this process, on a store that
+	// keeps it); else nil, and the caller reads the task instead.
+	Written(version int64) *a2av1.Task
 }
 
 // Cursor is a position in the listing order (Status.Timestamp descending,
@@ -204,7 +230,16 @@ type Tasks interface {
 	// id; ErrInvalidTransition for a malformed snapshot; ErrInvalidKey for a
 	// tenant, id, context id, owner or push config id no store can hold
 	// (CheckCreation).
-	CreateTask(ctx context.Context, c Creation) (Record, error)
+	//
+	// With c.Subscriber it also returns a subscription to the events
+	// written after the returned record (the created one, unless a store
+	// that subscribes after creating saw another write in between), by any
+	// writer, exactly once and in order; without, the subscription is nil.
+	// A failed creation returns no subscription. When the task was created
+	// but the subscription could not be made (the subscriber's context
+	// ended, the store is closing), the subscription returned has already
+	// ended with that error: the task exists, and its creator must go on.
+	CreateTask(ctx context.Context, c Creation) (Record, Subscription, error)
 	// Task returns the current record. ErrNotFound.
 	Task(ctx context.Context, tenant, id string) (Record, error)
 	// UpdateTask replaces the task if u.Expect is its current version,
@@ -226,50 +261,36 @@ type Tasks interface {
 	StaleRuns(ctx context.Context, self string, now time.Time, limit int) ([]Record, error)
 }
 
+// Follow says what a subscriber follows of a task, which sets how far it
+// may fall behind before it is dropped with ErrSlowSubscriber.
+type Follow uint8
+
+const (
+	// FollowEvents: every event, as a stream relays them; the subscriber
+	// has room for the store's lag (DefaultSubscriberBuffer unless the
+	// store was configured otherwise).
+	FollowEvents Follow = iota
+	// FollowOutcome: only the task's outcome, by a caller that subscribes
+	// again when dropped as slow, as a blocking SendMessage does. A store
+	// may give such a subscriber room for only OutcomeSubscriberBuffer
+	// events, so that each call does not allocate (and the GC scan) a
+	// stream's buffer; one whose re-subscription is costly (a read from a
+	// database server) may give it the stream's room instead.
+	FollowOutcome
+)
+
+// OutcomeSubscriberBuffer is how many events a FollowOutcome subscriber may
+// lag in the stores that keep its buffer small.
+const OutcomeSubscriberBuffer = 8
+
 // Subscriptions is the live feed of task events.
 type Subscriptions interface {
 	// Subscribe returns the current record and a subscription to the events
 	// written after it, atomically: nothing is missed in between and nothing
 	// already in the snapshot is repeated. A terminal task yields its record
 	// and an already ended subscription. The subscription also ends when ctx
-	// is done. ErrNotFound.
-	Subscribe(ctx context.Context, tenant, id string) (Record, Subscription, error)
-}
-
-// OutcomeSubscriptions is what a store may offer a caller that follows a
-// task only to its outcome and subscribes again when dropped as slow
-// (ErrSlowSubscriber), as a blocking SendMessage does: Subscribe with room
-// for OutcomeSubscriberBuffer events instead of a stream's lag, so that
-// each call does not allocate (and the GC scan) a stream's buffer.
-type OutcomeSubscriptions interface {
-	SubscribeOutcome(ctx context.Context, tenant, id string) (Record, Subscription, error)
-}
-
-// OutcomeSubscriberBuffer is how many events an outcome subscriber may lag.
-const OutcomeSubscriberBuffer = 8
-
-// SnapshotSubscription is implemented by subscriptions that can tell the
-// snapshot a write stored, for writes they received whose snapshot the
-// store had at hand (a write of this process), so that a subscriber can
-// answer with the task as that write left it instead of reading it again.
-type SnapshotSubscription interface {
-	Subscription
-	// Written returns the snapshot (never to be modified) stored by the
-	// write of the last events received, if that write was at version and
-	// the store has it; else nil.
-	Written(version int64) *a2av1.Task
-}
-
-// CreateSubscriber is implemented by stores that can subscribe to a task in
-// the call that creates it, without reading the task back (a round trip to
-// a database server).
-type CreateSubscriber interface {
-	// CreateTaskSubscribed is CreateTask followed by Subscribe(subCtx, …)
-	// whose snapshot is the created record: the subscription receives every
-	// event written after the creation, by any writer, exactly once and in
-	// order. The subscription ends when subCtx is done. A failed creation
-	// returns CreateTask's error and no subscription.
-	CreateTaskSubscribed(ctx context.Context, c Creation, subCtx context.Context) (Record, Subscription, error)
+	// is done. f sets the subscriber's room (Follow). ErrNotFound.
+	Subscribe(ctx context.Context, tenant, id string, f Follow) (Record, Subscription, error)
 }
 
 // PushConfigs keeps the webhook configs of tasks.
@@ -353,12 +374,18 @@ type Outbox interface {
 }
 
 // Store is everything the default server keeps. Implementations are safe
-// for concurrent use and pass storetest.Run.
+// for concurrent use and pass storetest.Run. A wrapper (metrics, retries,
+// faults) forwards every method, most simply through Wrap.
 type Store interface {
 	Tasks
 	Subscriptions
 	PushConfigs
 	Outbox
+	Processes
+	// Ping returns nil when the store can serve requests now, else why not
+	// (ErrClosed after Close). A database store checks that its database
+	// answers, with ctx's deadline; health checks (host's /readyz) call it.
+	Ping(ctx context.Context) error
 	// Close releases the store: live subscriptions end with ErrClosed, and
 	// later calls fail with ErrClosed. It is idempotent.
 	Close() error

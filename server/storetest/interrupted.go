@@ -76,7 +76,7 @@ func RunInterruptedRetention(t *testing.T, newStore func(t *testing.T, clock *Cl
 		t.Helper()
 		_, err := s.Task(ctx, "", id)
 		wantErr(t, "Task("+id+") after its TTL", err, store.ErrNotFound)
-		_, _, err = s.Subscribe(ctx, "", id)
+		_, _, err = s.Subscribe(ctx, "", id, store.FollowEvents)
 		wantErr(t, "Subscribe("+id+") after its TTL", err, store.ErrNotFound)
 		_, err = s.PushConfig(ctx, "", id, "p")
 		wantErr(t, "PushConfig("+id+") after its TTL", err, store.ErrNotFound)

@@ -54,7 +54,7 @@ func testKeysAtTheLimits(t *testing.T, s store.Store) {
 	task := newTask(id, "ctx", working, 0)
 	task.ContextId = contextID
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: id, Id: cfgID, Url: "https://hook.example/a"}
-	if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: tenant, Owner: owner, Task: task},
+	if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: tenant, Owner: owner, Task: task},
 		PushConfigs: []store.PushConfig{v10(cfg)}, Events: []*a2av1.StreamResponse{statusEvent(task)}}); err != nil {
 		t.Fatalf("CreateTask with every key at its limit: %v", err)
 	}
@@ -96,7 +96,7 @@ func testKeysRefused(t *testing.T, s store.Store) {
 				PushConfigs: []store.PushConfig{v10(&a2av1.TaskPushNotificationConfig{TaskId: "t", Id: bad, Url: "https://hook.example/a"})}},
 		}
 		for field, c := range tasks {
-			if _, err := s.CreateTask(ctx, c); !errors.Is(err, store.ErrInvalidKey) {
+			if _, _, err := s.CreateTask(ctx, c); !errors.Is(err, store.ErrInvalidKey) {
 				t.Errorf("CreateTask with a %s %s: %v; want ErrInvalidKey", name, field, err)
 			}
 			if _, err := s.Task(ctx, c.Tenant, c.Task.GetId()); !errors.Is(err, store.ErrNotFound) {
@@ -108,7 +108,7 @@ func testKeysRefused(t *testing.T, s store.Store) {
 			if _, err := s.Task(ctx, tenant, id); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("Task(%s key): %v; want ErrNotFound", name, err)
 			}
-			if _, sub, err := s.Subscribe(ctx, tenant, id); !errors.Is(err, store.ErrNotFound) {
+			if _, sub, err := s.Subscribe(ctx, tenant, id, store.FollowEvents); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("Subscribe(%s key): %v; want ErrNotFound", name, err)
 				if sub != nil {
 					sub.Close()
@@ -148,7 +148,7 @@ func testKeysRefused(t *testing.T, s store.Store) {
 		}
 	}
 	for name, bad := range badKeys(r, store.MaxOwnerBytes) {
-		if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Owner: bad, Task: newTask("t", "ctx", working, 0)}}); !errors.Is(err, store.ErrInvalidKey) {
+		if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Owner: bad, Task: newTask("t", "ctx", working, 0)}}); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("CreateTask with a %s owner: %v; want ErrInvalidKey", name, err)
 		}
 	}

@@ -118,7 +118,7 @@ func testOutboxQueuedWithWrites(t *testing.T, s OutboxStore) {
 func testOutboxQueuedWithCreate(t *testing.T, s OutboxStore) {
 	task := newTask("t1", "c", submitted, 0)
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "inline", Url: "https://inline.example"}
-	if _, err := s.CreateTask(context.Background(), store.Creation{
+	if _, _, err := s.CreateTask(context.Background(), store.Creation{
 		Record:      store.Record{Tenant: "T", Task: task},
 		PushConfigs: []store.PushConfig{v10(cfg)},
 		Events:      []*a2av1.StreamResponse{{Payload: &a2av1.StreamResponse_Task{Task: task}}},
@@ -373,7 +373,7 @@ func testOutboxTraceContext(t *testing.T, s OutboxStore) {
 	created := store.TraceContext{Parent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", State: "vendor=a"}
 	task := newTask("t1", "c", submitted, 0)
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://p.example/hook"}
-	rec, err := s.CreateTask(ctx, store.Creation{
+	rec, _, err := s.CreateTask(ctx, store.Creation{
 		Record:      store.Record{Tenant: "T", Task: task},
 		PushConfigs: []store.PushConfig{v10(cfg)},
 		Events:      []*a2av1.StreamResponse{{Payload: &a2av1.StreamResponse_Task{Task: task}}},

@@ -113,7 +113,7 @@ func testPushConfigTenants(t *testing.T, s PushConfigStore) {
 func testPushConfigsCreatedWithTask(t *testing.T, s PushConfigStore) {
 	ctx := context.Background()
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "inline", Url: "https://hook.example", Token: "tok"}
-	if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0)},
+	if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0)},
 		PushConfigs: []store.PushConfig{v10(cfg)}}); err != nil {
 		t.Fatalf("CreateTask with a push config: %v", err)
 	}
@@ -121,7 +121,7 @@ func testPushConfigsCreatedWithTask(t *testing.T, s PushConfigStore) {
 	if err != nil || !proto.Equal(got.TaskPushNotificationConfig, cfg) {
 		t.Fatalf("PushConfig after CreateTask = %v, %v; want %v", got, err, cfg)
 	}
-	_, err = s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0)},
+	_, _, err = s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0)},
 		PushConfigs: []store.PushConfig{v10(&a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "other", Url: "https://x.example"})}})
 	wantErr(t, "CreateTask of an existing id with a push config", err, store.ErrExists)
 	if _, err := s.PushConfig(ctx, "T", "t1", "other"); !errors.Is(err, store.ErrNotFound) {

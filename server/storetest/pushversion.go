@@ -76,7 +76,7 @@ func testPushConfigVersion(t *testing.T, s PushConfigStore) {
 		t.Fatalf("after registering old again through 1.0, its version is %q", got.ProtocolVersion)
 	}
 	// An inline config of a new task keeps its version too.
-	if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask("t2", "c", submitted, 0)},
+	if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask("t2", "c", submitted, 0)},
 		PushConfigs: []store.PushConfig{v03(&a2av1.TaskPushNotificationConfig{TaskId: "t2", Id: "inline", Url: "https://inline.example"})}}); err != nil {
 		t.Fatalf("CreateTask with a v0.3 push config: %v", err)
 	}
@@ -153,7 +153,7 @@ func testOutboxTaskPayload(t *testing.T, s OutboxStore) {
 func testOutboxTaskPayloadAtCreate(t *testing.T, s OutboxStore) {
 	submittedTask := newTask("t1", "c", submitted, 0)
 	started := next(submittedTask, working, time.Second)
-	if _, err := s.CreateTask(context.Background(), store.Creation{
+	if _, _, err := s.CreateTask(context.Background(), store.Creation{
 		Record: store.Record{Tenant: "T", Task: started},
 		PushConfigs: []store.PushConfig{
 			v03(&a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "old", Url: "https://old.example"}),

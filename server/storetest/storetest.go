@@ -6,7 +6,7 @@
 //		storetest.Run(t, func(t *testing.T) store.Store { return newMyStore(t) })
 //	}
 //
-// passes under go test -race. Run is the four part suites, which can also be
+// passes under go test -race. Run is the part suites, which can also be
 // run on their own for a store built from parts:
 //
 //   - RunTasks: optimistic versioned writes, frozen terminal tasks, tenant
@@ -16,13 +16,19 @@
 //   - RunSubscriptions: event delivery in write order to every subscriber,
 //     subscriptions that start atomically after a snapshot (also under
 //     concurrent writes), end at a terminal state, on Close, on context
-//     cancellation and when the store closes, the slow-subscriber policy;
+//     cancellation and when the store closes, the slow-subscriber policy,
+//     subscriptions made by the creating call and outcome followers;
 //   - RunPushConfigs: push-config storage and paging;
 //   - RunOutbox: deliveries queued atomically with task writes, per-config
 //     order, leases, retries, config replacement and deletion, concurrent
 //     claims;
 //   - RunKeys: the strings every store holds as keys, and those every store
-//     refuses (docs/limits.md).
+//     refuses (docs/limits.md);
+//   - RunProcesses: signals between processes for a store that says it is
+//     shared, none for one that is not, and Ping.
+//
+// RunWrapped runs Run through store.Wrap, so that a store's capabilities are
+// shown to survive a forwarding wrapper.
 //
 // The suite assumes that a subscriber may lag at least 64 events behind
 // before the store drops it.
@@ -54,6 +60,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("Outbox", func(t *testing.T) { RunOutbox(t, func(t *testing.T) OutboxStore { return newStore(t) }) })
 	t.Run("Close", func(t *testing.T) { testSubscriptionsEndOnStoreClose(t, newStore(t)) })
 	t.Run("Keys", func(t *testing.T) { RunKeys(t, newStore) })
+	t.Run("Processes", func(t *testing.T) { RunProcesses(t, newStore) })
 }
 
 // SubscriptionStore is what RunSubscriptions needs: tasks to write and their
@@ -120,7 +127,7 @@ const (
 
 func mustCreate(t *testing.T, s store.Tasks, tenant, owner string, task *a2av1.Task) store.Record {
 	t.Helper()
-	rec, err := s.CreateTask(context.Background(), store.Creation{Record: store.Record{Tenant: tenant, Owner: owner, Task: task}})
+	rec, _, err := s.CreateTask(context.Background(), store.Creation{Record: store.Record{Tenant: tenant, Owner: owner, Task: task}})
 	if err != nil {
 		t.Fatalf("CreateTask(%s/%s): %v", tenant, task.GetId(), err)
 	}

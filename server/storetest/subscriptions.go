@@ -27,6 +27,10 @@ func RunSubscriptions(t *testing.T, newStore func(t *testing.T) SubscriptionStor
 		{"Context", testSubscribeContext},
 		{"NoEventsFromFailedWrites", testNoEventsFromFailedWrites},
 		{"SlowSubscriberDropped", testSlowSubscriber},
+		{"CreateSubscribed", testCreateSubscribed},
+		{"CreateSubscribedExisting", testCreateSubscribedExisting},
+		{"FollowOutcome", testFollowOutcome},
+		{"Written", testWritten},
 	}.run(t, newStore)
 }
 
@@ -53,7 +57,7 @@ func testSubscribeSnapshotThenEvents(t *testing.T, s SubscriptionStore) {
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", submitted, 0))
 	t2 := next(rec.Task, working, time.Second)
 	v2 := mustUpdate(t, s, "", t2, rec.Version, statusEvent(t2)) // before the subscription: not delivered
-	snap, sub, err := s.Subscribe(ctx, "", "t1")
+	snap, sub, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
 	if err != nil {
 		t.Fatalf("Subscribe: %v", err)
 	}
@@ -84,7 +88,7 @@ func testSubscribeIdenticalSequences(t *testing.T, s SubscriptionStore) {
 	results := make([][]store.Event, subs)
 	var wg sync.WaitGroup
 	for i := range subs {
-		_, sub, err := s.Subscribe(ctx, "", "t1")
+		_, sub, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
 		if err != nil {
 			t.Fatalf("Subscribe: %v", err)
 		}
@@ -126,7 +130,7 @@ func testSubscribeIdenticalSequences(t *testing.T, s SubscriptionStore) {
 
 func testSubscribeEndsAtTerminal(t *testing.T, s SubscriptionStore) {
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	_, sub, err := s.Subscribe(context.Background(), "", "t1")
+	_, sub, err := s.Subscribe(context.Background(), "", "t1", store.FollowEvents)
 	if err != nil {
 		t.Fatalf("Subscribe: %v", err)
 	}
@@ -143,7 +147,7 @@ func testSubscribeEndsAtTerminal(t *testing.T, s SubscriptionStore) {
 
 func testSubscribeTerminalTask(t *testing.T, s SubscriptionStore) {
 	mustCreate(t, s, "", "", newTask("t1", "c", completed, 0))
-	rec, sub, err := s.Subscribe(context.Background(), "", "t1")
+	rec, sub, err := s.Subscribe(context.Background(), "", "t1", store.FollowEvents)
 	if err != nil {
 		t.Fatalf("Subscribe: %v", err)
 	}
@@ -157,15 +161,15 @@ func testSubscribeTerminalTask(t *testing.T, s SubscriptionStore) {
 
 func testSubscribeUnknown(t *testing.T, s SubscriptionStore) {
 	mustCreate(t, s, "A", "", newTask("t1", "c", working, 0))
-	_, _, err := s.Subscribe(context.Background(), "", "nope")
+	_, _, err := s.Subscribe(context.Background(), "", "nope", store.FollowEvents)
 	wantErr(t, "Subscribe(unknown)", err, store.ErrNotFound)
-	_, _, err = s.Subscribe(context.Background(), "B", "t1")
+	_, _, err = s.Subscribe(context.Background(), "B", "t1", store.FollowEvents)
 	wantErr(t, "Subscribe to another tenant's task", err, store.ErrNotFound)
 }
 
 func testSubscribeClose(t *testing.T, s SubscriptionStore) {
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	_, sub, err := s.Subscribe(context.Background(), "", "t1")
+	_, sub, err := s.Subscribe(context.Background(), "", "t1", store.FollowEvents)
 	if err != nil {
 		t.Fatalf("Subscribe: %v", err)
 	}
@@ -179,7 +183,7 @@ func testSubscribeClose(t *testing.T, s SubscriptionStore) {
 func testSubscribeContext(t *testing.T, s SubscriptionStore) {
 	mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
 	ctx, cancel := context.WithCancel(context.Background())
-	_, sub, err := s.Subscribe(ctx, "", "t1")
+	_, sub, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
 	if err != nil {
 		t.Fatalf("Subscribe: %v", err)
 	}
@@ -193,7 +197,7 @@ func testSubscribeContext(t *testing.T, s SubscriptionStore) {
 
 func testNoEventsFromFailedWrites(t *testing.T, s SubscriptionStore) {
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	_, sub, err := s.Subscribe(context.Background(), "", "t1")
+	_, sub, err := s.Subscribe(context.Background(), "", "t1", store.FollowEvents)
 	if err != nil {
 		t.Fatalf("Subscribe: %v", err)
 	}
@@ -215,12 +219,12 @@ func testNoEventsFromFailedWrites(t *testing.T, s SubscriptionStore) {
 func testSlowSubscriber(t *testing.T, s SubscriptionStore) {
 	ctx := context.Background()
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	_, slow, err := s.Subscribe(ctx, "", "t1")
+	_, slow, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
 	if err != nil {
 		t.Fatalf("Subscribe: %v", err)
 	}
 	defer slow.Close()
-	_, fast, err := s.Subscribe(ctx, "", "t1")
+	_, fast, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
 	if err != nil {
 		t.Fatalf("Subscribe: %v", err)
 	}
@@ -314,7 +318,7 @@ func testSubscribeAtomicUnderWrites(t *testing.T, s SubscriptionStore) {
 			return
 		default:
 		}
-		snap, sub, err := s.Subscribe(ctx, "", "t1")
+		snap, sub, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
 		if err != nil {
 			t.Fatalf("Subscribe %d: %v", i, err)
 		}
@@ -346,7 +350,7 @@ func terminalRecord(rec store.Record) bool { return store.IsTerminal(rec.Task.Ge
 
 func testSubscriptionsEndOnStoreClose(t *testing.T, s store.Store) {
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	_, sub, err := s.Subscribe(context.Background(), "", "t1")
+	_, sub, err := s.Subscribe(context.Background(), "", "t1", store.FollowEvents)
 	if err != nil {
 		t.Fatalf("Subscribe: %v", err)
 	}

@@ -57,7 +57,7 @@ func testCreateAndGet(t *testing.T, s store.Tasks) {
 
 func testCreateDuplicate(t *testing.T, s store.Tasks) {
 	mustCreate(t, s, "", "", newTask("t1", "c1", submitted, 0))
-	_, err := s.CreateTask(context.Background(), store.Creation{Record: store.Record{Task: newTask("t1", "c2", submitted, 0)}})
+	_, _, err := s.CreateTask(context.Background(), store.Creation{Record: store.Record{Task: newTask("t1", "c2", submitted, 0)}})
 	wantErr(t, "second CreateTask with the same id", err, store.ErrExists)
 }
 
@@ -68,7 +68,7 @@ func testCreateInvalid(t *testing.T, s store.Tasks) {
 		"no status":   {Id: "x"},
 		"unspecified": newTask("x", "c", a2av1.TaskState_TASK_STATE_UNSPECIFIED, 0),
 	} {
-		_, err := s.CreateTask(context.Background(), store.Creation{Record: store.Record{Task: task}})
+		_, _, err := s.CreateTask(context.Background(), store.Creation{Record: store.Record{Task: task}})
 		wantErr(t, "CreateTask with "+name, err, store.ErrInvalidTransition)
 	}
 }
@@ -320,7 +320,7 @@ func testListInvalidLimit(t *testing.T, s store.Tasks) {
 func testRunnerAndLease(t *testing.T, s store.Tasks) {
 	ctx := context.Background()
 	lease := base.Add(time.Minute).Truncate(time.Millisecond)
-	rec, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0), Runner: "r1", LeaseUntil: lease}})
+	rec, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0), Runner: "r1", LeaseUntil: lease}})
 	if err != nil {
 		t.Fatalf("CreateTask: %v", err)
 	}
@@ -357,7 +357,7 @@ func testRenewRuns(t *testing.T, s store.Tasks) {
 	ctx := context.Background()
 	old := base.Add(time.Minute).Truncate(time.Millisecond)
 	for _, c := range []struct{ id, runner string }{{"a", "r1"}, {"b", "r1"}, {"c", "r2"}} {
-		if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(c.id, "c", working, 0), Runner: c.runner, LeaseUntil: old}}); err != nil {
+		if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(c.id, "c", working, 0), Runner: c.runner, LeaseUntil: old}}); err != nil {
 			t.Fatalf("CreateTask(%s): %v", c.id, err)
 		}
 	}
@@ -400,7 +400,7 @@ func testStaleRuns(t *testing.T, s store.Tasks) {
 		{"no-runner", "", working, expired},
 		{"gone-here", goneHere, working, valid},
 	} {
-		if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T" + c.id[:1], Task: newTask(c.id, "c", c.state, 0), Runner: c.runner, LeaseUntil: c.lease}}); err != nil {
+		if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T" + c.id[:1], Task: newTask(c.id, "c", c.state, 0), Runner: c.runner, LeaseUntil: c.lease}}); err != nil {
 			t.Fatalf("CreateTask(%s): %v", c.id, err)
 		}
 	}

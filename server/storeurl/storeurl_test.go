@@ -151,7 +151,7 @@ func TestOpenPostgres(t *testing.T) {
 	}
 	defer b.Close()
 	task := &a2av1.Task{Id: "t1", Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING}}
-	if _, err := a.CreateTask(context.Background(), store.Creation{Record: store.Record{Task: task}}); err != nil {
+	if _, _, err := a.CreateTask(context.Background(), store.Creation{Record: store.Record{Task: task}}); err != nil {
 		t.Fatal(err)
 	}
 	if rec, err := b.Task(context.Background(), "", "t1"); err != nil || rec.Version != 1 {

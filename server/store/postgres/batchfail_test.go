@@ -39,7 +39,7 @@ func TestBatchedWriteErrors(t *testing.T) {
 	for i := range tasks {
 		id := fmt.Sprintf("t%d", i)
 		versions[i] = create(t, s, store.Creation{Record: store.Record{Task: newTask(id, working, 0)}}).Version
-		_, sub, err := s.Subscribe(ctx, "", id)
+		_, sub, err := s.Subscribe(ctx, "", id, store.FollowEvents)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func TestBatchedWriteErrors(t *testing.T) {
 			id := fmt.Sprintf("t%d", i)
 			for r := 1; r <= rounds; r++ {
 				good := fmt.Sprintf("good-%d-%d", i, r)
-				if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(good, completed, 0)}}); err != nil {
+				if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(good, completed, 0)}}); err != nil {
 					t.Errorf("creating %s next to poisoned writes: %v", good, err)
 				}
 				nt := newTask(id, working, time.Duration(r)*time.Millisecond)

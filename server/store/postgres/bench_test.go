@@ -39,7 +39,7 @@ func benchUpdate(b *testing.B, webhooks int, opts ...Option) {
 		for i := range webhooks {
 			cfgs = append(cfgs, cfg(id, fmt.Sprintf("p%d", i)))
 		}
-		rec, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, submitted, 0)}, PushConfigs: cfgs})
+		rec, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, submitted, 0)}, PushConfigs: cfgs})
 		if err != nil {
 			b.Error(err)
 			return
@@ -93,7 +93,7 @@ func BenchmarkSubscriberMemory(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			s := c.open(b)
 			defer s.Close()
-			if _, err := s.CreateTask(context.Background(), store.Creation{Record: store.Record{Task: newTask("t", inputReq, 0)}}); err != nil {
+			if _, _, err := s.CreateTask(context.Background(), store.Creation{Record: store.Record{Task: newTask("t", inputReq, 0)}}); err != nil {
 				b.Fatal(err)
 			}
 			var total int64
@@ -113,7 +113,7 @@ func subscriberMemory(b *testing.B, s store.Store, n int) int64 {
 	before := heapInUse()
 	for range n {
 		ctx, cancel := context.WithCancel(context.Background())
-		_, sub, err := s.Subscribe(ctx, "", "t")
+		_, sub, err := s.Subscribe(ctx, "", "t", store.FollowEvents)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,6 +12,13 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return openSchema(t, url, testSchema(t, url)) })
 }
 
+// TestWrappedConformance: through store.Wrap the store keeps its whole
+// contract, signals between replicas included.
+func TestWrappedConformance(t *testing.T) {
+	url := testURL(t)
+	storetest.RunWrapped(t, func(t *testing.T) store.Store { return openSchema(t, url, testSchema(t, url)) })
+}
+
 func TestInterruptedRetentionConformance(t *testing.T) {
 	url := testURL(t)
 	storetest.RunInterruptedRetention(t, func(t *testing.T, clock *storetest.Clock) store.Store {

@@ -73,8 +73,10 @@ func newFeed(s *Store, buffer int) *feed {
 	return &feed{s: s, buffer: buffer, topics: make(map[topicKey]*topic)}
 }
 
-// Subscribe implements store.Subscriptions.
-func (s *Store) Subscribe(ctx context.Context, tenant, id string) (store.Record, store.Subscription, error) {
+// Subscribe implements store.Subscriptions. Every subscriber gets the
+// feed's buffer, FollowOutcome ones too: a subscriber dropped as slow
+// subscribes again, and that costs a read from the database server.
+func (s *Store) Subscribe(ctx context.Context, tenant, id string, _ store.Follow) (store.Record, store.Subscription, error) {
 	if err := s.checkOpen(); err != nil {
 		return store.Record{}, nil, err
 	}
@@ -90,12 +92,17 @@ func (f *feed) subscribe(ctx context.Context, tenant, id string) (store.Record, 
 	return f.arm(ctx, p, rec, err)
 }
 
-// CreateTaskSubscribed implements store.CreateSubscriber: the subscriber is
+// CreateTask implements store.Tasks. A subscriber (c.Subscriber) is
 // registered before the creation is written, so that a write of another
 // replica, which can only follow the creation, is either in the created
 // record's version (none is) or reaches the subscriber by its
-// notification; the created record is the snapshot, with no read.
-func (s *Store) CreateTaskSubscribed(ctx context.Context, c store.Creation, subCtx context.Context) (store.Record, store.Subscription, error) {
+// notification; the created record is the snapshot, with no read. Every
+// subscriber gets the feed's buffer (see Subscribe).
+func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record, store.Subscription, error) {
+	if c.Subscriber == nil {
+		rec, err := s.create(ctx, c)
+		return rec, nil, err
+	}
 	if err := s.checkOpen(); err != nil {
 		return store.Record{}, nil, err
 	}
@@ -103,8 +110,8 @@ func (s *Store) CreateTaskSubscribed(ctx context.Context, c store.Creation, subC
 	if err != nil {
 		return store.Record{}, nil, err
 	}
-	rec, err := s.CreateTask(ctx, c)
-	return s.feed.arm(subCtx, p, rec, err)
+	rec, err := s.create(ctx, c)
+	return s.feed.arm(c.Subscriber.Ctx, p, rec, err)
 }
 
 // pending is a subscription registered with its topic whose snapshot is
@@ -531,7 +538,7 @@ type sub struct {
 
 func (sb *sub) Events() <-chan store.Event { return sb.ch }
 
-// Written implements store.SnapshotSubscription.
+// Written implements store.Subscription.
 func (sb *sub) Written(version int64) *a2av1.Task {
 	sb.t.mu.Lock()
 	defer sb.t.mu.Unlock()

@@ -36,7 +36,7 @@ func benchHello(b *testing.B, opts ...Option) {
 			defer wg.Done()
 			for n.Add(-1) >= 0 {
 				id := fmt.Sprintf("t%d", next.Add(1))
-				rec, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, submitted, 0), Runner: "r1"}})
+				rec, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, submitted, 0), Runner: "r1"}})
 				if err != nil {
 					b.Error(err)
 					return
@@ -71,7 +71,7 @@ func BenchmarkHelloOneWrite(b *testing.B) {
 					defer wg.Done()
 					for n.Add(-1) >= 0 {
 						id := fmt.Sprintf("t%d", next.Add(1))
-						if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, completed, 0)}}); err != nil {
+						if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, completed, 0)}}); err != nil {
 							b.Error(err)
 							return
 						}

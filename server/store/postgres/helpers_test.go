@@ -58,7 +58,7 @@ func statusEvent(t *a2av1.Task) *a2av1.StreamResponse {
 
 func create(t testing.TB, s *Store, c store.Creation) store.Record {
 	t.Helper()
-	rec, err := s.CreateTask(context.Background(), c)
+	rec, _, err := s.CreateTask(context.Background(), c)
 	if err != nil {
 		t.Fatalf("CreateTask(%s): %v", c.Task.GetId(), err)
 	}

@@ -7,9 +7,7 @@ import (
 	"github.com/a2agen/a2agen/server/store"
 )
 
-var _ store.Pinger = (*Store)(nil)
-
-// Ping implements store.Pinger: a round trip to the database on a pooled
+// Ping implements store.Store: a round trip to the database on a pooled
 // connection (opening one if none is idle), within ctx's deadline.
 func (s *Store) Ping(ctx context.Context) error {
 	if s.closed.Load() {

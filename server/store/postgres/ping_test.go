@@ -28,7 +28,7 @@ func TestPingFollowsTheServer(t *testing.T) {
 	ping := func() error {
 		ctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
-		return store.Ping(ctx, s)
+		return s.Ping(ctx)
 	}
 	if err := ping(); err != nil {
 		t.Fatalf("Ping with the server up: %v", err)

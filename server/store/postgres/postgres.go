@@ -37,7 +37,7 @@
 //
 // # Signals
 //
-// The store is a store.Signaler: a cancel or a follow-up that reaches a
+// The store is shared (store.Processes): a cancel or a follow-up that reaches a
 // replica other than the one running the task is written as usual and then
 // signalled to the running replica with a NOTIFY on the same channel, read
 // by the same listening connection (signals.go). Signals are best effort

@@ -109,7 +109,7 @@ func TestTerminalWriteWithoutEvents(t *testing.T) {
 	schema := testSchema(t, url)
 	a, b := openSchema(t, url, schema), openSchema(t, url, schema)
 	rec := create(t, a, store.Creation{Record: store.Record{Task: newTask("t", working, 0)}})
-	_, sub, err := b.Subscribe(context.Background(), "", "t")
+	_, sub, err := b.Subscribe(context.Background(), "", "t", store.FollowEvents)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestReplicasFeed(t *testing.T) {
 			create(t, a, store.Creation{Record: store.Record{Tenant: "T", Task: newTask(id, working, 0)}})
 			var subs []store.Subscription
 			for _, s := range []*Store{b, b, a} {
-				_, sub, err := s.Subscribe(ctx, "T", id)
+				_, sub, err := s.Subscribe(ctx, "T", id, store.FollowEvents)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -254,7 +254,7 @@ func TestReplicasSubscribeUnderWrites(t *testing.T) {
 			return
 		default:
 		}
-		snap, sub, err := b.Subscribe(ctx, "T", "t")
+		snap, sub, err := b.Subscribe(ctx, "T", "t", store.FollowEvents)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,7 +281,7 @@ func TestListenerReconnect(t *testing.T) {
 	a, b := openSchema(t, url, schema), openSchema(t, url, schema)
 	ctx := context.Background()
 	create(t, a, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t", working, 0)}})
-	_, sub, err := b.Subscribe(ctx, "T", "t")
+	_, sub, err := b.Subscribe(ctx, "T", "t", store.FollowEvents)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -829,7 +829,7 @@ func TestDatabaseErrors(t *testing.T) {
 	s := openSchema(t, url+sep+"application_name="+app, schema)
 	ctx := context.Background()
 	rec := create(t, s, store.Creation{Record: store.Record{Task: newTask("t", working, 0)}})
-	_, sub, err := s.Subscribe(ctx, "", "t")
+	_, sub, err := s.Subscribe(ctx, "", "t", store.FollowEvents)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -878,7 +878,7 @@ func TestSubscriberOfRemovedTask(t *testing.T) {
 	s := openTemp(t)
 	ctx := context.Background()
 	create(t, s, store.Creation{Record: store.Record{Task: newTask("t", working, 0)}})
-	_, sub, err := s.Subscribe(ctx, "", "t")
+	_, sub, err := s.Subscribe(ctx, "", "t", store.FollowEvents)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -923,7 +923,7 @@ func TestListenerQuietPeriods(t *testing.T) {
 	a, b := openSchema(t, url, schema), openSchema(t, url, schema)
 	ctx := context.Background()
 	rec := create(t, a, store.Creation{Record: store.Record{Task: newTask("t", working, 0)}})
-	_, sub, err := b.Subscribe(ctx, "", "t")
+	_, sub, err := b.Subscribe(ctx, "", "t", store.FollowEvents)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -952,7 +952,7 @@ func TestQuotedSchema(t *testing.T) {
 	})
 	a, b := openSchema(t, url, schema), openSchema(t, url, schema)
 	rec := create(t, a, store.Creation{Record: store.Record{Task: newTask("t", working, 0)}})
-	_, sub, err := b.Subscribe(context.Background(), "", "t")
+	_, sub, err := b.Subscribe(context.Background(), "", "t", store.FollowEvents)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1033,7 +1033,7 @@ func TestReplicasCreateSubscribed(t *testing.T) {
 			}
 			writeSeries(t, id, n, b)
 		}()
-		rec, sub, err := a.CreateTaskSubscribed(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask(id, working, 0)}}, ctx)
+		rec, sub, err := a.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask(id, working, 0)}, Subscriber: &store.Subscriber{Ctx: ctx}})
 		close(found)
 		if err != nil {
 			t.Fatal(err)
@@ -1050,7 +1050,7 @@ func TestReplicasCreateSubscribed(t *testing.T) {
 	}
 
 	// Writes of the subscriber's own process carry the snapshot written.
-	rec, sub, err := a.CreateTaskSubscribed(ctx, store.Creation{Record: store.Record{Task: newTask("own", working, 0)}}, ctx)
+	rec, sub, err := a.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask("own", working, 0)}, Subscriber: &store.Subscriber{Ctx: ctx}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1060,12 +1060,12 @@ func TestReplicasCreateSubscribed(t *testing.T) {
 	if len(evs) != 1 {
 		t.Fatalf("own write: events %+v, want the COMPLETED update", evs)
 	}
-	if got := sub.(store.SnapshotSubscription).Written(evs[0].Version); !proto.Equal(got, done) {
+	if got := sub.Written(evs[0].Version); !proto.Equal(got, done) {
 		t.Fatalf("own write: Written(%d) = %v, want the COMPLETED snapshot", evs[0].Version, got)
 	}
 
 	// A failed creation returns no subscription and leaves no subscriber.
-	if _, sub, err := a.CreateTaskSubscribed(ctx, store.Creation{Record: store.Record{Task: newTask("own", working, 0)}}, ctx); !errors.Is(err, store.ErrExists) || sub != nil {
+	if _, sub, err := a.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask("own", working, 0)}, Subscriber: &store.Subscriber{Ctx: ctx}}); !errors.Is(err, store.ErrExists) || sub != nil {
 		t.Fatalf("creating an existing id: %v, %v; want ErrExists and no subscription", sub, err)
 	}
 	if n := a.Subscribers(); n != 0 {

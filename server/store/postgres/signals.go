@@ -11,7 +11,7 @@ import (
 	"github.com/a2agen/a2agen/server/store"
 )
 
-// Signals between replicas (store.Signaler). A signal is a NOTIFY on the
+// Signals between replicas (store.Processes). A signal is a NOTIFY on the
 // store's channel, the one its writes are announced on, so that one
 // listening connection per replica hears both. Its payload is
 //
@@ -23,7 +23,7 @@ import (
 // sent. Every replica hears every signal and hands it to the receivers of
 // its runner, if it has any; the others ignore it.
 //
-// Signals are best effort, as store.Signaler allows: one sent while the
+// Signals are best effort, as store.Processes allows: one sent while the
 // addressed replica's listener is reconnecting is lost, and so is one that
 // finds its receiver's buffer full. The server makes up for lost signals by
 // comparing its running executions with the stored tasks periodically.
@@ -32,7 +32,8 @@ import (
 // are dropped.
 const signalBuffer = 256
 
-var _ store.Signaler = (*Store)(nil)
+// Shared implements store.Processes: replicas share a PostgreSQL store.
+func (s *Store) Shared() bool { return true }
 
 // signals are the receivers registered with ReceiveSignals.
 type signals struct {
@@ -52,7 +53,7 @@ func newSignals(s *Store) *signals {
 	return &signals{s: s, byID: make(map[string]map[*receiver]struct{})}
 }
 
-// SendSignal implements store.Signaler: it notifies every replica of the
+// SendSignal implements store.Processes: it notifies every replica of the
 // store's database; the one whose server instance is runner passes sig on
 // to it. A runner that receives its signals from this store gets them
 // directly. An error means the signal was not sent (a database failure, a
@@ -75,7 +76,7 @@ func (s *Store) SendSignal(ctx context.Context, runner string, sig store.Signal)
 	return nil
 }
 
-// ReceiveSignals implements store.Signaler: the signals any replica sends
+// ReceiveSignals implements store.Processes: the signals any replica sends
 // to runner arrive on the channel until stop is called or the store
 // closes; then it is closed. The channel holds signalBuffer signals; when
 // it is full, further signals are dropped (and logged) rather than hold up

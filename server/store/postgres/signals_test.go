@@ -163,7 +163,7 @@ func TestSignalsNeverBlockTheListener(t *testing.T) {
 		}
 	}
 	create(t, a, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t", working, 0)}})
-	_, sub, err := b.Subscribe(ctx, "T", "t")
+	_, sub, err := b.Subscribe(ctx, "T", "t", store.FollowEvents)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func (s *Store) payload(tenant, id string, version int64) string {
 // ---- CreateTask ----
 
 // CreateTask implements store.Tasks.
-func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record, error) {
+func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, error) {
 	if err := s.checkOpen(); err != nil {
 		return store.Record{}, err
 	}

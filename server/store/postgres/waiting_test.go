@@ -19,12 +19,12 @@ func TestInterruptedSweep(t *testing.T) {
 	s := openSchema(t, url, testSchema(t, url), WithInterruptedTaskTTL(time.Hour), WithClock(clock))
 	ctx := context.Background()
 	for _, id := range []string{"a", "b"} {
-		if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, inputReq, 0)},
+		if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, inputReq, 0)},
 			PushConfigs: []store.PushConfig{cfg(id, "p")}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask("run", working, 0)}}); err != nil {
+	if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask("run", working, 0)}}); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()

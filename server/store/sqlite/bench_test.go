@@ -40,7 +40,7 @@ func benchUpdate(b *testing.B, webhooks int, opts ...Option) {
 		for i := range webhooks {
 			cfgs = append(cfgs, cfg(id, fmt.Sprintf("p%d", i)))
 		}
-		rec, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, submitted, 0)}, PushConfigs: cfgs})
+		rec, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, submitted, 0)}, PushConfigs: cfgs})
 		if err != nil {
 			b.Error(err)
 			return
@@ -99,12 +99,12 @@ func simpleTask(ctx context.Context, s *Store, runner, id string) error {
 	now := time.Now()
 	task := &a2av1.Task{Id: id, ContextId: id + "-ctx", History: []*a2av1.Message{msg},
 		Status: &a2av1.TaskStatus{State: submitted, Timestamp: timestamppb.New(now)}}
-	_, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: task, Runner: runner, LeaseUntil: now.Add(30 * time.Second)},
+	_, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: task, Runner: runner, LeaseUntil: now.Add(30 * time.Second)},
 		Events: []*a2av1.StreamResponse{{Payload: &a2av1.StreamResponse_Task{Task: task}}}})
 	if err != nil {
 		return err
 	}
-	snap, sub, err := s.Subscribe(ctx, "", id)
+	snap, sub, err := s.Subscribe(ctx, "", id, store.FollowEvents)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func simpleTask(ctx context.Context, s *Store, runner, id string) error {
 func BenchmarkTask(b *testing.B) {
 	s := openTemp(b)
 	ctx := context.Background()
-	if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask("t", working, 0)}}); err != nil {
+	if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask("t", working, 0)}}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -165,7 +165,7 @@ func BenchmarkListTasks(b *testing.B) {
 				task.Status.State = working
 			}
 			task.ContextId = fmt.Sprintf("ctx-%d", i/5)
-			if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Owner: "o", Task: task}}); err != nil {
+			if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Owner: "o", Task: task}}); err != nil {
 				b.Error(err)
 			}
 		})

@@ -184,7 +184,7 @@ func TestCacheFollowsTheDatabase(t *testing.T) {
 func BenchmarkTaskUncached(b *testing.B) {
 	s := openTemp(b, withCachedRecords(-1))
 	ctx := context.Background()
-	if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask("t", working, 0)}}); err != nil {
+	if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask("t", working, 0)}}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

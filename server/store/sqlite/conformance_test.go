@@ -42,6 +42,20 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// TestWrappedConformance: through store.Wrap the store keeps its whole
+// contract.
+func TestWrappedConformance(t *testing.T) {
+	storetest.RunWrapped(t, func(t *testing.T) store.Store {
+		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), WithSharedAccess())
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		t.Cleanup(func() { checkCounts(t, s) })
+		return s
+	})
+}
+
 func TestInterruptedRetentionConformance(t *testing.T) {
 	storetest.RunInterruptedRetention(t, func(t *testing.T, clock *storetest.Clock) store.Store {
 		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), WithInterruptedTaskTTL(storetest.InterruptedTTL), WithClock(clock.Now))

@@ -25,7 +25,7 @@ func TestCapAmongManySmallOwners(t *testing.T) {
 	for i := range 300 {
 		task := &a2av1.Task{Id: fmt.Sprint("t", i), ContextId: "c",
 			Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_COMPLETED, Timestamp: timestamppb.Now()}}
-		if _, err := s.CreateTask(t.Context(), store.Creation{Record: store.Record{Owner: fmt.Sprint("owner-", i), Task: task}}); err != nil {
+		if _, _, err := s.CreateTask(t.Context(), store.Creation{Record: store.Record{Owner: fmt.Sprint("owner-", i), Task: task}}); err != nil {
 			t.Fatal(err)
 		}
 	}

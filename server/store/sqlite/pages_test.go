@@ -135,7 +135,7 @@ func TestWALStaysBounded(t *testing.T) {
 		wg.Go(func() {
 			for i := range tasks {
 				id := fmt.Sprintf("%016x", uint64(g*tasks+i+1)*0x9e3779b97f4a7c15)
-				rec, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, working, 0)}})
+				rec, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, working, 0)}})
 				if err == nil {
 					_, err = s.UpdateTask(ctx, store.Update{Task: newTask(id, completed, time.Second), Expect: rec.Version})
 				}

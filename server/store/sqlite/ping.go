@@ -7,9 +7,7 @@ import (
 	"github.com/a2agen/a2agen/server/store"
 )
 
-var _ store.Pinger = (*Store)(nil)
-
-// Ping implements store.Pinger: it reads the schema version through a
+// Ping implements store.Store: it reads the schema version through a
 // read connection, which fails when the database file cannot be read.
 func (s *Store) Ping(ctx context.Context) error {
 	if s.closed.Load() {

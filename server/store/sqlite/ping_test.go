@@ -11,7 +11,7 @@ import (
 func TestPing(t *testing.T) {
 	s := openTemp(t)
 	ctx := context.Background()
-	if err := store.Ping(ctx, s); err != nil {
+	if err := s.Ping(ctx); err != nil {
 		t.Fatalf("Ping of an open store: %v", err)
 	}
 	canceled, cancel := context.WithCancel(ctx)

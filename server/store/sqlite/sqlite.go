@@ -286,6 +286,8 @@ type Stats struct {
 
 // Store is the SQLite store.Store. It is safe for concurrent use.
 type Store struct {
+	store.Unshared // events and signals stay in this process, WithSharedAccess too
+
 	path   string
 	opts   options
 	broker *store.Broker

@@ -58,7 +58,7 @@ func openTemp(t testing.TB, opts ...Option) *Store {
 
 func create(t testing.TB, s *Store, c store.Creation) store.Record {
 	t.Helper()
-	rec, err := s.CreateTask(context.Background(), c)
+	rec, _, err := s.CreateTask(context.Background(), c)
 	if err != nil {
 		t.Fatalf("CreateTask(%s): %v", c.Task.GetId(), err)
 	}
@@ -121,7 +121,7 @@ func TestCreateUpdateRead(t *testing.T) {
 	if !errors.Is(err, store.ErrInvalidTransition) {
 		t.Fatalf("update to an unknown state: %v", err)
 	}
-	_, err = s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", submitted, 0)}})
+	_, _, err = s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", submitted, 0)}})
 	if !errors.Is(err, store.ErrExists) {
 		t.Fatalf("duplicate create: %v", err)
 	}
@@ -252,7 +252,7 @@ func TestBatching(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			id := fmt.Sprintf("t%02d", i)
-			if _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, submitted, 0)}}); err != nil {
+			if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, submitted, 0)}}); err != nil {
 				errs <- err
 				return
 			}
@@ -723,7 +723,7 @@ func TestWriteFailureRollsBack(t *testing.T) {
 	big := newTask("t1", working, time.Second)
 	big.Metadata = nil
 	big.History = []*a2av1.Message{{MessageId: "big", Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: strings.Repeat("x", 1<<20)}}}}}
-	_, sub, err := s.Subscribe(ctx, "", "t1")
+	_, sub, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -870,7 +870,7 @@ func TestClose(t *testing.T) {
 	s := openTemp(t)
 	ctx := context.Background()
 	create(t, s, store.Creation{Record: store.Record{Task: newTask("t1", working, 0)}})
-	_, sub, err := s.Subscribe(ctx, "", "t1")
+	_, sub, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
 	if err != nil {
 		t.Fatal(err)
 	}

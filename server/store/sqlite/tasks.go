@@ -83,7 +83,14 @@ type createOp struct {
 func (o *createOp) what() string { return "creating task " + strconv.Quote(o.rec.Task.GetId()) }
 
 // CreateTask implements store.Tasks.
-func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record, error) {
+// A subscriber subscribes after the creation, a read the task cache
+// usually serves.
+func (s *Store) CreateTask(ctx context.Context, c store.Creation) (store.Record, store.Subscription, error) {
+	rec, err := s.create(ctx, c)
+	return store.SubscribeCreated(s, c, rec, err)
+}
+
+func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, error) {
 	if err := s.checkOpen(); err != nil {
 		return store.Record{}, err
 	}
@@ -775,19 +782,9 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // ---- Subscriptions ----
 
 // Subscribe implements store.Subscriptions.
-func (s *Store) Subscribe(ctx context.Context, tenant, id string) (store.Record, store.Subscription, error) {
-	return s.subscribe(ctx, tenant, id, 0)
-}
-
-// SubscribeOutcome implements store.OutcomeSubscriptions.
-func (s *Store) SubscribeOutcome(ctx context.Context, tenant, id string) (store.Record, store.Subscription, error) {
-	return s.subscribe(ctx, tenant, id, store.OutcomeSubscriberBuffer)
-}
-
-// subscribe subscribes with a buffer of buffer events (0: the store's).
-func (s *Store) subscribe(ctx context.Context, tenant, id string, buffer int) (store.Record, store.Subscription, error) {
+func (s *Store) Subscribe(ctx context.Context, tenant, id string, f store.Follow) (store.Record, store.Subscription, error) {
 	if err := s.checkOpen(); err != nil {
 		return store.Record{}, nil, err
 	}
-	return s.broker.SubscribeBuffered(ctx, tenant, id, buffer, func(ctx context.Context) (store.Record, error) { return s.Task(ctx, tenant, id) })
+	return s.broker.Subscribe(ctx, tenant, id, f, func(ctx context.Context) (store.Record, error) { return s.Task(ctx, tenant, id) })
 }

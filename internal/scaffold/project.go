@@ -89,6 +89,10 @@ type ProjectOptions struct {
 // GoVersion is the go directive of the go.mod of new projects.
 const GoVersion = "1.26.0"
 
+// ciWorkflowFile is the GitHub Actions workflow of a standalone project: make
+// test, then make test-race.
+const ciWorkflowFile = ".github/workflows/ci.yml"
+
 // Files returns every file of the project m describes, sorted by path:
 // the generated ones, the user-owned ones (with their initial content) and
 // those only new writes.
@@ -133,6 +137,9 @@ func Files(m *manifest.Manifest, opts ProjectOptions) ([]ProjectFile, error) {
 		steps = append(steps, fileStep{typedFile, p.typesFile, true, false})
 	}
 	if opts.Standalone {
+		// CI at the root of the project's repository; a package of another
+		// module is tested by that module's CI.
+		steps = append(steps, fileStep{ciWorkflowFile, p.text("github-ci.yml.tmpl"), true, false})
 		steps = append(steps, fileStep{"go.mod", p.text("go.mod.tmpl"), false, true})
 		if len(opts.GoSum) > 0 {
 			steps = append(steps, fileStep{"go.sum", func() ([]byte, error) { return opts.GoSum, nil }, false, true})

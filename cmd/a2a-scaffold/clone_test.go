@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -31,6 +33,7 @@ func TestFromAClone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a2agen's commands and a project from a copy of the checkout")
 	}
+	t.Parallel() // a project of its own; the links of the projects' builds overlap
 	for _, tool := range []string{"git", "make", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed", tool)
@@ -42,7 +45,7 @@ func TestFromAClone(t *testing.T) {
 	}
 	steps := readmeCloneRoute(t, filepath.Join(root, "README.md"))
 
-	work := t.TempDir()
+	work := cloneWorkDir(t, root)
 	clone := filepath.Join(work, "a2agen")
 	copyCheckout(t, root, clone)
 	commit := gitCommitAll(t, clone)
@@ -84,6 +87,40 @@ func TestFromAClone(t *testing.T) {
 			t.Errorf("bin/weather -version lacks %q:\n%s", want, version)
 		}
 	}
+}
+
+// cloneWorkDir returns an empty directory for the clone and the project,
+// the same one on every run from the checkout root (under the system's
+// temporary directory, named by a hash of root), locked for the test and
+// emptied when it ends. The go command's build cache keys the packages of
+// a build without -trimpath by their directory, so a fresh temporary clone
+// would compile all of a2agen and the project on every run; at the same
+// path, unchanged files are compiled once, on the first run.
+func cloneWorkDir(t *testing.T, root string) string {
+	t.Helper()
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(os.TempDir(), "a2agen-test-clone-"+hex.EncodeToString(sum[:6]))
+	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatalf("lock %s: %v", lock.Name(), err)
+	}
+	empty := func() {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Error(err)
+		}
+	}
+	empty()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		empty()
+		lock.Close() // releases the lock
+	})
+	return dir
 }
 
 // readmeCloneRoute returns the commands of the README's code block that
@@ -156,6 +193,9 @@ func gitCommitAll(t *testing.T, dir string) string {
 	} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
+		// A fixed date: the same tree is the same commit on every run, so
+		// what make build stamps and links does not change between runs.
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
 		}

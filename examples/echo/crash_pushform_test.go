@@ -25,6 +25,7 @@ func TestCrashKeepsPushFormSQLite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the echo binary and kills it")
 	}
+	t.Parallel() // its own processes, ports and store
 	pushFormAcrossCrash(t, "sqlite:"+filepath.Join(t.TempDir(), "echo.db"))
 }
 
@@ -34,6 +35,7 @@ func TestCrashKeepsPushFormPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the echo binary and kills it")
 	}
+	t.Parallel() // its own processes, ports and store
 	url := pgtest.URL(t)
 	pushFormAcrossCrash(t, pgtest.WithSchema(url, pgtest.Schema(t, url)))
 }

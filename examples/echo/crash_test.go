@@ -38,6 +38,7 @@ func TestCrashKeepsTasksAndDeliveries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the echo binary and kills it")
 	}
+	t.Parallel() // its own processes, ports and store; the replica tests, which hold cross-process latencies to wall-clock limits, run alone before
 	began := time.Now()
 	bin := proctest.Build(t, ".", ".")
 	db := filepath.Join(t.TempDir(), "echo.db")

@@ -48,6 +48,7 @@ func TestPostgresPoisonedContextID(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the echo binary and runs it on PostgreSQL")
 	}
+	t.Parallel() // its own processes, ports and store
 	url := pgtest.URL(t)
 	store := pgtest.WithSchema(url, pgtest.Schema(t, url))
 	var hooks atomic.Int64

@@ -12,7 +12,7 @@
 //	h := a2av1.NewA2AServiceJSONRPCHandler(srv, guard.HandlerOption())
 //
 // The identity the Guard attaches reaches the default server by itself
-// (server.CallerFromContext); there is no second hook to wire.
+// (its executors see it as Request.Caller); there is no second hook to wire.
 //
 // Calls without acceptable credentials get Unauthenticated (HTTP 401 with
 // WWW-Authenticate challenges naming the schemes; gRPC UNAUTHENTICATED;
@@ -22,6 +22,7 @@
 // known (for the extended card, for task ownership and for skill
 // requirements, which Guard.Check evaluates).
 //
-// The identity a call established is a *runtime.Identity in its context;
-// Caller hands it to the default server as its server.Caller.
+// The identity a call established is a *runtime.Identity in its context
+// (runtime.IdentityFromContext): the same value the default server hands
+// its executors as Request.Caller, and Guard.Check takes.
 package auth

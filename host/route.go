@@ -111,7 +111,7 @@ func (r *router) Execute(ctx context.Context, req *server.Request, events *serve
 		return err
 	}
 	if r.guard != nil {
-		if err := r.guard.Check(auth.IdentityOf(req.Caller), s.requirements); err != nil {
+		if err := r.guard.Check(req.Caller, s.requirements); err != nil {
 			return err
 		}
 	}
@@ -150,7 +150,7 @@ func (r *router) pick(ctx context.Context, req *server.Request) (*skillEntry, er
 	}
 	if id, ok := namedSkill(req); ok {
 		s := r.find(id)
-		if s == nil || (s.extended && !req.Caller.Authenticated()) {
+		if s == nil || (s.extended && req.Caller == nil) {
 			return nil, runtime.InvalidParams(fmt.Sprintf("unknown skill %q in metadata %q; this agent's skills: %s", id, SkillMetadataKey, r.publicIDs()),
 				runtime.FieldViolation{Field: "message.metadata", Description: "names an unknown skill"})
 		}

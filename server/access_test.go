@@ -123,8 +123,8 @@ func checkInvisible(t *testing.T, c a2av1.A2AServiceClient, id string) {
 func TestCallerReachesExecutor(t *testing.T) {
 	forEachBinding(t, func(t *testing.T, b binding) {
 		exec := server.ExecutorFunc(func(ctx context.Context, req *server.Request, ev *server.Events) error {
-			fromCtx, ok := server.CallerFromContext(ctx)
-			return ev.Reply(server.AgentMessage(fmt.Sprintf("%s/%s/%v/%s", req.Caller.ID, fromCtx.ID, ok, req.Tenant)))
+			fromCtx, ok := runtime.IdentityFromContext(ctx)
+			return ev.Reply(server.AgentMessage(fmt.Sprintf("%s/%s/%v/%s", req.Caller.Subject, fromCtx.Subject, ok, req.Tenant)))
 		})
 		e := newEnv(t, b, exec, nil)
 		c := e.client(runtime.WithHeader("Authorization", "Bearer carol"), runtime.WithClientTenant("t7"))

@@ -16,7 +16,7 @@ import (
 type call struct {
 	ctx    context.Context
 	tenant string
-	caller Caller
+	caller *runtime.Identity // nil: anonymous
 	owner  string
 	info   *runtime.CallInfo
 }
@@ -32,7 +32,7 @@ func (s *Server) begin(ctx context.Context, tenant string) (call, error) {
 		c.info = info
 		c.tenant = info.Tenant
 	}
-	c.caller, _ = CallerFromContext(ctx)
+	c.caller = callerOf(ctx)
 	if s.owner != nil {
 		c.owner = s.owner(c.caller)
 	}

@@ -26,7 +26,7 @@ func (s *Server) GetExtendedAgentCard(ctx context.Context, req *a2av1.GetExtende
 		return nil, err
 	}
 	c := &cv
-	if !c.caller.Authenticated() {
+	if c.caller == nil {
 		return nil, runtime.Unauthenticated("the extended agent card is only served to authenticated callers; authenticate with a scheme from the public card")
 	}
 	if s.extended == nil {

@@ -71,10 +71,10 @@ func (s *Server) checkCall(c *call) error {
 	if err := checkID("tenant", c.tenant); err != nil {
 		return err
 	}
-	if p := store.KeyProblem(c.caller.ID, store.MaxOwnerBytes); p != "" {
+	if p := store.KeyProblem(subjectOf(c.caller), store.MaxOwnerBytes); p != "" {
 		return runtime.InvalidParams("the caller's identity (its subject) " + p + "; no task can belong to it")
 	}
-	if s.owner != nil && c.owner != c.caller.ID {
+	if s.owner != nil && c.owner != subjectOf(c.caller) {
 		if p := store.KeyProblem(c.owner, store.MaxOwnerBytes); p != "" {
 			return runtime.InvalidParams("the task owner of the caller's identity " + p + "; no task can belong to it")
 		}

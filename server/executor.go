@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
 )
 
 // Executor is what an agent author writes: what the agent does with one
@@ -70,8 +71,10 @@ type Request struct {
 	History []*a2av1.Message
 	// Tenant is the tenant the request was addressed to.
 	Tenant string
-	// Caller is who sent the message, as the server's Authenticator saw them.
-	Caller Caller
+	// Caller is who sent the message: the identity the binding's
+	// authenticator attached (runtime.IdentityFromContext), nil for an
+	// anonymous caller.
+	Caller *runtime.Identity
 	// Extensions are the extension URIs the client asked to activate
 	// (A2A-Extensions).
 	Extensions []string

@@ -140,7 +140,7 @@ func (c *call) streamIdentity(owned bool) string {
 	if owned {
 		return c.owner
 	}
-	return c.caller.ID
+	return subjectOf(c.caller)
 }
 
 // holdStream takes a stream slot for the call, or says which cap it is

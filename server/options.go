@@ -6,6 +6,7 @@ import (
 	"time"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server/push"
 	"github.com/a2agen/a2agen/server/store"
 )
@@ -44,8 +45,9 @@ func WithPushOptions(opts ...push.Option) Option {
 	return func(s *Server) { s.pushOpts = append(s.pushOpts, opts...) }
 }
 
-// WithTaskOwner scopes tasks to their owners: owner(caller) is recorded when a
-// task is created, and a task is visible (Get, List, Cancel, Subscribe,
+// WithTaskOwner scopes tasks to their owners: owner(caller) — caller is the
+// identity the binding attached, nil for an anonymous caller — is recorded
+// when a task is created, and a task is visible (Get, List, Cancel, Subscribe,
 // follow-up messages, push configs) only to callers with the same owner;
 // others get TaskNotFound, as if it did not exist. OwnerByCallerID is the
 // usual choice. Without it every caller of a tenant sees all its tasks.
@@ -57,7 +59,7 @@ func WithPushOptions(opts ...push.Option) Option {
 // caller that names none gets an empty page. So anonymous callers never
 // see each other's tasks, yet one that created tasks can find them again
 // by the ids it was given; authenticated callers see only their own.
-func WithTaskOwner(owner func(Caller) string) Option {
+func WithTaskOwner(owner func(caller *runtime.Identity) string) Option {
 	return func(s *Server) { s.owner = owner }
 }
 
@@ -66,14 +68,14 @@ func WithTaskOwner(owner func(Caller) string) Option {
 func WithExtendedCard(card *a2av1.AgentCard) Option {
 	return func(s *Server) {
 		if card != nil {
-			s.extended = func(context.Context, Caller) (*a2av1.AgentCard, error) { return card, nil }
+			s.extended = func(context.Context, *runtime.Identity) (*a2av1.AgentCard, error) { return card, nil }
 		}
 	}
 }
 
 // WithExtendedCardFunc is WithExtendedCard for cards that depend on the
-// caller. Returning a nil card answers ExtendedAgentCardNotConfigured.
-func WithExtendedCardFunc(f func(ctx context.Context, c Caller) (*a2av1.AgentCard, error)) Option {
+// caller (never nil: anonymous callers are refused first). Returning a nil card answers ExtendedAgentCardNotConfigured.
+func WithExtendedCardFunc(f func(ctx context.Context, caller *runtime.Identity) (*a2av1.AgentCard, error)) Option {
 	return func(s *Server) { s.extended = f }
 }
 

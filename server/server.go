@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server/push"
 	"github.com/a2agen/a2agen/server/store"
 )
@@ -39,8 +40,8 @@ type Server struct {
 	push     *push.Sender // nil when the card does not declare push notifications
 	ownPush  bool
 	pushOpts []push.Option // for the sender the server creates itself
-	owner    func(Caller) string
-	extended func(context.Context, Caller) (*a2av1.AgentCard, error)
+	owner    func(*runtime.Identity) string
+	extended func(context.Context, *runtime.Identity) (*a2av1.AgentCard, error)
 	logger   *slog.Logger
 
 	maxPushConfigs int // pushconfig.go: per task; 0 means no limit

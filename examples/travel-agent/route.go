@@ -16,7 +16,7 @@ func route(ctx context.Context, req *server.Request) string {
 	switch {
 	case strings.Contains(text, "pack"):
 		return "packing-list"
-	case strings.Contains(text, "book") && req.Caller.Authenticated():
+	case strings.Contains(text, "book") && req.Caller != nil:
 		return "book-trip"
 	}
 	return "plan-trip"

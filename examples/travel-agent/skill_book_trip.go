@@ -20,9 +20,9 @@ func skillBookTrip(ctx context.Context, req *server.Request, events *server.Even
 	}
 	// A real agent would call a booking system; the reference is derived
 	// from the task so that it is stable for the example.
-	sum := sha256.Sum256([]byte(req.Caller.ID + "/" + req.TaskID))
+	sum := sha256.Sum256([]byte(req.Caller.Subject + "/" + req.TaskID))
 	ref := "TA-" + hex.EncodeToString(sum[:4])
-	booking := server.TextArtifact("booking", fmt.Sprintf("Booked %d days in %s for %s: reference %s", t.days, t.city, req.Caller.ID, ref))
+	booking := server.TextArtifact("booking", fmt.Sprintf("Booked %d days in %s for %s: reference %s", t.days, t.city, req.Caller.Subject, ref))
 	if err := events.Artifact(booking); err != nil {
 		return err
 	}

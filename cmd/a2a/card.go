@@ -212,7 +212,7 @@ func (a *app) verificationOptions(_ context.Context, sources []string, require b
 		}
 		data, err := os.ReadFile(src)
 		if err != nil {
-			return nil, fmt.Errorf("--verify-key: %w", err)
+			return nil, usagef("--verify-key: %v", err)
 		}
 		keys, err := agentcard.ParseVerificationKeys(data)
 		if err != nil {

@@ -35,7 +35,7 @@ func envName(flag string) string {
 }
 
 // credentialOptions are the options whose values are secrets.
-var credentialOptions = []string{"bearer", "api-key", "auth"}
+var credentialOptions = []string{"bearer", "api-key", "auth", "client-secret"}
 
 // configFile is one .env file read.
 type configFile struct {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -323,7 +324,19 @@ func (a *app) clientFor(card *a2av1.AgentCard) (*agentcard.Client, error) {
 		}
 	}
 	opts = append(opts, agentcard.WithClientOptions(append(extra, a.clientOptions(hc)...)...))
+	a.warnRequiredExtensions(card)
 	return agentcard.NewClient(card, opts...)
+}
+
+// warnRequiredExtensions names the extensions the card requires that the
+// caller did not declare with --extension: the agent will refuse the call
+// (ExtensionSupportRequiredError).
+func (a *app) warnRequiredExtensions(card *a2av1.AgentCard) {
+	for _, e := range card.GetCapabilities().GetExtensions() {
+		if e.GetRequired() && !slices.Contains(a.extensions, e.GetUri()) {
+			fmt.Fprintf(a.env.stderr, "a2a: warning: the agent requires the extension %s; declare it with --extension %s\n", e.GetUri(), e.GetUri())
+		}
+	}
 }
 
 // versionedCard keeps the interfaces of the protocol version to use: with

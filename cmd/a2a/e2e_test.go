@@ -40,6 +40,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	echoBinary = bin
+	// The compliance tests run the built command, as users do.
+	if a2aBinary, err = proctest.Executable("../..", "./cmd/a2a"); err != nil {
+		fmt.Fprintf(os.Stderr, "building cmd/a2a: %v\n", err)
+		os.Exit(1)
+	}
 	os.Exit(m.Run())
 }
 

@@ -118,10 +118,10 @@ func callError(err error) error {
 func isNetworkError(err error) bool {
 	var (
 		ue *url.Error
-		ne net.Error
 		oe *net.OpError
+		de *net.DNSError
 	)
-	return errors.As(err, &ue) || errors.As(err, &ne) || errors.As(err, &oe) ||
+	return errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &de) ||
 		strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "Unavailable")
 }
 
@@ -159,7 +159,11 @@ func classify(err error, credentialsGiven bool) failure {
 	case errors.Is(err, context.DeadlineExceeded):
 		return failure{Code: errTimeout, Message: err.Error(), Hint: "raise --timeout, or use --async and poll with 'a2a task get --wait ID'", exit: exitTimeout}
 	case errors.As(err, &a2a):
-		return classifyA2A(a2a, credentialsGiven)
+		f := classifyA2A(a2a, credentialsGiven)
+		// What the command added around the agent's error (which task
+		// it was about, what it did not do) stays in front.
+		f.Message = strings.TrimSuffix(err.Error(), a2a.Error()) + f.Message
+		return f
 	case errors.As(err, &sig):
 		return failure{Code: errCardInvalid, Message: err.Error(), Hint: "check --verify-key names the key the agent signs with", exit: exitFail}
 	case errors.As(err, &none):

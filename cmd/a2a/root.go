@@ -42,6 +42,7 @@ type environment struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	terminal       bool   // stdout is a terminal
+	stdinTerminal  bool   // stdin is a terminal
 	workdir        string // where the local .env search starts ("": the working directory)
 }
 
@@ -168,7 +169,7 @@ protocol version, never below 1.0; TLS verification on (--insecure).
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 
 	root.AddCommand(a.cardCommand(), a.sendCommand(), a.taskCommand(), a.configCommand(),
-		a.demoServerCommand(), a.webhookCommand())
+		a.authCommand(), a.chatCommand(), a.conformanceCommand(), a.demoServerCommand(), a.webhookCommand())
 	root.AddCommand(a.legacyCommands()...)
 	return root
 }

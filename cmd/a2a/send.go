@@ -160,8 +160,13 @@ func (a *app) sendAndWait(ctx context.Context, c *agentcard.Client, req *a2av1.S
 // the task exists, it polls the task to its end instead.
 func (a *app) sendStreaming(ctx context.Context, c *agentcard.Client, req *a2av1.SendMessageRequest, history int) error {
 	end, err := a.followStream(c.SendStreamingMessage(ctx, req))
+	broke := err != nil && streamFailed(err)
+	if err == nil && end.taskID != "" && !finished(end.state) {
+		// The stream ended before the task did: as broken as an error.
+		broke, err = true, fmt.Errorf("the stream ended while the task was %s", end.state.Short())
+	}
 	if err != nil {
-		if !streamFailed(err) || end.taskID == "" {
+		if !broke || end.taskID == "" {
 			return a.sendError(err, req)
 		}
 		fmt.Fprintf(a.env.stderr, "a2a: warning: the stream broke (%v); polling task %s instead\n", err, end.taskID)

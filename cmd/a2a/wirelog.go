@@ -190,6 +190,26 @@ type redactor struct{ a *app }
 
 func (r *redactor) Write(p []byte) (int, error) {
 	s := string(p)
+	// Service parameters may carry credentials whatever their length: the
+	// header lines of the --svc-param names show no value at all.
+	if len(r.a.svcParams) > 0 {
+		lines := strings.SplitAfter(s, "\n")
+		for i, l := range lines {
+			if !strings.HasPrefix(l, "> ") && !strings.HasPrefix(l, "< ") {
+				continue
+			}
+			name, _, ok := strings.Cut(l[2:], ": ")
+			if !ok {
+				continue
+			}
+			for _, sp := range r.a.svcParams {
+				if k, _, _ := strings.Cut(sp, ":"); strings.EqualFold(strings.TrimSpace(k), name) {
+					lines[i] = l[:2] + name + ": ****\n"
+				}
+			}
+		}
+		s = strings.Join(lines, "")
+	}
 	for _, secret := range r.a.secrets {
 		if len(secret) >= 4 {
 			s = strings.ReplaceAll(s, secret, "****")

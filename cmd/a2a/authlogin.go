@@ -1,0 +1,374 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+)
+
+// auth login (SPEC.md §12.2) obtains an OAuth 2.1 access token as the
+// card's security scheme describes — an OAuth 2.0 scheme's device-code or
+// client-credentials flow, or an OpenID Connect scheme's provider
+// metadata — and stores it for the agent (tokens.go). Later commands to
+// the agent send it as the scheme's bearer token.
+
+// maxOAuthBytes bounds an answer of an authorization server.
+const maxOAuthBytes = 1 << 20
+
+// oauthEndpoints are the endpoints and scopes of one flow.
+type oauthEndpoints struct {
+	scheme       string
+	device, tok  string
+	scopes       []string
+	clientCreds  bool // the scheme offers the client-credentials flow
+	deviceCode   bool // the scheme offers the device-code flow
+	openIDConfig string
+}
+
+func (a *app) authCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "auth",
+		Short: "Obtain credentials for an agent",
+		Long:  `auth obtains credentials from the authorization server an agent's card names.`,
+		Example: `  a2a auth login -a https://agent.example.com --client-id CLIENT
+  a2a auth login -a https://agent.example.com --flow client-credentials --client-id CLIENT`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			return usagef("auth needs a command: login")
+		},
+		RunE: func(*cobra.Command, []string) error { return nil },
+	}
+	var (
+		flow, scheme, clientID, clientSecret string
+		scopes                               []string
+	)
+	login := &cobra.Command{
+		Use:   "login",
+		Short: "Log in with OAuth 2.1 (device code or client credentials) and store the token",
+		Long: `login reads the agent's card, takes its OAuth 2.0 or OpenID Connect security
+scheme (--scheme names one when there are several) and runs a flow it
+offers: the device-code flow (RFC 8628: it prints a URL and a code to
+enter there, then waits for the approval) or the client-credentials flow
+(--client-secret, best given as A2ACLI_CLIENT_SECRET). --flow chooses when
+the scheme offers both.
+
+The access token is stored in ~/.config/a2a-cli/tokens.json (mode 0600;
+$XDG_CONFIG_HOME honoured), under the agent's name; later commands to that
+agent send it as the scheme's bearer token unless --bearer gives another.
+Delete the file (or its entry) to log out.`,
+		Example: `  a2a auth login -a https://agent.example.com --client-id CLIENT
+  A2ACLI_CLIENT_SECRET=… a2a auth login -a https://agent.example.com --flow client-credentials --client-id CLIENT --scope tasks`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ref, _, err := a.agentArgs(nil)
+			if err != nil {
+				return err
+			}
+			if clientID == "" {
+				return usagef("--client-id is required: the client the authorization server knows this tool as")
+			}
+			if clientSecret != "" {
+				a.secrets = append(a.secrets, clientSecret)
+			}
+			ctx, cancel := a.commandContext(cmd.Context(), true)
+			defer cancel()
+			r, err := a.resolveCard(ctx, ref)
+			if err != nil {
+				return err
+			}
+			hc, err := a.httpClient()
+			if err != nil {
+				return err
+			}
+			ep, err := a.oauthEndpointsOf(ctx, hc, r.card, scheme)
+			if err != nil {
+				return err
+			}
+			if len(scopes) > 0 {
+				ep.scopes = scopes
+			}
+			switch flow {
+			case "":
+				switch {
+				case ep.deviceCode && clientSecret == "":
+					flow = "device-code"
+				case ep.clientCreds:
+					flow = "client-credentials"
+				case ep.deviceCode:
+					flow = "device-code"
+				}
+			case "device-code", "client-credentials":
+			default:
+				return usagef("--flow %q: want device-code or client-credentials", flow)
+			}
+			var tok *tokenResponse
+			switch {
+			case flow == "device-code" && ep.deviceCode:
+				tok, err = a.deviceCodeFlow(ctx, hc, ep, clientID, clientSecret)
+			case flow == "client-credentials" && ep.clientCreds:
+				if clientSecret == "" {
+					return usagef("the client-credentials flow needs --client-secret (or A2ACLI_CLIENT_SECRET)")
+				}
+				tok, err = a.clientCredentialsFlow(ctx, hc, ep, clientID, clientSecret)
+			default:
+				return usagef("security scheme %q offers no %s flow this tool runs (it runs device-code and client-credentials)", ep.scheme, orName(flow, "OAuth"))
+			}
+			if err != nil {
+				return err
+			}
+			st := storedToken{AccessToken: tok.AccessToken, TokenType: tok.TokenType, Scheme: ep.scheme}
+			if tok.ExpiresIn > 0 {
+				st.Expiry = time.Now().Add(time.Duration(tok.ExpiresIn) * time.Second).UTC().Format(time.RFC3339)
+			}
+			path, err := a.saveToken(r.card, st)
+			if err != nil {
+				return fmt.Errorf("storing the token: %w", err)
+			}
+			labeled(a.env.stdout, "Agent", r.card.GetName())
+			labeled(a.env.stdout, "Security Scheme", ep.scheme)
+			labeled(a.env.stdout, "Flow", flow)
+			labeled(a.env.stdout, "Token Stored In", path)
+			if st.Expiry != "" {
+				labeled(a.env.stdout, "Expires", st.Expiry)
+			}
+			return nil
+		},
+	}
+	f := login.Flags()
+	f.StringVar(&flow, "flow", "", "OAuth flow: device-code or client-credentials (default: the one the scheme offers; device-code without a client secret)")
+	f.StringVar(&scheme, "scheme", "", "the card's security scheme `NAME` (default: its only OAuth 2.0 or OpenID Connect scheme)")
+	f.StringVar(&clientID, "client-id", "", "the OAuth client `ID`")
+	f.StringVar(&clientSecret, "client-secret", "", "the OAuth client secret (prefer A2ACLI_CLIENT_SECRET)")
+	f.StringArrayVar(&scopes, "scope", nil, "a scope to ask for (repeatable; default: the flow's scopes on the card)")
+	cmd.AddCommand(login)
+	return cmd
+}
+
+// oauthEndpointsOf finds the OAuth scheme of the card and its endpoints.
+func (a *app) oauthEndpointsOf(ctx context.Context, hc *http.Client, card *a2av1.AgentCard, name string) (oauthEndpoints, error) {
+	var names []string
+	for _, n := range schemeNames(card) {
+		s := card.GetSecuritySchemes()[n]
+		if s.GetOauth2SecurityScheme() != nil || s.GetOpenIdConnectSecurityScheme() != nil {
+			names = append(names, n)
+		}
+	}
+	switch {
+	case name != "" && !slices.Contains(names, name):
+		return oauthEndpoints{}, usagef("--scheme %q: the card's OAuth 2.0 and OpenID Connect schemes are: %s", name, listOr(names, "none"))
+	case name == "" && len(names) == 0:
+		return oauthEndpoints{}, &cliError{code: errUsage, hint: "use --bearer or --api-key as the card's schemes say ('a2a card get' lists them)",
+			err: fmt.Errorf("the card of %q declares no OAuth 2.0 or OpenID Connect security scheme", card.GetName())}
+	case name == "" && len(names) > 1:
+		return oauthEndpoints{}, usagef("the card declares several OAuth schemes; choose one with --scheme: %s", strings.Join(names, ", "))
+	case name == "":
+		name = names[0]
+	}
+	s := card.GetSecuritySchemes()[name]
+	ep := oauthEndpoints{scheme: name}
+	if o := s.GetOauth2SecurityScheme(); o != nil {
+		if dc := o.GetFlows().GetDeviceCode(); dc != nil {
+			ep.deviceCode, ep.device, ep.tok = true, dc.GetDeviceAuthorizationUrl(), dc.GetTokenUrl()
+			ep.scopes = sortedKeys(dc.GetScopes())
+		}
+		if cc := o.GetFlows().GetClientCredentials(); cc != nil {
+			ep.clientCreds = true
+			if ep.tok == "" {
+				ep.tok = cc.GetTokenUrl()
+			}
+			if len(ep.scopes) == 0 {
+				ep.scopes = sortedKeys(cc.GetScopes())
+			}
+		}
+		return ep, nil
+	}
+	// OpenID Connect: the provider's metadata names the endpoints.
+	ep.openIDConfig = s.GetOpenIdConnectSecurityScheme().GetOpenIdConnectUrl()
+	var meta struct {
+		TokenEndpoint       string   `json:"token_endpoint"`
+		DeviceEndpoint      string   `json:"device_authorization_endpoint"`
+		GrantTypesSupported []string `json:"grant_types_supported"`
+	}
+	if err := getJSON(ctx, hc, ep.openIDConfig, &meta); err != nil {
+		return ep, unreachable(fmt.Errorf("OpenID Connect metadata %s: %w", ep.openIDConfig, err), "check the card's openIdConnectUrl")
+	}
+	ep.tok, ep.device = meta.TokenEndpoint, meta.DeviceEndpoint
+	ep.deviceCode = meta.DeviceEndpoint != ""
+	ep.clientCreds = len(meta.GrantTypesSupported) == 0 || slices.Contains(meta.GrantTypesSupported, "client_credentials")
+	ep.scopes = []string{"openid"}
+	return ep, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// tokenResponse is a token endpoint's answer (RFC 6749 §5.1, §5.2).
+type tokenResponse struct {
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int    `json:"expires_in"`
+	Error       string `json:"error"`
+	Description string `json:"error_description"`
+}
+
+// clientCredentialsFlow asks the token endpoint for a token as the client.
+func (a *app) clientCredentialsFlow(ctx context.Context, hc *http.Client, ep oauthEndpoints, id, secret string) (*tokenResponse, error) {
+	form := url.Values{"grant_type": {"client_credentials"}}
+	if len(ep.scopes) > 0 {
+		form.Set("scope", strings.Join(ep.scopes, " "))
+	}
+	tok, status, err := postForm(ctx, hc, ep.tok, form, id, secret)
+	if err != nil {
+		return nil, err
+	}
+	if tok.AccessToken == "" {
+		return nil, &cliError{code: errAuthFailed, hint: "check --client-id and --client-secret",
+			err: fmt.Errorf("the token endpoint refused the client (HTTP %d): %s %s", status, tok.Error, tok.Description)}
+	}
+	return tok, nil
+}
+
+// deviceCodeFlow runs RFC 8628: ask for a device code, tell the user where
+// to approve it, and poll the token endpoint until it is approved, denied
+// or expired.
+func (a *app) deviceCodeFlow(ctx context.Context, hc *http.Client, ep oauthEndpoints, id, secret string) (*tokenResponse, error) {
+	form := url.Values{"client_id": {id}}
+	if len(ep.scopes) > 0 {
+		form.Set("scope", strings.Join(ep.scopes, " "))
+	}
+	var dc struct {
+		DeviceCode              string `json:"device_code"`
+		UserCode                string `json:"user_code"`
+		VerificationURI         string `json:"verification_uri"`
+		VerificationURIComplete string `json:"verification_uri_complete"`
+		ExpiresIn               int    `json:"expires_in"`
+		Interval                int    `json:"interval"`
+	}
+	resp, err := postFormRaw(ctx, hc, ep.device, form, "", "")
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(resp, &dc); err != nil || dc.DeviceCode == "" {
+		return nil, &cliError{code: errAuthFailed, hint: "check --client-id", err: fmt.Errorf("the device authorization endpoint %s gave no device code: %s", ep.device, truncate(string(resp), 200))}
+	}
+	fmt.Fprintf(a.env.stderr, "To log in, open %s and enter the code %s\n", dc.VerificationURI, dc.UserCode)
+	if dc.VerificationURIComplete != "" {
+		fmt.Fprintf(a.env.stderr, "(or open %s)\n", dc.VerificationURIComplete)
+	}
+	interval := time.Duration(dc.Interval) * time.Second
+	if dc.Interval <= 0 {
+		interval = 5 * time.Second
+	}
+	deadline := time.Now().Add(time.Duration(dc.ExpiresIn) * time.Second)
+	if dc.ExpiresIn <= 0 {
+		deadline = time.Now().Add(15 * time.Minute)
+	}
+	poll := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"}, "device_code": {dc.DeviceCode}, "client_id": {id}}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(interval):
+		}
+		if time.Now().After(deadline) {
+			return nil, &cliError{code: errAuthFailed, hint: "run a2a auth login again and approve sooner", err: errors.New("the device code expired before it was approved")}
+		}
+		tok, _, err := postForm(ctx, hc, ep.tok, poll, "", secret)
+		if err != nil {
+			return nil, err
+		}
+		switch tok.Error {
+		case "":
+			if tok.AccessToken != "" {
+				return tok, nil
+			}
+			return nil, &cliError{code: errAuthFailed, err: errors.New("the token endpoint answered without an access token")}
+		case "authorization_pending":
+		case "slow_down":
+			interval += 5 * time.Second
+		case "access_denied":
+			return nil, &cliError{code: errAuthFailed, hint: "the login was denied at the verification page", err: errors.New("access denied")}
+		case "expired_token":
+			return nil, &cliError{code: errAuthFailed, hint: "run a2a auth login again and approve sooner", err: errors.New("the device code expired before it was approved")}
+		default:
+			return nil, &cliError{code: errAuthFailed, err: fmt.Errorf("the token endpoint refused: %s %s", tok.Error, tok.Description)}
+		}
+	}
+}
+
+// postForm posts an x-www-form-urlencoded request and decodes the token
+// answer, whatever its status (errors come as JSON too).
+func postForm(ctx context.Context, hc *http.Client, endpoint string, form url.Values, id, secret string) (*tokenResponse, int, error) {
+	body, status, err := postFormStatus(ctx, hc, endpoint, form, id, secret)
+	if err != nil {
+		return nil, 0, err
+	}
+	var tok tokenResponse
+	if err := json.Unmarshal(body, &tok); err != nil {
+		return nil, status, &cliError{code: errAuthFailed, err: fmt.Errorf("the token endpoint %s answered HTTP %d, not JSON: %s", endpoint, status, truncate(string(body), 200))}
+	}
+	return &tok, status, nil
+}
+
+func postFormRaw(ctx context.Context, hc *http.Client, endpoint string, form url.Values, id, secret string) ([]byte, error) {
+	body, _, err := postFormStatus(ctx, hc, endpoint, form, id, secret)
+	return body, err
+}
+
+func postFormStatus(ctx context.Context, hc *http.Client, endpoint string, form url.Values, id, secret string) ([]byte, int, error) {
+	if endpoint == "" {
+		return nil, 0, &cliError{code: errCardInvalid, err: errors.New("the security scheme names no endpoint for this flow")}
+	}
+	if id != "" && secret == "" {
+		form.Set("client_id", id)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, 0, usagef("endpoint %q: %v", endpoint, err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	if id != "" && secret != "" {
+		req.SetBasicAuth(url.QueryEscape(id), url.QueryEscape(secret))
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, 0, unreachable(err, "check that the authorization server "+endpoint+" is reachable")
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxOAuthBytes))
+	return body, resp.StatusCode, err
+}
+
+// getJSON fetches and decodes a JSON document.
+func getJSON(ctx context.Context, hc *http.Client, u string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %s", resp.Status)
+	}
+	return json.NewDecoder(io.LimitReader(resp.Body, maxOAuthBytes)).Decode(v)
+}

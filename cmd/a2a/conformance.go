@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/agentcard"
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// conformance smoke-checks a live agent. With a checkout of the A2A TCK
+// (--tck DIR or A2ACLI_TCK) it runs the TCK's run_tck.py against the agent
+// (its Python dependencies installed by the caller; nothing of the TCK
+// ships here); without, a native check of the operations every A2A agent
+// answers, on the transport a2a chose.
+
+// errConformance is this tool's code for an agent that failed a check.
+const errConformance = "A2AGEN_CONFORMANCE_FAILED"
+
+func (a *app) conformanceCommand() *cobra.Command {
+	var (
+		tck      string
+		category string
+	)
+	cmd := &cobra.Command{
+		Use:   "conformance",
+		Short: "Smoke-check a live agent against the A2A protocol",
+		Long: `conformance checks that an agent answers as A2A says. With --tck DIR (or
+A2ACLI_TCK), a checkout of the A2A TCK (github.com/a2aproject/a2a-tck) with
+its Python dependencies installed, it runs the TCK's run_tck.py against the
+agent (--category, default mandatory). Without, it runs a native smoke
+check on the chosen transport: the card is valid; a message is answered;
+the task reads back; tasks list; an unknown task is TaskNotFoundError;
+streaming, push configs and the extended card where the card declares
+them. One "Check:"/"Result:" pair per check; the exit code is 1 (code
+A2AGEN_CONFORMANCE_FAILED) when a check fails.`,
+		Example: `  a2a conformance -a http://localhost:8080
+  a2a conformance -a http://localhost:8080 --transport grpc
+  a2a conformance -a http://localhost:8080 --tck ~/src/a2a-tck --category all`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ref, _, err := a.agentArgs(nil)
+			if err != nil {
+				return err
+			}
+			if tck != "" {
+				return a.runTCK(cmd.Context(), ref, tck, category)
+			}
+			return a.withClient(cmd.Context(), ref, false, func(ctx context.Context, c *agentcard.Client) error {
+				return a.smokeCheck(ctx, ref, c)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&tck, "tck", "", "run the A2A TCK of this checkout `DIR` instead of the native check")
+	cmd.Flags().StringVar(&category, "category", "mandatory", "the TCK category to run (mandatory, capabilities, quality, features, all)")
+	return cmd
+}
+
+// runTCK runs the TCK's runner against the agent, its output on stderr.
+func (a *app) runTCK(ctx context.Context, ref, dir, category string) error {
+	runner := filepath.Join(dir, "run_tck.py")
+	if _, err := os.Stat(runner); err != nil {
+		return usagef("--tck %s: no run_tck.py there (want a checkout of github.com/a2aproject/a2a-tck): %v", dir, err)
+	}
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		return usagef("--tck needs python3 on PATH: %v", err)
+	}
+	c := exec.CommandContext(ctx, python, runner, "--sut-url", ref, "--category", category)
+	c.Dir = dir
+	c.Stdout, c.Stderr = a.env.stderr, a.env.stderr
+	err = c.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return &cliError{code: errConformance, hint: "the TCK's report above says which tests failed", err: fmt.Errorf("the TCK found failures (run_tck.py exit %d)", exit.ExitCode())}
+	case err != nil:
+		return err
+	}
+	labeled(a.env.stdout, "Route", "tck "+dir)
+	labeled(a.env.stdout, "Result", "pass")
+	return nil
+}
+
+// smokeCheck runs the native checks and reports each.
+func (a *app) smokeCheck(ctx context.Context, ref string, c *agentcard.Client) error {
+	type result struct {
+		Check  string `json:"check"`
+		Result string `json:"result"`
+	}
+	var results []result
+	failed := 0
+	check := func(name string, f func() error) {
+		if err := f(); err != nil {
+			failed++
+			results = append(results, result{name, "fail: " + oneLine(err.Error())})
+			return
+		}
+		results = append(results, result{name, "pass"})
+	}
+	transport := c.Interface.GetProtocolBinding() + " " + c.Interface.GetUrl()
+	defer func() {
+		if a.output == "json" {
+			b, _ := json.Marshal(map[string]any{"route": "native", "agent": c.Card.GetName(), "transport": transport, "checks": results})
+			w := a.env.stdout
+			if failed > 0 {
+				w = a.env.stderr // stdout holds the one error document
+			}
+			fmt.Fprintf(w, "%s\n", b)
+			return
+		}
+		labeled(a.env.stdout, "Route", "native smoke check")
+		labeled(a.env.stdout, "Agent", c.Card.GetName())
+		labeled(a.env.stdout, "Transport", transport)
+		for _, r := range results {
+			labeled(a.env.stdout, "Check", r.Check)
+			labeled(a.env.stdout, "Result", r.Result)
+		}
+	}()
+	check("card is a valid A2A agent card", func() error {
+		r, err := a.resolveCard(ctx, ref)
+		if err != nil {
+			return err
+		}
+		if problems := validateCard(r.doc); len(problems) > 0 {
+			return fmt.Errorf("%v", problems)
+		}
+		return nil
+	})
+	var taskID string
+	check("SendMessage is answered with a task or a message", func() error {
+		resp, err := c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello from a2a conformance")))
+		if err != nil {
+			return err
+		}
+		if resp.GetTask() == nil && resp.GetMessage() == nil {
+			return errors.New("the answer holds neither")
+		}
+		if t := resp.GetTask(); t != nil {
+			if t.GetId() == "" || t.GetContextId() == "" {
+				return errors.New("the task lacks its id or context id")
+			}
+			taskID = t.GetId()
+		}
+		return nil
+	})
+	if taskID != "" {
+		check("GetTask reads the task back", func() error {
+			t, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: taskID})
+			if err == nil && t.GetId() != taskID {
+				err = fmt.Errorf("asked for %s, got %s", taskID, t.GetId())
+			}
+			return err
+		})
+	}
+	check("ListTasks answers", func() error {
+		_, err := c.ListTasks(ctx, &a2av1.ListTasksRequest{})
+		return err
+	})
+	check("an unknown task is TaskNotFoundError", func() error {
+		_, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: "a2a-conformance-no-such-task"})
+		if !errors.Is(err, runtime.ErrTaskNotFound) {
+			return fmt.Errorf("got %v", err)
+		}
+		return nil
+	})
+	if c.Card.GetCapabilities().GetStreaming() {
+		check("SendStreamingMessage streams to a final event", func() error {
+			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			n := 0
+			for ev, err := range c.SendStreamingMessage(sctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello from a2a conformance"))) {
+				if err != nil {
+					return err
+				}
+				if n == 0 && ev.GetTask() == nil && ev.GetMessage() == nil {
+					return errors.New("the first event is neither the task nor a message")
+				}
+				n++
+			}
+			if n == 0 {
+				return errors.New("no event")
+			}
+			return nil
+		})
+	}
+	if c.Card.GetCapabilities().GetPushNotifications() && taskID != "" {
+		check("push configs list", func() error {
+			_, err := c.ListTaskPushNotificationConfigs(ctx, &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: taskID})
+			return err
+		})
+	}
+	if c.Card.GetCapabilities().GetExtendedAgentCard() && a.credentialsGiven() {
+		check("GetExtendedAgentCard answers an authenticated caller", func() error {
+			_, err := c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
+			return err
+		})
+	}
+	if failed > 0 {
+		return &cliError{code: errConformance, hint: "the Result lines above say which checks failed",
+			err: fmt.Errorf("%d check(s) failed", failed)}
+	}
+	return nil
+}

@@ -45,7 +45,7 @@ func newConfig(opts []Option) *config {
 // are refused. Without it every binding the client speaks is acceptable and
 // the card's order decides, as the specification says (the first entry is
 // the agent's preferred one). Give runtime.BindingJSONRPC,
-// runtime.BindingREST, runtime.BindingGRPC or a custom binding URI; names
+// runtime.BindingHTTPJSON, runtime.BindingGRPC or a custom binding URI; names
 // are compared as runtime.ParseBinding reads them (case-insensitively, the
 // usual aliases too), custom URIs case-insensitively.
 func WithBindings(bindings ...runtime.Binding) Option {

@@ -18,28 +18,22 @@ import (
 // (gRPC).
 const v03 = "0.3"
 
-// v03Transport returns the transport constructor of a binding for a v0.3
-// interface, or nil: the v1.0 client calls a v0.3-only agent through it.
-func v03Transport(binding runtime.Binding) TransportFunc {
-	switch binding {
-	case runtime.BindingJSONRPC:
-		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
-			return a2av03.NewJSONRPCClientTransport(u, opts...), nil
+// v03Transports are the transport constructors of the bindings for a v0.3
+// interface: the v1.0 client calls a v0.3-only agent through them.
+var v03Transports = map[runtime.Binding]TransportFunc{
+	runtime.BindingJSONRPC: func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
+		return a2av03.NewJSONRPCClientTransport(u, opts...), nil
+	},
+	runtime.BindingHTTPJSON: func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
+		return a2av03.NewRESTClientTransport(u, opts...), nil
+	},
+	runtime.BindingGRPC: func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
+		t, err := runtime.NewGRPCTransport(u, runtime.ClientDefaults(&a2av03pb.A2AServiceDesc, opts)...)
+		if err != nil {
+			return nil, err
 		}
-	case runtime.BindingREST:
-		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
-			return a2av03.NewRESTClientTransport(u, opts...), nil
-		}
-	case runtime.BindingGRPC:
-		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
-			t, err := runtime.NewGRPCTransport(u, runtime.ClientDefaults(&a2av03pb.A2AServiceDesc, opts)...)
-			if err != nil {
-				return nil, err
-			}
-			return a2av03grpc.NewTransport(t), nil
-		}
-	}
-	return nil
+		return a2av03grpc.NewTransport(t), nil
+	},
 }
 
 // supportedMajor is the protocol major version this client speaks: that of
@@ -47,22 +41,11 @@ func v03Transport(binding runtime.Binding) TransportFunc {
 var supportedMajor, _, _ = strings.Cut(a2av1.A2AServiceDesc.ProtocolVersion(), ".")
 
 // builtinTransport returns the transport constructor of a binding this
-// package builds by itself, or nil: the table of bindings a client speaks
-// without WithTransport.
+// package builds by itself (runtime.BindingSpec.NewTransport), or nil: the
+// bindings a client speaks without WithTransport.
 func builtinTransport(binding runtime.Binding) TransportFunc {
-	switch binding {
-	case runtime.BindingJSONRPC:
-		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
-			return runtime.NewJSONRPCTransport(u, opts...), nil
-		}
-	case runtime.BindingREST:
-		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
-			return runtime.NewRESTTransport(u, opts...), nil
-		}
-	case runtime.BindingGRPC:
-		return func(u string, opts ...runtime.ClientOption) (runtime.ClientTransport, error) {
-			return runtime.NewGRPCTransport(u, opts...)
-		}
+	if spec, ok := runtime.BindingSpecOf(binding); ok {
+		return spec.NewTransport
 	}
 	return nil
 }
@@ -240,7 +223,7 @@ func (c *config) check(iface *a2av1.AgentInterface) (TransportFunc, string) {
 		return nil, reason
 	}
 	if is03(iface) {
-		if f = v03Transport(binding); f == nil {
+		if f = v03Transports[binding]; f == nil {
 			return nil, fmt.Sprintf("binding %q is not supported by this client for protocol version 0.3 (it speaks v0.3 over JSONRPC, HTTP+JSON and GRPC)", name)
 		}
 	}

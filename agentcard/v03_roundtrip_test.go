@@ -83,7 +83,7 @@ func v03OnlyAgent(t *testing.T) string {
 	base := "http://" + hs.Listener.Addr().String()
 	card := echo.Card(
 		&a2av1.AgentInterface{Url: base + "/jsonrpc", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: "0.3"},
-		&a2av1.AgentInterface{Url: base + "/rest", ProtocolBinding: runtime.BindingREST, ProtocolVersion: "0.3"},
+		&a2av1.AgentInterface{Url: base + "/rest", ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: "0.3"},
 		&a2av1.AgentInterface{Url: ln.Addr().String(), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: "0.3"},
 	)
 	srv, err := server.New(card, &echo.Agent{}, server.WithExtendedCard(echo.ExtendedCard(card)),
@@ -128,7 +128,7 @@ func v03OnlyAgent(t *testing.T) string {
 // card, errors) over loopback.
 func TestV1ClientToV03OnlyAgent(t *testing.T) {
 	base := v03OnlyAgent(t)
-	for _, binding := range []string{runtime.BindingJSONRPC, runtime.BindingREST, runtime.BindingGRPC} {
+	for _, binding := range []string{runtime.BindingJSONRPC, runtime.BindingHTTPJSON, runtime.BindingGRPC} {
 		t.Run(binding, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()

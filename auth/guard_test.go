@@ -125,7 +125,7 @@ func TestGuard(t *testing.T) {
 				tc.header = http.Header{}
 			}
 			q, _ := url.ParseQuery(tc.query)
-			r := &runtime.AuthRequest{Info: &runtime.CallInfo{Binding: runtime.BindingREST}, Header: tc.header, Query: q, TLS: tc.tls}
+			r := &runtime.AuthRequest{Info: &runtime.CallInfo{Binding: runtime.BindingHTTPJSON}, Header: tc.header, Query: q, TLS: tc.tls}
 			ctx, err := g.Authenticate(context.Background(), r)
 			if tc.subject != "" {
 				id, ok := runtime.IdentityFromContext(ctx)

@@ -17,7 +17,7 @@ func TestTLSURL(t *testing.T) {
 		{rpc, "http://127.0.0.1:8080/a2a", "https://127.0.0.1:8080/a2a"},
 		{rpc, "HTTP://agent.example.com/a2a", "https://agent.example.com/a2a"},
 		{rpc, "https://agent.example.com/a2a", "https://agent.example.com/a2a"},
-		{runtime.BindingREST, "http://localhost:8080", "https://localhost:8080"},
+		{runtime.BindingHTTPJSON, "http://localhost:8080", "https://localhost:8080"},
 		{rpc, "grpc://x:1", "grpc://x:1"}, // not a gRPC interface: left alone
 		{grpcB, "127.0.0.1:9090", "https://127.0.0.1:9090"},
 		{grpcB, "localhost:9090", "https://localhost:9090"},

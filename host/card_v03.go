@@ -13,7 +13,7 @@ import (
 
 // v03Bindings are the bindings on which Config.V03 serves A2A v0.3 (and
 // lists a 0.3 interface on the card).
-var v03Bindings = []runtime.Binding{runtime.BindingJSONRPC, runtime.BindingREST}
+var v03Bindings = []runtime.Binding{runtime.BindingJSONRPC, runtime.BindingHTTPJSON}
 
 // v03CardBindings are the bindings whose 1.0 interfaces get a 0.3 twin on
 // the card: v03Bindings and gRPC, where Config.V03 serves a2a.v1.A2AService

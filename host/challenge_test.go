@@ -118,7 +118,7 @@ func TestEvery401HasAChallenge(t *testing.T) {
 	}
 	bindings := []host.Binding{
 		{Protocol: runtime.BindingJSONRPC, Address: ":8080", Path: "/"},
-		{Protocol: runtime.BindingREST, Address: ":8080", Path: "/rest", Tenant: "acme"},
+		{Protocol: runtime.BindingHTTPJSON, Address: ":8080", Path: "/rest", Tenant: "acme"},
 		{Protocol: runtime.BindingGRPC, Address: ":9090"},
 	}
 	a := hosttest.Start(t, host.Config{
@@ -216,7 +216,7 @@ func TestEvery401HasAChallengeV03(t *testing.T) {
 		Skills: []*a2av1.AgentSkill{{Id: "open", Name: "Open", Description: "o", Tags: []string{"t"}}},
 		SupportedInterfaces: []*a2av1.AgentInterface{
 			{Url: "http://127.0.0.1:8080/", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: "1.0"},
-			{Url: "http://127.0.0.1:8080/rest", ProtocolBinding: runtime.BindingREST, ProtocolVersion: "1.0"},
+			{Url: "http://127.0.0.1:8080/rest", ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: "1.0"},
 			{Url: "127.0.0.1:9090", ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: "1.0"},
 		},
 	}
@@ -226,7 +226,7 @@ func TestEvery401HasAChallengeV03(t *testing.T) {
 	}
 	bindings := []host.Binding{
 		{Protocol: runtime.BindingJSONRPC, Address: ":8080", Path: "/"},
-		{Protocol: runtime.BindingREST, Address: ":8080", Path: "/rest"},
+		{Protocol: runtime.BindingHTTPJSON, Address: ":8080", Path: "/rest"},
 		{Protocol: runtime.BindingGRPC, Address: ":9090"},
 	}
 	a := hosttest.Start(t, host.Config{CardJSON: pub, ExtendedCardJSON: pub, Bindings: bindings, V03: true,

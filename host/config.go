@@ -24,7 +24,7 @@ const SkillMetadataKey = "a2a-scaffold/skill"
 
 // Binding is one interface the agent serves.
 type Binding struct {
-	// Protocol is runtime.BindingJSONRPC, runtime.BindingREST or
+	// Protocol is runtime.BindingJSONRPC, runtime.BindingHTTPJSON or
 	// runtime.BindingGRPC (New refuses other values).
 	Protocol runtime.Binding
 	// Address is the listen address, host:port. HTTP bindings with the

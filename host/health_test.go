@@ -29,7 +29,7 @@ import (
 
 var healthBindings = []host.Binding{
 	{Protocol: runtime.BindingJSONRPC, Address: "a:1", Path: "/"},
-	{Protocol: runtime.BindingREST, Address: "b:2", Path: "/rest"},
+	{Protocol: runtime.BindingHTTPJSON, Address: "b:2", Path: "/rest"},
 	{Protocol: runtime.BindingGRPC, Address: "c:3"},
 }
 

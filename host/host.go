@@ -240,21 +240,8 @@ func (a *Agent) buildHTTP(cfg Config) error {
 		mux.Handle(runtime.AgentCardPath, card)
 		a.health.register(mux)
 		for _, b := range bs {
-			opts := a.handlerOptions(cfg, b)
-			switch b.Protocol {
-			case runtime.BindingJSONRPC:
-				pattern := b.Path
-				if pattern == "/" {
-					pattern = "/{$}" // the root only, not every path
-				}
-				mux.Handle(pattern, a2av1.NewA2AServiceJSONRPCHandler(a.srv, opts...))
-			case runtime.BindingREST:
-				prefix := b.Path
-				if prefix == "/" {
-					prefix = ""
-				}
-				mux.Handle(prefix+"/", a2av1.NewA2AServiceRESTHandler(a.srv, append(opts, runtime.WithPathPrefix(prefix))...))
-			}
+			spec, _ := runtime.BindingSpecOf(b.Protocol) // an HTTP binding (checkListeners)
+			mux.Handle(spec.HTTPHandler(a2av1.NewA2AServiceRuntime(a.srv), b.Path, a.handlerOptions(cfg, b)...))
 		}
 		if cfg.Telemetry != nil && cfg.Telemetry.MetricsHandler != nil {
 			mux.Handle("GET /metrics", cfg.Telemetry.MetricsHandler)
@@ -455,7 +442,7 @@ func checkListeners(bindings []Binding) error {
 			if p, err := runtime.ParseBinding(b.Protocol.String()); err == nil {
 				hint = fmt.Sprintf(" (runtime.ParseBinding reads it as %s)", p)
 			}
-			return fmt.Errorf("host: Config.Bindings[%d].Protocol %q is not a binding%s; use runtime.BindingJSONRPC, runtime.BindingREST or runtime.BindingGRPC", i, b.Protocol, hint)
+			return fmt.Errorf("host: Config.Bindings[%d].Protocol %q is not a binding%s; use runtime.BindingJSONRPC, runtime.BindingHTTPJSON or runtime.BindingGRPC", i, b.Protocol, hint)
 		}
 		f, seen := first[b.Address]
 		if !seen {

@@ -61,7 +61,7 @@ func testCards(t *testing.T) (public, extended []byte) {
 
 var bindings = []host.Binding{
 	{Protocol: runtime.BindingJSONRPC, Address: ":8080", Path: "/"},
-	{Protocol: runtime.BindingREST, Address: ":8080", Path: "/rest", Tenant: "acme"},
+	{Protocol: runtime.BindingHTTPJSON, Address: ":8080", Path: "/rest", Tenant: "acme"},
 	{Protocol: runtime.BindingGRPC, Address: ":9090"},
 }
 

@@ -10,7 +10,7 @@ import (
 func TestStartRefusesGRPCSharingAnAddress(t *testing.T) {
 	for _, bs := range [][]Binding{
 		{{Protocol: runtime.BindingJSONRPC, Address: "127.0.0.1:0", Path: "/"}, {Protocol: runtime.BindingGRPC, Address: "127.0.0.1:0"}},
-		{{Protocol: runtime.BindingGRPC, Address: "127.0.0.1:0"}, {Protocol: runtime.BindingREST, Address: "127.0.0.1:0", Path: "/rest"}},
+		{{Protocol: runtime.BindingGRPC, Address: "127.0.0.1:0"}, {Protocol: runtime.BindingHTTPJSON, Address: "127.0.0.1:0", Path: "/rest"}},
 		{{Protocol: runtime.BindingGRPC, Address: "127.0.0.1:0"}, {Protocol: runtime.BindingGRPC, Address: "127.0.0.1:0"}},
 	} {
 		err := checkListeners(bs)
@@ -18,7 +18,7 @@ func TestStartRefusesGRPCSharingAnAddress(t *testing.T) {
 			t.Errorf("checkListeners(%v) = %v, want a refusal", bs, err)
 		}
 	}
-	ok := []Binding{{Protocol: runtime.BindingJSONRPC, Address: "127.0.0.1:0", Path: "/"}, {Protocol: runtime.BindingREST, Address: "127.0.0.1:0", Path: "/rest"}, {Protocol: runtime.BindingGRPC, Address: "127.0.0.1:1"}}
+	ok := []Binding{{Protocol: runtime.BindingJSONRPC, Address: "127.0.0.1:0", Path: "/"}, {Protocol: runtime.BindingHTTPJSON, Address: "127.0.0.1:0", Path: "/rest"}, {Protocol: runtime.BindingGRPC, Address: "127.0.0.1:1"}}
 	if err := checkListeners(ok); err != nil {
 		t.Errorf("checkListeners(two HTTP bindings on one address, gRPC on another) = %v", err)
 	}
@@ -29,8 +29,8 @@ func TestStartRefusesGRPCSharingAnAddress(t *testing.T) {
 // ParseBinding makes of an alias.
 func TestStartRefusesAnUnknownBinding(t *testing.T) {
 	for p, want := range map[runtime.Binding]string{
-		"rest": `host: Config.Bindings[0].Protocol "rest" is not a binding (runtime.ParseBinding reads it as HTTP+JSON); use runtime.BindingJSONRPC, runtime.BindingREST or runtime.BindingGRPC`,
-		"":     `host: Config.Bindings[0].Protocol "" is not a binding; use runtime.BindingJSONRPC, runtime.BindingREST or runtime.BindingGRPC`,
+		"rest": `host: Config.Bindings[0].Protocol "rest" is not a binding (runtime.ParseBinding reads it as HTTP+JSON); use runtime.BindingJSONRPC, runtime.BindingHTTPJSON or runtime.BindingGRPC`,
+		"":     `host: Config.Bindings[0].Protocol "" is not a binding; use runtime.BindingJSONRPC, runtime.BindingHTTPJSON or runtime.BindingGRPC`,
 	} {
 		err := checkListeners([]Binding{{Protocol: p, Address: "127.0.0.1:0", Path: "/"}})
 		if err == nil || err.Error() != want {

@@ -54,7 +54,7 @@ func TestPushFormFollowsRegistrationVersion(t *testing.T) {
 		Skills: []*a2av1.AgentSkill{{Id: "a", Name: "A", Description: "a", Tags: []string{"t"}}},
 		SupportedInterfaces: []*a2av1.AgentInterface{
 			{Url: "http://127.0.0.1:8080/", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: "1.0"},
-			{Url: "http://127.0.0.1:8080/rest", ProtocolBinding: runtime.BindingREST, ProtocolVersion: "1.0"},
+			{Url: "http://127.0.0.1:8080/rest", ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: "1.0"},
 			{Url: "127.0.0.1:9090", ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: "1.0"},
 		},
 	})
@@ -62,7 +62,7 @@ func TestPushFormFollowsRegistrationVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	jsonrpc := host.Binding{Protocol: runtime.BindingJSONRPC, Address: ":8080", Path: "/"}
-	rest := host.Binding{Protocol: runtime.BindingREST, Address: ":8080", Path: "/rest"}
+	rest := host.Binding{Protocol: runtime.BindingHTTPJSON, Address: ":8080", Path: "/rest"}
 	grpcB := host.Binding{Protocol: runtime.BindingGRPC, Address: ":9090"}
 	a := hosttest.Start(t, host.Config{CardJSON: doc, V03: true, Bindings: []host.Binding{jsonrpc, rest, grpcB},
 		Skills: []host.Skill{{ID: "a", Run: skill}}, Push: []push.Option{push.AllowPrivateNetworks()}})

@@ -38,7 +38,7 @@ func tag(name string) func(http.Handler) http.Handler {
 func TestRoutesAndMiddleware(t *testing.T) {
 	bs := []host.Binding{
 		{Protocol: runtime.BindingJSONRPC, Address: "a:1", Path: "/"},
-		{Protocol: runtime.BindingREST, Address: "a:1", Path: "/rest"},
+		{Protocol: runtime.BindingHTTPJSON, Address: "a:1", Path: "/rest"},
 		{Protocol: runtime.BindingJSONRPC, Address: "b:2", Path: "/rpc"},
 		{Protocol: runtime.BindingGRPC, Address: "c:3"},
 	}
@@ -96,7 +96,7 @@ func TestRoutesAndMiddleware(t *testing.T) {
 func TestRoutesConflict(t *testing.T) {
 	bs := []host.Binding{
 		{Protocol: runtime.BindingJSONRPC, Address: "a:1", Path: "/"},
-		{Protocol: runtime.BindingREST, Address: "a:1", Path: "/rest"},
+		{Protocol: runtime.BindingHTTPJSON, Address: "a:1", Path: "/rest"},
 	}
 	for _, pattern := range []string{"GET " + host.ReadyzPath, "GET " + host.HealthzPath, runtime.AgentCardPath, "/{$}", "/rest/"} {
 		var listened atomic.Int32

@@ -61,7 +61,7 @@ func TestTLSCardURLs(t *testing.T) {
 		CardJSON: []byte(doc), ExtendedCardJSON: []byte(tlsCardDoc(httpAddr, grpcAddr, true)),
 		Bindings: []host.Binding{
 			{Protocol: runtime.BindingJSONRPC, Address: httpAddr, Path: "/a2a"},
-			{Protocol: runtime.BindingREST, Address: httpAddr, Path: "/rest"},
+			{Protocol: runtime.BindingHTTPJSON, Address: httpAddr, Path: "/rest"},
 			{Protocol: runtime.BindingGRPC, Address: grpcAddr},
 		},
 		Skills:    []host.Skill{{ID: "a", Run: replyWith("a")}, {ID: "x", Run: replyWith("x")}},

@@ -21,7 +21,7 @@ import (
 func TestV03OnTenantBindings(t *testing.T) {
 	tenanted := []host.Binding{
 		{Protocol: runtime.BindingJSONRPC, Address: ":8080", Path: "/", Tenant: "acme"},
-		{Protocol: runtime.BindingREST, Address: ":8080", Path: "/rest", Tenant: "acme"},
+		{Protocol: runtime.BindingHTTPJSON, Address: ":8080", Path: "/rest", Tenant: "acme"},
 		{Protocol: runtime.BindingGRPC, Address: ":9090", Tenant: "acme"},
 	}
 	plain := host.Binding{Protocol: runtime.BindingJSONRPC, Address: ":8080", Path: "/plain"}
@@ -31,7 +31,7 @@ func TestV03OnTenantBindings(t *testing.T) {
 		Skills: []*a2av1.AgentSkill{{Id: "a", Name: "A", Description: "a", Tags: []string{"t"}}},
 		SupportedInterfaces: []*a2av1.AgentInterface{
 			{Url: "http://127.0.0.1:8080/", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: "1.0", Tenant: "acme"},
-			{Url: "http://127.0.0.1:8080/rest", ProtocolBinding: runtime.BindingREST, ProtocolVersion: "1.0", Tenant: "acme"},
+			{Url: "http://127.0.0.1:8080/rest", ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: "1.0", Tenant: "acme"},
 			{Url: "127.0.0.1:9090", ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: "1.0", Tenant: "acme"},
 			{Url: "http://127.0.0.1:8080/plain", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: "1.0"},
 		},

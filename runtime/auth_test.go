@@ -116,7 +116,7 @@ func TestAuthenticatorOnEveryBinding(t *testing.T) {
 						u += "?" + tc.query
 					}
 					c = a2av1.NewA2AServiceJSONRPCClient(u, opts...)
-				case runtime.BindingREST:
+				case runtime.BindingHTTPJSON:
 					if tc.query != "" {
 						opts = append(opts, runtime.WithHTTPClient(&http.Client{Transport: addQuery(tc.query)}))
 					}

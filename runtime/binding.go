@@ -3,7 +3,7 @@ package runtime
 import "github.com/a2agen/a2agen/internal/binding"
 
 // Binding names an A2A protocol binding as AgentInterface.protocolBinding
-// spells it (its String): BindingJSONRPC, BindingREST or BindingGRPC, or a
+// spells it (its String): BindingJSONRPC, BindingHTTPJSON or BindingGRPC, or a
 // custom binding URI on cards of other agents. It is the one binding type
 // of a2agen: CallInfo, host.Binding, agentcard and the generators use it.
 // Its methods give the facts shared about a binding:
@@ -26,10 +26,18 @@ type Binding = binding.Binding
 // (AgentInterface.ProtocolBinding) as well as Binding ones, and compare with
 // either; Binding(BindingGRPC).Title() reaches the methods.
 const (
-	BindingJSONRPC = binding.JSONRPC  // "JSONRPC"
-	BindingREST    = binding.HTTPJSON // "HTTP+JSON"
-	BindingGRPC    = binding.GRPC     // "GRPC"
+	BindingJSONRPC  = binding.JSONRPC  // "JSONRPC"
+	BindingHTTPJSON = binding.HTTPJSON // "HTTP+JSON"
+	BindingGRPC     = binding.GRPC     // "GRPC"
 )
+
+// BindingREST is BindingHTTPJSON under the name the binding had in earlier
+// drafts of A2A.
+//
+// Deprecated: use BindingHTTPJSON. It stays because projects scaffolded
+// before a2a-scaffold wrote BindingHTTPJSON name it in their generated
+// a2a_serve.gen.go; regenerating (a2a-scaffold generate) replaces it.
+const BindingREST = BindingHTTPJSON
 
 // Bindings returns the bindings of A2A v1.0 in documented order: JSONRPC,
 // HTTP+JSON, GRPC.

@@ -61,7 +61,7 @@ func startBindings(t *testing.T, svc *Service, opts []HandlerOption, grpcOpts []
 	g, _, _ := startGRPC(t, svc, grpcOpts, opts, clientOpts...)
 	return []bindingClient{
 		{BindingJSONRPC, NewJSONRPCTransport(j.URL, append([]ClientOption{WithHTTPClient(j.Client())}, clientOpts...)...)},
-		{BindingREST, NewRESTTransport(r.URL, append([]ClientOption{WithHTTPClient(r.Client())}, clientOpts...)...)},
+		{BindingHTTPJSON, NewRESTTransport(r.URL, append([]ClientOption{WithHTTPClient(r.Client())}, clientOpts...)...)},
 		{BindingGRPC, g},
 	}
 }
@@ -277,7 +277,7 @@ func TestHandlerTimeoutIsAnInternalError(t *testing.T) {
 		client  func(url string, opts ...ClientOption) ClientTransport
 	}{
 		{BindingJSONRPC, NewJSONRPCHandler(mw, WithLogger(logger)), NewJSONRPCTransport},
-		{BindingREST, NewRESTHandler(mw, WithLogger(logger)), NewRESTTransport},
+		{BindingHTTPJSON, NewRESTHandler(mw, WithLogger(logger)), NewRESTTransport},
 	} {
 		t.Run("middleware deadline/"+b.binding, func(t *testing.T) {
 			srv := httptest.NewServer(withDeadline(b.handler))
@@ -394,7 +394,7 @@ func TestClientsReportTheCallersCancellation(t *testing.T) {
 	defer g.Close()
 	for _, b := range []bindingClient{
 		{BindingJSONRPC, NewJSONRPCTransport(j.URL, WithHTTPClient(httpClient))},
-		{BindingREST, NewRESTTransport(r.URL, WithHTTPClient(httpClient))},
+		{BindingHTTPJSON, NewRESTTransport(r.URL, WithHTTPClient(httpClient))},
 		{BindingGRPC, g},
 	} {
 		t.Run(b.binding, func(t *testing.T) {

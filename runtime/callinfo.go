@@ -15,7 +15,7 @@ import (
 // presented as headers, so Authorization is read the same way everywhere).
 type CallInfo struct {
 	Operation *Operation
-	Binding   Binding // BindingJSONRPC, BindingREST or BindingGRPC
+	Binding   Binding // BindingJSONRPC, BindingHTTPJSON or BindingGRPC
 	// Version is the negotiated A2A protocol version, Major.Minor ("1.0").
 	Version string
 	// Extensions are the extension URIs requested in A2A-Extensions, split on

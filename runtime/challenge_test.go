@@ -103,7 +103,7 @@ func TestEveryUnauthenticatedAnswerHasAChallenge(t *testing.T) {
 				// JSON-RPC and HTTP+JSON: 401 with the challenges.
 				for _, h := range []struct{ binding, method, url, body string }{
 					{runtime.BindingJSONRPC, "POST", j.URL, c.jsonrpc},
-					{runtime.BindingREST, c.restMethod, r.URL + c.route, ""},
+					{runtime.BindingHTTPJSON, c.restMethod, r.URL + c.route, ""},
 				} {
 					req, _ := http.NewRequest(h.method, h.url, strings.NewReader(h.body))
 					req.Header.Set("A2A-Version", "1.0")

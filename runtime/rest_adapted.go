@@ -121,7 +121,7 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 	ep := call.ep
 	rt := call.route
 	ctx := r.Context()
-	info, e := h.cfg.newAdaptedCallInfo(BindingREST, call.adapter, ep.Operation, fmt.Sprintf("route %s %s", r.Method, r.URL.EscapedPath()),
+	info, e := h.cfg.newAdaptedCallInfo(BindingHTTPJSON, call.adapter, ep.Operation, fmt.Sprintf("route %s %s", r.Method, r.URL.EscapedPath()),
 		r.Header, queryParam(r.URL.RawQuery, paramVersion))
 	var (
 		msg    proto.Message
@@ -149,7 +149,7 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 		}
 	}
 	if e != nil {
-		if out := h.cfg.rejected(ctx, BindingREST, ep, info, r.Header, msg, e); out != e {
+		if out := h.cfg.rejected(ctx, BindingHTTPJSON, ep, info, r.Header, msg, e); out != e {
 			e, status = out, 0
 		}
 		if info == nil && e.code != CodeVersionNotSupported {
@@ -165,7 +165,7 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 	}
 	if ep.IsStreaming() {
 		h.cfg.serveSSE(ctx, w, ep, info, msg, &sseFraming{
-			binding: BindingREST,
+			binding: BindingHTTPJSON,
 			encode:  encode,
 			event:   func(dst, resp []byte) []byte { return append(dst, resp...) },
 			errorEvent: func(dst []byte, e *Error, now time.Time) []byte {
@@ -185,12 +185,12 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 func (h *restHandler) serveAdaptedUnary(ctx context.Context, w http.ResponseWriter, accept string, call *adaptedCall, encode func(proto.Message) ([]byte, error), info *CallInfo, msg proto.Message) {
 	resp, err := h.cfg.callUnary(ctx, call.ep, info, msg)
 	if err != nil {
-		h.writeError(w, 0, accept, info, wireError(info, h.cfg.handlerError(ctx, BindingREST, call.ep, err)))
+		h.writeError(w, 0, accept, info, wireError(info, h.cfg.handlerError(ctx, BindingHTTPJSON, call.ep, err)))
 		return
 	}
 	body, err := encode(resp)
 	if err != nil {
-		h.writeError(w, 0, accept, info, wireError(info, h.cfg.handlerError(ctx, BindingREST, call.ep,
+		h.writeError(w, 0, accept, info, wireError(info, h.cfg.handlerError(ctx, BindingHTTPJSON, call.ep,
 			fmt.Errorf("encoding the A2A %s response: %w", call.adapter.Version, err))))
 		return
 	}

@@ -57,7 +57,7 @@ import (
 // concurrent use and never modifies the caller's request.
 func NewRESTTransport(baseURL string, opts ...ClientOption) ClientTransport {
 	t := &restTransport{base: strings.TrimRight(baseURL, "/"), cfg: newClientConfig(opts)}
-	t.chains = t.cfg.newClientChains(BindingREST, t.base, t.unary, t.stream)
+	t.chains = t.cfg.newClientChains(BindingHTTPJSON, t.base, t.unary, t.stream)
 	return t
 }
 
@@ -367,7 +367,7 @@ func (t *restTransport) Unary(ctx context.Context, op *Operation, req, resp prot
 }
 
 func (t *restTransport) unary(ctx context.Context, op *Operation, req, resp proto.Message) (err error) {
-	defer func() { err = callerContextError(ctx, BindingREST, op, err) }()
+	defer func() { err = callerContextError(ctx, BindingHTTPJSON, op, err) }()
 	c, err := t.prepare(op, req)
 	if err != nil {
 		return err
@@ -409,7 +409,7 @@ func (t *restTransport) Stream(ctx context.Context, op *Operation, req proto.Mes
 
 func (t *restTransport) stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
 	return func(yield func(proto.Message, error) bool) {
-		yield = callerContextYield(ctx, BindingREST, op, yield)
+		yield = callerContextYield(ctx, BindingHTTPJSON, op, yield)
 		c, err := t.prepare(op, req)
 		if err != nil {
 			yield(nil, err)
@@ -430,7 +430,7 @@ func (t *restTransport) stream(ctx context.Context, op *Operation, req proto.Mes
 			return
 		}
 		defer func() { recordResponseTrailer(ctx, hresp.Trailer) }()
-		readSSEEvents(ctx, hresp.Body, t.cfg.maxResponseBytes, BindingREST, op, yield, func(data []byte) (proto.Message, error) {
+		readSSEEvents(ctx, hresp.Body, t.cfg.maxResponseBytes, BindingHTTPJSON, op, yield, func(data []byte) (proto.Message, error) {
 			if e := responseDepthError(data); e != nil {
 				return nil, e
 			}

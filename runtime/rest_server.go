@@ -127,7 +127,7 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		route, node = h.router.match(r.Method, segs)
 	}
 	if route == nil {
-		if e := h.cfg.refuseUnknownOperation(r, BindingREST); e != nil {
+		if e := h.cfg.refuseUnknownOperation(r, BindingHTTPJSON); e != nil {
 			h.writeError(w, 0, accept, nil, e)
 			return
 		}
@@ -145,7 +145,7 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ep := route.ep
 	ctx := r.Context()
-	info, e := h.cfg.newCallInfo(BindingREST, ep.Operation, r.Header, queryParam(r.URL.RawQuery, paramVersion))
+	info, e := h.cfg.newCallInfo(BindingHTTPJSON, ep.Operation, r.Header, queryParam(r.URL.RawQuery, paramVersion))
 	var (
 		msg    proto.Message
 		status int // of a refusal; 0: the error's own
@@ -165,7 +165,7 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if e != nil {
-		if out := h.cfg.rejected(ctx, BindingREST, ep, info, r.Header, msg, e); out != e {
+		if out := h.cfg.rejected(ctx, BindingHTTPJSON, ep, info, r.Header, msg, e); out != e {
 			e, status = out, 0
 		}
 		h.writeError(w, status, accept, info, e)
@@ -178,12 +178,12 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := h.cfg.callUnary(ctx, ep, info, msg)
 	if err != nil {
-		h.writeError(w, 0, accept, info, h.cfg.handlerError(ctx, BindingREST, ep, err))
+		h.writeError(w, 0, accept, info, h.cfg.handlerError(ctx, BindingHTTPJSON, ep, err))
 		return
 	}
 	body, err := marshalJSON(resp, true)
 	if err != nil {
-		h.writeError(w, 0, accept, info, h.cfg.handlerError(ctx, BindingREST, ep, fmt.Errorf("encoding the response: %w", err)))
+		h.writeError(w, 0, accept, info, h.cfg.handlerError(ctx, BindingHTTPJSON, ep, fmt.Errorf("encoding the response: %w", err)))
 		return
 	}
 	writeBody(w, h.cfg.writeTimeout, http.StatusOK, accept, info, body)
@@ -304,7 +304,7 @@ func isEmptyJSON(b []byte) bool {
 
 func (h *restHandler) serveStream(ctx context.Context, w http.ResponseWriter, ep *Endpoint, accept string, info *CallInfo, msg proto.Message) {
 	h.cfg.serveSSE(ctx, w, ep, info, msg, &sseFraming{
-		binding: BindingREST,
+		binding: BindingHTTPJSON,
 		event:   func(dst, resp []byte) []byte { return append(dst, resp...) },
 		errorEvent: func(dst []byte, e *Error, now time.Time) []byte {
 			return append(dst, marshalStatus(e, e.code.HTTPStatus(), now)...)

@@ -109,7 +109,7 @@ func TestNewCallInfo(t *testing.T) {
 // A missing A2A-Version under the strict policy explains itself, since the
 // client never wrote "0.3".
 func TestNewCallInfoStrictMessage(t *testing.T) {
-	_, err := newHandlerConfig([]HandlerOption{WithSupportedVersions("1.0"), WithVersionPolicy(VersionStrict)}).newCallInfo(BindingREST, nil, nil, "")
+	_, err := newHandlerConfig([]HandlerOption{WithSupportedVersions("1.0"), WithVersionPolicy(VersionStrict)}).newCallInfo(BindingHTTPJSON, nil, nil, "")
 	if err == nil {
 		t.Fatal("want an error")
 	}

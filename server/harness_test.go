@@ -34,7 +34,7 @@ type binding struct {
 
 var bindings = []binding{
 	{runtime.BindingJSONRPC, serveJSONRPC},
-	{runtime.BindingREST, serveREST},
+	{runtime.BindingHTTPJSON, serveREST},
 	{runtime.BindingGRPC, serveGRPC},
 }
 

@@ -138,7 +138,7 @@ func TestTracesAcrossBindings(t *testing.T) {
 
 			// The error: its code on both sides; an error of the caller is
 			// not the server's fault.
-			want := map[string]string{runtime.BindingGRPC: "NOT_FOUND", runtime.BindingJSONRPC: "-32001", runtime.BindingREST: "404"}[b.name]
+			want := map[string]string{runtime.BindingGRPC: "NOT_FOUND", runtime.BindingJSONRPC: "-32001", runtime.BindingHTTPJSON: "404"}[b.name]
 			for _, kind := range []trace.SpanKind{trace.SpanKindClient, trace.SpanKindServer} {
 				s := k.waitFor(t, getTask, kind, 1)[0]
 				wantAttrs(t, kind.String()+" GetTask span", s.Attributes, map[attribute.Key]string{

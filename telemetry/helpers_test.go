@@ -48,7 +48,7 @@ var bindings = []binding{
 		},
 	},
 	{
-		name: runtime.BindingREST, system: "http",
+		name: runtime.BindingHTTPJSON, system: "http",
 		serve: func(t *testing.T, h a2av1.A2AServiceHandler, opts ...runtime.HandlerOption) string {
 			srv := httptest.NewServer(a2av1.NewA2AServiceRESTHandler(h, opts...))
 			t.Cleanup(srv.Close)

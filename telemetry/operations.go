@@ -19,13 +19,8 @@ import (
 // name, lower-cased. a2a.protocol.binding carries the binding as agent
 // cards name it.
 func rpcSystem(b runtime.Binding) string {
-	switch b {
-	case runtime.BindingJSONRPC:
-		return "jsonrpc"
-	case runtime.BindingGRPC:
-		return "grpc"
-	case runtime.BindingREST:
-		return "http"
+	if spec, ok := runtime.BindingSpecOf(b); ok {
+		return spec.RPCSystem
 	}
 	return strings.ToLower(b.String())
 }

@@ -3,7 +3,6 @@ package telemetry
 import (
 	"context"
 	"errors"
-	"strconv"
 
 	"google.golang.org/grpc/codes"
 
@@ -58,43 +57,24 @@ func outcomeOf(ctx context.Context, call *runtime.CallInfo, err error) outcome {
 }
 
 // statusCode is the rpc.response.status_code of an outcome on a binding:
-// the gRPC status code's name (also "OK"), the JSON-RPC error code, or the
-// HTTP status of an HTTP+JSON error; "" when the binding has none.
+// the error code as the binding's wire has it (runtime.BindingSpec
+// ErrorStatus: the JSON-RPC error code, the HTTP status of an HTTP+JSON
+// error, the gRPC status code's name), and on bindings whose every call has
+// a status (gRPC) also "OK" and the end of the call's context
+// ("CANCELLED", "DEADLINE_EXCEEDED"); "" when the binding has none.
 func statusCode(binding runtime.Binding, o outcome) string {
-	switch binding {
-	case runtime.BindingGRPC:
-		switch {
-		case o.code != 0:
-			return grpcCodeName(o.code.GRPCCode())
-		case o.errorType == "CANCELED":
-			return "CANCELLED"
-		case o.errorType != "":
-			return o.errorType
-		}
-		return "OK"
-	case runtime.BindingJSONRPC:
-		if o.code != 0 {
-			return strconv.Itoa(o.code.JSONRPCCode())
-		}
-	case runtime.BindingREST:
-		if o.code != 0 {
-			return strconv.Itoa(o.code.HTTPStatus())
-		}
+	spec, ok := runtime.BindingSpecOf(binding)
+	switch {
+	case !ok:
+		return ""
+	case o.code != 0:
+		return spec.ErrorStatus(o.code)
+	case spec.OKStatus == "":
+		return ""
+	case o.errorType == "CANCELED":
+		return runtime.GRPCCodeName(codes.Canceled)
+	case o.errorType != "":
+		return o.errorType
 	}
-	return ""
-}
-
-// grpcCodeNames are the status code names of the gRPC specification
-// (grpc-go's String() is CamelCase).
-var grpcCodeNames = [...]string{
-	"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
-	"PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
-	"UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
-}
-
-func grpcCodeName(c codes.Code) string {
-	if int(c) < len(grpcCodeNames) {
-		return grpcCodeNames[c]
-	}
-	return strconv.Itoa(int(c))
+	return spec.OKStatus
 }

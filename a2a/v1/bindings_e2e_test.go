@@ -85,7 +85,7 @@ var bindings = []binding{
 func restBinding(name, tenant string) binding {
 	return binding{
 		name:            name,
-		callInfoBinding: runtime.BindingREST,
+		callInfoBinding: runtime.BindingHTTPJSON,
 		tenant:          tenant,
 		tenantInPath:    true,
 		serve:           serveHTTPBinding(a2av1.NewA2AServiceRESTHandler),

@@ -393,7 +393,7 @@ func serveWithTrailer(t *testing.T, b binding, h a2av1.A2AServiceHandler) string
 		return lis.Addr().String()
 	default:
 		newHandler := a2av1.NewA2AServiceJSONRPCHandler
-		if b.callInfoBinding == runtime.BindingREST {
+		if b.callInfoBinding == runtime.BindingHTTPJSON {
 			newHandler = a2av1.NewA2AServiceRESTHandler
 		}
 		next := newHandler(h)

@@ -138,7 +138,7 @@ func TestScaffoldedAgentSurvivesCrash(t *testing.T) {
 	c := first.Clients(t)
 	completed := []string{
 		proctest.WantState(t, proctest.SendTask(ctx, t, c[runtime.BindingGRPC], "hello", nil), a2av1.TaskState_TASK_STATE_COMPLETED).GetId(),
-		proctest.WantState(t, proctest.SendTask(ctx, t, c[runtime.BindingREST], "bonjour", nil), a2av1.TaskState_TASK_STATE_COMPLETED).GetId(),
+		proctest.WantState(t, proctest.SendTask(ctx, t, c[runtime.BindingHTTPJSON], "bonjour", nil), a2av1.TaskState_TASK_STATE_COMPLETED).GetId(),
 	}
 	working := proctest.SendTask(ctx, t, c[runtime.BindingJSONRPC], "slow", &a2av1.SendMessageConfiguration{
 		ReturnImmediately:          true,

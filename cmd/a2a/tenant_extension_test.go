@@ -91,7 +91,7 @@ func startRecordingEcho(t *testing.T) (string, *callRecorder) {
 	v := a2av1.A2AServiceDesc.ProtocolVersion()
 	card := echo.Card(
 		&a2av1.AgentInterface{Url: base + "/jsonrpc", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: v},
-		&a2av1.AgentInterface{Url: base + "/rest", ProtocolBinding: runtime.BindingREST, ProtocolVersion: v},
+		&a2av1.AgentInterface{Url: base + "/rest", ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: v},
 		&a2av1.AgentInterface{Url: grpcLn.Addr().String(), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: v},
 	)
 	srv, err := server.New(card, &echo.Agent{})
@@ -192,7 +192,7 @@ func TestExtensionsReachTheServer(t *testing.T) {
 
 // protocolBinding is the card's name of each --binding value.
 var protocolBinding = map[string]runtime.Binding{
-	"jsonrpc": runtime.BindingJSONRPC, "rest": runtime.BindingREST, "grpc": runtime.BindingGRPC,
+	"jsonrpc": runtime.BindingJSONRPC, "rest": runtime.BindingHTTPJSON, "grpc": runtime.BindingGRPC,
 }
 
 func equalCalls(a, b []seenCall) bool {

@@ -193,7 +193,7 @@ func TestRESTClientTransportPlainPaths(t *testing.T) {
 		t.Error(err)
 	}
 	card, err := c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
-	if err != nil || card.GetName() != "plain" || card.GetSupportedInterfaces()[0].GetProtocolBinding() != runtime.BindingREST {
+	if err != nil || card.GetName() != "plain" || card.GetSupportedInterfaces()[0].GetProtocolBinding() != runtime.BindingHTTPJSON {
 		t.Errorf("GetExtendedAgentCard = %v, %v", card, err)
 	}
 	if _, err := c.ListTasks(ctx, &a2av1.ListTasksRequest{}); codeOf(err) != runtime.CodeUnsupportedOperation {

@@ -68,7 +68,7 @@ func run(addr, grpcAddr string, serve bool, out io.Writer) error {
 		Name: "bindings-demo", Description: "Echoes what it is sent.", Version: "0.1.0",
 		SupportedInterfaces: []*a2av1.AgentInterface{
 			{Url: base + "/a2a/jsonrpc", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
-			{Url: base + "/a2a/rest", ProtocolBinding: runtime.BindingREST, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
+			{Url: base + "/a2a/rest", ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
 			{Url: gln.Addr().String(), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
 		},
 		Capabilities:      &a2av1.AgentCapabilities{Streaming: proto.Bool(true), PushNotifications: proto.Bool(true), ExtendedAgentCard: proto.Bool(true)},

@@ -58,7 +58,7 @@ func TestCrashKeepsTasksAndDeliveries(t *testing.T) {
 		t.Fatalf("store line %q, want sqlite:%s", got, db)
 	}
 	c := first.Clients(t)
-	jsonrpc, rest, grpc := c[runtime.BindingJSONRPC], c[runtime.BindingREST], c[runtime.BindingGRPC]
+	jsonrpc, rest, grpc := c[runtime.BindingJSONRPC], c[runtime.BindingHTTPJSON], c[runtime.BindingGRPC]
 
 	// One task in every state, spread over the bindings.
 	ids := map[string]string{} // role → task id
@@ -281,7 +281,7 @@ func TestCrashKeepsTasksAndDeliveries(t *testing.T) {
 
 	// The agent keeps working: the waiting task takes its follow-up, new
 	// tasks complete, on every binding.
-	follow, err := c2[runtime.BindingREST].SendMessage(ctx, a2av1.NewSendMessageRequest(
+	follow, err := c2[runtime.BindingHTTPJSON].SendMessage(ctx, a2av1.NewSendMessageRequest(
 		a2av1.NewFollowUp(&a2av1.Task{Id: ids["input"]}, a2av1.NewTextPart("more"))))
 	if err != nil {
 		t.Fatalf("follow-up on the waiting task: %v", err)

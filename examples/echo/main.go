@@ -152,7 +152,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	httpBase := "http://" + advertised(httpLn.Addr(), cfg.publicHost)
 	interfaces := []*a2av1.AgentInterface{
 		{Url: httpBase + cfg.jsonrpcPath, ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
-		{Url: httpBase + cfg.restPath, ProtocolBinding: runtime.BindingREST, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
+		{Url: httpBase + cfg.restPath, ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
 	}
 	if grpcLn != nil {
 		interfaces = append(interfaces, &a2av1.AgentInterface{

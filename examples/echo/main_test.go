@@ -107,7 +107,7 @@ func clientFor(t *testing.T, itf *a2av1.AgentInterface, opts ...runtime.ClientOp
 	switch itf.GetProtocolBinding() {
 	case runtime.BindingJSONRPC:
 		return a2av1.NewA2AServiceJSONRPCClient(itf.GetUrl(), opts...)
-	case runtime.BindingREST:
+	case runtime.BindingHTTPJSON:
 		return a2av1.NewA2AServiceRESTClient(itf.GetUrl(), opts...)
 	case runtime.BindingGRPC:
 		c, err := a2av1.NewA2AServiceGRPCClient(itf.GetUrl(), opts...)

@@ -99,7 +99,7 @@ func TestSoakManyParts(t *testing.T) {
 		}
 		return nil
 	}
-	rpcURL, restURL := p.Endpoints[runtime.BindingJSONRPC], p.Endpoints[runtime.BindingREST]+"/message:send"
+	rpcURL, restURL := p.Endpoints[runtime.BindingJSONRPC], p.Endpoints[runtime.BindingHTTPJSON]+"/message:send"
 	senders := []func() error{
 		func() error { return refusedJSON(rpcURL, rpcBody(tiny), "MaxJSONValues") },
 		func() error { return refusedJSON(restURL, `{"message":`+decodable+`}`, "MaxPartsPerMessage") },

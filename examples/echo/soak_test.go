@@ -156,7 +156,7 @@ func startHostile(ctx context.Context, t *testing.T, p *proctest.Process, stop <
 	if err != nil {
 		t.Fatal(err)
 	}
-	restURL := p.Endpoints[runtime.BindingREST]
+	restURL := p.Endpoints[runtime.BindingHTTPJSON]
 	addr := rpcURL.Host
 	done := func() bool {
 		select {

@@ -14,7 +14,7 @@ import (
 // bindings are the interfaces of agent.yaml, in its order.
 var bindings = []host.Binding{
 	{Protocol: runtime.BindingJSONRPC, Address: "127.0.0.1:18080", Path: "/a2a"},
-	{Protocol: runtime.BindingREST, Address: "127.0.0.1:18080", Path: "/a2a/rest"},
+	{Protocol: runtime.BindingHTTPJSON, Address: "127.0.0.1:18080", Path: "/a2a/rest"},
 	{Protocol: runtime.BindingGRPC, Address: "127.0.0.1:19090"},
 }
 

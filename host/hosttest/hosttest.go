@@ -300,24 +300,20 @@ func (a *Agent) client(t testing.TB, b host.Binding, card *a2av1.AgentCard, auth
 		opts = append(opts, runtime.WithHeader(h[0], h[1]))
 	}
 	opts = append(opts, extra...)
-	url := a.URL(b)
-	switch b.Protocol {
-	case runtime.BindingGRPC:
-		if a.pki != nil {
-			opts = append(opts, runtime.WithGRPCDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(a.pki.clientTLS(withCreds)))))
-		}
-		c, err := a2av1.NewA2AServiceGRPCClient(url, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	default:
+	if b.Protocol.IsHTTP() {
 		opts = append([]runtime.ClientOption{runtime.WithHTTPClient(hc)}, opts...)
-		if b.Protocol == runtime.BindingREST {
-			return a2av1.NewA2AServiceRESTClient(url, opts...)
-		}
-		return a2av1.NewA2AServiceJSONRPCClient(url, opts...)
+	} else if a.pki != nil {
+		opts = append(opts, runtime.WithGRPCDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(a.pki.clientTLS(withCreds)))))
 	}
+	spec, ok := runtime.BindingSpecOf(b.Protocol)
+	if !ok {
+		t.Fatalf("hosttest: %q is not a binding", b.Protocol)
+	}
+	tr, err := spec.NewTransport(a.URL(b), runtime.ClientDefaults(&a2av1.A2AServiceDesc, opts)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a2av1.NewA2AServiceClient(tr)
 }
 
 // credentials are the headers (name, value) that carry the test

@@ -57,66 +57,98 @@ func (a *Agent) SendV03(t testing.TB, b host.Binding, card *a2av1.AgentCard, ski
 // sendV03 is SendV03 without the tenant check.
 func (a *Agent) sendV03(t testing.TB, b host.Binding, card *a2av1.AgentCard, skill, text string) V03Answer {
 	t.Helper()
-	authz := skillAuthorization(t, card, skill)
-	headers, hc := a.credentials(b, card, authz, true)
-	msg := map[string]any{
-		"kind": "message", "messageId": "hosttest-v03", "role": "user",
-		"parts": []any{map[string]any{"kind": "text", "text": text}},
-	}
-	if skill != "" {
-		msg["metadata"] = map[string]any{host.SkillMetadataKey: skill}
-	}
-	switch b.Protocol {
-	case runtime.BindingJSONRPC:
-		body := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": map[string]any{"message": msg}}
-		var resp struct {
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
-		raw := a.postV03(t, hc, a.URL(b), headers, body)
-		if err := json.Unmarshal(raw, &resp); err != nil || resp.Error != nil || resp.Result == nil {
-			t.Fatalf("v0.3 message/send on %s: %s", a.URL(b), raw)
-		}
-		return v03Answer(t, resp.Result)
-	case runtime.BindingREST:
-		url := strings.TrimSuffix(a.URL(b), "/") + "/v1/message:send"
-		return v03Answer(t, a.postV03(t, hc, url, headers, map[string]any{"message": msg}))
-	case runtime.BindingGRPC:
-		creds := insecure.NewCredentials()
-		if a.pki != nil {
-			creds = credentials.NewTLS(a.pki.clientTLS(true))
-		}
-		c, err := a2av03pb.NewA2AServiceGRPCClient(a.URL(b), runtime.WithGRPCDialOptions(grpc.WithTransportCredentials(creds)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		md := metadata.MD{}
-		for _, h := range headers {
-			md.Append(h[0], h[1])
-		}
-		ctx := metadata.NewOutgoingContext(context.Background(), md)
-		req := &a2av03pb.SendMessageRequest{Request: &a2av03pb.Message{
-			MessageId: "hosttest-v03", Role: a2av03pb.Role_ROLE_USER,
-			Content: []*a2av03pb.Part{{Part: &a2av03pb.Part_Text{Text: text}}},
-		}}
-		if skill != "" {
-			req.Request.Metadata, _ = structpb.NewStruct(map[string]any{host.SkillMetadataKey: skill}) // a string: cannot fail
-		}
-		resp, err := c.SendMessage(ctx, req)
-		if err != nil {
-			t.Fatalf("v0.3 SendMessage on gRPC %s: %v", a.URL(b), err)
-		}
-		if task := resp.GetTask(); task != nil {
-			return V03Answer{Kind: "task", State: a2av03.StateFromV1(a2av03grpc.StateToV1(task.GetStatus().GetState())), TaskID: task.GetId()}
-		}
-		if resp.GetMsg() != nil {
-			return V03Answer{Kind: "message"}
-		}
-		t.Fatalf("v0.3 SendMessage on gRPC %s: neither a task nor a message: %v", a.URL(b), resp)
-	default:
+	send, ok := v03Senders[b.Protocol]
+	if !ok {
 		t.Fatalf("hosttest: unknown binding %q", b.Protocol)
 	}
+	headers, hc := a.credentials(b, card, skillAuthorization(t, card, skill), true)
+	return send(a, v03Call{t: t, b: b, headers: headers, hc: hc, skill: skill, text: text})
+}
+
+// v03Call is one v0.3 message/send of SendV03: the binding, the credentials
+// to present and the message.
+type v03Call struct {
+	t           testing.TB
+	b           host.Binding
+	headers     [][2]string
+	hc          *http.Client
+	skill, text string
+}
+
+// jsonMessage is the message in v0.3's JSON shape.
+func (c v03Call) jsonMessage() map[string]any {
+	msg := map[string]any{
+		"kind": "message", "messageId": "hosttest-v03", "role": "user",
+		"parts": []any{map[string]any{"kind": "text", "text": c.text}},
+	}
+	if c.skill != "" {
+		msg["metadata"] = map[string]any{host.SkillMetadataKey: c.skill}
+	}
+	return msg
+}
+
+// v03Senders send a v0.3 message over each binding.
+var v03Senders = map[runtime.Binding]func(a *Agent, c v03Call) V03Answer{
+	runtime.BindingJSONRPC:  (*Agent).sendV03JSONRPC,
+	runtime.BindingHTTPJSON: (*Agent).sendV03REST,
+	runtime.BindingGRPC:     (*Agent).sendV03GRPC,
+}
+
+func (a *Agent) sendV03JSONRPC(c v03Call) V03Answer {
+	c.t.Helper()
+	body := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": map[string]any{"message": c.jsonMessage()}}
+	var resp struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	raw := a.postV03(c.t, c.hc, a.URL(c.b), c.headers, body)
+	if err := json.Unmarshal(raw, &resp); err != nil || resp.Error != nil || resp.Result == nil {
+		c.t.Fatalf("v0.3 message/send on %s: %s", a.URL(c.b), raw)
+	}
+	return v03Answer(c.t, resp.Result)
+}
+
+func (a *Agent) sendV03REST(c v03Call) V03Answer {
+	c.t.Helper()
+	url := strings.TrimSuffix(a.URL(c.b), "/") + "/v1/message:send"
+	return v03Answer(c.t, a.postV03(c.t, c.hc, url, c.headers, map[string]any{"message": c.jsonMessage()}))
+}
+
+func (a *Agent) sendV03GRPC(c v03Call) V03Answer {
+	t := c.t
+	t.Helper()
+	creds := insecure.NewCredentials()
+	if a.pki != nil {
+		creds = credentials.NewTLS(a.pki.clientTLS(true))
+	}
+	client, err := a2av03pb.NewA2AServiceGRPCClient(a.URL(c.b), runtime.WithGRPCDialOptions(grpc.WithTransportCredentials(creds)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	md := metadata.MD{}
+	for _, h := range c.headers {
+		md.Append(h[0], h[1])
+	}
+	ctx := metadata.NewOutgoingContext(context.Background(), md)
+	req := &a2av03pb.SendMessageRequest{Request: &a2av03pb.Message{
+		MessageId: "hosttest-v03", Role: a2av03pb.Role_ROLE_USER,
+		Content: []*a2av03pb.Part{{Part: &a2av03pb.Part_Text{Text: c.text}}},
+	}}
+	if c.skill != "" {
+		req.Request.Metadata, _ = structpb.NewStruct(map[string]any{host.SkillMetadataKey: c.skill}) // a string: cannot fail
+	}
+	resp, err := client.SendMessage(ctx, req)
+	if err != nil {
+		t.Fatalf("v0.3 SendMessage on gRPC %s: %v", a.URL(c.b), err)
+	}
+	if task := resp.GetTask(); task != nil {
+		return V03Answer{Kind: "task", State: a2av03.StateFromV1(a2av03grpc.StateToV1(task.GetStatus().GetState())), TaskID: task.GetId()}
+	}
+	if resp.GetMsg() != nil {
+		return V03Answer{Kind: "message"}
+	}
+	t.Fatalf("v0.3 SendMessage on gRPC %s: neither a task nor a message: %v", a.URL(c.b), resp)
 	return V03Answer{}
 }
 

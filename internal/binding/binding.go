@@ -92,7 +92,7 @@ func (b Binding) Option() string {
 }
 
 // Ident is the fragment of Go identifiers that name a built-in binding,
-// as in NewA2AServiceRESTHandler and runtime.BindingREST: "JSONRPC", "REST",
+// as in NewA2AServiceRESTHandler: "JSONRPC", "REST",
 // "GRPC"; "" for any other value.
 func (b Binding) Ident() string {
 	if i := b.Index(); i >= 0 {

@@ -21,9 +21,9 @@ func TestInterfaceURL(t *testing.T) {
 	}{
 		{Binding{Protocol: runtime.BindingJSONRPC, Address: ":8080", Path: "/"}, "", "http://localhost:8080/"},
 		{Binding{Protocol: runtime.BindingJSONRPC, Address: "10.0.0.5:8080", Path: "/a2a"}, "", "http://10.0.0.5:8080/a2a"},
-		{Binding{Protocol: runtime.BindingREST, Address: "[::]:8080", Path: "/rest"}, "", "http://localhost:8080/rest"},
-		{Binding{Protocol: runtime.BindingREST, Address: ":8080", Path: "/rest"}, "https://a.example.com/", "https://a.example.com/rest"},
-		{Binding{Protocol: runtime.BindingREST, Address: ":8080", Path: "/rest", URL: "https://b.example.com/x"}, "https://a.example.com", "https://b.example.com/x"},
+		{Binding{Protocol: runtime.BindingHTTPJSON, Address: "[::]:8080", Path: "/rest"}, "", "http://localhost:8080/rest"},
+		{Binding{Protocol: runtime.BindingHTTPJSON, Address: ":8080", Path: "/rest"}, "https://a.example.com/", "https://a.example.com/rest"},
+		{Binding{Protocol: runtime.BindingHTTPJSON, Address: ":8080", Path: "/rest", URL: "https://b.example.com/x"}, "https://a.example.com", "https://b.example.com/x"},
 		{Binding{Protocol: runtime.BindingGRPC, Address: ":9090"}, "", "localhost:9090"},
 		{Binding{Protocol: runtime.BindingGRPC, Address: ":9090"}, "https://a.example.com:8443/agents", "a.example.com:9090"},
 		{Binding{Protocol: runtime.BindingGRPC, Address: ":9090", URL: "https://grpc.example.com"}, "", "grpc.example.com:443"},

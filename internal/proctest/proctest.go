@@ -169,27 +169,22 @@ func (p *Process) Stderr() string { return p.errs.String() }
 var Bindings = runtime.Bindings()
 
 // Client returns a generated client for the printed endpoint of binding
-// (runtime.BindingJSONRPC, BindingREST or BindingGRPC).
+// (runtime.BindingJSONRPC, BindingHTTPJSON or BindingGRPC).
 func (p *Process) Client(t testing.TB, binding runtime.Binding, opts ...runtime.ClientOption) a2av1.A2AServiceClient {
 	t.Helper()
 	url := p.Endpoints[binding.String()]
 	if url == "" {
 		t.Fatalf("%s printed no %s endpoint (endpoints %v)", p.name, binding, p.Endpoints)
 	}
-	switch binding {
-	case runtime.BindingJSONRPC:
-		return a2av1.NewA2AServiceJSONRPCClient(url, opts...)
-	case runtime.BindingREST:
-		return a2av1.NewA2AServiceRESTClient(url, opts...)
-	case runtime.BindingGRPC:
-		c, err := a2av1.NewA2AServiceGRPCClient(url, opts...)
-		if err != nil {
-			t.Fatalf("gRPC client for %s: %v", url, err)
-		}
-		return c
+	spec, ok := runtime.BindingSpecOf(binding)
+	if !ok {
+		t.Fatalf("unknown binding %q", binding)
 	}
-	t.Fatalf("unknown binding %q", binding)
-	return nil
+	tr, err := spec.NewTransport(url, runtime.ClientDefaults(&a2av1.A2AServiceDesc, opts)...)
+	if err != nil {
+		t.Fatalf("%s client for %s: %v", binding.Title(), url, err)
+	}
+	return a2av1.NewA2AServiceClient(tr)
 }
 
 // Clients returns a client for every binding of Bindings, by binding.

@@ -79,7 +79,7 @@ func (p *project) serveFile() ([]byte, error) {
 	f.Var().Id("bindings").Op("=").Index().Qual(pkgHost, "Binding").CustomFunc(multi, func(g *jen.Group) {
 		for _, b := range m.Bindings {
 			fields := []jen.Code{
-				jen.Id("Protocol").Op(":").Qual(pkgRuntime, "Binding"+b.Protocol.Ident()),
+				jen.Id("Protocol").Op(":").Qual(pkgRuntime, "Binding"+strings.ReplaceAll(b.Protocol.String(), "+", "")), // BindingJSONRPC, BindingHTTPJSON, BindingGRPC
 				jen.Id("Address").Op(":").Lit(b.Address),
 			}
 			if b.Protocol.IsHTTP() {

@@ -40,7 +40,7 @@ func main() {
 		CardJSON: []byte(card),
 		Bindings: []host.Binding{
 			{Protocol: runtime.BindingJSONRPC, Address: "127.0.0.1:18080", Path: "/a2a"},
-			{Protocol: runtime.BindingREST, Address: "127.0.0.1:18080", Path: "/a2a/rest"},
+			{Protocol: runtime.BindingHTTPJSON, Address: "127.0.0.1:18080", Path: "/a2a/rest"},
 			{Protocol: runtime.BindingGRPC, Address: "127.0.0.1:19090"},
 		},
 		Skills: []host.Skill{{ID: "work", Run: work}},

@@ -16,7 +16,7 @@ import (
 // bindings are the interfaces of agent.yaml, in its order.
 var bindings = []host.Binding{
 	{Protocol: runtime.BindingJSONRPC, Address: ":8080", Path: "/a2a"},
-	{Protocol: runtime.BindingREST, Address: ":8080", Path: "/a2a/rest", Tenant: "eu"},
+	{Protocol: runtime.BindingHTTPJSON, Address: ":8080", Path: "/a2a/rest", Tenant: "eu"},
 	{Protocol: runtime.BindingGRPC, Address: ":9090"},
 }
 

@@ -13,7 +13,7 @@ import (
 
 // bindings are the interfaces of agent.yaml, in its order.
 var bindings = []host.Binding{
-	{Protocol: runtime.BindingREST, Address: "127.0.0.1:8181", Path: "/"},
+	{Protocol: runtime.BindingHTTPJSON, Address: "127.0.0.1:8181", Path: "/"},
 	{Protocol: runtime.BindingJSONRPC, Address: "127.0.0.1:8181", Path: "/rpc"},
 }
 

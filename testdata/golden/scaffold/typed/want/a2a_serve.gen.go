@@ -14,7 +14,7 @@ import (
 // bindings are the interfaces of agent.yaml, in its order.
 var bindings = []host.Binding{
 	{Protocol: runtime.BindingJSONRPC, Address: ":8080", Path: "/"},
-	{Protocol: runtime.BindingREST, Address: ":8080", Path: "/rest"},
+	{Protocol: runtime.BindingHTTPJSON, Address: ":8080", Path: "/rest"},
 	{Protocol: runtime.BindingGRPC, Address: ":9090"},
 }
 

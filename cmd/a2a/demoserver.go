@@ -64,7 +64,7 @@ func (a *app) serveDemo(ctx context.Context, httpAddr, grpcAddr, token string, c
 	base := "http://" + httpLn.Addr().String()
 	interfaces := []*a2av1.AgentInterface{
 		{Url: base + "/a2a/jsonrpc", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
-		{Url: base + "/a2a/rest", ProtocolBinding: runtime.BindingREST, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
+		{Url: base + "/a2a/rest", ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
 	}
 	var grpcLn net.Listener
 	if grpcAddr != "" {

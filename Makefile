@@ -11,7 +11,7 @@ COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 DIRTY ?= $(shell git status --porcelain 2>/dev/null | grep -q . && echo true)
 LDFLAGS = -X github.com/a2agen/a2agen/internal/version.commit=$(COMMIT) -X github.com/a2agen/a2agen/internal/version.dirty=$(DIRTY)
 
-.PHONY: all build dist generate test vet lint race soak check-generate test-protojson golden bench bench-interop charts metrics demo demo-scaffold demo-bindings run-example fuzz tools help
+.PHONY: all build dist generate test check test-times vet lint staticcheck race soak interop check-generate test-protojson golden bench bench-interop charts metrics demo demo-scaffold demo-bindings run-example fuzz tools help
 
 all: test
 
@@ -32,8 +32,16 @@ dist: ## dist/: static binaries of the three commands per platform (tar.gz, zip)
 generate: ## regenerate a2a/v1 and a2a/v03 from proto/lf/a2a/v1/a2a.proto and proto/a2a/v1/a2a.proto
 	$(GO) run ./internal/cmd/generate
 
-test: lint check-generate race soak ## lint (vet + staticcheck), drift check, all tests with -race, then the soak test alone; says which optional suites ran
+# The two loops (CONTRIBUTING.md): make test is the everyday one, make check
+# what CI runs after it. .ci/run runs both.
+test: vet ## the everyday loop: go vet, then every test once without the race detector (drift checks, goldens, process and scaffold end-to-end tests included); says which optional suites ran
+	$(GO) test -count=1 -timeout 20m $(PKGS)
 	@sh scripts/optional-suites.sh
+
+check: staticcheck race soak test-protojson interop ## what CI runs after make test: staticcheck, the race detector, the soak tests, the protojson build, interop with the official SDKs
+
+test-times: ## where make test's time goes: every test once (go test -json), the 20 slowest tests and packages (internal/cmd/testtimes)
+	$(GO) test -count=1 -timeout 20m -json $(PKGS) | $(GO) run ./internal/cmd/testtimes -top 20
 
 vet: ## go vet
 	$(GO) vet $(PKGS)
@@ -42,14 +50,25 @@ vet: ## go vet
 # (not a dependency of the module).
 STATICCHECK_VERSION = v0.8.2
 
-lint: vet ## go vet and staticcheck (pinned)
+staticcheck: ## staticcheck (pinned)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(PKGS)
+
+lint: vet staticcheck ## go vet and staticcheck
 
 soak: ## the soak tests (examples/echo TestSoak, TestSoakManyParts, TestSoakListing, TestSoakOwners), alone on the machine: hostile clients next to well-behaved ones; 5 MB many-part requests; listings among 200,000 tasks; one owner's flood next to others
 	A2AGEN_SOAK=1 $(GO) test -count=1 -run '^TestSoak' -v ./examples/echo/
 
-race: ## all tests with the race detector
-	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+# -short under the race detector: the tests that build and start whole
+# programs (the echo agent, scaffolded projects) skip, since the detector
+# sees only the test's own process and make test ran them. RACE_FLAGS=
+# runs every test.
+RACE_FLAGS ?= -short
+
+race: ## every test with the race detector (RACE_FLAGS, default -short: not the process tests make test ran)
+	$(GO) test -race $(RACE_FLAGS) -count=1 -timeout 30m $(PKGS)
+
+interop: ## interoperability with the official Go and JS SDKs (interop/, a module of its own; the JS tests need Node 20, A2AGEN_TEST_JS=1 makes its absence a failure)
+	cd interop && $(GO) test -count=1 -timeout 30m ./...
 
 test-protojson: ## the runtime's and server's tests with every ProtoJSON encode and decode through protojson (build tag a2a_protojson): the reference the runtime's own codec is held to
 	$(GO) test -count=1 -tags a2a_protojson ./runtime/... ./server/...

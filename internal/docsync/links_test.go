@@ -49,13 +49,13 @@ func anchors(text string) map[string]bool {
 	return out
 }
 
-// TestDocLinksResolve: every relative link of README.md and docs/ (files,
+// TestDocLinksResolve: every relative link of README.md, CONTRIBUTING.md and docs/ (files,
 // and #anchors of Markdown files) leads somewhere in the repository. A doc
 // moved, renamed or re-headed fails here until its links follow.
 func TestDocLinksResolve(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	ext, _ := filepath.Glob(filepath.Join(root, "docs", "extensions", "*.md"))
-	files = append(append(files, ext...), filepath.Join(root, "README.md"))
+	files = append(append(files, ext...), filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md"))
 	cache := map[string]map[string]bool{}
 	anchorsOf := func(file string) (map[string]bool, error) {
 		if a, ok := cache[file]; ok {

@@ -13,11 +13,11 @@ import (
 	"github.com/a2agen/a2agen/host"
 )
 
-// docs are the documents a user reads: README.md and docs/*.md.
+// docs are the documents a user reads: README.md, CONTRIBUTING.md and docs/*.md.
 func docs(t *testing.T) map[string]string {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	files = append(files, filepath.Join(root, "README.md"))
+	files = append(files, filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md"))
 	out := map[string]string{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)

@@ -64,3 +64,42 @@ func TestOptionalSuitesSayWhatSkipped(t *testing.T) {
 		t.Errorf("the Makefile's test target does not run scripts/optional-suites.sh:\ntest:%s", recipe)
 	}
 }
+
+// TestDocsNameWhatCIRuns: the make targets .ci/run runs as its loops
+// (its lines that are only `make TARGET`) are, joined with &&, the command
+// README.md and CONTRIBUTING.md give for all tests, and each is a target of
+// the Makefile.
+func TestDocsNameWhatCIRuns(t *testing.T) {
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loops []string
+	for line := range strings.SplitSeq(string(ci), "\n") {
+		target, ok := strings.CutPrefix(line, "make ")
+		if !ok || strings.ContainsAny(target, " =") {
+			continue
+		}
+		loops = append(loops, line)
+		if !strings.Contains(string(mk), "\n"+target+":") {
+			t.Errorf(".ci/run runs %q, which is no target of the Makefile", line)
+		}
+	}
+	if len(loops) == 0 {
+		t.Fatal(".ci/run runs no make target on a line of its own")
+	}
+	want := "`" + strings.Join(loops, " && ") + "`"
+	for _, doc := range []string{"README.md", "CONTRIBUTING.md"} {
+		text, err := os.ReadFile(filepath.Join(root, doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(text), want+" is all tests") {
+			t.Errorf("%s does not say that %s is all tests, what .ci/run runs", doc, want)
+		}
+	}
+}

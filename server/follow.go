@@ -72,45 +72,61 @@ func (fw *follower) waitSettled(c *call, rec store.Record, sub store.Subscriptio
 			}
 			return fw.latest(c, key, rec), nil
 		}
-	events:
-		for {
-			select {
-			case ev, ok := <-sub.Events():
-				ev.Taken()
-				if !ok {
-					break events
-				}
-				if st := ev.Response.GetStatusUpdate(); st != nil && isSettled(st.GetStatus().GetState()) {
-					sub.Close()
-					if t := sub.Written(ev.Version); t != nil {
-						return settledAt(rec, ev.Version, t), nil
-					}
-					return fw.latest(c, key, rec), nil
-				}
-			case <-c.ctx.Done():
-				sub.Close()
-				return store.Record{}, fmt.Errorf("server: the client left while waiting for the task: %w", c.ctx.Err())
-			case <-fw.ending:
-				// Shutdown: the task as it is now (it runs elsewhere, or
-				// its execution ignored the cancel).
-				sub.Close()
-				return fw.latest(c, key, rec), nil
-			}
+		if out, done, err := fw.awaitSettled(c, key, rec, sub); done {
+			return out, err
 		}
-		switch err := sub.Err(); {
-		case err == nil:
-			return fw.latest(c, key, rec), nil
-		case errors.Is(err, store.ErrSlowSubscriber):
-			var serr error
-			if rec, sub, serr = fw.subscribe(c.ctx, key.tenant, key.id, followOutcome); serr != nil {
-				return store.Record{}, internalError("subscribing to the task again", serr)
-			}
-		case c.ctx.Err() != nil:
-			return store.Record{}, fmt.Errorf("server: the client left while waiting for the task: %w", c.ctx.Err())
-		default:
-			return store.Record{}, internalError("following the task", err)
+		err := sub.Err()
+		if !errors.Is(err, store.ErrSlowSubscriber) {
+			return fw.subscriptionEnded(c, key, rec, err)
+		}
+		var serr error
+		if rec, sub, serr = fw.subscribe(c.ctx, key.tenant, key.id, followOutcome); serr != nil {
+			return store.Record{}, internalError("subscribing to the task again", serr)
 		}
 	}
+}
+
+// awaitSettled takes the events of sub until one settles the task, the
+// client leaves or Shutdown ends waiting calls (done: the call answers
+// out or err), or until the subscription ends (not done).
+func (fw *follower) awaitSettled(c *call, key taskKey, rec store.Record, sub store.Subscription) (out store.Record, done bool, err error) {
+	for {
+		select {
+		case ev, ok := <-sub.Events():
+			ev.Taken()
+			if !ok {
+				return store.Record{}, false, nil
+			}
+			if st := ev.Response.GetStatusUpdate(); st != nil && isSettled(st.GetStatus().GetState()) {
+				sub.Close()
+				if t := sub.Written(ev.Version); t != nil {
+					return settledAt(rec, ev.Version, t), true, nil
+				}
+				return fw.latest(c, key, rec), true, nil
+			}
+		case <-c.ctx.Done():
+			sub.Close()
+			return store.Record{}, true, fmt.Errorf("server: the client left while waiting for the task: %w", c.ctx.Err())
+		case <-fw.ending:
+			// Shutdown: the task as it is now (it runs elsewhere, or its
+			// execution ignored the cancel).
+			sub.Close()
+			return fw.latest(c, key, rec), true, nil
+		}
+	}
+}
+
+// subscriptionEnded answers a waiting call whose subscription ended with
+// err (other than for lagging): the task as it is now when the
+// subscription simply ended, else the error.
+func (fw *follower) subscriptionEnded(c *call, key taskKey, rec store.Record, err error) (store.Record, error) {
+	switch {
+	case err == nil:
+		return fw.latest(c, key, rec), nil
+	case c.ctx.Err() != nil:
+		return store.Record{}, fmt.Errorf("server: the client left while waiting for the task: %w", c.ctx.Err())
+	}
+	return store.Record{}, internalError("following the task", err)
 }
 
 // settledAt is the record of the task as the write at version (which

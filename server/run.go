@@ -106,7 +106,6 @@ func (r *run) endedByItself() (ended, known bool) {
 //     a task that ended;
 //   - a task left SUBMITTED or WORKING is completed; an interrupted one waits.
 func (r *run) finish(ev *Events, err error) *Events {
-	s := r.s
 	ev.mu.Lock()
 	ev.closed = true
 	if ev.held != nil {
@@ -118,33 +117,11 @@ func (r *run) finish(ev *Events, err error) *Events {
 	ev.mu.Unlock()
 
 	if rec.Task == nil {
-		switch {
-		case replied && err != nil:
-			s.logExecError(r, "executor failed after replying", err)
-		case !replied:
-			if err == nil {
-				err = runtime.InvalidAgentResponse("the agent finished without replying or reporting a task")
-			}
-			// The initiator's call answers with the error, and the
-			// binding (or the request log) logs its cause; it is logged
-			// here only when no call is waiting for it any more.
-			if !ev.create.handoff.deliver(outcome{err: runtime.ErrorOrInternal(err)}) && !isA2AError(err) {
-				s.logExecError(r, "executor failed before creating the task", err)
-			}
-		}
+		r.finishWithoutTask(ev, replied, err)
 		return nil
 	}
-
-	held := s.writer.lock(r.key)
+	held := r.s.writer.lock(r.key)
 	defer held.Unlock()
-	// The turn's last committed record: every write of the run went through
-	// ev, and a write by anyone else since (a cancel, a follow-up) makes the
-	// settling write below conflict, re-read and decide again, so no read is
-	// needed here.
-	cur := rec
-	state := cur.Task.GetStatus().GetState()
-	var settle change
-	left := r.takeFollowUpsLocked()
 	if errors.Is(err, ErrFollowUpPending) {
 		// The turn tried to end the task with a follow-up waiting: that
 		// message starts the next turn (or, taken meanwhile by another of
@@ -152,37 +129,81 @@ func (r *run) finish(ev *Events, err error) *Events {
 		// returns without ending it).
 		err = nil
 	}
+	// rec is the turn's last committed record: every write of the run went
+	// through ev, and a write by anyone else since (a cancel, a follow-up)
+	// makes the settling write conflict, re-read and decide again, so no
+	// read is needed here.
+	left := r.takeFollowUpsLocked()
+	state := rec.Task.GetStatus().GetState()
+	if !store.IsTerminal(state) && err == nil && len(left) > 0 {
+		return r.nextTurnLocked(ev, rec, left)
+	}
+	if settle := r.settling(state, err); settle != nil {
+		r.s.settleLocked(ev.storeCtx, r, rec, settle)
+	}
+	r.s.execs.unregister(r)
+	return nil
+}
+
+// finishWithoutTask ends a turn of a new task that got no event: its
+// initiator receives err (or InvalidAgentResponse for a nil error) unless
+// the executor replied.
+func (r *run) finishWithoutTask(ev *Events, replied bool, err error) {
+	switch {
+	case replied && err != nil:
+		r.s.logExecError(r, "executor failed after replying", err)
+	case !replied:
+		if err == nil {
+			err = runtime.InvalidAgentResponse("the agent finished without replying or reporting a task")
+		}
+		// The initiator's call answers with the error, and the binding (or
+		// the request log) logs its cause; it is logged here only when no
+		// call is waiting for it any more.
+		if !ev.create.handoff.deliver(outcome{err: runtime.ErrorOrInternal(err)}) && !isA2AError(err) {
+			r.s.logExecError(r, "executor failed before creating the task", err)
+		}
+	}
+}
+
+// settling is the change that settles a task in state whose turn returned
+// err, or nil when it stays as it is (terminal, or waiting for input): an
+// error fails it, anything else completes it.
+func (r *run) settling(state a2av1.TaskState, err error) change {
 	switch {
 	case store.IsTerminal(state):
+		return nil
 	case err != nil:
 		// An execution that stops because its context was canceled (by
 		// Shutdown) is expected, not an executor failure worth an error log.
 		stopped := r.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(r.ctx)))
 		if !isA2AError(err) && !stopped {
-			s.logExecError(r, "executor failed", err)
+			r.s.logExecError(r, "executor failed", err)
 		}
-		settle = setStatus(a2av1.TaskState_TASK_STATE_FAILED, AgentMessage(r.failureText(err)))
-	case len(left) > 0:
-		if store.IsInterrupted(state) {
-			var cerr error
-			if cur, cerr = s.writer.commit(ev.storeCtx, r.key, cur, setStatus(a2av1.TaskState_TASK_STATE_SUBMITTED, nil), true); cerr != nil {
-				s.logExecError(r, "restarting the task for a follow-up failed", cerr)
-				s.execs.unregister(r)
-				return nil
-			}
-		}
-		for _, m := range left[1:] {
-			r.deliverLocked(m)
-		}
-		return s.nextTurn(r, ev.req, cur, left[0])
-	case !store.IsInterrupted(state):
-		settle = setStatus(a2av1.TaskState_TASK_STATE_COMPLETED, nil)
+		return setStatus(a2av1.TaskState_TASK_STATE_FAILED, AgentMessage(r.failureText(err)))
+	case store.IsInterrupted(state):
+		return nil
 	}
-	if settle != nil {
-		s.settleLocked(ev.storeCtx, r, cur, settle)
+	return setStatus(a2av1.TaskState_TASK_STATE_COMPLETED, nil)
+}
+
+// nextTurnLocked starts the next turn for the follow-ups the turn ev did
+// not take (left, in order): the first is its message, the others wait on
+// FollowUps. An interrupted task goes back to SUBMITTED first. The caller
+// holds the task's lock.
+func (r *run) nextTurnLocked(ev *Events, rec store.Record, left []*a2av1.Message) *Events {
+	s := r.s
+	if store.IsInterrupted(rec.Task.GetStatus().GetState()) {
+		var err error
+		if rec, err = s.writer.commit(ev.storeCtx, r.key, rec, setStatus(a2av1.TaskState_TASK_STATE_SUBMITTED, nil), true); err != nil {
+			s.logExecError(r, "restarting the task for a follow-up failed", err)
+			s.execs.unregister(r)
+			return nil
+		}
 	}
-	s.execs.unregister(r)
-	return nil
+	for _, m := range left[1:] {
+		r.deliverLocked(m)
+	}
+	return s.nextTurn(r, ev.req, rec, left[0])
 }
 
 // Settling a task whose execution has ended must not be lost to a passing

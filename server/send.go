@@ -114,41 +114,54 @@ const (
 // When f follows the task, the result includes a subscription to the task's
 // events that starts right after the returned snapshot.
 func (s *Server) start(c *call, req *a2av1.SendMessageRequest, f follow) (started, error) {
-	msg := req.GetMessage()
-	if msg == nil {
-		return started{}, runtime.InvalidParams("message is required", runtime.FieldViolation{Field: "message", Description: "required"})
-	}
-	if err := checkMessageKeys(req); err != nil {
-		return started{}, err
-	}
-	size, err := s.checkMessageBudget(msg)
+	size, pushCfg, err := s.checkMessage(c, req)
 	if err != nil {
 		return started{}, err
 	}
-	if err := checkClientMessage(msg); err != nil {
-		return started{}, err
-	}
-	cfg := req.GetConfiguration()
-	if cfg != nil && cfg.HistoryLength != nil && *cfg.HistoryLength < 0 {
-		return started{}, negativeHistory("configuration.historyLength", *cfg.HistoryLength)
-	}
-	inline, err := s.inlinePushConfig(cfg.GetTaskPushNotificationConfig())
-	if err != nil {
-		return started{}, err
-	}
-	var pushCfg store.PushConfig // none without inline
-	if inline != nil {
-		pushCfg = store.PushConfig{TaskPushNotificationConfig: inline, ProtocolVersion: c.protocolVersion()}
-	}
-	if msg.GetTaskId() != "" {
+	if req.GetMessage().GetTaskId() != "" {
 		return s.followUp(c, req, size, pushCfg, f)
 	}
 	if err := s.checkTaskBudget("", nil, size); err != nil {
 		return started{}, err
 	}
+	return s.startTask(c, req, pushCfg, f)
+}
 
+// checkMessage refuses a message request the server cannot take, whatever
+// task it is for, and returns the message's protobuf size and its inline
+// push config (none: a nil config), checked.
+func (s *Server) checkMessage(c *call, req *a2av1.SendMessageRequest) (int64, store.PushConfig, error) {
+	msg := req.GetMessage()
+	if msg == nil {
+		return 0, store.PushConfig{}, runtime.InvalidParams("message is required", runtime.FieldViolation{Field: "message", Description: "required"})
+	}
+	if err := checkMessageKeys(req); err != nil {
+		return 0, store.PushConfig{}, err
+	}
+	size, err := s.checkMessageBudget(msg)
+	if err != nil {
+		return 0, store.PushConfig{}, err
+	}
+	if err := checkClientMessage(msg); err != nil {
+		return 0, store.PushConfig{}, err
+	}
+	cfg := req.GetConfiguration()
+	if cfg != nil && cfg.HistoryLength != nil && *cfg.HistoryLength < 0 {
+		return 0, store.PushConfig{}, negativeHistory("configuration.historyLength", *cfg.HistoryLength)
+	}
+	inline, err := s.inlinePushConfig(cfg.GetTaskPushNotificationConfig())
+	if err != nil || inline == nil {
+		return size, store.PushConfig{}, err
+	}
+	return size, store.PushConfig{TaskPushNotificationConfig: inline, ProtocolVersion: c.protocolVersion()}, nil
+}
+
+// startTask launches the execution of a new task for the request's message
+// and waits for its first event: the task created, or a direct reply.
+func (s *Server) startTask(c *call, req *a2av1.SendMessageRequest, pushCfg store.PushConfig, f follow) (started, error) {
 	// The task's copy of the message carries the task's ids; the caller's
 	// request is left as it was sent.
+	msg := req.GetMessage()
 	var key taskKey
 	contextID := msg.GetContextId()
 	if contextID == "" {
@@ -275,54 +288,99 @@ func (s *Server) inlinePushConfig(cfg *a2av1.TaskPushNotificationConfig) (*a2av1
 // so that waiting callers wait for the agent's answer to this message.
 // size is the message's protobuf size (checkMessageBudget).
 func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pushCfg store.PushConfig, f follow) (started, error) {
-	msg := req.GetMessage()
-	key := c.key(msg.GetTaskId())
+	key := c.key(req.GetMessage().GetTaskId())
 	held := s.writer.lock(key)
 	defer held.Unlock()
 	rec, err := s.load(c, key.id)
 	if err != nil {
 		return started{}, err
 	}
-	task := rec.Task
+	r, err := s.admitFollowUp(key, req.GetMessage(), rec.Task, size)
+	if err != nil {
+		return started{}, err
+	}
+	msg := ownMessage(new(a2av1.Message), req.GetMessage(), key.id, rec.Task.GetContextId())
+	if err := s.saveInlineConfig(c, key, pushCfg); err != nil {
+		return started{}, err
+	}
+	elsewhere := r == nil && s.runningElsewhere(rec)
+	resume := r == nil && !elsewhere // no execution has the task: this message starts a turn here
+	if resume && s.execs.isClosed() {
+		return started{}, errShuttingDown()
+	}
+	if rec, err = s.writer.commit(c.ctx, key, rec, s.joinHistory(key.id, msg, size, resume), resume); err != nil {
+		if errors.Is(err, store.ErrTerminal) {
+			return started{}, terminalTaskError(rec.Task)
+		}
+		return started{}, internalError("adding the message to the task", err)
+	}
+	out, err := s.following(c, key, rec, f)
+	if err != nil {
+		return started{}, err
+	}
+	switch {
+	case elsewhere:
+		s.signal(c.ctx, rec.Runner, store.Signal{Kind: store.SignalFollowUp, Tenant: key.tenant, TaskID: key.id, MessageID: msg.GetMessageId()})
+	case !resume:
+		r.deliverLocked(msg)
+	default:
+		if err := s.startTurn(c, req, key, msg, rec); err != nil {
+			if out.sub != nil {
+				out.sub.Close()
+			}
+			return started{}, err
+		}
+	}
+	return out, nil
+}
+
+// admitFollowUp checks a follow-up message msg of size bytes to task (read
+// under the task's lock), and returns the task's execution in this
+// process, if one runs.
+func (s *Server) admitFollowUp(key taskKey, msg *a2av1.Message, task *a2av1.Task, size int64) (*run, error) {
 	if cid := msg.GetContextId(); cid != "" && cid != task.GetContextId() {
-		return started{}, runtime.InvalidParams(
+		return nil, runtime.InvalidParams(
 			fmt.Sprintf("message.contextId %q does not match the context %q of task %q", cid, task.GetContextId(), key.id),
 			runtime.FieldViolation{Field: "message.contextId", Description: "differs from the task's contextId"})
 	}
 	if store.IsTerminal(task.GetStatus().GetState()) {
-		return started{}, terminalTaskError(task)
+		return nil, terminalTaskError(task)
 	}
 	if err := s.checkRoom(key.id, task, size); err != nil {
-		return started{}, err
+		return nil, err
 	}
 	r := s.execs.runOf(key)
 	if r != nil && s.maxFollowUps > 0 && r.pendingLocked() >= s.maxFollowUps {
-		return started{}, limitError(runtime.CodeResourceExhausted, "MaxFollowUpsPerTask", s.maxFollowUps,
+		return nil, limitError(runtime.CodeResourceExhausted, "MaxFollowUpsPerTask", s.maxFollowUps,
 			"task %q already holds %d follow-up messages its agent has not taken, the most it may hold (MaxFollowUpsPerTask); try again later", key.id, s.maxFollowUps).
 			WithMetadata("taskId", key.id)
 	}
-	msg = ownMessage(new(a2av1.Message), msg, key.id, task.GetContextId())
-	if pushCfg.TaskPushNotificationConfig != nil {
-		pushCfg.TaskId = key.id
-		if err := s.savePushConfig(c.ctx, key.tenant, pushCfg); err != nil {
-			var re *runtime.Error
-			if errors.As(err, &re) {
-				return started{}, re
-			}
-			return started{}, internalError("saving the push notification config", err)
-		}
+	return r, nil
+}
+
+// saveInlineConfig stores the push config sent with a follow-up, if any;
+// the caller holds the task's lock.
+func (s *Server) saveInlineConfig(c *call, key taskKey, cfg store.PushConfig) error {
+	if cfg.TaskPushNotificationConfig == nil {
+		return nil
 	}
-	elsewhere := r == nil && s.runningElsewhere(rec)
-	if r == nil && !elsewhere && s.execs.isClosed() {
-		return started{}, errShuttingDown()
+	cfg.TaskId = key.id // the server's copy (inlinePushConfig)
+	if err := s.savePushConfig(c.ctx, key.tenant, cfg); err != nil {
+		return internalError("saving the push notification config", err)
 	}
-	resume := r == nil && !elsewhere
-	rec, err = s.writer.commit(c.ctx, key, rec, func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error) {
+	return nil
+}
+
+// joinHistory is the change of a follow-up: msg (size bytes) joins the
+// task's history, and a task that waited for input, or whose next turn
+// the message starts (resume), goes back to SUBMITTED.
+func (s *Server) joinHistory(id string, msg *a2av1.Message, size int64, resume bool) change {
+	return func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error) {
 		state := cur.GetStatus().GetState()
 		if store.IsTerminal(state) {
 			return nil, nil, errTerminal(cur)
 		}
-		if err := s.checkRoom(key.id, cur, size); err != nil {
+		if err := s.checkRoom(id, cur, size); err != nil {
 			return nil, nil, err
 		}
 		if !resume && !store.IsInterrupted(state) {
@@ -331,43 +389,35 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 		next := withStatus(cur, &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_SUBMITTED, Timestamp: now()})
 		next = withMessage(next, msg)
 		return next, []*a2av1.StreamResponse{statusEvent(next)}, nil
-	}, resume)
-	if errors.Is(err, store.ErrTerminal) {
-		return started{}, terminalTaskError(rec.Task)
 	}
-	if re := (*runtime.Error)(nil); errors.As(err, &re) {
-		return started{}, re
+}
+
+// following is how a message to an existing task got under way for a
+// caller that follows f: the task as written (rec), or, for one that
+// follows it, a subscription and the snapshot it starts after.
+func (s *Server) following(c *call, key taskKey, rec store.Record, f follow) (started, error) {
+	if f == followNothing {
+		return started{rec: rec}, nil
 	}
+	snap, sub, err := s.followers.subscribe(c.ctx, key.tenant, key.id, f)
 	if err != nil {
-		return started{}, internalError("adding the message to the task", err)
+		return started{}, internalError("subscribing to the task", err)
 	}
-	out := started{rec: rec}
-	if f != followNothing {
-		snap, sub, err := s.followers.subscribe(c.ctx, key.tenant, key.id, f)
-		if err != nil {
-			return started{}, internalError("subscribing to the task", err)
-		}
-		out.rec, out.sub = snap, sub
-	}
-	switch {
-	case elsewhere:
-		s.signal(c.ctx, rec.Runner, store.Signal{Kind: store.SignalFollowUp, Tenant: key.tenant, TaskID: key.id, MessageID: msg.GetMessageId()})
-		return out, nil
-	case !resume:
-		r.deliverLocked(msg)
-		return out, nil
-	}
-	r = s.newRun(c, key)
+	return started{rec: snap, sub: sub}, nil
+}
+
+// startTurn starts a new turn of the task for msg (as the task keeps it),
+// with rec the record that the follow-up wrote; the caller holds the
+// task's lock.
+func (s *Server) startTurn(c *call, req *a2av1.SendMessageRequest, key taskKey, msg *a2av1.Message, rec store.Record) error {
+	r := s.newRun(c, key)
 	ev := &Events{run: r, req: s.newRequest(c, req, msg, r, rec.Task), storeCtx: r.storeCtx, rec: rec}
 	s.execs.register(r)
 	if err := s.execs.launch(r, ev); err != nil {
 		s.execs.unregister(r)
-		if out.sub != nil {
-			out.sub.Close()
-		}
-		return started{}, err
+		return err
 	}
-	return out, nil
+	return nil
 }
 
 // checkRoom refuses a client message of size bytes to task when its

@@ -81,24 +81,9 @@ func (s *Server) ListTasks(ctx context.Context, req *a2av1.ListTasksRequest) (*a
 	if req.HistoryLength != nil && *req.HistoryLength < 0 {
 		return nil, negativeHistory("historyLength", *req.HistoryLength)
 	}
-	if err := checkID("contextId", req.GetContextId()); err != nil {
+	q, err := listQuery(req, size)
+	if err != nil {
 		return nil, err
-	}
-	q := store.Query{ContextID: req.GetContextId(), State: req.GetStatus(), Limit: int(size)}
-	if ts := req.GetStatusTimestampAfter(); ts != nil {
-		if err := ts.CheckValid(); err != nil {
-			return nil, runtime.InvalidParams("statusTimestampAfter is not a valid timestamp",
-				runtime.FieldViolation{Field: "statusTimestampAfter", Description: err.Error()})
-		}
-		q.UpdatedAfter = ts.AsTime()
-	}
-	if tok := req.GetPageToken(); tok != "" {
-		cur, err := decodeTaskCursor(tok)
-		if err != nil {
-			return nil, runtime.InvalidParams("pageToken is not a token this server issued; start again without one",
-				runtime.FieldViolation{Field: "pageToken", Description: err.Error()})
-		}
-		q.After = &cur
 	}
 	cv, err := s.begin(ctx, req.GetTenant())
 	if err != nil {
@@ -128,6 +113,32 @@ func (s *Server) ListTasks(ctx context.Context, req *a2av1.ListTasksRequest) (*a
 		resp.NextPageToken = encodeTaskCursor(store.CursorOf(page.Records[len(page.Records)-1].Task))
 	}
 	return resp, nil
+}
+
+// listQuery is the store query of a ListTasks request (its owner aside),
+// with pages of size tasks; a filter or page token the request gets wrong
+// is InvalidParams.
+func listQuery(req *a2av1.ListTasksRequest, size int32) (store.Query, error) {
+	if err := checkID("contextId", req.GetContextId()); err != nil {
+		return store.Query{}, err
+	}
+	q := store.Query{ContextID: req.GetContextId(), State: req.GetStatus(), Limit: int(size)}
+	if ts := req.GetStatusTimestampAfter(); ts != nil {
+		if err := ts.CheckValid(); err != nil {
+			return store.Query{}, runtime.InvalidParams("statusTimestampAfter is not a valid timestamp",
+				runtime.FieldViolation{Field: "statusTimestampAfter", Description: err.Error()})
+		}
+		q.UpdatedAfter = ts.AsTime()
+	}
+	if tok := req.GetPageToken(); tok != "" {
+		cur, err := decodeTaskCursor(tok)
+		if err != nil {
+			return store.Query{}, runtime.InvalidParams("pageToken is not a token this server issued; start again without one",
+				runtime.FieldViolation{Field: "pageToken", Description: err.Error()})
+		}
+		q.After = &cur
+	}
+	return q, nil
 }
 
 // CancelTask implements a2av1.A2AServiceHandler. A task that is not terminal

@@ -39,7 +39,10 @@ type typeInfo struct {
 
 	size   atomic.Int32 // largest encoding seen so far, capped: the next buffer's size
 	layout atomic.Pointer[goLayout]
-	depth  atomic.Pointer[depthPlan]
+	// notLaidOut is the last Go type found to have no layout (a dynamicpb
+	// message), so that it is not examined again on every call.
+	notLaidOut atomic.Pointer[reflect.Type]
+	depth      atomic.Pointer[depthPlan]
 }
 
 // jsonForm is how a message type is written in ProtoJSON.
@@ -232,8 +235,12 @@ func (ti *typeInfo) layoutOf(t reflect.Type) *goLayout {
 	if !ti.decodable {
 		return nil
 	}
+	if nt := ti.notLaidOut.Load(); nt != nil && *nt == t {
+		return nil
+	}
 	l := buildGoLayout(ti, t)
 	if l == nil {
+		ti.rememberNotLaidOut(t)
 		return nil
 	}
 	ti.layout.CompareAndSwap(nil, l)
@@ -242,6 +249,10 @@ func (ti *typeInfo) layoutOf(t reflect.Type) *goLayout {
 	}
 	return nil
 }
+
+// rememberNotLaidOut stores t in notLaidOut (a function of its own, so that
+// only this slow path moves t to the heap).
+func (ti *typeInfo) rememberNotLaidOut(t reflect.Type) { ti.notLaidOut.Store(&t) }
 
 // buildGoLayout locates the fields of ti in the generated struct *T = t,
 // from the protoc-gen-go struct tags.

@@ -364,9 +364,6 @@ func (a *Agent) Card() *a2av1.AgentCard { return a.card }
 // serves it (read-only).
 func (a *Agent) CardJSON() []byte { return a.cardJSON }
 
-// Server returns the default server behind the bindings.
-func (a *Agent) Server() *server.Server { return a.srv }
-
 // Addr returns the address the binding's listener actually listens on
 // (useful when its Address has port 0), or nil for an unknown binding.
 func (a *Agent) Addr(b Binding) net.Addr {

@@ -382,12 +382,6 @@ func ErrorOrInternal(err error) *Error {
 	return Internal(err)
 }
 
-// AsError is ErrorOrInternal.
-//
-// Deprecated: the name hid that any other error becomes Internal; use
-// ErrorOrInternal on the server side and errors.As in clients.
-func AsError(err error) *Error { return ErrorOrInternal(err) }
-
 // CodeFromReason maps an ErrorInfo reason back to its code.
 func CodeFromReason(reason string) (ErrorCode, bool) {
 	for c, s := range errorTable {

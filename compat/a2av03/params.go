@@ -101,11 +101,6 @@ func GetTaskToV1(p *TaskQueryParams) (*a2av1.GetTaskRequest, error) {
 	return &a2av1.GetTaskRequest{Id: p.ID, HistoryLength: p.HistoryLength}, nil
 }
 
-// GetTaskFromV1 writes a GetTaskRequest as tasks/get params.
-func GetTaskFromV1(r *a2av1.GetTaskRequest) *TaskQueryParams {
-	return &TaskQueryParams{ID: r.GetId(), HistoryLength: r.HistoryLength}
-}
-
 // CancelTaskToV1 reads tasks/cancel params.
 func CancelTaskToV1(p *TaskIDParams) (*a2av1.CancelTaskRequest, error) {
 	if err := requireID(p.ID, "id"); err != nil {
@@ -118,22 +113,12 @@ func CancelTaskToV1(p *TaskIDParams) (*a2av1.CancelTaskRequest, error) {
 	return &a2av1.CancelTaskRequest{Id: p.ID, Metadata: md}, nil
 }
 
-// CancelTaskFromV1 writes a CancelTaskRequest as tasks/cancel params.
-func CancelTaskFromV1(r *a2av1.CancelTaskRequest) *TaskIDParams {
-	return &TaskIDParams{ID: r.GetId(), Metadata: structFromV1(r.GetMetadata())}
-}
-
 // SubscribeToV1 reads tasks/resubscribe params.
 func SubscribeToV1(p *TaskIDParams) (*a2av1.SubscribeToTaskRequest, error) {
 	if err := requireID(p.ID, "id"); err != nil {
 		return nil, err
 	}
 	return &a2av1.SubscribeToTaskRequest{Id: p.ID}, nil
-}
-
-// SubscribeFromV1 writes a SubscribeToTaskRequest as tasks/resubscribe params.
-func SubscribeFromV1(r *a2av1.SubscribeToTaskRequest) *TaskIDParams {
-	return &TaskIDParams{ID: r.GetId()}
 }
 
 // SetPushConfigToV1 reads tasks/pushNotificationConfig/set params. A config
@@ -170,24 +155,12 @@ func GetPushConfigToV1(p *PushConfigParams) (*a2av1.GetTaskPushNotificationConfi
 	return &a2av1.GetTaskPushNotificationConfigRequest{TaskId: p.ID, Id: id}, nil
 }
 
-// GetPushConfigFromV1 writes a GetTaskPushNotificationConfigRequest as
-// tasks/pushNotificationConfig/get params.
-func GetPushConfigFromV1(r *a2av1.GetTaskPushNotificationConfigRequest) *PushConfigParams {
-	return &PushConfigParams{ID: r.GetTaskId(), PushNotificationConfigID: r.GetId()}
-}
-
 // ListPushConfigsToV1 reads tasks/pushNotificationConfig/list params.
 func ListPushConfigsToV1(p *TaskIDParams) (*a2av1.ListTaskPushNotificationConfigsRequest, error) {
 	if err := requireID(p.ID, "id"); err != nil {
 		return nil, err
 	}
 	return &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: p.ID}, nil
-}
-
-// ListPushConfigsFromV1 writes a ListTaskPushNotificationConfigsRequest as
-// tasks/pushNotificationConfig/list params (v0.3 has no paging).
-func ListPushConfigsFromV1(r *a2av1.ListTaskPushNotificationConfigsRequest) *TaskIDParams {
-	return &TaskIDParams{ID: r.GetTaskId()}
 }
 
 // PushConfigListFromV1 writes a list result: a JSON array of v0.3 configs.
@@ -199,22 +172,6 @@ func PushConfigListFromV1(r *a2av1.ListTaskPushNotificationConfigsResponse) []*T
 	return out
 }
 
-// PushConfigListToV1 reads a list result.
-func PushConfigListToV1(list []*TaskPushNotificationConfig, path string) (*a2av1.ListTaskPushNotificationConfigsResponse, error) {
-	out := &a2av1.ListTaskPushNotificationConfigsResponse{}
-	for i, c := range list {
-		if c == nil {
-			return nil, invalid(index(path, i), "must be a push notification config")
-		}
-		v, err := PushConfigToV1(c.TaskID, &c.PushNotificationConfig, index(path, i)+".pushNotificationConfig")
-		if err != nil {
-			return nil, err
-		}
-		out.Configs = append(out.Configs, v)
-	}
-	return out, nil
-}
-
 // DeletePushConfigToV1 reads tasks/pushNotificationConfig/delete params.
 func DeletePushConfigToV1(p *PushConfigParams) (*a2av1.DeleteTaskPushNotificationConfigRequest, error) {
 	if err := requireID(p.ID, "id"); err != nil {
@@ -224,10 +181,4 @@ func DeletePushConfigToV1(p *PushConfigParams) (*a2av1.DeleteTaskPushNotificatio
 		return nil, invalid("pushNotificationConfigId", "missing: the id of the config to delete")
 	}
 	return &a2av1.DeleteTaskPushNotificationConfigRequest{TaskId: p.ID, Id: p.PushNotificationConfigID}, nil
-}
-
-// DeletePushConfigFromV1 writes a DeleteTaskPushNotificationConfigRequest
-// as tasks/pushNotificationConfig/delete params.
-func DeletePushConfigFromV1(r *a2av1.DeleteTaskPushNotificationConfigRequest) *PushConfigParams {
-	return &PushConfigParams{ID: r.GetTaskId(), PushNotificationConfigID: r.GetId()}
 }

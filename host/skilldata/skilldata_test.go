@@ -196,3 +196,10 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestSchemaSkill: a schema names the skill it belongs to.
+func TestSchemaSkill(t *testing.T) {
+	if got := tripInput.Skill(); got != "plan-trip" {
+		t.Errorf("Skill() = %q, want plan-trip", got)
+	}
+}

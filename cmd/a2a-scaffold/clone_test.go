@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -16,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/a2agen/a2agen/internal/testdir"
 )
 
 // TestFromAClone follows the README's "from a clone" route as written, in
@@ -45,7 +45,10 @@ func TestFromAClone(t *testing.T) {
 	}
 	steps := readmeCloneRoute(t, filepath.Join(root, "README.md"))
 
-	work := cloneWorkDir(t, root)
+	// The same directory on every run (testdir.Stable): the build cache
+	// keys what is built without -trimpath by directory, so only the first
+	// run compiles the clone.
+	work := testdir.Stable(t, "clone", root)
 	clone := filepath.Join(work, "a2agen")
 	copyCheckout(t, root, clone)
 	commit := gitCommitAll(t, clone)
@@ -87,40 +90,6 @@ func TestFromAClone(t *testing.T) {
 			t.Errorf("bin/weather -version lacks %q:\n%s", want, version)
 		}
 	}
-}
-
-// cloneWorkDir returns an empty directory for the clone and the project,
-// the same one on every run from the checkout root (under the system's
-// temporary directory, named by a hash of root), locked for the test and
-// emptied when it ends. The go command's build cache keys the packages of
-// a build without -trimpath by their directory, so a fresh temporary clone
-// would compile all of a2agen and the project on every run; at the same
-// path, unchanged files are compiled once, on the first run.
-func cloneWorkDir(t *testing.T, root string) string {
-	t.Helper()
-	sum := sha256.Sum256([]byte(root))
-	dir := filepath.Join(os.TempDir(), "a2agen-test-clone-"+hex.EncodeToString(sum[:6]))
-	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatalf("lock %s: %v", lock.Name(), err)
-	}
-	empty := func() {
-		if err := os.RemoveAll(dir); err != nil {
-			t.Error(err)
-		}
-	}
-	empty()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		empty()
-		lock.Close() // releases the lock
-	})
-	return dir
 }
 
 // readmeCloneRoute returns the commands of the README's code block that

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/a2agen/a2agen/internal/pipeline"
+	"github.com/a2agen/a2agen/internal/testdir"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*/want with the generator's output")
@@ -260,7 +261,10 @@ func buildGenerated(t *testing.T, root string, cases map[string]map[string][]byt
 	if len(cases) == 0 {
 		t.Fatal("no golden case generated")
 	}
-	dir := t.TempDir()
+	// The same directory on every run: the build cache keys packages
+	// built without -trimpath by directory, so the generated packages that
+	// did not change are not compiled and vetted again.
+	dir := testdir.Stable(t, "golden", root)
 	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil {
 		t.Fatal(err)

@@ -383,9 +383,15 @@ func (a *app) withClient(ctx context.Context, ref string, waits bool, call func(
 	ctx, cancel := a.commandContext(ctx, waits)
 	defer cancel()
 	c, err := a.connect(ctx, ref)
-	if err != nil {
-		return err
+	if err == nil {
+		defer c.Close()
+		err = call(ctx, c)
 	}
-	defer c.Close()
-	return call(ctx, c)
+	// However a binding words an expired deadline (gRPC's status, an
+	// HTTP client's error), it is --timeout's.
+	var ce *cliError
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.As(err, &ce) {
+		return &cliError{code: errTimeout, hint: "raise --timeout, or use --async and poll with 'a2a task get --wait ID'", err: err}
+	}
+	return err
 }

@@ -21,8 +21,8 @@ import (
 // main module) against the official Go SDK's server on every binding:
 // card, send (blocking and streaming), get, list, cancel, subscribe, the
 // push config commands, webhook listen receiving the SDK server's
-// deliveries on loopback, and the exit codes of an A2A error and of a
-// failed task. Output is -o json (webhook listen's text aside), the
+// deliveries on loopback, and the exit codes of the a2a-cli specification
+// for an A2A error (1) and a failed task (0, the outcome in a warning). Output is -o json (webhook listen's text aside), the
 // stable form, so the test reads the SDK's answers as ProtoJSON.
 func TestCLIAgainstSDKServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -40,7 +40,7 @@ func TestCLIAgainstSDKServer(t *testing.T) {
 				t.Helper()
 				cctx, cancel := context.WithTimeout(ctx, time.Minute)
 				defer cancel()
-				cmd := exec.CommandContext(cctx, bin, append([]string{"--binding", b}, args...)...)
+				cmd := exec.CommandContext(cctx, bin, append([]string{"--transport", b}, args...)...)
 				var stdout, stderr bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &stdout, &stderr
 				err := cmd.Run()
@@ -76,35 +76,35 @@ func TestCLIAgainstSDKServer(t *testing.T) {
 				return s
 			}
 
-			if card := ok("card", cardURL); get(card[0], "name") == "" {
+			if card := ok("card", "get", "-a", cardURL); get(card[0], "name") == "" {
 				t.Errorf("card: %v", card)
 			}
-			sent := ok("send", cardURL, "hello")
+			sent := ok("send", "-a", cardURL, "hello")
 			if get(sent[0], "task", "status", "state") != "TASK_STATE_COMPLETED" {
 				t.Errorf("send hello: %v", sent)
 			}
 			task, ctxID := get(sent[0], "task", "id"), get(sent[0], "task", "contextId")
-			if got := ok("get", cardURL, task); get(got[0], "id") != task {
+			if got := ok("task", "get", "-a", cardURL, task); get(got[0], "id") != task {
 				t.Errorf("get: %v", got)
 			}
-			if list := ok("list", cardURL, "--context", ctxID); !strings.Contains(mustJSON(t, list), task) {
+			if list := ok("task", "list", "-a", cardURL, "--context-id", ctxID); !strings.Contains(mustJSON(t, list), task) {
 				t.Errorf("list --context: %v", list)
 			}
-			events := ok("send", "--stream", cardURL, "stream", "3")
+			events := ok("send", "--stream", "-a", cardURL, "stream", "3")
 			last := events[len(events)-1]
 			if len(events) < 4 || get(last, "statusUpdate", "status", "state") != "TASK_STATE_COMPLETED" {
 				t.Errorf("send --stream: %d events, last %v", len(events), last)
 			}
-			slow := ok("send", "--return-immediately", cardURL, "slow", "5000")
-			if c := ok("cancel", cardURL, get(slow[0], "task", "id")); get(c[0], "status", "state") != "TASK_STATE_CANCELED" {
+			slow := ok("send", "--async", "-a", cardURL, "slow", "5000")
+			if c := ok("task", "cancel", "-a", cardURL, get(slow[0], "task", "id")); get(c[0], "status", "state") != "TASK_STATE_CANCELED" {
 				t.Errorf("cancel: %v", c)
 			}
 
 			// subscribe follows a running task to its end: the task first,
 			// COMPLETED last.
-			running := ok("send", "--return-immediately", cardURL, "slow", "1000")
+			running := ok("send", "--async", "-a", cardURL, "slow", "1000")
 			runID := get(running[0], "task", "id")
-			sub := ok("subscribe", cardURL, runID)
+			sub := ok("task", "subscribe", "--stream", "-a", cardURL, runID)
 			if lastSub := sub[len(sub)-1]; get(sub[0], "task", "id") != runID ||
 				get(lastSub, "statusUpdate", "status", "state") != "TASK_STATE_COMPLETED" {
 				t.Errorf("subscribe: first %v, last %v", sub[0], lastSub)
@@ -114,36 +114,37 @@ func TestCLIAgainstSDKServer(t *testing.T) {
 			// for an inline config of send, then for one made with push
 			// create; the push commands read and delete it.
 			hook := startWebhookListen(ctx, t, bin, "hook-token")
-			inline := ok("send", "--return-immediately", "--push-url", hook.url+"/inline", "--push-token", "hook-token", cardURL, "slow", "100")
+			inline := ok("send", "--async", "--push-url", hook.url+"/inline", "--push-token", "hook-token", "-a", cardURL, "slow", "100")
 			hook.waitFor(t, "push /inline task "+get(inline[0], "task", "id")+" (token verified)\n  status COMPLETED\n")
 
-			input := ok("send", cardURL, "input")
+			input := ok("send", "-a", cardURL, "input")
 			inTask, inCtx := get(input[0], "task", "id"), get(input[0], "task", "contextId")
-			created := ok("push", "create", cardURL, inTask, hook.url+"/later", "--token", "hook-token", "--id", "cfg-1")
+			created := ok("task", "push-config", "create", "-a", cardURL, inTask, hook.url+"/later", "--token", "hook-token", "--id", "cfg-1")
 			if get(created[0], "id") != "cfg-1" || get(created[0], "taskId") != inTask || get(created[0], "url") != hook.url+"/later" {
 				t.Errorf("push create: %v", created)
 			}
-			if got := ok("push", "get", cardURL, inTask, "cfg-1"); get(got[0], "id") != "cfg-1" || get(got[0], "url") != hook.url+"/later" {
+			if got := ok("task", "push-config", "get", "-a", cardURL, inTask, "cfg-1"); get(got[0], "id") != "cfg-1" || get(got[0], "url") != hook.url+"/later" {
 				t.Errorf("push get: %v", got)
 			}
-			if list := ok("push", "list", cardURL, inTask); !strings.Contains(mustJSON(t, list), hook.url+"/later") {
+			if list := ok("task", "push-config", "list", "-a", cardURL, inTask); !strings.Contains(mustJSON(t, list), hook.url+"/later") {
 				t.Errorf("push list: %v", list)
 			}
-			ok("send", "--task", inTask, "--context", inCtx, cardURL, "more")
+			ok("send", "--task-id", inTask, "--context-id", inCtx, "-a", cardURL, "more")
 			hook.waitFor(t, "push /later task "+inTask+" (token verified)\n  status COMPLETED\n")
-			ok("push", "delete", cardURL, inTask, "cfg-1")
-			if list := ok("push", "list", cardURL, inTask); strings.Contains(mustJSON(t, list), "cfg-1") {
+			ok("task", "push-config", "delete", "-a", cardURL, inTask, "cfg-1")
+			if list := ok("task", "push-config", "list", "-a", cardURL, inTask); strings.Contains(mustJSON(t, list), "cfg-1") {
 				t.Errorf("push list after delete: %v", list)
 			}
-			if _, errOut, code := a2a("push", "get", cardURL, inTask, "cfg-1"); code != 3 {
+			if _, errOut, code := a2a("task", "push-config", "get", "-a", cardURL, inTask, "cfg-1"); code != 1 {
 				t.Errorf("push get after delete: exit %d, %s", code, errOut)
 			}
 			hook.stop(t)
 
-			if _, errOut, code := a2a("get", cardURL, "no-such-task"); code != 3 || !strings.Contains(errOut, "TaskNotFound") {
+			if _, errOut, code := a2a("task", "get", "-a", cardURL, "no-such-task"); code != 1 || !strings.Contains(errOut, "Code: TaskNotFoundError") {
 				t.Errorf("get no-such-task: exit %d, %s", code, errOut)
 			}
-			if _, errOut, code := a2a("send", cardURL, "fail"); code != 5 {
+			// The command did its job: exit 0, the outcome in a warning.
+			if _, errOut, code := a2a("send", "-a", cardURL, "fail"); code != 0 || !strings.Contains(errOut, "ended FAILED") {
 				t.Errorf("send fail: exit %d, %s", code, errOut)
 			}
 		})

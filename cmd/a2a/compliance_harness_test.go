@@ -312,9 +312,10 @@ type fakeAgent struct {
 func startFakeAgent(t *testing.T) *fakeAgent {
 	t.Helper()
 	fa := &fakeAgent{}
-	srv := httptest.NewServer(http.HandlerFunc(fa.serve))
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(fa.serve))
+	fa.base = "http://" + srv.Listener.Addr().String() // before the handler can read it
+	srv.Start()
 	t.Cleanup(srv.Close)
-	fa.base = srv.URL
 	return fa
 }
 
@@ -424,9 +425,10 @@ func startOAuthServer(t *testing.T, token string) *oauthServer {
 		}
 		fmt.Fprintf(w, `{"access_token":%q,"token_type":"Bearer","expires_in":3600}`, o.token)
 	})
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewUnstartedServer(mux)
+	o.url = "http://" + srv.Listener.Addr().String() // before the handlers can read it
+	srv.Start()
 	t.Cleanup(srv.Close)
-	o.url = srv.URL
 	return o
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // The command names of a2a before the a2a-cli specification, kept hidden
@@ -49,4 +50,20 @@ func (a *app) legacyCommands() []*cobra.Command {
 		}),
 		push,
 	}
+}
+
+// legacyFlags are the flag names before the specification, hidden, with
+// what replaces each.
+var legacyFlags = map[string]string{
+	"binding": "--transport", "auth": "--bearer", "header": "--svc-param K:V",
+	"task": "--task-id", "context": "--context-id", "state": "--status", "file-url": "--file URL",
+}
+
+// warnLegacyFlags writes a deprecation line for each old flag name used.
+func (a *app) warnLegacyFlags(cmd *cobra.Command) {
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if now, ok := legacyFlags[f.Name]; ok && f.Hidden {
+			fmt.Fprintf(a.env.stderr, "a2a: warning: --%s is deprecated and will be removed in the next release; use %s\n", f.Name, now)
+		}
+	})
 }

@@ -129,6 +129,7 @@ protocol version, never below 1.0; TLS verification on (--insecure).
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			a.warnLegacyFlags(cmd)
 			if err := a.loadConfig(cmd); err != nil {
 				return err
 			}

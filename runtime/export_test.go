@@ -1,5 +1,11 @@
 package runtime
 
+import (
+	"reflect"
+
+	"google.golang.org/protobuf/proto"
+)
+
 // EncodeProtoJSON exposes the bindings' JSON encoder to the external tests.
 var EncodeProtoJSON = encodeProtoJSON
 
@@ -9,3 +15,8 @@ var (
 	DecodeProtoJSON        = decodeProtoJSON
 	UnmarshalWithProtojson = unmarshalWithProtojson
 )
+
+// HasGoLayout reports whether the decoder can fill m's Go type itself.
+func HasGoLayout(m proto.Message) bool {
+	return typeInfoOf(m.ProtoReflect().Descriptor()).layoutOf(reflect.TypeOf(m)) != nil
+}

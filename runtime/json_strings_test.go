@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
@@ -141,5 +142,26 @@ func BenchmarkDecodeStrings(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestDynamicMessagesLeaveTheLayoutAlone: a dynamic message (dynamicpb)
+// of a type, decoded first, goes to protojson and does not keep the
+// generated Go type of the same descriptor from the runtime's decoder.
+func TestDynamicMessagesLeaveTheLayoutAlone(t *testing.T) {
+	md := (&a2av1.AgentSkill{}).ProtoReflect().Descriptor()
+	doc := []byte(`{"id":"s","name":"n","tags":["a"]}`)
+	for range 2 {
+		dyn := dynamicpb.NewMessage(md)
+		if runtime.HasGoLayout(dyn) || runtime.DecodeProtoJSON(doc, dyn) {
+			t.Fatal("a dynamic message has a Go layout")
+		}
+		if err := runtime.UnmarshalJSON(doc, dyn); err != nil {
+			t.Fatalf("dynamic message: %v", err)
+		}
+	}
+	var skill a2av1.AgentSkill
+	if !runtime.HasGoLayout(&skill) || !runtime.DecodeProtoJSON(doc, &skill) || skill.GetTags()[0] != "a" {
+		t.Fatalf("the generated type lost the runtime's decoder after a dynamic message: %v", &skill)
 	}
 }

@@ -70,7 +70,7 @@
 // without extendedAgentCard GetExtendedAgentCard answers
 // UnsupportedOperation. With it, the extended card (WithExtendedCard) is
 // served to authenticated callers only: those to whom the binding's
-// runtime.Authenticator attached an identity (see Caller).
+// runtime.Authenticator attached an identity (Request.Caller).
 //
 // Tenants and owners: every task lives in the tenant of the request that
 // created it (runtime.CallInfo.Tenant) and is invisible — TaskNotFound — from

@@ -112,6 +112,18 @@ func TestSoakListing(t *testing.T) {
 			if limit := soakSlowdown * max(baseline, soakFloor); loaded > limit {
 				t.Errorf("p99 next to the listings %v > %d × max(undisturbed %v, %v)", loaded, soakSlowdown, baseline, soakFloor)
 			}
+			// The control: the same loops sending the cheapest call there
+			// is (GetTask of a task that does not exist), so the log tells
+			// what any four closed loops cost the well-behaved clients on
+			// this machine, listings or not.
+			stop = make(chan struct{})
+			gets := loopCalls(ctx, t, p.Endpoints[runtime.BindingJSONRPC], "GetTask", []string{`{"id":"no-such-task"}`}, stop, &wg)
+			control := wellBehaved(ctx, t, clients, calls)
+			close(stop)
+			wg.Wait()
+			_, _, gn := gets.percentiles()
+			t.Logf("%s, control: next to %d loops of GetTask (unknown id, %d calls) the well-behaved p99 is %v (%.1f×)",
+				st, listSoakLoops, gn, control, float64(control)/float64(baseline))
 			// Every task is still there, and counted exactly.
 			list, err := clients[runtime.BindingGRPC].ListTasks(ctx, &a2av1.ListTasksRequest{ContextId: soakContext(0)})
 			if err != nil || list.GetTotalSize() != listSoakContextTasks || len(list.GetTasks()) != 50 {
@@ -174,12 +186,19 @@ func (l *listLatencies) percentiles() (p50, p99 time.Duration, n int) {
 // its own, that post anonymous ListTasks calls to the JSON-RPC endpoint
 // until stop, at most 100,000 each.
 func loopListings(ctx context.Context, t *testing.T, endpoint string, stop <-chan struct{}, wg *sync.WaitGroup) *listLatencies {
-	l := &listLatencies{}
-	params := []string{
+	return loopCalls(ctx, t, endpoint, "ListTasks", []string{
 		`{"contextId":"nope"}`,
 		`{"contextId":"` + soakContext(0) + `"}`,
 		`{"contextId":"` + soakContext(1) + `","status":"TASK_STATE_COMPLETED","pageSize":10}`,
-	}
+	}, stop, wg)
+}
+
+// loopCalls is loopListings' loop for any JSON-RPC method: listSoakLoops
+// goroutines, each on a connection of its own, cycle through params. An
+// answer must be a result (ListTasks) or, for GetTask, the TaskNotFound
+// error the control expects.
+func loopCalls(ctx context.Context, t *testing.T, endpoint, method string, params []string, stop <-chan struct{}, wg *sync.WaitGroup) *listLatencies {
+	l := &listLatencies{}
 	for g := range listSoakLoops {
 		wg.Go(func() {
 			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
@@ -198,7 +217,7 @@ func loopListings(ctx context.Context, t *testing.T, endpoint string, stop <-cha
 					return
 				default:
 				}
-				body := `{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":` + params[(g+i)%len(params)] + `}`
+				body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params[(g+i)%len(params)] + `}`
 				start := time.Now()
 				req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
 				if err != nil {
@@ -210,14 +229,18 @@ func loopListings(ctx context.Context, t *testing.T, endpoint string, stop <-cha
 				resp, err := hc.Do(req)
 				if err != nil {
 					if ctx.Err() == nil {
-						t.Errorf("ListTasks: %v", err)
+						t.Errorf("%s: %v", method, err)
 					}
 					return
 				}
 				out, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte(`"totalSize"`)) && !bytes.Contains(out, []byte(`"tasks":[]`)) {
-					t.Errorf("ListTasks %s: %d %.300s", body, resp.StatusCode, out)
+				answered := bytes.Contains(out, []byte(`"totalSize"`)) || bytes.Contains(out, []byte(`"tasks":[]`))
+				if method == "GetTask" {
+					answered = bytes.Contains(out, []byte(`-32001`))
+				}
+				if resp.StatusCode != http.StatusOK || !answered {
+					t.Errorf("%s %s: %d %.300s", method, body, resp.StatusCode, out)
 					return
 				}
 				mine = append(mine, time.Since(start))

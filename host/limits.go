@@ -67,8 +67,8 @@ type Limits struct {
 	// timestamp; then it is removed like a finished task past its TTL (a
 	// follow-up message gets TaskNotFound). It applies to the store Main
 	// opens (-store); a program that passes its own Config.Store sets it
-	// there (store.WithInterruptedTaskTTL, sqlite.…, postgres.…). Negative:
-	// kept until the store ends.
+	// there (store.Retention, which each store takes through its
+	// WithRetention). Negative: kept until the store ends.
 	InterruptedTaskTTL time.Duration
 	// MaxStreams and MaxStreamsPerCaller bound the streams
 	// (SendStreamingMessage, SubscribeToTask) the agent holds at once, in

@@ -27,7 +27,7 @@ func TestMemoryWrappedConformance(t *testing.T) {
 // change nothing of the Store contract.
 func TestMemoryWithRetentionConformance(t *testing.T) {
 	storetest.Run(t, func(*testing.T) store.Store {
-		return store.NewMemory(store.WithTerminalTaskTTL(time.Hour), store.WithMaxTerminalTasks(10_000))
+		return store.NewMemory(store.WithRetention(store.Retention{TerminalTaskTTL: time.Hour, MaxTerminalTasks: 10_000}))
 	})
 }
 

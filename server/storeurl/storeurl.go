@@ -61,24 +61,23 @@ const Forms = "memory, sqlite:PATH (sqlite:data/agent.db, sqlite:/var/lib/agent.
 // Options apply to whichever store a URL opens.
 type Options struct {
 	// TerminalTaskTTL is how long a finished task stays readable; 0 keeps
-	// it (store.WithTerminalTaskTTL, sqlite.WithTerminalTaskTTL).
+	// it. These fields become one store.Retention, which every store takes.
 	TerminalTaskTTL time.Duration
 	// MaxTerminalTasks is how many finished tasks are kept, the oldest
 	// removed first; 0 sets no limit.
 	MaxTerminalTasks int
 	// InterruptedTaskTTL is how long a task waiting for input
 	// (INPUT_REQUIRED, AUTH_REQUIRED) is kept, counted from its status
-	// timestamp; 0 keeps it (store.WithInterruptedTaskTTL, …).
+	// timestamp; 0 keeps it.
 	InterruptedTaskTTL time.Duration
 	// MaxTerminalTasksPerOwner and MaxInterruptedTasksPerOwner bound the
 	// finished and the interrupted tasks kept of one owner (anonymous
 	// callers together are one), its oldest removed first; 0 sets no limit
-	// (store.WithMaxTerminalTasksPerOwner, WithMaxInterruptedTasksPerOwner).
 	// The in-memory store only, for now: SQLite and PostgreSQL ignore them
 	// (docs/limits.md).
 	MaxTerminalTasksPerOwner, MaxInterruptedTasksPerOwner int
 	// MaxBytesPerOwner bounds the bytes of one owner's finished and
-	// interrupted tasks (store.WithMaxBytesPerOwner); 0 sets no limit. The
+	// interrupted tasks; 0 sets no limit. The
 	// in-memory store only, like the two above.
 	MaxBytesPerOwner int64
 	// Logger receives what a durable store reports in the background; nil
@@ -150,19 +149,16 @@ func Open(ctx context.Context, rawURL string, opts Options) (store.Store, error)
 	if opts.InterruptedTaskTTL < 0 {
 		return nil, fail(errors.New("the interrupted-task TTL must not be negative (0 means no bound)"))
 	}
+	// One retention for whichever store the URL names.
+	r := store.Retention{TerminalTaskTTL: opts.TerminalTaskTTL, MaxTerminalTasks: opts.MaxTerminalTasks,
+		InterruptedTaskTTL:       opts.InterruptedTaskTTL,
+		MaxTerminalTasksPerOwner: opts.MaxTerminalTasksPerOwner, MaxInterruptedTasksPerOwner: opts.MaxInterruptedTasksPerOwner,
+		MaxBytesPerOwner: opts.MaxBytesPerOwner}
 	switch sp.kind {
 	case kindMemory:
-		return store.NewMemory(store.WithTerminalTaskTTL(opts.TerminalTaskTTL), store.WithMaxTerminalTasks(opts.MaxTerminalTasks),
-			store.WithInterruptedTaskTTL(opts.InterruptedTaskTTL),
-			store.WithMaxTerminalTasksPerOwner(opts.MaxTerminalTasksPerOwner),
-			store.WithMaxInterruptedTasksPerOwner(opts.MaxInterruptedTasksPerOwner),
-			store.WithMaxBytesPerOwner(opts.MaxBytesPerOwner)), nil
+		return store.NewMemory(store.WithRetention(r)), nil
 	case kindSQLite:
-		sopts := []sqlite.Option{
-			sqlite.WithTerminalTaskTTL(opts.TerminalTaskTTL),
-			sqlite.WithMaxTerminalTasks(opts.MaxTerminalTasks),
-			sqlite.WithInterruptedTaskTTL(opts.InterruptedTaskTTL),
-		}
+		sopts := []sqlite.Option{sqlite.WithRetention(r)}
 		if sp.synchronous != "" {
 			sopts = append(sopts, sqlite.WithSynchronous(sp.synchronous))
 		}
@@ -178,11 +174,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (store.Store, error)
 		}
 		return st, nil
 	case kindPostgres:
-		popts := []postgres.Option{
-			postgres.WithTerminalTaskTTL(opts.TerminalTaskTTL),
-			postgres.WithMaxTerminalTasks(opts.MaxTerminalTasks),
-			postgres.WithInterruptedTaskTTL(opts.InterruptedTaskTTL),
-		}
+		popts := []postgres.Option{postgres.WithRetention(r)}
 		if sp.schema != "" {
 			popts = append(popts, postgres.WithSchema(sp.schema))
 		}

@@ -22,6 +22,6 @@ func TestWrappedConformance(t *testing.T) {
 func TestInterruptedRetentionConformance(t *testing.T) {
 	url := testURL(t)
 	storetest.RunInterruptedRetention(t, func(t *testing.T, clock *storetest.Clock) store.Store {
-		return openSchema(t, url, testSchema(t, url), WithInterruptedTaskTTL(storetest.InterruptedTTL), WithClock(clock.Now))
+		return openSchema(t, url, testSchema(t, url), WithRetention(store.Retention{InterruptedTaskTTL: storetest.InterruptedTTL}), WithClock(clock.Now))
 	})
 }

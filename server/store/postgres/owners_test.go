@@ -20,7 +20,7 @@ func TestRetentionSparesOtherOwners(t *testing.T) {
 	ctx := context.Background()
 	const limit = 1000
 	clock := &testClock{now: time.Now()}
-	s := openTemp(t, WithMaxTerminalTasks(limit), WithClock(clock.Now))
+	s := openTemp(t, WithRetention(store.Retention{MaxTerminalTasks: limit}), WithClock(clock.Now))
 	end := func(owner, id string) {
 		t.Helper()
 		rec := create(t, s, store.Creation{Record: store.Record{Owner: owner, Task: newTask(id, working, 0)}})

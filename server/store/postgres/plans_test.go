@@ -15,6 +15,7 @@ import (
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
 )
 
 // planTasks is how many tasks TestListUsesIndexes stores: half in the
@@ -54,21 +55,26 @@ func TestListUsesIndexes(t *testing.T) {
 			if _, err := conn.Exec(ctx, "SET plan_cache_mode = "+mode); err != nil {
 				t.Fatal(err)
 			}
-			for shape := range byCursor << 1 {
+			for shape := range sqlrecord.ByCursor << 1 {
 				q := store.Query{Owner: who.owner, Limit: 50}
-				if shape&byContext != 0 {
+				if shape&sqlrecord.ByContext != 0 {
 					q.ContextID = who.context
 				}
-				if shape&byState != 0 {
+				if shape&sqlrecord.ByState != 0 {
 					q.State = working
 				}
-				if shape&byUpdatedAfter != 0 {
+				if shape&sqlrecord.ByUpdatedAfter != 0 {
 					q.UpdatedAfter = base.Add(planTasks / 2 * time.Second)
 				}
-				if shape&byCursor != 0 {
+				if shape&sqlrecord.ByCursor != 0 {
 					q.After = &store.Cursor{Time: base.Add(planTasks / 3 * time.Second), ID: "x"}
 				}
-				gotShape, args := listArgs(who.tenant, q, nanos(base.Add(planTasks/4*time.Second)), shape&byTTL != 0)
+				var cut sqlrecord.Cutoffs // live since a quarter of the tasks, with a TTL
+				if shape&sqlrecord.ByTTL != 0 {
+					cut.TTL = time.Hour
+				}
+				l := cut.List(who.tenant, q, sqlrecord.Nanos(base.Add(planTasks/4*time.Second))+int64(time.Hour))
+				gotShape, args := l.Shape, listArgs(l)
 				if gotShape != shape {
 					t.Fatalf("shape %05b built as %05b", shape, gotShape)
 				}
@@ -96,7 +102,7 @@ func TestListUsesIndexes(t *testing.T) {
 				}
 				// A listing by context (all an anonymous caller can make)
 				// reads the context's entries only, never the owner's.
-				if shape&byContext != 0 && slices.ContainsFunc(indexes, func(ix string) bool { return !strings.HasSuffix(ix, " on tasks_by_context") }) {
+				if shape&sqlrecord.ByContext != 0 && slices.ContainsFunc(indexes, func(ix string) bool { return !strings.HasSuffix(ix, " on tasks_by_context") }) {
 					t.Errorf("%s: index scans %v, want only tasks_by_context\n%s", where, indexes, raw)
 				}
 				if testing.Verbose() && !generic {
@@ -160,10 +166,10 @@ func fillTasks(t testing.TB, s *Store, n int) {
 		}
 		var ended *int64
 		if store.IsTerminal(state) {
-			e := nanos(base.Add(at))
+			e := sqlrecord.Nanos(base.Add(at))
 			ended = &e
 		}
-		return []any{tenant, task.GetId(), owner, task.GetContextId(), int16(state), nanos(base.Add(at)), int64(1), blob, ended}, nil
+		return []any{tenant, task.GetId(), owner, task.GetContextId(), int16(state), sqlrecord.Nanos(base.Add(at)), int64(1), blob, ended}, nil
 	})
 	got, err := s.pool.CopyFrom(context.Background(), pgx.Identifier{"tasks"},
 		[]string{"tenant", "id", "owner", "context_id", "state", "status_time", "version", "snapshot", "ended_at"}, src)

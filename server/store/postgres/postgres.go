@@ -54,7 +54,7 @@
 //
 // # Retention
 //
-// WithTerminalTaskTTL and WithMaxTerminalTasks bound the terminal tasks
+// Retention.TerminalTaskTTL and Retention.MaxTerminalTasks bound the terminal tasks
 // kept. Reads treat a task past its TTL as gone at once; a sweep once a
 // second, run by one replica at a time (an advisory lock), removes expired
 // tasks and the terminal tasks beyond the maximum (the oldest of the owner
@@ -92,6 +92,7 @@ import (
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/internal/migrate"
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
 )
 
 //go:embed migrations/*.sql
@@ -135,33 +136,13 @@ func WithSchema(name string) Option {
 	}
 }
 
-// WithTerminalTaskTTL removes a task, with its push configs and events, once
-// it has been terminal for longer than d: from then on it is reported not
-// found and left out of listings. Deliveries still pending for it are kept
-// until they are done. d <= 0 (the default) keeps terminal tasks.
-func WithTerminalTaskTTL(d time.Duration) Option {
-	return func(o *options) { o.ttl = max(d, 0) }
-}
-
-// WithInterruptedTaskTTL removes a task, with its push configs and events,
-// once it has been INPUT_REQUIRED or AUTH_REQUIRED for longer than d,
-// counted from its status timestamp (which the server sets when it writes
-// the status). Reads treat it as gone from then on; one replica removes it
-// within about a second. A task that leaves the state in time is kept; its
-// TTL starts again if it is interrupted again. d <= 0 (the default) keeps
-// interrupted tasks.
-func WithInterruptedTaskTTL(d time.Duration) Option {
-	return func(o *options) { o.interruptedTTL = max(d, 0) }
-}
-
-// WithMaxTerminalTasks keeps at most about n terminal tasks (over all
-// tenants), within about a second of exceeding it, removing those that
-// ended first among the tasks of the owner (Record.Owner; anonymous callers
-// together are one) holding the most, so that one owner's flood removes
-// only its own tasks (owners within 256 tasks of each other are treated
-// alike). n <= 0 (the default) sets no limit.
-func WithMaxTerminalTasks(n int) Option {
-	return func(o *options) { o.maxTerminal = max(n, 0) }
+// WithRetention sets which tasks the store keeps (store.Retention; the
+// per-owner bounds are the memory store's only). Reads treat a task past a
+// TTL as gone at once; the sweep removes it within about a second.
+func WithRetention(r store.Retention) Option {
+	return func(o *options) {
+		o.ttl, o.maxTerminal, o.interruptedTTL = max(r.TerminalTaskTTL, 0), max(r.MaxTerminalTasks, 0), max(r.InterruptedTaskTTL, 0)
+	}
 }
 
 // WithSubscriberBuffer sets how many unread events a subscription may hold
@@ -259,12 +240,14 @@ type Stats struct {
 
 // Store is the PostgreSQL store.Store. It is safe for concurrent use.
 type Store struct {
-	name   string // the connection string, passwords redacted
+	name   string            // the connection string, passwords redacted
+	names  sqlrecord.Names   // in errors
+	cut    sqlrecord.Cutoffs // retention as reads see it
 	opts   options
 	pool   *pgxpool.Pool
 	origin string // tells this store's notifications from other replicas'
 
-	// The task writes (sql.go), with the guard of WithInterruptedTaskTTL.
+	// The task writes (sql.go), with the guard of Retention.InterruptedTaskTTL.
 	sqlUpdateTask, sqlUpdateTaskLean string
 
 	ctx    context.Context // canceled by Close
@@ -348,7 +331,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 		return nil, fail("%w", err)
 	}
 
-	s := &Store{name: name, opts: o, pool: pool, origin: randomHex(4), wake: make(chan struct{}, 1)}
+	s := &Store{name: name, names: sqlrecord.Names("postgres store " + name), cut: sqlrecord.Cutoffs{TTL: o.ttl, InterruptedTTL: o.interruptedTTL, Now: o.now}, opts: o, pool: pool, origin: randomHex(4), wake: make(chan struct{}, 1)}
 	s.sqlUpdateTask, s.sqlUpdateTaskLean = sqlUpdateTask, sqlUpdateTaskLean
 	if o.interruptedTTL > 0 {
 		// An interrupted task past its TTL cannot be resumed ($11 is now).
@@ -501,68 +484,30 @@ func (s *Store) checkOpen() error {
 	return nil
 }
 
-// dbErr turns a failed database call into the error the store reports: the
-// caller's context error as is, store.ErrClosed after Close, otherwise the
-// database error wrapped with what was being done.
-func (s *Store) dbErr(what string, err error) error {
-	if s.closed.Load() {
-		return store.ErrClosed
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return fmt.Errorf("postgres store %s: %s: %w", s.name, what, err)
-}
+// dbErr turns a failed database call into the error the store reports
+// (sqlrecord.Names.Err).
+func (s *Store) dbErr(what string, err error) error { return s.names.Err(s.closed.Load(), what, err) }
 
 // now is the store's clock in unix nanoseconds.
-func (s *Store) now() int64 { return nanos(s.opts.now()) }
+func (s *Store) now() int64 { return s.cut.NowNanos() }
 
-// liveSince is the earliest end time of a terminal task that has not
-// outlived the TTL (math.MinInt64 without a TTL).
-func (s *Store) liveSince() int64 {
-	if s.opts.ttl <= 0 {
-		return minNanos
-	}
-	return s.now() - int64(s.opts.ttl)
-}
+// liveSince and waitingSince are the retention cutoffs now
+// (sqlrecord.Cutoffs).
+func (s *Store) liveSince() int64 { return s.cut.LiveSince(s.now()) }
 
-// waitingSince is the earliest status time of an interrupted task that has
-// not outlived WithInterruptedTaskTTL (math.MinInt64 without one).
-func (s *Store) waitingSince() int64 {
-	if s.opts.interruptedTTL <= 0 {
-		return minNanos
-	}
-	return s.now() - int64(s.opts.interruptedTTL)
-}
+func (s *Store) waitingSince() int64 { return s.cut.WaitingSince(s.now()) }
 
-// waitedOut reports whether a task in state with that status time is an
-// interrupted task that has outlived WithInterruptedTaskTTL.
+// waitedOut and expired are sqlrecord.Cutoffs' for this store's columns,
+// now.
 func (s *Store) waitedOut(state int16, statusTime int64) bool {
-	return s.opts.interruptedTTL > 0 && store.IsInterrupted(a2av1.TaskState(state)) && statusTime < s.waitingSince()
+	return s.cut.WaitedOut(a2av1.TaskState(state), statusTime, s.now())
 }
 
-// expired reports whether a task with that end time has outlived the TTL.
 func (s *Store) expired(endedAt *int64) bool {
-	return s.opts.ttl > 0 && endedAt != nil && *endedAt < s.liveSince()
+	return endedAt != nil && s.cut.Expired(*endedAt, true, s.now())
 }
 
-const (
-	minNanos = -1 << 63
-	maxNanos = 1<<63 - 1
-)
-
-// nanos is t in unix nanoseconds, clamped to the int64 range.
-func nanos(t time.Time) int64 {
-	switch {
-	case t.Before(time.Unix(0, minNanos)):
-		return minNanos
-	case t.After(time.Unix(0, maxNanos)):
-		return maxNanos
-	}
-	return t.UnixNano()
-}
-
-// timeOf is the inverse of nanos for a nullable column (NULL: zero time).
+// timeOf is the time of a nullable column (NULL: zero time).
 func timeOf(v *int64) time.Time {
 	if v == nil {
 		return time.Time{}
@@ -572,11 +517,10 @@ func timeOf(v *int64) time.Time {
 
 // leaseArg is a lease end as a column value (NULL for none).
 func leaseArg(t time.Time) *int64 {
-	if t.IsZero() {
-		return nil
+	if n, ok := sqlrecord.Lease(t); ok {
+		return &n
 	}
-	n := nanos(t)
-	return &n
+	return nil
 }
 
 // Describe returns connString as it may appear in logs and error messages:

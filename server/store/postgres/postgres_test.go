@@ -732,7 +732,7 @@ func TestRetention(t *testing.T) {
 	ctx := context.Background()
 	t.Run("TTL", func(t *testing.T) {
 		clock := &testClock{now: time.Now()}
-		s := openTemp(t, WithTerminalTaskTTL(time.Hour), WithClock(clock.Now))
+		s := openTemp(t, WithRetention(store.Retention{TerminalTaskTTL: time.Hour}), WithClock(clock.Now))
 		rec := create(t, s, store.Creation{Record: store.Record{Task: newTask("done", working, 0)}, PushConfigs: []store.PushConfig{cfg("done", "p")}})
 		fin := newTask("done", completed, time.Second)
 		update(t, s, store.Update{Task: fin, Expect: rec.Version, Events: []*a2av1.StreamResponse{statusEvent(fin)}})
@@ -771,7 +771,7 @@ func TestRetention(t *testing.T) {
 	})
 	t.Run("Max", func(t *testing.T) {
 		clock := &testClock{now: time.Now()}
-		s := openTemp(t, WithMaxTerminalTasks(3), WithClock(clock.Now))
+		s := openTemp(t, WithRetention(store.Retention{MaxTerminalTasks: 3}), WithClock(clock.Now))
 		for i := range 6 {
 			id := fmt.Sprintf("t%d", i)
 			rec := create(t, s, store.Creation{Record: store.Record{Task: newTask(id, working, 0)}})
@@ -791,8 +791,8 @@ func TestRetention(t *testing.T) {
 	t.Run("OneReplicaSweeps", func(t *testing.T) {
 		url := testURL(t)
 		schema := testSchema(t, url)
-		a := openSchema(t, url, schema, WithMaxTerminalTasks(1))
-		b := openSchema(t, url, schema, WithMaxTerminalTasks(1))
+		a := openSchema(t, url, schema, WithRetention(store.Retention{MaxTerminalTasks: 1}))
+		b := openSchema(t, url, schema, WithRetention(store.Retention{MaxTerminalTasks: 1}))
 		tx, err := a.pool.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"google.golang.org/protobuf/proto"
 
-	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
 )
 
 // ---- Push configs ----
@@ -87,16 +87,8 @@ func (s *Store) PushConfig(ctx context.Context, tenant, taskID, id string) (stor
 	if err != nil {
 		return store.PushConfig{}, s.dbErr(fmt.Sprintf("reading push config %q of task %q", id, taskID), err)
 	}
-	cfg, err := s.decodeConfig(blob)
+	cfg, err := s.names.DecodeConfig(blob)
 	return store.PushConfig{TaskPushNotificationConfig: cfg, ProtocolVersion: version}, err
-}
-
-func (s *Store) decodeConfig(blob []byte) (*a2av1.TaskPushNotificationConfig, error) {
-	cfg := new(a2av1.TaskPushNotificationConfig)
-	if err := proto.Unmarshal(blob, cfg); err != nil {
-		return nil, fmt.Errorf("postgres store %s: decoding a push config: %w", s.name, err)
-	}
-	return cfg, nil
 }
 
 // ListPushConfigs implements store.PushConfigs.
@@ -127,7 +119,7 @@ func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after strin
 		if err := rows.Scan(&blob, &version); err != nil {
 			return nil, false, s.dbErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
 		}
-		cfg, err := s.decodeConfig(blob)
+		cfg, err := s.names.DecodeConfig(blob)
 		if err != nil {
 			return nil, false, err
 		}
@@ -163,8 +155,8 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c store.Claim) ([]store.Del
 	if c.Max < 1 {
 		return nil, fmt.Errorf("store: claim of %d deliveries; Max must be at least 1", c.Max)
 	}
-	now := nanos(c.Now)
-	rows, err := s.pool.Query(ctx, sqlClaim, now, int64(c.Max), c.Worker, nanos(c.Now.Add(c.Lease)))
+	now := sqlrecord.Nanos(c.Now)
+	rows, err := s.pool.Query(ctx, sqlClaim, now, int64(c.Max), c.Worker, sqlrecord.Nanos(c.Now.Add(c.Lease)))
 	if err != nil {
 		return nil, s.dbErr("claiming deliveries", err)
 	}
@@ -196,7 +188,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c store.Claim) ([]store.Del
 			missed = append(missed, q)
 			continue
 		}
-		cfg, err := s.decodeConfig(config)
+		cfg, err := s.names.DecodeConfig(config)
 		if err != nil {
 			rows.Close()
 			return nil, err
@@ -256,7 +248,7 @@ func (s *Store) RetryDelivery(ctx context.Context, id string, attempts int, at t
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, sqlRetry, id, int32(min(attempts, 1<<31-1)), nanos(at))
+	tag, err := s.pool.Exec(ctx, sqlRetry, id, int32(min(attempts, 1<<31-1)), sqlrecord.Nanos(at))
 	if err != nil {
 		return s.dbErr("rescheduling delivery "+strconv.Quote(id), err)
 	}

@@ -7,8 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Retention of terminal tasks (WithTerminalTaskTTL, WithMaxTerminalTasks)
-// and of interrupted ones (WithInterruptedTaskTTL: by their status time,
+// Retention of terminal tasks (Retention.TerminalTaskTTL, Retention.MaxTerminalTasks)
+// and of interrupted ones (Retention.InterruptedTaskTTL: by their status time,
 // through the partial index tasks_waiting, in the same sweep).
 // Every terminal task has ended_at, indexed (partially: running tasks are
 // not in the index). Once a second each replica tries to sweep; an advisory
@@ -125,7 +125,7 @@ const ownerSlack = 256
 // largestOwner is the owner holding the most terminal tasks, and how many
 // the cap may take from it before counting again: its lead over the next
 // owner, at least ownerSlack; -1 when no owner holds more than twice
-// ownerSlack (take the oldest of all). Over WithMaxTerminalTasks the sweep removes
+// ownerSlack (take the oldest of all). Over Retention.MaxTerminalTasks the sweep removes
 // its oldest, so that one owner's flood (anonymous callers together are
 // one owner) removes only its own tasks.
 func largestOwner(ctx context.Context, tx pgx.Tx) (string, int64, error) {

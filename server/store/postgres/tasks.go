@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/bits"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +15,7 @@ import (
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
 )
 
 // maxRetries bounds how often a write is tried again after it lost a race
@@ -27,41 +26,6 @@ const maxRetries = 8
 // errRetry says a write matched no row although its task is at the expected
 // version and not terminal: the push configs changed meanwhile.
 var errRetry = errors.New("retry")
-
-// taskRow is what a write stores about a task besides its keys.
-type taskRow struct {
-	contextID  string
-	state      int16
-	statusTime int64
-	snapshot   []byte
-	terminal   bool
-}
-
-func encodeTask(t *a2av1.Task) (taskRow, error) {
-	b, err := proto.Marshal(t)
-	if err != nil {
-		return taskRow{}, fmt.Errorf("encoding task %q: %w", t.GetId(), err)
-	}
-	state := t.GetStatus().GetState()
-	return taskRow{contextID: t.GetContextId(), state: int16(state), statusTime: nanos(t.GetStatus().GetTimestamp().AsTime()),
-		snapshot: b, terminal: store.IsTerminal(state)}, nil
-}
-
-// encodeEvents marshals the events of a write.
-func encodeEvents(events []*a2av1.StreamResponse) ([][]byte, error) {
-	if len(events) == 0 {
-		return nil, nil
-	}
-	out := make([][]byte, len(events))
-	for i, ev := range events {
-		b, err := proto.Marshal(ev)
-		if err != nil {
-			return nil, fmt.Errorf("encoding event %d: %w", i, err)
-		}
-		out[i] = b
-	}
-	return out, nil
-}
 
 // idPrefix is the part of the delivery ids of a task's deliveries before
 // the version (see store.DeliveryIDPrefix); SQL appends the rest.
@@ -103,12 +67,12 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 		return store.Record{}, err
 	}
 	id := rec.Task.GetId()
-	row, err := encodeTask(rec.Task)
+	row, err := sqlrecord.EncodeTask(rec.Task)
 	if err != nil {
 		return store.Record{}, fmt.Errorf("postgres store %s: %w", s.name, err)
 	}
 	rec.Version = 1
-	if row.terminal {
+	if row.Terminal {
 		rec.Runner, rec.LeaseUntil = "", time.Time{}
 	}
 	// Configs by id, the last of a repeated id winning.
@@ -134,12 +98,12 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 	}
 	o := &writeOp{key: topicKey{rec.Tenant, id}, what: "creating task " + strconv.Quote(id)}
 	var ended *int64
-	args := []any{rec.Tenant, id, rec.Owner, row.contextID, row.state, row.statusTime, row.snapshot, rec.Runner,
+	args := []any{rec.Tenant, id, rec.Owner, row.ContextID, int16(row.State), row.StatusTime, row.Snapshot, rec.Runner,
 		leaseArg(rec.LeaseUntil), nil, int64(len(cfgIDs))}
 	if len(cfgIDs) == 0 {
 		o.sql = sqlCreateTask
 	} else {
-		events, err := encodeEvents(c.Events)
+		events, err := sqlrecord.EncodeEvents(c.Events)
 		if err != nil {
 			return store.Record{}, fmt.Errorf("postgres store %s: task %q: %w", s.name, id, err)
 		}
@@ -149,7 +113,7 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 		}
 		o.sql = sqlCreateTaskWithConfigs
 		o.notifies = len(events) > 0
-		if !row.terminal {
+		if !row.Terminal {
 			s.configured.Store(o.key, struct{}{})
 		}
 		args = append(args, cfgIDs, cfgs, int32(len(events)), nil, events, prefixes, s.opts.channel, s.payload(rec.Tenant, id, 1),
@@ -158,7 +122,7 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 	o.args = args
 	for attempt := 0; ; attempt++ {
 		now := s.now()
-		if row.terminal {
+		if row.Terminal {
 			ended = &now
 		}
 		args[9] = ended
@@ -220,21 +184,13 @@ func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, erro
 		return store.Record{}, s.dbErr("reading task "+strconv.Quote(id), err)
 	}
 	rec.LeaseUntil = timeOf(lease)
-	if rec.Task, err = s.decodeTask(id, blob); err != nil {
+	if rec.Task, err = s.names.DecodeTask(id, blob); err != nil {
 		return store.Record{}, err
 	}
-	if st := rec.Task.GetStatus(); s.waitedOut(int16(st.GetState()), nanos(st.GetTimestamp().AsTime())) {
+	if st := rec.Task.GetStatus(); s.waitedOut(int16(st.GetState()), sqlrecord.Nanos(st.GetTimestamp().AsTime())) {
 		return store.Record{}, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
 	}
 	return rec, nil
-}
-
-func (s *Store) decodeTask(id string, blob []byte) (*a2av1.Task, error) {
-	t := new(a2av1.Task)
-	if err := proto.Unmarshal(blob, t); err != nil {
-		return nil, fmt.Errorf("postgres store %s: decoding task %q: %w", s.name, id, err)
-	}
-	return t, nil
 }
 
 // ---- UpdateTask ----
@@ -256,16 +212,16 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 		return 0, err
 	}
 	id := u.Task.GetId()
-	row, err := encodeTask(u.Task)
+	row, err := sqlrecord.EncodeTask(u.Task)
 	if err != nil {
 		return 0, fmt.Errorf("postgres store %s: %w", s.name, err)
 	}
-	events, err := encodeEvents(u.Events)
+	events, err := sqlrecord.EncodeEvents(u.Events)
 	if err != nil {
 		return 0, fmt.Errorf("postgres store %s: task %q: %w", s.name, id, err)
 	}
 	queue := len(events)
-	if queue == 0 && row.terminal {
+	if queue == 0 && row.Terminal {
 		events = [][]byte{nil} // the end marker of the feed
 	}
 	var lease *int64
@@ -278,11 +234,11 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 	}
 	key := topicKey{u.Tenant, id}
 	payload := s.payload(u.Tenant, id, u.Expect+1)
-	args := []any{u.Tenant, id, u.Expect, row.snapshot, row.state, row.statusTime, row.contextID, row.terminal,
+	args := []any{u.Tenant, id, u.Expect, row.Snapshot, int16(row.State), row.StatusTime, row.ContextID, row.Terminal,
 		u.Runner, lease, int64(0), events, int32(queue), prefix, s.opts.channel, payload,
 		len(events) > 0, u.Trace.Parent, u.Trace.State}
 	o := &writeOp{key: key, what: "writing task " + strconv.Quote(id), sql: s.sqlUpdateTask, args: args,
-		publish: true, expect: u.Expect, task: u.Task, events: u.Events, terminal: row.terminal, notifies: len(events) > 0}
+		publish: true, expect: u.Expect, task: u.Task, events: u.Events, terminal: row.Terminal, notifies: len(events) > 0}
 	_, configured := s.configured.Load(key)
 	if !configured {
 		o.sql = s.sqlUpdateTaskLean
@@ -297,7 +253,7 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 			return 0, o.err
 		}
 		if o.found {
-			if row.terminal && configured {
+			if row.Terminal && configured {
 				s.configured.Delete(key)
 			}
 			return o.res[0], nil
@@ -321,44 +277,35 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 
 // classify says why a write matched no row.
 func (s *Store) classify(ctx context.Context, tenant, id string, expect int64) error {
-	var version, statusTime int64
+	var st sqlrecord.Stored
 	var state int16
 	var endedAt *int64
-	err := s.pool.QueryRow(ctx, sqlTaskState, tenant, id).Scan(&version, &endedAt, &state, &statusTime)
+	err := s.pool.QueryRow(ctx, sqlTaskState, tenant, id).Scan(&st.Version, &endedAt, &state, &st.StatusTime)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows), err == nil && (s.expired(endedAt) || s.waitedOut(state, statusTime)):
-		return fmt.Errorf("%w: task %q", store.ErrNotFound, id)
+	case errors.Is(err, pgx.ErrNoRows):
 	case err != nil:
 		return s.dbErr("writing task "+strconv.Quote(id)+": reading the task", err)
-	case endedAt != nil:
-		return fmt.Errorf("%w: task %q has ended", store.ErrTerminal, id)
-	case version != expect:
-		return fmt.Errorf("%w: task %q is at version %d, not %d", store.ErrConflict, id, version, expect)
+	default:
+		st.Found, st.State, st.Ended = true, a2av1.TaskState(state), endedAt != nil
+		if endedAt != nil {
+			st.EndedAt = *endedAt
+		}
+	}
+	if err := s.cut.Miss(id, st, expect, s.now()); err != nil {
+		return err
 	}
 	return errRetry
 }
 
 // ---- ListTasks ----
 
-// listShape says which optional filters a listing uses.
-type listShape uint8
-
-const (
-	byContext listShape = 1 << iota
-	byState
-	byUpdatedAfter
-	byTTL
-	byCursor
-	byWaitTTL // after byCursor: the plan tests walk the shapes below it
-)
-
-var listSQLs sync.Map // listShape -> string
+var listSQLs sync.Map // sqlrecord.Shape -> string
 
 // listSQL is the statement of a listing shape: the number of matching tasks
 // and the page, in one statement (one snapshot, one round trip), both from
 // the index of the shape. Arguments: $1 tenant, $2 owner, then the filters
 // in the order above, the cursor (time, id), the limit.
-func listSQL(shape listShape) string {
+func listSQL(shape sqlrecord.Shape) string {
 	if q, ok := listSQLs.Load(shape); ok {
 		return q.(string)
 	}
@@ -366,24 +313,24 @@ func listSQL(shape listShape) string {
 	w.WriteString(`tenant = $1 AND owner = $2`)
 	n := 3
 	arg := func() string { n++; return "$" + strconv.Itoa(n-1) }
-	if shape&byContext != 0 {
+	if shape&sqlrecord.ByContext != 0 {
 		w.WriteString(` AND context_id = ` + arg())
 	}
-	if shape&byState != 0 {
+	if shape&sqlrecord.ByState != 0 {
 		w.WriteString(` AND state = ` + arg())
 	}
-	if shape&byUpdatedAfter != 0 {
+	if shape&sqlrecord.ByUpdatedAfter != 0 {
 		w.WriteString(` AND status_time >= ` + arg())
 	}
-	if shape&byTTL != 0 {
+	if shape&sqlrecord.ByTTL != 0 {
 		w.WriteString(` AND (ended_at IS NULL OR ended_at >= ` + arg() + `)`)
 	}
-	if shape&byWaitTTL != 0 {
+	if shape&sqlrecord.ByWaitTTL != 0 {
 		w.WriteString(` AND NOT (state IN (6, 8) AND status_time < ` + arg() + `)`)
 	}
 	where := w.String()
 	page := where
-	if shape&byCursor != 0 {
+	if shape&sqlrecord.ByCursor != 0 {
 		page += ` AND (status_time, id) < (` + arg() + `, ` + arg() + `)`
 	}
 	q := `SELECT c.total, t.id, t.owner, t.version, t.snapshot, t.runner, t.lease_until
@@ -408,14 +355,8 @@ func (s *Store) ListTasks(ctx context.Context, tenant string, q store.Query) (st
 	if !store.ValidQuery(tenant, q) { // no task has such keys
 		return store.Page{}, nil
 	}
-	shape, args := listArgs(tenant, q, s.liveSince(), s.opts.ttl > 0)
-	if s.opts.interruptedTTL > 0 {
-		// The filter's argument follows the TTL's, before the cursor.
-		shape |= byWaitTTL
-		at := 2 + bits.OnesCount8(uint8(shape&(byContext|byState|byUpdatedAfter|byTTL)))
-		args = slices.Insert(args, at, any(s.waitingSince()))
-	}
-	rows, err := s.pool.Query(ctx, listSQL(shape), args...)
+	l := s.cut.List(tenant, q, s.now())
+	rows, err := s.pool.Query(ctx, listSQL(l.Shape), listArgs(l)...)
 	if err != nil {
 		return store.Page{}, s.dbErr("listing tasks", err)
 	}
@@ -447,7 +388,7 @@ func (s *Store) ListTasks(ctx context.Context, tenant string, q store.Query) (st
 			page.Records = make([]store.Record, 0, min(q.Limit, page.Total))
 		}
 		rec.Owner, rec.Version, rec.Runner, rec.LeaseUntil = *owner, *ver, *runner, timeOf(lease)
-		if rec.Task, err = s.decodeTask(*id, blob); err != nil {
+		if rec.Task, err = s.names.DecodeTask(*id, blob); err != nil {
 			return store.Page{}, err
 		}
 		page.Records = append(page.Records, rec)
@@ -461,33 +402,29 @@ func (s *Store) ListTasks(ctx context.Context, tenant string, q store.Query) (st
 	return page, nil
 }
 
-// listArgs gives the shape and arguments of a listing.
-func listArgs(tenant string, q store.Query, liveSince int64, ttl bool) (listShape, []any) {
-	var shape listShape
-	args := make([]any, 0, 9)
-	args = append(args, tenant, q.Owner)
-	if q.ContextID != "" {
-		shape |= byContext
-		args = append(args, q.ContextID)
+// listArgs are the arguments of a listing's statement (listSQL), in order.
+func listArgs(l sqlrecord.Listing) []any {
+	args := make([]any, 0, 10)
+	args = append(args, l.Tenant, l.Owner)
+	if l.Shape&sqlrecord.ByContext != 0 {
+		args = append(args, l.ContextID)
 	}
-	if q.State != a2av1.TaskState_TASK_STATE_UNSPECIFIED {
-		shape |= byState
-		args = append(args, int16(q.State))
+	if l.Shape&sqlrecord.ByState != 0 {
+		args = append(args, int16(l.State))
 	}
-	if !q.UpdatedAfter.IsZero() {
-		shape |= byUpdatedAfter
-		args = append(args, nanos(q.UpdatedAfter))
+	if l.Shape&sqlrecord.ByUpdatedAfter != 0 {
+		args = append(args, l.UpdatedAfter)
 	}
-	if ttl {
-		shape |= byTTL
-		args = append(args, liveSince)
+	if l.Shape&sqlrecord.ByTTL != 0 {
+		args = append(args, l.LiveSince)
 	}
-	if q.After != nil {
-		shape |= byCursor
-		args = append(args, nanos(q.After.Time), q.After.ID)
+	if l.Shape&sqlrecord.ByWaitTTL != 0 {
+		args = append(args, l.WaitingSince)
 	}
-	args = append(args, int64(q.Limit)+1)
-	return shape, args
+	if l.Shape&sqlrecord.ByCursor != 0 {
+		args = append(args, l.CursorTime, l.CursorID)
+	}
+	return append(args, l.Limit)
 }
 
 // ---- Execution records ----
@@ -516,7 +453,7 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 		p := likeEscaper.Replace(host) + "/%"
 		hostPattern = &p
 	}
-	rows, err := s.pool.Query(ctx, sqlStaleRuns, self, nanos(now), hostPattern,
+	rows, err := s.pool.Query(ctx, sqlStaleRuns, self, sqlrecord.Nanos(now), hostPattern,
 		int16(a2av1.TaskState_TASK_STATE_SUBMITTED), int16(a2av1.TaskState_TASK_STATE_WORKING))
 	if err != nil {
 		return nil, s.dbErr("finding stale runs", err)
@@ -535,7 +472,7 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 			return nil, s.dbErr("finding stale runs", err)
 		}
 		rec.LeaseUntil = timeOf(lease)
-		if lease != nil && *lease >= nanos(now) {
+		if lease != nil && *lease >= sqlrecord.Nanos(now) {
 			g, ok := gone[rec.Runner]
 			if !ok {
 				g = store.RunnerGone(self, rec.Runner)
@@ -545,7 +482,7 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 				continue
 			}
 		}
-		if rec.Task, err = s.decodeTask(id, blob); err != nil {
+		if rec.Task, err = s.names.DecodeTask(id, blob); err != nil {
 			return nil, err
 		}
 		out = append(out, rec)

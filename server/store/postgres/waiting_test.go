@@ -16,7 +16,7 @@ func TestInterruptedSweep(t *testing.T) {
 	var mu sync.Mutex
 	now := base
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	s := openSchema(t, url, testSchema(t, url), WithInterruptedTaskTTL(time.Hour), WithClock(clock))
+	s := openSchema(t, url, testSchema(t, url), WithRetention(store.Retention{InterruptedTaskTTL: time.Hour}), WithClock(clock))
 	ctx := context.Background()
 	for _, id := range []string{"a", "b"} {
 		if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(id, inputReq, 0)},

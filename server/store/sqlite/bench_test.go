@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
 )
 
 // BenchmarkUpdate measures concurrent optimistic writes, each to its own
@@ -217,7 +218,7 @@ func fillAnonymous(b *testing.B, path string, n int) {
 	for i := range n {
 		task := newTask(fmt.Sprintf("t%07d", i), completed, time.Duration(i)*time.Millisecond)
 		task.ContextId = fmt.Sprintf("c%d", i%(n/10))
-		var ended any = nanos(task.GetStatus().GetTimestamp().AsTime())
+		var ended any = sqlrecord.Nanos(task.GetStatus().GetTimestamp().AsTime())
 		if i%10 == 0 {
 			task.Status.State, ended = a2av1.TaskState_TASK_STATE_INPUT_REQUIRED, nil
 		}
@@ -225,7 +226,7 @@ func fillAnonymous(b *testing.B, path string, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := ins.Exec(task.GetId(), task.GetContextId(), int64(task.GetStatus().GetState()), nanos(task.GetStatus().GetTimestamp().AsTime()), blob, ended); err != nil {
+		if _, err := ins.Exec(task.GetId(), task.GetContextId(), int64(task.GetStatus().GetState()), sqlrecord.Nanos(task.GetStatus().GetTimestamp().AsTime()), blob, ended); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -102,7 +102,7 @@ func TestCacheNeverServesStale(t *testing.T) {
 func TestCacheFollowsTheDatabase(t *testing.T) {
 	clock := &testClock{now: base}
 	path := t.TempDir() + "/agent.db"
-	opts := []Option{WithClock(clock.Now), WithTerminalTaskTTL(time.Hour), WithMaxTerminalTasks(2)}
+	opts := []Option{WithClock(clock.Now), WithRetention(store.Retention{TerminalTaskTTL: time.Hour, MaxTerminalTasks: 2})}
 	s := openAt(t, path, opts...)
 	ctx := context.Background()
 	lease := base.Add(time.Minute)

@@ -58,7 +58,7 @@ func TestWrappedConformance(t *testing.T) {
 
 func TestInterruptedRetentionConformance(t *testing.T) {
 	storetest.RunInterruptedRetention(t, func(t *testing.T, clock *storetest.Clock) store.Store {
-		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), WithInterruptedTaskTTL(storetest.InterruptedTTL), WithClock(clock.Now))
+		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), WithRetention(store.Retention{InterruptedTaskTTL: storetest.InterruptedTTL}), WithClock(clock.Now))
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
@@ -108,7 +108,7 @@ func checkCounts(t *testing.T, s *Store) {
 
 func TestOwnerRetentionConformance(t *testing.T) {
 	storetest.RunOwnerRetention(t, func(t *testing.T, caps storetest.OwnerCaps) store.Store {
-		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), WithMaxTerminalTasks(caps.MaxTerminal))
+		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), WithRetention(store.Retention{MaxTerminalTasks: caps.MaxTerminal}))
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}

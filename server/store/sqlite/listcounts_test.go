@@ -15,6 +15,7 @@ import (
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/internal/migrate"
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
 )
 
 // TestListCountsMigration: a database written before the listing counts
@@ -51,7 +52,7 @@ func TestListCountsMigration(t *testing.T) {
 		}
 		owner := []string{"", "alice", "bob"}[n%3]
 		if _, err := conn.ExecContext(ctx, `INSERT INTO tasks (tenant, id, owner, context_id, state, status_time, version, snapshot) VALUES ('', ?, ?, ?, ?, ?, 1, ?)`,
-			task.GetId(), owner, task.GetContextId(), int64(working), nanos(base), blob); err != nil {
+			task.GetId(), owner, task.GetContextId(), int64(working), sqlrecord.Nanos(base), blob); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -83,7 +84,7 @@ func TestListCountsMigration(t *testing.T) {
 func TestListCountsBeforeTheSweep(t *testing.T) {
 	ctx := context.Background()
 	clock := &testClock{now: base}
-	s := openTemp(t, WithClock(clock.Now), WithTerminalTaskTTL(time.Hour), WithInterruptedTaskTTL(time.Hour))
+	s := openTemp(t, WithClock(clock.Now), WithRetention(store.Retention{TerminalTaskTTL: time.Hour, InterruptedTaskTTL: time.Hour}))
 	for i, st := range []a2av1.TaskState{working, working, completed, completed, completed, inputReq, inputReq} {
 		task := newTask(fmt.Sprintf("t%d", i), st, time.Duration(i)*time.Second)
 		task.ContextId = "c"

@@ -17,7 +17,7 @@ import (
 // counting owners per removal: 300 owners with one task each under a cap
 // of 100 keep the 100 newest.
 func TestCapAmongManySmallOwners(t *testing.T) {
-	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), WithMaxTerminalTasks(100))
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), WithRetention(store.Retention{MaxTerminalTasks: 100}))
 	if err != nil {
 		t.Fatal(err)
 	}

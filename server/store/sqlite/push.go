@@ -12,8 +12,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
 )
 
 // ---- Push configs ----
@@ -91,16 +91,8 @@ func (s *Store) PushConfig(ctx context.Context, tenant, taskID, id string) (stor
 	if err != nil {
 		return store.PushConfig{}, s.readErr(fmt.Sprintf("reading push config %q of task %q", id, taskID), err)
 	}
-	cfg, err := s.decodeConfig(blob)
+	cfg, err := s.names.DecodeConfig(blob)
 	return store.PushConfig{TaskPushNotificationConfig: cfg, ProtocolVersion: version}, err
-}
-
-func (s *Store) decodeConfig(blob []byte) (*a2av1.TaskPushNotificationConfig, error) {
-	cfg := new(a2av1.TaskPushNotificationConfig)
-	if err := proto.Unmarshal(blob, cfg); err != nil {
-		return nil, fmt.Errorf("sqlite store %s: decoding a push config: %w", s.path, err)
-	}
-	return cfg, nil
 }
 
 // ListPushConfigs implements store.PushConfigs.
@@ -127,7 +119,7 @@ func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after strin
 		if err := rows.Scan(&blob, &version); err != nil {
 			return nil, false, s.readErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
 		}
-		cfg, err := s.decodeConfig(blob)
+		cfg, err := s.names.DecodeConfig(blob)
 		if err != nil {
 			return nil, false, err
 		}
@@ -216,7 +208,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c store.Claim) ([]store.Del
 	}
 	// An idle dispatcher's polls need not queue for the writer.
 	var due bool
-	if err := s.read.anyDue.QueryRowContext(ctx, nanos(c.Now)).Scan(&due); err != nil {
+	if err := s.read.anyDue.QueryRowContext(ctx, sqlrecord.Nanos(c.Now)).Scan(&due); err != nil {
 		return nil, s.readErr("reading the outbox", err)
 	}
 	if !due {
@@ -232,7 +224,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c store.Claim) ([]store.Del
 	})
 	out := make([]store.Delivery, len(o.rows))
 	for i, r := range o.rows {
-		cfg, err := s.decodeConfig(r.config)
+		cfg, err := s.names.DecodeConfig(r.config)
 		if err != nil {
 			return nil, err
 		}
@@ -246,8 +238,8 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c store.Claim) ([]store.Del
 }
 
 func (o *claimOp) apply(w *writer, _ int64) (error, error) {
-	now := nanos(o.c.Now)
-	rows, err := w.st.claim.Query(now, int64(o.c.Max), o.c.Worker, nanos(o.c.Now.Add(o.c.Lease)))
+	now := sqlrecord.Nanos(o.c.Now)
+	rows, err := w.st.claim.Query(now, int64(o.c.Max), o.c.Worker, sqlrecord.Nanos(o.c.Now.Add(o.c.Lease)))
 	if err != nil {
 		return nil, dbErr("leasing deliveries", err)
 	}
@@ -325,7 +317,7 @@ func (s *Store) RetryDelivery(ctx context.Context, id string, attempts int, at t
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	return s.submit(ctx, &retryOp{id: id, attempts: attempts, at: nanos(at)})
+	return s.submit(ctx, &retryOp{id: id, attempts: attempts, at: sqlrecord.Nanos(at)})
 }
 
 func (o *retryOp) apply(w *writer, _ int64) (error, error) {

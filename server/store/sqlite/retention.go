@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
 )
 
-// Retention of terminal tasks (WithTerminalTaskTTL, WithMaxTerminalTasks)
-// and of interrupted ones (WithInterruptedTaskTTL: by their status time,
+// Retention of terminal tasks (Retention.TerminalTaskTTL, Retention.MaxTerminalTasks)
+// and of interrupted ones (Retention.InterruptedTaskTTL: by their status time,
 // through the partial index tasks_waiting, on the same schedule as the
 // TTL of terminal tasks).
 // Every terminal task has ended_at, indexed. The writer keeps the number of
@@ -81,8 +82,8 @@ func (w *writer) sweepDue(now time.Time, terminal int64) bool {
 	case w.sweepSoon, o.maxTerminal > 0 && terminal > int64(o.maxTerminal):
 		return true
 	}
-	return o.ttl > 0 && w.nextExpiry != 0 && nanos(now) >= w.nextExpiry && now.Sub(w.lastSweep) >= sweepEvery ||
-		o.interruptedTTL > 0 && w.nextWaitExpiry != 0 && nanos(now) >= w.nextWaitExpiry && now.Sub(w.lastWaitSweep) >= sweepEvery
+	return o.ttl > 0 && w.nextExpiry != 0 && sqlrecord.Nanos(now) >= w.nextExpiry && now.Sub(w.lastSweep) >= sweepEvery ||
+		o.interruptedTTL > 0 && w.nextWaitExpiry != 0 && sqlrecord.Nanos(now) >= w.nextWaitExpiry && now.Sub(w.lastWaitSweep) >= sweepEvery
 }
 
 // retains reports whether any retention option is on.
@@ -94,7 +95,7 @@ func (w *writer) retains() bool {
 // waiting notes, after its commit, an operation that left a task
 // interrupted, so that the writer sweeps when it expires.
 func (w *writer) waiting(op writeOp) {
-	var row *taskRow
+	var row *sqlrecord.TaskRow
 	switch o := op.(type) {
 	case *createOp:
 		row = &o.row
@@ -103,10 +104,10 @@ func (w *writer) waiting(op writeOp) {
 	default:
 		return
 	}
-	if !store.IsInterrupted(row.state) {
+	if !store.IsInterrupted(row.State) {
 		return
 	}
-	if at := row.statusTime + int64(w.s.opts.interruptedTTL) + 1; w.nextWaitExpiry == 0 || at < w.nextWaitExpiry {
+	if at := row.StatusTime + int64(w.s.opts.interruptedTTL) + 1; w.nextWaitExpiry == 0 || at < w.nextWaitExpiry {
 		w.nextWaitExpiry = at
 	}
 }
@@ -180,7 +181,7 @@ func (w *writer) trySweep(ctx context.Context, now time.Time, terminal int64) (s
 	}
 	o := w.s.opts
 	if o.ttl > 0 {
-		cutoff := nanos(now) - int64(o.ttl)
+		cutoff := sqlrecord.Nanos(now) - int64(o.ttl)
 		n, err := w.removeTasks(ctx, &res, w.st.sweepTTLConfigs, w.st.sweepTTLTasks, cutoff, sweepChunk)
 		if err != nil {
 			return res, err
@@ -197,7 +198,7 @@ func (w *writer) trySweep(ctx context.Context, now time.Time, terminal int64) (s
 		res.more = res.more || terminal-res.removed > int64(o.maxTerminal)
 	}
 	if o.interruptedTTL > 0 {
-		n, err := w.removeTasks(ctx, &res, w.st.sweepWaitingConfigs, w.st.sweepWaitingTasks, nanos(now)-int64(o.interruptedTTL), sweepChunk)
+		n, err := w.removeTasks(ctx, &res, w.st.sweepWaitingConfigs, w.st.sweepWaitingTasks, sqlrecord.Nanos(now)-int64(o.interruptedTTL), sweepChunk)
 		if err != nil {
 			return res, err
 		}
@@ -232,7 +233,7 @@ func (w *writer) trySweep(ctx context.Context, now time.Time, terminal int64) (s
 // tasks of others before it removes only its own.
 const ownerSlack = 64
 
-// removeOverCap removes excess terminal tasks over WithMaxTerminalTasks:
+// removeOverCap removes excess terminal tasks over Retention.MaxTerminalTasks:
 // the oldest of the owner holding the most, so that one owner's flood
 // removes only its own tasks. Which owner that is is counted (one pass over
 // the terminal tasks) when the last count's room is used up: the room is

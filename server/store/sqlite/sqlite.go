@@ -89,7 +89,7 @@
 // pending row of a config can be claimed, which keeps each webhook's events
 // in order.
 //
-// WithTerminalTaskTTL and WithMaxTerminalTasks bound the terminal tasks
+// Retention.TerminalTaskTTL and Retention.MaxTerminalTasks bound the terminal tasks
 // kept, like the in-memory store's options of the same name: reads treat a
 // task past its TTL as gone at once; the writer removes such tasks within
 // about a second, and the terminal tasks beyond the maximum — the oldest of
@@ -128,6 +128,7 @@ import (
 
 	"github.com/a2agen/a2agen/internal/migrate"
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
 )
 
 //go:embed migrations/*.sql
@@ -168,33 +169,13 @@ func WithSharedAccess() Option {
 	return func(o *options) { o.shared = true }
 }
 
-// WithTerminalTaskTTL removes a task, with its push configs, once it has
-// been terminal for longer than d: from then on it is reported not found
-// and left out of listings. Deliveries still pending for it are kept until
-// they are done. d <= 0 (the default) keeps terminal tasks.
-func WithTerminalTaskTTL(d time.Duration) Option {
-	return func(o *options) { o.ttl = max(d, 0) }
-}
-
-// WithInterruptedTaskTTL removes a task, with its push configs, once it has
-// been INPUT_REQUIRED or AUTH_REQUIRED for longer than d, counted from its
-// status timestamp (which the server sets when it writes the status): from
-// then on it is reported not found, left out of listings and cannot be
-// resumed. A task that leaves the state in time is kept; its TTL starts
-// again if it is interrupted again. d <= 0 (the default) keeps interrupted
-// tasks.
-func WithInterruptedTaskTTL(d time.Duration) Option {
-	return func(o *options) { o.interruptedTTL = max(d, 0) }
-}
-
-// WithMaxTerminalTasks keeps at most n terminal tasks (over all tenants),
-// removing those that ended first among the tasks of the owner
-// (Record.Owner; anonymous callers together are one) holding the most, so
-// that one owner's flood removes only its own tasks. Which owner that is
-// is counted again once its lead over the next, halved and at least 64, is
-// used up. n <= 0 (the default) sets no limit.
-func WithMaxTerminalTasks(n int) Option {
-	return func(o *options) { o.maxTerminal = max(n, 0) }
+// WithRetention sets which tasks the store keeps (store.Retention; the
+// per-owner bounds are the memory store's only). Reads treat a task past a
+// TTL as gone at once; the sweep removes it within about a second.
+func WithRetention(r store.Retention) Option {
+	return func(o *options) {
+		o.ttl, o.maxTerminal, o.interruptedTTL = max(r.TerminalTaskTTL, 0), max(r.MaxTerminalTasks, 0), max(r.InterruptedTaskTTL, 0)
+	}
 }
 
 // WithSynchronous sets SQLite's synchronous mode: "normal" (the default;
@@ -289,6 +270,8 @@ type Store struct {
 	store.Unshared // events and signals stay in this process, WithSharedAccess too
 
 	path   string
+	names  sqlrecord.Names   // in errors
+	cut    sqlrecord.Cutoffs // retention as reads see it
 	opts   options
 	broker *store.Broker
 	wake   chan struct{}
@@ -308,7 +291,7 @@ type Store struct {
 	cache *recordCache
 
 	listMu    sync.Mutex
-	listStmts map[listShape]*listStmt
+	listStmts map[sqlrecord.Shape]*listStmt
 
 	closeOnce sync.Once
 	closeErr  error
@@ -374,8 +357,9 @@ func Open(ctx context.Context, path string, opts ...Option) (_ *Store, err error
 		}
 	}()
 
-	s := &Store{path: path, opts: o, lock: lock, broker: store.NewBroker(o.buffer), wake: make(chan struct{}, 1),
-		listStmts: make(map[listShape]*listStmt), cache: newRecordCache(o.cacheRecords, cacheBytes)}
+	s := &Store{path: path, opts: o, lock: lock, names: sqlrecord.Names("sqlite store " + path),
+		cut: sqlrecord.Cutoffs{TTL: o.ttl, InterruptedTTL: o.interruptedTTL, Now: o.now}, broker: store.NewBroker(o.buffer), wake: make(chan struct{}, 1),
+		listStmts: make(map[sqlrecord.Shape]*listStmt), cache: newRecordCache(o.cacheRecords, cacheBytes)}
 	busy := strconv.FormatInt(o.busyTimeout.Milliseconds(), 10)
 
 	s.wdb, err = sql.Open("sqlite", dsn(abs, "busy_timeout("+busy+")", "journal_mode(WAL)", "synchronous("+o.synchronous+")",
@@ -588,61 +572,19 @@ func (s *Store) checkOpen() error {
 }
 
 // readErr turns a failed read into the error the store reports.
-func (s *Store) readErr(what string, err error) error {
-	if s.closed.Load() {
-		return store.ErrClosed
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return fmt.Errorf("sqlite store %s: %s: %w", s.path, what, err)
-}
+func (s *Store) readErr(what string, err error) error { return s.names.Err(s.closed.Load(), what, err) }
 
 // now is the store's clock in unix nanoseconds.
-func (s *Store) now() int64 { return nanos(s.opts.now()) }
+func (s *Store) now() int64 { return s.cut.NowNanos() }
 
-// waitingSince is the earliest status time of an interrupted task that has
-// not outlived WithInterruptedTaskTTL (math.MinInt64 without one).
-func (s *Store) waitingSince() int64 {
-	if s.opts.interruptedTTL <= 0 {
-		return minNanos
-	}
-	return s.now() - int64(s.opts.interruptedTTL)
-}
+// waitingSince and liveSince are the retention cutoffs now
+// (sqlrecord.Cutoffs).
+func (s *Store) waitingSince() int64 { return s.cut.WaitingSince(s.now()) }
 
-// liveSince is the earliest end time of a terminal task that has not
-// outlived the TTL (math.MinInt64 without a TTL).
-func (s *Store) liveSince() int64 {
-	if s.opts.ttl <= 0 {
-		return minNanos
-	}
-	return s.now() - int64(s.opts.ttl)
-}
+func (s *Store) liveSince() int64 { return s.cut.LiveSince(s.now()) }
 
-const (
-	minNanos = -1 << 63
-	maxNanos = 1<<63 - 1
-)
-
-// nanos is t in unix nanoseconds, clamped to the int64 range (UnixNano is
-// undefined outside it).
-func nanos(t time.Time) int64 {
-	switch {
-	case t.Before(time.Unix(0, minNanos)):
-		return minNanos
-	case t.After(time.Unix(0, maxNanos)):
-		return maxNanos
-	}
-	return t.UnixNano()
-}
-
-// timeOf is the inverse of nanos for a nullable column (NULL: zero time).
-func timeOf(v sql.NullInt64) time.Time {
-	if !v.Valid {
-		return time.Time{}
-	}
-	return time.Unix(0, v.Int64)
-}
+// timeOf is the time of a nullable column (NULL: zero time).
+func timeOf(v sql.NullInt64) time.Time { return sqlrecord.TimeOf(v.Int64, v.Valid) }
 
 // sqliteHeader is how every SQLite database file begins.
 const sqliteHeader = "SQLite format 3\x00"

@@ -19,6 +19,7 @@ import (
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/internal/migrate"
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
 )
 
 var base = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -525,7 +526,7 @@ func TestRetention(t *testing.T) {
 	c := &testClock{now: base}
 	clock, advance := c.Now, c.Advance
 	path := filepath.Join(t.TempDir(), "agent.db")
-	s := openAt(t, path, WithClock(clock), WithTerminalTaskTTL(time.Hour), WithMaxTerminalTasks(3))
+	s := openAt(t, path, WithClock(clock), WithRetention(store.Retention{TerminalTaskTTL: time.Hour, MaxTerminalTasks: 3}))
 	ctx := context.Background()
 	for i := range 5 {
 		id := fmt.Sprintf("t%d", i)
@@ -586,7 +587,7 @@ func TestRetention(t *testing.T) {
 	}
 	// Reopen: the count is read from the database.
 	s.Close()
-	s = openAt(t, path, WithClock(clock), WithTerminalTaskTTL(time.Hour), WithMaxTerminalTasks(3))
+	s = openAt(t, path, WithClock(clock), WithRetention(store.Retention{TerminalTaskTTL: time.Hour, MaxTerminalTasks: 3}))
 	update(t, s, store.Update{Task: newTask("t2", failed, 0), Expect: 1})
 	if st := s.Stats(); st.TerminalTasks != 1 {
 		t.Fatalf("after reopening: TerminalTasks = %d, want 1", st.TerminalTasks)
@@ -594,7 +595,7 @@ func TestRetention(t *testing.T) {
 }
 
 func TestIdleSweep(t *testing.T) {
-	s := openTemp(t, WithTerminalTaskTTL(50*time.Millisecond))
+	s := openTemp(t, WithRetention(store.Retention{TerminalTaskTTL: 50*time.Millisecond}))
 	create(t, s, store.Creation{Record: store.Record{Task: newTask("t", completed, 0)}})
 	deadline := time.Now().Add(5 * time.Second)
 	for s.Stats().TerminalTasks != 0 {
@@ -968,10 +969,10 @@ func TestListUsesIndexes(t *testing.T) {
 		}
 		return strings.Join(plan, "; ")
 	}
-	for shape := range byCursor << 1 {
+	for shape := range sqlrecord.ByCursor << 1 {
 		count, page, countArgs := listSQL(shape)
 		index := "tasks_by_time"
-		if shape&byContext != 0 {
+		if shape&sqlrecord.ByContext != 0 {
 			index = "tasks_by_context"
 		}
 		plan := explain(page, argLimit)
@@ -979,13 +980,13 @@ func TestListUsesIndexes(t *testing.T) {
 			t.Errorf("shape %06b: the page is not read in order from %s: %s\nplan: %s", shape, index, page, plan)
 		}
 		plan = explain(count, countArgs)
-		ranged := shape&(byUpdatedAfter|byState) != 0
+		ranged := shape&(sqlrecord.ByUpdatedAfter|sqlrecord.ByState) != 0
 		switch {
 		case strings.Contains(strings.ReplaceAll(plan, "SCAN CONSTANT ROW", ""), "SCAN "):
 			t.Errorf("shape %06b: the count scans: %s\nplan: %s", shape, count, plan)
 		case ranged && !strings.Contains(plan, "SEARCH tasks USING COVERING INDEX "+index+" ") &&
 			// By state alone, either index holds the owner's tasks.
-			!(shape&(byContext|byUpdatedAfter) == 0 && strings.Contains(plan, "SEARCH tasks USING COVERING INDEX tasks_by_context (tenant=? AND owner=?)")):
+			!(shape&(sqlrecord.ByContext|sqlrecord.ByUpdatedAfter) == 0 && strings.Contains(plan, "SEARCH tasks USING COVERING INDEX tasks_by_context (tenant=? AND owner=?)")):
 			t.Errorf("shape %06b: the count does not read a range of %s alone: %s\nplan: %s", shape, index, count, plan)
 		case !ranged && !strings.Contains(plan, "SEARCH task_counts") && !strings.Contains(plan, "SEARCH context_counts"):
 			t.Errorf("shape %06b: the count does not read the counts: %s\nplan: %s", shape, count, plan)
@@ -1088,7 +1089,7 @@ func TestStaleRunsOfOtherProcesses(t *testing.T) {
 func TestInterruptedSweep(t *testing.T) {
 	c := &testClock{now: base}
 	path := filepath.Join(t.TempDir(), "agent.db")
-	s := openAt(t, path, WithClock(c.Now), WithInterruptedTaskTTL(time.Hour))
+	s := openAt(t, path, WithClock(c.Now), WithRetention(store.Retention{InterruptedTaskTTL: time.Hour}))
 	rows := func(s *Store) (tasks, configs int) {
 		_ = s.rdb.QueryRow(`SELECT COUNT(*) FROM tasks`).Scan(&tasks)
 		_ = s.rdb.QueryRow(`SELECT COUNT(*) FROM push_configs`).Scan(&configs)
@@ -1108,7 +1109,7 @@ func TestInterruptedSweep(t *testing.T) {
 	create(t, s, store.Creation{Record: store.Record{Task: newTask("late", inputReq, time.Hour+time.Second)}})
 	s.Close()
 	c.Advance(time.Hour + time.Second)
-	s = openAt(t, path, WithClock(c.Now), WithInterruptedTaskTTL(time.Hour))
+	s = openAt(t, path, WithClock(c.Now), WithRetention(store.Retention{InterruptedTaskTTL: time.Hour}))
 	create(t, s, store.Creation{Record: store.Record{Task: newTask("w2", working, 0)}})
 	if tasks, _ := rows(s); tasks != 3 {
 		t.Fatalf("after reopening: %d tasks stored, want 3", tasks)

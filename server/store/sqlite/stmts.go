@@ -129,7 +129,7 @@ RETURNING tenant, id`
 	(SELECT rowid FROM tasks WHERE ended_at < ?1 ORDER BY ended_at, rowid LIMIT ?2)
 RETURNING tenant, id`
 	// The oldest terminal tasks of owner ?1 (retention.go: the owner
-	// holding the most, over WithMaxTerminalTasks).
+	// holding the most, over Retention.MaxTerminalTasks).
 	sqlSweepOldestConfigs = `DELETE FROM push_configs WHERE (tenant, task_id) IN
 	(SELECT tenant, id FROM tasks WHERE ended_at IS NOT NULL AND owner = ?1 ORDER BY ended_at, rowid LIMIT ?2)`
 	sqlSweepOldestTasks = `DELETE FROM tasks WHERE rowid IN

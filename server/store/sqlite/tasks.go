@@ -13,57 +13,15 @@ import (
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
 )
-
-// taskRow is what a write stores about a task besides its keys.
-type taskRow struct {
-	contextID  string
-	state      a2av1.TaskState
-	statusTime int64
-	snapshot   []byte
-	terminal   bool
-}
-
-func encodeTask(t *a2av1.Task) (taskRow, error) {
-	b, err := proto.Marshal(t)
-	if err != nil {
-		return taskRow{}, fmt.Errorf("encoding task %q: %w", t.GetId(), err)
-	}
-	state := t.GetStatus().GetState()
-	return taskRow{contextID: t.GetContextId(), state: state, statusTime: nanos(t.GetStatus().GetTimestamp().AsTime()),
-		snapshot: b, terminal: store.IsTerminal(state)}, nil
-}
-
-// encodeEvents marshals the events of a write.
-func encodeEvents(events []*a2av1.StreamResponse) ([][]byte, error) {
-	if len(events) == 0 {
-		return nil, nil
-	}
-	out := make([][]byte, len(events))
-	for i, ev := range events {
-		b, err := proto.Marshal(ev)
-		if err != nil {
-			return nil, fmt.Errorf("encoding event %d: %w", i, err)
-		}
-		out[i] = b
-	}
-	return out, nil
-}
 
 // leaseArg is a lease end as a column value (NULL for none).
 func leaseArg(t time.Time) any {
-	if t.IsZero() {
-		return nil
+	if n, ok := sqlrecord.Lease(t); ok {
+		return n
 	}
-	return nanos(t)
-}
-
-// storedTime is t as a read of the database returns it.
-func storedTime(t time.Time) time.Time {
-	if t.IsZero() {
-		return t
-	}
-	return time.Unix(0, nanos(t))
+	return nil
 }
 
 // ---- CreateTask ----
@@ -71,7 +29,7 @@ func storedTime(t time.Time) time.Time {
 type createOp struct {
 	opBase
 	rec       store.Record
-	row       taskRow
+	row       sqlrecord.TaskRow
 	endedAt   int64
 	configIDs []string
 	configs   [][]byte
@@ -102,12 +60,12 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 		return store.Record{}, err
 	}
 	id := rec.Task.GetId()
-	row, err := encodeTask(rec.Task)
+	row, err := sqlrecord.EncodeTask(rec.Task)
 	if err != nil {
 		return store.Record{}, fmt.Errorf("sqlite store %s: %w", s.path, err)
 	}
 	rec.Version = 1
-	if row.terminal {
+	if row.Terminal {
 		rec.Runner, rec.LeaseUntil = "", time.Time{}
 	}
 	o := &createOp{rec: rec, row: row, trace: c.Trace}
@@ -131,7 +89,7 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 		o.versions = append(o.versions, cfg.ProtocolVersion)
 	}
 	if len(o.configIDs) > 0 {
-		if o.events, err = encodeEvents(c.Events); err != nil {
+		if o.events, err = sqlrecord.EncodeEvents(c.Events); err != nil {
 			return store.Record{}, fmt.Errorf("sqlite store %s: task %q: %w", s.path, id, err)
 		}
 	}
@@ -143,19 +101,19 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 
 func (o *createOp) committed(c *recordCache) {
 	r := o.rec
-	r.LeaseUntil = storedTime(r.LeaseUntil)
-	c.put(cached{rec: r, endedAt: o.endedAt, ended: o.row.terminal, pushes: int64(len(o.configIDs))}, len(o.row.snapshot))
+	r.LeaseUntil = sqlrecord.StoredTime(r.LeaseUntil)
+	c.put(cached{rec: r, endedAt: o.endedAt, ended: o.row.Terminal, pushes: int64(len(o.configIDs))}, len(o.row.Snapshot))
 }
 
 func (o *createOp) apply(w *writer, now int64) (error, error) {
 	st := &w.st
 	r, id := o.rec, o.rec.Task.GetId()
 	var ended any
-	if o.row.terminal {
+	if o.row.Terminal {
 		ended = now
 		o.endedAt = now
 	}
-	args := []any{r.Tenant, id, r.Owner, o.row.contextID, int64(o.row.state), o.row.statusTime, o.row.snapshot,
+	args := []any{r.Tenant, id, r.Owner, o.row.ContextID, int64(o.row.State), o.row.StatusTime, o.row.Snapshot,
 		r.Runner, leaseArg(r.LeaseUntil), ended, int64(len(o.configIDs))}
 	res, err := st.insertTask.Exec(args...)
 	if err != nil {
@@ -186,7 +144,7 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 			return nil, dbErr("inserting the task", err)
 		}
 	}
-	if o.row.terminal {
+	if o.row.Terminal {
 		o.termDelta++
 		o.endsTask = true
 	}
@@ -196,7 +154,7 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 		}
 	}
 	if len(o.configIDs) > 0 {
-		if err := o.enqueue(w, r.Tenant, id, 1, o.events, o.row.snapshot, o.trace, now); err != nil {
+		if err := o.enqueue(w, r.Tenant, id, 1, o.events, o.row.Snapshot, o.trace, now); err != nil {
 			return nil, err
 		}
 	}
@@ -223,22 +181,19 @@ func (b *opBase) enqueue(w *writer, tenant, taskID string, version int64, events
 	return nil
 }
 
-// expired reports whether a task with that end time has outlived the TTL
-// at now.
+// expired and waitedOut are sqlrecord.Cutoffs' for this store's columns.
 func (s *Store) expired(endedAt sql.NullInt64, now int64) bool {
-	return s.opts.ttl > 0 && endedAt.Valid && endedAt.Int64 < now-int64(s.opts.ttl)
+	return s.cut.Expired(endedAt.Int64, endedAt.Valid, now)
 }
 
-// waitedOut reports whether a task in state with that status time is an
-// interrupted task that has outlived WithInterruptedTaskTTL at now.
 func (s *Store) waitedOut(state, statusTime, now int64) bool {
-	return s.opts.interruptedTTL > 0 && store.IsInterrupted(a2av1.TaskState(state)) && statusTime < now-int64(s.opts.interruptedTTL)
+	return s.cut.WaitedOut(a2av1.TaskState(state), statusTime, now)
 }
 
 // taskWaitedOut is waitedOut for a snapshot.
 func (s *Store) taskWaitedOut(t *a2av1.Task, now int64) bool {
 	st := t.GetStatus()
-	return s.opts.interruptedTTL > 0 && s.waitedOut(int64(st.GetState()), nanos(st.GetTimestamp().AsTime()), now)
+	return s.opts.interruptedTTL > 0 && s.waitedOut(int64(st.GetState()), sqlrecord.Nanos(st.GetTimestamp().AsTime()), now)
 }
 
 // ---- Task ----
@@ -270,7 +225,7 @@ func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, erro
 		return store.Record{}, s.readErr("reading task "+strconv.Quote(id), err)
 	}
 	rec.LeaseUntil = timeOf(lease)
-	if rec.Task, err = s.decodeTask(id, blob); err != nil {
+	if rec.Task, err = s.names.DecodeTask(id, blob); err != nil {
 		return store.Record{}, err
 	}
 	if s.taskWaitedOut(rec.Task, s.now()) {
@@ -281,20 +236,12 @@ func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, erro
 	return *rec, nil
 }
 
-func (s *Store) decodeTask(id string, blob []byte) (*a2av1.Task, error) {
-	t := new(a2av1.Task)
-	if err := proto.Unmarshal(blob, t); err != nil {
-		return nil, fmt.Errorf("sqlite store %s: decoding task %q: %w", s.path, id, err)
-	}
-	return t, nil
-}
-
 // ---- UpdateTask ----
 
 type updateOp struct {
 	opBase
 	u     store.Update
-	row   taskRow
+	row   sqlrecord.TaskRow
 	evs   [][]byte
 	lease any
 	// The stored row after the write (for the cache).
@@ -319,7 +266,7 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 	if err := store.ValidTransition(a2av1.TaskState_TASK_STATE_WORKING, u.Task.GetStatus().GetState()); err != nil {
 		return 0, err
 	}
-	row, err := encodeTask(u.Task)
+	row, err := sqlrecord.EncodeTask(u.Task)
 	if err != nil {
 		return 0, fmt.Errorf("sqlite store %s: %w", s.path, err)
 	}
@@ -327,7 +274,7 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 	if u.Runner != "" {
 		o.lease = leaseArg(u.LeaseUntil)
 	}
-	if o.evs, err = encodeEvents(u.Events); err != nil {
+	if o.evs, err = sqlrecord.EncodeEvents(u.Events); err != nil {
 		return 0, fmt.Errorf("sqlite store %s: task %q: %w", s.path, u.Task.GetId(), err)
 	}
 	if err := s.submit(ctx, o); err != nil {
@@ -347,17 +294,17 @@ func (o *updateOp) apply(w *writer, now int64) (error, error) {
 	}
 	o.version = u.Expect + 1
 	stored.rec.Tenant, stored.rec.Version, stored.rec.Task = u.Tenant, o.version, u.Task
-	if o.row.terminal {
+	if o.row.Terminal {
 		o.termDelta, o.endsTask = 1, true
 		stored.endedAt, stored.ended = now, true
 	}
 	o.stored = stored
 	if stored.pushes > 0 && len(o.evs) > 0 {
-		if err := o.enqueue(w, u.Tenant, id, o.version, o.evs, o.row.snapshot, u.Trace, now); err != nil {
+		if err := o.enqueue(w, u.Tenant, id, o.version, o.evs, o.row.Snapshot, u.Trace, now); err != nil {
 			return nil, err
 		}
 	}
-	o.publish, o.pubTenant, o.pubTask, o.events, o.terminal = true, u.Tenant, id, u.Events, o.row.terminal
+	o.publish, o.pubTenant, o.pubTask, o.events, o.terminal = true, u.Tenant, id, u.Events, o.row.Terminal
 	return nil, nil
 }
 
@@ -373,13 +320,13 @@ func (o *updateOp) apply(w *writer, now int64) (error, error) {
 func (o *updateOp) write(w *writer, now int64) (cached, error) {
 	u := o.u
 	args := make([]any, 0, 15)
-	args = append(args, o.row.snapshot, int64(o.row.state), o.row.statusTime, o.row.contextID, o.row.terminal,
+	args = append(args, o.row.Snapshot, int64(o.row.State), o.row.StatusTime, o.row.ContextID, o.row.Terminal,
 		u.Runner, o.lease, now, u.Tenant, u.Task.GetId(), u.Expect)
 	if cur, ok := w.s.cache.peek(u.Tenant, u.Task.GetId()); ok && !cur.ended && cur.rec.Version == u.Expect {
 		stmt := w.st.writeFull
 		switch {
-		case o.row.terminal, u.Runner != "" && u.Runner != cur.rec.Runner, cur.rec.Task.GetContextId() != o.row.contextID:
-		case cur.rec.Task.GetStatus().GetState() == o.row.state && nanos(cur.rec.Task.GetStatus().GetTimestamp().AsTime()) == o.row.statusTime:
+		case o.row.Terminal, u.Runner != "" && u.Runner != cur.rec.Runner, cur.rec.Task.GetContextId() != o.row.ContextID:
+		case cur.rec.Task.GetStatus().GetState() == o.row.State && sqlrecord.Nanos(cur.rec.Task.GetStatus().GetTimestamp().AsTime()) == o.row.StatusTime:
 			stmt = w.st.writeSnapshot
 		default:
 			stmt = w.st.writeStatus
@@ -393,10 +340,10 @@ func (o *updateOp) write(w *writer, now int64) (cached, error) {
 		} else if n == 1 {
 			next := cached{rec: store.Record{Owner: cur.rec.Owner, Runner: cur.rec.Runner, LeaseUntil: cur.rec.LeaseUntil}, pushes: cur.pushes}
 			switch {
-			case o.row.terminal:
+			case o.row.Terminal:
 				next.rec.Runner, next.rec.LeaseUntil = "", time.Time{}
 			case u.Runner != "":
-				next.rec.Runner, next.rec.LeaseUntil = u.Runner, storedTime(u.LeaseUntil)
+				next.rec.Runner, next.rec.LeaseUntil = u.Runner, sqlrecord.StoredTime(u.LeaseUntil)
 			}
 			return next, nil
 		}
@@ -408,43 +355,29 @@ func (o *updateOp) write(w *writer, now int64) (cached, error) {
 	return next, err
 }
 
-func (o *updateOp) committed(c *recordCache) { c.put(o.stored, len(o.row.snapshot)) }
+func (o *updateOp) committed(c *recordCache) { c.put(o.stored, len(o.row.Snapshot)) }
 
 // classify says why the update matched no row.
 func (o *updateOp) classify(w *writer, now int64) error {
 	id := o.u.Task.GetId()
-	var version, state, statusTime int64
+	var st sqlrecord.Stored
+	var state int64
 	var endedAt sql.NullInt64
-	err := w.st.taskState.QueryRow(o.u.Tenant, id).Scan(&version, &state, &endedAt, &statusTime)
+	err := w.st.taskState.QueryRow(o.u.Tenant, id).Scan(&st.Version, &state, &endedAt, &st.StatusTime)
 	switch {
-	case errors.Is(err, sql.ErrNoRows), err == nil && (w.s.expired(endedAt, now) || w.s.waitedOut(state, statusTime, now)):
-		return fmt.Errorf("%w: task %q", store.ErrNotFound, id)
+	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		return fmt.Errorf("sqlite store %s: writing task %q: reading the task: %w", w.s.path, id, err)
-	case endedAt.Valid:
-		return fmt.Errorf("%w: task %q is %s", store.ErrTerminal, id, stateName(a2av1.TaskState(state)))
-	case version != o.u.Expect:
-		return fmt.Errorf("%w: task %q is at version %d, not %d", store.ErrConflict, id, version, o.u.Expect)
+	default:
+		st.Found, st.State, st.EndedAt, st.Ended = true, a2av1.TaskState(state), endedAt.Int64, endedAt.Valid
+	}
+	if err := w.s.cut.Miss(id, st, o.u.Expect, now); err != nil {
+		return err
 	}
 	return fmt.Errorf("sqlite store %s: writing task %q: the write matched no row", w.s.path, id)
 }
 
-func stateName(s a2av1.TaskState) string { return strings.TrimPrefix(s.String(), "TASK_STATE_") }
-
 // ---- ListTasks ----
-
-// listShape says which optional filters a listing uses; it keys the cache
-// of prepared listing statements.
-type listShape uint8
-
-const (
-	byContext listShape = 1 << iota
-	byState
-	byUpdatedAfter
-	byTTL
-	byWaitTTL
-	byCursor
-)
 
 type listStmt struct {
 	count, page *sql.Stmt
@@ -468,16 +401,16 @@ const (
 )
 
 // listFilters is the WHERE clause of a listing shape, without the cursor.
-func listFilters(shape listShape) string {
+func listFilters(shape sqlrecord.Shape) string {
 	var w strings.Builder
 	w.WriteString(`tenant = ?1 AND owner = ?2`)
-	if shape&byContext != 0 {
+	if shape&sqlrecord.ByContext != 0 {
 		w.WriteString(` AND context_id = ?3`)
 	}
-	if shape&byState != 0 {
+	if shape&sqlrecord.ByState != 0 {
 		w.WriteString(` AND state = ?4`)
 	}
-	if shape&byUpdatedAfter != 0 {
+	if shape&sqlrecord.ByUpdatedAfter != 0 {
 		w.WriteString(` AND status_time >= ?5`)
 	}
 	return w.String()
@@ -499,53 +432,53 @@ func listFilters(shape listShape) string {
 // UpdatedAfter, it counts the entries of the range in the listing index
 // instead (index only): the owner's or context's tasks, those updated
 // since.
-func listSQL(shape listShape) (count, page string, countArgs int) {
+func listSQL(shape sqlrecord.Shape) (count, page string, countArgs int) {
 	filters := listFilters(shape)
 	live := ``
-	if shape&byTTL != 0 {
+	if shape&sqlrecord.ByTTL != 0 {
 		live += ` AND (ended_at IS NULL OR ended_at >= ?6)`
 	}
-	if shape&byWaitTTL != 0 {
+	if shape&sqlrecord.ByWaitTTL != 0 {
 		live += ` AND NOT (state IN (6, 8) AND status_time < ?7)`
 	}
 	from := `tasks`
-	if shape&byContext != 0 {
+	if shape&sqlrecord.ByContext != 0 {
 		// With a state too, SQLite might take tasks_by_time: the owner's
 		// tasks (for an anonymous caller, everyone's).
 		from = `tasks INDEXED BY tasks_by_context`
 	}
 	countArgs = argOwner
 	for _, f := range []struct {
-		bit listShape
+		bit sqlrecord.Shape
 		arg int
-	}{{byContext, argContext}, {byState, argState}, {byUpdatedAfter, argUpdatedAfter}, {byTTL, argLiveSince}, {byWaitTTL, argWaitingSince}} {
+	}{{sqlrecord.ByContext, argContext}, {sqlrecord.ByState, argState}, {sqlrecord.ByUpdatedAfter, argUpdatedAfter}, {sqlrecord.ByTTL, argLiveSince}, {sqlrecord.ByWaitTTL, argWaitingSince}} {
 		if shape&f.bit != 0 {
 			countArgs = f.arg
 		}
 	}
-	if shape&(byUpdatedAfter|byState) != 0 {
+	if shape&(sqlrecord.ByUpdatedAfter|sqlrecord.ByState) != 0 {
 		count = `SELECT COUNT(*) FROM ` + from + ` WHERE ` + filters + live
 	} else {
 		count = `SELECT COALESCE((SELECT n FROM task_counts WHERE tenant = ?1 AND owner = ?2), 0)`
-		if shape&byContext != 0 {
+		if shape&sqlrecord.ByContext != 0 {
 			count = `SELECT COALESCE((SELECT n FROM context_counts WHERE tenant = ?1 AND owner = ?2 AND context_id = ?3), 0)`
 		}
-		if shape&byTTL != 0 {
+		if shape&sqlrecord.ByTTL != 0 {
 			count += ` - (SELECT COUNT(*) FROM tasks INDEXED BY tasks_by_end WHERE ended_at < ?6 AND ` + filters + `)`
 		}
-		if shape&byWaitTTL != 0 {
+		if shape&sqlrecord.ByWaitTTL != 0 {
 			count += ` - (SELECT COUNT(*) FROM tasks INDEXED BY tasks_waiting WHERE state IN (6, 8) AND status_time < ?7 AND ` + filters + `)`
 		}
 	}
 	where := filters + live
-	if shape&byCursor != 0 {
+	if shape&sqlrecord.ByCursor != 0 {
 		where += ` AND (status_time < ?8 OR (status_time = ?8 AND id < ?9))`
 	}
 	page = `SELECT ` + taskColumns + ` FROM ` + from + ` WHERE ` + where + ` ORDER BY status_time DESC, id DESC LIMIT ?10`
 	return count, page, countArgs
 }
 
-func (s *Store) listStatements(ctx context.Context, shape listShape) (*listStmt, error) {
+func (s *Store) listStatements(ctx context.Context, shape sqlrecord.Shape) (*listStmt, error) {
 	s.listMu.Lock()
 	defer s.listMu.Unlock()
 	if s.listStmts == nil {
@@ -572,35 +505,10 @@ func (s *Store) listStatements(ctx context.Context, shape listShape) (*listStmt,
 // listArgs gives the shape of a listing and its arguments, by number
 // (argTenant…argLimit; those of filters it does not use are bound but
 // unused).
-func (s *Store) listArgs(tenant string, q store.Query) (listShape, []any) {
-	var shape listShape
-	args := make([]any, argLimit)
-	args[argTenant-1], args[argOwner-1] = tenant, q.Owner
-	args[argContext-1], args[argState-1], args[argUpdatedAfter-1] = q.ContextID, int64(q.State), int64(0)
-	args[argLiveSince-1], args[argWaitingSince-1] = s.liveSince(), s.waitingSince()
-	args[argCursorTime-1], args[argCursorID-1] = int64(0), ""
-	args[argLimit-1] = int64(q.Limit) + 1
-	if q.ContextID != "" {
-		shape |= byContext
-	}
-	if q.State != a2av1.TaskState_TASK_STATE_UNSPECIFIED {
-		shape |= byState
-	}
-	if !q.UpdatedAfter.IsZero() {
-		shape |= byUpdatedAfter
-		args[argUpdatedAfter-1] = nanos(q.UpdatedAfter)
-	}
-	if s.opts.ttl > 0 {
-		shape |= byTTL
-	}
-	if s.opts.interruptedTTL > 0 {
-		shape |= byWaitTTL
-	}
-	if q.After != nil {
-		shape |= byCursor
-		args[argCursorTime-1], args[argCursorID-1] = nanos(q.After.Time), q.After.ID
-	}
-	return shape, args
+func (s *Store) listArgs(tenant string, q store.Query) (sqlrecord.Shape, []any) {
+	l := s.cut.List(tenant, q, s.now())
+	return l.Shape, []any{l.Tenant, l.Owner, l.ContextID, int64(l.State), l.UpdatedAfter,
+		l.LiveSince, l.WaitingSince, l.CursorTime, l.CursorID, l.Limit}
 }
 
 // ListTasks implements store.Tasks.
@@ -662,7 +570,7 @@ func (s *Store) scanTask(rows *sql.Rows, tenant string) (store.Record, error) {
 	}
 	rec.LeaseUntil = timeOf(lease)
 	var err error
-	rec.Task, err = s.decodeTask(id, blob)
+	rec.Task, err = s.names.DecodeTask(id, blob)
 	return rec, err
 }
 
@@ -734,7 +642,7 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 	} else if host := store.RunnerHost(self); host != "" {
 		hostPattern = likeEscaper.Replace(host) + "/%"
 	}
-	rows, err := s.read.staleRuns.QueryContext(ctx, self, nanos(now), hostPattern,
+	rows, err := s.read.staleRuns.QueryContext(ctx, self, sqlrecord.Nanos(now), hostPattern,
 		int64(a2av1.TaskState_TASK_STATE_SUBMITTED), int64(a2av1.TaskState_TASK_STATE_WORKING))
 	if err != nil {
 		return nil, s.readErr("finding stale runs", err)
@@ -753,7 +661,7 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 			return nil, s.readErr("finding stale runs", err)
 		}
 		rec.LeaseUntil = timeOf(lease)
-		if lease.Valid && lease.Int64 >= nanos(now) {
+		if lease.Valid && lease.Int64 >= sqlrecord.Nanos(now) {
 			g, ok := gone[rec.Runner]
 			if !ok {
 				g = store.RunnerGone(self, rec.Runner) || s.lock != nil && !store.SameProcess(self, rec.Runner)
@@ -763,7 +671,7 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 				continue
 			}
 		}
-		if rec.Task, err = s.decodeTask(id, blob); err != nil {
+		if rec.Task, err = s.names.DecodeTask(id, blob); err != nil {
 			return nil, err
 		}
 		out = append(out, rec)

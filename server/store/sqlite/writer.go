@@ -90,7 +90,7 @@ type writer struct {
 	// Retention bookkeeping (retention.go), owned by the writer goroutine.
 	terminal   int64 // committed number of terminal tasks
 	nextExpiry int64 // when the oldest terminal task outlives the TTL (0: none)
-	// when the oldest interrupted task outlives WithInterruptedTaskTTL (0:
+	// when the oldest interrupted task outlives Retention.InterruptedTaskTTL (0:
 	// none), and the last sweep of interrupted tasks.
 	nextWaitExpiry int64
 	lastWaitSweep  time.Time

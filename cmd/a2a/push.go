@@ -176,8 +176,10 @@ func (a *app) pushDeleteCommand() *cobra.Command {
 				if err != nil {
 					return callError(err)
 				}
-				return a.emit(a.env.stdout, empty, func(w io.Writer) { labeled(w, "Deleted Config ID", id)
-					labeled(w, "Task ID", task) })
+				return a.emit(a.env.stdout, empty, func(w io.Writer) {
+					labeled(w, "Deleted Config ID", id)
+					labeled(w, "Task ID", task)
+				})
 			})
 		},
 	}

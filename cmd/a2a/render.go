@@ -267,8 +267,6 @@ func formatTime(ts *timestamppb.Timestamp) string {
 	return ts.AsTime().UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-
-
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

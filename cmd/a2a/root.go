@@ -17,7 +17,6 @@ import (
 	"github.com/a2agen/a2agen/runtime"
 )
 
-
 const exitCodesHelp = `Exit codes (the a2a-cli specification's):
   0  the command did its job, whatever the task's outcome: a task that
      ended FAILED or REJECTED, or waits for input, exits 0 (the state is in

@@ -1077,6 +1077,29 @@ func chat001(t *testing.T, h *harness) {
 			t.Errorf("%s: the task and context were not carried across turns:\n%s", b, r.stdout)
 		}
 	}
+	chatOnATerminal(t, h.echo)
+}
+
+// chatOnATerminal runs chat on a pseudo-terminal (util-linux script):
+// it prompts, and the prompt names the task waiting for input.
+func chatOnATerminal(t *testing.T, base string) {
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Log("no script command: chat on a terminal not exercised")
+		return
+	}
+	cmd := exec.Command(script, "-qec", a2aBinary+" chat -a "+base, "/dev/null")
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	cmd.Stdin = strings.NewReader("input\nParis\n\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("chat on a terminal: %v\n%s", err, out)
+	}
+	s := strings.ReplaceAll(string(out), "\r", "")
+	id := regexp.MustCompile(`Task ID: (\S+)`).FindStringSubmatch(s)
+	if id == nil || !strings.Contains(s, "you> ") || !strings.Contains(s, "you (task "+id[1]+")> ") || !strings.Contains(s, "Echo: Paris") {
+		t.Errorf("chat on a terminal:\n%s", s)
+	}
 }
 
 func tx005(t *testing.T, h *harness) {

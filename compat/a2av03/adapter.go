@@ -16,22 +16,6 @@ const Version = "0.3"
 // ExtensionsHeader is the header v0.3 clients name their extensions in.
 const ExtensionsHeader = "X-A2A-Extensions"
 
-// Methods maps the JSON-RPC methods of A2A v0.3 onto the rpcs of
-// lf.a2a.v1.A2AService that serve them. tasks/list has no v0.3 JSON-RPC
-// method.
-var Methods = map[string]string{
-	"message/send":                        "SendMessage",
-	"message/stream":                      "SendStreamingMessage",
-	"tasks/get":                           "GetTask",
-	"tasks/cancel":                        "CancelTask",
-	"tasks/resubscribe":                   "SubscribeToTask",
-	"tasks/pushNotificationConfig/set":    "CreateTaskPushNotificationConfig",
-	"tasks/pushNotificationConfig/get":    "GetTaskPushNotificationConfig",
-	"tasks/pushNotificationConfig/list":   "ListTaskPushNotificationConfigs",
-	"tasks/pushNotificationConfig/delete": "DeleteTaskPushNotificationConfig",
-	"agent/getAuthenticatedExtendedCard":  "GetExtendedAgentCard",
-}
-
 // Adapter is the runtime.VersionAdapter that serves A2A v0.3 on the
 // JSON-RPC and HTTP+JSON bindings of an lf.a2a.v1.A2AService handler
 // (a2av1.NewA2AServiceJSONRPCHandler(h, runtime.WithVersionAdapter(a2av03.Adapter()))):
@@ -56,26 +40,27 @@ func Adapter() *runtime.VersionAdapter {
 
 func jsonrpcMethods() []runtime.AdaptedMethod {
 	return []runtime.AdaptedMethod{
-		method("message/send", SendParamsToV1, encodeSendResult),
-		method("message/stream", SendParamsToV1, encodeEvent),
-		method("tasks/get", GetTaskToV1, encodeTask),
-		method("tasks/cancel", CancelTaskToV1, encodeTask),
-		method("tasks/resubscribe", SubscribeToV1, encodeEvent),
-		method("tasks/pushNotificationConfig/set", SetPushConfigToV1, encodePushConfig),
-		method("tasks/pushNotificationConfig/get", GetPushConfigToV1, encodePushConfig),
-		method("tasks/pushNotificationConfig/list", ListPushConfigsToV1, encodePushConfigList),
-		method("tasks/pushNotificationConfig/delete", DeletePushConfigToV1, encodeNull),
-		{Method: "agent/getAuthenticatedExtendedCard", Operation: Methods["agent/getAuthenticatedExtendedCard"],
+		method("SendMessage", SendParamsToV1, encodeSendResult),
+		method("SendStreamingMessage", SendParamsToV1, encodeEvent),
+		method("GetTask", GetTaskToV1, encodeTask),
+		method("CancelTask", CancelTaskToV1, encodeTask),
+		method("SubscribeToTask", SubscribeToV1, encodeEvent),
+		method("CreateTaskPushNotificationConfig", SetPushConfigToV1, encodePushConfig),
+		method("GetTaskPushNotificationConfig", GetPushConfigToV1, encodePushConfig),
+		method("ListTaskPushNotificationConfigs", ListPushConfigsToV1, encodePushConfigList),
+		method("DeleteTaskPushNotificationConfig", DeletePushConfigToV1, encodeNull),
+		{Method: v03Methods["GetExtendedAgentCard"], Operation: "GetExtendedAgentCard",
 			DecodeParams: func([]byte, proto.Message) error { return nil }, EncodeResult: encodeCard},
 	}
 }
 
-// method is the AdaptedMethod of a v0.3 method whose params P convert to
+// method is the AdaptedMethod of the v0.3 method of the v1.0 rpc (its name
+// from the generated v0.3 descriptor: Methods), whose params P convert to
 // the v1.0 request Q.
-func method[P any, Q proto.Message](name string, toV1 func(*P) (Q, error), encode func(proto.Message) ([]byte, error)) runtime.AdaptedMethod {
+func method[P any, Q proto.Message](rpc string, toV1 func(*P) (Q, error), encode func(proto.Message) ([]byte, error)) runtime.AdaptedMethod {
 	return runtime.AdaptedMethod{
-		Method:    name,
-		Operation: Methods[name],
+		Method:    v03Methods[rpc],
+		Operation: rpc,
 		DecodeParams: func(params []byte, req proto.Message) error {
 			var p P
 			if err := decodeJSON(params, &p, ""); err != nil {

@@ -33,20 +33,6 @@ func NewJSONRPCClientTransport(url string, opts ...runtime.ClientOption) runtime
 
 type jsonrpcClient struct{ inner runtime.ClientTransport }
 
-// v03Methods are the v0.3 JSON-RPC methods by v1.0 rpc name.
-var v03Methods = map[string]string{
-	"SendMessage":                      "message/send",
-	"SendStreamingMessage":             "message/stream",
-	"GetTask":                          "tasks/get",
-	"CancelTask":                       "tasks/cancel",
-	"SubscribeToTask":                  "tasks/resubscribe",
-	"CreateTaskPushNotificationConfig": "tasks/pushNotificationConfig/set",
-	"GetTaskPushNotificationConfig":    "tasks/pushNotificationConfig/get",
-	"ListTaskPushNotificationConfigs":  "tasks/pushNotificationConfig/list",
-	"DeleteTaskPushNotificationConfig": "tasks/pushNotificationConfig/delete",
-	"GetExtendedAgentCard":             "agent/getAuthenticatedExtendedCard",
-}
-
 // v03Op is op renamed to its v0.3 method.
 func v03Op(op *runtime.Operation) (*runtime.Operation, error) {
 	m, ok := v03Methods[op.Name]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2agen/a2agen/a2a/v03"
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/compat/a2av03"
 	"github.com/a2agen/a2agen/runtime"
 )
 
@@ -34,19 +35,10 @@ type transport struct{ inner runtime.ClientTransport }
 
 // v03Ops are the operations of a2a.v1.A2AService by v1.0 rpc name.
 var v03Ops = func() map[string]*runtime.Operation {
-	v1Names := map[string]string{
-		"SendMessage": "SendMessage", "SendStreamingMessage": "SendStreamingMessage", "GetTask": "GetTask",
-		"CancelTask": "CancelTask", "TaskSubscription": "SubscribeToTask",
-		"CreateTaskPushNotificationConfig": "CreateTaskPushNotificationConfig",
-		"GetTaskPushNotificationConfig":    "GetTaskPushNotificationConfig",
-		"ListTaskPushNotificationConfig":   "ListTaskPushNotificationConfigs",
-		"GetAgentCard":                     "GetExtendedAgentCard",
-		"DeleteTaskPushNotificationConfig": "DeleteTaskPushNotificationConfig",
-	}
-	m := make(map[string]*runtime.Operation, len(v1Names))
+	m := make(map[string]*runtime.Operation, len(a2av03pb.A2AServiceDesc.Operations))
 	for i := range a2av03pb.A2AServiceDesc.Operations {
 		op := &a2av03pb.A2AServiceDesc.Operations[i]
-		m[v1Names[op.Name]] = op
+		m[a2av03.V1RPC(op.Name)] = op
 	}
 	return m
 }()

@@ -87,55 +87,17 @@ func Run(ctx context.Context, cfg Config) error {
 	return a.Wait(ctx)
 }
 
+// build reads the cards, checks the configuration and makes the server;
+// nothing listens yet.
 func (a *Agent) build(cfg Config) error {
-	logger := cfg.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	a.card = &a2av1.AgentCard{}
-	if err := runtime.UnmarshalJSON(cfg.CardJSON, a.card); err != nil {
-		return fmt.Errorf("host: the agent card does not decode: %w", err)
-	}
-	a.cardJSON = cfg.CardJSON
-	if cfg.ExtendedCardJSON != nil {
-		a.extended = &a2av1.AgentCard{}
-		if err := runtime.UnmarshalJSON(cfg.ExtendedCardJSON, a.extended); err != nil {
-			return fmt.Errorf("host: the extended agent card does not decode: %w", err)
-		}
-	}
-	if cfg.TLS != nil {
-		var err error
-		if a.cardJSON, err = cardWithTLS(cfg.CardJSON, a.card, "agent card"); err != nil {
-			return err
-		}
-		if a.extended != nil {
-			if _, err := cardWithTLS(nil, a.extended, "extended agent card"); err != nil {
-				return err
-			}
-		}
-	}
-	if cfg.V03 {
-		var err error
-		if a.cardJSON, err = dualCard(a.cardJSON, a.card, "agent card"); err != nil {
-			return err
-		}
-		if a.extended != nil {
-			if _, err := dualCard(nil, a.extended, "extended agent card"); err != nil {
-				return err
-			}
-		}
+	if err := a.readCards(cfg); err != nil {
+		return err
 	}
 	if len(cfg.Bindings) == 0 {
 		return errors.New("host: Config.Bindings is empty: the agent would serve nothing")
 	}
 	if err := checkListeners(cfg.Bindings); err != nil {
 		return err
-	}
-	// Tasks belong to the caller who created them; anonymous callers have no
-	// view of each other's tasks (server.WithTaskOwner).
-	sopts := append([]server.Option{server.WithLogger(logger), server.WithTaskOwner(server.OwnerByCallerID)}, cfg.Limits.ServerOptions()...)
-	if cfg.Store != nil {
-		sopts = append(sopts, server.WithStore(cfg.Store))
 	}
 	if len(a.card.GetSecuritySchemes()) > 0 {
 		g, err := auth.New(a.card, cfg.Verifiers)
@@ -148,11 +110,64 @@ func (a *Agent) build(cfg Config) error {
 	if err != nil {
 		return err
 	}
+	a.srv, err = server.New(a.card, r, a.serverOptions(cfg)...)
+	if err != nil {
+		a.closeSender(context.Background())
+		return err
+	}
+	return nil
+}
+
+// readCards decodes the public and extended cards and makes the documents
+// served: with TLS their interface URLs made TLS ones, with V03 the dual
+// card.
+func (a *Agent) readCards(cfg Config) error {
+	a.card = &a2av1.AgentCard{}
+	if err := runtime.UnmarshalJSON(cfg.CardJSON, a.card); err != nil {
+		return fmt.Errorf("host: the agent card does not decode: %w", err)
+	}
+	a.cardJSON = cfg.CardJSON
+	if cfg.ExtendedCardJSON != nil {
+		a.extended = &a2av1.AgentCard{}
+		if err := runtime.UnmarshalJSON(cfg.ExtendedCardJSON, a.extended); err != nil {
+			return fmt.Errorf("host: the extended agent card does not decode: %w", err)
+		}
+	}
+	var rewrites []func(doc []byte, card *a2av1.AgentCard, what string) ([]byte, error)
+	if cfg.TLS != nil {
+		rewrites = append(rewrites, cardWithTLS)
+	}
+	if cfg.V03 {
+		rewrites = append(rewrites, dualCard)
+	}
+	for _, rewrite := range rewrites {
+		var err error
+		if a.cardJSON, err = rewrite(a.cardJSON, a.card, "agent card"); err != nil {
+			return err
+		}
+		if a.extended != nil {
+			if _, err := rewrite(nil, a.extended, "extended agent card"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// serverOptions are the options of the default server, with the push
+// sender made when the card declares push notifications.
+func (a *Agent) serverOptions(cfg Config) []server.Option {
+	// Tasks belong to the caller who created them; anonymous callers have no
+	// view of each other's tasks (server.WithTaskOwner).
+	sopts := append([]server.Option{server.WithLogger(a.logger), server.WithTaskOwner(server.OwnerByCallerID)}, cfg.Limits.ServerOptions()...)
+	if cfg.Store != nil {
+		sopts = append(sopts, server.WithStore(cfg.Store))
+	}
 	if a.extended != nil {
 		sopts = append(sopts, server.WithExtendedCard(a.extended))
 	}
 	if a.card.GetCapabilities().GetPushNotifications() {
-		popts := []push.Option{push.WithLogger(logger)}
+		popts := []push.Option{push.WithLogger(a.logger)}
 		if cfg.V03 {
 			popts = append(popts, V03PushOptions()...)
 		}
@@ -166,12 +181,7 @@ func (a *Agent) build(cfg Config) error {
 	if cfg.Telemetry != nil {
 		sopts = append(sopts, cfg.Telemetry.ServerOptions...)
 	}
-	a.srv, err = server.New(a.card, r, sopts...)
-	if err != nil {
-		a.closeSender(context.Background())
-		return err
-	}
-	return nil
+	return sopts
 }
 
 // handlerOptions are the options of one binding.

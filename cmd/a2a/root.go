@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2agen/a2agen/internal/binding"
 	"github.com/a2agen/a2agen/internal/cmdhelp"
+	"github.com/a2agen/a2agen/internal/inspect"
 	"github.com/a2agen/a2agen/internal/version"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -171,6 +172,7 @@ protocol version, never below 1.0; TLS verification on (--insecure).
 	root.AddCommand(a.cardCommand(), a.sendCommand(), a.taskCommand(), a.configCommand(),
 		a.authCommand(), a.chatCommand(), a.conformanceCommand(), a.demoServerCommand(), a.webhookCommand())
 	root.AddCommand(a.legacyCommands()...)
+	root.AddCommand(inspect.Command()) // a2a inspect: internal/inspect, docs/inspect.md
 	return root
 }
 

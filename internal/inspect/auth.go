@@ -1,0 +1,148 @@
+package inspect
+
+import (
+	"crypto/tls"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+)
+
+// Auth is what the user gave the inspector to authenticate with, kept in
+// memory only.
+type Auth struct {
+	// Schemes holds a secret per security scheme of the card (its key in
+	// securitySchemes): the token of a bearer or OAuth 2.0 / OpenID Connect
+	// scheme, the key of an API-key scheme, "user:password" (or its base64)
+	// for a Basic scheme.
+	Schemes map[string]string `json:"schemes"`
+	// Headers are sent with every call as given (gRPC metadata on gRPC).
+	Headers []Header `json:"headers"`
+	// ClientCert and ClientKey (PEM) are presented in TLS handshakes, for
+	// mutual-TLS schemes.
+	ClientCert string `json:"clientCert"`
+	ClientKey  string `json:"clientKey"`
+}
+
+// Header is one custom header.
+type Header struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// credentials is Auth applied to a card: what each call sends.
+type credentials struct {
+	headers [][2]string       // header name, value
+	query   map[string]string // API keys declared "in: query"
+	cert    *tls.Certificate
+	applied []string // one line per credential, for the page
+	// what the wire view must hide besides the usual headers
+	maskHeaders, maskQuery, secrets []string
+}
+
+// credentialsFor turns the user's Auth into what calls send, reading each
+// scheme's declaration in card: where an API key goes (header, query,
+// cookie) and under which name, which HTTP scheme a token is for.
+func credentialsFor(card *a2av1.AgentCard, a Auth) (*credentials, error) {
+	c := &credentials{query: map[string]string{}}
+	names := make([]string, 0, len(a.Schemes))
+	for name, v := range a.Schemes {
+		if v != "" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var cookies []string
+	for _, name := range names {
+		secret := a.Schemes[name]
+		scheme, ok := card.GetSecuritySchemes()[name]
+		if !ok {
+			return nil, fmt.Errorf("security scheme %q: the card declares no such scheme", name)
+		}
+		c.secrets = append(c.secrets, secret)
+		switch s := scheme.GetScheme().(type) {
+		case *a2av1.SecurityScheme_HttpAuthSecurityScheme:
+			kind := s.HttpAuthSecurityScheme.GetScheme()
+			value := secret
+			if strings.EqualFold(kind, "basic") && strings.Contains(secret, ":") {
+				value = base64.StdEncoding.EncodeToString([]byte(secret))
+				c.secrets = append(c.secrets, value)
+			}
+			if strings.EqualFold(kind, "bearer") {
+				kind = "Bearer"
+			} else if strings.EqualFold(kind, "basic") {
+				kind = "Basic"
+			}
+			c.headers = append(c.headers, [2]string{"Authorization", kind + " " + value})
+			c.applied = append(c.applied, fmt.Sprintf("%s: Authorization: %s ****", name, kind))
+		case *a2av1.SecurityScheme_Oauth2SecurityScheme, *a2av1.SecurityScheme_OpenIdConnectSecurityScheme:
+			c.headers = append(c.headers, [2]string{"Authorization", "Bearer " + secret})
+			c.applied = append(c.applied, fmt.Sprintf("%s: Authorization: Bearer **** (an access token obtained elsewhere)", name))
+		case *a2av1.SecurityScheme_ApiKeySecurityScheme:
+			key := s.ApiKeySecurityScheme
+			switch strings.ToLower(key.GetLocation()) {
+			case "header":
+				c.headers = append(c.headers, [2]string{key.GetName(), secret})
+				c.maskHeaders = append(c.maskHeaders, key.GetName())
+				c.applied = append(c.applied, fmt.Sprintf("%s: header %s: ****", name, key.GetName()))
+			case "query":
+				c.query[key.GetName()] = secret
+				c.maskQuery = append(c.maskQuery, key.GetName())
+				c.applied = append(c.applied, fmt.Sprintf("%s: query parameter %s=**** (HTTP bindings)", name, key.GetName()))
+			case "cookie":
+				cookies = append(cookies, key.GetName()+"="+secret)
+				c.applied = append(c.applied, fmt.Sprintf("%s: cookie %s=****", name, key.GetName()))
+			default:
+				return nil, fmt.Errorf("security scheme %q: API key location %q is none of header, query, cookie", name, key.GetLocation())
+			}
+		case *a2av1.SecurityScheme_MtlsSecurityScheme:
+			c.applied = append(c.applied, name+": mutual TLS, with the client certificate below")
+		default:
+			return nil, fmt.Errorf("security scheme %q: the card declares no kind of scheme", name)
+		}
+	}
+	if len(cookies) > 0 {
+		c.headers = append(c.headers, [2]string{"Cookie", strings.Join(cookies, "; ")})
+	}
+	for _, h := range a.Headers {
+		name := strings.TrimSpace(h.Name)
+		if name == "" {
+			continue
+		}
+		if strings.ContainsAny(name, " :\r\n") || strings.ContainsAny(h.Value, "\r\n") {
+			return nil, fmt.Errorf("header %q: a name without spaces or colons and a one-line value, please", name)
+		}
+		c.headers = append(c.headers, [2]string{name, h.Value})
+		c.applied = append(c.applied, "header "+name)
+	}
+	if a.ClientCert != "" || a.ClientKey != "" {
+		cert, err := tls.X509KeyPair([]byte(a.ClientCert), []byte(a.ClientKey))
+		if err != nil {
+			return nil, fmt.Errorf("client certificate: %w (give the certificate and its private key, both PEM)", err)
+		}
+		c.cert = &cert
+		c.applied = append(c.applied, "client certificate for mutual TLS")
+	}
+	return c, nil
+}
+
+// queryMiddleware adds the API keys declared "in: query" to every HTTP
+// request of the bindings.
+func (c *credentials) queryMiddleware(next http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		req = req.Clone(req.Context())
+		q := req.URL.Query()
+		for k, v := range c.query {
+			q.Set(k, v)
+		}
+		req.URL.RawQuery = q.Encode()
+		return next.RoundTrip(req)
+	})
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -3,19 +3,29 @@ package server
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 
 	"github.com/a2agen/a2agen/runtime"
+	"github.com/a2agen/a2agen/server/store"
 )
 
 // executions are the runs of one server: which tasks execute here, how a
 // run is launched, and how the server stops accepting them (Drain,
-// Shutdown) and waits for them; also the background work that looks after
-// them (lease renewal, recovery, signal watchers: recovery.go,
-// signals.go). Runs themselves are in run.go, their follow-ups in
-// followups.go.
+// Shutdown) and waits for them; the signals between instances (signals.go)
+// and the background work that looks after the runs — lease renewal,
+// reconciliation, recovery of orphaned tasks (recovery.go). Runs
+// themselves are in run.go, their follow-ups in followups.go.
 type executions struct {
+	// What the executions work with, set by New. server is the server the
+	// runs belong to: a run's events reach its writer and follower.
+	server *Server
+	exec   Executor
+	store  store.Store
+	writer *taskWriter // the server's: every write of a run goes through it
+	logger *slog.Logger
+
 	mu      sync.Mutex
 	runs    map[taskKey]*run // tasks with an execution in this process
 	closed  bool             // no new executions (Drain, Shutdown)

@@ -33,20 +33,20 @@ func (w *taskWriter) leaseEnd() time.Time { return time.Now().Add(w.runLease) }
 // maintain renews this server's leases and settles orphaned tasks until
 // Shutdown. The first recovery round runs at once, so that a restarted agent
 // settles what its previous process left behind before clients ask.
-func (s *Server) maintain() {
-	defer s.execs.bg.Done()
-	s.recoverStale()
-	renew := time.NewTicker(s.writer.runLease / 3)
+func (x *executions) maintain() {
+	defer x.bg.Done()
+	x.recoverStale()
+	renew := time.NewTicker(x.writer.runLease / 3)
 	defer renew.Stop()
-	sweep := time.NewTicker(s.writer.runLease / 2)
+	sweep := time.NewTicker(x.writer.runLease / 2)
 	defer sweep.Stop()
 	for {
 		select {
 		case <-renew.C:
-			s.renewRuns()
+			x.renewRuns()
 		case <-sweep.C:
-			s.recoverStale()
-		case <-s.execs.base.Done():
+			x.recoverStale()
+		case <-x.base.Done():
 			return
 		}
 	}
@@ -54,14 +54,14 @@ func (s *Server) maintain() {
 
 // renewRuns extends the leases of the tasks this server executes, then
 // reconciles its executions with the store.
-func (s *Server) renewRuns() {
-	if s.execs.registered() == 0 {
+func (x *executions) renewRuns() {
+	if x.registered() == 0 {
 		return
 	}
-	if err := s.store.RenewRuns(context.Background(), s.writer.runner, s.writer.leaseEnd()); err != nil && !errors.Is(err, store.ErrClosed) {
-		s.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: renewing task leases failed", slog.Any("error", err))
+	if err := x.store.RenewRuns(context.Background(), x.writer.runner, x.writer.leaseEnd()); err != nil && !errors.Is(err, store.ErrClosed) {
+		x.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: renewing task leases failed", slog.Any("error", err))
 	}
-	s.reconcileRuns()
+	x.reconcileRuns()
 }
 
 // errEndedElsewhere is the cause of an execution stopped because another
@@ -76,19 +76,19 @@ var errEndedElsewhere = errors.New("server: the task was ended by another server
 // other instances added to the history and the execution has not been
 // given are handed to it. One read per running task, every third of the
 // lease; nothing at all with a store that is not shared by processes.
-func (s *Server) reconcileRuns() {
-	if !s.store.Shared() {
+func (x *executions) reconcileRuns() {
+	if !x.store.Shared() {
 		return
 	}
 	ctx := context.Background()
-	for _, r := range s.execs.list() {
-		if s.execs.base.Err() != nil {
+	for _, r := range x.list() {
+		if x.base.Err() != nil {
 			return
 		}
-		if err := s.reconcile(ctx, r); err != nil {
+		if err := x.reconcile(ctx, r); err != nil {
 			// The store is failing: the next round tries again.
 			if !errors.Is(err, store.ErrClosed) {
-				s.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: reading a running task to reconcile it failed",
+				x.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: reading a running task to reconcile it failed",
 					slog.String("tenant", r.key.tenant), slog.String("taskId", r.key.id), slog.Any("error", err))
 			}
 			return
@@ -98,11 +98,11 @@ func (s *Server) reconcileRuns() {
 
 // reconcile brings one execution in line with its stored task; it fails
 // when the store does.
-func (s *Server) reconcile(ctx context.Context, r *run) error {
+func (x *executions) reconcile(ctx context.Context, r *run) error {
 	if r.ctx.Err() != nil {
 		return nil
 	}
-	rec, err := s.store.Task(ctx, r.key.tenant, r.key.id)
+	rec, err := x.store.Task(ctx, r.key.tenant, r.key.id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -119,32 +119,32 @@ func (s *Server) reconcile(ctx context.Context, r *run) error {
 		}
 		return nil
 	}
-	held := s.writer.lock(r.key)
+	held := x.writer.lock(r.key)
 	defer held.Unlock()
-	if s.execs.runOf(r.key) == r {
+	if x.runOf(r.key) == r {
 		r.catchUpLocked(rec.Task.GetHistory())
 	}
 	return nil
 }
 
 // recoverStale settles the tasks whose runner stopped.
-func (s *Server) recoverStale() {
+func (x *executions) recoverStale() {
 	ctx := context.Background()
 	for {
-		recs, err := s.store.StaleRuns(ctx, s.writer.runner, time.Now(), staleBatch)
+		recs, err := x.store.StaleRuns(ctx, x.writer.runner, time.Now(), staleBatch)
 		if err != nil {
 			if !errors.Is(err, store.ErrClosed) {
-				s.logger.LogAttrs(ctx, slog.LevelError, "a2a: looking for orphaned tasks failed", slog.Any("error", err))
+				x.logger.LogAttrs(ctx, slog.LevelError, "a2a: looking for orphaned tasks failed", slog.Any("error", err))
 			}
 			return
 		}
 		settled := 0
 		for _, rec := range recs {
-			if s.settleStale(ctx, rec) {
+			if x.settleStale(ctx, rec) {
 				settled++
 			}
 		}
-		if len(recs) < staleBatch || settled == 0 || s.execs.base.Err() != nil {
+		if len(recs) < staleBatch || settled == 0 || x.base.Err() != nil {
 			return
 		}
 	}
@@ -163,12 +163,12 @@ type Resumable interface {
 // settleStale fails one orphaned task — or resumes it when the executor is
 // Resumable — unless it changed since it was found (another instance took
 // it over, or settled it first).
-func (s *Server) settleStale(ctx context.Context, rec store.Record) bool {
+func (x *executions) settleStale(ctx context.Context, rec store.Record) bool {
 	key := taskKey{rec.Tenant, rec.Task.GetId()}
-	held := s.writer.lock(key)
+	held := x.writer.lock(key)
 	defer held.Unlock()
-	if rz, ok := s.exec.(Resumable); ok && rz.Resumable() {
-		if done, resumed := s.resumeStale(ctx, key, rec); done {
+	if rz, ok := x.exec.(Resumable); ok && rz.Resumable() {
+		if done, resumed := x.resumeStale(ctx, key, rec); done {
 			return resumed
 		}
 	}
@@ -176,18 +176,18 @@ func (s *Server) settleStale(ctx context.Context, rec store.Record) bool {
 	// the task is someone else's again, and the next round looks anew.
 	next, events, err := setStatus(a2av1.TaskState_TASK_STATE_FAILED, AgentMessage(stoppedText))(rec.Task)
 	if err == nil {
-		_, err = s.store.UpdateTask(ctx, store.Update{Tenant: rec.Tenant, Task: next, Expect: rec.Version, Events: events})
+		_, err = x.store.UpdateTask(ctx, store.Update{Tenant: rec.Tenant, Task: next, Expect: rec.Version, Events: events})
 	}
 	switch {
 	case err == nil:
-		s.writer.observeState(ctx, rec.Tenant, rec.Task, next)
-		s.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: task failed: the instance running it stopped",
+		x.writer.observeState(ctx, rec.Tenant, rec.Task, next)
+		x.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: task failed: the instance running it stopped",
 			slog.String("tenant", rec.Tenant), slog.String("taskId", key.id), slog.String("runner", rec.Runner))
 		return true
 	case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrTerminal), errors.Is(err, store.ErrNotFound):
 		return false
 	}
-	s.logger.LogAttrs(ctx, slog.LevelError, "a2a: settling an orphaned task failed",
+	x.logger.LogAttrs(ctx, slog.LevelError, "a2a: settling an orphaned task failed",
 		slog.String("tenant", rec.Tenant), slog.String("taskId", key.id), slog.Any("error", err))
 	return false
 }
@@ -195,39 +195,39 @@ func (s *Server) settleStale(ctx context.Context, rec store.Record) bool {
 // resumeStale starts a new turn of an orphaned task here. done is false
 // when the task cannot be resumed (no message from the client to run
 // again, or this server is shutting down) and should be failed instead.
-func (s *Server) resumeStale(ctx context.Context, key taskKey, rec store.Record) (done, resumed bool) {
+func (x *executions) resumeStale(ctx context.Context, key taskKey, rec store.Record) (done, resumed bool) {
 	var last *a2av1.Message
 	for _, m := range rec.Task.GetHistory() {
 		if m.GetRole() == a2av1.Role_ROLE_USER {
 			last = m
 		}
 	}
-	if last == nil || s.execs.isClosed() {
+	if last == nil || x.isClosed() {
 		return false, false
 	}
 	next := withStatus(rec.Task, &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_SUBMITTED, Timestamp: now()})
 	u := store.Update{Tenant: key.tenant, Task: next, Expect: rec.Version, Events: []*a2av1.StreamResponse{statusEvent(next)},
-		Runner: s.writer.runner, LeaseUntil: s.writer.leaseEnd()}
-	v, err := s.store.UpdateTask(ctx, u)
+		Runner: x.writer.runner, LeaseUntil: x.writer.leaseEnd()}
+	v, err := x.store.UpdateTask(ctx, u)
 	if err != nil {
 		if !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrTerminal) && !errors.Is(err, store.ErrNotFound) {
-			s.logger.LogAttrs(ctx, slog.LevelError, "a2a: resuming an orphaned task failed",
+			x.logger.LogAttrs(ctx, slog.LevelError, "a2a: resuming an orphaned task failed",
 				slog.String("tenant", key.tenant), slog.String("taskId", key.id), slog.Any("error", err))
 		}
 		return true, false
 	}
-	s.writer.observeState(ctx, key.tenant, rec.Task, next)
-	cur := store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next, Runner: s.writer.runner, LeaseUntil: u.LeaseUntil}
+	x.writer.observeState(ctx, key.tenant, rec.Task, next)
+	cur := store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next, Runner: x.writer.runner, LeaseUntil: u.LeaseUntil}
 	c := &call{ctx: ctx, tenant: key.tenant, owner: rec.Owner}
-	r := s.newRun(c, key)
-	req := s.newRequest(c, &a2av1.SendMessageRequest{Tenant: key.tenant, Message: last}, last, r, next)
+	r := x.newRun(c, key)
+	req := newRequest(c, &a2av1.SendMessageRequest{Tenant: key.tenant, Message: last}, last, r, next)
 	ev := &Events{run: r, req: req, storeCtx: r.storeCtx, rec: cur}
-	s.execs.register(r)
-	if err := s.execs.launch(r, ev); err != nil {
-		s.execs.unregister(r)
+	x.register(r)
+	if err := x.launch(r, ev); err != nil {
+		x.unregister(r)
 		return true, false
 	}
-	s.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: task resumed: the instance running it stopped",
+	x.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: task resumed: the instance running it stopped",
 		slog.String("tenant", key.tenant), slog.String("taskId", key.id), slog.String("runner", rec.Runner))
 	return true, true
 }

@@ -50,10 +50,10 @@ type run struct {
 // newRun prepares the run of a task for the request c. The execution context
 // keeps the request's values (call info, caller) but not its cancellation:
 // the task outlives the request.
-func (s *Server) newRun(c *call, key taskKey) *run {
-	r := &run{s: s, key: key, owner: c.owner, stripe: s.writer.stripe(key)}
-	r.parent = runParent{base: s.execs.base, values: c.ctx}
-	r.store = detached{base: s.execs.base, values: c.ctx}
+func (x *executions) newRun(c *call, key taskKey) *run {
+	r := &run{s: x.server, key: key, owner: c.owner, stripe: x.writer.stripe(key)}
+	r.parent = runParent{base: x.base, values: c.ctx}
+	r.store = detached{base: x.base, values: c.ctx}
 	r.storeCtx = &r.store
 	r.ctx, r.cancel = context.WithCancelCause(&r.parent)
 	return r
@@ -139,7 +139,7 @@ func (r *run) finish(ev *Events, err error) *Events {
 		return r.nextTurnLocked(ev, rec, left)
 	}
 	if settle := r.settling(state, err); settle != nil {
-		r.s.settleLocked(ev.storeCtx, r, rec, settle)
+		r.s.execs.settleLocked(ev.storeCtx, r, rec, settle)
 	}
 	r.s.execs.unregister(r)
 	return nil
@@ -151,7 +151,7 @@ func (r *run) finish(ev *Events, err error) *Events {
 func (r *run) finishWithoutTask(ev *Events, replied bool, err error) {
 	switch {
 	case replied && err != nil:
-		r.s.logExecError(r, "executor failed after replying", err)
+		r.s.execs.logExecError(r, "executor failed after replying", err)
 	case !replied:
 		if err == nil {
 			err = runtime.InvalidAgentResponse("the agent finished without replying or reporting a task")
@@ -160,7 +160,7 @@ func (r *run) finishWithoutTask(ev *Events, replied bool, err error) {
 		// the request log) logs its cause; it is logged here only when no
 		// call is waiting for it any more.
 		if !ev.create.handoff.deliver(outcome{err: runtime.ErrorOrInternal(err)}) && !isA2AError(err) {
-			r.s.logExecError(r, "executor failed before creating the task", err)
+			r.s.execs.logExecError(r, "executor failed before creating the task", err)
 		}
 	}
 }
@@ -177,7 +177,7 @@ func (r *run) settling(state a2av1.TaskState, err error) change {
 		// Shutdown) is expected, not an executor failure worth an error log.
 		stopped := r.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(r.ctx)))
 		if !isA2AError(err) && !stopped {
-			r.s.logExecError(r, "executor failed", err)
+			r.s.execs.logExecError(r, "executor failed", err)
 		}
 		return setStatus(a2av1.TaskState_TASK_STATE_FAILED, AgentMessage(r.failureText(err)))
 	case store.IsInterrupted(state):
@@ -195,7 +195,7 @@ func (r *run) nextTurnLocked(ev *Events, rec store.Record, left []*a2av1.Message
 	if store.IsInterrupted(rec.Task.GetStatus().GetState()) {
 		var err error
 		if rec, err = s.writer.commit(ev.storeCtx, r.key, rec, setStatus(a2av1.TaskState_TASK_STATE_SUBMITTED, nil), true); err != nil {
-			s.logExecError(r, "restarting the task for a follow-up failed", err)
+			s.execs.logExecError(r, "restarting the task for a follow-up failed", err)
 			s.execs.unregister(r)
 			return nil
 		}
@@ -203,7 +203,7 @@ func (r *run) nextTurnLocked(ev *Events, rec store.Record, left []*a2av1.Message
 	for _, m := range left[1:] {
 		r.deliverLocked(m)
 	}
-	return s.nextTurn(r, ev.req, rec, left[0])
+	return nextTurn(r, ev.req, rec, left[0])
 }
 
 // Settling a task whose execution has ended must not be lost to a passing
@@ -220,26 +220,26 @@ const (
 
 // settleLocked commits settle, retrying after storage failures; the caller
 // holds the task's lock, which is released while pausing.
-func (s *Server) settleLocked(ctx context.Context, r *run, cur store.Record, settle change) {
+func (x *executions) settleLocked(ctx context.Context, r *run, cur store.Record, settle change) {
 	pause := settlePause
 	for attempt := 1; ; attempt++ {
-		_, err := s.writer.commit(ctx, r.key, cur, settle, true)
+		_, err := x.writer.commit(ctx, r.key, cur, settle, true)
 		if err == nil || errors.Is(err, store.ErrTerminal) || errors.Is(err, store.ErrNotFound) {
 			return
 		}
-		if attempt == settleAttempts || s.execs.base.Err() != nil {
-			s.logExecError(r, "settling the task failed; giving up (recovery settles it after a restart)", err)
+		if attempt == settleAttempts || x.base.Err() != nil {
+			x.logExecError(r, "settling the task failed; giving up (recovery settles it after a restart)", err)
 			return
 		}
-		s.logExecError(r, "settling the task failed; retrying", err)
-		s.writer.unlockKey(r.key)
+		x.logExecError(r, "settling the task failed; retrying", err)
+		x.writer.unlockKey(r.key)
 		select {
 		case <-time.After(pause):
-		case <-s.execs.base.Done(): // one last attempt, then give up
+		case <-x.base.Done(): // one last attempt, then give up
 		}
-		s.writer.stripe(r.key).Lock()
+		x.writer.stripe(r.key).Lock()
 		pause = min(2*pause, maxSettlePause)
-		if fresh, rerr := s.store.Task(ctx, r.key.tenant, r.key.id); rerr == nil {
+		if fresh, rerr := x.store.Task(ctx, r.key.tenant, r.key.id); rerr == nil {
 			cur = fresh
 		}
 	}
@@ -247,7 +247,7 @@ func (s *Server) settleLocked(ctx context.Context, r *run, cur store.Record, set
 
 // nextTurn builds the Events of another turn of r's task for msg, carrying
 // over what the previous request said about the caller.
-func (s *Server) nextTurn(r *run, prev *Request, rec store.Record, msg *a2av1.Message) *Events {
+func nextTurn(r *run, prev *Request, rec store.Record, msg *a2av1.Message) *Events {
 	req := &Request{
 		TaskID:              r.key.id,
 		ContextID:           rec.Task.GetContextId(),
@@ -283,13 +283,13 @@ func isA2AError(err error) bool {
 	return errors.As(err, &e) && e.Code() != runtime.CodeInternal
 }
 
-func (s *Server) logExecError(r *run, msg string, err error) {
+func (x *executions) logExecError(r *run, msg string, err error) {
 	var pe *runtime.PanicError
 	if errors.As(err, &pe) { // the stack as a list of frames, not in the error's text
-		s.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: "+msg,
+		x.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: "+msg,
 			slog.String("tenant", r.key.tenant), slog.String("taskId", r.key.id), slog.Any("error", err), slog.Any("stack", pe.Stack()))
 		return
 	}
-	s.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: "+msg,
+	x.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: "+msg,
 		slog.String("tenant", r.key.tenant), slog.String("taskId", r.key.id), slog.Any("error", err))
 }

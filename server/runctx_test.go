@@ -14,9 +14,9 @@ type runCtxKey struct{}
 // store's never.
 func TestRunContexts(t *testing.T) {
 	base, stop := context.WithCancelCause(context.Background())
-	s := &Server{execs: executions{base: base}}
+	x := &executions{base: base, writer: &taskWriter{}}
 	req, cancelReq := context.WithCancel(context.WithValue(context.Background(), runCtxKey{}, "v"))
-	r := s.newRun(&call{ctx: req}, taskKey{"", "t"})
+	r := x.newRun(&call{ctx: req}, taskKey{"", "t"})
 	defer r.release()
 
 	for name, ctx := range map[string]context.Context{"execution": r.ctx, "store": r.storeCtx} {
@@ -45,8 +45,8 @@ func TestRunContexts(t *testing.T) {
 func TestRunContextCanceledByRun(t *testing.T) {
 	base, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
-	s := &Server{execs: executions{base: base}}
-	r := s.newRun(&call{ctx: context.Background()}, taskKey{"", "t"})
+	x := &executions{base: base, writer: &taskWriter{}}
+	r := x.newRun(&call{ctx: context.Background()}, taskKey{"", "t"})
 	r.cancel(ErrCanceled)
 	if !errors.Is(context.Cause(r.ctx), ErrCanceled) {
 		t.Errorf("cause %v, want ErrCanceled", context.Cause(r.ctx))

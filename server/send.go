@@ -171,13 +171,13 @@ func (s *Server) startTask(c *call, req *a2av1.SendMessageRequest, pushCfg store
 	} else {
 		key = c.key(newID())
 	}
-	r := s.newRun(c, key)
+	r := s.execs.newRun(c, key)
 	ft := &firstTurn{}
 	h := &ft.handoff
 	h.init(c.ctx, f)
 	ft.create = creation{pushConfig: pushCfg, handoff: h, fold: f != followEvents}
 	ft.history[0] = ownMessage(&ft.msg, msg, key.id, contextID)
-	s.fillRequest(&ft.req, c, req, ft.history[0], r, nil, ft.history[:])
+	fillRequest(&ft.req, c, req, ft.history[0], r, nil, ft.history[:])
 	ev := &ft.ev
 	ev.run, ev.req, ev.storeCtx, ev.create = r, &ft.req, r.storeCtx, &ft.create
 	if err := s.execs.launch(r, ev); err != nil {
@@ -229,19 +229,19 @@ func checkClientMessage(msg *a2av1.Message) error {
 
 // newRequest is the executor's view of a message request whose message,
 // as the task keeps it, is msg.
-func (s *Server) newRequest(c *call, req *a2av1.SendMessageRequest, msg *a2av1.Message, r *run, task *a2av1.Task) *Request {
+func newRequest(c *call, req *a2av1.SendMessageRequest, msg *a2av1.Message, r *run, task *a2av1.Task) *Request {
 	out := &Request{}
 	var history []*a2av1.Message
 	if task == nil {
 		history = []*a2av1.Message{msg}
 	}
-	s.fillRequest(out, c, req, msg, r, task, history)
+	fillRequest(out, c, req, msg, r, task, history)
 	return out
 }
 
 // fillRequest fills out as newRequest does; history is the request's
 // history when task is nil (the message alone).
-func (s *Server) fillRequest(out *Request, c *call, req *a2av1.SendMessageRequest, msg *a2av1.Message, r *run, task *a2av1.Task, history []*a2av1.Message) {
+func fillRequest(out *Request, c *call, req *a2av1.SendMessageRequest, msg *a2av1.Message, r *run, task *a2av1.Task, history []*a2av1.Message) {
 	*out = Request{
 		TaskID:              r.key.id,
 		ContextID:           msg.GetContextId(),
@@ -303,7 +303,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 	if err := s.saveInlineConfig(c, key, pushCfg); err != nil {
 		return started{}, err
 	}
-	elsewhere := r == nil && s.runningElsewhere(rec)
+	elsewhere := r == nil && s.execs.runningElsewhere(rec)
 	resume := r == nil && !elsewhere // no execution has the task: this message starts a turn here
 	if resume && s.execs.isClosed() {
 		return started{}, errShuttingDown()
@@ -320,7 +320,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 	}
 	switch {
 	case elsewhere:
-		s.signal(c.ctx, rec.Runner, store.Signal{Kind: store.SignalFollowUp, Tenant: key.tenant, TaskID: key.id, MessageID: msg.GetMessageId()})
+		s.execs.signal(c.ctx, rec.Runner, store.Signal{Kind: store.SignalFollowUp, Tenant: key.tenant, TaskID: key.id, MessageID: msg.GetMessageId()})
 	case !resume:
 		r.deliverLocked(msg)
 	default:
@@ -410,8 +410,8 @@ func (s *Server) following(c *call, key taskKey, rec store.Record, f follow) (st
 // with rec the record that the follow-up wrote; the caller holds the
 // task's lock.
 func (s *Server) startTurn(c *call, req *a2av1.SendMessageRequest, key taskKey, msg *a2av1.Message, rec store.Record) error {
-	r := s.newRun(c, key)
-	ev := &Events{run: r, req: s.newRequest(c, req, msg, r, rec.Task), storeCtx: r.storeCtx, rec: rec}
+	r := s.execs.newRun(c, key)
+	ev := &Events{run: r, req: newRequest(c, req, msg, r, rec.Task), storeCtx: r.storeCtx, rec: rec}
 	s.execs.register(r)
 	if err := s.execs.launch(r, ev); err != nil {
 		s.execs.unregister(r)

@@ -106,6 +106,7 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 		s.store = store.NewMemory()
 	}
 	s.writer.store, s.followers.store = s.store, s.store
+	s.execs.server, s.execs.exec, s.execs.store, s.execs.writer, s.execs.logger = s, exec, s.store, &s.writer, s.logger
 	s.followers.owned = s.owner != nil
 	caps := card.GetCapabilities()
 	s.streaming = caps.GetStreaming()
@@ -123,9 +124,9 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 		}
 	}
 	s.writer.runner = store.NewRunnerID()
-	s.listenSignals()
+	s.execs.listenSignals()
 	s.execs.bg.Add(1)
-	go s.maintain()
+	go s.execs.maintain()
 	return s, nil
 }
 

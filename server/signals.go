@@ -21,40 +21,40 @@ import (
 // the store on its lease-renewal ticker (recovery.go), and the sender of a
 // follow-up that restarts a waiting task repeats its signal (watchFollowUp).
 
-// instances are this process's servers by runner id.
-var instances sync.Map // runner id → *Server
+// instances are the executions of this process's servers by runner id.
+var instances sync.Map // runner id → *executions
 
 // runningElsewhere reports whether rec's execution runs on another live
 // instance.
-func (s *Server) runningElsewhere(rec store.Record) bool {
+func (x *executions) runningElsewhere(rec store.Record) bool {
 	switch {
-	case rec.Runner == "" || rec.Runner == s.writer.runner:
+	case rec.Runner == "" || rec.Runner == x.writer.runner:
 		return false
-	case store.SameProcess(s.writer.runner, rec.Runner):
+	case store.SameProcess(x.writer.runner, rec.Runner):
 		_, live := instances.Load(rec.Runner) // shut down, or another store's
 		return live
 	}
-	return rec.LeaseUntil.After(time.Now()) && !store.RunnerGone(s.writer.runner, rec.Runner)
+	return rec.LeaseUntil.After(time.Now()) && !store.RunnerGone(x.writer.runner, rec.Runner)
 }
 
 // signal sends sig to the instance runner (best effort).
-func (s *Server) signal(ctx context.Context, runner string, sig store.Signal) {
+func (x *executions) signal(ctx context.Context, runner string, sig store.Signal) {
 	if other, ok := instances.Load(runner); ok {
-		go other.(*Server).handleSignal(sig)
+		go other.(*executions).handleSignal(sig)
 		return
 	}
-	if !s.store.Shared() {
+	if !x.store.Shared() {
 		return
 	}
-	s.sendSignal(ctx, runner, sig)
+	x.sendSignal(ctx, runner, sig)
 	if sig.Kind == store.SignalFollowUp {
-		s.watchFollowUp(runner, sig)
+		x.watchFollowUp(runner, sig)
 	}
 }
 
-func (s *Server) sendSignal(ctx context.Context, runner string, sig store.Signal) {
-	if err := s.store.SendSignal(ctx, runner, sig); err != nil {
-		s.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: signalling the instance running a task failed",
+func (x *executions) sendSignal(ctx context.Context, runner string, sig store.Signal) {
+	if err := x.store.SendSignal(ctx, runner, sig); err != nil {
+		x.logger.LogAttrs(ctx, slog.LevelWarn, "a2a: signalling the instance running a task failed",
 			slog.String("tenant", sig.Tenant), slog.String("taskId", sig.TaskID), slog.String("runner", runner), slog.Any("error", err))
 	}
 }
@@ -68,36 +68,36 @@ func (s *Server) sendSignal(ctx context.Context, runner string, sig store.Signal
 // receiver ignores a repeated signal (the message was given to the run it
 // started). Signals between instances of one process are never lost and
 // need no watching.
-func (s *Server) watchFollowUp(runner string, sig store.Signal) {
-	if !s.execs.background() {
+func (x *executions) watchFollowUp(runner string, sig store.Signal) {
+	if !x.background() {
 		return
 	}
 	go func() {
-		defer s.execs.bg.Done()
+		defer x.bg.Done()
 		ctx := context.Background()
-		rec, err := s.store.Task(ctx, sig.Tenant, sig.TaskID)
+		rec, err := x.store.Task(ctx, sig.Tenant, sig.TaskID)
 		if err != nil || !leftByFollowUp(rec, runner, sig.MessageID) {
 			return
 		}
-		pause := s.writer.runLease / 10
-		end := time.Now().Add(s.writer.runLease)
+		pause := x.writer.runLease / 10
+		end := time.Now().Add(x.writer.runLease)
 		for time.Now().Add(pause).Before(end) {
 			select {
 			case <-time.After(pause):
-			case <-s.execs.base.Done():
+			case <-x.base.Done():
 				return
 			}
-			cur, err := s.store.Task(ctx, sig.Tenant, sig.TaskID)
+			cur, err := x.store.Task(ctx, sig.Tenant, sig.TaskID)
 			if err != nil {
 				if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrClosed) {
 					return
 				}
 				continue // the store may come back
 			}
-			if cur.Version != rec.Version || cur.Runner != runner || !s.runningElsewhere(cur) {
+			if cur.Version != rec.Version || cur.Runner != runner || !x.runningElsewhere(cur) {
 				return // taken up, or settled by recovery
 			}
-			s.sendSignal(ctx, runner, sig)
+			x.sendSignal(ctx, runner, sig)
 			pause *= 2
 		}
 	}()
@@ -111,17 +111,17 @@ func leftByFollowUp(rec store.Record, runner, messageID string) bool {
 		len(h) > 0 && h[len(h)-1].GetMessageId() == messageID
 }
 
-// listenSignals registers s for signals from this process and, through the
+// listenSignals registers x for signals from this process and, through the
 // store, from other processes, until Shutdown.
-func (s *Server) listenSignals() {
-	instances.Store(s.writer.runner, s)
-	if !s.store.Shared() {
+func (x *executions) listenSignals() {
+	instances.Store(x.writer.runner, x)
+	if !x.store.Shared() {
 		return
 	}
-	ch, stop := s.store.ReceiveSignals(s.writer.runner)
-	s.execs.bg.Add(1)
+	ch, stop := x.store.ReceiveSignals(x.writer.runner)
+	x.bg.Add(1)
 	go func() {
-		defer s.execs.bg.Done()
+		defer x.bg.Done()
 		defer stop()
 		for {
 			select {
@@ -129,8 +129,8 @@ func (s *Server) listenSignals() {
 				if !ok {
 					return
 				}
-				s.handleSignal(sig)
-			case <-s.execs.base.Done():
+				x.handleSignal(sig)
+			case <-x.base.Done():
 				return
 			}
 		}
@@ -138,26 +138,26 @@ func (s *Server) listenSignals() {
 }
 
 // handleSignal acts on a signal for a task this instance may be running.
-func (s *Server) handleSignal(sig store.Signal) {
+func (x *executions) handleSignal(sig store.Signal) {
 	key := taskKey{sig.Tenant, sig.TaskID}
 	switch sig.Kind {
 	case store.SignalCancel:
-		if r := s.execs.runOf(key); r != nil {
+		if r := x.runOf(key); r != nil {
 			r.cancel(ErrCanceled)
 		}
 	case store.SignalFollowUp:
-		s.takeFollowUp(key, sig.MessageID)
+		x.takeFollowUp(key, sig.MessageID)
 	}
 }
 
 // takeFollowUp hands a follow-up written by another instance to the task's
 // execution here, or starts a new turn for it when the task waits for it
 // (SUBMITTED again after an interrupted state) and no execution runs.
-func (s *Server) takeFollowUp(key taskKey, messageID string) {
+func (x *executions) takeFollowUp(key taskKey, messageID string) {
 	ctx := context.Background()
-	held := s.writer.lock(key)
+	held := x.writer.lock(key)
 	defer held.Unlock()
-	rec, err := s.store.Task(ctx, key.tenant, key.id)
+	rec, err := x.store.Task(ctx, key.tenant, key.id)
 	if err != nil {
 		return
 	}
@@ -173,19 +173,19 @@ func (s *Server) takeFollowUp(key taskKey, messageID string) {
 		return
 	}
 	msg := hist[at]
-	if r := s.execs.runOf(key); r != nil {
+	if r := x.runOf(key); r != nil {
 		r.offerLocked(hist, at) // unless reconciliation gave it already
 		return
 	}
-	if rec.Task.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_SUBMITTED || s.execs.isClosed() {
+	if rec.Task.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_SUBMITTED || x.isClosed() {
 		return
 	}
 	c := &call{ctx: ctx, tenant: key.tenant, owner: rec.Owner}
-	r := s.newRun(c, key)
+	r := x.newRun(c, key)
 	req := &a2av1.SendMessageRequest{Tenant: key.tenant, Message: msg}
-	ev := &Events{run: r, req: s.newRequest(c, req, msg, r, rec.Task), storeCtx: r.storeCtx, rec: rec}
-	s.execs.register(r)
-	if err := s.execs.launch(r, ev); err != nil {
-		s.execs.unregister(r)
+	ev := &Events{run: r, req: newRequest(c, req, msg, r, rec.Task), storeCtx: r.storeCtx, rec: rec}
+	x.register(r)
+	if err := x.launch(r, ev); err != nil {
+		x.unregister(r)
 	}
 }

@@ -174,7 +174,7 @@ func (s *Server) CancelTask(ctx context.Context, req *a2av1.CancelTaskRequest) (
 	}
 	held := s.writer.lock(key)
 	elsewhere := ""
-	if s.runningElsewhere(rec) {
+	if s.execs.runningElsewhere(rec) {
 		elsewhere = rec.Runner
 	}
 	rec, err = s.writer.commit(c.ctx, key, rec, setStatus(a2av1.TaskState_TASK_STATE_CANCELED, nil), false)
@@ -193,7 +193,7 @@ func (s *Server) CancelTask(ctx context.Context, req *a2av1.CancelTaskRequest) (
 	if r != nil {
 		r.cancel(ErrCanceled)
 	} else if elsewhere != "" {
-		s.signal(c.ctx, elsewhere, store.Signal{Kind: store.SignalCancel, Tenant: key.tenant, TaskID: key.id})
+		s.execs.signal(c.ctx, elsewhere, store.Signal{Kind: store.SignalCancel, Tenant: key.tenant, TaskID: key.id})
 	}
 	return rec.Task, nil
 }

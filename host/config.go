@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"crypto/tls"
+	"flag"
 	"log/slog"
 	"net"
 	"net/http"
@@ -139,4 +140,9 @@ type Config struct {
 	ShutdownDelay time.Duration
 	// Logger receives errors clients do not see; nil means slog.Default().
 	Logger *slog.Logger
+	// Flags, when set, adds the program's own flags to Main's (before they
+	// are parsed): each gets an environment variable like Main's own
+	// (EnvName) and a line in -help. The LLM skills' provider
+	// (host/llm.Provider.Flags) is one. Start ignores it.
+	Flags func(fs *flag.FlagSet)
 }

@@ -76,6 +76,9 @@ func (s *settings) flagSet(name string, cfg Config) *flag.FlagSet {
 	flags.BoolVar(&s.version, versionFlag, false, "print what the program was built from (its module version, commit, Go version and a2agen) and exit")
 	flags.BoolVar(&s.requestLog, "request-log", true, "log one line per call (binding, operation, tenant, task, outcome, duration); traces and metrics follow the OTEL_* variables")
 	limitFlags(flags, &s.limits)
+	if cfg.Flags != nil {
+		cfg.Flags(flags)
+	}
 	flags.Usage = func() { usage(flags, name, cfg) }
 	return flags
 }

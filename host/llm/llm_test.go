@@ -357,3 +357,20 @@ func texts(msgs []llmtest.Message) []string {
 	}
 	return out
 }
+
+// TestFlagsInMain: the provider's flags are host.Main's, listed by -help
+// with their A2A_ variables.
+func TestFlagsInMain(t *testing.T) {
+	p := &llm.Provider{BaseURL: "http://127.0.0.1:11434/v1", Model: "llama3.2"}
+	var stdout, stderr strings.Builder
+	code := host.Main(context.Background(), "agent", host.Config{CardJSON: []byte(card), Bindings: bindings, Flags: p.Flags}, []string{"-help"}, &stdout, &stderr)
+	help := stdout.String() + stderr.String()
+	if code != 0 {
+		t.Fatalf("-help: exit %d: %s", code, help)
+	}
+	for _, want := range []string{"-llm-base-url", "A2A_LLM_BASE_URL", "-llm-model", "A2A_LLM_MODEL", "-llm-api-key-env", "-llm-timeout", "-llm-max-retries", "llama3.2"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("-help does not name %s", want)
+		}
+	}
+}

@@ -595,7 +595,7 @@ func TestRetention(t *testing.T) {
 }
 
 func TestIdleSweep(t *testing.T) {
-	s := openTemp(t, WithRetention(store.Retention{TerminalTaskTTL: 50*time.Millisecond}))
+	s := openTemp(t, WithRetention(store.Retention{TerminalTaskTTL: 50 * time.Millisecond}))
 	create(t, s, store.Creation{Record: store.Record{Task: newTask("t", completed, 0)}})
 	deadline := time.Now().Add(5 * time.Second)
 	for s.Stats().TerminalTasks != 0 {

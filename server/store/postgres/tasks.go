@@ -460,7 +460,7 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 	}
 	defer rows.Close()
 	var out []store.Record
-	gone := make(map[string]bool)
+	stale := sqlrecord.NewStale(self, now, false)
 	for rows.Next() {
 		var (
 			rec   store.Record
@@ -472,15 +472,8 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 			return nil, s.dbErr("finding stale runs", err)
 		}
 		rec.LeaseUntil = timeOf(lease)
-		if lease != nil && *lease >= sqlrecord.Nanos(now) {
-			g, ok := gone[rec.Runner]
-			if !ok {
-				g = store.RunnerGone(self, rec.Runner)
-				gone[rec.Runner] = g
-			}
-			if !g {
-				continue
-			}
+		if !stale.Stopped(rec) {
+			continue
 		}
 		if rec.Task, err = s.names.DecodeTask(id, blob); err != nil {
 			return nil, err

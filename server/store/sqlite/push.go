@@ -109,26 +109,9 @@ func (s *Store) ListPushConfigs(ctx context.Context, tenant, taskID, after strin
 		return nil, false, s.readErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
 	}
 	defer rows.Close()
-	var out []store.PushConfig
-	for rows.Next() {
-		if limit > 0 && len(out) == limit {
-			return out, true, nil
-		}
-		var blob []byte
-		var version string
-		if err := rows.Scan(&blob, &version); err != nil {
-			return nil, false, s.readErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
-		}
-		cfg, err := s.names.DecodeConfig(blob)
-		if err != nil {
-			return nil, false, err
-		}
-		out = append(out, store.PushConfig{TaskPushNotificationConfig: cfg, ProtocolVersion: version})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, s.readErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
-	}
-	return out, false, nil
+	return s.names.ReadConfigs(rows, limit, func(err error) error {
+		return s.readErr(fmt.Sprintf("listing push configs of task %q", taskID), err)
+	})
 }
 
 type deleteConfigOp struct {

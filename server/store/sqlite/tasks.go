@@ -649,7 +649,7 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 	}
 	defer rows.Close()
 	var out []store.Record
-	gone := make(map[string]bool)
+	stale := sqlrecord.NewStale(self, now, s.lock != nil)
 	for rows.Next() {
 		var (
 			rec   store.Record
@@ -661,15 +661,8 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 			return nil, s.readErr("finding stale runs", err)
 		}
 		rec.LeaseUntil = timeOf(lease)
-		if lease.Valid && lease.Int64 >= sqlrecord.Nanos(now) {
-			g, ok := gone[rec.Runner]
-			if !ok {
-				g = store.RunnerGone(self, rec.Runner) || s.lock != nil && !store.SameProcess(self, rec.Runner)
-				gone[rec.Runner] = g
-			}
-			if !g {
-				continue
-			}
+		if !stale.Stopped(rec) {
+			continue
 		}
 		if rec.Task, err = s.names.DecodeTask(id, blob); err != nil {
 			return nil, err

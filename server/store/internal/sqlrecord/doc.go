@@ -11,5 +11,7 @@
 //   - the listing filters (list.go): which optional filters a ListTasks
 //     query uses, as a shape that keys prepared statements, and their values;
 //   - error classification (errors.go): a failed database call as the error
-//     a store reports, and why a write that matched no row failed.
+//     a store reports, and why a write that matched no row failed;
+//   - reading push-config rows (configs.go) and telling which runners of a
+//     StaleRuns query have stopped (stale.go).
 package sqlrecord

@@ -71,3 +71,28 @@ func TestNanosClamps(t *testing.T) {
 		t.Errorf("TimeOf(Lease(7s)) = %v", got)
 	}
 }
+
+// TestStale: a runner has stopped when its lease ended, and, with a live
+// lease, only when its process is known to be gone; a store that holds its
+// file locked knows every other process's runner stopped.
+func TestStale(t *testing.T) {
+	now := time.Unix(1000, 0)
+	self := store.NewRunnerID()
+	foreign := "elsewhere.example/1/abcdef/1" // another host: its process cannot be checked
+	live := now.Add(time.Minute)
+	for _, c := range []struct {
+		name      string
+		rec       store.Record
+		exclusive bool
+		want      bool
+	}{
+		{"no lease", store.Record{Runner: foreign}, false, true},
+		{"lease ended", store.Record{Runner: foreign, LeaseUntil: now.Add(-time.Second)}, false, true},
+		{"live lease on another host", store.Record{Runner: foreign, LeaseUntil: live}, false, false},
+		{"live lease, another process, file locked", store.Record{Runner: foreign, LeaseUntil: live}, true, true},
+	} {
+		if got := NewStale(self, now, c.exclusive).Stopped(c.rec); got != c.want {
+			t.Errorf("%s: Stopped = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

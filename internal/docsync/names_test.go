@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/a2agen/a2agen/host"
+	"github.com/a2agen/a2agen/host/llm"
 )
 
 // docs are the documents a user reads: README.md, CONTRIBUTING.md and docs/*.md.
@@ -29,11 +30,12 @@ func docs(t *testing.T) map[string]string {
 	return out
 }
 
-// hostFlags are the flags of host.Main, read from its -help.
+// hostFlags are the flags of host.Main, read from its -help, with those
+// an LLM provider adds (host/llm, through host.Config.Flags).
 func hostFlags(t *testing.T) map[string]bool {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	if code := host.Main(context.Background(), "agent", host.Config{}, []string{"-help"}, &stdout, &stderr); code != 0 {
+	if code := host.Main(context.Background(), "agent", host.Config{Flags: (&llm.Provider{}).Flags}, []string{"-help"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("host.Main -help: exit %d\n%s", code, stderr.String())
 	}
 	flags := map[string]bool{}

@@ -119,15 +119,14 @@ func readConfigFile(path string, required bool) (*configFile, error) {
 // the environment and the .env files, and records each option's source.
 func (a *app) loadConfig(cmd *cobra.Command) error {
 	var files []*configFile
-	local, err := readConfigFile(a.localConfigPath(), a.configFile != "")
-	if a.localConfigPath() == "" {
-		local, err = nil, nil
-	}
-	if err != nil {
-		return err
-	}
-	if local != nil {
-		files = append(files, local)
+	if p := a.localConfigPath(); p != "" {
+		local, err := readConfigFile(p, a.configFile != "")
+		if err != nil {
+			return err
+		}
+		if local != nil {
+			files = append(files, local)
+		}
 	}
 	if p := a.globalConfigPath(); p != "" {
 		global, err := readConfigFile(p, false)

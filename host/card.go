@@ -102,64 +102,9 @@ func tlsURL(binding runtime.Binding, u string) string {
 // replaceInterfaceURLs returns doc with the url of its i-th supported
 // interface replaced by urls[i], and every other byte kept.
 func replaceInterfaceURLs(doc []byte, card *a2av1.AgentCard, urls []string) ([]byte, error) {
-	type span struct{ start, end int64 }
-	var spans []span
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		if key != "supportedInterfaces" && key != "supported_interfaces" {
-			if err := skipValue(dec); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return nil, fmt.Errorf("%s is not an array", key)
-		}
-		for dec.More() {
-			if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-				return nil, fmt.Errorf("an entry of %s is not an object", key)
-			}
-			found := false
-			for dec.More() {
-				k, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				if k != "url" {
-					if err := skipValue(dec); err != nil {
-						return nil, err
-					}
-					continue
-				}
-				// The offset is past the key; the value's quote follows the
-				// colon and any white space.
-				from := dec.InputOffset()
-				v, err := dec.Token()
-				if _, isString := v.(string); err != nil || !isString {
-					return nil, errors.New("an interface url is not a string")
-				}
-				end := dec.InputOffset()
-				start := from + int64(bytes.IndexByte(doc[from:end], '"'))
-				spans = append(spans, span{start, end})
-				found = true
-			}
-			if !found {
-				spans = append(spans, span{-1, -1})
-			}
-			if _, err := dec.Token(); err != nil { // '}'
-				return nil, err
-			}
-		}
-		if _, err := dec.Token(); err != nil { // ']'
-			return nil, err
-		}
+	spans, err := interfaceURLSpans(doc)
+	if err != nil {
+		return nil, err
 	}
 	if len(spans) != len(urls) {
 		return nil, fmt.Errorf("found %d interfaces, the card has %d", len(spans), len(urls))
@@ -181,6 +126,78 @@ func replaceInterfaceURLs(doc []byte, card *a2av1.AgentCard, urls []string) ([]b
 	}
 	out.Write(doc[last:])
 	return out.Bytes(), nil
+}
+
+// span is where a JSON string value stands in a document, its quotes
+// included; start is -1 for an interface without a url.
+type span struct{ start, end int64 }
+
+// interfaceURLSpans finds the url string of every supported interface of
+// the card document doc, in order.
+func interfaceURLSpans(doc []byte) ([]span, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var spans []span
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		if key != "supportedInterfaces" && key != "supported_interfaces" {
+			if err := skipValue(dec); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return nil, fmt.Errorf("%s is not an array", key)
+		}
+		for dec.More() {
+			sp, err := urlSpan(dec, doc, key)
+			if err != nil {
+				return nil, err
+			}
+			spans = append(spans, sp)
+		}
+		if _, err := dec.Token(); err != nil { // ']'
+			return nil, err
+		}
+	}
+	return spans, nil
+}
+
+// urlSpan reads one interface object of the array key and returns where its
+// url stands.
+func urlSpan(dec *json.Decoder, doc []byte, key any) (span, error) {
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return span{}, fmt.Errorf("an entry of %s is not an object", key)
+	}
+	sp := span{-1, -1}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return span{}, err
+		}
+		if k != "url" {
+			if err := skipValue(dec); err != nil {
+				return span{}, err
+			}
+			continue
+		}
+		// The offset is past the key; the value's quote follows the colon
+		// and any white space.
+		from := dec.InputOffset()
+		v, err := dec.Token()
+		if _, isString := v.(string); err != nil || !isString {
+			return span{}, errors.New("an interface url is not a string")
+		}
+		end := dec.InputOffset()
+		sp = span{from + int64(bytes.IndexByte(doc[from:end], '"')), end}
+	}
+	_, err := dec.Token() // '}'
+	return sp, err
 }
 
 // skipValue reads the next value of dec, whatever it is.

@@ -169,21 +169,9 @@ func (l *intLimit) String() string {
 }
 
 func (l *intLimit) Set(s string) error {
-	num, mult := strings.TrimSpace(s), int64(1)
-	if l.size {
-		for _, u := range sizeUnits {
-			if n, ok := strings.CutSuffix(num, u.suffix); ok {
-				num, mult = strings.TrimSpace(n), u.n
-				break
-			}
-		}
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
+	n, mult, err := l.parse(s)
 	if err != nil {
-		if l.size {
-			return fmt.Errorf("not a size such as 65536, 64KiB or 8MiB")
-		}
-		return fmt.Errorf("not a whole number")
+		return err
 	}
 	switch {
 	case l.zeroOff && n < 0:
@@ -193,6 +181,33 @@ func (l *intLimit) Set(s string) error {
 	case n < 1:
 		return fmt.Errorf("must be at least 1")
 	}
+	return l.set(n, mult)
+}
+
+// parse reads a whole number, for a size with an optional unit (its
+// multiplier mult).
+func (l *intLimit) parse(s string) (n, mult int64, err error) {
+	num, mult := strings.TrimSpace(s), int64(1)
+	if l.size {
+		for _, u := range sizeUnits {
+			if n, ok := strings.CutSuffix(num, u.suffix); ok {
+				num, mult = strings.TrimSpace(n), u.n
+				break
+			}
+		}
+	}
+	n, err = strconv.ParseInt(num, 10, 64)
+	switch {
+	case err != nil && l.size:
+		return 0, 0, fmt.Errorf("not a size such as 65536, 64KiB or 8MiB")
+	case err != nil:
+		return 0, 0, fmt.Errorf("not a whole number")
+	}
+	return n, mult, nil
+}
+
+// set stores n×mult in the field, refusing what it cannot hold.
+func (l *intLimit) set(n, mult int64) error {
 	if n > (1<<63-1)/mult || (l.v.CanInt() && l.v.OverflowInt(n*mult)) || (l.v.CanUint() && l.v.OverflowUint(uint64(n*mult))) {
 		return fmt.Errorf("too large")
 	}

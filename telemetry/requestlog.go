@@ -97,26 +97,13 @@ func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, req, resp 
 	if err != nil {
 		o = outcomeOf(ctx, call, err)
 	}
-	level, msg := slog.LevelInfo, "a2a call"
-	switch {
-	case call.Client:
-		msg = "a2a client call"
-		if o.errorType != "" {
-			level = slog.LevelWarn
-		}
-	case o.fault && o.ctxEnd:
-		level = slog.LevelWarn
-	case o.fault:
-		level = slog.LevelError
-	}
+	level, msg := logLevel(call, o)
 	if !r.logger.Enabled(ctx, level) {
 		return
 	}
 	attrs := make([]slog.Attr, 0, 16)
 	attrs = append(attrs, slog.String("binding", call.Binding.String()), slog.String("method", call.Operation.Name))
-	if call.Tenant != "" {
-		attrs = append(attrs, slog.String("tenant", call.Tenant))
-	}
+	attrs = appendNonEmpty(attrs, "tenant", call.Tenant)
 	// The ids the caller sent, else those of the answer (a new task, or
 	// the context of a direct reply): never ids of a task that does not
 	// exist.
@@ -124,18 +111,12 @@ func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, req, resp 
 	if taskID == "" && resp != nil {
 		taskID, contextID = responseIDs(resp)
 	}
-	if taskID != "" {
-		attrs = append(attrs, slog.String("taskId", taskID))
-	}
-	if contextID != "" {
-		attrs = append(attrs, slog.String("contextId", contextID))
-	}
+	attrs = appendNonEmpty(attrs, "taskId", taskID)
+	attrs = appendNonEmpty(attrs, "contextId", contextID)
 	attrs = append(attrs, slog.String("outcome", o.name), slog.Duration("duration", d))
-	if call.Peer != "" {
-		attrs = append(attrs, slog.String("peer", call.Peer))
-	}
-	if id, ok := runtime.IdentityFromContext(ctx); ok && !call.Client && id.Subject != "" {
-		attrs = append(attrs, slog.String("caller", id.Subject))
+	attrs = appendNonEmpty(attrs, "peer", call.Peer)
+	if id, ok := runtime.IdentityFromContext(ctx); ok && !call.Client {
+		attrs = appendNonEmpty(attrs, "caller", id.Subject)
 	}
 	if events >= 0 {
 		attrs = append(attrs, slog.Int("events", events))
@@ -144,11 +125,42 @@ func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, req, resp 
 		attrs = append(attrs, slog.String("traceId", sc.TraceID().String()), slog.String("spanId", sc.SpanID().String()))
 	}
 	if err != nil && o.name != "OK" {
-		attrs = append(attrs, slog.String("error", errorText(err)))
-		var pe *runtime.PanicError
-		if errors.As(err, &pe) {
-			attrs = append(attrs, slog.Any("stack", pe.Stack()))
-		}
+		attrs = appendError(attrs, err)
 	}
 	r.logger.LogAttrs(ctx, level, msg, attrs...)
+}
+
+// logLevel is the level and message of a call's line: a client call that
+// failed is a warning; a server call that failed because of the agent an
+// error, or a warning when only its context ended; anything else info.
+func logLevel(call *runtime.CallInfo, o outcome) (slog.Level, string) {
+	switch {
+	case call.Client && o.errorType != "":
+		return slog.LevelWarn, "a2a client call"
+	case call.Client:
+		return slog.LevelInfo, "a2a client call"
+	case o.fault && o.ctxEnd:
+		return slog.LevelWarn, "a2a call"
+	case o.fault:
+		return slog.LevelError, "a2a call"
+	}
+	return slog.LevelInfo, "a2a call"
+}
+
+// appendNonEmpty adds the attribute key=v unless v is empty.
+func appendNonEmpty(attrs []slog.Attr, key, v string) []slog.Attr {
+	if v == "" {
+		return attrs
+	}
+	return append(attrs, slog.String(key, v))
+}
+
+// appendError adds the error's text, and the stack of a panic.
+func appendError(attrs []slog.Attr, err error) []slog.Attr {
+	attrs = append(attrs, slog.String("error", errorText(err)))
+	var pe *runtime.PanicError
+	if errors.As(err, &pe) {
+		attrs = append(attrs, slog.Any("stack", pe.Stack()))
+	}
+	return attrs
 }

@@ -241,7 +241,7 @@ func startRichAgent(t *testing.T, o *richOptions) *richAgent {
 		Name: "rich", Description: "an agent of the compliance tests", Version: "1",
 		SupportedInterfaces: []*a2av1.AgentInterface{
 			{Url: ra.base + "/jsonrpc", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: v},
-			{Url: ra.base + "/rest", ProtocolBinding: runtime.BindingREST, ProtocolVersion: v},
+			{Url: ra.base + "/rest", ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: v},
 		},
 		Capabilities:       &a2av1.AgentCapabilities{Streaming: proto.Bool(true)},
 		DefaultInputModes:  []string{"text/plain"},

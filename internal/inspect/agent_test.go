@@ -30,7 +30,7 @@ func startEcho(t *testing.T) string {
 	base := "http://" + hs.Listener.Addr().String()
 	card := echo.Card(
 		&a2av1.AgentInterface{Url: base + "/a2a/jsonrpc", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: "1.0"},
-		&a2av1.AgentInterface{Url: base + "/a2a/rest", ProtocolBinding: runtime.BindingREST, ProtocolVersion: "1.0"},
+		&a2av1.AgentInterface{Url: base + "/a2a/rest", ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: "1.0"},
 		&a2av1.AgentInterface{Url: gl.Addr().String(), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: "1.0"},
 	)
 	srv, err := server.New(card, &echo.Agent{}, server.WithExtendedCard(echo.ExtendedCard(card)),

@@ -11,7 +11,7 @@ COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 DIRTY ?= $(shell git status --porcelain 2>/dev/null | grep -q . && echo true)
 LDFLAGS = -X github.com/a2agen/a2agen/internal/version.commit=$(COMMIT) -X github.com/a2agen/a2agen/internal/version.dirty=$(DIRTY)
 
-.PHONY: all build dist generate test check test-times vet lint staticcheck race soak interop check-generate test-protojson golden bench bench-interop charts metrics demo demo-scaffold demo-bindings run-example fuzz tools help
+.PHONY: all build dist generate test check test-times vet lint staticcheck race soak interop check-generate test-protojson golden bench bench-interop charts metrics demo demo-scaffold demo-llm demo-bindings run-example fuzz tools help
 
 all: test
 
@@ -109,13 +109,16 @@ fuzz: ## run each fuzz target for FUZZTIME (default 30s)
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./$$pkg/; \
 	done
 
-demo: demo-scaffold ## the main demo
+demo: demo-scaffold demo-llm ## the main demo
 
 demo-scaffold: ## a2a-scaffold creates an agent from examples/travel-agent/agent.yaml, builds it, runs it and calls it
 	$(GO) run ./examples/scaffold-demo
 
 run-example: ## serve the committed travel agent (partner token: demo-token)
 	cd examples/travel-agent && TRAVEL_AGENT_TOKEN=demo-token $(GO) run .
+
+demo-llm: ## two model-backed agents on loopback (a planner delegating to a specialist) against a scripted model; -llm-base-url/-llm-model for a real one
+	$(GO) run ./examples/llm-delegation
 
 demo-bindings: ## one handler on JSON-RPC, HTTP+JSON and gRPC; clients from the card call all eleven operations
 	$(GO) run ./examples/bindings-demo

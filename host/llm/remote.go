@@ -34,7 +34,8 @@ type RemoteAgent struct {
 // named after the skill id ('-' and other characters the model APIs refuse
 // as '_'), described by its name and description, taking the message to
 // send as text. A call sends the message to that skill and waits for the
-// remote task: its status messages become this task's WORKING progress,
+// remote task: its status messages and its answer become this task's WORKING
+// progress ("<agent>: ..."),
 // its answer (artifacts' and status message's text) the tool's result, its
 // INPUT_REQUIRED this task's (NeedsInputError), its FAILED or REJECTED an
 // error the model reads. The client lives as long as the program.
@@ -82,10 +83,8 @@ func remoteTool(c *agentcard.Client, s *a2av1.AgentSkill) Tool {
 					return "", fmt.Errorf("agent %q: %w", agent, err)
 				}
 				last = ev
-				if st := ev.GetStatusUpdate(); st != nil && st.GetStatus().GetState() == a2av1.TaskState_TASK_STATE_WORKING && st.GetStatus().GetMessage() != nil && call.Events != nil {
-					progress := a2av1.NewTextMessage(agent + ": " + st.GetStatus().GetMessage().Text())
-					progress.Role = a2av1.Role_ROLE_AGENT
-					_ = call.Events.Status(a2av1.TaskState_TASK_STATE_WORKING, progress)
+				if st := ev.GetStatusUpdate(); st != nil && st.GetStatus().GetState() == a2av1.TaskState_TASK_STATE_WORKING && st.GetStatus().GetMessage() != nil {
+					progress(call, agent+": "+st.GetStatus().GetMessage().Text())
 				}
 				if a := ev.GetArtifactUpdate(); a != nil {
 					answer = append(answer, a.GetArtifact().Text())
@@ -109,7 +108,9 @@ func remoteTool(c *agentcard.Client, s *a2av1.AgentSkill) Tool {
 			if status != "" {
 				answer = append(answer, status)
 			}
-			return strings.Join(answer, ""), nil
+			result := strings.Join(answer, "")
+			progress(call, agent+": "+result)
+			return result, nil
 		},
 	}
 }
@@ -123,4 +124,15 @@ func remoteStatusText(ev *a2av1.StreamResponse) string {
 		return t.GetStatus().GetMessage().Text()
 	}
 	return ""
+}
+
+// progress reports text as this task's WORKING status (best effort: a task
+// that cannot take it still gets the tool's result).
+func progress(call ToolCall, text string) {
+	if call.Events == nil {
+		return
+	}
+	m := a2av1.NewTextMessage(text)
+	m.Role = a2av1.Role_ROLE_AGENT
+	_ = call.Events.Status(a2av1.TaskState_TASK_STATE_WORKING, m)
 }

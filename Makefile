@@ -11,7 +11,7 @@ COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 DIRTY ?= $(shell git status --porcelain 2>/dev/null | grep -q . && echo true)
 LDFLAGS = -X github.com/a2agen/a2agen/internal/version.commit=$(COMMIT) -X github.com/a2agen/a2agen/internal/version.dirty=$(DIRTY)
 
-.PHONY: all build dist generate test check test-times vet lint staticcheck race soak interop check-generate test-protojson golden bench bench-interop charts metrics demo demo-scaffold demo-llm demo-bindings run-example fuzz tools help
+.PHONY: all build dist generate test check test-times vet lint staticcheck race soak interop check-generate test-protojson test-browser inspect-screenshots golden bench bench-interop charts metrics demo demo-scaffold demo-llm demo-bindings run-example fuzz tools help
 
 all: test
 
@@ -72,6 +72,12 @@ interop: ## interoperability with the official Go and JS SDKs (interop/, a modul
 
 test-protojson: ## the runtime's and server's tests with every ProtoJSON encode and decode through protojson (build tag a2a_protojson): the reference the runtime's own codec is held to
 	$(GO) test -count=1 -tags a2a_protojson ./runtime/... ./server/...
+
+test-browser: ## a2a inspect in headless Chromium (Debian's /usr/bin/chromium; internal/inspect/browser, a module of its own): skipped, saying so, without it
+	cd internal/inspect/browser && $(GO) test -count=1 -timeout 10m ./...
+
+inspect-screenshots: ## rewrite docs/inspect/*.png from the browser tests (needs chromium)
+	cd internal/inspect/browser && A2AGEN_INSPECT_SCREENSHOTS=$(CURDIR)/docs/inspect $(GO) test -count=1 -timeout 10m ./...
 
 check-generate: ## fail when committed generated code (a2a/v1, scaffolded examples) is stale
 	$(GO) test -count=1 -run 'TestGeneratedCodeIsFresh' ./internal/gen/

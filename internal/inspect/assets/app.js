@@ -393,7 +393,9 @@ async function sendChat(ev) {
   $("transcript").append(messageEl(message, "user"));
   $("chat-text").value = "";
   $("chat-file").value = "";
-  await sendMessage({ message }, extensions, $("chat-stream").checked, $("transcript"));
+  const request = { message };
+  if ($("chat-async").checked) request.configuration = { returnImmediately: true };
+  await sendMessage(request, extensions, $("chat-stream").checked, $("transcript"));
 }
 
 // sendMessage sends request (SendMessage or SendStreamingMessage) and

@@ -374,3 +374,24 @@ func TestFlagsInMain(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeout: a model that stops answering past -llm-timeout fails the task
+// saying so; what it had streamed stays, its artifact closed.
+func TestTimeout(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	m := llmtest.Start(t, llmtest.Step{Tokens: []string{"Once", " upon"}, Hold: hold})
+	p := &llm.Provider{BaseURL: m.URL, Model: "scripted", Timeout: 200 * time.Millisecond, MaxRetries: -1}
+	a := hosttest.Start(t, host.Config{CardJSON: []byte(card), Bindings: bindings, Skills: []host.Skill{{ID: "chat", Run: p.Skill(llm.Skill{ID: "chat"})}}})
+	resp := send(t, a, hosttest.Message("tell a story", "chat"))
+	task := resp.GetTask()
+	if resp.State() != a2av1.TaskState_TASK_STATE_FAILED || !strings.Contains(task.GetStatus().GetMessage().Text(), "did not answer within 200ms (-llm-timeout), also after 0 retries") {
+		t.Errorf("%s %q, want FAILED naming the timeout", resp.State(), task.GetStatus().GetMessage().Text())
+	}
+	if len(task.GetArtifacts()) != 1 || task.GetArtifacts()[0].Text() != "Once" {
+		t.Errorf("artifacts %v, want the streamed \"Once\"", task.GetArtifacts())
+	}
+	if n := len(m.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1 (no retries)", n)
+	}
+}

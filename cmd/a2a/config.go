@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/a2agen/a2agen/internal/clitokens"
 )
 
 // Configuration (SPEC.md §8.3): every option not given as a flag may come
@@ -45,15 +47,11 @@ type configFile struct {
 
 // globalConfigPath is ~/.config/a2a-cli/.env ($XDG_CONFIG_HOME honoured).
 func (a *app) globalConfigPath() string {
-	dir := a.env.getenv("XDG_CONFIG_HOME")
+	dir := clitokens.Dir(a.env.getenv)
 	if dir == "" {
-		home := a.env.getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
+		return ""
 	}
-	return filepath.Join(dir, "a2a-cli", ".env")
+	return filepath.Join(dir, ".env")
 }
 
 // localConfigPath is --config, or the nearest .env from the working

@@ -4,11 +4,13 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/clitokens"
 )
 
 // Auth is what the user gave the inspector to authenticate with, kept in
@@ -46,8 +48,31 @@ type credentials struct {
 // credentialsFor turns the user's Auth into what calls send, reading each
 // scheme's declaration in card: where an API key goes (header, query,
 // cookie) and under which name, which HTTP scheme a token is for.
-func credentialsFor(card *a2av1.AgentCard, a Auth) (*credentials, error) {
+//
+// An OAuth 2.0 or OpenID Connect scheme the user gave no token for takes the
+// token `a2a auth login` stored for the card's agent and that scheme
+// (tokens, internal/clitokens), so a login made once serves the CLI and
+// the inspector.
+func credentialsFor(card *a2av1.AgentCard, a Auth, tokens clitokens.Store) (*credentials, error) {
 	c := &credentials{query: map[string]string{}}
+	secrets := maps.Clone(a.Schemes)
+	if secrets == nil {
+		secrets = map[string]string{}
+	}
+	stored := map[string]bool{}
+	if tok, ok, err := tokens.For(card.GetName()); err != nil {
+		return nil, fmt.Errorf("tokens stored by a2a auth login: %w", err)
+	} else if ok {
+		for name, scheme := range card.GetSecuritySchemes() {
+			switch scheme.GetScheme().(type) {
+			case *a2av1.SecurityScheme_Oauth2SecurityScheme, *a2av1.SecurityScheme_OpenIdConnectSecurityScheme:
+				if secrets[name] == "" && (tok.Scheme == "" || tok.Scheme == name) {
+					secrets[name], stored[name] = tok.AccessToken, true
+				}
+			}
+		}
+	}
+	a.Schemes = secrets
 	names := make([]string, 0, len(a.Schemes))
 	for name, v := range a.Schemes {
 		if v != "" {
@@ -80,7 +105,11 @@ func credentialsFor(card *a2av1.AgentCard, a Auth) (*credentials, error) {
 			c.applied = append(c.applied, fmt.Sprintf("%s: Authorization: %s ****", name, kind))
 		case *a2av1.SecurityScheme_Oauth2SecurityScheme, *a2av1.SecurityScheme_OpenIdConnectSecurityScheme:
 			c.headers = append(c.headers, [2]string{"Authorization", "Bearer " + secret})
-			c.applied = append(c.applied, fmt.Sprintf("%s: Authorization: Bearer **** (an access token obtained elsewhere)", name))
+			from := "an access token obtained elsewhere"
+			if stored[name] {
+				from = "the token a2a auth login stored"
+			}
+			c.applied = append(c.applied, fmt.Sprintf("%s: Authorization: Bearer **** (%s)", name, from))
 		case *a2av1.SecurityScheme_ApiKeySecurityScheme:
 			key := s.ApiKeySecurityScheme
 			switch strings.ToLower(key.GetLocation()) {

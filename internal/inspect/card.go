@@ -86,6 +86,14 @@ func (s *Server) handleCard(w http.ResponseWriter, r *http.Request) {
 	view.URL, view.Document = in.URL, string(doc)
 	s.mu.Lock()
 	s.agent = &agentState{url: in.URL, card: card, doc: doc}
+	// The credentials follow the new card's schemes, so a token a2a auth
+	// login stored for this agent applies from the first call; what the
+	// Auth view gave that this card cannot take waits for the next Apply,
+	// which reports it.
+	if creds, err := credentialsFor(card, s.auth, s.opts.Tokens); err == nil {
+		s.creds = creds
+		s.rec.mask.set(creds.maskHeaders, creds.maskQuery, creds.secrets)
+	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, view)
 }
@@ -173,7 +181,7 @@ func (s *Server) handleAuth(w http.ResponseWriter, r *http.Request) {
 	if s.agent != nil {
 		card = s.agent.card
 	}
-	creds, err := credentialsFor(card, in)
+	creds, err := credentialsFor(card, in, s.opts.Tokens)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return

@@ -2,11 +2,14 @@ package inspect
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/a2agen/a2agen/internal/clitokens"
 )
 
 // Command is `a2a inspect [URL]`: it starts the inspector, prints its URL
@@ -47,7 +50,7 @@ disk. Stop it with Ctrl-C. docs/inspect.md describes every view.`,
 					return fmt.Errorf("inspect: %q is not an agent URL: give the http:// or https:// URL its card is served under", agent)
 				}
 			}
-			s, err := New(Options{Addr: addr, AgentURL: agent})
+			s, err := New(Options{Addr: addr, AgentURL: agent, Tokens: clitokens.In(clitokens.Dir(os.Getenv))})
 			if err != nil {
 				return err
 			}

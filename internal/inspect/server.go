@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/a2agen/a2agen/internal/clitokens"
 )
 
 //go:embed assets
@@ -32,6 +34,11 @@ type Options struct {
 	// HTTPTransport is the base transport of the calls to the agent
 	// (default: a clone of http.DefaultTransport).
 	HTTPTransport *http.Transport
+	// Tokens is where `a2a auth login` stored its tokens (default: the
+	// a2a CLI's configuration directory, internal/clitokens); an OAuth or
+	// OpenID Connect scheme the page gives no token for uses the one stored
+	// for the agent.
+	Tokens clitokens.Store
 }
 
 // Server is a running inspector: the page and its API on one loopback

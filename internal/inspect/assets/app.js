@@ -714,7 +714,7 @@ function renderAuthSchemes() {
     if (s.httpAuthSecurityScheme && /^basic$/i.test(s.httpAuthSecurityScheme.scheme)) label += ": user:password";
     else if (s.httpAuthSecurityScheme || s.oauth2SecurityScheme || s.openIdConnectSecurityScheme) label += ": token";
     else if (s.apiKeySecurityScheme) label += ": key";
-    if (s.oauth2SecurityScheme || s.openIdConnectSecurityScheme) label += " (paste an access token: no OAuth flow or token store here)";
+    if (s.oauth2SecurityScheme || s.openIdConnectSecurityScheme) label += " (paste an access token, or leave empty to send the one a2a auth login stored)";
     const input = el("input", { type: s.mtlsSecurityScheme ? "hidden" : "password", id: "auth-scheme-" + name, "data-scheme": name });
     box.append(el("label", {}, el("code", { text: name }), " " + label + " ", s.mtlsSecurityScheme ? el("span", { class: "hint", text: "(give the client certificate below)" }) : input));
   }

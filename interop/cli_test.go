@@ -115,7 +115,7 @@ func TestCLIAgainstSDKServer(t *testing.T) {
 			// create; the push commands read and delete it.
 			hook := startWebhookListen(ctx, t, bin, "hook-token")
 			inline := ok("send", "--async", "--push-url", hook.url+"/inline", "--push-token", "hook-token", "-a", cardURL, "slow", "100")
-			hook.waitFor(t, "push /inline task "+get(inline[0], "task", "id")+" (token verified)\n  status COMPLETED\n")
+			hook.waitFor(t, "Delivery: /inline\nTask ID: "+get(inline[0], "task", "id")+"\nToken: verified\nEvent: status COMPLETED\n")
 
 			input := ok("send", "-a", cardURL, "input")
 			inTask, inCtx := get(input[0], "task", "id"), get(input[0], "task", "contextId")
@@ -130,7 +130,7 @@ func TestCLIAgainstSDKServer(t *testing.T) {
 				t.Errorf("push list: %v", list)
 			}
 			ok("send", "--task-id", inTask, "--context-id", inCtx, "-a", cardURL, "more")
-			hook.waitFor(t, "push /later task "+inTask+" (token verified)\n  status COMPLETED\n")
+			hook.waitFor(t, "Delivery: /later\nTask ID: "+inTask+"\nToken: verified\nEvent: status COMPLETED\n")
 			ok("task", "push-config", "delete", "-a", cardURL, inTask, "cfg-1")
 			if list := ok("task", "push-config", "list", "-a", cardURL, inTask); strings.Contains(mustJSON(t, list), "cfg-1") {
 				t.Errorf("push list after delete: %v", list)

@@ -129,12 +129,15 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	w.WriteHeader(http.StatusOK)
 	_ = r.app.emit(out, ev, func(w io.Writer) {
-		verified := ""
+		// One block per delivery in the text floor's Label: value form,
+		// closed by a blank line.
+		labeled(w, "Delivery", req.URL.Path)
+		labeled(w, "Task ID", ev.TaskID())
 		if r.token != "" {
-			verified = " (token verified)"
+			labeled(w, "Token", "verified")
 		}
-		fmt.Fprintf(w, "push %s task %s%s\n", req.URL.Path, ev.TaskID(), verified)
-		fmt.Fprintf(w, "  %s\n", indentMore(summarizeEvent(ev), "  "))
+		labeled(w, "Event", indentMore(summarizeEvent(ev), "  "))
+		fmt.Fprintln(w)
 	})
 	r.received++
 	if r.count > 0 && r.received == r.count {

@@ -55,7 +55,18 @@ func RoundTrip(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient, opts
 	for _, opt := range opts {
 		opt(&o)
 	}
-	// A direct message.
+	checkDirectMessage(ctx, t, c)
+	task := checkTaskReadBack(ctx, t, c)
+	checkStream(ctx, t, c)
+	checkSubscribeThenCancel(ctx, t, c)
+	checkPushConfigs(ctx, t, c, task.GetId())
+	checkExtendedCard(ctx, t, c, o.authenticated)
+	checkTypedErrors(ctx, t, c, task.GetId())
+}
+
+// checkDirectMessage: "message …" is answered by a message, not a task.
+func checkDirectMessage(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient) {
+	t.Helper()
 	resp, err := c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("message hi")))
 	if err != nil {
 		t.Fatal(err)
@@ -63,8 +74,13 @@ func RoundTrip(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient, opts
 	if resp.GetMessage().Text() != "Echo: message hi" {
 		t.Fatalf("SendMessage message = %v", resp)
 	}
-	// A task, read back by GetTask.
-	resp, err = c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello")))
+}
+
+// checkTaskReadBack sends a message answered by a completed task and reads
+// it back with GetTask; it returns the task for the checks that need one.
+func checkTaskReadBack(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient) *a2av1.Task {
+	t.Helper()
+	resp, err := c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +95,12 @@ func RoundTrip(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient, opts
 	if got.GetId() != task.GetId() || got.GetArtifacts()[0].GetParts()[0].GetText() != "Echo: hello" || len(got.GetHistory()) != 1 {
 		t.Fatalf("GetTask = %v", got)
 	}
-	// A stream: task, working, 3 chunks, completed.
+	return task
+}
+
+// checkStream: task, working, 3 chunks, completed.
+func checkStream(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient) {
+	t.Helper()
 	var events []*a2av1.StreamResponse
 	for e, err := range c.SendStreamingMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("stream 3"))) {
 		if err != nil {
@@ -91,8 +112,13 @@ func RoundTrip(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient, opts
 		!events[4].GetArtifactUpdate().GetLastChunk() {
 		t.Fatalf("stream events = %v", events)
 	}
-	// A slow task, subscribed to, then cancelled.
-	resp, err = c.SendMessage(ctx, &a2av1.SendMessageRequest{Message: a2av1.NewTextMessage("slow 60000"),
+}
+
+// checkSubscribeThenCancel starts a slow task with returnImmediately,
+// subscribes to it (the first event is the task), then cancels it.
+func checkSubscribeThenCancel(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient) {
+	t.Helper()
+	resp, err := c.SendMessage(ctx, &a2av1.SendMessageRequest{Message: a2av1.NewTextMessage("slow 60000"),
 		Configuration: &a2av1.SendMessageConfiguration{ReturnImmediately: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -128,63 +154,84 @@ func RoundTrip(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient, opts
 	if canceled.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_CANCELED {
 		t.Errorf("CancelTask state = %v", canceled.GetStatus().GetState())
 	}
-	// Push configs.
-	cfg := &a2av1.TaskPushNotificationConfig{TaskId: task.GetId(), Id: "p1", Url: "http://127.0.0.1:9/hook", Token: "tok",
+}
+
+// checkPushConfigs creates a push config of taskID with an id, reads,
+// lists and deletes it, then creates one without an id.
+func checkPushConfigs(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient, taskID string) {
+	t.Helper()
+	cfg := &a2av1.TaskPushNotificationConfig{TaskId: taskID, Id: "p1", Url: "http://127.0.0.1:9/hook", Token: "tok",
 		Authentication: &a2av1.AuthenticationInfo{Scheme: "Bearer", Credentials: "c"}}
 	created, err := c.CreateTaskPushNotificationConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if created.GetTaskId() != task.GetId() || created.GetId() != "p1" || created.GetUrl() != cfg.Url || created.GetAuthentication().GetScheme() != "Bearer" {
+	if created.GetTaskId() != taskID || created.GetId() != "p1" || created.GetUrl() != cfg.Url || created.GetAuthentication().GetScheme() != "Bearer" {
 		t.Errorf("created push config = %v", created)
 	}
-	read, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task.GetId(), Id: "p1"})
-	if err != nil || read.GetUrl() != cfg.Url || read.GetTaskId() != task.GetId() || read.GetId() != "p1" {
+	read, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: taskID, Id: "p1"})
+	if err != nil || read.GetUrl() != cfg.Url || read.GetTaskId() != taskID || read.GetId() != "p1" {
 		t.Errorf("GetTaskPushNotificationConfig = %v, %v", read, err)
 	}
-	list, err := c.ListTaskPushNotificationConfigs(ctx, &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: task.GetId()})
-	if err != nil || len(list.GetConfigs()) != 1 || list.GetConfigs()[0].GetId() != "p1" || list.GetConfigs()[0].GetTaskId() != task.GetId() {
+	list, err := c.ListTaskPushNotificationConfigs(ctx, &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: taskID})
+	if err != nil || len(list.GetConfigs()) != 1 || list.GetConfigs()[0].GetId() != "p1" || list.GetConfigs()[0].GetTaskId() != taskID {
 		t.Errorf("ListTaskPushNotificationConfigs = %v, %v", list, err)
 	}
-	if _, err := c.DeleteTaskPushNotificationConfig(ctx, &a2av1.DeleteTaskPushNotificationConfigRequest{TaskId: task.GetId(), Id: "p1"}); err != nil {
+	if _, err := c.DeleteTaskPushNotificationConfig(ctx, &a2av1.DeleteTaskPushNotificationConfigRequest{TaskId: taskID, Id: "p1"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task.GetId(), Id: "p1"}); Code(err) == 0 {
+	if _, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: taskID, Id: "p1"}); Code(err) == 0 {
 		t.Errorf("a deleted push config is still read: %v", err)
 	}
-	// A config without id gets a fresh one (the server's choice on v1.0 and
-	// v0.3 JSON; the v0.3 gRPC client names it, config_id being REQUIRED
-	// there), and the caller's config is left untouched.
-	noID := &a2av1.TaskPushNotificationConfig{TaskId: task.GetId(), Url: "http://127.0.0.1:9/hook"}
-	created, err = c.CreateTaskPushNotificationConfig(ctx, noID)
+	checkPushConfigWithoutID(ctx, t, c, taskID)
+}
+
+// checkPushConfigWithoutID: a config without id gets a fresh one (the
+// server's choice on v1.0 and v0.3 JSON; the v0.3 gRPC client names it,
+// config_id being REQUIRED there), and the caller's config is left
+// untouched.
+func checkPushConfigWithoutID(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient, taskID string) {
+	t.Helper()
+	noID := &a2av1.TaskPushNotificationConfig{TaskId: taskID, Url: "http://127.0.0.1:9/hook"}
+	created, err := c.CreateTaskPushNotificationConfig(ctx, noID)
 	if err != nil {
 		t.Fatalf("CreateTaskPushNotificationConfig without id: %v", err)
 	}
 	if created.GetId() == "" || noID.GetId() != "" {
 		t.Errorf("created without id: id %q (the caller's config now has id %q), want a fresh id and the caller's config untouched", created.GetId(), noID.GetId())
 	}
-	if read, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task.GetId(), Id: created.GetId()}); err != nil || read.GetUrl() != noID.GetUrl() {
+	if read, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: taskID, Id: created.GetId()}); err != nil || read.GetUrl() != noID.GetUrl() {
 		t.Errorf("GetTaskPushNotificationConfig of the id-less config = %v, %v", read, err)
 	}
-	// The extended card, in v1.0 form: refused without credentials, served
-	// with them.
+}
+
+// checkExtendedCard: the extended card, in v1.0 form, is refused to c (no
+// credentials) and served to authenticated when there is one.
+func checkExtendedCard(ctx context.Context, t testing.TB, c, authenticated a2av1.A2AServiceClient) {
+	t.Helper()
 	if _, err := c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{}); Code(err) != runtime.CodeUnauthenticated {
 		t.Errorf("GetExtendedAgentCard without credentials: %v, want Unauthenticated", err)
 	}
-	if o.authenticated != nil {
-		card, err := o.authenticated.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if card.GetName() != echo.Name || len(card.GetSkills()) != 2 || !card.GetCapabilities().GetStreaming() {
-			t.Errorf("GetExtendedAgentCard = %v", card)
-		}
+	if authenticated == nil {
+		return
 	}
-	// Errors are the same typed runtime errors.
+	card, err := authenticated.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if card.GetName() != echo.Name || len(card.GetSkills()) != 2 || !card.GetCapabilities().GetStreaming() {
+		t.Errorf("GetExtendedAgentCard = %v", card)
+	}
+}
+
+// checkTypedErrors: errors are the same typed runtime errors whatever the
+// binding; completedID is a completed task's id.
+func checkTypedErrors(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient, completedID string) {
+	t.Helper()
 	if _, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: "no-such-task"}); Code(err) != runtime.CodeTaskNotFound {
 		t.Errorf("GetTask of an unknown task: %v, want TaskNotFound", err)
 	}
-	if _, err := c.CancelTask(ctx, &a2av1.CancelTaskRequest{Id: task.GetId()}); Code(err) != runtime.CodeTaskNotCancelable {
+	if _, err := c.CancelTask(ctx, &a2av1.CancelTaskRequest{Id: completedID}); Code(err) != runtime.CodeTaskNotCancelable {
 		t.Errorf("CancelTask of a completed task: %v, want TaskNotCancelable", err)
 	}
 	for _, err := range c.SubscribeToTask(ctx, &a2av1.SubscribeToTaskRequest{Id: "no-such-task"}) {

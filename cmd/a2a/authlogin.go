@@ -48,10 +48,18 @@ func (a *app) authCommand() *cobra.Command {
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
-	var (
-		flow, scheme, clientID, clientSecret string
-		scopes                               []string
-	)
+	cmd.AddCommand(a.loginCommand())
+	return cmd
+}
+
+// loginFlags are auth login's flags.
+type loginFlags struct {
+	flow, scheme, clientID, clientSecret string
+	scopes                               []string
+}
+
+func (a *app) loginCommand() *cobra.Command {
+	var lf loginFlags
 	login := &cobra.Command{
 		Use:   "login",
 		Short: "Log in with OAuth 2.1 (device code or client credentials) and store the token",
@@ -69,93 +77,130 @@ Delete the file (or its entry) to log out.`,
 		Example: `  a2a auth login -a https://agent.example.com --client-id CLIENT
   A2ACLI_CLIENT_SECRET=… a2a auth login -a https://agent.example.com --flow client-credentials --client-id CLIENT --scope tasks`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ref, _, err := a.agentArgs(nil)
-			if err != nil {
-				return err
-			}
-			if clientID == "" {
-				return usagef("--client-id is required: the client the authorization server knows this tool as")
-			}
-			if clientSecret != "" {
-				a.secrets = append(a.secrets, clientSecret)
-			}
-			ctx, cancel := a.commandContext(cmd.Context(), true)
-			defer cancel()
-			r, err := a.resolveCard(ctx, ref)
-			if err != nil {
-				return err
-			}
-			hc, err := a.httpClient()
-			if err != nil {
-				return err
-			}
-			ep, err := a.oauthEndpointsOf(ctx, hc, r.card, scheme)
-			if err != nil {
-				return err
-			}
-			if len(scopes) > 0 {
-				ep.scopes = scopes
-			}
-			switch flow {
-			case "":
-				switch {
-				case ep.deviceCode && clientSecret == "":
-					flow = "device-code"
-				case ep.clientCreds:
-					flow = "client-credentials"
-				case ep.deviceCode:
-					flow = "device-code"
-				}
-			case "device-code", "client-credentials":
-			default:
-				return usagef("--flow %q: want device-code or client-credentials", flow)
-			}
-			var tok *tokenResponse
-			switch {
-			case flow == "device-code" && ep.deviceCode:
-				tok, err = a.deviceCodeFlow(ctx, hc, ep, clientID, clientSecret)
-			case flow == "client-credentials" && ep.clientCreds:
-				if clientSecret == "" {
-					return usagef("the client-credentials flow needs --client-secret (or A2ACLI_CLIENT_SECRET)")
-				}
-				tok, err = a.clientCredentialsFlow(ctx, hc, ep, clientID, clientSecret)
-			default:
-				return usagef("security scheme %q offers no %s flow this tool runs (it runs device-code and client-credentials)", ep.scheme, orName(flow, "OAuth"))
-			}
-			if err != nil {
-				return err
-			}
-			st := storedToken{AccessToken: tok.AccessToken, TokenType: tok.TokenType, Scheme: ep.scheme}
-			if tok.ExpiresIn > 0 {
-				st.Expiry = time.Now().Add(time.Duration(tok.ExpiresIn) * time.Second).UTC().Format(time.RFC3339)
-			}
-			path, err := a.saveToken(r.card, st)
-			if err != nil {
-				return fmt.Errorf("storing the token: %w", err)
-			}
-			labeled(a.env.stdout, "Agent", r.card.GetName())
-			labeled(a.env.stdout, "Security Scheme", ep.scheme)
-			labeled(a.env.stdout, "Flow", flow)
-			labeled(a.env.stdout, "Token Stored In", path)
-			if st.Expiry != "" {
-				labeled(a.env.stdout, "Expires", st.Expiry)
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.login(cmd.Context(), lf) },
 	}
 	f := login.Flags()
-	f.StringVar(&flow, "flow", "", "OAuth flow: device-code or client-credentials (default: the one the scheme offers; device-code without a client secret)")
-	f.StringVar(&scheme, "scheme", "", "the card's security scheme `NAME` (default: its only OAuth 2.0 or OpenID Connect scheme)")
-	f.StringVar(&clientID, "client-id", "", "the OAuth client `ID`")
-	f.StringVar(&clientSecret, "client-secret", "", "the OAuth client secret (prefer A2ACLI_CLIENT_SECRET)")
-	f.StringArrayVar(&scopes, "scope", nil, "a scope to ask for (repeatable; default: the flow's scopes on the card)")
-	cmd.AddCommand(login)
-	return cmd
+	f.StringVar(&lf.flow, "flow", "", "OAuth flow: device-code or client-credentials (default: the one the scheme offers; device-code without a client secret)")
+	f.StringVar(&lf.scheme, "scheme", "", "the card's security scheme `NAME` (default: its only OAuth 2.0 or OpenID Connect scheme)")
+	f.StringVar(&lf.clientID, "client-id", "", "the OAuth client `ID`")
+	f.StringVar(&lf.clientSecret, "client-secret", "", "the OAuth client secret (prefer A2ACLI_CLIENT_SECRET)")
+	f.StringArrayVar(&lf.scopes, "scope", nil, "a scope to ask for (repeatable; default: the flow's scopes on the card)")
+	return login
+}
+
+// login runs auth login: the card's OAuth scheme, a flow it offers, the
+// token stored for the agent.
+func (a *app) login(ctx context.Context, lf loginFlags) error {
+	ref, _, err := a.agentArgs(nil)
+	if err != nil {
+		return err
+	}
+	if lf.clientID == "" {
+		return usagef("--client-id is required: the client the authorization server knows this tool as")
+	}
+	if lf.clientSecret != "" {
+		a.secrets = append(a.secrets, lf.clientSecret)
+	}
+	ctx, cancel := a.commandContext(ctx, true)
+	defer cancel()
+	r, err := a.resolveCard(ctx, ref)
+	if err != nil {
+		return err
+	}
+	hc, err := a.httpClient()
+	if err != nil {
+		return err
+	}
+	ep, err := a.oauthEndpointsOf(ctx, hc, r.card, lf.scheme)
+	if err != nil {
+		return err
+	}
+	if len(lf.scopes) > 0 {
+		ep.scopes = lf.scopes
+	}
+	flow, err := chooseFlow(lf.flow, ep, lf.clientSecret != "")
+	if err != nil {
+		return err
+	}
+	tok, err := a.runFlow(ctx, hc, ep, flow, lf)
+	if err != nil {
+		return err
+	}
+	return a.storeLogin(r.card, ep.scheme, flow, tok)
+}
+
+// chooseFlow checks --flow, or picks the flow the scheme offers when it is
+// not given: device-code without a client secret, else client-credentials.
+// The scheme may still lack the flow; runFlow says so.
+func chooseFlow(flow string, ep oauthEndpoints, hasSecret bool) (string, error) {
+	switch flow {
+	case "device-code", "client-credentials":
+		return flow, nil
+	case "":
+	default:
+		return "", usagef("--flow %q: want device-code or client-credentials", flow)
+	}
+	switch {
+	case ep.deviceCode && !hasSecret:
+		return "device-code", nil
+	case ep.clientCreds:
+		return "client-credentials", nil
+	case ep.deviceCode:
+		return "device-code", nil
+	}
+	return "", nil
+}
+
+// runFlow runs the chosen flow if the scheme offers it.
+func (a *app) runFlow(ctx context.Context, hc *http.Client, ep oauthEndpoints, flow string, lf loginFlags) (*tokenResponse, error) {
+	switch {
+	case flow == "device-code" && ep.deviceCode:
+		return a.deviceCodeFlow(ctx, hc, ep, lf.clientID, lf.clientSecret)
+	case flow == "client-credentials" && ep.clientCreds:
+		if lf.clientSecret == "" {
+			return nil, usagef("the client-credentials flow needs --client-secret (or A2ACLI_CLIENT_SECRET)")
+		}
+		return a.clientCredentialsFlow(ctx, hc, ep, lf.clientID, lf.clientSecret)
+	}
+	return nil, usagef("security scheme %q offers no %s flow this tool runs (it runs device-code and client-credentials)", ep.scheme, orName(flow, "OAuth"))
+}
+
+// storeLogin stores the token for the card's agent and reports where.
+func (a *app) storeLogin(card *a2av1.AgentCard, scheme, flow string, tok *tokenResponse) error {
+	st := storedToken{AccessToken: tok.AccessToken, TokenType: tok.TokenType, Scheme: scheme}
+	if tok.ExpiresIn > 0 {
+		st.Expiry = time.Now().Add(time.Duration(tok.ExpiresIn) * time.Second).UTC().Format(time.RFC3339)
+	}
+	path, err := a.saveToken(card, st)
+	if err != nil {
+		return fmt.Errorf("storing the token: %w", err)
+	}
+	labeled(a.env.stdout, "Agent", card.GetName())
+	labeled(a.env.stdout, "Security Scheme", scheme)
+	labeled(a.env.stdout, "Flow", flow)
+	labeled(a.env.stdout, "Token Stored In", path)
+	if st.Expiry != "" {
+		labeled(a.env.stdout, "Expires", st.Expiry)
+	}
+	return nil
 }
 
 // oauthEndpointsOf finds the OAuth scheme of the card and its endpoints.
 func (a *app) oauthEndpointsOf(ctx context.Context, hc *http.Client, card *a2av1.AgentCard, name string) (oauthEndpoints, error) {
+	name, err := oauthSchemeName(card, name)
+	if err != nil {
+		return oauthEndpoints{}, err
+	}
+	s := card.GetSecuritySchemes()[name]
+	if o := s.GetOauth2SecurityScheme(); o != nil {
+		return oauth2Endpoints(name, o), nil
+	}
+	return openIDEndpoints(ctx, hc, name, s.GetOpenIdConnectSecurityScheme().GetOpenIdConnectUrl())
+}
+
+// oauthSchemeName is the card's OAuth 2.0 or OpenID Connect scheme: the one
+// --scheme names, else the only one.
+func oauthSchemeName(card *a2av1.AgentCard, name string) (string, error) {
 	var names []string
 	for _, n := range schemeNames(card) {
 		s := card.GetSecuritySchemes()[n]
@@ -165,42 +210,49 @@ func (a *app) oauthEndpointsOf(ctx context.Context, hc *http.Client, card *a2av1
 	}
 	switch {
 	case name != "" && !slices.Contains(names, name):
-		return oauthEndpoints{}, usagef("--scheme %q: the card's OAuth 2.0 and OpenID Connect schemes are: %s", name, listOr(names, "none"))
-	case name == "" && len(names) == 0:
-		return oauthEndpoints{}, &cliError{code: errUsage, hint: "use --bearer or --api-key as the card's schemes say ('a2a card get' lists them)",
+		return "", usagef("--scheme %q: the card's OAuth 2.0 and OpenID Connect schemes are: %s", name, listOr(names, "none"))
+	case name != "":
+		return name, nil
+	case len(names) == 0:
+		return "", &cliError{code: errUsage, hint: "use --bearer or --api-key as the card's schemes say ('a2a card get' lists them)",
 			err: fmt.Errorf("the card of %q declares no OAuth 2.0 or OpenID Connect security scheme", card.GetName())}
-	case name == "" && len(names) > 1:
-		return oauthEndpoints{}, usagef("the card declares several OAuth schemes; choose one with --scheme: %s", strings.Join(names, ", "))
-	case name == "":
-		name = names[0]
+	case len(names) > 1:
+		return "", usagef("the card declares several OAuth schemes; choose one with --scheme: %s", strings.Join(names, ", "))
 	}
-	s := card.GetSecuritySchemes()[name]
+	return names[0], nil
+}
+
+// oauth2Endpoints reads the device-code and client-credentials flows of an
+// OAuth 2.0 scheme; the device-code flow's token URL and scopes come first.
+func oauth2Endpoints(name string, o *a2av1.OAuth2SecurityScheme) oauthEndpoints {
 	ep := oauthEndpoints{scheme: name}
-	if o := s.GetOauth2SecurityScheme(); o != nil {
-		if dc := o.GetFlows().GetDeviceCode(); dc != nil {
-			ep.deviceCode, ep.device, ep.tok = true, dc.GetDeviceAuthorizationUrl(), dc.GetTokenUrl()
-			ep.scopes = sortedKeys(dc.GetScopes())
-		}
-		if cc := o.GetFlows().GetClientCredentials(); cc != nil {
-			ep.clientCreds = true
-			if ep.tok == "" {
-				ep.tok = cc.GetTokenUrl()
-			}
-			if len(ep.scopes) == 0 {
-				ep.scopes = sortedKeys(cc.GetScopes())
-			}
-		}
-		return ep, nil
+	if dc := o.GetFlows().GetDeviceCode(); dc != nil {
+		ep.deviceCode, ep.device, ep.tok = true, dc.GetDeviceAuthorizationUrl(), dc.GetTokenUrl()
+		ep.scopes = sortedKeys(dc.GetScopes())
 	}
-	// OpenID Connect: the provider's metadata names the endpoints.
-	ep.openIDConfig = s.GetOpenIdConnectSecurityScheme().GetOpenIdConnectUrl()
+	if cc := o.GetFlows().GetClientCredentials(); cc != nil {
+		ep.clientCreds = true
+		if ep.tok == "" {
+			ep.tok = cc.GetTokenUrl()
+		}
+		if len(ep.scopes) == 0 {
+			ep.scopes = sortedKeys(cc.GetScopes())
+		}
+	}
+	return ep
+}
+
+// openIDEndpoints reads the endpoints from an OpenID Connect provider's
+// metadata at configURL.
+func openIDEndpoints(ctx context.Context, hc *http.Client, name, configURL string) (oauthEndpoints, error) {
+	ep := oauthEndpoints{scheme: name, openIDConfig: configURL}
 	var meta struct {
 		TokenEndpoint       string   `json:"token_endpoint"`
 		DeviceEndpoint      string   `json:"device_authorization_endpoint"`
 		GrantTypesSupported []string `json:"grant_types_supported"`
 	}
-	if err := getJSON(ctx, hc, ep.openIDConfig, &meta); err != nil {
-		return ep, unreachable(fmt.Errorf("OpenID Connect metadata %s: %w", ep.openIDConfig, err), "check the card's openIdConnectUrl")
+	if err := getJSON(ctx, hc, configURL, &meta); err != nil {
+		return ep, unreachable(fmt.Errorf("OpenID Connect metadata %s: %w", configURL, err), "check the card's openIdConnectUrl")
 	}
 	ep.tok, ep.device = meta.TokenEndpoint, meta.DeviceEndpoint
 	ep.deviceCode = meta.DeviceEndpoint != ""
@@ -244,28 +296,30 @@ func (a *app) clientCredentialsFlow(ctx context.Context, hc *http.Client, ep oau
 	return tok, nil
 }
 
+// deviceAuthorization is a device authorization endpoint's answer (RFC
+// 8628 §3.2).
+type deviceAuthorization struct {
+	DeviceCode              string `json:"device_code"`
+	UserCode                string `json:"user_code"`
+	VerificationURI         string `json:"verification_uri"`
+	VerificationURIComplete string `json:"verification_uri_complete"`
+	ExpiresIn               int    `json:"expires_in"`
+	Interval                int    `json:"interval"`
+}
+
+// errDeviceCodeExpired is the device-code flow's failure when the code
+// expired before the user approved it.
+func errDeviceCodeExpired() error {
+	return &cliError{code: errAuthFailed, hint: "run a2a auth login again and approve sooner", err: errors.New("the device code expired before it was approved")}
+}
+
 // deviceCodeFlow runs RFC 8628: ask for a device code, tell the user where
 // to approve it, and poll the token endpoint until it is approved, denied
 // or expired.
 func (a *app) deviceCodeFlow(ctx context.Context, hc *http.Client, ep oauthEndpoints, id, secret string) (*tokenResponse, error) {
-	form := url.Values{"client_id": {id}}
-	if len(ep.scopes) > 0 {
-		form.Set("scope", strings.Join(ep.scopes, " "))
-	}
-	var dc struct {
-		DeviceCode              string `json:"device_code"`
-		UserCode                string `json:"user_code"`
-		VerificationURI         string `json:"verification_uri"`
-		VerificationURIComplete string `json:"verification_uri_complete"`
-		ExpiresIn               int    `json:"expires_in"`
-		Interval                int    `json:"interval"`
-	}
-	resp, err := postFormRaw(ctx, hc, ep.device, form, "", "")
+	dc, err := requestDeviceCode(ctx, hc, ep, id)
 	if err != nil {
 		return nil, err
-	}
-	if err := json.Unmarshal(resp, &dc); err != nil || dc.DeviceCode == "" {
-		return nil, &cliError{code: errAuthFailed, hint: "check --client-id", err: fmt.Errorf("the device authorization endpoint %s gave no device code: %s", ep.device, truncate(string(resp), 200))}
 	}
 	fmt.Fprintf(a.env.stderr, "To log in, open %s and enter the code %s\n", dc.VerificationURI, dc.UserCode)
 	if dc.VerificationURIComplete != "" {
@@ -287,29 +341,58 @@ func (a *app) deviceCodeFlow(ctx context.Context, hc *http.Client, ep oauthEndpo
 		case <-time.After(interval):
 		}
 		if time.Now().After(deadline) {
-			return nil, &cliError{code: errAuthFailed, hint: "run a2a auth login again and approve sooner", err: errors.New("the device code expired before it was approved")}
+			return nil, errDeviceCodeExpired()
 		}
 		tok, _, err := postForm(ctx, hc, ep.tok, poll, "", secret)
 		if err != nil {
 			return nil, err
 		}
-		switch tok.Error {
-		case "":
-			if tok.AccessToken != "" {
-				return tok, nil
-			}
-			return nil, &cliError{code: errAuthFailed, err: errors.New("the token endpoint answered without an access token")}
-		case "authorization_pending":
-		case "slow_down":
+		if tok.Error == "slow_down" {
 			interval += 5 * time.Second
-		case "access_denied":
-			return nil, &cliError{code: errAuthFailed, hint: "the login was denied at the verification page", err: errors.New("access denied")}
-		case "expired_token":
-			return nil, &cliError{code: errAuthFailed, hint: "run a2a auth login again and approve sooner", err: errors.New("the device code expired before it was approved")}
-		default:
-			return nil, &cliError{code: errAuthFailed, err: fmt.Errorf("the token endpoint refused: %s %s", tok.Error, tok.Description)}
+		}
+		if done, err := devicePollDone(tok); err != nil {
+			return nil, err
+		} else if done {
+			return tok, nil
 		}
 	}
+}
+
+// requestDeviceCode asks the device authorization endpoint for a code.
+func requestDeviceCode(ctx context.Context, hc *http.Client, ep oauthEndpoints, id string) (*deviceAuthorization, error) {
+	form := url.Values{"client_id": {id}}
+	if len(ep.scopes) > 0 {
+		form.Set("scope", strings.Join(ep.scopes, " "))
+	}
+	resp, err := postFormRaw(ctx, hc, ep.device, form, "", "")
+	if err != nil {
+		return nil, err
+	}
+	var dc deviceAuthorization
+	if err := json.Unmarshal(resp, &dc); err != nil || dc.DeviceCode == "" {
+		return nil, &cliError{code: errAuthFailed, hint: "check --client-id", err: fmt.Errorf("the device authorization endpoint %s gave no device code: %s", ep.device, truncate(string(resp), 200))}
+	}
+	return &dc, nil
+}
+
+// devicePollDone reads one answer of the token endpoint to the device-code
+// poll (RFC 8628 §3.5): done with the token, done with an error, or not
+// done (pending, or asked to slow down).
+func devicePollDone(tok *tokenResponse) (bool, error) {
+	switch tok.Error {
+	case "":
+		if tok.AccessToken != "" {
+			return true, nil
+		}
+		return true, &cliError{code: errAuthFailed, err: errors.New("the token endpoint answered without an access token")}
+	case "authorization_pending", "slow_down":
+		return false, nil
+	case "access_denied":
+		return true, &cliError{code: errAuthFailed, hint: "the login was denied at the verification page", err: errors.New("access denied")}
+	case "expired_token":
+		return true, errDeviceCodeExpired()
+	}
+	return true, &cliError{code: errAuthFailed, err: fmt.Errorf("the token endpoint refused: %s %s", tok.Error, tok.Description)}
 }
 
 // postForm posts an x-www-form-urlencoded request and decodes the token

@@ -103,42 +103,18 @@ func (a *app) runCardGet(cmd *cobra.Command, args []string, f cardGetFlags) erro
 		return err
 	}
 	if f.validate {
-		if problems := validateCard(r.doc); len(problems) > 0 {
-			return &cliError{code: errCardInvalid, hint: "fix the card's document; the A2A specification's AgentCard lists its members",
-				err: fmt.Errorf("the card at %s is not a valid A2A agent card: %s", r.ref, strings.Join(problems, "; "))}
-		}
-	}
-	signature := "absent"
-	var results []agentcard.SignatureResult
-	if len(r.card.GetSignatures()) > 0 {
-		signature = "unverifiable (no --verify-key given)"
-	}
-	if len(verify) > 0 {
-		if results, err = agentcard.VerifyCard(ctx, r.doc, verify...); err != nil {
+		if err := checkCardDocument(r); err != nil {
 			return err
 		}
-		for _, res := range results {
-			if res.Verified {
-				signature = "verified"
-			}
-		}
-		if signature != "verified" && len(results) > 0 {
-			signature = "unverifiable (no signature checked out)"
-		}
+	}
+	signature, results, err := cardSignature(ctx, r, verify)
+	if err != nil {
+		return err
 	}
 	card := r.card
 	if f.extended {
-		if !card.GetCapabilities().GetExtendedAgentCard() {
-			return &cliError{code: errUsage, hint: "'a2a card get' shows the agent's capabilities",
-				err: fmt.Errorf("the agent's card does not declare an extended card")}
-		}
-		c, err := a.clientFor(card)
-		if err != nil {
+		if card, err = a.extendedCard(ctx, card); err != nil {
 			return err
-		}
-		defer c.Close()
-		if card, err = c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{}); err != nil {
-			return callError(err)
 		}
 	}
 	return a.emit(a.env.stdout, card, func(w io.Writer) {
@@ -147,14 +123,74 @@ func (a *app) runCardGet(cmd *cobra.Command, args []string, f cardGetFlags) erro
 			labeled(w, "Validation", "valid")
 		}
 		labeled(w, "Signature", signature)
-		for _, r := range results {
-			status := "verified"
-			if !r.Verified {
-				status = "not verified: " + r.Problem
-			}
-			labeled(w, fmt.Sprintf("Signature %d", r.Index), fmt.Sprintf("%s kid %q %s", r.Alg, r.Kid, status))
-		}
+		printSignatureResults(w, results)
 	})
+}
+
+// checkCardDocument refuses a card document that is not a valid A2A agent
+// card.
+func checkCardDocument(r *resolved) error {
+	if problems := validateCard(r.doc); len(problems) > 0 {
+		return &cliError{code: errCardInvalid, hint: "fix the card's document; the A2A specification's AgentCard lists its members",
+			err: fmt.Errorf("the card at %s is not a valid A2A agent card: %s", r.ref, strings.Join(problems, "; "))}
+	}
+	return nil
+}
+
+// cardSignature verifies the card's signatures with the --verify-key
+// options, if any, and says what came of it: absent, verified or
+// unverifiable (and why), with each signature's result.
+func cardSignature(ctx context.Context, r *resolved, verify []agentcard.Option) (string, []agentcard.SignatureResult, error) {
+	signature := "absent"
+	if len(r.card.GetSignatures()) > 0 {
+		signature = "unverifiable (no --verify-key given)"
+	}
+	if len(verify) == 0 {
+		return signature, nil, nil
+	}
+	results, err := agentcard.VerifyCard(ctx, r.doc, verify...)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, res := range results {
+		if res.Verified {
+			return "verified", results, nil
+		}
+	}
+	if len(results) > 0 {
+		signature = "unverifiable (no signature checked out)"
+	}
+	return signature, results, nil
+}
+
+// extendedCard asks the agent for its extended card, which its card must
+// declare.
+func (a *app) extendedCard(ctx context.Context, card *a2av1.AgentCard) (*a2av1.AgentCard, error) {
+	if !card.GetCapabilities().GetExtendedAgentCard() {
+		return nil, &cliError{code: errUsage, hint: "'a2a card get' shows the agent's capabilities",
+			err: fmt.Errorf("the agent's card does not declare an extended card")}
+	}
+	c, err := a.clientFor(card)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	extended, err := c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
+	if err != nil {
+		return nil, callError(err)
+	}
+	return extended, nil
+}
+
+// printSignatureResults prints a "Signature N" line a checked signature.
+func printSignatureResults(w io.Writer, results []agentcard.SignatureResult) {
+	for _, r := range results {
+		status := "verified"
+		if !r.Verified {
+			status = "not verified: " + r.Problem
+		}
+		labeled(w, fmt.Sprintf("Signature %d", r.Index), fmt.Sprintf("%s kid %q %s", r.Alg, r.Kid, status))
+	}
 }
 
 // validateCard checks a card document against the A2A AgentCard: no

@@ -43,39 +43,70 @@ func catalogRef(ref string) (catalogEntryRef, bool) {
 }
 
 type aiCatalog struct {
-	SpecVersion string `json:"specVersion"`
-	Entries     []struct {
-		Identifier  string          `json:"identifier"`
-		DisplayName string          `json:"displayName"`
-		Type        string          `json:"type"`
-		URL         string          `json:"url"`
-		Data        json.RawMessage `json:"data"`
-	} `json:"entries"`
+	SpecVersion string           `json:"specVersion"`
+	Entries     []aiCatalogEntry `json:"entries"`
+}
+
+type aiCatalogEntry struct {
+	Identifier  string          `json:"identifier"`
+	DisplayName string          `json:"displayName"`
+	Type        string          `json:"type"`
+	URL         string          `json:"url"`
+	Data        json.RawMessage `json:"data"`
 }
 
 // resolveCatalog reads the catalog and returns the entry's card.
 func (a *app) resolveCatalog(ctx context.Context, hc *http.Client, ref catalogEntryRef) (*resolved, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ref.url, nil)
+	cat, err := fetchCatalog(ctx, hc, ref.url)
 	if err != nil {
-		return nil, usagef("catalog %s: %v", ref.url, err)
+		return nil, err
+	}
+	e, err := cat.entry(ref)
+	if err != nil {
+		return nil, err
+	}
+	if len(e.Data) > 0 {
+		card := new(a2av1.AgentCard)
+		if err := runtime.UnmarshalJSON(e.Data, card); err != nil {
+			return nil, &cliError{code: errCardInvalid, hint: "the catalog entry's data is not an A2A agent card", err: fmt.Errorf("catalog entry %s: %w", e.Identifier, err)}
+		}
+		return &resolved{card: card, doc: e.Data, ref: ref.url + "#" + e.Identifier}, nil
+	}
+	if e.URL == "" {
+		return nil, &cliError{code: errCardInvalid, hint: "a catalog entry needs a url or data", err: fmt.Errorf("catalog entry %s has neither url nor data", e.Identifier)}
+	}
+	return a.fetchCard(ctx, hc, e.URL)
+}
+
+// fetchCatalog reads the AI Catalog at url.
+func fetchCatalog(ctx context.Context, hc *http.Client, url string) (*aiCatalog, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, usagef("catalog %s: %v", url, err)
 	}
 	req.Header.Set("Accept", "application/ai-catalog+json, application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, cardError(ref.url, err)
+		return nil, cardError(url, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, &cliError{code: errCardNotFound, hint: "no AI Catalog at " + ref.url, err: fmt.Errorf("fetching the catalog %s: HTTP %s", ref.url, resp.Status)}
+		return nil, &cliError{code: errCardNotFound, hint: "no AI Catalog at " + url, err: fmt.Errorf("fetching the catalog %s: HTTP %s", url, resp.Status)}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxCatalogBytes))
 	if err != nil {
-		return nil, cardError(ref.url, err)
+		return nil, cardError(url, err)
 	}
 	var cat aiCatalog
 	if err := json.Unmarshal(body, &cat); err != nil {
-		return nil, &cliError{code: errCardInvalid, hint: "the document is not an AI Catalog", err: fmt.Errorf("catalog %s: %w", ref.url, err)}
+		return nil, &cliError{code: errCardInvalid, hint: "the document is not an AI Catalog", err: fmt.Errorf("catalog %s: %w", url, err)}
 	}
+	return &cat, nil
+}
+
+// entry is the A2A agent card entry ref names (by identifier or display
+// name), or the catalog's only one when ref names none.
+func (cat *aiCatalog) entry(ref catalogEntryRef) (aiCatalogEntry, error) {
 	var names []string
 	var found []int
 	for i, e := range cat.Entries {
@@ -89,23 +120,12 @@ func (a *app) resolveCatalog(ctx context.Context, hc *http.Client, ref catalogEn
 	}
 	switch {
 	case len(found) == 0:
-		return nil, &cliError{code: errCardNotFound, hint: "the catalog's A2A agents: " + listOr(names, "none"),
+		return aiCatalogEntry{}, &cliError{code: errCardNotFound, hint: "the catalog's A2A agents: " + listOr(names, "none"),
 			err: fmt.Errorf("catalog %s has no A2A agent card entry %q", ref.url, ref.entry)}
 	case len(found) > 1 && ref.entry == "":
-		return nil, usagef("catalog %s lists several A2A agents; name one after #: %s", ref.url, strings.Join(names, ", "))
+		return aiCatalogEntry{}, usagef("catalog %s lists several A2A agents; name one after #: %s", ref.url, strings.Join(names, ", "))
 	}
-	e := cat.Entries[found[0]]
-	if len(e.Data) > 0 {
-		card := new(a2av1.AgentCard)
-		if err := runtime.UnmarshalJSON(e.Data, card); err != nil {
-			return nil, &cliError{code: errCardInvalid, hint: "the catalog entry's data is not an A2A agent card", err: fmt.Errorf("catalog entry %s: %w", e.Identifier, err)}
-		}
-		return &resolved{card: card, doc: e.Data, ref: ref.url + "#" + e.Identifier}, nil
-	}
-	if e.URL == "" {
-		return nil, &cliError{code: errCardInvalid, hint: "a catalog entry needs a url or data", err: fmt.Errorf("catalog entry %s has neither url nor data", e.Identifier)}
-	}
-	return a.fetchCard(ctx, hc, e.URL)
+	return cat.Entries[found[0]], nil
 }
 
 func isA2ACardType(t string) bool {

@@ -57,11 +57,7 @@ func (a *app) chat(ctx context.Context, c *agentcard.Client, contextID string) e
 	var taskID string
 	for {
 		if interactive {
-			prompt := "you> "
-			if taskID != "" {
-				prompt = "you (task " + taskID + ")> "
-			}
-			fmt.Fprint(a.env.stderr, prompt)
+			fmt.Fprint(a.env.stderr, chatPrompt(taskID))
 		}
 		if !in.Scan() {
 			return in.Err()
@@ -73,33 +69,56 @@ func (a *app) chat(ctx context.Context, c *agentcard.Client, contextID string) e
 			}
 			continue
 		}
-		msg := a2av1.NewUserMessage(a2av1.NewTextPart(line))
-		msg.ContextId, msg.TaskId = contextID, taskID
-		resp, err := c.SendMessage(ctx, a2av1.NewSendMessageRequest(msg))
+		resp, err := a.chatTurn(ctx, c, line, contextID, taskID)
 		if err != nil {
-			return callError(err)
-		}
-		if t := resp.GetTask(); t != nil && !finished(t.GetStatus().GetState()) {
-			task, err := a.waitForTask(ctx, c, t.GetId(), nil)
-			if err != nil {
-				return err
-			}
-			resp = &a2av1.SendMessageResponse{Payload: &a2av1.SendMessageResponse_Task{Task: task}}
-		}
-		if err := a.emit(a.env.stdout, resp, func(w io.Writer) { printSendResponse(w, resp, false) }); err != nil {
 			return err
-		}
-		if a.output == "text" {
-			fmt.Fprintln(a.env.stdout)
 		}
 		if id := resp.ContextID(); id != "" {
 			contextID = id
 		}
-		switch resp.State() {
-		case a2av1.TaskState_TASK_STATE_INPUT_REQUIRED, a2av1.TaskState_TASK_STATE_AUTH_REQUIRED:
-			taskID = resp.TaskID()
-		default:
-			taskID = ""
-		}
+		taskID = taskAwaitingInput(resp)
 	}
+}
+
+// chatPrompt is "you> ", naming the task a reply continues.
+func chatPrompt(taskID string) string {
+	if taskID != "" {
+		return "you (task " + taskID + ")> "
+	}
+	return "you> "
+}
+
+// chatTurn sends one line in the context (and the task, when it waits for
+// input), waits for the task it starts to finish, and prints the answer.
+func (a *app) chatTurn(ctx context.Context, c *agentcard.Client, line, contextID, taskID string) (*a2av1.SendMessageResponse, error) {
+	msg := a2av1.NewUserMessage(a2av1.NewTextPart(line))
+	msg.ContextId, msg.TaskId = contextID, taskID
+	resp, err := c.SendMessage(ctx, a2av1.NewSendMessageRequest(msg))
+	if err != nil {
+		return nil, callError(err)
+	}
+	if t := resp.GetTask(); t != nil && !finished(t.GetStatus().GetState()) {
+		task, err := a.waitForTask(ctx, c, t.GetId(), nil)
+		if err != nil {
+			return nil, err
+		}
+		resp = &a2av1.SendMessageResponse{Payload: &a2av1.SendMessageResponse_Task{Task: task}}
+	}
+	if err := a.emit(a.env.stdout, resp, func(w io.Writer) { printSendResponse(w, resp, false) }); err != nil {
+		return nil, err
+	}
+	if a.output == "text" {
+		fmt.Fprintln(a.env.stdout)
+	}
+	return resp, nil
+}
+
+// taskAwaitingInput is the answer's task when it waits for the user's input
+// or credentials, the next line then continuing it; "" otherwise.
+func taskAwaitingInput(resp *a2av1.SendMessageResponse) string {
+	switch resp.State() {
+	case a2av1.TaskState_TASK_STATE_INPUT_REQUIRED, a2av1.TaskState_TASK_STATE_AUTH_REQUIRED:
+		return resp.TaskID()
+	}
+	return ""
 }

@@ -116,24 +116,9 @@ func readConfigFile(path string, required bool) (*configFile, error) {
 // loadConfig fills every option of cmd that was not given as a flag from
 // the environment and the .env files, and records each option's source.
 func (a *app) loadConfig(cmd *cobra.Command) error {
-	var files []*configFile
-	if p := a.localConfigPath(); p != "" {
-		local, err := readConfigFile(p, a.configFile != "")
-		if err != nil {
-			return err
-		}
-		if local != nil {
-			files = append(files, local)
-		}
-	}
-	if p := a.globalConfigPath(); p != "" {
-		global, err := readConfigFile(p, false)
-		if err != nil {
-			return err
-		}
-		if global != nil {
-			files = append(files, global)
-		}
+	files, err := a.configFiles()
+	if err != nil {
+		return err
 	}
 	a.sources = map[string]string{}
 	var problems []string
@@ -146,18 +131,7 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 			return
 		}
 		name := envName(f.Name)
-		value, source := a.env.getenv(name), "environment "+name
-		if value == "" {
-			for _, cf := range files {
-				if v, ok := cf.values[name]; ok && v != "" {
-					value, source = v, "file "+cf.path+" ("+name+")"
-					if slices.Contains(credentialOptions, f.Name) {
-						warnReadable(a.env.stderr, cf.path)
-					}
-					break
-				}
-			}
-		}
+		value, source := a.configValue(name, files, slices.Contains(credentialOptions, f.Name))
 		if value == "" {
 			a.sources[f.Name] = "default"
 			return
@@ -172,6 +146,46 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 		return usagef("%s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// configFiles are the .env files that exist, the local one (required when
+// --config names it) before the global one.
+func (a *app) configFiles() ([]*configFile, error) {
+	var files []*configFile
+	for _, f := range []struct {
+		path     string
+		required bool
+	}{{a.localConfigPath(), a.configFile != ""}, {a.globalConfigPath(), false}} {
+		if f.path == "" {
+			continue
+		}
+		cf, err := readConfigFile(f.path, f.required)
+		if err != nil {
+			return nil, err
+		}
+		if cf != nil {
+			files = append(files, cf)
+		}
+	}
+	return files, nil
+}
+
+// configValue is the variable name's value and where it came from: the
+// environment, else the first file that sets it ("" when none does). A
+// credential read from a file others can read draws a warning.
+func (a *app) configValue(name string, files []*configFile, credential bool) (value, source string) {
+	if v := a.env.getenv(name); v != "" {
+		return v, "environment " + name
+	}
+	for _, cf := range files {
+		if v, ok := cf.values[name]; ok && v != "" {
+			if credential {
+				warnReadable(a.env.stderr, cf.path)
+			}
+			return v, "file " + cf.path + " (" + name + ")"
+		}
+	}
+	return "", ""
 }
 
 // warnReadable warns when a file holding a credential can be read by

@@ -91,123 +91,169 @@ func (a *app) runTCK(ctx context.Context, ref, dir, category string) error {
 	return nil
 }
 
+// smokeResult is one native check's line of the report.
+type smokeResult struct {
+	Check  string `json:"check"`
+	Result string `json:"result"`
+}
+
+// smokeRun is what the native checks share: the agent's client and the task
+// the first message created ("" when it was answered by a message).
+type smokeRun struct {
+	a      *app
+	ref    string
+	c      *agentcard.Client
+	taskID string
+}
+
+// nativeCheck is one check of the native smoke check; applies (nil: always)
+// is asked just before the check runs, after the ones above it.
+type nativeCheck struct {
+	name    string
+	applies func(r *smokeRun) bool
+	run     func(ctx context.Context, r *smokeRun) error
+}
+
+// nativeChecks are the native smoke check's checks, in the order they run.
+var nativeChecks = []nativeCheck{
+	{name: "card is a valid A2A agent card", run: checkCardValid},
+	{name: "SendMessage is answered with a task or a message", run: checkSendMessage},
+	{name: "GetTask reads the task back", applies: hasTask, run: checkGetTask},
+	{name: "ListTasks answers", run: func(ctx context.Context, r *smokeRun) error {
+		_, err := r.c.ListTasks(ctx, &a2av1.ListTasksRequest{})
+		return err
+	}},
+	{name: "an unknown task is TaskNotFoundError", run: checkUnknownTask},
+	{name: "SendStreamingMessage streams to a final event", run: checkStreaming,
+		applies: func(r *smokeRun) bool { return r.c.Card.GetCapabilities().GetStreaming() }},
+	{name: "push configs list",
+		applies: func(r *smokeRun) bool { return r.c.Card.GetCapabilities().GetPushNotifications() && hasTask(r) },
+		run: func(ctx context.Context, r *smokeRun) error {
+			_, err := r.c.ListTaskPushNotificationConfigs(ctx, &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: r.taskID})
+			return err
+		}},
+	{name: "GetExtendedAgentCard answers an authenticated caller",
+		applies: func(r *smokeRun) bool {
+			return r.c.Card.GetCapabilities().GetExtendedAgentCard() && r.a.credentialsGiven()
+		},
+		run: func(ctx context.Context, r *smokeRun) error {
+			_, err := r.c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
+			return err
+		}},
+}
+
 // smokeCheck runs the native checks and reports each.
 func (a *app) smokeCheck(ctx context.Context, ref string, c *agentcard.Client) error {
-	type result struct {
-		Check  string `json:"check"`
-		Result string `json:"result"`
-	}
-	var results []result
+	run := &smokeRun{a: a, ref: ref, c: c}
+	var results []smokeResult
 	failed := 0
-	check := func(name string, f func() error) {
-		if err := f(); err != nil {
+	for _, check := range nativeChecks {
+		if check.applies != nil && !check.applies(run) {
+			continue
+		}
+		if err := check.run(ctx, run); err != nil {
 			failed++
-			results = append(results, result{name, "fail: " + oneLine(err.Error())})
-			return
+			results = append(results, smokeResult{check.name, "fail: " + oneLine(err.Error())})
+			continue
 		}
-		results = append(results, result{name, "pass"})
+		results = append(results, smokeResult{check.name, "pass"})
 	}
-	transport := c.Interface.GetProtocolBinding() + " " + c.Interface.GetUrl()
-	defer func() {
-		if a.output == "json" {
-			b, _ := json.Marshal(map[string]any{"route": "native", "agent": c.Card.GetName(), "transport": transport, "checks": results})
-			w := a.env.stdout
-			if failed > 0 {
-				w = a.env.stderr // stdout holds the one error document
-			}
-			fmt.Fprintf(w, "%s\n", b)
-			return
-		}
-		labeled(a.env.stdout, "Route", "native smoke check")
-		labeled(a.env.stdout, "Agent", c.Card.GetName())
-		labeled(a.env.stdout, "Transport", transport)
-		for _, r := range results {
-			labeled(a.env.stdout, "Check", r.Check)
-			labeled(a.env.stdout, "Result", r.Result)
-		}
-	}()
-	check("card is a valid A2A agent card", func() error {
-		r, err := a.resolveCard(ctx, ref)
-		if err != nil {
-			return err
-		}
-		if problems := validateCard(r.doc); len(problems) > 0 {
-			return fmt.Errorf("%v", problems)
-		}
-		return nil
-	})
-	var taskID string
-	check("SendMessage is answered with a task or a message", func() error {
-		resp, err := c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello from a2a conformance")))
-		if err != nil {
-			return err
-		}
-		if resp.GetTask() == nil && resp.GetMessage() == nil {
-			return errors.New("the answer holds neither")
-		}
-		if t := resp.GetTask(); t != nil {
-			if t.GetId() == "" || t.GetContextId() == "" {
-				return errors.New("the task lacks its id or context id")
-			}
-			taskID = t.GetId()
-		}
-		return nil
-	})
-	if taskID != "" {
-		check("GetTask reads the task back", func() error {
-			t, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: taskID})
-			if err == nil && t.GetId() != taskID {
-				err = fmt.Errorf("asked for %s, got %s", taskID, t.GetId())
-			}
-			return err
-		})
-	}
-	check("ListTasks answers", func() error {
-		_, err := c.ListTasks(ctx, &a2av1.ListTasksRequest{})
-		return err
-	})
-	check("an unknown task is TaskNotFoundError", func() error {
-		_, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: "a2a-conformance-no-such-task"})
-		if !errors.Is(err, runtime.ErrTaskNotFound) {
-			return fmt.Errorf("got %v", err)
-		}
-		return nil
-	})
-	if c.Card.GetCapabilities().GetStreaming() {
-		check("SendStreamingMessage streams to a final event", func() error {
-			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			defer cancel()
-			n := 0
-			for ev, err := range c.SendStreamingMessage(sctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello from a2a conformance"))) {
-				if err != nil {
-					return err
-				}
-				if n == 0 && ev.GetTask() == nil && ev.GetMessage() == nil {
-					return errors.New("the first event is neither the task nor a message")
-				}
-				n++
-			}
-			if n == 0 {
-				return errors.New("no event")
-			}
-			return nil
-		})
-	}
-	if c.Card.GetCapabilities().GetPushNotifications() && taskID != "" {
-		check("push configs list", func() error {
-			_, err := c.ListTaskPushNotificationConfigs(ctx, &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: taskID})
-			return err
-		})
-	}
-	if c.Card.GetCapabilities().GetExtendedAgentCard() && a.credentialsGiven() {
-		check("GetExtendedAgentCard answers an authenticated caller", func() error {
-			_, err := c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{})
-			return err
-		})
-	}
+	a.reportSmoke(c, results, failed > 0)
 	if failed > 0 {
 		return &cliError{code: errConformance, hint: "the Result lines above say which checks failed",
 			err: fmt.Errorf("%d check(s) failed", failed)}
+	}
+	return nil
+}
+
+// reportSmoke prints the native check's report: one JSON document (on
+// stderr when a check failed, stdout then holding the one error document)
+// or the Route, Agent and Transport lines and a Check/Result pair a check.
+func (a *app) reportSmoke(c *agentcard.Client, results []smokeResult, failed bool) {
+	transport := c.Interface.GetProtocolBinding() + " " + c.Interface.GetUrl()
+	if a.output == "json" {
+		b, _ := json.Marshal(map[string]any{"route": "native", "agent": c.Card.GetName(), "transport": transport, "checks": results})
+		w := a.env.stdout
+		if failed {
+			w = a.env.stderr
+		}
+		fmt.Fprintf(w, "%s\n", b)
+		return
+	}
+	labeled(a.env.stdout, "Route", "native smoke check")
+	labeled(a.env.stdout, "Agent", c.Card.GetName())
+	labeled(a.env.stdout, "Transport", transport)
+	for _, r := range results {
+		labeled(a.env.stdout, "Check", r.Check)
+		labeled(a.env.stdout, "Result", r.Result)
+	}
+}
+
+func hasTask(r *smokeRun) bool { return r.taskID != "" }
+
+func checkCardValid(ctx context.Context, r *smokeRun) error {
+	card, err := r.a.resolveCard(ctx, r.ref)
+	if err != nil {
+		return err
+	}
+	if problems := validateCard(card.doc); len(problems) > 0 {
+		return fmt.Errorf("%v", problems)
+	}
+	return nil
+}
+
+// checkSendMessage sends a message and keeps the task it created, if any,
+// for the checks that read it.
+func checkSendMessage(ctx context.Context, r *smokeRun) error {
+	resp, err := r.c.SendMessage(ctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello from a2a conformance")))
+	if err != nil {
+		return err
+	}
+	if resp.GetTask() == nil && resp.GetMessage() == nil {
+		return errors.New("the answer holds neither")
+	}
+	if t := resp.GetTask(); t != nil {
+		if t.GetId() == "" || t.GetContextId() == "" {
+			return errors.New("the task lacks its id or context id")
+		}
+		r.taskID = t.GetId()
+	}
+	return nil
+}
+
+func checkGetTask(ctx context.Context, r *smokeRun) error {
+	t, err := r.c.GetTask(ctx, &a2av1.GetTaskRequest{Id: r.taskID})
+	if err == nil && t.GetId() != r.taskID {
+		err = fmt.Errorf("asked for %s, got %s", r.taskID, t.GetId())
+	}
+	return err
+}
+
+func checkUnknownTask(ctx context.Context, r *smokeRun) error {
+	_, err := r.c.GetTask(ctx, &a2av1.GetTaskRequest{Id: "a2a-conformance-no-such-task"})
+	if !errors.Is(err, runtime.ErrTaskNotFound) {
+		return fmt.Errorf("got %v", err)
+	}
+	return nil
+}
+
+// checkStreaming wants a stream that starts with the task or a message and
+// ends, within 30 seconds.
+func checkStreaming(ctx context.Context, r *smokeRun) error {
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	n := 0
+	for ev, err := range r.c.SendStreamingMessage(sctx, a2av1.NewSendMessageRequest(a2av1.NewTextMessage("hello from a2a conformance"))) {
+		if err != nil {
+			return err
+		}
+		if n == 0 && ev.GetTask() == nil && ev.GetMessage() == nil {
+			return errors.New("the first event is neither the task nor a message")
+		}
+		n++
+	}
+	if n == 0 {
+		return errors.New("no event")
 	}
 	return nil
 }

@@ -176,8 +176,27 @@ protocol version, never below 1.0; TLS verification on (--insecure).
 	return root
 }
 
-// checkGlobals validates the global flags before any command runs.
+// checkGlobals validates the global flags before any command runs and
+// notes the secrets they carry, which output masks.
 func (a *app) checkGlobals() error {
+	if err := a.checkGlobalValues(); err != nil {
+		return err
+	}
+	for _, s := range []string{a.bearer, a.apiKey, a.auth} {
+		if s != "" {
+			a.secrets = append(a.secrets, s)
+		}
+	}
+	a.secrets = append(a.secrets, pairValues(a.svcParams, ":")...)
+	a.secrets = append(a.secrets, pairValues(a.headers, "=")...)
+	if a.insecure {
+		fmt.Fprintln(a.env.stderr, "a2a: WARNING: --insecure: the agent's TLS certificate is not verified; anyone on the path can read and change this exchange, credentials included")
+	}
+	return nil
+}
+
+// checkGlobalValues refuses a global flag's value that cannot be used.
+func (a *app) checkGlobalValues() error {
 	switch a.output {
 	case "text", "json", "yaml":
 	default:
@@ -188,15 +207,11 @@ func (a *app) checkGlobals() error {
 			return err
 		}
 	}
-	for _, h := range a.headers {
-		if k, _, ok := strings.Cut(h, "="); !ok || strings.TrimSpace(k) == "" {
-			return usagef("--header %q: want K=V", h)
-		}
+	if err := checkPairs("--header", a.headers, "="); err != nil {
+		return err
 	}
-	for _, p := range a.svcParams {
-		if k, _, ok := strings.Cut(p, ":"); !ok || strings.TrimSpace(k) == "" {
-			return usagef("--svc-param %q: want K:V", p)
-		}
+	if err := checkPairs("--svc-param", a.svcParams, ":"); err != nil {
+		return err
 	}
 	if a.version != "" {
 		if _, ok := runtime.ParseVersion(a.version); !ok {
@@ -212,25 +227,28 @@ func (a *app) checkGlobals() error {
 	if (a.clientCert == "") != (a.clientKey == "") {
 		return usagef("--cert and --key go together")
 	}
-	for _, s := range []string{a.bearer, a.apiKey, a.auth} {
-		if s != "" {
-			a.secrets = append(a.secrets, s)
+	return nil
+}
+
+// checkPairs refuses a value of the flag that is not K<sep>V with a key.
+func checkPairs(flag string, values []string, sep string) error {
+	for _, p := range values {
+		if k, _, ok := strings.Cut(p, sep); !ok || strings.TrimSpace(k) == "" {
+			return usagef("%s %q: want K%sV", flag, p, sep)
 		}
-	}
-	for _, p := range a.svcParams {
-		if _, v, _ := strings.Cut(p, ":"); v != "" {
-			a.secrets = append(a.secrets, v)
-		}
-	}
-	for _, h := range a.headers {
-		if _, v, _ := strings.Cut(h, "="); v != "" {
-			a.secrets = append(a.secrets, v)
-		}
-	}
-	if a.insecure {
-		fmt.Fprintln(a.env.stderr, "a2a: WARNING: --insecure: the agent's TLS certificate is not verified; anyone on the path can read and change this exchange, credentials included")
 	}
 	return nil
+}
+
+// pairValues are the non-empty values of K<sep>V pairs.
+func pairValues(pairs []string, sep string) []string {
+	var out []string
+	for _, p := range pairs {
+		if _, v, _ := strings.Cut(p, sep); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // credentialsGiven reports whether the caller supplied a credential.

@@ -108,48 +108,59 @@ func schemaSummary(v any, depth int) string {
 	props, hasProps := s["properties"].(map[string]any)
 	switch {
 	case typ == "object" || typ == "" && hasProps:
-		if !hasProps {
-			return "object"
-		}
-		if depth >= maxSummaryDepth {
-			return "{…}"
-		}
-		required := map[string]bool{}
-		if req, ok := s["required"].([]any); ok {
-			for _, r := range req {
-				if name, ok := r.(string); ok {
-					required[name] = true
-				}
-			}
-		}
-		names := make([]string, 0, len(props))
-		for n := range props {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		fields := make([]string, len(names))
-		for i, n := range names {
-			opt := "?"
-			if required[n] {
-				opt = ""
-			}
-			fields[i] = propertyName(n) + opt + ": " + schemaSummary(props[n], depth+1)
-		}
-		return "{" + strings.Join(fields, ", ") + "}"
+		return objectSummary(s, props, depth)
 	case typ == "array":
-		items, ok := s["items"]
-		if !ok {
-			return "any[]"
-		}
-		inner := schemaSummary(items, depth+1)
-		if strings.Contains(inner, "|") {
-			inner = "(" + inner + ")"
-		}
-		return inner + "[]"
+		return arraySummary(s, depth)
 	case typ != "":
 		return typ
 	}
 	return "any"
+}
+
+// objectSummary is an object schema's summary: its properties by name, the
+// optional ones marked with ?.
+func objectSummary(s, props map[string]any, depth int) string {
+	if props == nil {
+		return "object"
+	}
+	if depth >= maxSummaryDepth {
+		return "{…}"
+	}
+	required := map[string]bool{}
+	if req, ok := s["required"].([]any); ok {
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				required[name] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	fields := make([]string, len(names))
+	for i, n := range names {
+		opt := "?"
+		if required[n] {
+			opt = ""
+		}
+		fields[i] = propertyName(n) + opt + ": " + schemaSummary(props[n], depth+1)
+	}
+	return "{" + strings.Join(fields, ", ") + "}"
+}
+
+// arraySummary is T[] for an array schema, (a|b)[] for an array of enums.
+func arraySummary(s map[string]any, depth int) string {
+	items, ok := s["items"]
+	if !ok {
+		return "any[]"
+	}
+	inner := schemaSummary(items, depth+1)
+	if strings.Contains(inner, "|") {
+		inner = "(" + inner + ")"
+	}
+	return inner + "[]"
 }
 
 // propertyName is a property's name as written in a summary: quoted when it

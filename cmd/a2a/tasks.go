@@ -103,12 +103,16 @@ interrupted (--watch is the same).`,
 	return cmd
 }
 
+// listFlags are task list's flags.
+type listFlags struct {
+	contextID, state, since, pageToken string
+	pageSize                           int
+	pageSizeSet                        bool
+	all, stream                        bool
+}
+
 func (a *app) listCommand() *cobra.Command {
-	var (
-		contextID, state, since, pageToken string
-		pageSize                           int
-		all, stream                        bool
-	)
+	var lf listFlags
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List tasks",
@@ -132,81 +136,109 @@ give --context-id, or credentials (--bearer).`,
 			if len(rest) > 0 {
 				return usagef("task list takes no arguments, got %q", rest)
 			}
-			req := &a2av1.ListTasksRequest{ContextId: contextID, PageToken: pageToken}
-			if state != "" {
-				if req.Status, err = parseState(state); err != nil {
-					return err
-				}
-			}
-			if since != "" {
-				t, err := parseSince(since, time.Now())
-				if err != nil {
-					return err
-				}
-				req.StatusTimestampAfter = timestamppb.New(t)
-			}
-			if cmd.Flags().Changed("page-size") {
-				if pageSize < 1 || pageSize > 100 {
-					return usagef("--page-size %d: want 1 to 100", pageSize)
-				}
-				n := int32(pageSize)
-				req.PageSize = &n
+			lf.pageSizeSet = cmd.Flags().Changed("page-size")
+			req, err := lf.request(time.Now())
+			if err != nil {
+				return err
 			}
 			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
-				merged := &a2av1.ListTasksResponse{}
-				for {
-					resp, err := c.ListTasks(ctx, req)
-					if err != nil {
-						return callError(err)
-					}
-					if stream && a.output != "text" {
-						for _, t := range resp.GetTasks() {
-							if err := a.emit(a.env.stdout, t, nil); err != nil {
-								return err
-							}
-						}
-					}
-					merged.Tasks = append(merged.Tasks, resp.GetTasks()...)
-					merged.NextPageToken = resp.GetNextPageToken()
-					merged.PageSize = resp.GetPageSize()
-					merged.TotalSize = resp.GetTotalSize()
-					if !all || merged.NextPageToken == "" {
-						break
-					}
-					req.PageToken = merged.NextPageToken
-				}
-				if stream && a.output != "text" {
-					return nil
-				}
-				if err := a.emit(a.env.stdout, merged, func(w io.Writer) {
-					printTaskList(w, merged.GetTasks())
-					if merged.NextPageToken != "" {
-						labeled(w, "Next Page Token", merged.NextPageToken)
-					}
-				}); err != nil {
-					return err
-				}
-				if len(merged.GetTasks()) == 0 && contextID == "" && !a.credentialsGiven() {
-					fmt.Fprintln(a.env.stderr, "a2a: hint: no tasks listed. Agents often show anonymous callers only the tasks of a context they name: give --context-id CTX (send prints it as Context ID), or credentials with --bearer")
-				}
-				return nil
+				return a.listTasks(ctx, c, req, lf)
 			})
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&contextID, "context-id", "", "only tasks of the context `ID`")
-	f.StringVar(&state, "status", "", "only tasks in `STATE` (submitted, working, completed, failed, canceled, input-required, rejected, auth-required)")
-	f.StringVar(&since, "since", "", "only tasks updated after `TIME` (RFC 3339) or a duration ago (10m)")
-	f.IntVar(&pageSize, "page-size", 0, "tasks per page, 1 to 100 (default: the agent's)")
-	f.StringVar(&pageToken, "page-token", "", "continue from the page `TOKEN` a previous list printed")
-	f.BoolVar(&all, "all", false, "fetch every page")
-	f.BoolVar(&stream, "stream", false, "with -o json, one Task per line")
-	f.StringVar(&contextID, "context", "", "deprecated: --context-id")
-	f.StringVar(&state, "state", "", "deprecated: --status")
+	f.StringVar(&lf.contextID, "context-id", "", "only tasks of the context `ID`")
+	f.StringVar(&lf.state, "status", "", "only tasks in `STATE` (submitted, working, completed, failed, canceled, input-required, rejected, auth-required)")
+	f.StringVar(&lf.since, "since", "", "only tasks updated after `TIME` (RFC 3339) or a duration ago (10m)")
+	f.IntVar(&lf.pageSize, "page-size", 0, "tasks per page, 1 to 100 (default: the agent's)")
+	f.StringVar(&lf.pageToken, "page-token", "", "continue from the page `TOKEN` a previous list printed")
+	f.BoolVar(&lf.all, "all", false, "fetch every page")
+	f.BoolVar(&lf.stream, "stream", false, "with -o json, one Task per line")
+	f.StringVar(&lf.contextID, "context", "", "deprecated: --context-id")
+	f.StringVar(&lf.state, "state", "", "deprecated: --status")
 	_ = f.MarkHidden("context")
 	_ = f.MarkHidden("state")
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(stateNames(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// request is the first ListTasksRequest the flags ask for; a --since
+// duration counts back from now.
+func (lf listFlags) request(now time.Time) (*a2av1.ListTasksRequest, error) {
+	req := &a2av1.ListTasksRequest{ContextId: lf.contextID, PageToken: lf.pageToken}
+	if lf.state != "" {
+		state, err := parseState(lf.state)
+		if err != nil {
+			return nil, err
+		}
+		req.Status = state
+	}
+	if lf.since != "" {
+		t, err := parseSince(lf.since, now)
+		if err != nil {
+			return nil, err
+		}
+		req.StatusTimestampAfter = timestamppb.New(t)
+	}
+	if lf.pageSizeSet {
+		if lf.pageSize < 1 || lf.pageSize > 100 {
+			return nil, usagef("--page-size %d: want 1 to 100", lf.pageSize)
+		}
+		n := int32(lf.pageSize)
+		req.PageSize = &n
+	}
+	return req, nil
+}
+
+// listTasks lists one page, or every page with --all, and prints them: a
+// Task a line as they come with -o json --stream, else one list.
+func (a *app) listTasks(ctx context.Context, c *agentcard.Client, req *a2av1.ListTasksRequest, lf listFlags) error {
+	streaming := lf.stream && a.output != "text"
+	merged := &a2av1.ListTasksResponse{}
+	for {
+		resp, err := c.ListTasks(ctx, req)
+		if err != nil {
+			return callError(err)
+		}
+		if streaming {
+			if err := a.emitEach(resp.GetTasks()); err != nil {
+				return err
+			}
+		}
+		merged.Tasks = append(merged.Tasks, resp.GetTasks()...)
+		merged.NextPageToken = resp.GetNextPageToken()
+		merged.PageSize = resp.GetPageSize()
+		merged.TotalSize = resp.GetTotalSize()
+		if !lf.all || merged.NextPageToken == "" {
+			break
+		}
+		req.PageToken = merged.NextPageToken
+	}
+	if streaming {
+		return nil
+	}
+	if err := a.emit(a.env.stdout, merged, func(w io.Writer) {
+		printTaskList(w, merged.GetTasks())
+		if merged.NextPageToken != "" {
+			labeled(w, "Next Page Token", merged.NextPageToken)
+		}
+	}); err != nil {
+		return err
+	}
+	if len(merged.GetTasks()) == 0 && lf.contextID == "" && !a.credentialsGiven() {
+		fmt.Fprintln(a.env.stderr, "a2a: hint: no tasks listed. Agents often show anonymous callers only the tasks of a context they name: give --context-id CTX (send prints it as Context ID), or credentials with --bearer")
+	}
+	return nil
+}
+
+// emitEach prints each task as one document on stdout.
+func (a *app) emitEach(tasks []*a2av1.Task) error {
+	for _, t := range tasks {
+		if err := a.emit(a.env.stdout, t, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // parseState reads a --state value: "working", "input-required",

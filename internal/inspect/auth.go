@@ -41,6 +41,7 @@ type credentials struct {
 	query   map[string]string // API keys declared "in: query"
 	cert    *tls.Certificate
 	applied []string // one line per credential, for the page
+	cookies []string // API keys declared "in: cookie", as name=value
 	// what the wire view must hide besides the usual headers
 	maskHeaders, maskQuery, secrets []string
 }
@@ -55,97 +56,31 @@ type credentials struct {
 // the inspector.
 func credentialsFor(card *a2av1.AgentCard, a Auth, tokens clitokens.Store) (*credentials, error) {
 	c := &credentials{query: map[string]string{}}
-	secrets := maps.Clone(a.Schemes)
-	if secrets == nil {
-		secrets = map[string]string{}
+	secrets, stored, err := schemeSecrets(card, a.Schemes, tokens)
+	if err != nil {
+		return nil, err
 	}
-	stored := map[string]bool{}
-	if tok, ok, err := tokens.For(card.GetName()); err != nil {
-		return nil, fmt.Errorf("tokens stored by a2a auth login: %w", err)
-	} else if ok {
-		for name, scheme := range card.GetSecuritySchemes() {
-			switch scheme.GetScheme().(type) {
-			case *a2av1.SecurityScheme_Oauth2SecurityScheme, *a2av1.SecurityScheme_OpenIdConnectSecurityScheme:
-				if secrets[name] == "" && (tok.Scheme == "" || tok.Scheme == name) {
-					secrets[name], stored[name] = tok.AccessToken, true
-				}
-			}
-		}
-	}
-	a.Schemes = secrets
-	names := make([]string, 0, len(a.Schemes))
-	for name, v := range a.Schemes {
+	names := make([]string, 0, len(secrets))
+	for name, v := range secrets {
 		if v != "" {
 			names = append(names, name)
 		}
 	}
 	slices.Sort(names)
-	var cookies []string
 	for _, name := range names {
-		secret := a.Schemes[name]
 		scheme, ok := card.GetSecuritySchemes()[name]
 		if !ok {
 			return nil, fmt.Errorf("security scheme %q: the card declares no such scheme", name)
 		}
-		c.secrets = append(c.secrets, secret)
-		switch s := scheme.GetScheme().(type) {
-		case *a2av1.SecurityScheme_HttpAuthSecurityScheme:
-			kind := s.HttpAuthSecurityScheme.GetScheme()
-			value := secret
-			if strings.EqualFold(kind, "basic") && strings.Contains(secret, ":") {
-				value = base64.StdEncoding.EncodeToString([]byte(secret))
-				c.secrets = append(c.secrets, value)
-			}
-			if strings.EqualFold(kind, "bearer") {
-				kind = "Bearer"
-			} else if strings.EqualFold(kind, "basic") {
-				kind = "Basic"
-			}
-			c.headers = append(c.headers, [2]string{"Authorization", kind + " " + value})
-			c.applied = append(c.applied, fmt.Sprintf("%s: Authorization: %s ****", name, kind))
-		case *a2av1.SecurityScheme_Oauth2SecurityScheme, *a2av1.SecurityScheme_OpenIdConnectSecurityScheme:
-			c.headers = append(c.headers, [2]string{"Authorization", "Bearer " + secret})
-			from := "an access token obtained elsewhere"
-			if stored[name] {
-				from = "the token a2a auth login stored"
-			}
-			c.applied = append(c.applied, fmt.Sprintf("%s: Authorization: Bearer **** (%s)", name, from))
-		case *a2av1.SecurityScheme_ApiKeySecurityScheme:
-			key := s.ApiKeySecurityScheme
-			switch strings.ToLower(key.GetLocation()) {
-			case "header":
-				c.headers = append(c.headers, [2]string{key.GetName(), secret})
-				c.maskHeaders = append(c.maskHeaders, key.GetName())
-				c.applied = append(c.applied, fmt.Sprintf("%s: header %s: ****", name, key.GetName()))
-			case "query":
-				c.query[key.GetName()] = secret
-				c.maskQuery = append(c.maskQuery, key.GetName())
-				c.applied = append(c.applied, fmt.Sprintf("%s: query parameter %s=**** (HTTP bindings)", name, key.GetName()))
-			case "cookie":
-				cookies = append(cookies, key.GetName()+"="+secret)
-				c.applied = append(c.applied, fmt.Sprintf("%s: cookie %s=****", name, key.GetName()))
-			default:
-				return nil, fmt.Errorf("security scheme %q: API key location %q is none of header, query, cookie", name, key.GetLocation())
-			}
-		case *a2av1.SecurityScheme_MtlsSecurityScheme:
-			c.applied = append(c.applied, name+": mutual TLS, with the client certificate below")
-		default:
-			return nil, fmt.Errorf("security scheme %q: the card declares no kind of scheme", name)
+		if err := c.applyScheme(name, scheme, secrets[name], stored[name]); err != nil {
+			return nil, err
 		}
 	}
-	if len(cookies) > 0 {
-		c.headers = append(c.headers, [2]string{"Cookie", strings.Join(cookies, "; ")})
+	if len(c.cookies) > 0 {
+		c.headers = append(c.headers, [2]string{"Cookie", strings.Join(c.cookies, "; ")})
 	}
-	for _, h := range a.Headers {
-		name := strings.TrimSpace(h.Name)
-		if name == "" {
-			continue
-		}
-		if strings.ContainsAny(name, " :\r\n") || strings.ContainsAny(h.Value, "\r\n") {
-			return nil, fmt.Errorf("header %q: a name without spaces or colons and a one-line value, please", name)
-		}
-		c.headers = append(c.headers, [2]string{name, h.Value})
-		c.applied = append(c.applied, "header "+name)
+	if err := c.addHeaders(a.Headers); err != nil {
+		return nil, err
 	}
 	if a.ClientCert != "" || a.ClientKey != "" {
 		cert, err := tls.X509KeyPair([]byte(a.ClientCert), []byte(a.ClientKey))
@@ -156,6 +91,119 @@ func credentialsFor(card *a2av1.AgentCard, a Auth, tokens clitokens.Store) (*cre
 		c.applied = append(c.applied, "client certificate for mutual TLS")
 	}
 	return c, nil
+}
+
+// schemeSecrets is the secret of each scheme: the one the user gave, else
+// for an OAuth 2.0 or OpenID Connect scheme the token a2a auth login stored
+// for the card's agent and that scheme (marked in stored).
+func schemeSecrets(card *a2av1.AgentCard, given map[string]string, tokens clitokens.Store) (secrets map[string]string, stored map[string]bool, err error) {
+	secrets = maps.Clone(given)
+	if secrets == nil {
+		secrets = map[string]string{}
+	}
+	stored = map[string]bool{}
+	tok, ok, err := tokens.For(card.GetName())
+	if err != nil {
+		return nil, nil, fmt.Errorf("tokens stored by a2a auth login: %w", err)
+	}
+	if !ok {
+		return secrets, stored, nil
+	}
+	for name, scheme := range card.GetSecuritySchemes() {
+		if isOAuth(scheme) && secrets[name] == "" && (tok.Scheme == "" || tok.Scheme == name) {
+			secrets[name], stored[name] = tok.AccessToken, true
+		}
+	}
+	return secrets, stored, nil
+}
+
+// isOAuth reports whether the scheme is OAuth 2.0 or OpenID Connect, whose
+// credential is a bearer access token.
+func isOAuth(scheme *a2av1.SecurityScheme) bool {
+	switch scheme.GetScheme().(type) {
+	case *a2av1.SecurityScheme_Oauth2SecurityScheme, *a2av1.SecurityScheme_OpenIdConnectSecurityScheme:
+		return true
+	}
+	return false
+}
+
+// applyScheme sends secret as the named scheme declares; fromLogin says
+// the secret is a token a2a auth login stored.
+func (c *credentials) applyScheme(name string, scheme *a2av1.SecurityScheme, secret string, fromLogin bool) error {
+	c.secrets = append(c.secrets, secret)
+	switch s := scheme.GetScheme().(type) {
+	case *a2av1.SecurityScheme_HttpAuthSecurityScheme:
+		c.applyHTTPAuth(name, s.HttpAuthSecurityScheme.GetScheme(), secret)
+	case *a2av1.SecurityScheme_Oauth2SecurityScheme, *a2av1.SecurityScheme_OpenIdConnectSecurityScheme:
+		c.headers = append(c.headers, [2]string{"Authorization", "Bearer " + secret})
+		from := "an access token obtained elsewhere"
+		if fromLogin {
+			from = "the token a2a auth login stored"
+		}
+		c.applied = append(c.applied, fmt.Sprintf("%s: Authorization: Bearer **** (%s)", name, from))
+	case *a2av1.SecurityScheme_ApiKeySecurityScheme:
+		return c.applyAPIKey(name, s.ApiKeySecurityScheme, secret)
+	case *a2av1.SecurityScheme_MtlsSecurityScheme:
+		c.applied = append(c.applied, name+": mutual TLS, with the client certificate below")
+	default:
+		return fmt.Errorf("security scheme %q: the card declares no kind of scheme", name)
+	}
+	return nil
+}
+
+// applyHTTPAuth sends an HTTP authentication scheme's Authorization header;
+// a Basic secret given as user:password is encoded.
+func (c *credentials) applyHTTPAuth(name, kind, secret string) {
+	value := secret
+	if strings.EqualFold(kind, "basic") && strings.Contains(secret, ":") {
+		value = base64.StdEncoding.EncodeToString([]byte(secret))
+		c.secrets = append(c.secrets, value)
+	}
+	if strings.EqualFold(kind, "bearer") {
+		kind = "Bearer"
+	} else if strings.EqualFold(kind, "basic") {
+		kind = "Basic"
+	}
+	c.headers = append(c.headers, [2]string{"Authorization", kind + " " + value})
+	c.applied = append(c.applied, fmt.Sprintf("%s: Authorization: %s ****", name, kind))
+}
+
+// applyAPIKey puts an API key in the header, query parameter or cookie the
+// scheme names.
+func (c *credentials) applyAPIKey(name string, key *a2av1.APIKeySecurityScheme, secret string) error {
+	switch strings.ToLower(key.GetLocation()) {
+	case "header":
+		c.headers = append(c.headers, [2]string{key.GetName(), secret})
+		c.maskHeaders = append(c.maskHeaders, key.GetName())
+		c.applied = append(c.applied, fmt.Sprintf("%s: header %s: ****", name, key.GetName()))
+	case "query":
+		c.query[key.GetName()] = secret
+		c.maskQuery = append(c.maskQuery, key.GetName())
+		c.applied = append(c.applied, fmt.Sprintf("%s: query parameter %s=**** (HTTP bindings)", name, key.GetName()))
+	case "cookie":
+		c.cookies = append(c.cookies, key.GetName()+"="+secret)
+		c.applied = append(c.applied, fmt.Sprintf("%s: cookie %s=****", name, key.GetName()))
+	default:
+		return fmt.Errorf("security scheme %q: API key location %q is none of header, query, cookie", name, key.GetLocation())
+	}
+	return nil
+}
+
+// addHeaders adds the user's custom headers, refusing ones that would
+// break the request's framing.
+func (c *credentials) addHeaders(headers []Header) error {
+	for _, h := range headers {
+		name := strings.TrimSpace(h.Name)
+		if name == "" {
+			continue
+		}
+		if strings.ContainsAny(name, " :\r\n") || strings.ContainsAny(h.Value, "\r\n") {
+			return fmt.Errorf("header %q: a name without spaces or colons and a one-line value, please", name)
+		}
+		c.headers = append(c.headers, [2]string{name, h.Value})
+		c.applied = append(c.applied, "header "+name)
+	}
+	return nil
 }
 
 // queryMiddleware adds the API keys declared "in: query" to every HTTP

@@ -91,7 +91,10 @@ func (e *Events) createLocked(first change) error {
 // or by the inline webhook.
 func (e *Events) writeCreationLocked(task, snap *a2av1.Task, events []*a2av1.StreamResponse, steps []*a2av1.Task) error {
 	r, s := e.run, e.run.s
-	creation := store.Creation{Record: store.Record{Tenant: r.key.tenant, Owner: r.owner, Task: snap, Runner: s.writer.runner, LeaseUntil: s.writer.leaseEnd()}}
+	// Each first change is one mutation (one event, stored or not): the
+	// task is created at generation 1 and counts them.
+	creation := store.Creation{Record: store.Record{Tenant: r.key.tenant, Owner: r.owner, Generation: store.NextGeneration(1, len(steps)),
+		Task: snap, Runner: s.writer.runner, LeaseUntil: s.writer.leaseEnd()}}
 	if cfg := e.create.pushConfig; cfg.TaskPushNotificationConfig != nil {
 		cfg.TaskId = task.Id
 		creation.PushConfigs = []store.PushConfig{cfg}

@@ -217,7 +217,8 @@ func (x *executions) resumeStale(ctx context.Context, key taskKey, rec store.Rec
 		return true, false
 	}
 	x.writer.observeState(ctx, key.tenant, rec.Task, next)
-	cur := store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next, Runner: x.writer.runner, LeaseUntil: u.LeaseUntil}
+	cur := store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Generation: store.NextGeneration(rec.Generation, len(u.Events)),
+		Task: next, Runner: x.writer.runner, LeaseUntil: u.LeaseUntil}
 	c := &call{ctx: ctx, tenant: key.tenant, owner: rec.Owner}
 	r := x.newRun(c, key)
 	req := newRequest(c, &a2av1.SendMessageRequest{Tenant: key.tenant, Message: last}, last, r, next)

@@ -93,7 +93,8 @@ func (w *taskWriter) commit(ctx context.Context, key taskKey, rec store.Record, 
 		v, err := w.store.UpdateTask(ctx, u)
 		if err == nil {
 			w.observeState(ctx, key.tenant, rec.Task, next)
-			rec = store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Task: next, Runner: rec.Runner, LeaseUntil: rec.LeaseUntil}
+			rec = store.Record{Tenant: key.tenant, Owner: rec.Owner, Version: v, Generation: store.NextGeneration(rec.Generation, len(events)),
+				Task: next, Runner: rec.Runner, LeaseUntil: rec.LeaseUntil}
 			switch {
 			case store.IsTerminal(next.GetStatus().GetState()):
 				rec.Runner, rec.LeaseUntil = "", time.Time{}

@@ -222,7 +222,7 @@ func (m *Memory) create(c Creation) (Record, error) {
 			return Record{}, fmt.Errorf("store: push config %q of new task %q must have an id and the task's id (got %q)", cfg.GetId(), id, cfg.GetTaskId())
 		}
 	}
-	rec.Version = 1
+	rec.Version, rec.Generation = 1, FirstGeneration(rec.Generation)
 	if IsTerminal(rec.Task.GetStatus().GetState()) {
 		rec.Runner, rec.LeaseUntil = "", time.Time{}
 	}
@@ -315,7 +315,8 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 		return 0, err
 	}
 	v := cur.Version + 1
-	next := &Record{Tenant: cur.Tenant, Owner: cur.Owner, Version: v, Task: u.Task, Runner: cur.Runner, LeaseUntil: cur.LeaseUntil}
+	next := &Record{Tenant: cur.Tenant, Owner: cur.Owner, Version: v, Generation: NextGeneration(cur.Generation, len(u.Events)),
+		Task: u.Task, Runner: cur.Runner, LeaseUntil: cur.LeaseUntil}
 	if u.Runner != "" {
 		next.Runner, next.LeaseUntil = u.Runner, u.LeaseUntil
 	}

@@ -80,6 +80,12 @@ type Record struct {
 	Owner string
 	// Version increases with every successful write; 1 after CreateTask.
 	Version int64
+	// Generation is the task's generation (A2A 1.1, §3.2.7): what the
+	// creation said (Creation: 0 means 1), then one more for every event
+	// each write carries, so that event-less writes (a follow-up joining
+	// the history of a running task, an execution record) leave it alone.
+	// See generation.go.
+	Generation int64
 	// Task is the immutable snapshot. Its Status.Timestamp orders listings.
 	Task *a2av1.Task
 	// Runner identifies the server instance (see NewRunnerID) whose
@@ -95,7 +101,7 @@ type Record struct {
 // moment on.
 type Creation struct {
 	// Record is the new task (Version is ignored: the stored record has
-	// version 1).
+	// version 1; Generation 0 stores 1, see FirstGeneration).
 	Record
 	// PushConfigs are stored together with the task (an inline config of
 	// the message that started it). Their TaskId must be the task's id.
@@ -137,6 +143,7 @@ type Update struct {
 	// durable, and queued in the outbox for every push config the task has
 	// at the time of the write (a config whose version wants the task,
 	// TaskPayload, gets Task once instead). Each carries the new version.
+	// The task's generation grows by len(Events) (NextGeneration).
 	Events []*a2av1.StreamResponse
 	// Runner, when not empty, records that this runner executes the task
 	// from now on, with its lease extended to LeaseUntil. Empty keeps the

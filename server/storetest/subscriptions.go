@@ -31,6 +31,8 @@ func RunSubscriptions(t *testing.T, newStore func(t *testing.T) SubscriptionStor
 		{"CreateSubscribedExisting", testCreateSubscribedExisting},
 		{"FollowOutcome", testFollowOutcome},
 		{"Written", testWritten},
+		{"Generation", testSubscribeGeneration},
+		{"CreateSubscribedGeneration", testCreateSubscribedGeneration},
 	}.run(t, newStore)
 }
 

@@ -37,6 +37,9 @@ func RunTasks(t *testing.T, newStore func(t *testing.T) store.Tasks) {
 		{"RunnerAndLease", testRunnerAndLease},
 		{"RenewRuns", testRenewRuns},
 		{"StaleRuns", testStaleRuns},
+		{"GenerationCounts", testGenerationCounts},
+		{"GenerationOfCreation", testGenerationOfCreation},
+		{"GenerationOfListingsAndRuns", testGenerationOfListingsAndRuns},
 	}.run(t, newStore)
 }
 

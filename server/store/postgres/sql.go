@@ -23,12 +23,15 @@ const (
 	// is queued one delivery per write, with the write's last event's id
 	// and the task as written ($4) as its payload.
 	//
+	// The generation grows by the number of events (count ignores the NULL
+	// of an event-less terminal write).
+	//
 	// Result: the new version, the deliveries queued, the notifications
 	// sent; no row when nothing was written.
 	sqlUpdateTask = `WITH cur AS (
 	SELECT config_gen FROM tasks WHERE tenant = $1 AND id = $2
 ), upd AS (
-	UPDATE tasks t SET version = t.version + 1, snapshot = $4, state = $5, status_time = $6, context_id = $7,
+	UPDATE tasks t SET version = t.version + 1, generation = t.generation + (SELECT count(g.e) FROM unnest($12::bytea[]) AS g(e)), snapshot = $4, state = $5, status_time = $6, context_id = $7,
 		runner = CASE WHEN $8::boolean THEN '' WHEN $9::text <> '' THEN $9::text ELSE t.runner END,
 		lease_until = CASE WHEN $8::boolean THEN NULL WHEN $9::text <> '' THEN $10::bigint ELSE t.lease_until END,
 		ended_at = CASE WHEN $8::boolean THEN $11::bigint END
@@ -69,7 +72,7 @@ SELECT upd.version, (SELECT count(*) FROM ob), (SELECT count(*) FROM n) FROM upd
 	// sqlUpdateTask. It spares PostgreSQL setting up the outbox parts.
 	// $1…$12 as sqlUpdateTask, $13 channel, $14 payload, $15 notify.
 	sqlUpdateTaskLean = `WITH upd AS (
-	UPDATE tasks t SET version = t.version + 1, snapshot = $4, state = $5, status_time = $6, context_id = $7,
+	UPDATE tasks t SET version = t.version + 1, generation = t.generation + (SELECT count(g.e) FROM unnest($12::bytea[]) AS g(e)), snapshot = $4, state = $5, status_time = $6, context_id = $7,
 		runner = CASE WHEN $8::boolean THEN '' WHEN $9::text <> '' THEN $9::text ELSE t.runner END,
 		lease_until = CASE WHEN $8::boolean THEN NULL WHEN $9::text <> '' THEN $10::bigint ELSE t.lease_until END,
 		ended_at = CASE WHEN $8::boolean THEN $11::bigint END
@@ -85,10 +88,11 @@ SELECT upd.version, (SELECT count(*) FROM ob), (SELECT count(*) FROM n) FROM upd
 SELECT upd.version, 0::bigint, (SELECT count(*) FROM n) FROM upd`
 
 	// $1 tenant, $2 id, $3 owner, $4 context id, $5 state, $6 status time,
-	// $7 snapshot, $8 runner, $9 lease, $10 ended at, $11 push configs.
+	// $7 snapshot, $8 runner, $9 lease, $10 ended at, $11 push configs,
+	// $12 generation.
 	// Result: a row when the task was inserted.
-	sqlCreateTask = `INSERT INTO tasks (tenant, id, owner, context_id, state, status_time, version, snapshot, runner, lease_until, ended_at, push_count)
-VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10, $11)
+	sqlCreateTask = `INSERT INTO tasks (tenant, id, owner, context_id, state, status_time, version, snapshot, runner, lease_until, ended_at, push_count, generation)
+VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10, $11, $12)
 ON CONFLICT (tenant, id) DO NOTHING
 RETURNING 1::bigint, 0::bigint, 0::bigint`
 
@@ -99,11 +103,11 @@ RETURNING 1::bigint, 0::bigint, 0::bigint`
 	// $19 notification payload (after its kind), $20 traceparent and $21
 	// tracestate of the deliveries, $22 the configs' protocol versions (a
 	// config of a version before 1.0 is queued the task, $7, once; see
-	// sqlUpdateTask).
+	// sqlUpdateTask), $23 generation.
 	// Result: 1 if the task was inserted, deliveries queued, notifications.
 	sqlCreateTaskWithConfigs = `WITH ins AS (
-	INSERT INTO tasks (tenant, id, owner, context_id, state, status_time, version, snapshot, runner, lease_until, ended_at, push_count)
-	VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10, $11)
+	INSERT INTO tasks (tenant, id, owner, context_id, state, status_time, version, snapshot, runner, lease_until, ended_at, push_count, generation)
+	VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10, $11, $23)
 	ON CONFLICT (tenant, id) DO NOTHING
 	RETURNING tenant, id
 ), cfg AS (
@@ -145,7 +149,7 @@ SELECT (SELECT count(*) FROM ins), (SELECT count(*) FROM ob), (SELECT count(*) F
 )
 SELECT count(*) FROM gone`
 
-	sqlTask = `SELECT owner, version, snapshot, runner, lease_until, ended_at FROM tasks WHERE tenant = $1 AND id = $2`
+	sqlTask = `SELECT owner, version, generation, snapshot, runner, lease_until, ended_at FROM tasks WHERE tenant = $1 AND id = $2`
 
 	// The feed of one task after a version, with the task's version and
 	// state in the same snapshot: every event up to that version is in the
@@ -165,7 +169,7 @@ WHERE t.tenant = r.tenant AND t.id = r.id`
 
 	// $1 self, $2 now, $3 LIKE pattern of self's host (NULL: none),
 	// $4 SUBMITTED, $5 WORKING.
-	sqlStaleRuns = `SELECT tenant, id, owner, version, snapshot, runner, lease_until FROM tasks
+	sqlStaleRuns = `SELECT tenant, id, owner, version, generation, snapshot, runner, lease_until FROM tasks
 WHERE runner <> '' AND runner <> $1 AND state IN ($4, $5)
 	AND (lease_until IS NULL OR lease_until < $2 OR runner LIKE $3 ESCAPE '\')`
 )

@@ -71,7 +71,7 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 	if err != nil {
 		return store.Record{}, fmt.Errorf("postgres store %s: %w", s.name, err)
 	}
-	rec.Version = 1
+	rec.Version, rec.Generation = 1, store.FirstGeneration(rec.Generation)
 	if row.Terminal {
 		rec.Runner, rec.LeaseUntil = "", time.Time{}
 	}
@@ -119,6 +119,7 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 		args = append(args, cfgIDs, cfgs, int32(len(events)), nil, events, prefixes, s.opts.channel, s.payload(rec.Tenant, id, 1),
 			c.Trace.Parent, c.Trace.State, versions)
 	}
+	args = append(args, rec.Generation)
 	o.args = args
 	for attempt := 0; ; attempt++ {
 		now := s.now()
@@ -176,7 +177,7 @@ func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, erro
 		blob           []byte
 		lease, endedAt *int64
 	)
-	err := s.pool.QueryRow(ctx, sqlTask, tenant, id).Scan(&rec.Owner, &rec.Version, &blob, &rec.Runner, &lease, &endedAt)
+	err := s.pool.QueryRow(ctx, sqlTask, tenant, id).Scan(&rec.Owner, &rec.Version, &rec.Generation, &blob, &rec.Runner, &lease, &endedAt)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && s.expired(endedAt) {
 		return store.Record{}, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
 	}
@@ -333,10 +334,10 @@ func listSQL(shape sqlrecord.Shape) string {
 	if shape&sqlrecord.ByCursor != 0 {
 		page += ` AND (status_time, id) < (` + arg() + `, ` + arg() + `)`
 	}
-	q := `SELECT c.total, t.id, t.owner, t.version, t.snapshot, t.runner, t.lease_until
+	q := `SELECT c.total, t.id, t.owner, t.version, t.generation, t.snapshot, t.runner, t.lease_until
 FROM (SELECT count(*) AS total FROM tasks WHERE ` + where + `) c
 LEFT JOIN LATERAL (
-	SELECT id, owner, version, snapshot, runner, lease_until, status_time FROM tasks WHERE ` + page + `
+	SELECT id, owner, version, generation, snapshot, runner, lease_until, status_time FROM tasks WHERE ` + page + `
 	ORDER BY status_time DESC, id DESC LIMIT ` + arg() + `
 ) t ON true
 ORDER BY t.status_time DESC, t.id DESC`
@@ -369,11 +370,12 @@ func (s *Store) ListTasks(ctx context.Context, tenant string, q store.Query) (st
 			rec    = store.Record{Tenant: tenant}
 			owner  *string
 			ver    *int64
+			gen    *int64
 			blob   []byte
 			runner *string
 			lease  *int64
 		)
-		if err := rows.Scan(&total, &id, &owner, &ver, &blob, &runner, &lease); err != nil {
+		if err := rows.Scan(&total, &id, &owner, &ver, &gen, &blob, &runner, &lease); err != nil {
 			return store.Page{}, s.dbErr("listing tasks", err)
 		}
 		page.Total = int(total)
@@ -387,7 +389,7 @@ func (s *Store) ListTasks(ctx context.Context, tenant string, q store.Query) (st
 		if page.Records == nil {
 			page.Records = make([]store.Record, 0, min(q.Limit, page.Total))
 		}
-		rec.Owner, rec.Version, rec.Runner, rec.LeaseUntil = *owner, *ver, *runner, timeOf(lease)
+		rec.Owner, rec.Version, rec.Generation, rec.Runner, rec.LeaseUntil = *owner, *ver, *gen, *runner, timeOf(lease)
 		if rec.Task, err = s.names.DecodeTask(*id, blob); err != nil {
 			return store.Page{}, err
 		}
@@ -468,7 +470,7 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 			blob  []byte
 			lease *int64
 		)
-		if err := rows.Scan(&rec.Tenant, &id, &rec.Owner, &rec.Version, &blob, &rec.Runner, &lease); err != nil {
+		if err := rows.Scan(&rec.Tenant, &id, &rec.Owner, &rec.Version, &rec.Generation, &blob, &rec.Runner, &lease); err != nil {
 			return nil, s.dbErr("finding stale runs", err)
 		}
 		rec.LeaseUntil = timeOf(lease)

@@ -239,7 +239,7 @@ func (o *checkCacheOp) apply(w *writer, _ int64) (error, error) {
 			lease   sql.NullInt64
 			endedAt sql.NullInt64
 		)
-		err := w.conn.QueryRowContext(context.Background(), sqlTask, e.key.tenant, e.key.id).Scan(&row.rec.Owner, &row.rec.Version, &blob,
+		err := w.conn.QueryRowContext(context.Background(), sqlTask, e.key.tenant, e.key.id).Scan(&row.rec.Owner, &row.rec.Version, &row.rec.Generation, &blob,
 			&row.rec.Runner, &lease, &endedAt, &row.pushes)
 		if err != nil {
 			o.errs = append(o.errs, fmt.Errorf("cached task %q/%q: reading the row: %w", e.key.tenant, e.key.id, err))
@@ -250,7 +250,7 @@ func (o *checkCacheOp) apply(w *writer, _ int64) (error, error) {
 			return nil, err
 		}
 		c := e.c
-		if c.rec.Tenant != e.key.tenant || c.rec.Task.GetId() != e.key.id || c.rec.Owner != row.rec.Owner || c.rec.Version != row.rec.Version ||
+		if c.rec.Tenant != e.key.tenant || c.rec.Task.GetId() != e.key.id || c.rec.Owner != row.rec.Owner || c.rec.Version != row.rec.Version || c.rec.Generation != row.rec.Generation ||
 			c.rec.Runner != row.rec.Runner || !c.rec.LeaseUntil.Equal(timeOf(lease)) || c.pushes != row.pushes ||
 			c.ended != endedAt.Valid || c.endedAt != endedAt.Int64 && endedAt.Valid || !proto.Equal(c.rec.Task, task) {
 			o.errs = append(o.errs, fmt.Errorf("cached task %q/%q differs from its row:\ncached %+v (ended %v at %d, %d configs)\nstored %+v (ended at %v, %d configs) lease %v",

@@ -27,9 +27,10 @@ type writeStmts struct {
 
 const (
 	// ?1 tenant, ?2 id, ?3 owner, ?4 context, ?5 state, ?6 status time,
-	// ?7 snapshot, ?8 runner, ?9 lease, ?10 ended at, ?11 push configs.
-	sqlInsertTask = `INSERT INTO tasks (tenant, id, owner, context_id, state, status_time, version, snapshot, runner, lease_until, ended_at, push_count)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?8, ?9, ?10, ?11)
+	// ?7 snapshot, ?8 runner, ?9 lease, ?10 ended at, ?11 push configs,
+	// ?12 generation.
+	sqlInsertTask = `INSERT INTO tasks (tenant, id, owner, context_id, state, status_time, version, snapshot, runner, lease_until, ended_at, push_count, generation)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?8, ?9, ?10, ?11, ?12)
 ON CONFLICT (tenant, id) DO NOTHING`
 
 	sqlTaskState = `SELECT version, state, ended_at, status_time FROM tasks WHERE tenant = ?1 AND id = ?2`
@@ -41,17 +42,18 @@ ON CONFLICT (tenant, id) DO NOTHING`
 	//
 	// ?1 snapshot, ?2 state, ?3 status time, ?4 context, ?5 terminal,
 	// ?6 runner ('' keeps it), ?7 lease, ?8 now, ?9 tenant, ?10 id,
-	// ?11 expected version.
+	// ?11 expected version; the write's events (how much the generation
+	// grows): ?12 in sqlUpdateTask, ?16 in the sqlWrite statements.
 	//
 	// sqlUpdateTask returns what the row holds besides the task; the writer
 	// uses it when the record cache does not hold the task.
 	sqlUpdateTask = `UPDATE tasks SET
-	version = version + 1, snapshot = ?1, state = ?2, status_time = ?3, context_id = ?4,
+	version = version + 1, generation = generation + ?12, snapshot = ?1, state = ?2, status_time = ?3, context_id = ?4,
 	runner = CASE WHEN ?5 THEN '' WHEN ?6 <> '' THEN ?6 ELSE runner END,
 	lease_until = CASE WHEN ?5 THEN NULL WHEN ?6 <> '' THEN ?7 ELSE lease_until END,
 	ended_at = CASE WHEN ?5 THEN ?8 END
 WHERE tenant = ?9 AND id = ?10 AND version = ?11 AND ended_at IS NULL
-RETURNING push_count, owner, runner, lease_until`
+RETURNING push_count, owner, runner, lease_until, generation`
 
 	// The sqlWrite statements are used when the cache holds the version
 	// the write replaces, so the writer knows the row: they need no
@@ -71,17 +73,17 @@ RETURNING push_count, owner, runner, lease_until`
 	sqlWriteGuard = `tenant = ?9 AND id = ?10 AND version = ?11 AND ended_at IS NULL
 	AND owner = ?12 AND runner = ?13 AND lease_until IS ?14 AND push_count = ?15`
 	sqlWriteFull = `UPDATE tasks SET
-	version = version + 1, snapshot = ?1, state = ?2, status_time = ?3, context_id = ?4,
+	version = version + 1, generation = generation + ?16, snapshot = ?1, state = ?2, status_time = ?3, context_id = ?4,
 	runner = CASE WHEN ?5 THEN '' WHEN ?6 <> '' THEN ?6 ELSE runner END,
 	lease_until = CASE WHEN ?5 THEN NULL WHEN ?6 <> '' THEN ?7 ELSE lease_until END,
 	ended_at = CASE WHEN ?5 THEN ?8 END
 WHERE ` + sqlWriteGuard
 	sqlWriteStatus = `UPDATE tasks SET
-	version = version + 1, snapshot = ?1, state = ?2, status_time = ?3,
+	version = version + 1, generation = generation + ?16, snapshot = ?1, state = ?2, status_time = ?3,
 	lease_until = CASE WHEN ?6 <> '' THEN ?7 ELSE lease_until END
 WHERE ` + sqlWriteGuard + ` AND context_id = ?4 AND (?6 = '' OR ?6 = runner) AND NOT ?5`
 	sqlWriteSnapshot = `UPDATE tasks SET
-	version = version + 1, snapshot = ?1,
+	version = version + 1, generation = generation + ?16, snapshot = ?1,
 	lease_until = CASE WHEN ?6 <> '' THEN ?7 ELSE lease_until END
 WHERE ` + sqlWriteGuard + ` AND state = ?2 AND status_time = ?3 AND context_id = ?4 AND (?6 = '' OR ?6 = runner) AND NOT ?5`
 
@@ -234,7 +236,7 @@ const sqlLiveTask = `EXISTS (SELECT 1 FROM tasks t WHERE t.tenant = ?1 AND t.id 
 	AND NOT (t.state IN (6, 8) AND t.status_time < `
 
 const (
-	sqlTask = `SELECT owner, version, snapshot, runner, lease_until, ended_at, push_count FROM tasks WHERE tenant = ?1 AND id = ?2`
+	sqlTask = `SELECT owner, version, generation, snapshot, runner, lease_until, ended_at, push_count FROM tasks WHERE tenant = ?1 AND id = ?2`
 
 	// ?1 tenant, ?2 task id, ?3 earliest end time of a live task, ?4 id,
 	// ?5 earliest status time of a live interrupted task.
@@ -250,7 +252,7 @@ ORDER BY id LIMIT ?5`
 
 	// ?1 self, ?2 now, ?3 LIKE pattern of self's host (NULL: none),
 	// ?4 SUBMITTED, ?5 WORKING.
-	sqlStaleRuns = `SELECT tenant, id, owner, version, snapshot, runner, lease_until FROM tasks
+	sqlStaleRuns = `SELECT tenant, id, owner, version, generation, snapshot, runner, lease_until FROM tasks
 WHERE runner <> '' AND runner <> ?1 AND state IN (?4, ?5)
 	AND (lease_until IS NULL OR lease_until < ?2 OR runner LIKE ?3 ESCAPE '\')`
 )

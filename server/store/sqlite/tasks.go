@@ -64,7 +64,7 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 	if err != nil {
 		return store.Record{}, fmt.Errorf("sqlite store %s: %w", s.path, err)
 	}
-	rec.Version = 1
+	rec.Version, rec.Generation = 1, store.FirstGeneration(rec.Generation)
 	if row.Terminal {
 		rec.Runner, rec.LeaseUntil = "", time.Time{}
 	}
@@ -114,7 +114,7 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 		o.endedAt = now
 	}
 	args := []any{r.Tenant, id, r.Owner, o.row.ContextID, int64(o.row.State), o.row.StatusTime, o.row.Snapshot,
-		r.Runner, leaseArg(r.LeaseUntil), ended, int64(len(o.configIDs))}
+		r.Runner, leaseArg(r.LeaseUntil), ended, int64(len(o.configIDs)), r.Generation}
 	res, err := st.insertTask.Exec(args...)
 	if err != nil {
 		return nil, dbErr("inserting the task", err)
@@ -217,7 +217,7 @@ func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, erro
 		lease   sql.NullInt64
 		endedAt sql.NullInt64
 	)
-	err := s.read.task.QueryRowContext(ctx, tenant, id).Scan(&rec.Owner, &rec.Version, &blob, &rec.Runner, &lease, &endedAt, &row.pushes)
+	err := s.read.task.QueryRowContext(ctx, tenant, id).Scan(&rec.Owner, &rec.Version, &rec.Generation, &blob, &rec.Runner, &lease, &endedAt, &row.pushes)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && s.expired(endedAt, s.now()) {
 		return store.Record{}, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
 	}
@@ -331,14 +331,15 @@ func (o *updateOp) write(w *writer, now int64) (cached, error) {
 		default:
 			stmt = w.st.writeStatus
 		}
-		res, err := stmt.Exec(append(args, cur.rec.Owner, cur.rec.Runner, leaseArg(cur.rec.LeaseUntil), cur.pushes)...)
+		res, err := stmt.Exec(append(args, cur.rec.Owner, cur.rec.Runner, leaseArg(cur.rec.LeaseUntil), cur.pushes, len(u.Events))...)
 		if err != nil {
 			return cached{}, err
 		}
 		if n, err := res.RowsAffected(); err != nil {
 			return cached{}, err
 		} else if n == 1 {
-			next := cached{rec: store.Record{Owner: cur.rec.Owner, Runner: cur.rec.Runner, LeaseUntil: cur.rec.LeaseUntil}, pushes: cur.pushes}
+			next := cached{rec: store.Record{Owner: cur.rec.Owner, Generation: store.NextGeneration(cur.rec.Generation, len(u.Events)),
+				Runner: cur.rec.Runner, LeaseUntil: cur.rec.LeaseUntil}, pushes: cur.pushes}
 			switch {
 			case o.row.Terminal:
 				next.rec.Runner, next.rec.LeaseUntil = "", time.Time{}
@@ -350,7 +351,7 @@ func (o *updateOp) write(w *writer, now int64) (cached, error) {
 	}
 	var next cached
 	var lease sql.NullInt64
-	err := w.st.updateTask.QueryRow(args...).Scan(&next.pushes, &next.rec.Owner, &next.rec.Runner, &lease)
+	err := w.st.updateTask.QueryRow(append(args, len(u.Events))...).Scan(&next.pushes, &next.rec.Owner, &next.rec.Runner, &lease, &next.rec.Generation)
 	next.rec.LeaseUntil = timeOf(lease)
 	return next, err
 }
@@ -384,7 +385,7 @@ type listStmt struct {
 	countArgs   int // how many of the arguments (listArgs) the count takes
 }
 
-const taskColumns = `id, owner, version, snapshot, runner, lease_until`
+const taskColumns = `id, owner, version, generation, snapshot, runner, lease_until`
 
 // The arguments of every listing statement, by number (listArgs).
 const (
@@ -565,7 +566,7 @@ func (s *Store) scanTask(rows *sql.Rows, tenant string) (store.Record, error) {
 		blob  []byte
 		lease sql.NullInt64
 	)
-	if err := rows.Scan(&id, &rec.Owner, &rec.Version, &blob, &rec.Runner, &lease); err != nil {
+	if err := rows.Scan(&id, &rec.Owner, &rec.Version, &rec.Generation, &blob, &rec.Runner, &lease); err != nil {
 		return store.Record{}, s.readErr("reading a task", err)
 	}
 	rec.LeaseUntil = timeOf(lease)
@@ -657,7 +658,7 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 			blob  []byte
 			lease sql.NullInt64
 		)
-		if err := rows.Scan(&rec.Tenant, &id, &rec.Owner, &rec.Version, &blob, &rec.Runner, &lease); err != nil {
+		if err := rows.Scan(&rec.Tenant, &id, &rec.Owner, &rec.Version, &rec.Generation, &blob, &rec.Runner, &lease); err != nil {
 			return nil, s.readErr("finding stale runs", err)
 		}
 		rec.LeaseUntil = timeOf(lease)

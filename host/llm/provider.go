@@ -98,10 +98,10 @@ func (p *Provider) chat() (*openai.Client, error) {
 	p.once.Do(func() {
 		var missing []string
 		if strings.TrimSpace(p.BaseURL) == "" {
-			missing = append(missing, "a base URL (modelProvider.baseURL in agent.yaml, -llm-base-url, $A2A_LLM_BASE_URL)")
+			missing = append(missing, "a base URL (modelProvider.baseUrl in agent.yaml, -llm-base-url, $A2A_LLM_BASE_URL)")
 		}
 		if strings.TrimSpace(p.Model) == "" {
-			missing = append(missing, "a model (modelProvider.model, -llm-model, $A2A_LLM_MODEL)")
+			missing = append(missing, "a model (modelProvider.model in agent.yaml, -llm-model, $A2A_LLM_MODEL)")
 		}
 		if len(missing) > 0 {
 			p.err = fmt.Errorf("%w: set %s", ErrNotConfigured, strings.Join(missing, " and "))

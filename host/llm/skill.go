@@ -31,6 +31,11 @@ type Skill struct {
 	MemoryBytes int
 	// Tools are offered to the model besides ask_user.
 	Tools []Tool
+	// RemoteAgents are other A2A agents whose skills are offered as tools
+	// too (RemoteAgent.Tools). Each is discovered on the first turn that
+	// needs it and kept; a failed discovery fails that turn, saying which
+	// agent could not be reached, and is tried again on the next one.
+	RemoteAgents []*RemoteAgent
 	// Hooks adjust the request and the result (the project's own file).
 	Hooks Hooks
 }
@@ -73,24 +78,31 @@ func (p *Provider) Skill(s Skill) func(ctx context.Context, req *server.Request,
 			panic(fmt.Sprintf("llm: skill %q: output schema: %v", s.ID, err))
 		}
 	}
-	tools := map[string]Tool{}
 	for _, t := range s.Tools {
 		if t.Name == AskUserTool {
 			panic(fmt.Sprintf("llm: skill %q: a tool may not be called %s, the built-in one", s.ID, AskUserTool))
 		}
-		tools[t.Name] = t
 	}
+	remote := &remoteTools{agents: s.RemoteAgents}
 	return func(ctx context.Context, req *server.Request, events *server.Events) error {
 		client, err := p.chat()
 		if err != nil {
 			return fail(events, err.Error())
+		}
+		offered, err := remote.with(ctx, s.Tools)
+		if err != nil {
+			return fail(events, fmt.Sprintf("skill %s: %v", s.ID, err))
+		}
+		tools := map[string]Tool{}
+		for _, t := range offered {
+			tools[t.Name] = t
 		}
 		// The task exists, WORKING, before the model is asked: clients see
 		// progress and can cancel while it thinks.
 		if err := events.Working(); err != nil {
 			return err
 		}
-		t := &turn{p: p, s: &s, out: out, tools: tools, client: client, req: req, events: events}
+		t := &turn{p: p, s: &s, out: out, offered: offered, tools: tools, client: client, req: req, events: events}
 		return t.run(ctx)
 	}
 }

@@ -17,13 +17,16 @@ import (
 // turn is one execution of a skill: the model requests of one message, with
 // the tool calls between them.
 type turn struct {
-	p      *Provider
-	s      *Skill
-	out    *dataschema.Schema // nil: a text answer
-	tools  map[string]Tool
-	client *openai.Client
-	req    *server.Request
-	events *server.Events
+	p   *Provider
+	s   *Skill
+	out *dataschema.Schema // nil: a text answer
+	// offered are the tools besides ask_user, in the order the model sees
+	// them; tools holds them by name.
+	offered []Tool
+	tools   map[string]Tool
+	client  *openai.Client
+	req     *server.Request
+	events  *server.Events
 
 	text answerStream // the streamed text artifact
 }
@@ -108,7 +111,7 @@ func (t *turn) params(history []openai.ChatCompletionMessageParamUnion) openai.C
 		params.MaxTokens = openai.Int(int64(t.s.MaxTokens))
 	}
 	params.Tools = append(params.Tools, askUserTool())
-	for _, tool := range t.s.Tools {
+	for _, tool := range t.offered {
 		params.Tools = append(params.Tools, tool.param())
 	}
 	if t.out != nil {

@@ -28,6 +28,8 @@ type decoder struct {
 	skillPaths []string
 	// paramValues counts the values converted in extension params.
 	paramValues int
+	// llmRefs are the decoded llm sections of skills.
+	llmRefs []llmRef
 }
 
 func (d *decoder) errorf(n *yaml.Node, path, format string, args ...any) {

@@ -89,6 +89,12 @@ func (d *decoder) agent(n *yaml.Node) *Manifest {
 	if n := f.get("push"); n != nil {
 		m.Push = d.push(n, "push")
 	}
+	if n := f.get("modelProvider"); n != nil {
+		m.ModelProvider = d.modelProvider(n, "modelProvider")
+	}
+	m.Tools = d.tools(f)
+	m.RemoteAgents = d.remoteAgents(f)
+	d.llmChecks(f, m)
 
 	d.uniqueSkills()
 	d.crossChecks(f, m)
@@ -373,6 +379,10 @@ func (d *decoder) skills(nodes []*yaml.Node, path string, schemes map[string]*Se
 		if n := f.get("output"); n != nil {
 			s.Output = d.data(n, f.sub("output"))
 		}
+		if n := f.get("llm"); n != nil {
+			s.LLM = d.llmSkill(n, f.sub("llm"))
+		}
+		d.llmSkillChecks(f, s)
 		d.skillPaths = append(d.skillPaths, p)
 		out = append(out, s)
 	}

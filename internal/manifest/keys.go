@@ -80,6 +80,43 @@ var (
 		{name: "securityRequirements"},
 		{name: "input", elem: dataShape, layout: nested},
 		{name: "output", elem: dataShape, layout: nested},
+		{name: "llm", elem: llmShape, layout: nested},
+	}}
+
+	// llmShape is a skill answered by the model (host/llm).
+	llmShape = &shape{name: "llm", keys: []key{
+		{name: "instructions", required: true},
+		{name: "temperature"},
+		{name: "maxTokens"},
+		{name: "memoryBytes"},
+		{name: "tools"},
+		{name: "remoteAgents"},
+	}}
+
+	modelProviderShape = &shape{name: "modelProvider", keys: []key{
+		{name: "baseUrl", required: true},
+		{name: "model", required: true},
+		{name: "apiKeyEnv"},
+		{name: "timeout"},
+		{name: "maxRetries"},
+	}}
+
+	toolShape = &shape{name: "tool", keys: []key{
+		{name: "name", required: true},
+		{name: "description", required: true},
+		{name: "input", elem: dataShape, layout: nested},
+	}}
+
+	remoteAgentShape = &shape{name: "remoteAgent", keys: []key{
+		{name: "name", required: true},
+		{name: "url", required: true},
+		{name: "skills"},
+		{name: "credentials", elem: remoteCredentialShape, layout: list},
+	}}
+
+	remoteCredentialShape = &shape{name: "credential", keys: []key{
+		{name: "scheme", required: true},
+		{name: "env", required: true},
 	}}
 
 	// dataShape is a skill's input or output: a JSON Schema (its keywords
@@ -169,6 +206,9 @@ var (
 		{name: "extensions", elem: extensionShape, layout: list},
 		{name: "extendedCard", elem: extendedCardShape, layout: nested},
 		{name: "push", elem: pushShape, layout: nested},
+		{name: "modelProvider", elem: modelProviderShape, layout: nested},
+		{name: "tools", elem: toolShape, layout: list},
+		{name: "remoteAgents", elem: remoteAgentShape, layout: list},
 	}}
 )
 

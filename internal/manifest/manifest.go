@@ -103,6 +103,14 @@ type Manifest struct {
 	// Push holds push-notification delivery settings; zero values mean the
 	// default server's defaults.
 	Push PushDelivery
+
+	// ModelProvider is the model endpoint of the LLM skills; nil when the
+	// manifest has none (then no skill has LLM).
+	ModelProvider *ModelProvider
+	// Tools are the project's Go functions LLM skills may call.
+	Tools []Tool
+	// RemoteAgents are the A2A agents whose skills LLM skills may call.
+	RemoteAgents []RemoteAgent
 }
 
 // Provider is the organisation behind the agent.
@@ -149,7 +157,9 @@ type Skill struct {
 	// Input and Output are the data the skill takes and gives, as data
 	// parts (application/json); nil when the skill declares none.
 	Input, Output *Data
-	Pos           Position
+	// LLM, when not nil, makes the model answer the skill (host/llm).
+	LLM *LLMSkill
+	Pos Position
 }
 
 // Data is the typed data of a skill in one direction: its JSON Schema (an

@@ -118,6 +118,38 @@ func (d *jsonDecoder) afterElement(end byte) (more, ok bool) {
 	return false, false
 }
 
+// begin consumes the opening open of an object or an array, counting one
+// level of nesting, and an end that follows at once: more says whether a
+// first member or element comes; ok is false when the container does not
+// start here or nests too deep. With afterElement it makes the loop
+//
+//	for more, ok := d.begin('{', '}'); more; more, ok = d.afterElement('}') { … }
+func (d *jsonDecoder) begin(open, end byte) (more, ok bool) {
+	if !d.enter() || d.next() != open {
+		return false, false
+	}
+	d.i++
+	if d.next() == end {
+		d.i++
+		d.depth--
+		return false, true
+	}
+	return true, true
+}
+
+// memberName consumes an object member's name and the colon after it.
+func (d *jsonDecoder) memberName() (string, bool) {
+	if d.next() != '"' {
+		return "", false
+	}
+	name, ok := d.str()
+	if !ok || d.next() != ':' {
+		return "", false
+	}
+	d.i++
+	return name, true
+}
+
 // literal consumes lit (true, false, null) when it comes next.
 func (d *jsonDecoder) literal(lit string) bool {
 	if strings.HasPrefix(d.s[d.i:], lit) {
@@ -129,59 +161,49 @@ func (d *jsonDecoder) literal(lit string) bool {
 
 // message decodes a JSON object into the struct rv, of type ti laid out as l.
 func (d *jsonDecoder) message(ti *typeInfo, l *goLayout, rv reflect.Value) bool {
-	if !d.enter() || d.next() != '{' {
-		return false
-	}
-	d.i++
-	var seen, seenOneofs uint64
-	if d.next() == '}' {
-		d.i++
-		d.depth--
-		return true
-	}
-	for {
-		if d.next() != '"' {
+	var seen fieldsSeen
+	more, ok := d.begin('{', '}')
+	for ; more; more, ok = d.afterElement('}') {
+		name, named := d.memberName()
+		if !named {
 			return false
 		}
-		name, ok := d.str()
-		if !ok || d.next() != ':' {
-			return false
-		}
-		d.i++
 		idx, known := ti.byName[name]
-		switch {
-		case !known:
-			if strings.HasPrefix(name, "[") { // an extension name: protojson resolves it
+		if !known {
+			// An extension name ([…]) is left to protojson, which resolves it.
+			if strings.HasPrefix(name, "[") || !d.skipValue() {
 				return false
 			}
-			if !d.skipValue() {
-				return false
-			}
-		case seen&(1<<idx) != 0:
-			return false // duplicate field
-		default:
-			seen |= 1 << idx
-			f, g := &ti.fields[idx], &l.fields[idx]
-			if d.next() == 'n' && !f.isValue {
-				if !d.literal("null") {
-					return false
-				}
-				break // null: the field stays absent
-			}
-			if f.oneof >= 0 {
-				if seenOneofs&(1<<f.oneof) != 0 {
-					return false
-				}
-				seenOneofs |= 1 << f.oneof
-			}
-			if g.shape == holdUnsupported || !d.field(f, g, rv.Field(g.goIndex)) {
-				return false
-			}
+			continue
 		}
-		if more, ok := d.afterElement('}'); !more {
-			return ok
+		if !d.member(&ti.fields[idx], &l.fields[idx], idx, &seen, rv) {
+			return false
 		}
 	}
+	return ok
+}
+
+// fieldsSeen records the fields (by index) and oneofs a message object has
+// set so far: protojson refuses a second value for either.
+type fieldsSeen struct{ fields, oneofs uint64 }
+
+// member decodes the value of the known field f (number idx in its message),
+// held as g says, into its field of rv; null leaves the field absent.
+func (d *jsonDecoder) member(f *fieldInfo, g *goField, idx int, seen *fieldsSeen, rv reflect.Value) bool {
+	if seen.fields&(1<<idx) != 0 {
+		return false // duplicate field
+	}
+	seen.fields |= 1 << idx
+	if d.next() == 'n' && !f.isValue {
+		return d.literal("null")
+	}
+	if f.oneof >= 0 {
+		if seen.oneofs&(1<<f.oneof) != 0 {
+			return false
+		}
+		seen.oneofs |= 1 << f.oneof
+	}
+	return g.shape != holdUnsupported && d.field(f, g, rv.Field(g.goIndex))
 }
 
 // field decodes the value of f, held as g says, into its struct field dst.
@@ -204,26 +226,16 @@ func (d *jsonDecoder) field(f *fieldInfo, g *goField, dst reflect.Value) bool {
 		dst.Set(w)
 		return true
 	case holdList:
-		if !d.enter() || d.next() != '[' {
-			return false
-		}
-		d.i++
-		if d.next() == ']' {
-			d.i++
-			d.depth--
-			return true
-		}
-		for {
+		more, ok := d.begin('[', ']')
+		for ; more; more, ok = d.afterElement(']') {
 			n := dst.Len()
 			dst.Grow(1)
 			dst.SetLen(n + 1)
 			if !d.value(f, g, dst.Index(n)) {
 				return false
 			}
-			if more, ok := d.afterElement(']'); !more {
-				return ok
-			}
 		}
+		return ok
 	}
 	return false
 }
@@ -241,79 +253,89 @@ func (d *jsonDecoder) value(f *fieldInfo, g *goField, dst reflect.Value) bool {
 		return ok
 	case protoreflect.BoolKind:
 		d.space()
-		switch {
-		case d.literal("true"):
-			dst.SetBool(true)
-		case d.literal("false"):
-			dst.SetBool(false)
-		default:
-			return false
-		}
-		return true
+		isTrue := d.literal("true")
+		dst.SetBool(isTrue)
+		return isTrue || d.literal("false")
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
 		n, ok := d.int32()
 		dst.SetInt(int64(n))
 		return ok
 	case protoreflect.EnumKind:
-		if d.next() == '"' {
-			s, ok := d.str()
-			if !ok {
-				return false
-			}
-			ev := f.fd.Enum().Values().ByName(protoreflect.Name(s))
-			if ev == nil {
-				return false // unknown names are the runtime's error (unmarshalJSON)
-			}
-			dst.SetInt(int64(ev.Number()))
-			return true
-		}
-		n, ok := d.int32()
+		n, ok := d.enum(f)
 		dst.SetInt(int64(n))
 		return ok
 	case protoreflect.BytesKind:
-		if d.next() != '"' {
-			return false
-		}
-		s, ok := d.str()
-		if !ok {
-			return false
-		}
-		b, ok := protojsonBase64(s)
+		b, ok := d.bytes()
 		dst.SetBytes(b)
 		return ok
 	case protoreflect.MessageKind:
-		sub := f.subInfo()
-		if sub.form == plainForm {
-			l := sub.layoutOf(g.elem)
-			if l == nil {
-				return false
-			}
-			m := reflect.New(l.st)
-			if !d.message(sub, l, m.Elem()) {
-				return false
-			}
-			dst.Set(m)
-			return true
-		}
-		var v any // a well-known type, read by its own reader (g.elem is its Go type: valueTypeFits)
-		ok := false
-		switch sub.form {
-		case timestampForm:
-			v, ok = d.timestamp()
-		case structForm:
-			v, ok = d.structValue()
-		case valueForm:
-			v, ok = d.knownValue()
-		case listValueForm:
-			v, ok = d.listValue()
-		}
-		if !ok {
-			return false
-		}
-		dst.Set(reflect.ValueOf(v))
-		return true
+		return d.subMessage(f.subInfo(), g.elem, dst)
 	}
 	return false
+}
+
+// enum reads an enum value by name or by number.
+func (d *jsonDecoder) enum(f *fieldInfo) (protoreflect.EnumNumber, bool) {
+	if d.next() != '"' {
+		n, ok := d.int32()
+		return protoreflect.EnumNumber(n), ok
+	}
+	s, ok := d.str()
+	if !ok {
+		return 0, false
+	}
+	ev := f.fd.Enum().Values().ByName(protoreflect.Name(s))
+	if ev == nil {
+		return 0, false // unknown names are the runtime's error (unmarshalJSON)
+	}
+	return ev.Number(), true
+}
+
+// bytes reads a bytes field's base64 string.
+func (d *jsonDecoder) bytes() ([]byte, bool) {
+	if d.next() != '"' {
+		return nil, false
+	}
+	s, ok := d.str()
+	if !ok {
+		return nil, false
+	}
+	return protojsonBase64(s)
+}
+
+// subMessage decodes a message-typed value of type sub into dst, whose Go
+// type is the pointer elem: a plain message through its layout, a
+// well-known type by its own reader (elem is its Go type: valueTypeFits).
+func (d *jsonDecoder) subMessage(sub *typeInfo, elem reflect.Type, dst reflect.Value) bool {
+	if sub.form == plainForm {
+		l := sub.layoutOf(elem)
+		if l == nil {
+			return false
+		}
+		m := reflect.New(l.st)
+		if !d.message(sub, l, m.Elem()) {
+			return false
+		}
+		dst.Set(m)
+		return true
+	}
+	var v any
+	ok := false
+	switch sub.form {
+	case timestampForm:
+		v, ok = d.timestamp()
+	case structForm:
+		v, ok = d.structValue()
+	case valueForm:
+		v, ok = d.knownValue()
+	case listValueForm:
+		v, ok = d.listValue()
+	}
+	if !ok {
+		return false
+	}
+	dst.Set(reflect.ValueOf(v))
+	return true
 }
 
 // protojsonBase64 decodes bytes as protojson does: the URL alphabet when the
@@ -349,39 +371,49 @@ func (d *jsonDecoder) number() (string, bool) {
 	if i < len(s) && s[i] == '-' {
 		i++
 	}
-	switch {
-	case i < len(s) && s[i] == '0':
+	// The integer part: 0 alone, or digits not starting with 0.
+	if i < len(s) && s[i] == '0' {
 		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	default:
+	} else if i = digits(s, i); i < 0 {
 		return "", false
 	}
 	if i < len(s) && s[i] == '.' {
-		i++
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+		if i = digits(s, i+1); i < 0 {
 			return "", false
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
 		}
 	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			return "", false
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
+	if i = exponent(s, i); i < 0 {
+		return "", false
 	}
 	d.i = i
 	return s[start:i], true
+}
+
+// exponent returns the end of the exponent (e or E, a sign, digits) that
+// may follow a number's digits at s[i:]: i when there is none, -1 when it
+// is malformed.
+func exponent(s string, i int) int {
+	if i >= len(s) || (s[i] != 'e' && s[i] != 'E') {
+		return i
+	}
+	i++
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	return digits(s, i)
+}
+
+// digits returns the end of the one or more decimal digits at s[i:], or -1
+// when there is none.
+func digits(s string, i int) int {
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
 }
 
 // ownedStr consumes a JSON string that the decoded message keeps: a copy
@@ -414,8 +446,8 @@ func (d *jsonDecoder) str() (string, bool) {
 		case c < ' ':
 			return "", false
 		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(s[j:])
-			if r == utf8.RuneError && n == 1 {
+			n := runeWidth(s, j)
+			if n == 0 {
 				return "", false
 			}
 			j += n
@@ -424,6 +456,16 @@ func (d *jsonDecoder) str() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// runeWidth returns the length of the UTF-8 sequence at s[j], or 0 when it
+// is not valid UTF-8 (which protojson refuses).
+func runeWidth(s string, j int) int {
+	r, n := utf8.DecodeRuneInString(s[j:])
+	if r == utf8.RuneError && n == 1 {
+		return 0
+	}
+	return n
 }
 
 // escapedString finishes a string whose first escape is at j, decoding
@@ -441,8 +483,8 @@ func (d *jsonDecoder) escapedString(start, j int) (string, bool) {
 		case c < ' ':
 			return "", false
 		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(s[j:])
-			if r == utf8.RuneError && n == 1 {
+			n := runeWidth(s, j)
+			if n == 0 {
 				return "", false
 			}
 			out = append(out, s[j:j+n]...)
@@ -451,48 +493,46 @@ func (d *jsonDecoder) escapedString(start, j int) (string, bool) {
 			out = append(out, c)
 			j++
 		default:
-			if j+1 >= len(s) {
+			var ok bool
+			if out, j, ok = appendEscape(out, s, j); !ok {
 				return "", false
 			}
-			switch e := s[j+1]; e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, ok := hex4(s, j+2)
-				if !ok {
-					return "", false
-				}
-				j += 6
-				if utf16.IsSurrogate(r) {
-					if j+6 > len(s) || s[j] != '\\' || s[j+1] != 'u' {
-						return "", false
-					}
-					r2, ok := hex4(s, j+2)
-					r = utf16.DecodeRune(r, r2)
-					if !ok || r == unicode.ReplacementChar {
-						return "", false
-					}
-					j += 6
-				}
-				out = utf8.AppendRune(out, r)
-				continue
-			default:
-				return "", false
-			}
-			j += 2
 		}
 	}
 	return "", false
+}
+
+// singleEscapes maps the letter after a backslash to the byte it stands
+// for, for every escape but \u.
+var singleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// appendEscape decodes the escape at s[j] (a backslash) onto out and
+// returns the index after it; a \u surrogate must be followed by its pair.
+func appendEscape(out []byte, s string, j int) ([]byte, int, bool) {
+	if j+1 >= len(s) {
+		return out, j, false
+	}
+	if e := s[j+1]; e != 'u' {
+		b := singleEscapes[e]
+		return append(out, b), j + 2, b != 0
+	}
+	r, ok := hex4(s, j+2)
+	if !ok {
+		return out, j, false
+	}
+	j += 6
+	if utf16.IsSurrogate(r) {
+		if j+6 > len(s) || s[j] != '\\' || s[j+1] != 'u' {
+			return out, j, false
+		}
+		r2, ok := hex4(s, j+2)
+		r = utf16.DecodeRune(r, r2)
+		if !ok || r == unicode.ReplacementChar {
+			return out, j, false
+		}
+		j += 6
+	}
+	return utf8.AppendRune(out, r), j, true
 }
 
 // hex4 reads the four hexadecimal digits of a \u escape at s[i:].
@@ -511,48 +551,21 @@ func (d *jsonDecoder) skipValue() bool {
 		_, ok := d.str()
 		return ok
 	case '{':
-		if !d.enter() {
-			return false
-		}
-		d.i++
-		if d.next() == '}' {
-			d.i++
-			d.depth--
-			return true
-		}
-		for {
-			if d.next() != '"' {
+		more, ok := d.begin('{', '}')
+		for ; more; more, ok = d.afterElement('}') {
+			if _, ok := d.memberName(); !ok || !d.skipValue() {
 				return false
 			}
-			if _, ok := d.str(); !ok || d.next() != ':' {
-				return false
-			}
-			d.i++
-			if !d.skipValue() {
-				return false
-			}
-			if more, ok := d.afterElement('}'); !more {
-				return ok
-			}
 		}
+		return ok
 	case '[':
-		if !d.enter() {
-			return false
-		}
-		d.i++
-		if d.next() == ']' {
-			d.i++
-			d.depth--
-			return true
-		}
-		for {
+		more, ok := d.begin('[', ']')
+		for ; more; more, ok = d.afterElement(']') {
 			if !d.skipValue() {
 				return false
 			}
-			if more, ok := d.afterElement(']'); !more {
-				return ok
-			}
 		}
+		return ok
 	case 't':
 		return d.literal("true")
 	case 'f':
@@ -591,17 +604,9 @@ func (d *jsonDecoder) timestamp() (*timestamppb.Timestamp, bool) {
 
 // structValue reads a JSON object as a google.protobuf.Struct.
 func (d *jsonDecoder) structValue() (*structpb.Struct, bool) {
-	if !d.enter() || d.next() != '{' {
-		return nil, false
-	}
-	d.i++
 	s := &structpb.Struct{Fields: map[string]*structpb.Value{}}
-	if d.next() == '}' {
-		d.i++
-		d.depth--
-		return s, true
-	}
-	for {
+	more, ok := d.begin('{', '}')
+	for ; more; more, ok = d.afterElement('}') {
 		if d.next() != '"' {
 			return nil, false
 		}
@@ -618,34 +623,22 @@ func (d *jsonDecoder) structValue() (*structpb.Struct, bool) {
 			return nil, false
 		}
 		s.Fields[key] = v
-		if more, ok := d.afterElement('}'); !more {
-			return s, ok
-		}
 	}
+	return s, ok
 }
 
 // listValue reads a JSON array as a google.protobuf.ListValue.
 func (d *jsonDecoder) listValue() (*structpb.ListValue, bool) {
-	if !d.enter() || d.next() != '[' {
-		return nil, false
-	}
-	d.i++
 	l := &structpb.ListValue{}
-	if d.next() == ']' {
-		d.i++
-		d.depth--
-		return l, true
-	}
-	for {
+	more, ok := d.begin('[', ']')
+	for ; more; more, ok = d.afterElement(']') {
 		v, ok := d.knownValue()
 		if !ok {
 			return nil, false
 		}
 		l.Values = append(l.Values, v)
-		if more, ok := d.afterElement(']'); !more {
-			return l, ok
-		}
 	}
+	return l, ok
 }
 
 // knownValue reads any JSON value as a google.protobuf.Value.

@@ -233,113 +233,132 @@ func (v *validator) plan(md protoreflect.MessageDescriptor) *validationPlan {
 // subtree (a fixpoint), then fill in the plans, whose pointers may form cycles.
 // It is called with v.build held.
 func (v *validator) buildPlans(root protoreflect.MessageDescriptor) *validationPlan {
-	// Pass 1: every message type reachable from root whose plan is not cached.
-	type node struct {
-		md       protoreflect.MessageDescriptor
-		plan     *validationPlan
-		children []protoreflect.MessageDescriptor // value types of message fields
-		hasReq   bool
-	}
-	nodes := map[protoreflect.MessageDescriptor]*node{}
-	cached := func(md protoreflect.MessageDescriptor) (*validationPlan, bool) {
-		p, ok := v.plans.Load(md)
-		if !ok {
-			return nil, false
+	b := planBuilder{v: v, nodes: map[protoreflect.MessageDescriptor]*planNode{}}
+	b.collect(root)
+	b.propagateRequirements()
+	for _, n := range b.nodes {
+		if n.hasReq {
+			b.fill(n)
 		}
-		return p.(*validationPlan), true
 	}
+	for md, n := range b.nodes {
+		v.plans.Store(md, n.plan)
+	}
+	return b.nodes[root].plan
+}
+
+// planBuilder holds one buildPlans run: the message types whose plans are
+// not cached yet, each a planNode.
+type planBuilder struct {
+	v     *validator
+	nodes map[protoreflect.MessageDescriptor]*planNode
+}
+
+// planNode is a message type whose plan is being built.
+type planNode struct {
+	md       protoreflect.MessageDescriptor
+	plan     *validationPlan
+	children []protoreflect.MessageDescriptor // value types of message fields
+	hasReq   bool                             // requirements in its own fields or below
+}
+
+// cached returns md's plan from an earlier run.
+func (b *planBuilder) cached(md protoreflect.MessageDescriptor) (*validationPlan, bool) {
+	p, ok := b.v.plans.Load(md)
+	if !ok {
+		return nil, false
+	}
+	return p.(*validationPlan), true
+}
+
+// collect makes a node of every message type reachable from root whose plan
+// is not cached (pass 1), noting which have required fields of their own.
+func (b *planBuilder) collect(root protoreflect.MessageDescriptor) {
 	queue := []protoreflect.MessageDescriptor{root}
 	for len(queue) > 0 {
 		md := queue[0]
 		queue = queue[1:]
-		if _, seen := nodes[md]; seen {
+		if _, seen := b.nodes[md]; seen {
 			continue
 		}
-		n := &node{md: md, plan: &validationPlan{}}
-		nodes[md] = n
+		n := &planNode{md: md, plan: &validationPlan{}}
+		b.nodes[md] = n
 		fields := md.Fields()
 		for i := range fields.Len() {
-			if v.isRequired(fields.Get(i)) {
-				n.hasReq = true
-			}
+			n.hasReq = n.hasReq || b.v.isRequired(fields.Get(i))
 			child := messageValueType(fields.Get(i))
 			if child == nil {
 				continue
 			}
 			n.children = append(n.children, child)
-			if _, done := cached(child); !done {
+			if _, done := b.cached(child); !done {
 				queue = append(queue, child)
 			}
 		}
 	}
+}
 
-	// Pass 2: a type has requirements below it if it has its own or a child
-	// type has some. Iterate until nothing changes (cycles converge because
-	// hasReq only ever flips to true).
-	hasReq := func(md protoreflect.MessageDescriptor) bool {
-		if n, ok := nodes[md]; ok {
-			return n.hasReq
-		}
-		p, _ := cached(md)
-		return p != nil && len(p.checks) > 0
+// hasReq reports whether md has requirements in its subtree, as known so far.
+func (b *planBuilder) hasReq(md protoreflect.MessageDescriptor) bool {
+	if n, ok := b.nodes[md]; ok {
+		return n.hasReq
 	}
+	p, _ := b.cached(md)
+	return p != nil && len(p.checks) > 0
+}
+
+// propagateRequirements marks each type that has requirements below it, from
+// a child type that has some (pass 2). It iterates until nothing changes:
+// cycles converge because hasReq only ever flips to true.
+func (b *planBuilder) propagateRequirements() {
 	for changed := true; changed; {
 		changed = false
-		for _, n := range nodes {
-			if n.hasReq {
-				continue
-			}
-			for _, c := range n.children {
-				if hasReq(c) {
-					n.hasReq, changed = true, true
-					break
-				}
+		for _, n := range b.nodes {
+			if !n.hasReq && slices.ContainsFunc(n.children, b.hasReq) {
+				n.hasReq, changed = true, true
 			}
 		}
 	}
+}
 
-	// Pass 3: fill in the checks.
-	subPlan := func(md protoreflect.MessageDescriptor) *validationPlan {
-		if !hasReq(md) {
-			return nil
-		}
-		if n, ok := nodes[md]; ok {
-			return n.plan
-		}
-		p, _ := cached(md)
-		return p
+// subPlan is the plan a field of message type md refers to: nil when md
+// has no requirements in its subtree.
+func (b *planBuilder) subPlan(md protoreflect.MessageDescriptor) *validationPlan {
+	if !b.hasReq(md) {
+		return nil
 	}
-	for _, n := range nodes {
-		if !n.hasReq {
-			continue
+	if n, ok := b.nodes[md]; ok {
+		return n.plan
+	}
+	p, _ := b.cached(md)
+	return p
+}
+
+// fill gives n's plan a check for each field that is required or leads to
+// requirements (pass 3).
+func (b *planBuilder) fill(n *planNode) {
+	fields := n.md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		c := fieldCheck{fd: fd, jsonName: fd.JSONName(), required: b.v.isRequired(fd), shape: shapeOf(fd)}
+		if child := messageValueType(fd); child != nil {
+			c.sub = b.subPlan(child)
 		}
-		fields := n.md.Fields()
-		for i := range fields.Len() {
-			fd := fields.Get(i)
-			c := fieldCheck{
-				fd:       fd,
-				jsonName: fd.JSONName(),
-				required: v.isRequired(fd),
-				shape:    shapeSingular,
-			}
-			switch {
-			case fd.IsMap():
-				c.shape = shapeMap
-			case fd.IsList():
-				c.shape = shapeList
-			}
-			if child := messageValueType(fd); child != nil {
-				c.sub = subPlan(child)
-			}
-			if c.required || c.sub != nil {
-				n.plan.checks = append(n.plan.checks, c)
-			}
+		if c.required || c.sub != nil {
+			n.plan.checks = append(n.plan.checks, c)
 		}
 	}
-	for md, n := range nodes {
-		v.plans.Store(md, n.plan)
+}
+
+// shapeOf says whether fd is a map, a list or a singular field.
+func shapeOf(fd protoreflect.FieldDescriptor) fieldShape {
+	switch {
+	case fd.IsMap():
+		return shapeMap
+	case fd.IsList():
+		return shapeList
 	}
-	return nodes[root].plan
+	return shapeSingular
 }
 
 // messageValueType returns the message type of a field's values (the field's

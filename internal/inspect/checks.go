@@ -42,14 +42,24 @@ func CheckCard(card *a2av1.AgentCard) []Check {
 		c.required("provider.url", p.GetUrl())
 		c.checkHTTPURL("provider.url", p.GetUrl())
 	}
-	if card.DocumentationUrl != nil {
-		c.checkHTTPURL("documentationUrl", card.GetDocumentationUrl())
-	}
-	if card.IconUrl != nil {
-		c.checkHTTPURL("iconUrl", card.GetIconUrl())
-	}
+	c.checkHTTPURL("documentationUrl", card.GetDocumentationUrl()) // "" when absent: nothing to check
+	c.checkHTTPURL("iconUrl", card.GetIconUrl())
 	c.modes("defaultInputModes", card.GetDefaultInputModes(), true)
 	c.modes("defaultOutputModes", card.GetDefaultOutputModes(), true)
+	c.checkSecurity(card)
+	c.checkSkills(card)
+	for i, e := range card.GetCapabilities().GetExtensions() {
+		c.required(fmt.Sprintf("capabilities.extensions[%d].uri", i), e.GetUri())
+	}
+	if c.out == nil {
+		return []Check{} // JSON []: none failed
+	}
+	return c.out
+}
+
+// checkSecurity checks the card's security schemes, in name order, and the
+// requirements that name them.
+func (c *checker) checkSecurity(card *a2av1.AgentCard) {
 	names := make([]string, 0, len(card.GetSecuritySchemes()))
 	for name := range card.GetSecuritySchemes() {
 		names = append(names, name)
@@ -61,6 +71,12 @@ func CheckCard(card *a2av1.AgentCard) []Check {
 	for i, req := range card.GetSecurityRequirements() {
 		c.requirement(fmt.Sprintf("securityRequirements[%d]", i), req, card)
 	}
+}
+
+// checkSkills checks that the card has skills, each with its required
+// members, a unique id, media types and security requirements that name
+// the card's schemes.
+func (c *checker) checkSkills(card *a2av1.AgentCard) {
 	if len(card.GetSkills()) == 0 {
 		c.errorf("skills", "required: the card lists no skill")
 	}
@@ -83,13 +99,6 @@ func CheckCard(card *a2av1.AgentCard) []Check {
 			c.requirement(fmt.Sprintf("%s.securityRequirements[%d]", p, j), req, card)
 		}
 	}
-	for i, e := range card.GetCapabilities().GetExtensions() {
-		c.required(fmt.Sprintf("capabilities.extensions[%d].uri", i), e.GetUri())
-	}
-	if c.out == nil {
-		return []Check{} // JSON []: none failed
-	}
-	return c.out
 }
 
 type checker struct{ out []Check }
@@ -122,15 +131,7 @@ func (c *checker) checkInterface(path string, iface *a2av1.AgentInterface) {
 	c.required(path+".url", iface.GetUrl())
 	c.required(path+".protocolBinding", iface.GetProtocolBinding())
 	c.required(path+".protocolVersion", iface.GetProtocolVersion())
-	b, err := runtime.ParseBinding(iface.GetProtocolBinding())
-	known := err == nil && b.Known()
-	switch {
-	case iface.GetProtocolBinding() == "":
-	case !known:
-		c.warnf(path+".protocolBinding", "%q is not one of the standard bindings JSONRPC, HTTP+JSON, GRPC; only clients that know this binding can use the interface", iface.GetProtocolBinding())
-	case string(b) != iface.GetProtocolBinding():
-		c.warnf(path+".protocolBinding", "%q: the specification spells it %q", iface.GetProtocolBinding(), string(b))
-	}
+	b, known := c.checkBinding(path+".protocolBinding", iface.GetProtocolBinding())
 	if v := iface.GetProtocolVersion(); v != "" {
 		if pv, ok := runtime.ParseVersion(v); !ok {
 			c.errorf(path+".protocolVersion", "%q is not Major.Minor (e.g. \"1.0\")", v)
@@ -138,21 +139,38 @@ func (c *checker) checkInterface(path string, iface *a2av1.AgentInterface) {
 			c.warnf(path+".protocolVersion", "%q: this inspector speaks 1.0 and 0.3", v)
 		}
 	}
-	raw := iface.GetUrl()
-	if raw == "" {
-		return
+	if raw := iface.GetUrl(); raw != "" && known {
+		c.checkInterfaceURL(path+".url", b, raw)
 	}
-	if known && b.IsHTTP() {
+}
+
+// checkBinding warns of a binding that is not standard or not spelled as
+// the specification does; known says it is one of the standard ones.
+func (c *checker) checkBinding(path, name string) (b runtime.Binding, known bool) {
+	b, err := runtime.ParseBinding(name)
+	known = err == nil && b.Known()
+	switch {
+	case name == "":
+	case !known:
+		c.warnf(path, "%q is not one of the standard bindings JSONRPC, HTTP+JSON, GRPC; only clients that know this binding can use the interface", name)
+	case string(b) != name:
+		c.warnf(path, "%q: the specification spells it %q", name, string(b))
+	}
+	return b, known
+}
+
+// checkInterfaceURL wants an absolute http(s) URL for an HTTP binding and a
+// gRPC target for gRPC.
+func (c *checker) checkInterfaceURL(path string, b runtime.Binding, raw string) {
+	if b.IsHTTP() {
 		u, err := url.Parse(raw)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			c.errorf(path+".url", "%q is not an absolute http(s) URL, which the %s binding needs", raw, b)
+			c.errorf(path, "%q is not an absolute http(s) URL, which the %s binding needs", raw, b)
 		}
 		return
 	}
-	if known {
-		if _, err := runtime.ParseGRPCTarget(raw); err != nil {
-			c.errorf(path+".url", "%q is not a gRPC target: %v", raw, err)
-		}
+	if _, err := runtime.ParseGRPCTarget(raw); err != nil {
+		c.errorf(path, "%q is not a gRPC target: %v", raw, err)
 	}
 }
 

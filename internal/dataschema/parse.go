@@ -153,7 +153,38 @@ func (r *reader) schema(v any, path []any, depth int) *Schema {
 		r.add(path, "schemas nest more than %d levels deep", MaxDepth)
 		return nil
 	}
-	s := &Schema{}
+	r.unknownKeywords(order, path)
+	t, ok := r.schemaType(m, path)
+	if !ok {
+		return nil
+	}
+	s := &Schema{Type: t}
+	k := keywords{r: r, s: s, m: m, path: path}
+	if d, present := m["description"]; present {
+		if ds, ok := d.(string); ok {
+			s.Description = ds
+		} else {
+			r.add(sub(path, "description"), "expected a string, got %s", describe(d))
+		}
+	}
+	k.object(depth)
+	if k.only("items", Array) {
+		s.Items = r.schema(m["items"], sub(path, "items"), depth+1)
+	} else if _, present := m["items"]; s.Type == Array && !present {
+		r.add(path, "items: required for type array (the schema of every element)")
+	}
+	if k.only("enum", String) {
+		r.enum(s, m["enum"], sub(path, "enum"))
+	}
+	if d, present := m["default"]; present {
+		r.defaultValue(s, Plain(d), sub(path, "default"))
+	}
+	return s
+}
+
+// unknownKeywords reports each keyword that is not in the subset, saying
+// what to do instead where the keyword is a known one of JSON Schema.
+func (r *reader) unknownKeywords(order []string, path []any) {
 	for _, k := range order {
 		if slices.Contains(Keywords, k) {
 			continue
@@ -169,7 +200,10 @@ func (r *reader) schema(v any, path []any, depth int) *Schema {
 		r.problems = append(r.problems, Problem{Path: sub(path, k), UnknownKey: k,
 			Message: fmt.Sprintf("unknown keyword %q (the subset has %s)", k, strings.Join(Keywords, ", "))})
 	}
+}
 
+// schemaType reads the required type: one of Types, given as one string.
+func (r *reader) schemaType(m map[string]any, path []any) (Type, bool) {
 	switch t := m["type"].(type) {
 	case nil:
 		if _, present := m["type"]; present {
@@ -177,82 +211,77 @@ func (r *reader) schema(v any, path []any, depth int) *Schema {
 		} else {
 			r.add(path, "type: required (one of %s)", typeList())
 		}
-		return nil
 	case string:
-		if !slices.Contains(Types, Type(t)) {
-			if t == "null" {
-				r.add(sub(path, "type"), "type \"null\" is not in the subset; leave the property out of required instead")
-			} else {
-				r.add(sub(path, "type"), "unknown type %q (want one of %s)", t, typeList())
-			}
-			return nil
+		switch {
+		case slices.Contains(Types, Type(t)):
+			return Type(t), true
+		case t == "null":
+			r.add(sub(path, "type"), "type \"null\" is not in the subset; leave the property out of required instead")
+		default:
+			r.add(sub(path, "type"), "unknown type %q (want one of %s)", t, typeList())
 		}
-		s.Type = Type(t)
 	case []any:
 		r.add(sub(path, "type"), "a list of types is not in the subset; give one type (%s), and leave an optional property out of required", typeList())
-		return nil
 	default:
 		r.add(sub(path, "type"), "expected a type (%s), got %s", typeList(), describe(t))
-		return nil
 	}
+	return "", false
+}
 
-	if d, present := m["description"]; present {
-		if ds, ok := d.(string); ok {
-			s.Description = ds
-		} else {
-			r.add(sub(path, "description"), "expected a string, got %s", describe(d))
-		}
+// keywords reads the keywords of one schema whose type is known.
+type keywords struct {
+	r    *reader
+	s    *Schema
+	m    map[string]any
+	path []any
+}
+
+// only reports whether the keyword is present, refusing it where the
+// schema's type is not t.
+func (k keywords) only(key string, t Type) bool {
+	if _, present := k.m[key]; !present {
+		return false
 	}
-	only := func(key string, t Type) bool {
-		if _, present := m[key]; !present {
-			return false
-		}
-		if s.Type != t {
-			r.add(sub(path, key), "%s applies to type %s only (this is %s)", key, t, s.Type)
-			return false
-		}
-		return true
+	if k.s.Type != t {
+		k.r.add(sub(k.path, key), "%s applies to type %s only (this is %s)", key, t, k.s.Type)
+		return false
 	}
+	return true
+}
+
+// object reads properties, required (each a declared property) and
+// additionalProperties.
+func (k keywords) object(depth int) {
 	var declared []string
-	if only("properties", Object) {
-		declared = r.properties(s, m["properties"], sub(path, "properties"), depth)
+	if k.only("properties", Object) {
+		declared = k.r.properties(k.s, k.m["properties"], sub(k.path, "properties"), depth)
 	}
-	if only("required", Object) {
-		r.required(s, m["required"], sub(path, "required"))
-		for i, name := range s.Required {
+	if k.only("required", Object) {
+		k.r.required(k.s, k.m["required"], sub(k.path, "required"))
+		for i, name := range k.s.Required {
 			if !slices.Contains(declared, name) {
-				r.add(sub(sub(path, "required"), i), "%q is not a property of this object (properties: %s)", name, listOrNone(declared))
+				k.r.add(sub(sub(k.path, "required"), i), "%q is not a property of this object (properties: %s)", name, listOrNone(declared))
 			}
 		}
 	}
-	if only("additionalProperties", Object) {
-		if b, ok := m["additionalProperties"].(bool); ok {
-			s.AdditionalProperties = &b
+	if k.only("additionalProperties", Object) {
+		if b, ok := k.m["additionalProperties"].(bool); ok {
+			k.s.AdditionalProperties = &b
 		} else {
-			r.add(sub(path, "additionalProperties"), "expected true or false (schemas for extra properties are not in the subset), got %s", describe(m["additionalProperties"]))
+			k.r.add(sub(k.path, "additionalProperties"), "expected true or false (schemas for extra properties are not in the subset), got %s", describe(k.m["additionalProperties"]))
 		}
 	}
-	if only("items", Array) {
-		s.Items = r.schema(m["items"], sub(path, "items"), depth+1)
-	} else if s.Type == Array {
-		if _, present := m["items"]; !present {
-			r.add(path, "items: required for type array (the schema of every element)")
-		}
+}
+
+// defaultValue keeps a default the schema accepts.
+func (r *reader) defaultValue(s *Schema, d any, path []any) {
+	if d == nil {
+		r.add(path, "a default of nothing (null) is not in the subset; leave default out")
+	} else if vs := s.Validate(d, ""); len(vs) > 0 {
+		r.add(path, "the default does not match the schema: %s", vs[0].String())
+	} else {
+		s.Default = d
 	}
-	if only("enum", String) {
-		r.enum(s, m["enum"], sub(path, "enum"))
-	}
-	if d, present := m["default"]; present {
-		d = Plain(d)
-		if d == nil {
-			r.add(sub(path, "default"), "a default of nothing (null) is not in the subset; leave default out")
-		} else if vs := s.Validate(d, ""); len(vs) > 0 {
-			r.add(sub(path, "default"), "the default does not match the schema: %s", vs[0].String())
-		} else {
-			s.Default = d
-		}
-	}
-	return s
 }
 
 // properties reads an object's properties and returns every name declared
@@ -299,18 +328,26 @@ func (r *reader) required(s *Schema, v any, path []any) {
 		r.add(path, "expected a list of property names, got %s", describe(v))
 		return
 	}
+	s.Required = r.distinctStrings(list, path, "a property name")
+}
+
+// distinctStrings reads a list of strings, each listed once; want says
+// what an element must be.
+func (r *reader) distinctStrings(list []any, path []any, want string) []string {
+	var out []string
 	for i, e := range list {
-		name, ok := e.(string)
+		str, ok := e.(string)
 		if !ok {
-			r.add(sub(path, i), "expected a property name, got %s", describe(e))
+			r.add(sub(path, i), "expected %s, got %s", want, describe(e))
 			continue
 		}
-		if slices.Contains(s.Required, name) {
-			r.add(sub(path, i), "%q is listed twice", name)
+		if slices.Contains(out, str) {
+			r.add(sub(path, i), "%q is listed twice", str)
 			continue
 		}
-		s.Required = append(s.Required, name)
+		out = append(out, str)
 	}
+	return out
 }
 
 func listOrNone(names []string) string {
@@ -326,18 +363,7 @@ func (r *reader) enum(s *Schema, v any, path []any) {
 		r.add(path, "expected a list of at least one string, got %s", describe(v))
 		return
 	}
-	for i, e := range list {
-		str, ok := e.(string)
-		if !ok {
-			r.add(sub(path, i), "expected a string (enums of the subset are of strings), got %s", describe(e))
-			continue
-		}
-		if slices.Contains(s.Enum, str) {
-			r.add(sub(path, i), "%q is listed twice", str)
-			continue
-		}
-		s.Enum = append(s.Enum, str)
-	}
+	s.Enum = r.distinctStrings(list, path, "a string (enums of the subset are of strings)")
 }
 
 func typeList() string {

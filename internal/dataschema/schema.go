@@ -92,63 +92,59 @@ func (s *Schema) ClosedObject() bool {
 // Keywords and properties in declaration order, so that the output is
 // byte-stable.
 func (s *Schema) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	n := 0
-	member := func(key string, v any) error {
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		n++
-		k, _ := json.Marshal(key)
-		b.Write(k)
-		b.WriteByte(':')
-		data, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("dataschema: %s: %w", key, err)
-		}
-		b.Write(data)
-		return nil
-	}
-	if err := member("type", s.Type); err != nil {
-		return nil, err
-	}
+	return writeObject(s.members())
+}
+
+// jsonMember is one key and value of a JSON object written in order.
+type jsonMember struct {
+	key   string
+	value any
+}
+
+// members are the schema's keywords that are set, in the order of
+// Keywords.
+func (s *Schema) members() []jsonMember {
+	ms := []jsonMember{{"type", s.Type}}
 	if s.Description != "" {
-		if err := member("description", s.Description); err != nil {
-			return nil, err
-		}
+		ms = append(ms, jsonMember{"description", s.Description})
 	}
 	if s.Type == Object {
-		props := make(orderedProps, len(s.Properties))
-		copy(props, s.Properties)
-		if err := member("properties", props); err != nil {
-			return nil, err
-		}
+		ms = append(ms, jsonMember{"properties", orderedProps(s.Properties)})
 		if len(s.Required) > 0 {
-			if err := member("required", s.Required); err != nil {
-				return nil, err
-			}
+			ms = append(ms, jsonMember{"required", s.Required})
 		}
 		if s.AdditionalProperties != nil {
-			if err := member("additionalProperties", *s.AdditionalProperties); err != nil {
-				return nil, err
-			}
+			ms = append(ms, jsonMember{"additionalProperties", *s.AdditionalProperties})
 		}
 	}
 	if s.Items != nil {
-		if err := member("items", s.Items); err != nil {
-			return nil, err
-		}
+		ms = append(ms, jsonMember{"items", s.Items})
 	}
 	if len(s.Enum) > 0 {
-		if err := member("enum", s.Enum); err != nil {
-			return nil, err
-		}
+		ms = append(ms, jsonMember{"enum", s.Enum})
 	}
 	if s.Default != nil {
-		if err := member("default", s.Default); err != nil {
-			return nil, err
+		ms = append(ms, jsonMember{"default", s.Default})
+	}
+	return ms
+}
+
+// writeObject writes the members as one JSON object, in their order.
+func writeObject(ms []jsonMember) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
 		}
+		k, _ := json.Marshal(m.key)
+		b.Write(k)
+		b.WriteByte(':')
+		data, err := json.Marshal(m.value)
+		if err != nil {
+			return nil, fmt.Errorf("dataschema: %s: %w", m.key, err)
+		}
+		b.Write(data)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
@@ -158,23 +154,11 @@ func (s *Schema) MarshalJSON() ([]byte, error) {
 type orderedProps []Property
 
 func (ps orderedProps) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
+	ms := make([]jsonMember, len(ps))
 	for i, p := range ps {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(p.Name)
-		b.Write(k)
-		b.WriteByte(':')
-		data, err := p.Schema.MarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		b.Write(data)
+		ms[i] = jsonMember{p.Name, p.Schema}
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return writeObject(ms)
 }
 
 // Value returns the schema as JSON-compatible Go values (map[string]any

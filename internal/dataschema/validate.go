@@ -2,6 +2,7 @@ package dataschema
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -45,44 +46,13 @@ func (s *Schema) validate(v any, path string, out *[]Violation) {
 	if len(*out) >= MaxViolations {
 		return
 	}
-	add := func(format string, args ...any) {
-		if len(*out) < MaxViolations {
-			*out = append(*out, Violation{Path: path, Message: fmt.Sprintf(format, args...)})
-		}
-	}
 	switch s.Type {
 	case Object:
-		m, ok := v.(map[string]any)
-		if !ok {
-			add("expected an object, got %s", describe(v))
-			return
-		}
-		for _, name := range s.Required {
-			if _, present := m[name]; !present {
-				*out = appendLimited(*out, Violation{Path: JoinKey(path, name), Message: "required"})
-			}
-		}
-		for _, p := range s.Properties {
-			if pv, present := m[p.Name]; present {
-				p.Schema.validate(pv, JoinKey(path, p.Name), out)
-			}
-		}
-		if s.ClosedObject() {
-			var extra []string
-			for k := range m {
-				if s.Property(k) == nil {
-					extra = append(extra, k)
-				}
-			}
-			slices.Sort(extra)
-			for _, k := range extra {
-				*out = appendLimited(*out, Violation{Path: JoinKey(path, k), Message: fmt.Sprintf("unknown property (this object has %s)", listOrNone(s.propertyNames()))})
-			}
-		}
+		s.validateObject(v, path, out)
 	case Array:
 		list, ok := v.([]any)
 		if !ok {
-			add("expected an array, got %s", describe(v))
+			*out = appendLimited(*out, Violation{Path: path, Message: "expected an array, got " + describe(v)})
 			return
 		}
 		for i, e := range list {
@@ -91,34 +61,85 @@ func (s *Schema) validate(v any, path string, out *[]Violation) {
 			}
 			s.Items.validate(e, fmt.Sprintf("%s[%d]", path, i), out)
 		}
+	default:
+		if msg := s.scalarProblem(v); msg != "" {
+			*out = appendLimited(*out, Violation{Path: path, Message: msg})
+		}
+	}
+}
+
+// validateObject checks an object's required and declared properties and,
+// when the object is closed, that it has no other.
+func (s *Schema) validateObject(v any, path string, out *[]Violation) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		*out = appendLimited(*out, Violation{Path: path, Message: "expected an object, got " + describe(v)})
+		return
+	}
+	for _, name := range s.Required {
+		if _, present := m[name]; !present {
+			*out = appendLimited(*out, Violation{Path: JoinKey(path, name), Message: "required"})
+		}
+	}
+	for _, p := range s.Properties {
+		if pv, present := m[p.Name]; present {
+			p.Schema.validate(pv, JoinKey(path, p.Name), out)
+		}
+	}
+	if !s.ClosedObject() {
+		return
+	}
+	var extra []string
+	for k := range m {
+		if s.Property(k) == nil {
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	for _, k := range extra {
+		*out = appendLimited(*out, Violation{Path: JoinKey(path, k), Message: fmt.Sprintf("unknown property (this object has %s)", listOrNone(s.propertyNames()))})
+	}
+}
+
+// scalarProblem is what is wrong with v as a string, number, integer or
+// boolean of the schema, "" when nothing is.
+func (s *Schema) scalarProblem(v any) string {
+	switch s.Type {
 	case String:
 		str, ok := v.(string)
 		if !ok {
-			add("expected a string, got %s", describe(v))
-			return
+			return "expected a string, got " + describe(v)
 		}
 		if len(s.Enum) > 0 && !slices.Contains(s.Enum, str) {
-			add("%q is not one of %s", str, quoteAll(s.Enum))
+			return fmt.Sprintf("%q is not one of %s", str, quoteAll(s.Enum))
 		}
 	case Number:
 		if _, ok := v.(float64); !ok {
-			add("expected a number, got %s", describe(v))
+			return "expected a number, got " + describe(v)
 		}
 	case Integer:
-		f, ok := v.(float64)
-		switch {
-		case !ok:
-			add("expected an integer, got %s", describe(v))
-		case f != math.Trunc(f) || math.IsInf(f, 0):
-			add("expected an integer, got %g", f)
-		case f > maxExactInteger || f < -maxExactInteger:
-			add("integer %g is out of range (at most 2^53 in magnitude)", f)
-		}
+		return integerProblem(v)
 	case Boolean:
 		if _, ok := v.(bool); !ok {
-			add("expected true or false, got %s", describe(v))
+			return "expected true or false, got " + describe(v)
 		}
 	}
+	return ""
+}
+
+// integerProblem is what keeps v from being an integer JSON numbers carry
+// exactly, "" when nothing does.
+func integerProblem(v any) string {
+	f, ok := v.(float64)
+	switch {
+	case !ok:
+		return "expected an integer, got " + describe(v)
+	case f != math.Trunc(f) || math.IsInf(f, 0):
+		return fmt.Sprintf("expected an integer, got %g", f)
+	case f > maxExactInteger || f < -maxExactInteger:
+		return fmt.Sprintf("integer %g is out of range (at most 2^53 in magnitude)", f)
+	}
+	return ""
 }
 
 func appendLimited(out []Violation, v Violation) []Violation {
@@ -161,9 +182,7 @@ func (s *Schema) WithDefaults(v any) any {
 			return v
 		}
 		out := make(map[string]any, len(m))
-		for k, e := range m {
-			out[k] = e
-		}
+		maps.Copy(out, m)
 		for _, p := range s.Properties {
 			if e, present := out[p.Name]; present {
 				out[p.Name] = p.Schema.WithDefaults(e)
@@ -173,15 +192,7 @@ func (s *Schema) WithDefaults(v any) any {
 		}
 		return out
 	case Array:
-		list, ok := v.([]any)
-		if !ok {
-			return v
-		}
-		out := make([]any, len(list))
-		for i, e := range list {
-			out[i] = s.Items.WithDefaults(e)
-		}
-		return out
+		return eachItem(v, s.Items.WithDefaults)
 	}
 	return v
 }
@@ -208,15 +219,21 @@ func (s *Schema) WithEmptyArrays(v any) any {
 		if v == nil {
 			return []any{}
 		}
-		list, ok := v.([]any)
-		if !ok {
-			return v
-		}
-		out := make([]any, len(list))
-		for i, e := range list {
-			out[i] = s.Items.WithEmptyArrays(e)
-		}
-		return out
+		return eachItem(v, s.Items.WithEmptyArrays)
 	}
 	return v
+}
+
+// eachItem is a copy of the array v with f applied to each element; v
+// itself when it is not an array.
+func eachItem(v any, f func(any) any) any {
+	list, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	out := make([]any, len(list))
+	for i, e := range list {
+		out[i] = f(e)
+	}
+	return out
 }

@@ -148,28 +148,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		}
 		defer grpcLn.Close()
 	}
-
 	httpBase := "http://" + advertised(httpLn.Addr(), cfg.publicHost)
-	interfaces := []*a2av1.AgentInterface{
-		{Url: httpBase + cfg.jsonrpcPath, ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
-		{Url: httpBase + cfg.restPath, ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
-	}
-	if grpcLn != nil {
-		interfaces = append(interfaces, &a2av1.AgentInterface{
-			Url: advertised(grpcLn.Addr(), cfg.publicHost), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()})
-	}
-	card := echo.Card(interfaces...)
-	cardDoc, err := runtime.MarshalJSON(card)
+	card, cardDoc, err := cardFor(cfg, httpBase, grpcLn)
 	if err != nil {
 		return err
-	}
-	if cfg.v03 {
-		// The card lists a 0.3 interface next to each 1.0 one and
-		// carries the v0.3 top-level fields; the extended card too.
-		if cardDoc, err = host.CardWithV03(card); err != nil {
-			return err
-		}
-		interfaces = card.GetSupportedInterfaces()
 	}
 	st, err := storeurl.Open(ctx, cfg.store, storeurl.Options{TerminalTaskTTL: cfg.terminalTaskTTL, MaxTerminalTasks: cfg.maxTerminalTasks,
 		InterruptedTaskTTL:          cfg.interruptedTaskTTL,
@@ -185,6 +167,45 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			err = errors.Join(err, fmt.Errorf("closing store %s: %w", storeurl.Describe(cfg.store), cerr))
 		}
 	}()
+	srv, err := newServer(cfg, card, st)
+	if err != nil {
+		return err
+	}
+	httpSrv, grpcSrv, errs := serve(cfg, srv, cardDoc, httpLn, grpcLn)
+	printEndpoints(stdout, cfg, httpBase, card.GetSupportedInterfaces())
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errs:
+	}
+	return errors.Join(serveErr, shutdown(httpSrv, grpcSrv, srv))
+}
+
+// cardFor is the echo agent's card with an interface a binding at the
+// advertised addresses, and its JSON document. With --v03 the card lists a
+// 0.3 interface next to each 1.0 one and carries the v0.3 top-level fields;
+// the extended card too.
+func cardFor(cfg config, httpBase string, grpcLn net.Listener) (*a2av1.AgentCard, []byte, error) {
+	version := a2av1.A2AServiceDesc.ProtocolVersion()
+	interfaces := []*a2av1.AgentInterface{
+		{Url: httpBase + cfg.jsonrpcPath, ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: version},
+		{Url: httpBase + cfg.restPath, ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: version},
+	}
+	if grpcLn != nil {
+		interfaces = append(interfaces, &a2av1.AgentInterface{
+			Url: advertised(grpcLn.Addr(), cfg.publicHost), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: version})
+	}
+	card := echo.Card(interfaces...)
+	if cfg.v03 {
+		doc, err := host.CardWithV03(card)
+		return card, doc, err
+	}
+	doc, err := runtime.MarshalJSON(card)
+	return card, doc, err
+}
+
+// newServer is the echo agent's server on the store.
+func newServer(cfg config, card *a2av1.AgentCard, st store.Store) (*server.Server, error) {
 	opts := []server.Option{
 		server.WithStore(st),
 		server.WithExtendedCard(echo.ExtendedCard(card)),
@@ -201,15 +222,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		// Webhooks registered through v0.3 are posted the v0.3 Task.
 		opts = append(opts, server.WithPushOptions(host.V03PushOptions()...))
 	}
-	srv, err := server.New(card, &echo.Agent{ChunkInterval: cfg.chunkInterval}, opts...)
-	if err != nil {
-		return err
-	}
+	return server.New(card, &echo.Agent{ChunkInterval: cfg.chunkInterval}, opts...)
+}
 
-	// The limits of scaffolded agents: timeouts for slow bodies, idle
-	// connections and clients that never read; bounded headers and gRPC
-	// streams (docs/limits.md). Every binding identifies callers the same
-	// way; the server reads the identity from the call.
+// serve starts serving the card, JSON-RPC and HTTP+JSON on httpLn and gRPC
+// on grpcLn (when there is one); errs receives a server's failure.
+//
+// The limits of scaffolded agents apply: timeouts for slow bodies, idle
+// connections and clients that never read; bounded headers and gRPC
+// streams (docs/limits.md). Every binding identifies callers the same way;
+// the server reads the identity from the call.
+func serve(cfg config, srv *server.Server, cardDoc []byte, httpLn, grpcLn net.Listener) (*http.Server, *grpc.Server, <-chan error) {
 	limits := host.DefaultLimits()
 	bindingOpts := append(limits.HandlerOptions(), runtime.WithAuthenticator(echo.BearerAuthenticator(cfg.token), `Bearer realm="echo"`))
 	if cfg.strictVersion {
@@ -226,16 +249,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	httpSrv := limits.HTTPServer(mux)
 	errs := make(chan error, 2)
 	go func() { errs <- httpSrv.Serve(httpLn) }()
-	var grpcSrv *grpc.Server
-	if grpcLn != nil {
-		grpcSrv = grpc.NewServer(append(limits.GRPCServerOptions(), grpc.UnknownServiceHandler(runtime.GRPCUnknownServiceHandler(bindingOpts...)))...)
-		a2av1.RegisterA2AServiceGRPC(grpcSrv, srv, bindingOpts...)
-		if cfg.v03 {
-			a2av03grpc.Register(grpcSrv, srv, bindingOpts...) // a2a.v1.A2AService: v0.3 over gRPC
-		}
-		go func() { errs <- grpcSrv.Serve(grpcLn) }()
+	if grpcLn == nil {
+		return httpSrv, nil, errs
 	}
+	grpcSrv := grpc.NewServer(append(limits.GRPCServerOptions(), grpc.UnknownServiceHandler(runtime.GRPCUnknownServiceHandler(bindingOpts...)))...)
+	a2av1.RegisterA2AServiceGRPC(grpcSrv, srv, bindingOpts...)
+	if cfg.v03 {
+		a2av03grpc.Register(grpcSrv, srv, bindingOpts...) // a2a.v1.A2AService: v0.3 over gRPC
+	}
+	go func() { errs <- grpcSrv.Serve(grpcLn) }()
+	return httpSrv, grpcSrv, errs
+}
 
+// printEndpoints prints the card URL, one line an interface and the store.
+func printEndpoints(stdout io.Writer, cfg config, httpBase string, interfaces []*a2av1.AgentInterface) {
 	fmt.Fprintf(stdout, "agent card  %s%s\n", httpBase, runtime.AgentCardPath)
 	for _, itf := range interfaces {
 		if cfg.v03 && itf.GetProtocolVersion() != a2av1.A2AServiceDesc.ProtocolVersion() {
@@ -244,13 +271,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		fmt.Fprintf(stdout, "%-11s %s\n", itf.GetProtocolBinding(), itf.GetUrl())
 	}
 	fmt.Fprintf(stdout, "%-11s %s\n", "store", storeurl.Describe(cfg.store))
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-errs:
-	}
-	return errors.Join(serveErr, shutdown(httpSrv, grpcSrv, srv))
 }
 
 // shutdown stops accepting calls, gives open calls a few seconds, then ends

@@ -62,30 +62,22 @@ func run(ctx context.Context, baseURL, model, question string, out io.Writer) er
 	}
 	provider := func() *llm.Provider { return &llm.Provider{BaseURL: baseURL, Model: model} }
 
-	specialist, err := start(fmt.Sprintf(cardTemplate, "Packing specialist", "Knows what to pack for any climate.", "packing", "Packing advice", "Says what to pack for a trip."),
+	specialist, specialistCard, err := start(fmt.Sprintf(cardTemplate, "Packing specialist", "Knows what to pack for any climate.", "packing", "Packing advice", "Says what to pack for a trip."),
 		provider().Skill(llm.Skill{ID: "packing", Instructions: "You are a packing specialist. Answer with a short packing list."}), "packing")
 	if err != nil {
 		return err
 	}
 	defer specialist.Shutdown(context.Background())
-	specialistCard, err := reachable(specialist)
-	if err != nil {
-		return err
-	}
 	tools, err := llm.RemoteAgent{Card: specialistCard}.Tools(ctx)
 	if err != nil {
 		return err
 	}
-	planner, err := start(fmt.Sprintf(cardTemplate, "Trip planner", "Plans trips, asking specialists.", "plan", "Plan a trip", "Plans a trip."),
+	planner, plannerCard, err := start(fmt.Sprintf(cardTemplate, "Trip planner", "Plans trips, asking specialists.", "plan", "Plan a trip", "Plans a trip."),
 		provider().Skill(llm.Skill{ID: "plan", Instructions: "You plan trips. Ask the packing specialist what to pack, then answer briefly.", Tools: tools}), "plan")
 	if err != nil {
 		return err
 	}
 	defer planner.Shutdown(context.Background())
-	plannerCard, err := reachable(planner)
-	if err != nil {
-		return err
-	}
 	client, err := agentcard.NewClient(plannerCard)
 	if err != nil {
 		return err
@@ -102,25 +94,36 @@ func run(ctx context.Context, baseURL, model, question string, out io.Writer) er
 		if err != nil {
 			return err
 		}
-		if st := ev.GetStatusUpdate(); st != nil {
-			state = st.GetStatus().GetState()
-			if m := st.GetStatus().GetMessage(); m != nil {
-				fmt.Fprintf(out, "[%s] %s\n", state.Short(), m.Text())
-			} else {
-				fmt.Fprintf(out, "[%s]\n", state.Short())
-			}
-		}
-		if a := ev.GetArtifactUpdate(); a != nil {
-			fmt.Fprint(out, a.GetArtifact().Text())
-			if a.GetLastChunk() {
-				fmt.Fprintln(out)
-			}
+		if st := printEvent(out, ev); st != a2av1.TaskState_TASK_STATE_UNSPECIFIED {
+			state = st
 		}
 	}
 	if state != a2av1.TaskState_TASK_STATE_COMPLETED {
 		return fmt.Errorf("the planner's task ended %s", state.Short())
 	}
 	return nil
+}
+
+// printEvent prints a status update as [state] and its message, an artifact
+// chunk as its text; it returns the state a status update reports.
+func printEvent(out io.Writer, ev *a2av1.StreamResponse) a2av1.TaskState {
+	if a := ev.GetArtifactUpdate(); a != nil {
+		fmt.Fprint(out, a.GetArtifact().Text())
+		if a.GetLastChunk() {
+			fmt.Fprintln(out)
+		}
+	}
+	st := ev.GetStatusUpdate()
+	if st == nil {
+		return a2av1.TaskState_TASK_STATE_UNSPECIFIED
+	}
+	state := st.GetStatus().GetState()
+	if m := st.GetStatus().GetMessage(); m != nil {
+		fmt.Fprintf(out, "[%s] %s\n", state.Short(), m.Text())
+	} else {
+		fmt.Fprintf(out, "[%s]\n", state.Short())
+	}
+	return state
 }
 
 // script is what the scripted model answers: the planner calls the
@@ -131,13 +134,24 @@ var script = []llmtest.Step{
 	{Tokens: []string{"Oslo in January is cold: ", "the specialist says ", "a warm coat, gloves, a hat and boots. ", "Enjoy the trip!"}},
 }
 
-func start(cardJSON string, run func(context.Context, *server.Request, *server.Events) error, skill string) (*host.Agent, error) {
-	return host.Start(host.Config{
+// start runs an agent of one skill on a free loopback port and returns it
+// with its card as a client reaches it.
+func start(cardJSON string, run func(context.Context, *server.Request, *server.Events) error, skill string) (*host.Agent, *a2av1.AgentCard, error) {
+	a, err := host.Start(host.Config{
 		CardJSON: []byte(cardJSON),
 		Bindings: []host.Binding{{Protocol: "JSONRPC", Address: "127.0.0.1:1", Path: "/a2a"}},
 		Skills:   []host.Skill{{ID: skill, Run: run}},
 		Listen:   func(network, _ string) (net.Listener, error) { return net.Listen(network, "127.0.0.1:0") },
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	card, err := reachable(a)
+	if err != nil {
+		a.Shutdown(context.Background())
+		return nil, nil, err
+	}
+	return a, card, nil
 }
 
 // reachable is a's card with its interface at the address it listens on.

@@ -70,46 +70,15 @@ func run(keep bool, w io.Writer) error {
 	} else {
 		defer os.RemoveAll(tmp)
 	}
-	dir := filepath.Join(tmp, "travel-agent")
-
-	// The example manifest listens on fixed ports; the demo moves them to free
-	// ones so that it runs wherever those ports are taken.
-	manifest, httpAddr, err := withFreePorts(filepath.Join(root, manifestPath), tmp)
+	dir, httpAddr, err := scaffoldAndBuild(out, root, tmp)
 	if err != nil {
 		return err
 	}
-	step(out, "a2a-scaffold new travel-agent --manifest %s --dir %s --module example.com/travel-agent --a2agen .", manifest, dir)
-	report, err := scaffold.NewProject(scaffold.NewOptions{
-		Name: "travel-agent", Dir: dir, Manifest: manifest, Module: "example.com/travel-agent", A2agenDir: root,
-	})
+	stop, err := startAgent(out, dir)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "  wrote %s\n", strings.Join(report.Written, " "))
-
-	step(out, "go build -o agent . (in the project)")
-	build := exec.Command("go", "build", "-o", "agent", ".")
-	build.Dir = dir
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	if b, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("building the project: %v\n%s", err, b)
-	}
-
-	step(out, "./agent")
-	agent := exec.Command(filepath.Join(dir, "agent"))
-	agent.Dir = dir
-	stdout := &linePrefixer{out: out, prefix: "  agent| "}
-	stderr := &linePrefixer{out: out, prefix: "  agent| "}
-	agent.Stdout, agent.Stderr = stdout, stderr
-	if err := agent.Start(); err != nil {
-		return err
-	}
-	defer func() {
-		_ = agent.Process.Signal(os.Interrupt)
-		_ = agent.Wait() // after Wait, os/exec has stopped copying output
-		stdout.flush()
-		stderr.flush()
-	}()
+	defer stop()
 
 	base := "http://" + httpAddr
 	if err := waitForCard(base + runtime.AgentCardPath); err != nil {
@@ -122,45 +91,111 @@ func run(keep bool, w io.Writer) error {
 	}
 	step(out, "GET %s%s", base, runtime.AgentCardPath)
 	fmt.Fprintf(out, "  %s %s: %d skills, %d interfaces\n", card.GetName(), card.GetVersion(), len(card.GetSkills()), len(card.GetSupportedInterfaces()))
-
 	for _, iface := range card.GetSupportedInterfaces() {
-		c, err := agentcard.NewClient(card, agentcard.WithBindings(runtime.Binding(iface.GetProtocolBinding())))
-		if err != nil {
+		if err := callInterface(ctx, out, card, iface); err != nil {
 			return err
 		}
-		for _, skill := range card.GetSkills() {
-			req, what := message(skill.GetExamples()[0], skill.GetId()), fmt.Sprintf("%q", skill.GetExamples()[0])
-			if typedInput(card, skill.GetId()) {
-				// The card's schema extension says the skill takes data: send
-				// its JSON example (the last example) as a data part.
-				example := skill.GetExamples()[len(skill.GetExamples())-1]
-				if req, err = dataMessage(example, skill.GetId()); err != nil {
-					c.Close()
-					return err
-				}
-				what = "data " + example
-			}
-			step(out, "%s %s: SendMessage %s to skill %s", iface.GetProtocolBinding(), iface.GetUrl(), what, skill.GetId())
-			resp, err := c.SendMessage(ctx, req)
-			if err != nil {
-				c.Close()
-				return err
-			}
-			task := resp.GetTask()
-			fmt.Fprintf(out, "  task %s: %s, artifact %s\n", task.GetId(), task.GetStatus().GetState(), artifactText(task))
-			if typedInput(card, skill.GetId()) {
-				bad, _ := dataMessage("{}", skill.GetId())
-				_, err := c.SendMessage(ctx, bad)
-				fmt.Fprintf(out, "  data {} to skill %s: %v\n", skill.GetId(), err)
-			}
-		}
-		if _, err := c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{}); err != nil {
-			fmt.Fprintf(out, "  GetExtendedAgentCard without credentials: %v\n", err)
-		}
-		c.Close()
 	}
 	fmt.Fprintln(out, "\nNext: write the skills (skill_*.go) and the credential checks (auth.go) of the project;")
 	fmt.Fprintln(out, "examples/travel-agent is this project with them written.")
+	return nil
+}
+
+// scaffoldAndBuild scaffolds the example manifest into tmp/travel-agent
+// and builds it; it returns the project's directory and the HTTP address
+// the agent will listen on. The example manifest listens on fixed ports;
+// the demo moves them to free ones so that it runs wherever those ports
+// are taken.
+func scaffoldAndBuild(out io.Writer, root, tmp string) (dir, httpAddr string, err error) {
+	dir = filepath.Join(tmp, "travel-agent")
+	manifest, httpAddr, err := withFreePorts(filepath.Join(root, manifestPath), tmp)
+	if err != nil {
+		return "", "", err
+	}
+	step(out, "a2a-scaffold new travel-agent --manifest %s --dir %s --module example.com/travel-agent --a2agen .", manifest, dir)
+	report, err := scaffold.NewProject(scaffold.NewOptions{
+		Name: "travel-agent", Dir: dir, Manifest: manifest, Module: "example.com/travel-agent", A2agenDir: root,
+	})
+	if err != nil {
+		return "", "", err
+	}
+	fmt.Fprintf(out, "  wrote %s\n", strings.Join(report.Written, " "))
+
+	step(out, "go build -o agent . (in the project)")
+	build := exec.Command("go", "build", "-o", "agent", ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	if b, err := build.CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("building the project: %v\n%s", err, b)
+	}
+	return dir, httpAddr, nil
+}
+
+// startAgent runs the built agent, its output prefixed in out; stop
+// interrupts it and waits for it.
+func startAgent(out io.Writer, dir string) (stop func(), err error) {
+	step(out, "./agent")
+	agent := exec.Command(filepath.Join(dir, "agent"))
+	agent.Dir = dir
+	stdout := &linePrefixer{out: out, prefix: "  agent| "}
+	stderr := &linePrefixer{out: out, prefix: "  agent| "}
+	agent.Stdout, agent.Stderr = stdout, stderr
+	if err := agent.Start(); err != nil {
+		return nil, err
+	}
+	return func() {
+		_ = agent.Process.Signal(os.Interrupt)
+		_ = agent.Wait() // after Wait, os/exec has stopped copying output
+		stdout.flush()
+		stderr.flush()
+	}, nil
+}
+
+// callInterface sends each skill its example over one interface of the
+// card, then asks for the extended card without credentials.
+func callInterface(ctx context.Context, out io.Writer, card *a2av1.AgentCard, iface *a2av1.AgentInterface) error {
+	c, err := agentcard.NewClient(card, agentcard.WithBindings(runtime.Binding(iface.GetProtocolBinding())))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for _, skill := range card.GetSkills() {
+		if err := callSkill(ctx, out, c, card, iface, skill); err != nil {
+			return err
+		}
+	}
+	if _, err := c.GetExtendedAgentCard(ctx, &a2av1.GetExtendedAgentCardRequest{}); err != nil {
+		fmt.Fprintf(out, "  GetExtendedAgentCard without credentials: %v\n", err)
+	}
+	return nil
+}
+
+// callSkill sends the skill its first example, or, where the card's schema
+// extension says the skill takes data, its JSON example (the last example)
+// as a data part and then an empty object, which the agent refuses.
+func callSkill(ctx context.Context, out io.Writer, c *agentcard.Client, card *a2av1.AgentCard, iface *a2av1.AgentInterface, skill *a2av1.AgentSkill) error {
+	typed := typedInput(card, skill.GetId())
+	req, what := message(skill.GetExamples()[0], skill.GetId()), fmt.Sprintf("%q", skill.GetExamples()[0])
+	if typed {
+		example := skill.GetExamples()[len(skill.GetExamples())-1]
+		var err error
+		if req, err = dataMessage(example, skill.GetId()); err != nil {
+			return err
+		}
+		what = "data " + example
+	}
+	step(out, "%s %s: SendMessage %s to skill %s", iface.GetProtocolBinding(), iface.GetUrl(), what, skill.GetId())
+	resp, err := c.SendMessage(ctx, req)
+	if err != nil {
+		return err
+	}
+	task := resp.GetTask()
+	fmt.Fprintf(out, "  task %s: %s, artifact %s\n", task.GetId(), task.GetStatus().GetState(), artifactText(task))
+	if typed {
+		bad, _ := dataMessage("{}", skill.GetId())
+		_, err := c.SendMessage(ctx, bad)
+		fmt.Fprintf(out, "  data {} to skill %s: %v\n", skill.GetId(), err)
+	}
 	return nil
 }
 

@@ -23,44 +23,48 @@ func AppendNumber(dst []byte, f float64) ([]byte, error) {
 		dst = append(dst, '-')
 		f = -f
 	}
-	// Go's shortest formatting yields the same digits ECMAScript picks: the
-	// fewest that round-trip, the closest to f when several qualify.
+	digits, n, err := shortestDigits(f)
+	if err != nil {
+		return dst, err
+	}
+	return appendECMAScript(dst, digits, n), nil
+}
+
+// shortestDigits are the digits of positive f and its exponent n, f being
+// 0.digits × 10^n. Go's shortest formatting yields the same digits
+// ECMAScript picks: the fewest that round-trip, the closest to f when
+// several qualify.
+func shortestDigits(f float64) (digits string, n int, err error) {
 	sci := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
 	mant, expText, _ := strings.Cut(sci, "e")
-	digits := strings.Replace(mant, ".", "", 1)
 	exp, err := strconv.Atoi(expText)
 	if err != nil {
-		return dst, fmt.Errorf("jcs: formatting %v: %w", f, err)
+		return "", 0, fmt.Errorf("jcs: formatting %v: %w", f, err)
 	}
+	return strings.Replace(mant, ".", "", 1), exp + 1, nil
+}
+
+// appendECMAScript writes 0.digits × 10^n as Number.prototype.toString
+// does: plain for n from -5 to 21, exponential outside.
+func appendECMAScript(dst []byte, digits string, n int) []byte {
 	k := len(digits)
-	n := exp + 1 // f = 0.digits × 10^n
 	switch {
 	case k <= n && n <= 21:
 		dst = append(dst, digits...)
-		for range n - k {
-			dst = append(dst, '0')
-		}
+		return append(dst, strings.Repeat("0", n-k)...)
 	case 0 < n && n <= 21:
-		dst = append(dst, digits[:n]...)
-		dst = append(dst, '.')
-		dst = append(dst, digits[n:]...)
+		return append(append(append(dst, digits[:n]...), '.'), digits[n:]...)
 	case -6 < n && n <= 0:
-		dst = append(dst, '0', '.')
-		for range -n {
-			dst = append(dst, '0')
-		}
-		dst = append(dst, digits...)
-	default:
-		dst = append(dst, digits[0])
-		if k > 1 {
-			dst = append(dst, '.')
-			dst = append(dst, digits[1:]...)
-		}
-		dst = append(dst, 'e')
-		if n-1 >= 0 {
-			dst = append(dst, '+')
-		}
-		dst = strconv.AppendInt(dst, int64(n-1), 10)
+		dst = append(dst, "0."...)
+		return append(append(dst, strings.Repeat("0", -n)...), digits...)
 	}
-	return dst, nil
+	dst = append(dst, digits[0])
+	if k > 1 {
+		dst = append(append(dst, '.'), digits[1:]...)
+	}
+	dst = append(dst, 'e')
+	if n-1 >= 0 {
+		dst = append(dst, '+')
+	}
+	return strconv.AppendInt(dst, int64(n-1), 10)
 }

@@ -157,18 +157,10 @@ func (p *parser) object() (*value, error) {
 			return nil, err
 		}
 		v.members = append(v.members, member{name: name, val: val})
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.errorf("unterminated object")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
+		if done, err := p.next('}', "object"); err != nil {
+			return nil, err
+		} else if done {
 			return v, nil
-		default:
-			return nil, p.errorf("expected ',' or '}' in object, got %q", p.data[p.pos])
 		}
 	}
 }
@@ -192,55 +184,46 @@ func (p *parser) array() (*value, error) {
 			return nil, err
 		}
 		v.elems = append(v.elems, elem)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.errorf("unterminated array")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
+		if done, err := p.next(']', "array"); err != nil {
+			return nil, err
+		} else if done {
 			return v, nil
-		default:
-			return nil, p.errorf("expected ',' or ']' in array, got %q", p.data[p.pos])
 		}
 	}
+}
+
+// next reads what follows a member or element of an object or array
+// (what): a comma, or the closing byte, which ends it (done).
+func (p *parser) next(closing byte, what string) (done bool, err error) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return false, p.errorf("unterminated %s", what)
+	}
+	switch p.data[p.pos] {
+	case ',':
+		p.pos++
+		return false, nil
+	case closing:
+		p.pos++
+		return true, nil
+	}
+	return false, p.errorf("expected ',' or '%c' in %s, got %q", closing, what, p.data[p.pos])
 }
 
 // number reads a number with the JSON grammar and converts it to a double,
 // as I-JSON requires; magnitudes beyond the double range are errors.
 func (p *parser) number() (*value, error) {
 	start := p.pos
-	if p.data[p.pos] == '-' {
-		p.pos++
-	}
-	digits := func() int {
-		n := 0
-		for p.pos < len(p.data) && '0' <= p.data[p.pos] && p.data[p.pos] <= '9' {
-			p.pos++
-			n++
-		}
-		return n
-	}
-	switch {
-	case p.pos < len(p.data) && p.data[p.pos] == '0':
-		p.pos++
-	case digits() == 0:
+	p.skip('-')
+	if !p.skip('0') && p.digits() == 0 {
 		return nil, p.errorf("invalid number")
 	}
-	if p.pos < len(p.data) && p.data[p.pos] == '.' {
-		p.pos++
-		if digits() == 0 {
-			return nil, p.errorf("invalid number: no digits after '.'")
-		}
+	if p.skip('.') && p.digits() == 0 {
+		return nil, p.errorf("invalid number: no digits after '.'")
 	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
-			p.pos++
-		}
-		if digits() == 0 {
+	if p.skip('e') || p.skip('E') {
+		_ = p.skip('+') || p.skip('-')
+		if p.digits() == 0 {
 			return nil, p.errorf("invalid number: no digits in the exponent")
 		}
 	}
@@ -251,6 +234,25 @@ func (p *parser) number() (*value, error) {
 		return nil, p.errorf("number %s does not fit an IEEE-754 double", text)
 	}
 	return &value{kind: kindNumber, num: f}, nil
+}
+
+// skip moves past the byte c if it comes next, and says whether it did.
+func (p *parser) skip(c byte) bool {
+	if p.pos < len(p.data) && p.data[p.pos] == c {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+// digits moves past the decimal digits that come next and counts them.
+func (p *parser) digits() int {
+	n := 0
+	for p.pos < len(p.data) && '0' <= p.data[p.pos] && p.data[p.pos] <= '9' {
+		p.pos++
+		n++
+	}
+	return n
 }
 
 // string reads a string literal, decoding escapes. Lone surrogates, raw
@@ -289,6 +291,10 @@ func (p *parser) string() (string, error) {
 	}
 }
 
+// shortEscapes are the escapes of one letter after the backslash and what
+// they stand for.
+var shortEscapes = map[byte]rune{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
 // escape decodes one backslash escape, joining UTF-16 surrogate pairs.
 func (p *parser) escape() (rune, error) {
 	if p.pos+1 >= len(p.data) {
@@ -296,43 +302,29 @@ func (p *parser) escape() (rune, error) {
 	}
 	c := p.data[p.pos+1]
 	p.pos += 2
-	switch c {
-	case '"', '\\', '/':
-		return rune(c), nil
-	case 'b':
-		return '\b', nil
-	case 'f':
-		return '\f', nil
-	case 'n':
-		return '\n', nil
-	case 'r':
-		return '\r', nil
-	case 't':
-		return '\t', nil
-	case 'u':
-		r, err := p.hex4()
-		if err != nil {
-			return 0, err
-		}
-		if !utf16.IsSurrogate(r) {
-			return r, nil
-		}
-		if r >= 0xDC00 || p.pos+1 >= len(p.data) || p.data[p.pos] != '\\' || p.data[p.pos+1] != 'u' {
-			return 0, p.errorf("lone UTF-16 surrogate %U", r)
-		}
-		p.pos += 2
-		r2, err := p.hex4()
-		if err != nil {
-			return 0, err
-		}
-		joined := utf16.DecodeRune(r, r2)
-		if joined == utf8.RuneError {
-			return 0, p.errorf("lone UTF-16 surrogate %U", r)
-		}
-		return joined, nil
-	default:
+	if r, ok := shortEscapes[c]; ok {
+		return r, nil
+	}
+	if c != 'u' {
 		return 0, p.errorf("invalid escape \\%c", c)
 	}
+	r, err := p.hex4()
+	if err != nil || !utf16.IsSurrogate(r) {
+		return r, err
+	}
+	if r >= 0xDC00 || p.pos+1 >= len(p.data) || p.data[p.pos] != '\\' || p.data[p.pos+1] != 'u' {
+		return 0, p.errorf("lone UTF-16 surrogate %U", r)
+	}
+	p.pos += 2
+	r2, err := p.hex4()
+	if err != nil {
+		return 0, err
+	}
+	joined := utf16.DecodeRune(r, r2)
+	if joined == utf8.RuneError {
+		return 0, p.errorf("lone UTF-16 surrogate %U", r)
+	}
+	return joined, nil
 }
 
 func (p *parser) hex4() (rune, error) {

@@ -48,33 +48,7 @@ func WithV03Fields(doc []byte, card *a2av1.AgentCard) ([]byte, error) {
 	if len(ifaces) == 0 {
 		return nil, fmt.Errorf("a2av03: the agent card lists no supportedInterfaces, so a v0.3 card has no url")
 	}
-	var v03 []*a2av1.AgentInterface
-	for _, itf := range ifaces {
-		if v, ok := runtime.ParseVersion(itf.GetProtocolVersion()); ok && v == Version {
-			v03 = append(v03, itf)
-		}
-	}
-	// url and preferredTransport name an interface with its binding: an
-	// interface without one (read from an additionalInterfaces entry
-	// without transport) would come back as the default transport's, so it
-	// is listed in additionalInterfaces only, and without any interface
-	// that names its binding the card has no url.
-	var preferred *a2av1.AgentInterface
-	for _, group := range [][]*a2av1.AgentInterface{v03, ifaces} {
-		for _, itf := range group {
-			if preferred == nil && strings.TrimSpace(itf.GetProtocolBinding()) != "" {
-				preferred = itf
-			}
-		}
-	}
-	type agentInterface struct {
-		URL       string `json:"url"`
-		Transport string `json:"transport"`
-	}
-	additional := make([]agentInterface, 0, len(v03))
-	for _, itf := range v03 {
-		additional = append(additional, agentInterface{URL: itf.GetUrl(), Transport: itf.GetProtocolBinding()})
-	}
+	preferred, additional := v03InterfaceFields(ifaces)
 	set := func(key string, v any) {
 		b, _ := json.Marshal(v) // plain values: cannot fail
 		m[key] = b
@@ -100,6 +74,31 @@ func WithV03Fields(doc []byte, card *a2av1.AgentCard) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(m)
+}
+
+// v03InterfaceFields are the interface to name in url and
+// preferredTransport (nil: none) and the additionalInterfaces: every
+// interface of protocol version 0.3.
+//
+// url and preferredTransport name an interface with its binding: an
+// interface without one (read from an additionalInterfaces entry without
+// transport) would come back as the default transport's, so it is listed
+// in additionalInterfaces only, and without any interface that names its
+// binding the card has no url. A 0.3 interface is preferred to the others.
+func v03InterfaceFields(ifaces []*a2av1.AgentInterface) (preferred *a2av1.AgentInterface, additional []CardInterface) {
+	var v03 []*a2av1.AgentInterface
+	for _, itf := range ifaces {
+		if v, ok := runtime.ParseVersion(itf.GetProtocolVersion()); ok && v == Version {
+			v03 = append(v03, itf)
+			additional = append(additional, CardInterface{URL: itf.GetUrl(), Transport: itf.GetProtocolBinding()})
+		}
+	}
+	for _, itf := range append(v03, ifaces...) {
+		if strings.TrimSpace(itf.GetProtocolBinding()) != "" {
+			return itf, additional
+		}
+	}
+	return nil, additional
 }
 
 // securityFromV1 is v0.3's security: one map of scheme name → scopes per

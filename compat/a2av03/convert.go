@@ -125,24 +125,9 @@ func PartToV1(p Part, path string) (*a2av1.Part, error) {
 		}
 		out.Content = &a2av1.Part_Text{Text: *p.Text}
 	case KindFile:
-		f := p.File
-		switch {
-		case f == nil:
-			return nil, invalid(path+".file", "a file part needs file")
-		case f.Bytes != nil && f.URI != nil:
-			return nil, invalid(path+".file", "a file has bytes or uri, not both")
-		case f.Bytes != nil:
-			raw, err := base64.StdEncoding.DecodeString(*f.Bytes)
-			if err != nil {
-				return nil, invalid(path+".file.bytes", "must be base64")
-			}
-			out.Content = &a2av1.Part_Raw{Raw: raw}
-		case f.URI != nil:
-			out.Content = &a2av1.Part_Url{Url: *f.URI}
-		default:
-			return nil, invalid(path+".file", "a file needs bytes or uri")
+		if err := fileToV1(p.File, out, path+".file"); err != nil {
+			return nil, err
 		}
-		out.Filename, out.MediaType = f.Name, f.MimeType
 	case KindData:
 		if len(p.Data) == 0 {
 			return nil, invalid(path+".data", "a data part needs data")
@@ -158,6 +143,29 @@ func PartToV1(p Part, path string) (*a2av1.Part, error) {
 		return nil, invalid(path+".kind", fmt.Sprintf("%q is not an A2A v0.3 part kind (text, file or data)", p.Kind))
 	}
 	return out, nil
+}
+
+// fileToV1 reads a v0.3 file part's file into out: its bytes or its uri,
+// name and media type.
+func fileToV1(f *FileContent, out *a2av1.Part, path string) error {
+	switch {
+	case f == nil:
+		return invalid(path, "a file part needs file")
+	case f.Bytes != nil && f.URI != nil:
+		return invalid(path, "a file has bytes or uri, not both")
+	case f.Bytes != nil:
+		raw, err := base64.StdEncoding.DecodeString(*f.Bytes)
+		if err != nil {
+			return invalid(path+".bytes", "must be base64")
+		}
+		out.Content = &a2av1.Part_Raw{Raw: raw}
+	case f.URI != nil:
+		out.Content = &a2av1.Part_Url{Url: *f.URI}
+	default:
+		return invalid(path, "a file needs bytes or uri")
+	}
+	out.Filename, out.MediaType = f.Name, f.MimeType
+	return nil
 }
 
 // PartFromV1 writes a v1.0 part in the v0.3 shape. Data that is not a JSON

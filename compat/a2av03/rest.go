@@ -313,42 +313,15 @@ func decodeSetPushConfig(r *runtime.AdaptedRequest, req proto.Message) error {
 		form = formKind
 	}
 	p := &TaskPushNotificationConfig{TaskID: r.Vars["id"]}
+	decode := decodePushConfigKind
 	if form == formProto {
-		var create struct {
-			pjCreatePushConfigRequest
-			pjTaskPushConfig
-		}
-		if err := decodeBody(r.Body, &create); err != nil {
-			return err
-		}
-		tc := &create.pjTaskPushConfig
-		if create.Config != nil {
-			tc = create.Config
-		}
-		c := tc.PushNotificationConfig.toKind()
-		if c == nil {
-			return invalid("pushNotificationConfig", "missing: the push notification config")
-		}
-		if c.ID == "" {
-			c.ID = create.ConfigID
-		}
-		if _, id, ok := parsePushConfigName(tc.Name); ok && c.ID == "" {
-			c.ID = id
-		}
-		p.PushNotificationConfig = *c
+		decode = decodePushConfigPJ
+	}
+	if err := decode(r.Body, &p.PushNotificationConfig); err != nil {
+		return err
+	}
+	if form == formProto {
 		r.Encode = encodePushConfigPJ
-	} else {
-		var wrapped struct {
-			PushNotificationConfig *PushNotificationConfig `json:"pushNotificationConfig"`
-		}
-		if err := decodeBody(r.Body, &wrapped); err != nil {
-			return err
-		}
-		if wrapped.PushNotificationConfig != nil {
-			p.PushNotificationConfig = *wrapped.PushNotificationConfig
-		} else if err := decodeBody(r.Body, &p.PushNotificationConfig); err != nil {
-			return err
-		}
 	}
 	q, err := SetPushConfigToV1(p)
 	if err != nil {
@@ -356,6 +329,51 @@ func decodeSetPushConfig(r *runtime.AdaptedRequest, req proto.Message) error {
 	}
 	proto.Merge(req, q)
 	return nil
+}
+
+// decodePushConfigPJ reads a create's body in ProtoJSON: a
+// TaskPushNotificationConfig or a CreateTaskPushNotificationConfigRequest,
+// the config's id from the config, else configId, else the name.
+func decodePushConfigPJ(body []byte, out *PushNotificationConfig) error {
+	var create struct {
+		pjCreatePushConfigRequest
+		pjTaskPushConfig
+	}
+	if err := decodeBody(body, &create); err != nil {
+		return err
+	}
+	tc := &create.pjTaskPushConfig
+	if create.Config != nil {
+		tc = create.Config
+	}
+	c := tc.PushNotificationConfig.toKind()
+	if c == nil {
+		return invalid("pushNotificationConfig", "missing: the push notification config")
+	}
+	if c.ID == "" {
+		c.ID = create.ConfigID
+	}
+	if _, id, ok := parsePushConfigName(tc.Name); ok && c.ID == "" {
+		c.ID = id
+	}
+	*out = *c
+	return nil
+}
+
+// decodePushConfigKind reads a create's body in the JSON-RPC form: a
+// PushNotificationConfig, or one held in pushNotificationConfig.
+func decodePushConfigKind(body []byte, out *PushNotificationConfig) error {
+	var wrapped struct {
+		PushNotificationConfig *PushNotificationConfig `json:"pushNotificationConfig"`
+	}
+	if err := decodeBody(body, &wrapped); err != nil {
+		return err
+	}
+	if wrapped.PushNotificationConfig != nil {
+		*out = *wrapped.PushNotificationConfig
+		return nil
+	}
+	return decodeBody(body, out)
 }
 
 // pushConfigIDs decodes a route of one push config by its ids; its answer

@@ -152,73 +152,93 @@ func restCallOf(op *runtime.Operation, req proto.Message) (*restCall, error) {
 		return nil, runtime.UnsupportedOperation(op.Name + " has no A2A v0.3 counterpart, and the agent speaks only v0.3")
 	}
 	c := &restCall{op: rop, req: dynamicpb.NewMessage(restRequest)}
-	setString := func(fd protoreflect.FieldDescriptor, s string) {
-		if s != "" {
-			c.req.Set(fd, protoreflect.ValueOfString(s))
-		}
+	body, err := c.route(req)
+	if err != nil {
+		return nil, err
 	}
-	var body any
+	if body == nil {
+		return c, nil
+	}
+	v, err := toValue(body)
+	if err != nil {
+		return nil, err
+	}
+	c.req.Set(restFieldBody, protoreflect.ValueOfMessage(v.ProtoReflect()))
+	return c, nil
+}
+
+// route sets the path variables and the query of req's route and the
+// reader of its answer, and returns the body (nil: none).
+func (c *restCall) route(req proto.Message) (body any, err error) {
 	switch r := req.(type) {
 	case *a2av1.SendMessageRequest:
+		c.read = readRESTSendResult
 		p, err := SendParamsFromV1(r)
 		if err != nil {
 			return nil, err
 		}
-		body = sendParamsToPJ(p)
-		c.read = func(raw json.RawMessage) (proto.Message, error) {
-			kind, err := eventAsKind(raw, "body")
-			if err != nil {
-				return nil, err
-			}
-			return SendResultToV1(kind, "body")
-		}
+		return sendParamsToPJ(p), nil
 	case *a2av1.GetTaskRequest:
-		setString(restFieldID, r.GetId())
+		c.setPath(r.GetId(), "")
 		if r.HistoryLength != nil {
 			c.req.Set(restFieldHistory, protoreflect.ValueOfInt32(r.GetHistoryLength()))
 		}
 		c.read = readRESTTask
 	case *a2av1.CancelTaskRequest:
-		setString(restFieldID, r.GetId())
-		body = map[string]string{"name": "tasks/" + r.GetId()} // the v0.3 proto's CancelTaskRequest
+		c.setPath(r.GetId(), "")
 		c.read = readRESTTask
+		return map[string]string{"name": "tasks/" + r.GetId()}, nil // the v0.3 proto's CancelTaskRequest
 	case *a2av1.SubscribeToTaskRequest:
-		setString(restFieldID, r.GetId())
+		c.setPath(r.GetId(), "")
 	case *a2av1.TaskPushNotificationConfig:
-		setString(restFieldID, r.GetTaskId())
-		// The v0.3 proto's body of the create is the config: a
-		// TaskPushNotificationConfig.
-		tc := PushConfigFromV1(r)
-		pj := pushConfigToPJ(tc)
-		if tc.PushNotificationConfig.ID == "" {
-			pj.Name = "tasks/" + tc.TaskID + "/pushNotificationConfigs/"
-		}
-		body = pj
+		c.setPath(r.GetTaskId(), "")
 		c.read = readRESTPushConfig(r.GetTaskId())
+		return pushConfigCreateBody(r), nil
 	case *a2av1.GetTaskPushNotificationConfigRequest:
-		setString(restFieldID, r.GetTaskId())
-		setString(restFieldConfig, r.GetId())
+		c.setPath(r.GetTaskId(), r.GetId())
 		c.read = readRESTPushConfig(r.GetTaskId())
 	case *a2av1.ListTaskPushNotificationConfigsRequest:
-		setString(restFieldID, r.GetTaskId())
+		c.setPath(r.GetTaskId(), "")
 		c.read = func(raw json.RawMessage) (proto.Message, error) { return readRESTPushConfigList(raw, r.GetTaskId()) }
 	case *a2av1.DeleteTaskPushNotificationConfigRequest:
-		setString(restFieldID, r.GetTaskId())
-		setString(restFieldConfig, r.GetId())
+		c.setPath(r.GetTaskId(), r.GetId())
 		c.read = func(json.RawMessage) (proto.Message, error) { return &emptypb.Empty{}, nil }
 	case *a2av1.GetExtendedAgentCardRequest:
 		c.read = func(raw json.RawMessage) (proto.Message, error) { return ReadCard(raw) }
 	default:
 		return nil, runtime.NewError(runtime.CodeInternal, "a2av03: no A2A v0.3 route for a request of type "+string(req.ProtoReflect().Descriptor().FullName()))
 	}
-	if body != nil {
-		v, err := toValue(body)
-		if err != nil {
-			return nil, err
-		}
-		c.req.Set(restFieldBody, protoreflect.ValueOfMessage(v.ProtoReflect()))
+	return nil, nil
+}
+
+// setPath sets the route's {id} and {config_id}, those that are not "".
+func (c *restCall) setPath(id, configID string) {
+	if id != "" {
+		c.req.Set(restFieldID, protoreflect.ValueOfString(id))
 	}
-	return c, nil
+	if configID != "" {
+		c.req.Set(restFieldConfig, protoreflect.ValueOfString(configID))
+	}
+}
+
+// pushConfigCreateBody is the body of the create: the v0.3 proto's
+// TaskPushNotificationConfig, its name ending in / when the config has no
+// id yet.
+func pushConfigCreateBody(r *a2av1.TaskPushNotificationConfig) any {
+	tc := PushConfigFromV1(r)
+	pj := pushConfigToPJ(tc)
+	if tc.PushNotificationConfig.ID == "" {
+		pj.Name = "tasks/" + tc.TaskID + "/pushNotificationConfigs/"
+	}
+	return pj
+}
+
+func readRESTSendResult(raw json.RawMessage) (proto.Message, error) {
+	kind, err := eventAsKind(raw, "body")
+	if err != nil {
+		return nil, err
+	}
+	return SendResultToV1(kind, "body")
 }
 
 // restAnswer is the JSON of a v0.3 answer read into a structpb.Value, with

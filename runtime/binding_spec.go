@@ -33,6 +33,13 @@ type BindingSpec struct {
 	// OKStatus is the status a successful call has on the wire where the
 	// binding gives it one ("OK" on gRPC), else "".
 	OKStatus string
+	// ClientStreams says whether the binding carries rpcs whose client
+	// sends a stream of requests (client-streaming and bidirectional rpcs,
+	// Operation.ClientStreaming): gRPC only. A2A defines no wire form for
+	// them on JSON-RPC or HTTP+JSON, whose routers answer them with
+	// UnsupportedOperation; a specification of one later is this field and
+	// the binding's router and transport.
+	ClientStreams bool
 }
 
 // bindingSpecs are in Bindings order (Binding.Index).
@@ -71,8 +78,9 @@ var bindingSpecs = [...]BindingSpec{
 		NewTransport: func(url string, opts ...ClientOption) (ClientTransport, error) {
 			return NewGRPCTransport(url, opts...)
 		},
-		ErrorStatus: func(c ErrorCode) string { return GRPCCodeName(c.GRPCCode()) },
-		OKStatus:    "OK",
+		ErrorStatus:   func(c ErrorCode) string { return GRPCCodeName(c.GRPCCode()) },
+		OKStatus:      "OK",
+		ClientStreams: true,
 	},
 }
 

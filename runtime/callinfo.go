@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"iter"
 	"net/http"
 	"sync"
 
@@ -58,6 +59,10 @@ type CallInfo struct {
 	// metadataRead: an interceptor of the client call may read its
 	// response metadata (client_call.go).
 	metadataRead bool
+	// requests of a call whose client streams them, handed past an
+	// interceptor that sees the call as a server stream
+	// (interceptor_bidi.go).
+	requests iter.Seq2[proto.Message, error]
 }
 
 // ResponseHeader returns the headers of the answer to a client call (gRPC:

@@ -252,6 +252,10 @@ type clientChains struct {
 	idle         idle.Chain
 	directUnary  func(ctx context.Context, op *Operation, req, resp proto.Message) error
 	directStream func(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error]
+	// Calls whose client streams its requests, on a transport that
+	// carries them (client_requests.go).
+	bidi       BidiFunc
+	directBidi func(ctx context.Context, op *Operation, reqs iter.Seq2[proto.Message, error], newResp func() proto.Message) iter.Seq2[proto.Message, error]
 }
 
 // newClientChains wraps a transport's own unary and stream calls in the

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"iter"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -24,6 +25,9 @@ type Endpoint struct {
 	newRequest func() proto.Message
 	unary      func(context.Context, proto.Message) (proto.Message, error)
 	stream     func(context.Context, proto.Message, func(proto.Message) error) error
+	// requestStream serves an rpc whose client streams its requests
+	// (endpoint_requests.go).
+	requestStream func(context.Context, iter.Seq2[proto.Message, error], func(proto.Message) error) error
 }
 
 // NewRequest returns a new, empty request message for the endpoint.
@@ -121,7 +125,9 @@ func (s *Service) Endpoint(name string) *Endpoint { return s.byName[name] }
 // an InvalidParams *Error naming every missing field path, or nil.
 func (s *Service) Validate(req proto.Message) error { return s.validator.validate(req) }
 
-// IsStreaming reports whether the endpoint serves a server-streaming rpc.
+// IsStreaming reports whether the endpoint serves a server-streaming rpc
+// whose client sends one request (a bidirectional rpc is not one: see
+// IsClientStreaming).
 func (e *Endpoint) IsStreaming() bool { return e.stream != nil }
 
 // CallUnary invokes a unary endpoint. It is used by the binding routers.

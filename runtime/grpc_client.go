@@ -56,7 +56,7 @@ type GRPCTransport struct {
 	closeErr  error
 }
 
-var _ ClientTransport = (*GRPCTransport)(nil)
+var _ BidiTransport = (*GRPCTransport)(nil)
 
 // NewGRPCTransport opens a gRPC client connection to the interface URL
 // target (any form ParseGRPCTarget accepts) and returns a transport over it.
@@ -108,6 +108,9 @@ func newGRPCTransport(cc grpc.ClientConnInterface, cfg *clientConfig) *GRPCTrans
 		callOpts: []grpc.CallOption{grpc.MaxCallRecvMsgSize(int(limit))},
 	}
 	t.chains = cfg.newClientChains(BindingGRPC, grpcPeer(cc), t.unary, t.stream)
+	if t.chains != nil {
+		t.chains.addBidi(cfg.interceptors, t.bidi) // grpc_requests.go
+	}
 	return t
 }
 

@@ -90,6 +90,15 @@ func (s *grpcService) serviceDesc() *grpc.ServiceDesc {
 	}
 	for _, ep := range s.svc.Endpoints {
 		name := grpcMethodName(ep.Operation)
+		if ep.IsClientStreaming() { // grpc_requests.go
+			sd.Streams = append(sd.Streams, grpc.StreamDesc{
+				StreamName:    name,
+				ClientStreams: true,
+				ServerStreams: ep.Operation.ServerStreaming,
+				Handler:       func(_ any, ss grpc.ServerStream) error { return s.serveRequestStream(ep, ss) },
+			})
+			continue
+		}
 		if ep.IsStreaming() {
 			sd.Streams = append(sd.Streams, grpc.StreamDesc{
 				StreamName:    name,
@@ -173,19 +182,22 @@ func (c *grpcCall) admit(ctx context.Context) context.Context {
 // check checks the decoded request: its values (MaxJSONValues, counted by
 // GRPCServerCodec before decoding), its depth (MaxJSONDepth), its required
 // fields, and its tenant against the interface's.
-func (c *grpcCall) check() {
+func (c *grpcCall) check() { c.refusal = c.checked(&c.req, c.info) }
+
+// checked is check for one request: why it is refused, or nil. A call
+// whose client streams its requests checks each of them, and sets the
+// CallInfo's tenant (info) from the first only.
+func (c *grpcCall) checked(req *grpcRequest, info *CallInfo) *Error {
 	switch {
-	case c.req.tooMany:
-		c.refusal = valuesExceeded()
-	case c.req.tooDeep || !messageDepthWithin(c.req.ProtoReflect(), MaxJSONDepth):
-		c.refusal = depthExceeded()
-	default:
-		if err := c.s.svc.Validate(c.req.Message); err != nil {
-			c.refusal = ErrorOrInternal(err)
-		} else {
-			c.refusal = c.s.cfg.applyTenant(c.info, c.req.Message)
-		}
+	case req.tooMany:
+		return valuesExceeded()
+	case req.tooDeep || !messageDepthWithin(req.ProtoReflect(), MaxJSONDepth):
+		return depthExceeded()
 	}
+	if err := c.s.svc.Validate(req.Message); err != nil {
+		return ErrorOrInternal(err)
+	}
+	return c.s.cfg.applyTenant(info, req.Message)
 }
 
 // refuse answers a refused call: the runtime interceptors see it first (so

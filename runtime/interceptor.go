@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"iter"
 
 	"google.golang.org/protobuf/proto"
 
@@ -62,6 +63,10 @@ type Interceptor interface {
 type InterceptorFuncs struct {
 	Unary  func(next UnaryFunc) UnaryFunc
 	Stream func(next StreamFunc) StreamFunc
+	// Bidi wraps the calls whose client streams its requests
+	// (interceptor_bidi.go); nil: Stream wraps them, seeing the empty
+	// request.
+	Bidi func(next BidiFunc) BidiFunc
 }
 
 // WrapUnary implements Interceptor.
@@ -159,6 +164,7 @@ func chainServerStream(interceptors []Interceptor, f StreamFunc) StreamFunc {
 type serverChain struct {
 	unary  UnaryFunc
 	stream StreamFunc
+	bidi   BidiFunc // interceptor_bidi.go
 }
 
 // newHandlerConfigFor is newHandlerConfig for a handler of svc: with
@@ -182,6 +188,12 @@ func (c *handlerConfig) serverChains(svc *Service) map[*Endpoint]*serverChain {
 	}
 	chains := make(map[*Endpoint]*serverChain, len(svc.Endpoints))
 	for _, ep := range svc.Endpoints {
+		if ep.IsClientStreaming() {
+			chains[ep] = &serverChain{bidi: chainServerBidi(c.interceptors, func(ctx context.Context, _ *CallInfo, reqs iter.Seq2[proto.Message, error], send func(proto.Message) error) error {
+				return callRequestStreamSafely(ctx, ep, reqs, send)
+			})}
+			continue
+		}
 		if ep.IsStreaming() {
 			chains[ep] = &serverChain{stream: chainServerStream(c.interceptors, func(ctx context.Context, _ *CallInfo, req proto.Message, send func(proto.Message) error) error {
 				return callStreamSafely(ctx, ep, req, send)
@@ -239,11 +251,17 @@ func (c *handlerConfig) rejected(ctx context.Context, binding Binding, ep *Endpo
 	}
 	ctx = WithCallInfo(ctx, info)
 	var err error
-	if ep.IsStreaming() {
+	refusedSend := func(proto.Message) error { return errStreamClosed }
+	switch {
+	case ep.IsClientStreaming():
+		err = chainServerBidi(c.interceptors, func(context.Context, *CallInfo, iter.Seq2[proto.Message, error], func(proto.Message) error) error {
+			return e
+		})(ctx, info, noRequests, refusedSend)
+	case ep.IsStreaming():
 		err = chainServerStream(c.interceptors, func(context.Context, *CallInfo, proto.Message, func(proto.Message) error) error {
 			return e
-		})(ctx, info, req, func(proto.Message) error { return errStreamClosed })
-	} else {
+		})(ctx, info, req, refusedSend)
+	default:
 		_, err = chainServerUnary(c.interceptors, func(context.Context, *CallInfo, proto.Message) (proto.Message, error) {
 			return nil, e
 		})(ctx, info, req)

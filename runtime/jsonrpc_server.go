@@ -118,6 +118,9 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		info.Peer = r.RemoteAddr
 		ctx, e = h.cfg.authenticate(ctx, h.cfg.httpAuthRequest(r, info))
 	}
+	if e == nil && ep.IsClientStreaming() {
+		e = unsupportedRequestStream(ep.Operation) // client_requests.go: gRPC only
+	}
 	if e == nil {
 		msg = ep.NewRequest()
 		if err := unmarshalJSON(req.params, msg); err != nil {

@@ -30,6 +30,11 @@ type Operation struct {
 	Response protoreflect.FullName
 	// ServerStreaming is true for rpcs that return a stream of responses.
 	ServerStreaming bool
+	// ClientStreaming is true for rpcs whose client sends a stream of
+	// requests: client-streaming rpcs, and bidirectional ones when
+	// ServerStreaming is true as well (A2A's SendLiveMessage). A2A defines
+	// them on gRPC only; ServedOn says where the runtime serves an rpc.
+	ClientStreaming bool
 	// HTTPRules lists the primary google.api.http rule first and then every
 	// additional binding, in declaration order.
 	HTTPRules []HTTPRule
@@ -62,6 +67,22 @@ func (o *Operation) JSONRPCName() string {
 		return o.JSONRPCMethod
 	}
 	return o.Name
+}
+
+// ServedOn reports whether the runtime serves and calls the operation on
+// binding b. Every operation is served on gRPC; an rpc whose client sends a
+// stream of requests (ClientStreaming) only on a binding whose BindingSpec
+// says it carries client streams, which neither JSON-RPC nor HTTP+JSON does:
+// A2A specifies no wire form for such rpcs there. Their routes and JSON-RPC
+// method are still known to the routers, which answer them with
+// UnsupportedOperation, and their clients fail the same way without sending
+// anything (docs/bindings.md, "Client-streaming and bidirectional rpcs").
+func (o *Operation) ServedOn(b Binding) bool {
+	if !o.ClientStreaming {
+		return true
+	}
+	spec, ok := BindingSpecOf(b)
+	return ok && spec.ClientStreams
 }
 
 // ServiceDesc describes a service: its full name, the protocol versions its

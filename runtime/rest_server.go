@@ -154,6 +154,9 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		info.Peer = r.RemoteAddr
 		ctx, e = h.cfg.authenticate(ctx, h.cfg.httpAuthRequest(r, info))
 	}
+	if e == nil && ep.IsClientStreaming() {
+		e = unsupportedRequestStream(ep.Operation) // client_requests.go: gRPC only
+	}
 	if e == nil {
 		msg = ep.NewRequest()
 		if status, e = h.bind(w, r, route, segs, msg); e == nil {

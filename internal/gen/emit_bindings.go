@@ -37,6 +37,7 @@ func (e *serviceEmitter) emitJSONRPCHandler() {
 	addComment(e.f, paragraphs(
 		fmt.Sprintf("%s serves h over the A2A JSON-RPC 2.0 binding. Mount it at the URL of the agent card's JSONRPC interface: "+
 			"every call is a POST of a JSON-RPC request whose method is the rpc name, and server-streaming rpcs answer with Server-Sent Events.", name),
+		e.unservedOnHTTPDoc(),
 		e.serviceDeprecation(),
 	))
 	e.f.Func().Id(name).Params(jen.Id("h").Id(e.n.Handler), jen.Id("opts").Op("...").Qual(runtimePackage, "HandlerOption")).Qual(httpPackage, "Handler").Block(
@@ -51,9 +52,27 @@ func (e *serviceEmitter) emitJSONRPCClient() {
 	addComment(e.f, paragraphs(
 		fmt.Sprintf("%s returns a client of the %s service that calls the agent's JSON-RPC 2.0 interface at url "+
 			"(the url of the agent card's JSONRPC interface).", name, e.fullName()),
+		e.unservedOnHTTPDoc(),
 		e.serviceDeprecation(),
 	))
 	e.f.Func().Id(name).Params(jen.Id("url").String(), jen.Id("opts").Op("...").Qual(runtimePackage, "ClientOption")).Id(e.n.Client).Block(
 		jen.Return(jen.Id(e.n.ClientConstructor).Call(jen.Qual(runtimePackage, "NewJSONRPCTransport").Call(jen.Id("url"), e.clientOpts()))),
 	)
+}
+
+// unservedOnHTTPDoc is the paragraph of the HTTP bindings' constructors
+// about the rpcs they do not serve (client- and bidirectional-streaming),
+// naming them, when the service has any.
+func (e *serviceEmitter) unservedOnHTTPDoc() string {
+	var names []string
+	for _, op := range e.sm.ops {
+		if op.clientStreaming() {
+			names = append(names, op.method.GoName)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s streams its requests, which A2A defines on gRPC only: this binding answers it with UnsupportedOperation, "+
+		"and its client fails the same way before sending anything.", orList(names))
 }

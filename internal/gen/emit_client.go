@@ -13,6 +13,9 @@ const clientCloseMethod = "Close"
 // clientSignature is the parameter and result lists of a client method.
 func clientSignature(op *operation) (params, results []jen.Code) {
 	params = []jen.Code{jen.Id("ctx").Qual(contextPackage, "Context"), jen.Id("req").Add(msgType(op.method.Input))}
+	if op.clientStreaming() {
+		params[1] = jen.Id("reqs").Qual(iterPackage, "Seq").Types(msgType(op.method.Input))
+	}
 	if op.streaming() {
 		return params, []jen.Code{jen.Qual(iterPackage, "Seq2").Types(msgType(op.method.Output), jen.Error())}
 	}
@@ -26,7 +29,7 @@ func (e *serviceEmitter) emitClient() {
 		fmt.Sprintf("%s calls the %s service over any binding. "+
 			"A2A errors come back as *runtime.Error; test them with errors.Is (runtime.ErrTaskNotFound…) or errors.As. "+
 			"A server-streaming method returns an iterator: the request is sent when ranging starts, "+
-			"and breaking out of the loop releases the connection.", e.n.Client, e.fullName()),
+			"and breaking out of the loop releases the connection.%s", e.n.Client, e.fullName(), e.clientRequestStreamDoc()),
 		e.serviceDeprecation(),
 	))
 	e.f.Type().Id(e.n.Client).InterfaceFunc(func(g *jen.Group) {
@@ -61,9 +64,14 @@ func (e *serviceEmitter) emitClientImpl() {
 		m := op.method
 		params, results := clientSignature(op)
 		var call *jen.Statement
-		if op.streaming() {
+		switch {
+		case op.clientStreaming() && op.streaming():
+			call = jen.Qual(runtimePackage, "CallBidi").Call(jen.Id("ctx"), jen.Id("c").Dot("transport"), e.opRef(m), jen.Id("reqs"), newMsgFunc(m.Output))
+		case op.clientStreaming():
+			call = jen.Qual(runtimePackage, "CallClientStream").Call(jen.Id("ctx"), jen.Id("c").Dot("transport"), e.opRef(m), jen.Id("reqs"), newMsg(m.Output))
+		case op.streaming():
 			call = jen.Qual(runtimePackage, "CallStream").Call(jen.Id("ctx"), jen.Id("c").Dot("transport"), e.opRef(m), jen.Id("req"), newMsgFunc(m.Output))
-		} else {
+		default:
 			call = jen.Qual(runtimePackage, "CallUnary").Call(jen.Id("ctx"), jen.Id("c").Dot("transport"), e.opRef(m), jen.Id("req"), newMsg(m.Output))
 		}
 		e.f.Line()
@@ -78,4 +86,16 @@ func (e *serviceEmitter) emitClientImpl() {
 // the caller's.
 func (e *serviceEmitter) clientOpts() *jen.Statement {
 	return jen.Qual(runtimePackage, "ClientDefaults").Call(jen.Op("&").Id(e.n.Desc), jen.Id("opts")).Op("...")
+}
+
+// clientRequestStreamDoc is the sentence of the client's doc about rpcs
+// whose client streams its requests, when the service has any.
+func (e *serviceEmitter) clientRequestStreamDoc() string {
+	if !e.sm.hasClientStreams() {
+		return ""
+	}
+	return " A client- or bidirectional-streaming method takes the requests as an iterator, which the client ranges over " +
+		"on a goroutine of its own, sending each request as it is yielded and closing its side when the iterator returns " +
+		"(runtime.Requests makes one of a channel; slices.Values of a fixed list); a bidirectional one yields the responses as they arrive. " +
+		"These rpcs are called on gRPC only: on the JSON-RPC and HTTP+JSON clients they fail with UnsupportedOperation before anything is sent."
 }

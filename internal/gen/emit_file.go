@@ -30,7 +30,7 @@ const generatedSuffix = ".a2a.go"
 // localNames are the parameter and receiver names generated functions use;
 // an imported package with one of these names is imported under an alias so
 // that no parameter shadows it.
-var localNames = map[string]bool{"ctx": true, "req": true, "stream": true, "h": true, "opts": true, "url": true, "t": true, "c": true,
+var localNames = map[string]bool{"ctx": true, "req": true, "reqs": true, "stream": true, "h": true, "opts": true, "url": true, "t": true, "c": true,
 	"r": true, "cc": true, "target": true, "err": true}
 
 // emitFile renders the .a2a.go file of one proto file.

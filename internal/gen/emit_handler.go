@@ -16,9 +16,11 @@ func handlerParams(op *operation, named bool) []jen.Code {
 		}
 		return jen.Null()
 	}
-	params := []jen.Code{
-		id("ctx").Qual(contextPackage, "Context"),
-		id("req").Add(msgType(op.method.Input)),
+	params := []jen.Code{id("ctx").Qual(contextPackage, "Context")}
+	if op.clientStreaming() {
+		params = append(params, id("reqs").Qual(iterPackage, "Seq2").Types(msgType(op.method.Input), jen.Error()))
+	} else {
+		params = append(params, id("req").Add(msgType(op.method.Input)))
 	}
 	if op.streaming() {
 		params = append(params, id("stream").Qual(runtimePackage, "Stream").Types(msgType(op.method.Output)))
@@ -54,8 +56,8 @@ func (e *serviceEmitter) emitHandler() {
 			"Embed %s to leave rpcs out. "+
 			"Return *runtime.Error values (runtime.TaskNotFound and friends) to send A2A errors; "+
 			"any other error reaches the client as an internal error. "+
-			"A server-streaming method sends each response on stream and returns when the stream is complete.",
-			e.n.Handler, e.fullName(), orList(serves), e.n.Unimplemented)),
+			"A server-streaming method sends each response on stream and returns when the stream is complete.%s",
+			e.n.Handler, e.fullName(), orList(serves), e.n.Unimplemented, e.handlerRequestStreamDoc())),
 		protoCommentLines(e.sm.service.Comments.Leading),
 		paragraphs(e.serviceDeprecation()),
 	))
@@ -107,7 +109,12 @@ func (e *serviceEmitter) emitRuntime() {
 	args := []jen.Code{jen.Op("&").Id(e.n.Desc)}
 	for _, op := range e.sm.ops {
 		ctor := "NewUnaryEndpoint"
-		if op.streaming() {
+		switch {
+		case op.clientStreaming() && op.streaming():
+			ctor = "NewBidiEndpoint"
+		case op.clientStreaming():
+			ctor = "NewClientStreamEndpoint"
+		case op.streaming():
 			ctor = "NewStreamEndpoint"
 		}
 		args = append(args, jen.Qual(runtimePackage, ctor).Custom(multilineArgs,
@@ -119,4 +126,17 @@ func (e *serviceEmitter) emitRuntime() {
 	e.f.Func().Id(e.n.Runtime).Params(jen.Id("h").Id(e.n.Handler)).Op("*").Qual(runtimePackage, "Service").Block(
 		jen.Return(jen.Qual(runtimePackage, "NewService").Custom(multilineArgs, args...)),
 	)
+}
+
+// handlerRequestStreamDoc is the sentence of the handler's doc about rpcs
+// whose client streams its requests, when the service has any.
+func (e *serviceEmitter) handlerRequestStreamDoc() string {
+	if !e.sm.hasClientStreams() {
+		return ""
+	}
+	return " A client- or bidirectional-streaming method ranges over reqs, which yields the client's requests as they arrive " +
+		"(an error, then the end, when the stream fails or a request is refused) and ends when the client closes its side; " +
+		"a bidirectional one sends on stream at any time, from any goroutine. " +
+		"These rpcs are served on gRPC only: A2A defines no JSON-RPC or HTTP+JSON form for them, " +
+		"so those bindings answer their method and routes with UnsupportedOperation."
 }

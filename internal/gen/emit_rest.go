@@ -18,6 +18,7 @@ func (e *serviceEmitter) emitRESTHandler() {
 			"(see %s), server-streaming rpcs with Server-Sent Events, errors as google.rpc.Status JSON. "+
 			"Mount it at the URL of the agent card's HTTP+JSON interface: on an http.ServeMux with a subtree pattern "+
 			"(mux.Handle(\"/a2a/rest/\", h)) the prefix is removed automatically; elsewhere pass runtime.WithPathPrefix.", name, e.n.Desc),
+		e.unservedOnHTTPDoc(),
 		e.serviceDeprecation(),
 	))
 	e.f.Func().Id(name).Params(jen.Id("h").Id(e.n.Handler), jen.Id("opts").Op("...").Qual(runtimePackage, "HandlerOption")).Qual(httpPackage, "Handler").Block(
@@ -35,6 +36,7 @@ func (e *serviceEmitter) emitRESTClient() {
 			"(the url of the agent card's HTTP+JSON interface; routes are appended to it). "+
 			"Paths are built from the same compiled google.api.http rules the server routes with; "+
 			"runtime.WithClientTenant selects the /{tenant} routes.", name, e.fullName()),
+		e.unservedOnHTTPDoc(),
 		e.serviceDeprecation(),
 	))
 	e.f.Func().Id(name).Params(jen.Id("baseURL").String(), jen.Id("opts").Op("...").Qual(runtimePackage, "ClientOption")).Id(e.n.Client).Block(

@@ -67,6 +67,9 @@ func (e *serviceEmitter) emitDesc() {
 			jen.Id("Response").Op(":").Lit(string(m.Output.Desc.FullName())),
 			jen.Id("ServerStreaming").Op(":").Lit(op.streaming()),
 		}
+		if op.clientStreaming() { // only then: the descriptors of other services stay as they were
+			fields = append(fields, jen.Id("ClientStreaming").Op(":").True())
+		}
 		if len(op.rules) > 0 {
 			rules := make([]jen.Code, 0, len(op.rules))
 			for _, r := range op.rules {
@@ -206,13 +209,17 @@ func (e *serviceEmitter) methodDoc(op *operation) []string {
 	fact := func(key, value string) string {
 		return "\t" + key + ":" + strings.Repeat(" ", factKeyWidth-len(key)-1) + value
 	}
-	lines = append(lines, "", fact("JSON-RPC", e.sm.profile.jsonrpcMethod(string(m.Desc.Name()))))
+	unserved := ""
+	if op.clientStreaming() {
+		unserved = " (UnsupportedOperation: gRPC only)"
+	}
+	lines = append(lines, "", fact("JSON-RPC", e.sm.profile.jsonrpcMethod(string(m.Desc.Name()))+unserved))
 	for _, r := range op.rules {
-		lines = append(lines, fact("HTTP", r.Method+" "+r.Path))
+		lines = append(lines, fact("HTTP", r.Method+" "+r.Path+unserved))
 	}
 	lines = append(lines, fact("gRPC", procedure(m)))
-	if op.streaming() {
-		lines = append(lines, fact("Streaming", "server"))
+	if kind := op.streamingKind(); kind != "" {
+		lines = append(lines, fact("Streaming", kind))
 	}
 	if isDeprecated(m) {
 		lines = append(lines, "", fmt.Sprintf("Deprecated: the %s rpc is marked deprecated in %s.", m.Desc.Name(), e.file.Desc.Path()))

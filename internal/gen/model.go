@@ -35,6 +35,39 @@ type operation struct {
 // streaming reports whether the rpc is server-streaming.
 func (o *operation) streaming() bool { return o.method.Desc.IsStreamingServer() }
 
+// clientStreaming reports whether the client of the rpc sends a stream of
+// requests: a client-streaming or a bidirectional rpc. Such rpcs are served
+// and called on gRPC only; A2A defines no JSON-RPC or HTTP+JSON form for
+// them, so the runtime answers their method and routes there with
+// UnsupportedOperation (docs/bindings.md).
+func (o *operation) clientStreaming() bool { return o.method.Desc.IsStreamingClient() }
+
+// streamingKind names how the rpc streams, for docs: "server", "client",
+// "bidirectional", or "" for a unary rpc.
+func (o *operation) streamingKind() string {
+	switch {
+	case o.clientStreaming() && o.streaming():
+		return "bidirectional"
+	case o.clientStreaming():
+		return "client"
+	case o.streaming():
+		return "server"
+	}
+	return ""
+}
+
+// hasClientStreams reports whether any rpc of the service streams its
+// requests; the docs of the generated declarations then say how those are
+// served.
+func (sm *serviceModel) hasClientStreams() bool {
+	for _, op := range sm.ops {
+		if op.clientStreaming() {
+			return true
+		}
+	}
+	return false
+}
+
 // buildFileModel checks the services of file and returns what to emit, or
 // every problem found, each naming the file, position and rpc.
 func buildFileModel(file *protogen.File) (*fileModel, error) {
@@ -47,9 +80,6 @@ func buildFileModel(file *protogen.File) (*fileModel, error) {
 		sm := &serviceModel{service: svc, names: newServiceNames(svc)}
 		for _, m := range svc.Methods {
 			op := &operation{method: m}
-			if errs := checkStreaming(file, m); len(errs) > 0 {
-				problems = append(problems, errs...)
-			}
 			rules, errs := httpBindings(file, m)
 			problems = append(problems, errs...)
 			op.rules = rules
@@ -81,16 +111,6 @@ func httpRule(m *protogen.Method) *annotations.HttpRule {
 	}
 	rule, _ := proto.GetExtension(opts, annotations.E_Http).(*annotations.HttpRule)
 	return rule
-}
-
-func checkStreaming(file *protogen.File, m *protogen.Method) []error {
-	switch {
-	case m.Desc.IsStreamingClient() && m.Desc.IsStreamingServer():
-		return []error{problemf(file, m.Desc, "bidirectional-streaming rpcs cannot be served by protoc-gen-a2a (JSON-RPC and HTTP+JSON carry one request per call); make the request a single message, or move the rpc to a service without google.api.http rules")}
-	case m.Desc.IsStreamingClient():
-		return []error{problemf(file, m.Desc, "client-streaming rpcs cannot be served by protoc-gen-a2a (JSON-RPC and HTTP+JSON carry one request per call); make the request a single message, or move the rpc to a service without google.api.http rules")}
-	}
-	return nil
 }
 
 // problemf builds an input error "file:line:col: full.Name: message". The

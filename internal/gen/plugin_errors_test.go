@@ -65,18 +65,6 @@ func TestPluginErrors(t *testing.T) {
 		param string
 		want  string
 	}{{
-		name: "client streaming",
-		rpcs: `  rpc Up(stream Req) returns (Resp) { option (google.api.http) = {post: "/up" body: "*"}; }`,
-		want: `bad.proto:20:3: bad.v1.Svc.Up: client-streaming rpcs cannot be served by protoc-gen-a2a (JSON-RPC and HTTP+JSON carry one request per call); make the request a single message, or move the rpc to a service without google.api.http rules`,
-	}, {
-		name: "bidirectional streaming",
-		rpcs: `  rpc Chat(stream Req) returns (stream Resp) { option (google.api.http) = {post: "/chat" body: "*"}; }`,
-		want: `bad.proto:20:3: bad.v1.Svc.Chat: bidirectional-streaming rpcs cannot be served by protoc-gen-a2a (JSON-RPC and HTTP+JSON carry one request per call); make the request a single message, or move the rpc to a service without google.api.http rules`,
-	}, {
-		name: "client streaming without a rule in a service with rules",
-		rpcs: "  " + ok + "\n  rpc Up(stream Req) returns (Resp);",
-		want: `bad.proto:21:3: bad.v1.Svc.Up: client-streaming rpcs cannot be served by protoc-gen-a2a (JSON-RPC and HTTP+JSON carry one request per call); make the request a single message, or move the rpc to a service without google.api.http rules`,
-	}, {
 		name: "GET with body",
 		rpcs: `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r" body: "*"}; }`,
 		want: `bad.proto:20:3: bad.v1.Svc.Get: google.api.http get "/r": sets body "*", but GET requests carry no body; remove body and bind fields through the path or query`,
@@ -155,10 +143,10 @@ func TestPluginErrors(t *testing.T) {
 	}, {
 		name: "every problem at once",
 		rpcs: `  rpc Get(Req) returns (Resp) { option (google.api.http) = {get: "/r/{foo}" body: "*"}; }
-  rpc Up(stream Req) returns (Resp);`,
+  rpc Del(Req) returns (Resp) { option (google.api.http) = {delete: "/r/{id}" body: "inner"}; }`,
 		want: `bad.proto:20:3: bad.v1.Svc.Get: google.api.http get "/r/{foo}": sets body "*", but GET requests carry no body; remove body and bind fields through the path or query
 bad.proto:20:3: bad.v1.Svc.Get: google.api.http get "/r/{foo}": path variable {foo} names no field of bad.v1.Req (fields: id, count, inner, tags, labels); rename the variable or add the field to the request
-bad.proto:21:3: bad.v1.Svc.Up: client-streaming rpcs cannot be served by protoc-gen-a2a (JSON-RPC and HTTP+JSON carry one request per call); make the request a single message, or move the rpc to a service without google.api.http rules`,
+bad.proto:21:3: bad.v1.Svc.Del: google.api.http delete "/r/{id}": sets body "inner", but DELETE requests carry no body; remove body and bind fields through the path or query`,
 	}, {
 		name:  "generated name collides with a message",
 		rpcs:  "  " + ok,

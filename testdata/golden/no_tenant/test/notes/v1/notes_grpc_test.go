@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"testing"
 
 	"google.golang.org/grpc"
@@ -51,6 +52,16 @@ func TestGeneratedCodeOverGRPC(t *testing.T) {
 	}
 	if _, err := c.Ping(ctx, new(emptypb.Empty)); err != nil {
 		t.Errorf("Ping (no HTTP rule, still a gRPC method): %v", err)
+	}
+	imported, err := c.ImportNotes(ctx, slices.Values([]*notesv1.CreateNoteRequest{
+		{Note: &notesv1.Note{Text: "a"}}, {Note: &notesv1.Note{Text: "b"}}, {Note: &notesv1.Note{Text: "c"}},
+	}))
+	if err != nil || len(imported.GetNotes()) != 3 || imported.GetNotes()[2].GetText() != "c" {
+		t.Errorf("ImportNotes (client streaming) = %v, %v; want the three notes", imported, err)
+	}
+	_, err = c.ImportNotes(ctx, slices.Values([]*notesv1.CreateNoteRequest{{Note: &notesv1.Note{Text: "a"}}, {}}))
+	if !errors.Is(err, runtime.ErrInvalidParams) {
+		t.Errorf("ImportNotes with a request without its note: %v, want InvalidParams", err)
 	}
 	if _, err := c.CreateNote(ctx, &notesv1.CreateNoteRequest{Note: &notesv1.Note{Text: "x"}}); !errors.Is(err, runtime.ErrUnsupportedOperation) {
 		t.Errorf("CreateNote on the unimplemented handler: %v, want UnsupportedOperation", err)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http/httptest"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/types/known/emptypb"
@@ -37,6 +39,18 @@ func (notes) Ping(context.Context, *emptypb.Empty) (*emptypb.Empty, error) {
 	return new(emptypb.Empty), nil
 }
 
+// ImportNotes answers with every note it received, in order.
+func (notes) ImportNotes(_ context.Context, reqs iter.Seq2[*notesv1.CreateNoteRequest, error]) (*notesv1.ListNotesResponse, error) {
+	resp := &notesv1.ListNotesResponse{NextPageToken: "end"}
+	for req, err := range reqs {
+		if err != nil {
+			return nil, err
+		}
+		resp.Notes = append(resp.Notes, req.GetNote())
+	}
+	return resp, nil
+}
+
 // TestGeneratedCodeOverJSONRPC drives the generated handler and client over
 // a loopback JSON-RPC server.
 func TestGeneratedCodeOverJSONRPC(t *testing.T) {
@@ -62,6 +76,9 @@ func TestGeneratedCodeOverJSONRPC(t *testing.T) {
 	if _, err := c.Ping(ctx, new(emptypb.Empty)); err != nil {
 		t.Errorf("Ping (no HTTP rule, JSON-RPC only): %v", err)
 	}
+	if _, err := c.ImportNotes(ctx, slices.Values([]*notesv1.CreateNoteRequest{{Note: &notesv1.Note{Text: "x"}}})); !errors.Is(err, runtime.ErrUnsupportedOperation) {
+		t.Errorf("ImportNotes (client-streaming: gRPC only) over JSON-RPC: %v, want UnsupportedOperation", err)
+	}
 	if _, err := c.CreateNote(ctx, &notesv1.CreateNoteRequest{Note: &notesv1.Note{Text: "x"}}); !errors.Is(err, runtime.ErrUnsupportedOperation) {
 		t.Errorf("CreateNote on the unimplemented handler: %v, want UnsupportedOperation", err)
 	}
@@ -82,7 +99,8 @@ func TestGeneratedCodeOverJSONRPC(t *testing.T) {
 
 func TestServiceDescMatchesTheProto(t *testing.T) {
 	d := notesv1.NoteServiceDesc
-	if len(d.Operations) != 8 || d.Operation("Ping").HTTPRules != nil || !d.Operation("WatchNotes").ServerStreaming {
+	if len(d.Operations) != 9 || d.Operation("Ping").HTTPRules != nil || !d.Operation("WatchNotes").ServerStreaming ||
+		!d.Operation("ImportNotes").ClientStreaming || d.Operation("ImportNotes").ServerStreaming {
 		t.Errorf("unexpected operations: %+v", d.Operations)
 	}
 }

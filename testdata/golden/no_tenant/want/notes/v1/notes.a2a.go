@@ -28,23 +28,25 @@ const _ = runtime.IsAtLeastVersion0_1_0
 // and <Rpc>JSONRPCMethod the JSON-RPC method name. The HTTP routes are in
 // NoteServiceDesc.
 const (
-	NoteServiceName                    = "demo.notes.v1.NoteService"
-	NoteServiceCreateNoteProcedure     = "/demo.notes.v1.NoteService/CreateNote"
-	NoteServiceCreateNoteJSONRPCMethod = "CreateNote"
-	NoteServiceGetNoteProcedure        = "/demo.notes.v1.NoteService/GetNote"
-	NoteServiceGetNoteJSONRPCMethod    = "GetNote"
-	NoteServiceUpdateNoteProcedure     = "/demo.notes.v1.NoteService/UpdateNote"
-	NoteServiceUpdateNoteJSONRPCMethod = "UpdateNote"
-	NoteServiceListNotesProcedure      = "/demo.notes.v1.NoteService/ListNotes"
-	NoteServiceListNotesJSONRPCMethod  = "ListNotes"
-	NoteServiceDeleteNoteProcedure     = "/demo.notes.v1.NoteService/DeleteNote"
-	NoteServiceDeleteNoteJSONRPCMethod = "DeleteNote"
-	NoteServiceWatchNotesProcedure     = "/demo.notes.v1.NoteService/WatchNotes"
-	NoteServiceWatchNotesJSONRPCMethod = "WatchNotes"
-	NoteServicePingProcedure           = "/demo.notes.v1.NoteService/Ping"
-	NoteServicePingJSONRPCMethod       = "Ping"
-	NoteServiceTouchProcedure          = "/demo.notes.v1.NoteService/Touch"
-	NoteServiceTouchJSONRPCMethod      = "Touch"
+	NoteServiceName                     = "demo.notes.v1.NoteService"
+	NoteServiceCreateNoteProcedure      = "/demo.notes.v1.NoteService/CreateNote"
+	NoteServiceCreateNoteJSONRPCMethod  = "CreateNote"
+	NoteServiceGetNoteProcedure         = "/demo.notes.v1.NoteService/GetNote"
+	NoteServiceGetNoteJSONRPCMethod     = "GetNote"
+	NoteServiceUpdateNoteProcedure      = "/demo.notes.v1.NoteService/UpdateNote"
+	NoteServiceUpdateNoteJSONRPCMethod  = "UpdateNote"
+	NoteServiceListNotesProcedure       = "/demo.notes.v1.NoteService/ListNotes"
+	NoteServiceListNotesJSONRPCMethod   = "ListNotes"
+	NoteServiceDeleteNoteProcedure      = "/demo.notes.v1.NoteService/DeleteNote"
+	NoteServiceDeleteNoteJSONRPCMethod  = "DeleteNote"
+	NoteServiceWatchNotesProcedure      = "/demo.notes.v1.NoteService/WatchNotes"
+	NoteServiceWatchNotesJSONRPCMethod  = "WatchNotes"
+	NoteServicePingProcedure            = "/demo.notes.v1.NoteService/Ping"
+	NoteServicePingJSONRPCMethod        = "Ping"
+	NoteServiceImportNotesProcedure     = "/demo.notes.v1.NoteService/ImportNotes"
+	NoteServiceImportNotesJSONRPCMethod = "ImportNotes"
+	NoteServiceTouchProcedure           = "/demo.notes.v1.NoteService/Touch"
+	NoteServiceTouchJSONRPCMethod       = "Touch"
 )
 
 // Runs before this package's .pb.go registers the proto: when another Go
@@ -157,6 +159,15 @@ var NoteServiceDesc = runtime.ServiceDesc{
 			Response:        "google.protobuf.Empty",
 			ServerStreaming: false,
 		},
+		noteServiceImportNotesOp: {
+			Name:            "ImportNotes",
+			JSONRPCMethod:   NoteServiceImportNotesJSONRPCMethod,
+			Procedure:       NoteServiceImportNotesProcedure,
+			Request:         "demo.notes.v1.CreateNoteRequest",
+			Response:        "demo.notes.v1.ListNotesResponse",
+			ServerStreaming: false,
+			ClientStreaming: true,
+		},
 		noteServiceTouchOp: {
 			Name:            "Touch",
 			JSONRPCMethod:   NoteServiceTouchJSONRPCMethod,
@@ -177,14 +188,15 @@ var NoteServiceDesc = runtime.ServiceDesc{
 // Indexes of the rpcs of demo.notes.v1.NoteService in
 // NoteServiceDesc.Operations.
 const (
-	noteServiceCreateNoteOp = 0
-	noteServiceGetNoteOp    = 1
-	noteServiceUpdateNoteOp = 2
-	noteServiceListNotesOp  = 3
-	noteServiceDeleteNoteOp = 4
-	noteServiceWatchNotesOp = 5
-	noteServicePingOp       = 6
-	noteServiceTouchOp      = 7
+	noteServiceCreateNoteOp  = 0
+	noteServiceGetNoteOp     = 1
+	noteServiceUpdateNoteOp  = 2
+	noteServiceListNotesOp   = 3
+	noteServiceDeleteNoteOp  = 4
+	noteServiceWatchNotesOp  = 5
+	noteServicePingOp        = 6
+	noteServiceImportNotesOp = 7
+	noteServiceTouchOp       = 8
 )
 
 // NoteServiceHandler is the server side of the demo.notes.v1.NoteService
@@ -194,7 +206,13 @@ const (
 // out. Return *runtime.Error values (runtime.TaskNotFound and friends) to send
 // A2A errors; any other error reaches the client as an internal error. A
 // server-streaming method sends each response on stream and returns when the
-// stream is complete.
+// stream is complete. A client- or bidirectional-streaming method ranges over
+// reqs, which yields the client's requests as they arrive (an error, then the
+// end, when the stream fails or a request is refused) and ends when the client
+// closes its side; a bidirectional one sends on stream at any time, from any
+// goroutine. These rpcs are served on gRPC only: A2A defines no JSON-RPC or
+// HTTP+JSON form for them, so those bindings answer their method and routes
+// with UnsupportedOperation.
 //
 // NoteService keeps short notes. Its routes have no additional bindings.
 type NoteServiceHandler interface {
@@ -247,6 +265,14 @@ type NoteServiceHandler interface {
 	//	gRPC:      /demo.notes.v1.NoteService/Ping
 	Ping(ctx context.Context, req *emptypb.Empty) (*emptypb.Empty, error)
 
+	// ImportNotes takes a client stream of notes and answers once it ended:
+	// a client-streaming rpc, served and called on gRPC only.
+	//
+	//	JSON-RPC:  ImportNotes (UnsupportedOperation: gRPC only)
+	//	gRPC:      /demo.notes.v1.NoteService/ImportNotes
+	//	Streaming: client
+	ImportNotes(ctx context.Context, reqs iter.Seq2[*CreateNoteRequest, error]) (*ListNotesResponse, error)
+
 	// Touch is kept for old clients.
 	//
 	//	JSON-RPC:  Touch
@@ -298,6 +324,11 @@ func (UnimplementedNoteServiceHandler) Ping(context.Context, *emptypb.Empty) (*e
 	return nil, runtime.UnsupportedOperation("demo.notes.v1.NoteService.Ping is not implemented")
 }
 
+// ImportNotes returns an UnsupportedOperation error.
+func (UnimplementedNoteServiceHandler) ImportNotes(context.Context, iter.Seq2[*CreateNoteRequest, error]) (*ListNotesResponse, error) {
+	return nil, runtime.UnsupportedOperation("demo.notes.v1.NoteService.ImportNotes is not implemented")
+}
+
 // Touch returns an UnsupportedOperation error.
 func (UnimplementedNoteServiceHandler) Touch(context.Context, *GetNoteRequest) (*Note, error) {
 	return nil, runtime.UnsupportedOperation("demo.notes.v1.NoteService.Touch is not implemented")
@@ -347,6 +378,11 @@ func NewNoteServiceRuntime(h NoteServiceHandler) *runtime.Service {
 			func() *emptypb.Empty { return new(emptypb.Empty) },
 			h.Ping,
 		),
+		runtime.NewClientStreamEndpoint(
+			&NoteServiceDesc.Operations[noteServiceImportNotesOp],
+			func() *CreateNoteRequest { return new(CreateNoteRequest) },
+			h.ImportNotes,
+		),
 		runtime.NewUnaryEndpoint(
 			&NoteServiceDesc.Operations[noteServiceTouchOp],
 			func() *GetNoteRequest { return new(GetNoteRequest) },
@@ -359,6 +395,10 @@ func NewNoteServiceRuntime(h NoteServiceHandler) *runtime.Service {
 // Mount it at the URL of the agent card's JSONRPC interface: every call is a
 // POST of a JSON-RPC request whose method is the rpc name, and server-streaming
 // rpcs answer with Server-Sent Events.
+//
+// ImportNotes streams its requests, which A2A defines on gRPC only: this
+// binding answers it with UnsupportedOperation, and its client fails the same
+// way before sending anything.
 func NewNoteServiceJSONRPCHandler(h NoteServiceHandler, opts ...runtime.HandlerOption) http.Handler {
 	return runtime.NewJSONRPCHandler(NewNoteServiceRuntime(h), opts...)
 }
@@ -369,6 +409,10 @@ func NewNoteServiceJSONRPCHandler(h NoteServiceHandler, opts ...runtime.HandlerO
 // JSON. Mount it at the URL of the agent card's HTTP+JSON interface: on an
 // http.ServeMux with a subtree pattern (mux.Handle("/a2a/rest/", h)) the prefix
 // is removed automatically; elsewhere pass runtime.WithPathPrefix.
+//
+// ImportNotes streams its requests, which A2A defines on gRPC only: this
+// binding answers it with UnsupportedOperation, and its client fails the same
+// way before sending anything.
 func NewNoteServiceRESTHandler(h NoteServiceHandler, opts ...runtime.HandlerOption) http.Handler {
 	return runtime.NewRESTHandler(NewNoteServiceRuntime(h), opts...)
 }
@@ -379,6 +423,10 @@ func NewNoteServiceRESTHandler(h NoteServiceHandler, opts ...runtime.HandlerOpti
 // The runtime builds the service description from NoteServiceDesc, so no
 // protoc-gen-go-grpc output is needed. List the server's address as the url of
 // the agent card's GRPC interface.
+//
+// Client- and bidirectional-streaming rpcs are served natively here, the one
+// binding A2A defines them on: each request goes through the checks of a unary
+// request, and the call through the same interceptors, errors and metadata.
 func RegisterNoteServiceGRPC(r grpc.ServiceRegistrar, h NoteServiceHandler, opts ...runtime.HandlerOption) {
 	runtime.RegisterGRPC(r, NewNoteServiceRuntime(h), opts...)
 }
@@ -387,7 +435,14 @@ func RegisterNoteServiceGRPC(r grpc.ServiceRegistrar, h NoteServiceHandler, opts
 // binding. A2A errors come back as *runtime.Error; test them with errors.Is
 // (runtime.ErrTaskNotFound…) or errors.As. A server-streaming method returns an
 // iterator: the request is sent when ranging starts, and breaking out of the
-// loop releases the connection.
+// loop releases the connection. A client- or bidirectional-streaming method
+// takes the requests as an iterator, which the client ranges over on a
+// goroutine of its own, sending each request as it is yielded and closing its
+// side when the iterator returns (runtime.Requests makes one of a channel;
+// slices.Values of a fixed list); a bidirectional one yields the responses as
+// they arrive. These rpcs are called on gRPC only: on the JSON-RPC and
+// HTTP+JSON clients they fail with UnsupportedOperation before anything is
+// sent.
 type NoteServiceClient interface {
 	// CreateNote stores a new note.
 	//
@@ -438,6 +493,14 @@ type NoteServiceClient interface {
 	//	gRPC:      /demo.notes.v1.NoteService/Ping
 	Ping(ctx context.Context, req *emptypb.Empty) (*emptypb.Empty, error)
 
+	// ImportNotes takes a client stream of notes and answers once it ended:
+	// a client-streaming rpc, served and called on gRPC only.
+	//
+	//	JSON-RPC:  ImportNotes (UnsupportedOperation: gRPC only)
+	//	gRPC:      /demo.notes.v1.NoteService/ImportNotes
+	//	Streaming: client
+	ImportNotes(ctx context.Context, reqs iter.Seq[*CreateNoteRequest]) (*ListNotesResponse, error)
+
 	// Touch is kept for old clients.
 	//
 	//	JSON-RPC:  Touch
@@ -462,6 +525,10 @@ func NewNoteServiceClient(t runtime.ClientTransport) NoteServiceClient {
 // NewNoteServiceJSONRPCClient returns a client of the demo.notes.v1.NoteService
 // service that calls the agent's JSON-RPC 2.0 interface at url (the url of the
 // agent card's JSONRPC interface).
+//
+// ImportNotes streams its requests, which A2A defines on gRPC only: this
+// binding answers it with UnsupportedOperation, and its client fails the same
+// way before sending anything.
 func NewNoteServiceJSONRPCClient(url string, opts ...runtime.ClientOption) NoteServiceClient {
 	return NewNoteServiceClient(runtime.NewJSONRPCTransport(url, runtime.ClientDefaults(&NoteServiceDesc, opts)...))
 }
@@ -471,6 +538,10 @@ func NewNoteServiceJSONRPCClient(url string, opts ...runtime.ClientOption) NoteS
 // of the agent card's HTTP+JSON interface; routes are appended to it). Paths
 // are built from the same compiled google.api.http rules the server routes
 // with; runtime.WithClientTenant selects the /{tenant} routes.
+//
+// ImportNotes streams its requests, which A2A defines on gRPC only: this
+// binding answers it with UnsupportedOperation, and its client fails the same
+// way before sending anything.
 func NewNoteServiceRESTClient(baseURL string, opts ...runtime.ClientOption) NoteServiceClient {
 	return NewNoteServiceClient(runtime.NewRESTTransport(baseURL, runtime.ClientDefaults(&NoteServiceDesc, opts)...))
 }
@@ -533,6 +604,10 @@ func (c *noteServiceClient) WatchNotes(ctx context.Context, req *WatchNotesReque
 
 func (c *noteServiceClient) Ping(ctx context.Context, req *emptypb.Empty) (*emptypb.Empty, error) {
 	return runtime.CallUnary(ctx, c.transport, &NoteServiceDesc.Operations[noteServicePingOp], req, new(emptypb.Empty))
+}
+
+func (c *noteServiceClient) ImportNotes(ctx context.Context, reqs iter.Seq[*CreateNoteRequest]) (*ListNotesResponse, error) {
+	return runtime.CallClientStream(ctx, c.transport, &NoteServiceDesc.Operations[noteServiceImportNotesOp], reqs, new(ListNotesResponse))
 }
 
 func (c *noteServiceClient) Touch(ctx context.Context, req *GetNoteRequest) (*Note, error) {

@@ -522,7 +522,7 @@ const file_demo_notes_v1_notes_proto_rawDesc = "" +
 	"\tNoteEvent\x12+\n" +
 	"\x05saved\x18\x01 \x01(\v2\x13.demo.notes.v1.NoteH\x00R\x05saved\x12(\n" +
 	"\x0fdeleted_note_id\x18\x02 \x01(\tH\x00R\rdeletedNoteIdB\b\n" +
-	"\x06change2\xff\x05\n" +
+	"\x06change2\xd4\x06\n" +
 	"\vNoteService\x12Y\n" +
 	"\n" +
 	"CreateNote\x12 .demo.notes.v1.CreateNoteRequest\x1a\x13.demo.notes.v1.Note\"\x14\x82\xd3\xe4\x93\x02\x0e:\x04note\"\x06/notes\x12W\n" +
@@ -534,7 +534,8 @@ const file_demo_notes_v1_notes_proto_rawDesc = "" +
 	"DeleteNote\x12\x1d.demo.notes.v1.GetNoteRequest\x1a\x16.google.protobuf.Empty\"\x18\x82\xd3\xe4\x93\x02\x12*\x10/notes/{note_id}\x12{\n" +
 	"\n" +
 	"WatchNotes\x12 .demo.notes.v1.WatchNotesRequest\x1a\x18.demo.notes.v1.NoteEvent\"/\x82\xd3\xe4\x93\x02)\x12'/folders/{folder=folders/*}/notes:watch0\x01\x126\n" +
-	"\x04Ping\x12\x16.google.protobuf.Empty\x1a\x16.google.protobuf.Empty\x12^\n" +
+	"\x04Ping\x12\x16.google.protobuf.Empty\x1a\x16.google.protobuf.Empty\x12S\n" +
+	"\vImportNotes\x12 .demo.notes.v1.CreateNoteRequest\x1a .demo.notes.v1.ListNotesResponse(\x01\x12^\n" +
 	"\x05Touch\x12\x1d.demo.notes.v1.GetNoteRequest\x1a\x13.demo.notes.v1.Note\"!\x82\xd3\xe4\x93\x02\x18\"\x16/notes/{note_id}:touch\x88\x02\x012G\n" +
 	"\fAdminService\x127\n" +
 	"\x05Reset\x12\x16.google.protobuf.Empty\x1a\x16.google.protobuf.EmptyB/Z-example.com/golden/no_tenant/notes/v1;notesv1b\x06proto3"
@@ -579,19 +580,21 @@ var file_demo_notes_v1_notes_proto_depIdxs = []int32{
 	3,  // 10: demo.notes.v1.NoteService.DeleteNote:input_type -> demo.notes.v1.GetNoteRequest
 	7,  // 11: demo.notes.v1.NoteService.WatchNotes:input_type -> demo.notes.v1.WatchNotesRequest
 	10, // 12: demo.notes.v1.NoteService.Ping:input_type -> google.protobuf.Empty
-	3,  // 13: demo.notes.v1.NoteService.Touch:input_type -> demo.notes.v1.GetNoteRequest
-	10, // 14: demo.notes.v1.AdminService.Reset:input_type -> google.protobuf.Empty
-	0,  // 15: demo.notes.v1.NoteService.CreateNote:output_type -> demo.notes.v1.Note
-	0,  // 16: demo.notes.v1.NoteService.GetNote:output_type -> demo.notes.v1.Note
-	0,  // 17: demo.notes.v1.NoteService.UpdateNote:output_type -> demo.notes.v1.Note
-	6,  // 18: demo.notes.v1.NoteService.ListNotes:output_type -> demo.notes.v1.ListNotesResponse
-	10, // 19: demo.notes.v1.NoteService.DeleteNote:output_type -> google.protobuf.Empty
-	8,  // 20: demo.notes.v1.NoteService.WatchNotes:output_type -> demo.notes.v1.NoteEvent
-	10, // 21: demo.notes.v1.NoteService.Ping:output_type -> google.protobuf.Empty
-	0,  // 22: demo.notes.v1.NoteService.Touch:output_type -> demo.notes.v1.Note
-	10, // 23: demo.notes.v1.AdminService.Reset:output_type -> google.protobuf.Empty
-	15, // [15:24] is the sub-list for method output_type
-	6,  // [6:15] is the sub-list for method input_type
+	2,  // 13: demo.notes.v1.NoteService.ImportNotes:input_type -> demo.notes.v1.CreateNoteRequest
+	3,  // 14: demo.notes.v1.NoteService.Touch:input_type -> demo.notes.v1.GetNoteRequest
+	10, // 15: demo.notes.v1.AdminService.Reset:input_type -> google.protobuf.Empty
+	0,  // 16: demo.notes.v1.NoteService.CreateNote:output_type -> demo.notes.v1.Note
+	0,  // 17: demo.notes.v1.NoteService.GetNote:output_type -> demo.notes.v1.Note
+	0,  // 18: demo.notes.v1.NoteService.UpdateNote:output_type -> demo.notes.v1.Note
+	6,  // 19: demo.notes.v1.NoteService.ListNotes:output_type -> demo.notes.v1.ListNotesResponse
+	10, // 20: demo.notes.v1.NoteService.DeleteNote:output_type -> google.protobuf.Empty
+	8,  // 21: demo.notes.v1.NoteService.WatchNotes:output_type -> demo.notes.v1.NoteEvent
+	10, // 22: demo.notes.v1.NoteService.Ping:output_type -> google.protobuf.Empty
+	6,  // 23: demo.notes.v1.NoteService.ImportNotes:output_type -> demo.notes.v1.ListNotesResponse
+	0,  // 24: demo.notes.v1.NoteService.Touch:output_type -> demo.notes.v1.Note
+	10, // 25: demo.notes.v1.AdminService.Reset:output_type -> google.protobuf.Empty
+	16, // [16:26] is the sub-list for method output_type
+	6,  // [6:16] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name

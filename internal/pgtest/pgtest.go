@@ -5,6 +5,14 @@
 // it; with the variable set, a server that cannot be reached fails the test
 // (CI sets it, so a missing server is never mistaken for a pass).
 //
+// The URL that URL returns turns synchronous_commit off for the sessions of
+// the test (see FastCommits): a commit is not waited for until it is on
+// disk, which is what most of a PostgreSQL test's time went to. Nothing a
+// test sees changes (what is committed is visible at once, to every
+// session); only a crash of the shared server could lose the last commits,
+// and no test crashes it — the tests of a server that stops and restarts
+// use a server of their own (StartServer), with every default kept.
+//
 //	url := pgtest.URL(t)             // skips or fails as above
 //	schema := pgtest.Schema(t, url)  // created now, dropped with everything in it at cleanup
 package pgtest
@@ -47,7 +55,25 @@ func URL(t testing.TB) string {
 	if err := v.(errBox).err; err != nil {
 		t.Fatalf("%s=%s: cannot reach the PostgreSQL server: %v", Env, redact(u), err)
 	}
-	return u
+	return FastCommits(u)
+}
+
+// FastCommits returns the connection string conn with synchronous_commit
+// off for its sessions (a run-time parameter pgx sends when it connects;
+// server/storeurl passes it through), unless conn sets synchronous_commit
+// itself. conn is a postgres:// URL or a keyword/value string.
+func FastCommits(conn string) string {
+	if strings.Contains(conn, "synchronous_commit") {
+		return conn
+	}
+	if !strings.HasPrefix(conn, "postgres://") && !strings.HasPrefix(conn, "postgresql://") {
+		return conn + " synchronous_commit=off"
+	}
+	sep := "?"
+	if strings.Contains(conn, "?") {
+		sep = "&"
+	}
+	return conn + sep + "synchronous_commit=off"
 }
 
 type errBox struct{ err error }
@@ -82,6 +108,35 @@ func Schema(t testing.TB, url string) string {
 		}
 	})
 	return name
+}
+
+// Database creates a database with a random name on the server at url and
+// returns url naming it instead; it is dropped at the test's cleanup (its
+// sessions ended first). A test needs one of its own rather than a schema
+// when what it checks depends on the other sessions of the database: VACUUM
+// marks rows visible to every transaction (which an index-only scan needs)
+// only when no transaction of the same database is older than they are,
+// and the tests of other packages share the database of url.
+func Database(t testing.TB, rawURL string) string {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		t.Fatalf("pgtest.Database needs a postgres:// URL, not %s", redact(rawURL))
+	}
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "a2a_test_" + hex.EncodeToString(b)
+	quoted := pgx.Identifier{name}.Sanitize()
+	if err := execSQL(rawURL, "CREATE DATABASE "+quoted); err != nil {
+		t.Fatalf("creating test database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := execSQL(rawURL, "DROP DATABASE "+quoted+" WITH (FORCE)"); err != nil {
+			t.Errorf("dropping test database %s: %v", name, err)
+		}
+	})
+	u.Path = "/" + name
+	return u.String()
 }
 
 // WithSchema returns url with the store URL parameter schema=NAME added (as

@@ -31,6 +31,7 @@ func poison(ctx context.Context, s *Store, notifies bool) error {
 // and published exactly. Subscribers of the good tasks see each event
 // once, in order.
 func TestBatchedWriteErrors(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests
 	s := openTemp(t, withWriters(1, 64))
 	ctx := context.Background()
 	const tasks, rounds = 16, 6

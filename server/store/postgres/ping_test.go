@@ -15,6 +15,7 @@ import (
 // database is down and succeeds again once it is back (a private server
 // of the test), and reports ErrClosed after Close.
 func TestPingFollowsTheServer(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server")
 	}
@@ -38,7 +39,9 @@ func TestPingFollowsTheServer(t *testing.T) {
 	if err := ping(); err == nil {
 		t.Fatal("Ping succeeded with the server stopped")
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	// Ping keeps to its deadline (1 s); the bound is far above it, so that
+	// only a Ping that hangs fails, not a loaded machine.
+	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("Ping took %v with a 1s deadline", d)
 	}
 	srv.Start(t)

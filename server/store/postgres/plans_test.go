@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/internal/pgtest"
 	"github.com/a2agen/a2agen/server/store"
 	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
 )
@@ -29,14 +30,31 @@ const planTasks = 200_000
 // the tasks through an index and never scans the table, and that a listing
 // by context reads only tasks_by_context (issue 26).
 func TestListUsesIndexes(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests
 	if testing.Short() {
 		t.Skip("stores 200k tasks")
 	}
-	s := openTemp(t)
+	// A database of its own: VACUUM below must see no older transaction
+	// (other tests' are in the shared database), or it cannot mark the
+	// table's pages visible to all and the count cannot use an index alone.
+	url := pgtest.Database(t, testURL(t))
+	s := openSchema(t, url, testSchema(t, url))
 	ctx := context.Background()
 	start := time.Now()
 	fillTasks(t, s, planTasks)
-	if _, err := s.pool.Exec(ctx, "VACUUM ANALYZE tasks"); err != nil {
+	// The count reads an index alone only where VACUUM marked the table's
+	// pages visible to every transaction. A plain VACUUM leaves pages it
+	// cannot lock at once (a loaded machine) and rows whose commit is not
+	// on disk yet (the test's sessions commit asynchronously, pgtest.URL);
+	// so one synchronous commit flushes the COPY's, and FREEZE makes VACUUM
+	// wait for every page.
+	if err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = on; SELECT txid_current()")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, "VACUUM (FREEZE, ANALYZE) tasks"); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("stored %d tasks in %v", planTasks, time.Since(start).Round(time.Millisecond))

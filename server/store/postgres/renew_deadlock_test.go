@@ -17,6 +17,7 @@ import (
 // the batches' order, or PostgreSQL breaks a deadlock by failing one side —
 // a whole batch of task writes.
 func TestRenewDoesNotDeadlockWithWrites(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests
 	s := openTemp(t)
 	ctx := context.Background()
 	const runner, workers, perWorker = "host/1/n/1", 16, 4

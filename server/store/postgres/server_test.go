@@ -17,6 +17,7 @@ import (
 // nothing: it subscribes in the creation and answers with the snapshot of
 // the completing write.
 func TestServerRoundTrips(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests
 	tr := &counter{}
 	s := openTemp(t, WithTracer(tr))
 	srv, err := server.New(echo.Card(), &echo.Agent{}, server.WithStore(s))

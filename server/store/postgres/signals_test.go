@@ -43,6 +43,7 @@ func none(t *testing.T, ch <-chan store.Signal, who string, d time.Duration) {
 // of its runner on B, whatever its ids hold, in the order sent, and no
 // other runner's receiver.
 func TestSignalsBetweenReplicas(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests
 	url := testURL(t)
 	schema := testSchema(t, url)
 	a, b := openSchema(t, url, schema), openSchema(t, url, schema)
@@ -103,6 +104,7 @@ func TestSignalsBetweenReplicas(t *testing.T) {
 // sent); stop closes the channel; Close closes the others, and later calls
 // are refused or get a closed channel.
 func TestSignalLimits(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests
 	url := testURL(t)
 	schema := testSchema(t, url)
 	a, b := openSchema(t, url, schema), openSchema(t, url, schema)
@@ -145,6 +147,7 @@ func TestSignalLimits(t *testing.T) {
 // goes on: B's subscribers still get A's events and a reading receiver
 // still gets its signals.
 func TestSignalsNeverBlockTheListener(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests
 	url := testURL(t)
 	schema := testSchema(t, url)
 	var logs syncBuffer
@@ -212,6 +215,7 @@ func (b *syncBuffer) String() string {
 
 // TestSignalPayload: the payload round trip, and malformed payloads.
 func TestSignalPayload(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests
 	sig := store.Signal{Kind: store.SignalFollowUp, Tenant: "a b", TaskID: "x+y%z", MessageID: "\x00 é"}
 	p := signalPayload("0a1b2c3d", "host name/1/n/2", sig)
 	if strings.ContainsAny(p[1:], "\x00\n") || strings.Count(p, " ") != 5 || !strings.HasPrefix(p, "s0a1b2c3d 2 ") {

@@ -12,6 +12,7 @@ import (
 // TestInterruptedSweep: a sweep removes interrupted tasks past their TTL
 // from the database, with their push configs, and keeps running ones.
 func TestInterruptedSweep(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests
 	url := testURL(t)
 	var mu sync.Mutex
 	now := base

@@ -149,29 +149,12 @@ func decodeWithProtojson(b []byte, m proto.Message) error {
 // does not have to the JSON object b. It returns b unchanged when nothing is
 // missing or b is not an object (well-known types with special JSON forms).
 func spliceRequiredDefaults(b []byte, rm protoreflect.Message, defaults []requiredDefault) []byte {
-	start, end := -1, -1
-	for i := 0; i < len(b); i++ {
-		if !isJSONSpace(b[i]) {
-			start = i
-			break
-		}
-	}
-	for i := len(b) - 1; i > start; i-- {
-		if !isJSONSpace(b[i]) {
-			end = i
-			break
-		}
-	}
-	if start < 0 || end < 0 || b[start] != '{' || b[end] != '}' {
+	object := bytes.Trim(b, jsonSpaces)
+	if len(object) < 2 || object[0] != '{' || object[len(object)-1] != '}' {
 		return b
 	}
-	empty := true
-	for _, c := range b[start+1 : end] {
-		if !isJSONSpace(c) {
-			empty = false
-			break
-		}
-	}
+	end := len(b) - len(bytes.TrimLeft(b, jsonSpaces)) + len(object) - 1 // the closing brace
+	empty := len(bytes.Trim(object[1:len(object)-1], jsonSpaces)) == 0
 	// Members overwrite the closing brace (and any trailing space) in place;
 	// the brace is written again at the end. b is only returned unchanged
 	// when nothing was appended.
@@ -193,6 +176,9 @@ func spliceRequiredDefaults(b []byte, rm protoreflect.Message, defaults []requir
 	}
 	return append(out, '}')
 }
+
+// jsonSpaces are the white-space bytes JSON allows between tokens.
+const jsonSpaces = " \t\n\r"
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
@@ -219,13 +205,7 @@ func defaultJSONValue(fd protoreflect.FieldDescriptor) []byte {
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		return defaultMessageJSON(fd.Message())
 	case protoreflect.EnumKind:
-		if fd.Enum().FullName() == "google.protobuf.NullValue" {
-			return []byte("null")
-		}
-		if ev := fd.Enum().Values().ByNumber(def.Enum()); ev != nil {
-			return appendJSONString(nil, string(ev.Name()))
-		}
-		return strconv.AppendInt(nil, int64(def.Enum()), 10)
+		return defaultEnumJSON(fd.Enum(), def.Enum())
 	case protoreflect.BoolKind:
 		return strconv.AppendBool(nil, def.Bool())
 	case protoreflect.StringKind:
@@ -240,23 +220,47 @@ func defaultJSONValue(fd protoreflect.FieldDescriptor) []byte {
 		return appendJSONString(nil, strconv.FormatInt(def.Int(), 10))
 	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
 		return appendJSONString(nil, strconv.FormatUint(def.Uint(), 10))
-	case protoreflect.FloatKind, protoreflect.DoubleKind:
-		f := def.Float()
-		switch {
-		case math.IsNaN(f):
-			return []byte(`"NaN"`)
-		case math.IsInf(f, 1):
-			return []byte(`"Infinity"`)
-		case math.IsInf(f, -1):
-			return []byte(`"-Infinity"`)
-		}
-		bits := 64
-		if fd.Kind() == protoreflect.FloatKind {
-			bits = 32
-		}
-		return strconv.AppendFloat(nil, f, 'g', -1, bits)
+	case protoreflect.FloatKind:
+		return defaultFloatJSON(def.Float(), 32)
+	case protoreflect.DoubleKind:
+		return defaultFloatJSON(def.Float(), 64)
 	}
 	return []byte("null")
+}
+
+// defaultEnumJSON renders the default n of the enum ed: its value's name,
+// its number when it has none, null for google.protobuf.NullValue.
+func defaultEnumJSON(ed protoreflect.EnumDescriptor, n protoreflect.EnumNumber) []byte {
+	if ed.FullName() == "google.protobuf.NullValue" {
+		return []byte("null")
+	}
+	if ev := ed.Values().ByNumber(n); ev != nil {
+		return appendJSONString(nil, string(ev.Name()))
+	}
+	return strconv.AppendInt(nil, int64(n), 10)
+}
+
+// defaultFloatJSON renders a float field's default: NaN and the
+// infinities as strings (nonFiniteJSON), else in the shortest form.
+func defaultFloatJSON(f float64, bits int) []byte {
+	if name := nonFiniteJSON(f); name != "" {
+		return []byte(name)
+	}
+	return strconv.AppendFloat(nil, f, 'g', -1, bits)
+}
+
+// nonFiniteJSON is ProtoJSON's string for NaN and the infinities, or ""
+// for a finite number.
+func nonFiniteJSON(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return `"NaN"`
+	case math.IsInf(f, 1):
+		return `"Infinity"`
+	case math.IsInf(f, -1):
+		return `"-Infinity"`
+	}
+	return ""
 }
 
 // defaultMessageJSON renders an empty message of type md: {} for ordinary

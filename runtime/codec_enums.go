@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -48,13 +49,8 @@ func unknownEnumInMessage(v any, md protoreflect.MessageDescriptor, path string)
 	if !ok || md.FullName().Parent() == "google.protobuf" {
 		return nil
 	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	fields := md.Fields()
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(obj)) {
 		fd := fields.ByJSONName(key)
 		if fd == nil {
 			fd = fields.ByTextName(key)
@@ -66,32 +62,33 @@ func unknownEnumInMessage(v any, md protoreflect.MessageDescriptor, path string)
 		if path != "" {
 			at = path + "." + at
 		}
-		val := obj[key]
-		switch {
-		case fd.IsMap():
-			m, _ := val.(map[string]any)
-			mkeys := make([]string, 0, len(m))
-			for k := range m {
-				mkeys = append(mkeys, k)
-			}
-			slices.Sort(mkeys)
-			for _, k := range mkeys {
-				if e := unknownEnumInValue(m[k], fd.MapValue(), at+"["+strconv.Quote(k)+"]"); e != nil {
-					return e
-				}
-			}
-		case fd.IsList():
-			l, _ := val.([]any)
-			for i, elem := range l {
-				if e := unknownEnumInValue(elem, fd, at+"["+strconv.Itoa(i)+"]"); e != nil {
-					return e
-				}
-			}
-		default:
-			if e := unknownEnumInValue(val, fd, at); e != nil {
+		if e := unknownEnumInField(obj[key], fd, at); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// unknownEnumInField checks the value of field fd found at path: each
+// value of a map (keys in order), each element of a list, or the one value.
+func unknownEnumInField(val any, fd protoreflect.FieldDescriptor, path string) *UnknownEnumNameError {
+	switch {
+	case fd.IsMap():
+		m, _ := val.(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if e := unknownEnumInValue(m[k], fd.MapValue(), path+"["+strconv.Quote(k)+"]"); e != nil {
 				return e
 			}
 		}
+	case fd.IsList():
+		l, _ := val.([]any)
+		for i, elem := range l {
+			if e := unknownEnumInValue(elem, fd, path+"["+strconv.Itoa(i)+"]"); e != nil {
+				return e
+			}
+		}
+	default:
+		return unknownEnumInValue(val, fd, path)
 	}
 	return nil
 }

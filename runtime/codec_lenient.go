@@ -66,33 +66,41 @@ func wrapLists(v any, md protoreflect.MessageDescriptor) (any, bool) {
 			continue
 		}
 		var c bool
-		switch {
-		case fd.IsMap():
-			if vd := fd.MapValue(); vd.Kind() == protoreflect.MessageKind {
-				if m, ok := val.(map[string]any); ok {
-					for k, mv := range m {
-						if m[k], c = wrapMessage(mv, vd.Message()); c {
-							changed = true
-						}
-					}
-				}
-			}
-		case fd.Kind() != protoreflect.MessageKind:
-		case fd.IsList():
-			if list, ok := val.([]any); ok {
-				for i, e := range list {
-					if list[i], c = wrapMessage(e, fd.Message()); c {
-						changed = true
-					}
-				}
-			}
-		default:
-			if obj[key], c = wrapMessage(val, fd.Message()); c {
-				changed = true
-			}
+		if obj[key], c = wrapField(val, fd); c {
+			changed = true
 		}
 	}
 	return obj, changed
+}
+
+// wrapField wraps the bare arrays in val, the value of field fd: in each
+// message value of a map, each message element of a list, or the one
+// message.
+func wrapField(val any, fd protoreflect.FieldDescriptor) (any, bool) {
+	changed := false
+	wrapIn := func(md protoreflect.MessageDescriptor, v any) any {
+		v, c := wrapMessage(v, md)
+		changed = changed || c
+		return v
+	}
+	switch {
+	case fd.IsMap():
+		m, ok := val.(map[string]any)
+		if vd := fd.MapValue(); ok && vd.Kind() == protoreflect.MessageKind {
+			for k, mv := range m {
+				m[k] = wrapIn(vd.Message(), mv)
+			}
+		}
+	case fd.Kind() != protoreflect.MessageKind:
+	case fd.IsList():
+		list, _ := val.([]any)
+		for i, e := range list {
+			list[i] = wrapIn(fd.Message(), e)
+		}
+	default:
+		return wrapMessage(val, fd.Message())
+	}
+	return val, changed
 }
 
 // wrapMessage handles one value expected to be a message of type md.

@@ -51,20 +51,11 @@ func appendMessageJSON(b []byte, m protoreflect.Message, ti *typeInfo) ([]byte, 
 	if ti == nil || ti.md != m.Descriptor() { // a field's type is the value's, unless descriptors were built apart
 		ti = typeInfoOf(m.Descriptor())
 	}
-	if !ti.encodable {
+	switch {
+	case !ti.encodable:
 		return b, false
-	}
-	switch ti.form {
-	case timestampForm:
-		return appendTimestampJSON(b, m)
-	case structForm:
-		fd := m.Descriptor().Fields().ByNumber(1) // fields
-		return appendMapJSON(b, m.Get(fd).Map(), fd)
-	case valueForm:
-		return appendValueJSON(b, m)
-	case listValueForm:
-		fd := m.Descriptor().Fields().ByNumber(1) // values
-		return appendListJSON(b, m.Get(fd).List(), fd)
+	case ti.form != plainForm:
+		return appendWellKnownJSON(b, m, ti.form)
 	}
 	var l *goLayout // where the lists are, in m's Go struct
 	b = append(b, '{')
@@ -80,24 +71,48 @@ func appendMessageJSON(b []byte, m protoreflect.Message, ti *typeInfo) ([]byte, 
 		first = false
 		b = append(b, f.member...)
 		var ok bool
-		switch {
-		case f.fd.IsList():
-			var done bool
-			if b, ok, done = appendGoListJSON(b, m, ti, &l, i, f); !done {
-				b, ok = appendListJSON(b, m.Get(f.fd).List(), f.fd)
-			}
-		case f.fd.IsMap():
-			b, ok = appendMapJSON(b, m.Get(f.fd).Map(), f.fd)
-		case f.kind == protoreflect.MessageKind:
-			b, ok = appendMessageJSON(b, m.Get(f.fd).Message(), f.subInfo())
-		default:
-			b, ok = appendSingularJSON(b, m.Get(f.fd), f.fd)
-		}
-		if !ok {
+		if b, ok = appendFieldJSON(b, m, ti, &l, i); !ok {
 			return b, false
 		}
 	}
 	return append(b, '}'), true
+}
+
+// appendFieldJSON writes the value of field number i of m, of type ti; *l
+// is as appendGoListJSON needs it.
+func appendFieldJSON(b []byte, m protoreflect.Message, ti *typeInfo, l **goLayout, i int) ([]byte, bool) {
+	f := &ti.fields[i]
+	switch {
+	case f.fd.IsList():
+		b, ok, done := appendGoListJSON(b, m, ti, l, i, f)
+		if done {
+			return b, ok
+		}
+		return appendListJSON(b, m.Get(f.fd).List(), f.fd)
+	case f.fd.IsMap():
+		return appendMapJSON(b, m.Get(f.fd).Map(), f.fd)
+	case f.kind == protoreflect.MessageKind:
+		return appendMessageJSON(b, m.Get(f.fd).Message(), f.subInfo())
+	}
+	return appendSingularJSON(b, m.Get(f.fd), f.fd)
+}
+
+// appendWellKnownJSON writes m, a well-known type of the given form, as
+// plain JSON.
+func appendWellKnownJSON(b []byte, m protoreflect.Message, form jsonForm) ([]byte, bool) {
+	switch form {
+	case timestampForm:
+		return appendTimestampJSON(b, m)
+	case structForm:
+		fd := m.Descriptor().Fields().ByNumber(1) // fields
+		return appendMapJSON(b, m.Get(fd).Map(), fd)
+	case valueForm:
+		return appendValueJSON(b, m)
+	case listValueForm:
+		fd := m.Descriptor().Fields().ByNumber(1) // values
+		return appendListJSON(b, m.Get(fd).List(), fd)
+	}
+	return b, false
 }
 
 // appendGoListJSON writes the list field number i of a generated message
@@ -128,34 +143,39 @@ func appendGoListJSON(b []byte, m protoreflect.Message, ti *typeInfo, layout **g
 			b = append(b, ',')
 		}
 		e := l.Index(j)
-		var v protoreflect.Value
-		switch fd.Kind() {
-		case protoreflect.MessageKind:
+		if fd.Kind() == protoreflect.MessageKind {
 			if e.IsNil() {
 				return b, false, true // not a valid message: protojson says so
 			}
-			if b, ok = appendMessageJSON(b, e.Interface().(proto.Message).ProtoReflect(), sub); !ok {
-				return b, false, true
-			}
-			continue
-		case protoreflect.StringKind:
-			v = protoreflect.ValueOfString(e.String())
-		case protoreflect.EnumKind:
-			v = protoreflect.ValueOfEnum(protoreflect.EnumNumber(e.Int()))
-		case protoreflect.BoolKind:
-			v = protoreflect.ValueOfBool(e.Bool())
-		case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-			v = protoreflect.ValueOfInt32(int32(e.Int()))
-		case protoreflect.BytesKind:
-			v = protoreflect.ValueOfBytes(e.Bytes())
-		default:
-			return b, false, true
+			b, ok = appendMessageJSON(b, e.Interface().(proto.Message).ProtoReflect(), sub)
+		} else {
+			b, ok = appendGoScalarJSON(b, e, fd)
 		}
-		if b, ok = appendSingularJSON(b, v, fd); !ok {
+		if !ok {
 			return b, false, true
 		}
 	}
 	return append(b, ']'), true, true
+}
+
+// appendGoScalarJSON writes e, a Go list element of fd's scalar kind.
+func appendGoScalarJSON(b []byte, e reflect.Value, fd protoreflect.FieldDescriptor) ([]byte, bool) {
+	var v protoreflect.Value
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		v = protoreflect.ValueOfString(e.String())
+	case protoreflect.EnumKind:
+		v = protoreflect.ValueOfEnum(protoreflect.EnumNumber(e.Int()))
+	case protoreflect.BoolKind:
+		v = protoreflect.ValueOfBool(e.Bool())
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		v = protoreflect.ValueOfInt32(int32(e.Int()))
+	case protoreflect.BytesKind:
+		v = protoreflect.ValueOfBytes(e.Bytes())
+	default:
+		return b, false
+	}
+	return appendSingularJSON(b, v, fd)
 }
 
 func appendListJSON(b []byte, l protoreflect.List, fd protoreflect.FieldDescriptor) ([]byte, bool) {
@@ -307,28 +327,31 @@ const hexDigits = "0123456789abcdef"
 // appendJSONFloat writes a float as protojson does (encoding/json's
 // format; NaN and the infinities as strings).
 func appendJSONFloat(b []byte, f float64, bits int) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(b, `"NaN"`...)
-	case math.IsInf(f, 1):
-		return append(b, `"Infinity"`...)
-	case math.IsInf(f, -1):
-		return append(b, `"-Infinity"`...)
+	if name := nonFiniteJSON(f); name != "" {
+		return append(b, name...)
 	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 {
-		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
-			format = 'e'
-		}
-	}
+	format := floatFormat(f, bits)
 	b = strconv.AppendFloat(b, f, format, -1, bits)
-	if format == 'e' { // e-07 → e-7
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1] // e-07 → e-7
+		b = b[:n-1]
 	}
 	return b
+}
+
+// floatFormat is encoding/json's choice for a float of the given bits:
+// exponent form ('e') below 1e-6 and from 1e21 on, compared at that
+// precision, plain ('f') otherwise and for zero.
+func floatFormat(f float64, bits int) byte {
+	abs := math.Abs(f)
+	small, large := abs < 1e-6, abs >= 1e21
+	if bits == 32 {
+		small, large = float32(abs) < 1e-6, float32(abs) >= 1e21
+	}
+	if abs != 0 && (small || large) {
+		return 'e'
+	}
+	return 'f'
 }
 
 // The range of a Timestamp protojson writes.

@@ -95,29 +95,16 @@ func typeInfoOf(md protoreflect.MessageDescriptor) *typeInfo {
 func newTypeInfo(md protoreflect.MessageDescriptor) *typeInfo {
 	ti := &typeInfo{md: md, form: jsonFormOf(md)}
 	fields := md.Fields()
-	special := md.ExtensionRanges().Len() > 0 || md.IsMapEntry()
-	for i := range fields.Len() {
-		if fields.Get(i).Cardinality() == protoreflect.Required { // proto2: protojson checks they are set
-			special = true
-		}
-	}
+	special := leftToProtojson(md)
 	ti.encodable = !special && ti.form != otherWellKnownForm
 	ti.decodable = !special && ti.form == plainForm && md.FullName().Parent() != "google.protobuf" && fields.Len() <= 64
 	ti.fields = make([]fieldInfo, fields.Len())
 	ti.byName = make(map[string]int, 2*fields.Len())
 	for i := range fields.Len() {
 		fd := fields.Get(i)
-		f := &ti.fields[i]
-		f.fd, f.kind, f.oneof = fd, fd.Kind(), -1
-		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
-			f.oneof = od.Index()
-		}
-		f.isValue = fd.Message() != nil && fd.Message().FullName() == "google.protobuf.Value"
-		name, ok := appendJSONStringChecked(nil, fd.JSONName())
-		if !ok {
+		if !ti.fields[i].init(fd) {
 			ti.encodable = false // a name protojson refuses to write
 		}
-		f.member = string(name) + ":"
 		ti.byName[fd.JSONName()] = i
 		if fd.Name() == tenantFieldName && fd.Kind() == protoreflect.StringKind && fd.Cardinality() != protoreflect.Repeated {
 			ti.tenant = fd
@@ -130,6 +117,34 @@ func newTypeInfo(md protoreflect.MessageDescriptor) *typeInfo {
 	}
 	ti.required = requiredDefaultsOf(md)
 	return ti
+}
+
+// leftToProtojson reports whether messages of type md need what only
+// protojson does: extensions, map entries, proto2 required fields (which
+// protojson checks are set).
+func leftToProtojson(md protoreflect.MessageDescriptor) bool {
+	if md.ExtensionRanges().Len() > 0 || md.IsMapEntry() {
+		return true
+	}
+	fields := md.Fields()
+	for i := range fields.Len() {
+		if fields.Get(i).Cardinality() == protoreflect.Required {
+			return true
+		}
+	}
+	return false
+}
+
+// init describes fd; false when protojson refuses to write its JSON name.
+func (f *fieldInfo) init(fd protoreflect.FieldDescriptor) bool {
+	f.fd, f.kind, f.oneof = fd, fd.Kind(), -1
+	if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+		f.oneof = od.Index()
+	}
+	f.isValue = fd.Message() != nil && fd.Message().FullName() == "google.protobuf.Value"
+	name, ok := appendJSONStringChecked(nil, fd.JSONName())
+	f.member = string(name) + ":"
+	return ok
 }
 
 func jsonFormOf(md protoreflect.MessageDescriptor) jsonForm {
@@ -318,26 +333,7 @@ func planField(g *goField, f *fieldInfo, st reflect.Type, byNumber map[protorefl
 		return
 	}
 	if f.oneof >= 0 {
-		idx, ok := oneofs[string(fd.ContainingOneof().Name())]
-		if !ok {
-			return
-		}
-		// The wrapper type: set the field on a scratch message and look.
-		scratch := reflect.New(st)
-		sm := scratch.Interface().(proto.Message).ProtoReflect()
-		sm.Set(fd, sm.NewField(fd))
-		iface := scratch.Elem().Field(idx)
-		if iface.IsNil() {
-			return
-		}
-		w := iface.Elem().Type()
-		if w.Kind() != reflect.Pointer || w.Elem().Kind() != reflect.Struct || w.Elem().NumField() < 1 {
-			return
-		}
-		if n, ok := tagNumber(w.Elem().Field(0).Tag); !ok || n != fd.Number() || !valueTypeFits(g, f, w.Elem().Field(0).Type) {
-			return
-		}
-		g.goIndex, g.wrapper, g.shape = idx, w, holdOneof
+		planOneofField(g, f, st, oneofs)
 		return
 	}
 	idx, ok := byNumber[fd.Number()]
@@ -360,6 +356,33 @@ func planField(g *goField, f *fieldInfo, st reflect.Type, byNumber map[protorefl
 			g.shape = holdValue
 		}
 	}
+}
+
+// planOneofField fills in how f, a member of a real oneof, is held in the
+// struct st: in the oneof's interface field, as the single field of a
+// wrapper struct.
+func planOneofField(g *goField, f *fieldInfo, st reflect.Type, oneofs map[string]int) {
+	fd := f.fd
+	idx, ok := oneofs[string(fd.ContainingOneof().Name())]
+	if !ok {
+		return
+	}
+	// The wrapper type: set the field on a scratch message and look.
+	scratch := reflect.New(st)
+	sm := scratch.Interface().(proto.Message).ProtoReflect()
+	sm.Set(fd, sm.NewField(fd))
+	iface := scratch.Elem().Field(idx)
+	if iface.IsNil() {
+		return
+	}
+	w := iface.Elem().Type()
+	if w.Kind() != reflect.Pointer || w.Elem().Kind() != reflect.Struct || w.Elem().NumField() < 1 {
+		return
+	}
+	if n, ok := tagNumber(w.Elem().Field(0).Tag); !ok || n != fd.Number() || !valueTypeFits(g, f, w.Elem().Field(0).Type) {
+		return
+	}
+	g.goIndex, g.wrapper, g.shape = idx, w, holdOneof
 }
 
 // valueTypeFits reports whether a value of f's kind can be stored in gt, and

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -294,14 +295,7 @@ func decodeRESTBody(route *restRoute, body []byte, msg proto.Message) *Error {
 
 // isEmptyJSON reports whether a body is empty, white space or null.
 func isEmptyJSON(b []byte) bool {
-	i := 0
-	for i < len(b) && isJSONSpace(b[i]) {
-		i++
-	}
-	rest := b[i:]
-	for len(rest) > 0 && isJSONSpace(rest[len(rest)-1]) {
-		rest = rest[:len(rest)-1]
-	}
+	rest := bytes.Trim(b, jsonSpaces)
 	return len(rest) == 0 || string(rest) == "null"
 }
 

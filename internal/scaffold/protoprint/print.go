@@ -70,44 +70,17 @@ func (p *printer) file() error {
 		p.line("package " + string(pkg) + ";")
 		p.line("")
 	}
-	imports := p.fd.Imports()
-	for i := range imports.Len() {
-		imp := imports.Get(i)
-		kind := ""
-		if imp.IsPublic {
-			kind = "public "
-		}
-		p.line(fmt.Sprintf("import %s%q;", kind, imp.Path()))
-	}
-	if imports.Len() > 0 {
-		p.line("")
-	}
-	opts, err := p.options(p.fd.Options(), nil)
-	if err != nil {
+	p.imports()
+	if n, err := p.optionLines(p.fd.Options(), nil); err != nil {
 		return err
-	}
-	for _, o := range opts {
-		p.line("option " + o + ";")
-	}
-	if len(opts) > 0 {
+	} else if n > 0 {
 		p.line("")
 	}
 	if err := p.extensions(p.fd.Extensions()); err != nil {
 		return err
 	}
-	msgs := p.fd.Messages()
-	for i := range msgs.Len() {
-		if err := p.message(msgs.Get(i)); err != nil {
-			return err
-		}
-		p.line("")
-	}
-	enums := p.fd.Enums()
-	for i := range enums.Len() {
-		if err := p.enum(enums.Get(i)); err != nil {
-			return err
-		}
-		p.line("")
+	if err := p.declarations(p.fd.Messages(), p.fd.Enums(), true); err != nil {
+		return err
 	}
 	services := p.fd.Services()
 	for i := range services.Len() {
@@ -123,6 +96,57 @@ func (p *printer) file() error {
 	return nil
 }
 
+// imports writes the file's imports, then a blank line if there are any.
+func (p *printer) imports() {
+	imports := p.fd.Imports()
+	for i := range imports.Len() {
+		imp := imports.Get(i)
+		kind := ""
+		if imp.IsPublic {
+			kind = "public "
+		}
+		p.line(fmt.Sprintf("import %s%q;", kind, imp.Path()))
+	}
+	if imports.Len() > 0 {
+		p.line("")
+	}
+}
+
+// optionLines writes an "option …;" line an option set in opts (those in
+// skip apart) and returns how many it wrote.
+func (p *printer) optionLines(opts proto.Message, skip map[string]bool) (int, error) {
+	lines, err := p.options(opts, skip)
+	if err != nil {
+		return 0, err
+	}
+	for _, o := range lines {
+		p.line("option " + o + ";")
+	}
+	return len(lines), nil
+}
+
+// declarations writes the messages, then the enums, of a file (each
+// followed by a blank line: blank) or of a message.
+func (p *printer) declarations(msgs protoreflect.MessageDescriptors, enums protoreflect.EnumDescriptors, blank bool) error {
+	for i := range msgs.Len() {
+		if err := p.message(msgs.Get(i)); err != nil {
+			return err
+		}
+		if blank {
+			p.line("")
+		}
+	}
+	for i := range enums.Len() {
+		if err := p.enum(enums.Get(i)); err != nil {
+			return err
+		}
+		if blank {
+			p.line("")
+		}
+	}
+	return nil
+}
+
 func (p *printer) message(md protoreflect.MessageDescriptor) error {
 	if md.IsMapEntry() {
 		return nil // written as map<K, V> fields
@@ -131,14 +155,28 @@ func (p *printer) message(md protoreflect.MessageDescriptor) error {
 	p.indent++
 	defer func() { p.indent--; p.line("}") }()
 
-	opts, err := p.options(md.Options(), map[string]bool{"map_entry": true})
-	if err != nil {
+	if _, err := p.optionLines(md.Options(), map[string]bool{"map_entry": true}); err != nil {
 		return err
 	}
-	for _, o := range opts {
-		p.line("option " + o + ";")
+	if err := p.fields(md.Fields()); err != nil {
+		return err
 	}
-	fields := md.Fields()
+	if err := p.extensions(md.Extensions()); err != nil {
+		return err
+	}
+	if err := p.declarations(md.Messages(), md.Enums(), false); err != nil {
+		return err
+	}
+	if err := p.extensionRanges(md); err != nil {
+		return err
+	}
+	p.reserved(md.ReservedRanges(), md.ReservedNames(), 536870911)
+	return nil
+}
+
+// fields writes a message's fields in order, a oneof's where its first
+// field stands.
+func (p *printer) fields(fields protoreflect.FieldDescriptors) error {
 	printedOneofs := map[protoreflect.OneofDescriptor]bool{}
 	for i := range fields.Len() {
 		f := fields.Get(i)
@@ -158,21 +196,11 @@ func (p *printer) message(md protoreflect.MessageDescriptor) error {
 		}
 		p.line(s)
 	}
-	if err := p.extensions(md.Extensions()); err != nil {
-		return err
-	}
-	nested := md.Messages()
-	for i := range nested.Len() {
-		if err := p.message(nested.Get(i)); err != nil {
-			return err
-		}
-	}
-	enums := md.Enums()
-	for i := range enums.Len() {
-		if err := p.enum(enums.Get(i)); err != nil {
-			return err
-		}
-	}
+	return nil
+}
+
+// extensionRanges writes a message's extension ranges with their options.
+func (p *printer) extensionRanges(md protoreflect.MessageDescriptor) error {
 	ranges := md.ExtensionRanges()
 	for i := range ranges.Len() {
 		r := ranges.Get(i)
@@ -188,19 +216,14 @@ func (p *printer) message(md protoreflect.MessageDescriptor) error {
 		}
 		p.line("extensions " + rangeText(r[0], r[1]-1, 536870911) + opt + ";")
 	}
-	p.reserved(md.ReservedRanges(), md.ReservedNames(), 536870911)
 	return nil
 }
 
 func (p *printer) oneof(od protoreflect.OneofDescriptor) error {
 	p.line("oneof " + string(od.Name()) + " {")
 	p.indent++
-	opts, err := p.options(od.Options(), nil)
-	if err != nil {
+	if _, err := p.optionLines(od.Options(), nil); err != nil {
 		return err
-	}
-	for _, o := range opts {
-		p.line("option " + o + ";")
 	}
 	fields := od.Fields()
 	for i := range fields.Len() {
@@ -374,12 +397,8 @@ func jsonCamelCase(s string) string {
 func (p *printer) enum(ed protoreflect.EnumDescriptor) error {
 	p.line("enum " + string(ed.Name()) + " {")
 	p.indent++
-	opts, err := p.options(ed.Options(), nil)
-	if err != nil {
+	if _, err := p.optionLines(ed.Options(), nil); err != nil {
 		return err
-	}
-	for _, o := range opts {
-		p.line("option " + o + ";")
 	}
 	values := ed.Values()
 	for i := range values.Len() {
@@ -443,12 +462,8 @@ func (p *printer) extensions(exts protoreflect.ExtensionDescriptors) error {
 func (p *printer) service(sd protoreflect.ServiceDescriptor) error {
 	p.line("service " + string(sd.Name()) + " {")
 	p.indent++
-	opts, err := p.options(sd.Options(), nil)
-	if err != nil {
+	if _, err := p.optionLines(sd.Options(), nil); err != nil {
 		return err
-	}
-	for _, o := range opts {
-		p.line("option " + o + ";")
 	}
 	methods := sd.Methods()
 	for i := range methods.Len() {

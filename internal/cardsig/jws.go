@@ -190,31 +190,7 @@ func Verify(cardJSON []byte, keys []VerificationKey) ([]SignatureResult, error) 
 
 func verifyOne(i int, protected, signature, encodedPayload string, keys []VerificationKey) SignatureResult {
 	r := SignatureResult{Index: i}
-	headerJSON, err := b64.DecodeString(protected)
-	if err != nil {
-		r.Problem = "protected header is not base64url"
-		return r
-	}
-	var header map[string]any
-	dec := json.NewDecoder(bytes.NewReader(headerJSON))
-	if err := dec.Decode(&header); err != nil {
-		r.Problem = "protected header is not a JSON object"
-		return r
-	}
-	r.Alg, _ = header["alg"].(string)
-	r.Kid, _ = header["kid"].(string)
-	if _, ok := header["crit"]; ok {
-		// RFC 7515 §4.1.11: critical extensions we do not understand
-		// make the signature invalid.
-		r.Problem = "protected header lists critical extensions (crit), which this verifier does not support"
-		return r
-	}
-	if b, ok := header["b64"]; ok && b != true {
-		r.Problem = "unencoded payloads (b64: false) are not used for agent cards"
-		return r
-	}
-	if r.Alg == "" || r.Alg == "none" {
-		r.Problem = "protected header has no usable alg"
+	if r.Alg, r.Kid, r.Problem = readProtectedHeader(protected); r.Problem != "" {
 		return r
 	}
 	sig, err := b64.DecodeString(signature)
@@ -238,6 +214,41 @@ func verifyOne(i int, protected, signature, encodedPayload string, keys []Verifi
 			return r
 		}
 	}
+	r.Problem = noMatchProblem(r, tried, keys)
+	return r
+}
+
+// readProtectedHeader reads a signature's protected header: its alg and
+// kid, or the problem that makes the signature unusable.
+func readProtectedHeader(protected string) (alg, kid, problem string) {
+	headerJSON, err := b64.DecodeString(protected)
+	if err != nil {
+		return "", "", "protected header is not base64url"
+	}
+	var header map[string]any
+	dec := json.NewDecoder(bytes.NewReader(headerJSON))
+	if err := dec.Decode(&header); err != nil {
+		return "", "", "protected header is not a JSON object"
+	}
+	alg, _ = header["alg"].(string)
+	kid, _ = header["kid"].(string)
+	if _, ok := header["crit"]; ok {
+		// RFC 7515 §4.1.11: critical extensions we do not understand
+		// make the signature invalid.
+		return alg, kid, "protected header lists critical extensions (crit), which this verifier does not support"
+	}
+	if b, ok := header["b64"]; ok && b != true {
+		return alg, kid, "unencoded payloads (b64: false) are not used for agent cards"
+	}
+	if alg == "" || alg == "none" {
+		return alg, kid, "protected header has no usable alg"
+	}
+	return alg, kid, ""
+}
+
+// noMatchProblem says why no key verified the signature: no key of its
+// algorithm, none of its kid, or a signature that does not match.
+func noMatchProblem(r SignatureResult, tried int, keys []VerificationKey) string {
 	kinds := slices.Collect(func(yield func(string) bool) {
 		for _, k := range keys {
 			if a, err := algorithmFor(k.Key); err == nil && !yield(a.name) {
@@ -247,11 +258,9 @@ func verifyOne(i int, protected, signature, encodedPayload string, keys []Verifi
 	})
 	switch {
 	case tried == 0 && !slices.Contains(kinds, r.Alg):
-		r.Problem = fmt.Sprintf("no %s key given (keys given: %v)", r.Alg, kinds)
+		return fmt.Sprintf("no %s key given (keys given: %v)", r.Alg, kinds)
 	case tried == 0:
-		r.Problem = fmt.Sprintf("no key with kid %q given", r.Kid)
-	default:
-		r.Problem = "signature does not match the card (modified after signing, or signed with another key)"
+		return fmt.Sprintf("no key with kid %q given", r.Kid)
 	}
-	return r
+	return "signature does not match the card (modified after signing, or signed with another key)"
 }

@@ -200,16 +200,7 @@ var b64 = base64.RawURLEncoding
 func (k jwk) publicKey() (crypto.PublicKey, error) {
 	switch k.Kty {
 	case "EC":
-		curve, size := curveByName(k.Crv)
-		if curve == nil {
-			return nil, fmt.Errorf("unsupported EC curve %q", k.Crv)
-		}
-		x, errX := b64.DecodeString(k.X)
-		y, errY := b64.DecodeString(k.Y)
-		if errX != nil || errY != nil || len(x) != size || len(y) != size {
-			return nil, fmt.Errorf("invalid %s coordinates", k.Crv)
-		}
-		return ecdsa.ParseUncompressedPublicKey(curve, append(append([]byte{4}, x...), y...))
+		return k.ecPublicKey()
 	case "OKP":
 		if k.Crv != "Ed25519" {
 			return nil, fmt.Errorf("unsupported OKP curve %q", k.Crv)
@@ -220,19 +211,37 @@ func (k jwk) publicKey() (crypto.PublicKey, error) {
 		}
 		return ed25519.PublicKey(x), nil
 	case "RSA":
-		n, errN := b64.DecodeString(k.N)
-		e, errE := b64.DecodeString(k.E)
-		if errN != nil || errE != nil || len(e) == 0 || len(e) > 4 {
-			return nil, errors.New("invalid RSA modulus or exponent")
-		}
-		exp := new(big.Int).SetBytes(e)
-		pub := &rsa.PublicKey{N: new(big.Int).SetBytes(n), E: int(exp.Int64())}
-		if pub.N.BitLen() < minRSABits {
-			return nil, fmt.Errorf("RSA key of %d bits; at least %d required", pub.N.BitLen(), minRSABits)
-		}
-		return pub, nil
+		return k.rsaPublicKey()
 	}
 	return nil, fmt.Errorf("unsupported key type %q", k.Kty)
+}
+
+func (k jwk) ecPublicKey() (crypto.PublicKey, error) {
+	curve, size := curveByName(k.Crv)
+	if curve == nil {
+		return nil, fmt.Errorf("unsupported EC curve %q", k.Crv)
+	}
+	x, errX := b64.DecodeString(k.X)
+	y, errY := b64.DecodeString(k.Y)
+	if errX != nil || errY != nil || len(x) != size || len(y) != size {
+		return nil, fmt.Errorf("invalid %s coordinates", k.Crv)
+	}
+	return ecdsa.ParseUncompressedPublicKey(curve, append(append([]byte{4}, x...), y...))
+}
+
+// rsaPublicKey reads an RSA key of at least minRSABits.
+func (k jwk) rsaPublicKey() (crypto.PublicKey, error) {
+	n, errN := b64.DecodeString(k.N)
+	e, errE := b64.DecodeString(k.E)
+	if errN != nil || errE != nil || len(e) == 0 || len(e) > 4 {
+		return nil, errors.New("invalid RSA modulus or exponent")
+	}
+	exp := new(big.Int).SetBytes(e)
+	pub := &rsa.PublicKey{N: new(big.Int).SetBytes(n), E: int(exp.Int64())}
+	if pub.N.BitLen() < minRSABits {
+		return nil, fmt.Errorf("RSA key of %d bits; at least %d required", pub.N.BitLen(), minRSABits)
+	}
+	return pub, nil
 }
 
 func curveByName(name string) (elliptic.Curve, int) {

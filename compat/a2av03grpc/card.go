@@ -1,7 +1,5 @@
 package a2av03grpc
 
-//lint:file-ignore SA1019 v0.3 cards carry the OAuth implicit and password flows that v1.0 keeps as deprecated fields; converting them means reading and writing those fields.
-
 import (
 	"github.com/a2agen/a2agen/a2a/v03"
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -126,117 +124,17 @@ func skillFromV1(s *a2av1.AgentSkill) *a2av03pb.AgentSkill {
 }
 
 func securityToV1(s *a2av03pb.Security) *a2av1.SecurityRequirement {
-	return &a2av1.SecurityRequirement{Schemes: convertMap(s.GetSchemes(), func(l *a2av03pb.StringList) *a2av1.StringList {
-		return &a2av1.StringList{List: l.GetList()}
-	})}
+	return sameShape(new(a2av1.SecurityRequirement), s)
 }
 
 func securityFromV1(s *a2av1.SecurityRequirement) *a2av03pb.Security {
-	return &a2av03pb.Security{Schemes: convertMap(s.GetSchemes(), func(l *a2av1.StringList) *a2av03pb.StringList {
-		return &a2av03pb.StringList{List: l.GetList()}
-	})}
+	return sameShape(new(a2av03pb.Security), s)
 }
 
 func schemeToV1(s *a2av03pb.SecurityScheme) *a2av1.SecurityScheme {
-	out := new(a2av1.SecurityScheme)
-	switch v := s.GetScheme().(type) {
-	case *a2av03pb.SecurityScheme_ApiKeySecurityScheme:
-		k := v.ApiKeySecurityScheme
-		out.Scheme = &a2av1.SecurityScheme_ApiKeySecurityScheme{ApiKeySecurityScheme: &a2av1.APIKeySecurityScheme{
-			Description: k.GetDescription(), Location: k.GetLocation(), Name: k.GetName()}}
-	case *a2av03pb.SecurityScheme_HttpAuthSecurityScheme:
-		h := v.HttpAuthSecurityScheme
-		out.Scheme = &a2av1.SecurityScheme_HttpAuthSecurityScheme{HttpAuthSecurityScheme: &a2av1.HTTPAuthSecurityScheme{
-			Description: h.GetDescription(), Scheme: h.GetScheme(), BearerFormat: h.GetBearerFormat()}}
-	case *a2av03pb.SecurityScheme_Oauth2SecurityScheme:
-		o := v.Oauth2SecurityScheme
-		out.Scheme = &a2av1.SecurityScheme_Oauth2SecurityScheme{Oauth2SecurityScheme: &a2av1.OAuth2SecurityScheme{
-			Description: o.GetDescription(), Flows: flowsToV1(o.GetFlows()), Oauth2MetadataUrl: o.GetOauth2MetadataUrl()}}
-	case *a2av03pb.SecurityScheme_OpenIdConnectSecurityScheme:
-		o := v.OpenIdConnectSecurityScheme
-		out.Scheme = &a2av1.SecurityScheme_OpenIdConnectSecurityScheme{OpenIdConnectSecurityScheme: &a2av1.OpenIdConnectSecurityScheme{
-			Description: o.GetDescription(), OpenIdConnectUrl: o.GetOpenIdConnectUrl()}}
-	case *a2av03pb.SecurityScheme_MtlsSecurityScheme:
-		out.Scheme = &a2av1.SecurityScheme_MtlsSecurityScheme{MtlsSecurityScheme: &a2av1.MutualTlsSecurityScheme{
-			Description: v.MtlsSecurityScheme.GetDescription()}}
-	}
-	return out
+	return sameShape(new(a2av1.SecurityScheme), s)
 }
 
 func schemeFromV1(s *a2av1.SecurityScheme) *a2av03pb.SecurityScheme {
-	out := new(a2av03pb.SecurityScheme)
-	switch v := s.GetScheme().(type) {
-	case *a2av1.SecurityScheme_ApiKeySecurityScheme:
-		k := v.ApiKeySecurityScheme
-		out.Scheme = &a2av03pb.SecurityScheme_ApiKeySecurityScheme{ApiKeySecurityScheme: &a2av03pb.APIKeySecurityScheme{
-			Description: k.GetDescription(), Location: k.GetLocation(), Name: k.GetName()}}
-	case *a2av1.SecurityScheme_HttpAuthSecurityScheme:
-		h := v.HttpAuthSecurityScheme
-		out.Scheme = &a2av03pb.SecurityScheme_HttpAuthSecurityScheme{HttpAuthSecurityScheme: &a2av03pb.HTTPAuthSecurityScheme{
-			Description: h.GetDescription(), Scheme: h.GetScheme(), BearerFormat: h.GetBearerFormat()}}
-	case *a2av1.SecurityScheme_Oauth2SecurityScheme:
-		o := v.Oauth2SecurityScheme
-		out.Scheme = &a2av03pb.SecurityScheme_Oauth2SecurityScheme{Oauth2SecurityScheme: &a2av03pb.OAuth2SecurityScheme{
-			Description: o.GetDescription(), Flows: flowsFromV1(o.GetFlows()), Oauth2MetadataUrl: o.GetOauth2MetadataUrl()}}
-	case *a2av1.SecurityScheme_OpenIdConnectSecurityScheme:
-		o := v.OpenIdConnectSecurityScheme
-		out.Scheme = &a2av03pb.SecurityScheme_OpenIdConnectSecurityScheme{OpenIdConnectSecurityScheme: &a2av03pb.OpenIdConnectSecurityScheme{
-			Description: o.GetDescription(), OpenIdConnectUrl: o.GetOpenIdConnectUrl()}}
-	case *a2av1.SecurityScheme_MtlsSecurityScheme:
-		out.Scheme = &a2av03pb.SecurityScheme_MtlsSecurityScheme{MtlsSecurityScheme: &a2av03pb.MutualTlsSecurityScheme{
-			Description: v.MtlsSecurityScheme.GetDescription()}}
-	}
-	return out
-}
-
-func flowsToV1(f *a2av03pb.OAuthFlows) *a2av1.OAuthFlows {
-	if f == nil {
-		return nil
-	}
-	out := new(a2av1.OAuthFlows)
-	switch v := f.GetFlow().(type) {
-	case *a2av03pb.OAuthFlows_AuthorizationCode:
-		a := v.AuthorizationCode
-		out.Flow = &a2av1.OAuthFlows_AuthorizationCode{AuthorizationCode: &a2av1.AuthorizationCodeOAuthFlow{
-			AuthorizationUrl: a.GetAuthorizationUrl(), TokenUrl: a.GetTokenUrl(), RefreshUrl: a.GetRefreshUrl(), Scopes: a.GetScopes()}}
-	case *a2av03pb.OAuthFlows_ClientCredentials:
-		c := v.ClientCredentials
-		out.Flow = &a2av1.OAuthFlows_ClientCredentials{ClientCredentials: &a2av1.ClientCredentialsOAuthFlow{
-			TokenUrl: c.GetTokenUrl(), RefreshUrl: c.GetRefreshUrl(), Scopes: c.GetScopes()}}
-	case *a2av03pb.OAuthFlows_Implicit:
-		i := v.Implicit
-		out.Flow = &a2av1.OAuthFlows_Implicit{Implicit: &a2av1.ImplicitOAuthFlow{
-			AuthorizationUrl: i.GetAuthorizationUrl(), RefreshUrl: i.GetRefreshUrl(), Scopes: i.GetScopes()}}
-	case *a2av03pb.OAuthFlows_Password:
-		p := v.Password
-		out.Flow = &a2av1.OAuthFlows_Password{Password: &a2av1.PasswordOAuthFlow{
-			TokenUrl: p.GetTokenUrl(), RefreshUrl: p.GetRefreshUrl(), Scopes: p.GetScopes()}}
-	}
-	return out
-}
-
-func flowsFromV1(f *a2av1.OAuthFlows) *a2av03pb.OAuthFlows {
-	if f == nil {
-		return nil
-	}
-	out := new(a2av03pb.OAuthFlows)
-	switch v := f.GetFlow().(type) {
-	case *a2av1.OAuthFlows_AuthorizationCode:
-		a := v.AuthorizationCode
-		out.Flow = &a2av03pb.OAuthFlows_AuthorizationCode{AuthorizationCode: &a2av03pb.AuthorizationCodeOAuthFlow{
-			AuthorizationUrl: a.GetAuthorizationUrl(), TokenUrl: a.GetTokenUrl(), RefreshUrl: a.GetRefreshUrl(), Scopes: a.GetScopes()}}
-	case *a2av1.OAuthFlows_ClientCredentials:
-		c := v.ClientCredentials
-		out.Flow = &a2av03pb.OAuthFlows_ClientCredentials{ClientCredentials: &a2av03pb.ClientCredentialsOAuthFlow{
-			TokenUrl: c.GetTokenUrl(), RefreshUrl: c.GetRefreshUrl(), Scopes: c.GetScopes()}}
-	case *a2av1.OAuthFlows_Implicit:
-		i := v.Implicit
-		out.Flow = &a2av03pb.OAuthFlows_Implicit{Implicit: &a2av03pb.ImplicitOAuthFlow{
-			AuthorizationUrl: i.GetAuthorizationUrl(), RefreshUrl: i.GetRefreshUrl(), Scopes: i.GetScopes()}}
-	case *a2av1.OAuthFlows_Password:
-		p := v.Password
-		out.Flow = &a2av03pb.OAuthFlows_Password{Password: &a2av03pb.PasswordOAuthFlow{
-			TokenUrl: p.GetTokenUrl(), RefreshUrl: p.GetRefreshUrl(), Scopes: p.GetScopes()}}
-	}
-	return out
+	return sameShape(new(a2av03pb.SecurityScheme), s)
 }

@@ -53,125 +53,97 @@ type stream struct {
 
 func (s stream) Send(e *a2av1.StreamResponse) error { return s.out.Send(StreamResponseFromV1(e)) }
 
-func (h handler) SendMessage(ctx context.Context, req *a2av03pb.SendMessageRequest) (*a2av03pb.SendMessageResponse, error) {
-	r := SendRequestToV1(req)
-	if err := checkV1(r, ""); err != nil {
-		return nil, err
+// serve converts a v0.3 request to v1.0, serves it in the call's tenant
+// with call and converts the answer back.
+func serve[Q, R proto.Message, A, B any](ctx context.Context, req Q, toV1 func(Q) (R, error), call func(context.Context, R) (A, error), fromV1 func(A) B) (B, error) {
+	var zero B
+	r, err := toV1(req)
+	if err != nil {
+		return zero, err
 	}
 	inTenant(ctx, r)
-	resp, err := h.h.SendMessage(ctx, r)
+	a, err := call(ctx, r)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	return SendResponseFromV1(resp), nil
+	return fromV1(a), nil
 }
 
-func (h handler) SendStreamingMessage(ctx context.Context, req *a2av03pb.SendMessageRequest, out runtime.Stream[*a2av03pb.StreamResponse]) error {
-	r := SendRequestToV1(req)
-	if err := checkV1(r, ""); err != nil {
-		return err
-	}
-	inTenant(ctx, r)
-	return h.h.SendStreamingMessage(ctx, r, stream{out})
-}
-
-func (h handler) GetTask(ctx context.Context, req *a2av03pb.GetTaskRequest) (*a2av03pb.Task, error) {
-	r, err := GetTaskRequestToV1(req)
-	if err != nil {
-		return nil, err
-	}
-	inTenant(ctx, r)
-	t, err := h.h.GetTask(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	return TaskFromV1(t), nil
-}
-
-func (h handler) CancelTask(ctx context.Context, req *a2av03pb.CancelTaskRequest) (*a2av03pb.Task, error) {
-	r, err := CancelTaskRequestToV1(req)
-	if err != nil {
-		return nil, err
-	}
-	inTenant(ctx, r)
-	t, err := h.h.CancelTask(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	return TaskFromV1(t), nil
-}
-
-func (h handler) TaskSubscription(ctx context.Context, req *a2av03pb.TaskSubscriptionRequest, out runtime.Stream[*a2av03pb.StreamResponse]) error {
-	r, err := SubscribeRequestToV1(req)
+// serveStream is serve for a streaming call: the v1.0 events are sent to
+// out in their v0.3 form.
+func serveStream[Q, R proto.Message](ctx context.Context, req Q, toV1 func(Q) (R, error), call func(context.Context, R, runtime.Stream[*a2av1.StreamResponse]) error, out runtime.Stream[*a2av03pb.StreamResponse]) error {
+	r, err := toV1(req)
 	if err != nil {
 		return err
 	}
 	inTenant(ctx, r)
-	return h.h.SubscribeToTask(ctx, r, stream{out})
+	return call(ctx, r, stream{out})
 }
 
-func (h handler) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av03pb.CreateTaskPushNotificationConfigRequest) (*a2av03pb.TaskPushNotificationConfig, error) {
+// sendRequestToV1 is SendRequestToV1 with the v1.0 request's requirements
+// checked (v0.3's proto leaves them to the server).
+func sendRequestToV1(req *a2av03pb.SendMessageRequest) (*a2av1.SendMessageRequest, error) {
+	r := SendRequestToV1(req)
+	return r, checkV1(r, "")
+}
+
+// createPushConfigRequestToV1 is CreatePushConfigRequestToV1 with the v1.0
+// request's requirements checked, named as v0.3 names the fields.
+func createPushConfigRequestToV1(req *a2av03pb.CreateTaskPushNotificationConfigRequest) (*a2av1.TaskPushNotificationConfig, error) {
 	r, err := CreatePushConfigRequestToV1(req)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkV1(r, "config.pushNotificationConfig."); err != nil {
-		return nil, err
-	}
-	inTenant(ctx, r)
-	c, err := h.h.CreateTaskPushNotificationConfig(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	return TaskPushConfigFromV1(c), nil
+	return r, checkV1(r, "config.pushNotificationConfig.")
+}
+
+// asIs is the answer unconverted, where v0.3 and v1.0 share its type.
+func asIs[T any](v T) T { return v }
+
+func (h handler) SendMessage(ctx context.Context, req *a2av03pb.SendMessageRequest) (*a2av03pb.SendMessageResponse, error) {
+	return serve(ctx, req, sendRequestToV1, h.h.SendMessage, SendResponseFromV1)
+}
+
+func (h handler) SendStreamingMessage(ctx context.Context, req *a2av03pb.SendMessageRequest, out runtime.Stream[*a2av03pb.StreamResponse]) error {
+	return serveStream(ctx, req, sendRequestToV1, h.h.SendStreamingMessage, out)
+}
+
+func (h handler) GetTask(ctx context.Context, req *a2av03pb.GetTaskRequest) (*a2av03pb.Task, error) {
+	return serve(ctx, req, GetTaskRequestToV1, h.h.GetTask, TaskFromV1)
+}
+
+func (h handler) CancelTask(ctx context.Context, req *a2av03pb.CancelTaskRequest) (*a2av03pb.Task, error) {
+	return serve(ctx, req, CancelTaskRequestToV1, h.h.CancelTask, TaskFromV1)
+}
+
+func (h handler) TaskSubscription(ctx context.Context, req *a2av03pb.TaskSubscriptionRequest, out runtime.Stream[*a2av03pb.StreamResponse]) error {
+	return serveStream(ctx, req, SubscribeRequestToV1, h.h.SubscribeToTask, out)
+}
+
+func (h handler) CreateTaskPushNotificationConfig(ctx context.Context, req *a2av03pb.CreateTaskPushNotificationConfigRequest) (*a2av03pb.TaskPushNotificationConfig, error) {
+	return serve(ctx, req, createPushConfigRequestToV1, h.h.CreateTaskPushNotificationConfig, TaskPushConfigFromV1)
 }
 
 func (h handler) GetTaskPushNotificationConfig(ctx context.Context, req *a2av03pb.GetTaskPushNotificationConfigRequest) (*a2av03pb.TaskPushNotificationConfig, error) {
-	r, err := GetPushConfigRequestToV1(req)
-	if err != nil {
-		return nil, err
-	}
-	inTenant(ctx, r)
-	c, err := h.h.GetTaskPushNotificationConfig(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	return TaskPushConfigFromV1(c), nil
+	return serve(ctx, req, GetPushConfigRequestToV1, h.h.GetTaskPushNotificationConfig, TaskPushConfigFromV1)
 }
 
 func (h handler) ListTaskPushNotificationConfig(ctx context.Context, req *a2av03pb.ListTaskPushNotificationConfigRequest) (*a2av03pb.ListTaskPushNotificationConfigResponse, error) {
-	r, err := ListPushConfigsRequestToV1(req)
-	if err != nil {
-		return nil, err
-	}
-	inTenant(ctx, r)
-	resp, err := h.h.ListTaskPushNotificationConfigs(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	return ListPushConfigsResponseFromV1(resp), nil
+	return serve(ctx, req, ListPushConfigsRequestToV1, h.h.ListTaskPushNotificationConfigs, ListPushConfigsResponseFromV1)
 }
 
 // GetAgentCard answers with the extended card in its v0.3 form (v0.3's
 // gRPC GetAgentCard is the authenticated card; the public one is at the
 // well-known URL).
-func (h handler) GetAgentCard(ctx context.Context, _ *a2av03pb.GetAgentCardRequest) (*a2av03pb.AgentCard, error) {
-	r := &a2av1.GetExtendedAgentCardRequest{}
-	inTenant(ctx, r)
-	c, err := h.h.GetExtendedAgentCard(ctx, r)
-	if err != nil {
-		return nil, err
+func (h handler) GetAgentCard(ctx context.Context, req *a2av03pb.GetAgentCardRequest) (*a2av03pb.AgentCard, error) {
+	toV1 := func(*a2av03pb.GetAgentCardRequest) (*a2av1.GetExtendedAgentCardRequest, error) {
+		return &a2av1.GetExtendedAgentCardRequest{}, nil
 	}
-	return CardFromV1(c), nil
+	return serve(ctx, req, toV1, h.h.GetExtendedAgentCard, CardFromV1)
 }
 
 func (h handler) DeleteTaskPushNotificationConfig(ctx context.Context, req *a2av03pb.DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
-	r, err := DeletePushConfigRequestToV1(req)
-	if err != nil {
-		return nil, err
-	}
-	inTenant(ctx, r)
-	return h.h.DeleteTaskPushNotificationConfig(ctx, r)
+	return serve(ctx, req, DeletePushConfigRequestToV1, h.h.DeleteTaskPushNotificationConfig, asIs[*emptypb.Empty])
 }
 
 // inTenant puts the tenant of the call (runtime.CallInfo.Tenant: the

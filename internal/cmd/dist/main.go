@@ -70,66 +70,88 @@ func run(o options) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	ldflags := fmt.Sprintf("-s -w -X %s=%s -X %s=%s -X %s=%t", version.ReleaseSymbol, o.version, version.CommitSymbol, o.commit, version.DirtySymbol, o.dirty)
 	var sums []string
 	for _, p := range o.platforms {
-		goos, goarch, ok := strings.Cut(p, "/")
-		if !ok || goos == "" || goarch == "" {
-			return fmt.Errorf("platform %q: want GOOS/GOARCH, e.g. linux/amd64", p)
-		}
-		name := fmt.Sprintf("a2agen_%s_%s_%s", strings.TrimPrefix(o.version, "v"), goos, goarch)
-		stage, err := os.MkdirTemp("", "a2agen-dist-")
+		written, err := o.platform(p)
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(stage)
-		files := map[string]string{} // name in the archive → path
-		var modules bytes.Buffer
-		for _, c := range commands {
-			exe := c
-			if goos == "windows" {
-				exe += ".exe"
-			}
-			bin := filepath.Join(stage, exe)
-			build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", bin, "./cmd/"+c)
-			build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOFLAGS=")
-			build.Stderr = os.Stderr
-			if err := build.Run(); err != nil {
-				return fmt.Errorf("building %s for %s: %w", c, p, err)
-			}
-			files[exe] = bin
-			m, err := exec.Command("go", "version", "-m", bin).Output()
-			if err != nil {
-				return fmt.Errorf("go version -m %s: %w", bin, err)
-			}
-			modules.Write(bytes.ReplaceAll(m, []byte(stage+string(filepath.Separator)), nil))
-		}
-		for _, d := range docs {
-			files[d] = d
-		}
-		archive := name + ".tar.gz"
-		write := writeTarGz
-		if goos == "windows" {
-			archive, write = name+".zip", writeZip
-		}
-		if err := write(filepath.Join(o.out, archive), name, files); err != nil {
-			return fmt.Errorf("%s: %w", archive, err)
-		}
-		list := name + ".modules.txt"
-		if err := os.WriteFile(filepath.Join(o.out, list), modules.Bytes(), 0o644); err != nil {
-			return err
-		}
-		for _, f := range []string{archive, list} {
+		for _, f := range written {
 			sum, err := sha256File(filepath.Join(o.out, f))
 			if err != nil {
 				return err
 			}
 			sums = append(sums, sum+"  "+f)
 		}
-		fmt.Printf("%s/%s\n", o.out, archive)
+		fmt.Printf("%s/%s\n", o.out, written[0])
 	}
 	slices.Sort(sums)
 	return os.WriteFile(filepath.Join(o.out, "SHA256SUMS"), []byte(strings.Join(sums, "\n")+"\n"), 0o644)
+}
+
+// platform builds the commands for p (GOOS/GOARCH) and writes the archive
+// (a .zip for Windows, else a .tar.gz) with them and the docs, and the list
+// of the modules they were built from; it returns the two file names.
+func (o options) platform(p string) (written []string, err error) {
+	goos, goarch, ok := strings.Cut(p, "/")
+	if !ok || goos == "" || goarch == "" {
+		return nil, fmt.Errorf("platform %q: want GOOS/GOARCH, e.g. linux/amd64", p)
+	}
+	name := fmt.Sprintf("a2agen_%s_%s_%s", strings.TrimPrefix(o.version, "v"), goos, goarch)
+	stage, err := os.MkdirTemp("", "a2agen-dist-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(stage)
+	files, modules, err := o.build(goos, goarch, stage)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range docs {
+		files[d] = d
+	}
+	archive := name + ".tar.gz"
+	write := writeTarGz
+	if goos == "windows" {
+		archive, write = name+".zip", writeZip
+	}
+	if err := write(filepath.Join(o.out, archive), name, files); err != nil {
+		return nil, fmt.Errorf("%s: %w", archive, err)
+	}
+	list := name + ".modules.txt"
+	if err := os.WriteFile(filepath.Join(o.out, list), modules, 0o644); err != nil {
+		return nil, err
+	}
+	return []string{archive, list}, nil
+}
+
+// build builds every command for goos/goarch into stage; it returns the
+// programs by their name in the archive and what go version -m says of
+// them (the stage's path left out).
+func (o options) build(goos, goarch, stage string) (map[string]string, []byte, error) {
+	ldflags := fmt.Sprintf("-s -w -X %s=%s -X %s=%s -X %s=%t", version.ReleaseSymbol, o.version, version.CommitSymbol, o.commit, version.DirtySymbol, o.dirty)
+	files := map[string]string{} // name in the archive → path
+	var modules bytes.Buffer
+	for _, c := range commands {
+		exe := c
+		if goos == "windows" {
+			exe += ".exe"
+		}
+		bin := filepath.Join(stage, exe)
+		build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", bin, "./cmd/"+c)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOFLAGS=")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			return nil, nil, fmt.Errorf("building %s for %s/%s: %w", c, goos, goarch, err)
+		}
+		files[exe] = bin
+		m, err := exec.Command("go", "version", "-m", bin).Output()
+		if err != nil {
+			return nil, nil, fmt.Errorf("go version -m %s: %w", bin, err)
+		}
+		modules.Write(bytes.ReplaceAll(m, []byte(stage+string(filepath.Separator)), nil))
+	}
+	return files, modules.Bytes(), nil
 }
 
 // sortedNames are the archive's file names in a fixed order.

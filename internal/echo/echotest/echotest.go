@@ -169,14 +169,7 @@ func checkPushConfigs(ctx context.Context, t testing.TB, c a2av1.A2AServiceClien
 	if created.GetTaskId() != taskID || created.GetId() != "p1" || created.GetUrl() != cfg.Url || created.GetAuthentication().GetScheme() != "Bearer" {
 		t.Errorf("created push config = %v", created)
 	}
-	read, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: taskID, Id: "p1"})
-	if err != nil || read.GetUrl() != cfg.Url || read.GetTaskId() != taskID || read.GetId() != "p1" {
-		t.Errorf("GetTaskPushNotificationConfig = %v, %v", read, err)
-	}
-	list, err := c.ListTaskPushNotificationConfigs(ctx, &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: taskID})
-	if err != nil || len(list.GetConfigs()) != 1 || list.GetConfigs()[0].GetId() != "p1" || list.GetConfigs()[0].GetTaskId() != taskID {
-		t.Errorf("ListTaskPushNotificationConfigs = %v, %v", list, err)
-	}
+	checkPushConfigRead(ctx, t, c, cfg)
 	if _, err := c.DeleteTaskPushNotificationConfig(ctx, &a2av1.DeleteTaskPushNotificationConfigRequest{TaskId: taskID, Id: "p1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -184,6 +177,20 @@ func checkPushConfigs(ctx context.Context, t testing.TB, c a2av1.A2AServiceClien
 		t.Errorf("a deleted push config is still read: %v", err)
 	}
 	checkPushConfigWithoutID(ctx, t, c, taskID)
+}
+
+// checkPushConfigRead reads cfg back, alone and as the only config of its
+// task.
+func checkPushConfigRead(ctx context.Context, t testing.TB, c a2av1.A2AServiceClient, cfg *a2av1.TaskPushNotificationConfig) {
+	t.Helper()
+	read, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: cfg.TaskId, Id: cfg.Id})
+	if err != nil || read.GetUrl() != cfg.Url || read.GetTaskId() != cfg.TaskId || read.GetId() != cfg.Id {
+		t.Errorf("GetTaskPushNotificationConfig = %v, %v", read, err)
+	}
+	list, err := c.ListTaskPushNotificationConfigs(ctx, &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: cfg.TaskId})
+	if err != nil || len(list.GetConfigs()) != 1 || list.GetConfigs()[0].GetId() != cfg.Id || list.GetConfigs()[0].GetTaskId() != cfg.TaskId {
+		t.Errorf("ListTaskPushNotificationConfigs = %v, %v", list, err)
+	}
 }
 
 // checkPushConfigWithoutID: a config without id gets a fresh one (the

@@ -38,6 +38,9 @@ const (
 	// unauthenticated/unauthorized codes' pattern (-31000 minus the HTTP
 	// status, 429) and gRPC's RESOURCE_EXHAUSTED.
 	CodeResourceExhausted
+	// CodeTaskGenerationMismatch: SendMessageConfiguration.if_generation_match
+	// names another generation than the task's (A2A 1.1 draft, §3.2.7).
+	CodeTaskGenerationMismatch
 )
 
 // ErrorDomain is the google.rpc.ErrorInfo domain of every A2A error.
@@ -75,6 +78,23 @@ var errorTable = map[ErrorCode]errorSpec{
 	CodeUnauthenticated:                {"Unauthenticated", "UNAUTHENTICATED", -31401, http.StatusUnauthorized, codes.Unauthenticated, "authentication required"},
 	CodeUnauthorized:                   {"Unauthorized", "UNAUTHORIZED", -31403, http.StatusForbidden, codes.PermissionDenied, "permission denied"},
 	CodeResourceExhausted:              {"ResourceExhausted", "RESOURCE_EXHAUSTED", -31429, http.StatusTooManyRequests, codes.ResourceExhausted, "the agent is at a limit; try again later"},
+	CodeTaskGenerationMismatch:         {"TaskGenerationMismatch", "TASK_GENERATION_MISMATCH", -32010, http.StatusConflict, codes.Aborted, "task generation mismatch"},
+}
+
+// errorSince are the errors of protocol versions after A2A 1.0: the version
+// that introduced each, and the error a caller of an earlier version gets
+// instead, since it cannot know the code (version_view.go). An error of a new
+// version is its row in errorTable and its line here.
+var errorSince = map[ErrorCode]errorIntroduced{
+	// A2A 1.0 refuses a message that the task's state does not admit (a
+	// follow-up to a terminal task) with UnsupportedOperation.
+	CodeTaskGenerationMismatch: {"1.1", CodeUnsupportedOperation},
+}
+
+// errorIntroduced is a row of errorSince.
+type errorIntroduced struct {
+	version string
+	older   ErrorCode
 }
 
 // String returns the Go-facing name of the code, e.g. "TaskNotFound".
@@ -149,6 +169,7 @@ var (
 	ErrUnauthenticated                = &Error{code: CodeUnauthenticated}
 	ErrUnauthorized                   = &Error{code: CodeUnauthorized}
 	ErrResourceExhausted              = &Error{code: CodeResourceExhausted}
+	ErrTaskGenerationMismatch         = &Error{code: CodeTaskGenerationMismatch}
 )
 
 // NewError returns an error of the given code. An empty message selects the

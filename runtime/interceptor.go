@@ -174,6 +174,7 @@ func newHandlerConfigFor(svc *Service, opts []HandlerOption) *handlerConfig {
 	if c.supportedVersions == nil {
 		c.supportedVersions = svc.Desc.ProtocolVersions
 	}
+	c.setVersionView(svc) // version_view.go
 	c.chains = c.serverChains(svc)
 	c.idle = idle.NewChain(c.interceptors)
 	c.failuresLogged = logsFailures(c.interceptors) // failure.go
@@ -207,11 +208,12 @@ func (c *handlerConfig) serverChains(svc *Service) map[*Endpoint]*serverChain {
 	return chains
 }
 
-// callUnary serves a unary call through the interceptors of the handler,
-// or straight to the endpoint without any (or when all of them say they
-// are idle for the call: telemetry's with no-op providers). A panic in the
-// handler becomes an Internal error.
-func (c *handlerConfig) callUnary(ctx context.Context, ep *Endpoint, info *CallInfo, req proto.Message) (proto.Message, error) {
+// callUnaryIntercepted serves a unary call through the interceptors of the
+// handler, or straight to the endpoint without any (or when all of them say
+// they are idle for the call: telemetry's with no-op providers). A panic in
+// the handler becomes an Internal error. callUnary (version_view.go) calls it
+// in the view of the call's version.
+func (c *handlerConfig) callUnaryIntercepted(ctx context.Context, ep *Endpoint, info *CallInfo, req proto.Message) (proto.Message, error) {
 	if c.chains == nil || c.idle.Idle(ctx, false) {
 		return callUnarySafely(ctx, ep, req)
 	}
@@ -222,8 +224,8 @@ func (c *handlerConfig) callUnary(ctx context.Context, ep *Endpoint, info *CallI
 	return resp, err
 }
 
-// callStream is callUnary for streaming calls.
-func (c *handlerConfig) callStream(ctx context.Context, ep *Endpoint, info *CallInfo, req proto.Message, send func(proto.Message) error) error {
+// callStreamIntercepted is callUnaryIntercepted for streaming calls.
+func (c *handlerConfig) callStreamIntercepted(ctx context.Context, ep *Endpoint, info *CallInfo, req proto.Message, send func(proto.Message) error) error {
 	if c.chains == nil || c.idle.Idle(ctx, false) {
 		return callStreamSafely(ctx, ep, req, send)
 	}

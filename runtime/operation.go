@@ -106,6 +106,11 @@ type ServiceDesc struct {
 	// VersionNotSupported naming the versions served, not MethodNotFound.
 	OtherVersionMethods map[string]string
 	Operations          []Operation
+	// Versions, when set, is the table of what each protocol version of
+	// the service's proto package introduced (`make generate` attaches the
+	// bundled A2A proto's): the bindings then give each call the view of
+	// its negotiated version (VersionTable).
+	Versions *VersionTable
 }
 
 // ProtocolVersion is the newest protocol version of the service, or "".

@@ -60,6 +60,12 @@ type handlerConfig struct {
 	pathPrefixSet bool
 	// adapters serve other protocol versions (version_adapter.go).
 	adapters []*VersionAdapter
+	// The view of each call's version (version_view.go): the service's
+	// version table, the version of a call that names none, and the rpcs
+	// introduced after the oldest version, by operation.
+	versions        *VersionTable
+	versionDefault  string
+	operationsSince map[*Operation]string
 }
 
 func newHandlerConfig(opts []HandlerOption) *handlerConfig {
@@ -131,7 +137,11 @@ func WithVersionPolicy(p VersionPolicy) HandlerOption {
 
 // WithSupportedVersions sets the A2A protocol versions (Major.Minor) the
 // interface serves; the default is the service's ServiceDesc.ProtocolVersions.
-// The first is the newest.
+// The first is the newest. A version the service's version table knows
+// (ServiceDesc.Versions: the A2A 1.1 draft for a2a/v1) may be added to the
+// service's own: each call then sees what its negotiated version defines, and
+// a call that names no version (lenient policy) is served as the service's
+// own newest version (ServiceDesc.ProtocolVersions[0]), not the draft.
 func WithSupportedVersions(versions ...string) HandlerOption {
 	return func(c *handlerConfig) {
 		if len(versions) > 0 {

@@ -92,9 +92,13 @@ func (c *handlerConfig) negotiateVersion(header http.Header, queryVersion string
 	}
 	if requested == "" {
 		if c.versionPolicy == VersionLenient {
-			v, ok := ParseVersion(c.supportedVersions[0])
+			d := c.supportedVersions[0]
+			if c.versionDefault != "" {
+				d = c.versionDefault
+			}
+			v, ok := ParseVersion(d)
 			if !ok {
-				v = c.supportedVersions[0]
+				v = d
 			}
 			return v, nil
 		}

@@ -35,6 +35,11 @@ type Config struct {
 	// Parameter (e.g. protoc-gen-go-grpc), as protoc would run them with
 	// their --<name>_out pointing at the same directory.
 	Binaries []Binary
+	// History, when it has two versions or more, are the protocol versions
+	// of the one file of Files, oldest first, that file's own the last:
+	// Run then also writes <file>.versions.go, the table of what each
+	// version introduced (versions.go), from their descriptors.
+	History []ProtoVersion
 }
 
 // Binary is a protoc plugin executable.
@@ -84,6 +89,22 @@ func Run(ctx context.Context, cfg Config) (map[string][]byte, error) {
 		name  string
 		files map[string][]byte
 	}{{"protoc-gen-a2a", a2a}}
+	if len(cfg.History) > 1 {
+		table, err := diffVersions(ctx, cfg.History)
+		if err != nil {
+			return nil, err
+		}
+		versions, err := protobuild.Run(goReq, protobuild.Plugin{Name: "a2agen version table", Generate: func(p *protogen.Plugin) error {
+			return generateVersionTable(p, table, cfg.History)
+		}})
+		if err != nil {
+			return nil, err
+		}
+		outputs = append(outputs, struct {
+			name  string
+			files map[string][]byte
+		}{"a2agen version table", versions})
+	}
 	for _, b := range cfg.Binaries {
 		files, err := protobuild.RunBinary(ctx, goReq, b.Name, b.Path)
 		if err != nil {

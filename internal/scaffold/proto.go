@@ -3,9 +3,12 @@ package scaffold
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	_ "google.golang.org/genproto/googleapis/api/annotations" // registers google/api/*.proto
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -33,14 +36,23 @@ installed. Comments of the original file are not part of its descriptor.`
 // works with nothing installed but protoc and the two plugins. Existing
 // files are overwritten. It returns the written paths, relative to outDir,
 // in the order written.
-func Proto(outDir string) ([]string, error) {
-	a2a, err := fs.ReadFile(protofiles.Files, protofiles.A2AProtoPath)
+func Proto(outDir string) ([]string, error) { return ProtoVersion(outDir, "1.0") }
+
+// ProtoVersion is Proto for one bundled version of the A2A proto (a key of
+// proto.Versions: "1.0", "1.1-draft"); every version is written at
+// lf/a2a/v1/a2a.proto, the path its package registers.
+func ProtoVersion(outDir, version string) ([]string, error) {
+	dir, ok := protofiles.Versions[version]
+	if !ok {
+		return nil, fmt.Errorf("no bundled A2A proto of version %q; the versions are %s", version, strings.Join(slices.Sorted(maps.Keys(protofiles.Versions)), ", "))
+	}
+	a2a, err := fs.ReadFile(protofiles.Files, path.Join(dir, protofiles.A2AProtoPath))
 	if err != nil {
 		return nil, err
 	}
 	files := map[string][]byte{protofiles.A2AProtoPath: a2a}
-	// The a2av1 package is this proto compiled, so its imports are the
-	// bundled file's imports.
+	// The a2av1 package is the newest version compiled; every version
+	// imports the same files.
 	seen := map[string]bool{}
 	var visit func(fd protoreflect.FileDescriptor) error
 	visit = func(fd protoreflect.FileDescriptor) error {

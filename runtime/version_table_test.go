@@ -1,0 +1,121 @@
+package runtime_test
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	a2av1 "github.com/a2agen/a2agen/a2a/v1"
+	"github.com/a2agen/a2agen/runtime"
+)
+
+// TestVersionTableView: a caller of 1.0 gets a copy without the 1.1 fields
+// (the shared original keeps them); a 1.1 caller, and a message without 1.1
+// fields, get the message itself.
+func TestVersionTableView(t *testing.T) {
+	table := &a2av1.A2AVersions
+	task := &a2av1.Task{Id: "t", Generation: 4, Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING},
+		History: []*a2av1.Message{{MessageId: "m"}}}
+	list := &a2av1.ListTasksResponse{Tasks: []*a2av1.Task{{Id: "a"}, task}}
+
+	out, drop := table.View(list, "1.0")
+	if drop {
+		t.Fatal("a unary response was dropped")
+	}
+	if out == proto.Message(list) {
+		t.Fatal("View returned the original although it holds a 1.1 field")
+	}
+	if got := out.(*a2av1.ListTasksResponse).GetTasks()[1].GetGeneration(); got != 0 {
+		t.Errorf("1.0 view keeps generation %d", got)
+	}
+	if task.GetGeneration() != 4 {
+		t.Errorf("View modified the original: generation %d", task.GetGeneration())
+	}
+	if !proto.Equal(out.(*a2av1.ListTasksResponse).GetTasks()[1].GetHistory()[0], task.GetHistory()[0]) {
+		t.Error("1.0 view lost a 1.0 field")
+	}
+	if out, _ := table.View(list, "1.1"); out != proto.Message(list) {
+		t.Error("a 1.1 caller got a copy")
+	}
+	plain := &a2av1.ListTasksResponse{Tasks: []*a2av1.Task{{Id: "a"}}}
+	if out, _ := table.View(plain, "1.0"); out != proto.Message(plain) {
+		t.Error("a message without 1.1 fields was copied")
+	}
+	if out, _ := table.View(list, ""); out != proto.Message(list) {
+		t.Error("a call without a version (a service that names none) was stripped")
+	}
+}
+
+// TestVersionTableStrip: a request of a 1.0 caller is read with 1.0's
+// meaning: the 1.1 fields it carries are removed in place.
+func TestVersionTableStrip(t *testing.T) {
+	req := &a2av1.SendMessageRequest{Message: &a2av1.Message{MessageId: "m"},
+		Configuration: &a2av1.SendMessageConfiguration{IfGenerationMatch: proto.Int64(2), ReturnImmediately: true}}
+	a2av1.A2AVersions.Strip(req, "1.0")
+	if req.GetConfiguration().IfGenerationMatch != nil || !req.GetConfiguration().GetReturnImmediately() {
+		t.Errorf("after Strip for 1.0: %v", req.GetConfiguration())
+	}
+	get := &a2av1.GetTaskRequest{Id: "t", CurrentGeneration: proto.Int64(3)}
+	a2av1.A2AVersions.Strip(get, "1.1")
+	if get.CurrentGeneration == nil {
+		t.Error("Strip for 1.1 removed a 1.1 field")
+	}
+}
+
+// TestVersionTableDropsNewCases: a stream event whose oneof case is newer
+// than the caller's version is dropped; a nested new case is cleared; enum
+// values newer than the version become the zero value. The table here is
+// made up (A2A 1.1 adds no case or enum value) to cover what later versions
+// may.
+func TestVersionTableDropsNewCases(t *testing.T) {
+	table := &runtime.VersionTable{Versions: []string{"1.0", "1.1"}, Since: map[string]string{
+		"lf.a2a.v1.StreamResponse.status_update": "1.1",
+		"lf.a2a.v1.TASK_STATE_REJECTED":          "1.1",
+	}}
+	ev := &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_StatusUpdate{StatusUpdate: &a2av1.TaskStatusUpdateEvent{TaskId: "t"}}}
+	if _, drop := table.View(ev, "1.0"); !drop {
+		t.Error("an event of a case 1.0 lacks was not dropped")
+	}
+	if _, drop := table.View(ev, "1.1"); drop {
+		t.Error("a 1.1 caller's event was dropped")
+	}
+	task := &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Task{Task: &a2av1.Task{Id: "t",
+		Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_REJECTED}}}}
+	out, drop := table.View(task, "1.0")
+	if drop {
+		t.Fatal("a task event was dropped")
+	}
+	if got := out.(*a2av1.StreamResponse).GetTask().GetStatus().GetState(); got != a2av1.TaskState_TASK_STATE_UNSPECIFIED {
+		t.Errorf("state %v for a 1.0 caller, want the zero value", got)
+	}
+	if task.GetTask().GetStatus().GetState() != a2av1.TaskState_TASK_STATE_REJECTED {
+		t.Error("View modified the original")
+	}
+	if !table.Lacks("lf.a2a.v1.TASK_STATE_REJECTED", "1.0") || table.Lacks("lf.a2a.v1.TASK_STATE_REJECTED", "1.1") ||
+		table.Lacks("lf.a2a.v1.TASK_STATE_REJECTED", "2.0") {
+		t.Error("Lacks disagrees with the table")
+	}
+}
+
+// TestGeneratedVersionTable: make generate's table of the bundled protos
+// names exactly the fields the A2A 1.1 draft adds to 1.0.1.
+func TestGeneratedVersionTable(t *testing.T) {
+	want := map[string]string{
+		"lf.a2a.v1.GetTaskRequest.current_generation":            "1.1",
+		"lf.a2a.v1.SendMessageConfiguration.if_generation_match": "1.1",
+		"lf.a2a.v1.Task.generation":                              "1.1",
+		"lf.a2a.v1.TaskArtifactUpdateEvent.generation":           "1.1",
+		"lf.a2a.v1.TaskStatusUpdateEvent.generation":             "1.1",
+	}
+	if len(a2av1.A2AVersions.Since) != len(want) {
+		t.Errorf("table %v, want %v", a2av1.A2AVersions.Since, want)
+	}
+	for k, v := range want {
+		if a2av1.A2AVersions.Since[k] != v {
+			t.Errorf("%s: since %q, want %q", k, a2av1.A2AVersions.Since[k], v)
+		}
+	}
+	if a2av1.A2AServiceDesc.Versions != &a2av1.A2AVersions {
+		t.Error("the service description does not carry the table")
+	}
+}

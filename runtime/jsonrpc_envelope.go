@@ -258,26 +258,8 @@ type rpcRequest struct {
 func parseRequest(body []byte) (rpcRequest, *Error) {
 	req := rpcRequest{id: jsonNull}
 	doc := bytes.TrimLeft(body, " \t\r\n")
-	if len(doc) == 0 {
-		return req, NewError(CodeParseError, "invalid JSON payload: the request body is empty")
-	}
-	// The params object is one level inside the envelope. Checked before
-	// json.Valid, so a deep document costs one pass up to its limit.
-	if !jsonDepthWithin(doc, MaxJSONDepth+1) {
-		return req, depthExceeded()
-	}
-	if !jsonValuesWithin(doc, MaxJSONValues) {
-		return req, valuesExceeded()
-	}
-	if !json.Valid(doc) {
-		return req, NewError(CodeParseError, "invalid JSON payload: "+syntaxErrorText(doc))
-	}
-	switch doc[0] {
-	case '{':
-	case '[':
-		return req, NewError(CodeInvalidRequest, "batch requests are not supported: send one JSON-RPC request object per HTTP request")
-	default:
-		return req, NewError(CodeInvalidRequest, "a JSON-RPC request must be a JSON object, got "+jsonKind(doc))
+	if e := checkRequestDocument(doc); e != nil {
+		return req, e
 	}
 	env, err := scanEnvelope(doc)
 	if err != nil { // unreachable for valid JSON; kept as a guard
@@ -287,32 +269,13 @@ func parseRequest(body []byte) (rpcRequest, *Error) {
 		return req, NewError(CodeInvalidRequest, fmt.Sprintf("the request has more than one %q member", env.duplicate))
 	}
 	if env.id != nil {
-		if !validID(env.id) {
-			return req, NewError(CodeInvalidRequest, `"id" must be a string, a number or null, got `+jsonKind(env.id))
-		}
-		if len(env.id) > MaxJSONRPCIDBytes {
-			return req, limitExceeded("MaxJSONRPCIDBytes",
-				fmt.Sprintf(`"id" is %d bytes, over the limit of %d bytes (MaxJSONRPCIDBytes)`, len(env.id), MaxJSONRPCIDBytes),
-				MaxJSONRPCIDBytes)
-		}
-		if !utf8.Valid(env.id) {
-			return req, NewError(CodeInvalidRequest, `"id" is not valid UTF-8`)
+		if e := checkRequestID(env.id); e != nil {
+			return req, e
 		}
 		req.id = env.id
 	}
-	if env.jsonrpc == nil {
-		return req, NewError(CodeInvalidRequest, `the "jsonrpc" member is missing; it must be "2.0"`)
-	}
-	if !isJSONVersion(env.jsonrpc) {
-		return req, NewError(CodeInvalidRequest, `"jsonrpc" must be "2.0", got `+snippet(env.jsonrpc, 40))
-	}
-	switch {
-	case env.method == nil:
-		return req, NewError(CodeInvalidRequest, `the "method" member is missing`)
-	case env.method[0] != '"':
-		return req, NewError(CodeInvalidRequest, `"method" must be a string, got `+jsonKind(env.method))
-	case len(env.method) == 2:
-		return req, NewError(CodeInvalidRequest, `"method" must not be empty`)
+	if e := checkVersionAndMethod(env); e != nil {
+		return req, e
 	}
 	req.method = env.method
 	switch {
@@ -324,6 +287,66 @@ func parseRequest(body []byte) (rpcRequest, *Error) {
 		return req, NewError(CodeInvalidParams, `"params" must be a JSON object holding the request message, got `+jsonKind(env.params))
 	}
 	return req, nil
+}
+
+// checkRequestDocument refuses a request body (white space trimmed in
+// front) that is not one JSON object within the limits.
+func checkRequestDocument(doc []byte) *Error {
+	if len(doc) == 0 {
+		return NewError(CodeParseError, "invalid JSON payload: the request body is empty")
+	}
+	// The params object is one level inside the envelope. Checked before
+	// json.Valid, so a deep document costs one pass up to its limit.
+	if !jsonDepthWithin(doc, MaxJSONDepth+1) {
+		return depthExceeded()
+	}
+	if !jsonValuesWithin(doc, MaxJSONValues) {
+		return valuesExceeded()
+	}
+	if !json.Valid(doc) {
+		return NewError(CodeParseError, "invalid JSON payload: "+syntaxErrorText(doc))
+	}
+	switch doc[0] {
+	case '{':
+		return nil
+	case '[':
+		return NewError(CodeInvalidRequest, "batch requests are not supported: send one JSON-RPC request object per HTTP request")
+	}
+	return NewError(CodeInvalidRequest, "a JSON-RPC request must be a JSON object, got "+jsonKind(doc))
+}
+
+// checkRequestID refuses an id that is not a string, a number or null,
+// is too long or is not UTF-8.
+func checkRequestID(id []byte) *Error {
+	switch {
+	case !validID(id):
+		return NewError(CodeInvalidRequest, `"id" must be a string, a number or null, got `+jsonKind(id))
+	case len(id) > MaxJSONRPCIDBytes:
+		return limitExceeded("MaxJSONRPCIDBytes",
+			fmt.Sprintf(`"id" is %d bytes, over the limit of %d bytes (MaxJSONRPCIDBytes)`, len(id), MaxJSONRPCIDBytes),
+			MaxJSONRPCIDBytes)
+	case !utf8.Valid(id):
+		return NewError(CodeInvalidRequest, `"id" is not valid UTF-8`)
+	}
+	return nil
+}
+
+// checkVersionAndMethod refuses an envelope without "jsonrpc": "2.0" or
+// without a method name.
+func checkVersionAndMethod(env envelope) *Error {
+	switch {
+	case env.jsonrpc == nil:
+		return NewError(CodeInvalidRequest, `the "jsonrpc" member is missing; it must be "2.0"`)
+	case !isJSONVersion(env.jsonrpc):
+		return NewError(CodeInvalidRequest, `"jsonrpc" must be "2.0", got `+snippet(env.jsonrpc, 40))
+	case env.method == nil:
+		return NewError(CodeInvalidRequest, `the "method" member is missing`)
+	case env.method[0] != '"':
+		return NewError(CodeInvalidRequest, `"method" must be a string, got `+jsonKind(env.method))
+	case len(env.method) == 2:
+		return NewError(CodeInvalidRequest, `"method" must not be empty`)
+	}
+	return nil
 }
 
 // syntaxErrorText describes why doc is not valid JSON, with the offset.

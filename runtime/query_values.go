@@ -45,44 +45,49 @@ func parseScalar(fd protoreflect.FieldDescriptor, s string) (protoreflect.Value,
 		return protoreflect.Value{}, fmt.Errorf("%q is not a boolean (true or false)", s)
 	case protoreflect.EnumKind:
 		return parseEnum(fd.Enum(), s)
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		n, err := strconv.ParseInt(s, 10, 32)
-		if err != nil {
-			return protoreflect.Value{}, numberError(s, "an int32", err)
-		}
-		return protoreflect.ValueOfInt32(int32(n)), nil
-	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return protoreflect.Value{}, numberError(s, "an int64", err)
-		}
-		return protoreflect.ValueOfInt64(n), nil
-	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
-		n, err := strconv.ParseUint(s, 10, 32)
-		if err != nil {
-			return protoreflect.Value{}, numberError(s, "a uint32", err)
-		}
-		return protoreflect.ValueOfUint32(uint32(n)), nil
-	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return protoreflect.Value{}, numberError(s, "a uint64", err)
-		}
-		return protoreflect.ValueOfUint64(n), nil
-	case protoreflect.FloatKind:
-		f, err := strconv.ParseFloat(s, 32)
-		if err != nil {
-			return protoreflect.Value{}, numberError(s, "a number", err)
-		}
-		return protoreflect.ValueOfFloat32(float32(f)), nil
-	case protoreflect.DoubleKind:
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return protoreflect.Value{}, numberError(s, "a number", err)
-		}
-		return protoreflect.ValueOfFloat64(f), nil
 	}
-	return protoreflect.Value{}, fmt.Errorf("a %s field cannot be written in a URL", fd.Kind())
+	return parseNumber(fd.Kind(), s)
+}
+
+// parseNumber converts URL text into a value of a numeric kind.
+func parseNumber(kind protoreflect.Kind, s string) (protoreflect.Value, error) {
+	var (
+		v    protoreflect.Value
+		what string
+		err  error
+	)
+	switch kind {
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		var n int64
+		n, err = strconv.ParseInt(s, 10, 32)
+		v, what = protoreflect.ValueOfInt32(int32(n)), "an int32"
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		var n int64
+		n, err = strconv.ParseInt(s, 10, 64)
+		v, what = protoreflect.ValueOfInt64(n), "an int64"
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		var n uint64
+		n, err = strconv.ParseUint(s, 10, 32)
+		v, what = protoreflect.ValueOfUint32(uint32(n)), "a uint32"
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		var n uint64
+		n, err = strconv.ParseUint(s, 10, 64)
+		v, what = protoreflect.ValueOfUint64(n), "a uint64"
+	case protoreflect.FloatKind:
+		var f float64
+		f, err = strconv.ParseFloat(s, 32)
+		v, what = protoreflect.ValueOfFloat32(float32(f)), "a number"
+	case protoreflect.DoubleKind:
+		var f float64
+		f, err = strconv.ParseFloat(s, 64)
+		v, what = protoreflect.ValueOfFloat64(f), "a number"
+	default:
+		return protoreflect.Value{}, fmt.Errorf("a %s field cannot be written in a URL", kind)
+	}
+	if err != nil {
+		return protoreflect.Value{}, numberError(s, what, err)
+	}
+	return v, nil
 }
 
 func numberError(s, what string, err error) error {

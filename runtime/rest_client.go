@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -160,70 +161,87 @@ func (t *restTransport) prepare(op *Operation, req proto.Message) (*restCall, er
 		return nil, err
 	}
 	fillTenant := t.cfg.tenantToFill(req) != nil
-	var (
-		best       *restClientRule
-		bestValues []string
-		missing    string
-	)
-	var scratch [4]string // the values of a rule being looked at; the best's are copied
-	for _, cr := range p.rules {
-		var values []string
-		if len(cr.vars) <= len(scratch) {
-			values = scratch[:len(cr.vars)]
-			clear(values)
-		} else {
-			values = make([]string, len(cr.vars))
-		}
-		usable := true
-		for i, fp := range cr.vars {
-			if i == cr.tenantVar && fillTenant {
-				values[i] = t.cfg.tenant
-				continue
-			}
-			v, set := fp.get(rm)
-			if set {
-				values[i] = formatScalar(fp[len(fp)-1], v)
-			}
-			if values[i] == "" && (cr.matcher.kinds[cr.matcher.vars[i].start] != matchRest) {
-				usable = false
-				if missing == "" {
-					missing = fp.jsonPath()
-				}
-				break
-			}
-		}
-		if usable && (best == nil || len(cr.vars) > len(best.vars)) {
-			best, bestValues = cr, append([]string(nil), values...)
-		}
-	}
+	best, values, missing := t.chooseRule(p, rm, fillTenant)
 	if best == nil {
 		return nil, InvalidParams(fmt.Sprintf("%s: field %s is empty, but the HTTP+JSON path needs it", op.Name, missing),
 			FieldViolation{Field: missing, Description: "required to build the request path"})
 	}
-	path, err := best.matcher.buildPath(append(make([]byte, 0, len(t.base)+64), t.base...), bestValues)
+	path, err := best.matcher.buildPath(append(make([]byte, 0, len(t.base)+64), t.base...), values)
 	if err != nil {
 		return nil, InvalidParams(fmt.Sprintf("%s: %v", op.Name, err))
 	}
-	// The body or query carries the other fields: drop those in the path
-	// and add the interface tenant when the path does not carry it, on a
-	// copy so that the caller's message is left alone.
-	payload := rm
+	payload := t.payloadOf(req, best, fillTenant)
+	return &restCall{op: op, rule: best, path: path, payload: payload, methods: p.methods(best), retry: p.retry}, nil
+}
+
+// chooseRule picks the rule of p whose path can be built from rm and has
+// the most variables, with their values; when none can, missing names the
+// first field a path needs that rm leaves empty.
+func (t *restTransport) chooseRule(p *restCallPlan, rm protoreflect.Message, fillTenant bool) (best *restClientRule, values []string, missing string) {
+	var scratch [4]string // the values of a rule being looked at; the best's are copied
+	for _, cr := range p.rules {
+		var candidate []string
+		if len(cr.vars) <= len(scratch) {
+			candidate = scratch[:len(cr.vars)]
+		} else {
+			candidate = make([]string, len(cr.vars))
+		}
+		empty := t.pathValues(cr, rm, fillTenant, candidate)
+		if empty != "" {
+			missing = cmp.Or(missing, empty)
+			continue
+		}
+		if best == nil || len(cr.vars) > len(best.vars) {
+			best, values = cr, append([]string(nil), candidate...)
+		}
+	}
+	return best, values, missing
+}
+
+// pathValues fills values with the path variables of cr taken from rm (the
+// interface tenant for the tenant variable when fillTenant); it returns the
+// JSON path of the first one that is empty where the path needs a value,
+// or "".
+func (t *restTransport) pathValues(cr *restClientRule, rm protoreflect.Message, fillTenant bool, values []string) string {
+	clear(values)
+	for i, fp := range cr.vars {
+		if i == cr.tenantVar && fillTenant {
+			values[i] = t.cfg.tenant
+			continue
+		}
+		if v, set := fp.get(rm); set {
+			values[i] = formatScalar(fp[len(fp)-1], v)
+		}
+		if values[i] == "" && cr.matcher.kinds[cr.matcher.vars[i].start] != matchRest {
+			return fp.jsonPath()
+		}
+	}
+	return ""
+}
+
+// payloadOf is the message whose fields the body or query carries: req
+// without the fields in the path, with the interface tenant when the path
+// does not carry it — on a copy, so that the caller's message is left
+// alone, and req itself when nothing changes.
+func (t *restTransport) payloadOf(req proto.Message, best *restClientRule, fillTenant bool) protoreflect.Message {
+	rm := req.ProtoReflect()
 	mustCopy := fillTenant && best.tenantVar < 0
 	for i, fp := range best.vars {
 		if _, set := fp.get(rm); set && !(i == best.tenantVar && fillTenant) {
 			mustCopy = true
 		}
 	}
-	if mustCopy {
-		payload = proto.Clone(req).ProtoReflect()
-		for _, fp := range best.vars {
-			fp.clear(payload)
-		}
-		if fillTenant && best.tenantVar < 0 {
-			SetTenant(payload.Interface(), t.cfg.tenant)
-		}
+	if !mustCopy {
+		return rm
 	}
-	return &restCall{op: op, rule: best, path: path, payload: payload, methods: p.methods(best), retry: p.retry}, nil
+	payload := proto.Clone(req).ProtoReflect()
+	for _, fp := range best.vars {
+		fp.clear(payload)
+	}
+	if fillTenant && best.tenantVar < 0 {
+		SetTenant(payload.Interface(), t.cfg.tenant)
+	}
+	return payload
 }
 
 // encode returns the URL and body of the call sent with method.

@@ -2,6 +2,7 @@ package agentcard
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -112,22 +113,9 @@ func (c *Cache) FetchDocument(ctx context.Context, baseURL string) (*a2av1.Agent
 // fetch GETs the card, conditionally when old has validators, and records
 // the result.
 func (c *Cache) fetch(ctx context.Context, cardURL string, old *cacheEntry) (*cacheEntry, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
+	req, err := cardRequest(ctx, cardURL, old)
 	if err != nil {
 		return nil, fmt.Errorf("agentcard: fetching %s: %w", cardURL, err)
-	}
-	req.Header.Set("Accept", "application/json")
-	// The version this client speaks, so that an agent choosing its card by
-	// A2A-Version (the spec allows it) serves the card of that version, not
-	// the v0.3 card it would assume for a request without the header.
-	req.Header.Set("A2A-Version", a2av1.A2AServiceDesc.ProtocolVersion())
-	if old != nil {
-		if old.etag != "" {
-			req.Header.Set("If-None-Match", old.etag)
-		}
-		if old.lastModified != "" {
-			req.Header.Set("If-Modified-Since", old.lastModified)
-		}
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
@@ -140,29 +128,13 @@ func (c *Cache) fetch(ctx context.Context, cardURL string, old *cacheEntry) (*ca
 	switch {
 	case resp.StatusCode == http.StatusNotModified && old != nil:
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxCardBytes))
-		entry = &cacheEntry{card: old.card, document: old.document, etag: old.etag, lastModified: old.lastModified}
-		if v := resp.Header.Get("ETag"); v != "" {
-			entry.etag = v
-		}
-		if v := resp.Header.Get("Last-Modified"); v != "" {
-			entry.lastModified = v
-		}
+		entry = &cacheEntry{card: old.card, document: old.document,
+			etag:         cmp.Or(resp.Header.Get("ETag"), old.etag),
+			lastModified: cmp.Or(resp.Header.Get("Last-Modified"), old.lastModified)}
 	case resp.StatusCode == http.StatusOK:
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxCardBytes+1))
-		if err != nil {
-			return nil, fmt.Errorf("agentcard: reading %s: %w", cardURL, err)
+		if entry, err = readCardAnswer(cardURL, resp); err != nil {
+			return nil, err
 		}
-		if len(body) > maxCardBytes {
-			return nil, fmt.Errorf("agentcard: the agent card at %s is larger than %d bytes", cardURL, maxCardBytes)
-		}
-		if len(bytes.TrimSpace(body)) == 0 {
-			return nil, fmt.Errorf("agentcard: the agent card at %s is empty", cardURL)
-		}
-		card, err := readCard(body)
-		if err != nil {
-			return nil, fmt.Errorf("agentcard: the document at %s is not an A2A agent card: %w", cardURL, err)
-		}
-		entry = &cacheEntry{card: card, document: body, etag: resp.Header.Get("ETag"), lastModified: resp.Header.Get("Last-Modified")}
 	default:
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
 		msg := fmt.Sprintf("agentcard: fetching %s: HTTP %s", cardURL, resp.Status)
@@ -171,17 +143,62 @@ func (c *Cache) fetch(ctx context.Context, cardURL string, old *cacheEntry) (*ca
 		}
 		return nil, errors.New(msg)
 	}
-
 	store, expires := freshness(resp.Header, now)
 	entry.expires = expires
+	c.remember(cardURL, entry, store && (entry.etag != "" || entry.lastModified != "" || now.Before(expires)))
+	return entry, nil
+}
+
+// cardRequest is the GET of the card at cardURL, conditional when old has
+// validators.
+func cardRequest(ctx context.Context, cardURL string, old *cacheEntry) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	// The version this client speaks, so that an agent choosing its card by
+	// A2A-Version (the spec allows it) serves the card of that version, not
+	// the v0.3 card it would assume for a request without the header.
+	req.Header.Set("A2A-Version", a2av1.A2AServiceDesc.ProtocolVersion())
+	if old != nil && old.etag != "" {
+		req.Header.Set("If-None-Match", old.etag)
+	}
+	if old != nil && old.lastModified != "" {
+		req.Header.Set("If-Modified-Since", old.lastModified)
+	}
+	return req, nil
+}
+
+// readCardAnswer reads the card a 200 answer carries, with its validators.
+func readCardAnswer(cardURL string, resp *http.Response) (*cacheEntry, error) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxCardBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("agentcard: reading %s: %w", cardURL, err)
+	}
+	if len(body) > maxCardBytes {
+		return nil, fmt.Errorf("agentcard: the agent card at %s is larger than %d bytes", cardURL, maxCardBytes)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, fmt.Errorf("agentcard: the agent card at %s is empty", cardURL)
+	}
+	card, err := readCard(body)
+	if err != nil {
+		return nil, fmt.Errorf("agentcard: the document at %s is not an A2A agent card: %w", cardURL, err)
+	}
+	return &cacheEntry{card: card, document: body, etag: resp.Header.Get("ETag"), lastModified: resp.Header.Get("Last-Modified")}, nil
+}
+
+// remember keeps entry for cardURL when keep, and forgets the URL's
+// entry otherwise.
+func (c *Cache) remember(cardURL string, entry *cacheEntry, keep bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if store && (entry.etag != "" || entry.lastModified != "" || now.Before(expires)) {
+	if keep {
 		c.entries[cardURL] = entry
 	} else {
 		delete(c.entries, cardURL)
 	}
-	return entry, nil
 }
 
 // freshness reads Cache-Control, Age and Expires: whether the answer may be

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -88,97 +89,117 @@ func (g *Guard) Authenticate(ctx context.Context, r *runtime.AuthRequest) (conte
 
 // identify verifies the credentials of the call.
 func (g *Guard) identify(ctx context.Context, r *runtime.AuthRequest) (*runtime.Identity, error) {
-	id := &runtime.Identity{Schemes: map[string][]string{}}
-	grant := func(name string, p Principal) {
-		if id.Subject == "" {
-			id.Subject, id.Claims = p.Subject, p.Claims
-			if id.Subject == "" {
-				id.Subject = name
-			}
-		}
-		id.Schemes[name] = slices.Clone(p.Scopes)
-	}
 	if e := runtime.CheckSingleAuthorization(r.Header); e != nil {
 		return nil, e // the bindings refuse it first; this covers direct callers
 	}
-	authType, authValue, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-	authValue = strings.TrimSpace(authValue)
-	var username, password string
-	basicOK := false
-	if strings.EqualFold(authType, "Basic") {
-		if raw, err := base64.StdEncoding.DecodeString(authValue); err == nil {
-			username, password, basicOK = strings.Cut(string(raw), ":")
-		}
-	}
+	auth := g.authorizationOf(r.Header.Get("Authorization"))
+	id := &runtime.Identity{Schemes: map[string][]string{}}
 	// The Authorization header is one credential: it must be accepted by
-	// at least one scheme of its kind.
-	var authKind kind
-	switch {
-	case strings.EqualFold(authType, "Bearer") && authValue != "":
-		authKind = authIfDeclared(g.schemes, kindBearer)
-	case strings.EqualFold(authType, "Basic"):
-		authKind = authIfDeclared(g.schemes, kindBasic)
-	}
+	// at least one scheme of its kind, and the first refusal is the one
+	// sent when none does.
 	var authErr error
 	authAccepted := false
-
 	for _, s := range g.schemes {
-		var (
-			p   Principal
-			err error
-		)
-		switch s.kind {
-		case kindAPIKey:
-			key := apiKey(r, s)
-			if key == "" {
-				continue
+		p, sent, err := g.verify(ctx, r, s, auth)
+		switch {
+		case !sent:
+			continue
+		case err != nil && s.kind != auth.kind:
+			return nil, err // an API key or a client certificate refused
+		case err != nil:
+			if authErr == nil {
+				authErr = err
 			}
-			if g.v.APIKey == nil {
-				err = errNoVerifier
-			} else {
-				p, err = g.v.APIKey(ctx, s.name, key)
-			}
-			if err != nil {
-				return nil, g.refused(s, err)
-			}
-		case kindBearer, kindBasic:
-			if s.kind != authKind {
-				continue
-			}
-			switch {
-			case s.kind == kindBasic && !basicOK:
-				err = runtime.Unauthenticated("malformed Basic credentials: want base64 of user:password")
-			case s.kind == kindBasic && g.v.Basic != nil:
-				p, err = g.v.Basic(ctx, s.name, username, password)
-			case s.kind == kindBearer && g.v.Token != nil:
-				p, err = g.v.Token(ctx, s.name, authValue)
-			default:
-				err = errNoVerifier
-			}
-			if err != nil {
-				if authErr == nil {
-					authErr = g.refused(s, err)
-				}
-				continue
-			}
-			authAccepted = true
-		case kindMTLS:
-			if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
-				continue
-			}
-			if p, err = g.v.Certificate(ctx, s.name, r.TLS.VerifiedChains[0]); err != nil {
-				return nil, g.refused(s, err)
-			}
+			continue
 		}
-		grant(s.name, p)
+		authAccepted = authAccepted || s.kind == auth.kind
+		grant(id, s.name, p)
 	}
-	if authKind != 0 && !authAccepted {
+	if auth.kind != 0 && !authAccepted {
 		return nil, authErr
 	}
 	if len(id.Schemes) == 0 {
 		return nil, nil
 	}
 	return id, nil
+}
+
+// grant records that the call authenticated with scheme name as p; the
+// first principal is the identity's subject (the scheme's name when it
+// has none).
+func grant(id *runtime.Identity, name string, p Principal) {
+	if id.Subject == "" {
+		id.Subject, id.Claims = cmp.Or(p.Subject, name), p.Claims
+	}
+	id.Schemes[name] = slices.Clone(p.Scopes)
+}
+
+// authorization is a call's Authorization header, parsed once.
+type authorization struct {
+	kind               kind   // kindBearer or kindBasic when a scheme of the card takes it, else 0
+	token              string // the credentials after the authentication scheme's name
+	username, password string // of Basic credentials, when basicOK
+	basicOK            bool
+}
+
+// authorizationOf parses the value of an Authorization header.
+func (g *Guard) authorizationOf(header string) authorization {
+	authType, token, _ := strings.Cut(strings.TrimSpace(header), " ")
+	a := authorization{token: strings.TrimSpace(token)}
+	switch {
+	case strings.EqualFold(authType, "Bearer") && a.token != "":
+		a.kind = authIfDeclared(g.schemes, kindBearer)
+	case strings.EqualFold(authType, "Basic"):
+		a.kind = authIfDeclared(g.schemes, kindBasic)
+		if raw, err := base64.StdEncoding.DecodeString(a.token); err == nil {
+			a.username, a.password, a.basicOK = strings.Cut(string(raw), ":")
+		}
+	}
+	return a
+}
+
+// verify checks the credential the call carries for scheme s: sent is
+// false when it carries none; err is the refusal to send.
+func (g *Guard) verify(ctx context.Context, r *runtime.AuthRequest, s scheme, auth authorization) (p Principal, sent bool, err error) {
+	switch s.kind {
+	case kindAPIKey:
+		key := apiKey(r, s)
+		if key == "" {
+			return p, false, nil
+		}
+		if g.v.APIKey == nil {
+			return p, true, g.refused(s, errNoVerifier)
+		}
+		p, err = g.v.APIKey(ctx, s.name, key)
+	case kindBearer, kindBasic:
+		if s.kind != auth.kind {
+			return p, false, nil
+		}
+		p, err = g.verifyAuthorization(ctx, s, auth)
+	case kindMTLS:
+		if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
+			return p, false, nil
+		}
+		p, err = g.v.Certificate(ctx, s.name, r.TLS.VerifiedChains[0])
+	}
+	if err != nil {
+		return p, true, g.refused(s, err)
+	}
+	return p, true, nil
+}
+
+// verifyAuthorization checks the Authorization header against s, a bearer
+// or basic scheme of its kind.
+func (g *Guard) verifyAuthorization(ctx context.Context, s scheme, auth authorization) (Principal, error) {
+	switch {
+	case s.kind == kindBasic && !auth.basicOK:
+		return Principal{}, runtime.Unauthenticated("malformed Basic credentials: want base64 of user:password")
+	case s.kind == kindBasic && g.v.Basic != nil:
+		return g.v.Basic(ctx, s.name, auth.username, auth.password)
+	case s.kind == kindBearer && g.v.Token != nil:
+		return g.v.Token(ctx, s.name, auth.token)
+	}
+	return Principal{}, errNoVerifier
 }
 
 // authIfDeclared returns k when some scheme of the card is of kind k, so

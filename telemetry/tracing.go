@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -261,29 +262,11 @@ func (t *tracing) end(ctx context.Context, span trace.Span, call *runtime.CallIn
 	buf := endAttrs.Get().(*[maxEndAttrs]attribute.KeyValue)
 	attrs := buf[:0]
 	attrs = append(attrs, AttrBinding.String(call.Binding.String()))
-	if call.Version != "" {
-		attrs = append(attrs, AttrVersion.String(call.Version))
-	}
-	if call.Tenant != "" {
-		attrs = append(attrs, AttrTenant.String(call.Tenant))
-	}
-	// The ids the request named, else those of the response (a new task).
-	taskID, contextID := requestIDs(req)
-	if (taskID == "" || contextID == "") && resp != nil {
-		rt, rc := responseIDs(resp)
-		if taskID == "" {
-			taskID = rt
-		}
-		if contextID == "" {
-			contextID = rc
-		}
-	}
-	if taskID != "" {
-		attrs = append(attrs, AttrTaskID.String(taskID))
-	}
-	if contextID != "" {
-		attrs = append(attrs, AttrContextID.String(contextID))
-	}
+	attrs = appendNonEmptyAttr(attrs, AttrVersion, call.Version)
+	attrs = appendNonEmptyAttr(attrs, AttrTenant, call.Tenant)
+	taskID, contextID := spanIDs(req, resp)
+	attrs = appendNonEmptyAttr(attrs, AttrTaskID, taskID)
+	attrs = appendNonEmptyAttr(attrs, AttrContextID, contextID)
 	attrs = appendPeer(attrs, call)
 	if err != nil { // success is the span's unset status
 		if sc := statusCode(call.Binding, o); sc != "" {
@@ -307,6 +290,25 @@ func (t *tracing) end(ctx context.Context, span trace.Span, call *runtime.CallIn
 		recordException(span, err, text)
 	}
 	span.End()
+}
+
+// spanIDs are the task and context ids a span records: each the one the
+// request named, else the response's (a new task).
+func spanIDs(req, resp proto.Message) (taskID, contextID string) {
+	taskID, contextID = requestIDs(req)
+	if (taskID == "" || contextID == "") && resp != nil {
+		rt, rc := responseIDs(resp)
+		taskID, contextID = cmp.Or(taskID, rt), cmp.Or(contextID, rc)
+	}
+	return taskID, contextID
+}
+
+// appendNonEmptyAttr adds the attribute key=v unless v is empty.
+func appendNonEmptyAttr(attrs []attribute.KeyValue, key attribute.Key, v string) []attribute.KeyValue {
+	if v == "" {
+		return attrs
+	}
+	return append(attrs, key.String(v))
 }
 
 // errorText describes an error for spans and logs: an A2A error with the

@@ -22,8 +22,11 @@ func newNewCommand() *cobra.Command {
 		Long: `new creates an A2A agent project in DIR (default: NAME) that builds, passes
 its own tests and serves the agent on the bindings its manifest names.
 
-Without --manifest it writes a documented starter manifest (one echo skill)
-and its JSON Schema. The project holds:
+Without --manifest it writes a documented starter manifest and its JSON
+Schema: --template echo (the default) has one echo skill in Go; --template
+llm has skills a language model answers (modelProvider: Ollama on
+localhost, overridden by -llm-base-url and -llm-model when the agent
+starts). The project holds:
 
   agent.yaml, agent.schema.json   the manifest (yours) and its schema
   go.mod, go.sum                  written once (yours)
@@ -31,6 +34,7 @@ and its JSON Schema. The project holds:
   main.go, route.go, auth.go      yours: entry point, skill routing, credential checks
   hosting.go                      yours: HTTP routes and middleware, gRPC options, interceptors
   skill_<id>.go                   yours: one per skill, a stub to fill in
+  skill_<id>_llm.go, tool_<n>.go  yours: hooks of a skill the model answers, tools
   a2a_*.gen.go, a2a_gen_test.go   generated: card, skills, server wiring, test
   Makefile, .gitignore            generated
   Dockerfile, .dockerignore       generated: the container image (make image)
@@ -52,6 +56,7 @@ instead. A release build (go install …@version) requires its own version.
 
 new refuses a directory that is not empty unless --force.`,
 		Example: `  a2a-scaffold new weather
+  a2a-scaffold new assistant --template llm
   a2a-scaffold new travel --manifest agent.yaml --dir ./travel-agent
   a2a-scaffold new demo --module example.com/demo --a2agen ~/src/a2agen`,
 		Args: exactArgs(1, "the project name"),
@@ -97,6 +102,7 @@ new refuses a directory that is not empty unless --force.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Manifest, "manifest", "", "manifest to create the project from (default: a starter manifest)")
+	f.StringVar(&opts.Template, "template", "", "starter manifest without --manifest: echo (one skill in Go, the default) or llm (skills a language model answers)")
 	f.StringVar(&opts.Module, "module", "", "Go module path (default: the manifest's module)")
 	f.StringVar(&opts.Dir, "dir", "", "directory of the project (default: NAME)")
 	f.StringVar(&opts.A2agenDir, "a2agen", "", "local a2agen checkout to build against (go.mod replace; default: the checkout a development build of a2a-scaffold was built from)")

@@ -96,7 +96,9 @@ func TestRemoteToolInputSchema(t *testing.T) {
 			}
 			return events.Complete(server.AgentMessage("3 EUR is 3.5 USD"))
 		}},
-		{ID: "chat", Run: func(ctx context.Context, req *server.Request, events *server.Events) error { return events.Complete(nil) }},
+		{ID: "chat", Run: func(ctx context.Context, req *server.Request, events *server.Events) error {
+			return events.Complete(nil)
+		}},
 	}})
 	c := reachable(converter)
 
@@ -133,7 +135,9 @@ func TestRemoteToolInputSchema(t *testing.T) {
 // naming it, and the next turn, the agent reachable, offers its skills.
 func TestRemoteAgentsDiscoveredOnFirstTurn(t *testing.T) {
 	specialist := hosttest.Start(t, host.Config{CardJSON: []byte(card), Bindings: bindings[:1], Skills: []host.Skill{
-		{ID: "chat", Run: func(ctx context.Context, req *server.Request, events *server.Events) error { return events.Complete(nil) }},
+		{ID: "chat", Run: func(ctx context.Context, req *server.Request, events *server.Events) error {
+			return events.Complete(nil)
+		}},
 	}})
 	remote := &llm.RemoteAgent{URL: "http://127.0.0.1:1"} // nothing listens on port 1
 	model := llmtest.Start(t, llmtest.Step{Tokens: []string{"ok"}})

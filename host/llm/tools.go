@@ -173,3 +173,14 @@ func assistantCalls(text string, calls []toolCall) openai.ChatCompletionMessageP
 	}
 	return openai.ChatCompletionMessageParamUnion{OfAssistant: &m}
 }
+
+// ParametersJSON is Tool.Parameters from the JSON text of a schema (an
+// object). It panics on text that is not a JSON object: the generated
+// code of a project holds a schema the manifest's validation checked.
+func ParametersJSON(schema string) map[string]any {
+	var params map[string]any
+	if err := json.Unmarshal([]byte(schema), &params); err != nil || params == nil {
+		panic(fmt.Sprintf("llm: tool parameters %q are not a JSON object: %v", schema, err))
+	}
+	return params
+}

@@ -116,7 +116,7 @@ func (d *decoder) tools(f fields) []Tool {
 			// Tools become Go functions named after them (tool<Name>).
 			key := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(t.Name))
 			if other, dup := first[key]; dup {
-				d.errorf(tf.get("name"), tf.sub("name"), "tool %q and %q would both be Go function tool%s; rename one of them", other, t.Name, strings.ToUpper(key[:1])+key[1:])
+				d.errorf(tf.get("name"), tf.sub("name"), "tools %q and %q differ only in case, \"-\" and \"_\", so their Go functions or files would collide; rename one of them", other, t.Name)
 			} else {
 				first[key] = t.Name
 			}

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -67,7 +68,7 @@ tools:
 			`agent.yaml:23:12: modelProvider.timeout: invalid duration "soon": use a number with a unit, such as "500ms", "10s" or "1m"`,
 			`agent.yaml:24:15: modelProvider.maxRetries: must be from 0 to 100, got 101`,
 			`agent.yaml:28:11: tools[1].name: "ask_user" is the tool every LLM skill has already (the model asks the user, the task becomes INPUT_REQUIRED); give yours another name`,
-			`agent.yaml:30:11: tools[2].name: tool "lookup_weather" and "lookup-weather" would both be Go function toolLookupweather; rename one of them`,
+			`agent.yaml:30:11: tools[2].name: tools "lookup_weather" and "lookup-weather" differ only in case, "-" and "_", so their Go functions or files would collide; rename one of them`,
 			`agent.yaml:32:11: tools[3].name: tool name "1tool" must start with a letter and hold only letters, digits, "_" and "-" (at most 64), as the model APIs require`,
 		},
 	},
@@ -204,5 +205,49 @@ func TestLLMSectionsSchema(t *testing.T) {
 		if problems := validateSchema(root, root, doc, ""); len(problems) == 0 {
 			t.Errorf("%s: the schema accepts a manifest validate rejects", tc.name)
 		}
+	}
+}
+
+// TestLLMStarter: the llm template's manifest is valid as it is, for the
+// decoder and the JSON Schema, and has model-backed skills; an unknown
+// template is refused naming the known ones.
+func TestLLMStarter(t *testing.T) {
+	data, err := StarterOf(TemplateLLM, "Assistant")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Parse("agent.yaml", data)
+	if err != nil {
+		t.Fatalf("the llm starter is invalid:\n%v", err)
+	}
+	if !m.HasLLMSkills() || m.ModelProvider == nil || m.Skills[1].Output == nil {
+		t.Errorf("the llm starter has no llm skills, model provider or typed skill: %+v", m)
+	}
+	root := loadSchema(t)
+	doc, err := yamlToJSON(string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems := validateSchema(root, root, doc, ""); len(problems) > 0 {
+		t.Errorf("the schema rejects the llm starter:\n%s", strings.Join(problems, "\n"))
+	}
+	if _, err := StarterOf("crew", "x"); err == nil || !strings.Contains(err.Error(), "echo, llm") {
+		t.Errorf("unknown template: %v", err)
+	}
+}
+
+// TestLLMStarterGolden: the golden scaffold case llm is the llm template's
+// manifest, so its reviewed tree is what new --template llm writes.
+func TestLLMStarterGolden(t *testing.T) {
+	want, err := StarterOf(TemplateLLM, "Assistant")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("../../testdata/golden/scaffold/llm/agent.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("testdata/golden/scaffold/llm/agent.yaml is not the llm starter of \"Assistant\" (-starter +golden):\n%s\nrewrite it and run make golden", diff)
 	}
 }

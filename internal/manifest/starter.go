@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	_ "embed"
+	"fmt"
 	"strconv"
 	"strings"
 	"text/template"
@@ -11,10 +12,42 @@ import (
 //go:embed starter.yaml.tmpl
 var starterText string
 
-var starterTemplate = template.Must(template.New("agent.yaml").Funcs(template.FuncMap{
+//go:embed starter_llm.yaml.tmpl
+var starterLLMText string
+
+var starterFuncs = template.FuncMap{
 	"quote":   strconv.Quote, // a Go quoted string is a valid YAML double-quoted scalar
 	"oneLine": func(s string) string { return strings.Join(strings.Fields(s), " ") },
-}).Parse(starterText))
+}
+
+var (
+	starterTemplate    = template.Must(template.New("agent.yaml").Funcs(starterFuncs).Parse(starterText))
+	starterLLMTemplate = template.Must(template.New("agent.yaml").Funcs(starterFuncs).Parse(starterLLMText))
+)
+
+// Starter templates: the manifests a2a-scaffold new --template writes.
+const (
+	// TemplateEcho is one echo skill in Go (the default).
+	TemplateEcho = "echo"
+	// TemplateLLM is a model-backed agent: a chat skill and a typed
+	// summarize skill answered by a model (modelProvider: Ollama).
+	TemplateLLM = "llm"
+)
+
+// Templates lists the starter templates.
+var Templates = []string{TemplateEcho, TemplateLLM}
+
+// StarterOf returns the starter manifest of template for an agent called
+// name (see Starter); an unknown template is an error listing them.
+func StarterOf(template, name string) ([]byte, error) {
+	switch template {
+	case "", TemplateEcho:
+		return Starter(name), nil
+	case TemplateLLM:
+		return renderStarter(starterLLMTemplate, name), nil
+	}
+	return nil, fmt.Errorf("unknown template %q (want one of %s)", template, strings.Join(Templates, ", "))
+}
 
 // Starter returns a documented manifest for a new agent called name, which
 // validates as it is: one echo skill served over JSON-RPC and HTTP+JSON,
@@ -22,12 +55,16 @@ var starterTemplate = template.Must(template.New("agent.yaml").Funcs(template.Fu
 // path is example.com/ followed by name in lower case with runs of other
 // characters turned into "-".
 func Starter(name string) []byte {
+	return renderStarter(starterTemplate, name)
+}
+
+func renderStarter(t *template.Template, name string) []byte {
 	if strings.TrimSpace(name) == "" {
 		name = "agent"
 	}
 	var b bytes.Buffer
 	// The template is fixed and its data cannot fail to render.
-	_ = starterTemplate.Execute(&b, struct{ Name, Module string }{name, "example.com/" + Slug(name)})
+	_ = t.Execute(&b, struct{ Name, Module string }{name, "example.com/" + Slug(name)})
 	return b.Bytes()
 }
 

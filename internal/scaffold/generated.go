@@ -51,7 +51,11 @@ func (p *project) skillsFile() ([]byte, error) {
 				note += " (extended card only)"
 			}
 			var run jen.Code = jen.Id(s.Func)
-			if s.Input != nil {
+			switch {
+			case s.LLM != nil:
+				run = jen.Id("model").Dot("Skill").Call(jen.Id(s.LLMVar))
+				note += " (answered by the model: " + s.LLMVar + ")"
+			case s.Input != nil:
 				fromText := jen.Nil()
 				if s.FromText != "" {
 					fromText = jen.Id(s.FromText)
@@ -117,6 +121,9 @@ func (p *project) serveFile() ([]byte, error) {
 				g.Id("V03").Op(":").True()
 			}
 			g.Id("Skills").Op(":").Id("skills")
+			if m.HasLLMSkills() {
+				g.Id("Flags").Op(":").Id("llmFlags")
+			}
 			g.Id("Route").Op(":").Id("route")
 			g.Id("Verifiers").Op(":").Id("verifiers").Call()
 			if opts := pushOptions(m.Push); len(opts) > 0 {
@@ -168,6 +175,10 @@ func (p *project) testFile() ([]byte, error) {
 	m := p.m
 	ctx := jen.Qual("context", "Background").Call()
 
+	if m.HasLLMSkills() {
+		p.llmTest(f)
+		f.Line()
+	}
 	if p.textSkillsUse(false) || p.textSkillsUse(true) {
 		docLines(f, ("TestEverySkillOnEveryBinding starts the agent on loopback ports and sends a message to every skill on every binding of agent.yaml through the generated clients, with the credentials the skill needs (see hosttest.Verifiers)."))
 		f.Func().Id("TestEverySkillOnEveryBinding").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {

@@ -32,7 +32,7 @@ func newGoFile(generated bool) *jen.File {
 		f.HeaderComment(VersionLine)
 	}
 	f.ImportName(pkgA2A, "a2av1")
-	for _, p := range []string{pkgAuth, pkgHost, pkgHostTest, pkgPush, pkgRuntime, pkgServer, pkgSkillData} {
+	for _, p := range []string{pkgAuth, pkgHost, pkgHostTest, pkgPush, pkgRuntime, pkgServer, pkgSkillData, pkgLLM, pkgLLMTest, pkgAgentCard} {
 		f.ImportName(p, p[strings.LastIndexByte(p, '/')+1:])
 	}
 	return f

@@ -15,6 +15,7 @@ type skillCode struct {
 	File     string // its file, e.g. skill_plan_trip.go
 	Extended bool   // listed on the extended card only
 	typedCode
+	llmCode
 }
 
 // skillCodes names the Go function and file of every skill (public ones
@@ -25,6 +26,7 @@ func skillCodes(m *manifest.Manifest) ([]skillCode, error) {
 	add := func(s manifest.Skill, ext bool) {
 		c := skillCode{Skill: s, Func: "skill" + camel(s.ID), File: skillFile(s.ID), Extended: ext}
 		typedNames(&c, m)
+		llmNames(&c)
 		out = append(out, c)
 	}
 	for _, s := range m.Skills {

@@ -20,8 +20,11 @@ type NewOptions struct {
 	// Dir is where the project goes (default: Name).
 	Dir string
 	// Manifest is the manifest file to start from; empty writes the
-	// starter manifest (manifest.Starter) and its schema.
+	// starter manifest of Template (manifest.StarterOf) and its schema.
 	Manifest string
+	// Template names the starter manifest (manifest.Templates; "" for
+	// manifest.TemplateEcho); it excludes Manifest.
+	Template string
 	// Module overrides the manifest's module path. When it names the
 	// package Dir would be inside an enclosing module, the project is that
 	// package: no go.mod is written.
@@ -57,6 +60,9 @@ func NewProject(opts NewOptions) (*Report, error) {
 	if err := checkEmpty(dir, opts.Force); err != nil {
 		return nil, err
 	}
+	if opts.Template != "" && opts.Manifest != "" {
+		return nil, errors.New("--template and --manifest exclude each other: a template is a starter manifest")
+	}
 
 	// The manifest: the given file, an agent.yaml already there (--force),
 	// or the starter.
@@ -76,7 +82,9 @@ func NewProject(opts NewOptions) (*Report, error) {
 	case existing != nil:
 		data = existing
 	default:
-		data = manifest.Starter(opts.Name)
+		if data, err = manifest.StarterOf(opts.Template, opts.Name); err != nil {
+			return nil, err
+		}
 		if opts.Module != "" {
 			// The starter names a module of its own; the one given wins.
 			data = bytes.Replace(data, []byte("\nmodule: "+starterModule(data)+"\n"), []byte("\nmodule: "+opts.Module+"\n"), 1)

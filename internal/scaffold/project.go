@@ -101,7 +101,7 @@ func Files(m *manifest.Manifest, opts ProjectOptions) ([]ProjectFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &project{m: m, opts: opts, skills: skills}
+	p := &project{m: m, opts: opts, skills: skills, tools: toolCodes(m)}
 	var files []ProjectFile
 	add := func(path string, gen func() ([]byte, error), generated, newOnly bool, skill string) error {
 		data, err := gen()
@@ -136,6 +136,12 @@ func Files(m *manifest.Manifest, opts ProjectOptions) ([]ProjectFile, error) {
 	if len(p.typedSkills()) > 0 {
 		steps = append(steps, fileStep{typedFile, p.typesFile, true, false})
 	}
+	if m.HasLLMSkills() {
+		steps = append(steps, fileStep{llmFile, p.llmGoFile, true, false})
+		for _, t := range p.tools {
+			steps = append(steps, fileStep{t.File, func() ([]byte, error) { return p.toolGoFile(t) }, false, false})
+		}
+	}
 	if opts.Standalone {
 		// CI at the root of the project's repository; a package of another
 		// module is tested by that module's CI.
@@ -151,7 +157,11 @@ func Files(m *manifest.Manifest, opts ProjectOptions) ([]ProjectFile, error) {
 		}
 	}
 	for _, s := range skills {
-		if err := add(s.File, func() ([]byte, error) { return p.skillFile(s) }, false, false, s.ID); err != nil {
+		gen := func() ([]byte, error) { return p.skillFile(s) }
+		if s.LLM != nil {
+			gen = func() ([]byte, error) { return p.llmHookFile(s) }
+		}
+		if err := add(s.File, gen, false, false, s.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -171,6 +181,7 @@ type project struct {
 	m      *manifest.Manifest
 	opts   ProjectOptions
 	skills []skillCode
+	tools  []toolCode
 }
 
 // container describes the project's image.
@@ -245,6 +256,8 @@ func (p *project) templateData() map[string]any {
 		"Secured":         requiresAuthentication(p.m.SecurityRequirements),
 		"Container":       p.container(),
 		"Deploy":          deploy(p.m, p.container()),
+		"Model":           p.m.ModelProvider,
+		"RemoteAgents":    p.m.RemoteAgents,
 	}
 }
 

@@ -1,0 +1,396 @@
+package scaffold
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/a2agen/a2agen/internal/manifest"
+)
+
+// The Go code of a model-backed agent (host/llm): the generated
+// a2a_llm.gen.go (the provider, each llm skill, the tools and the remote
+// agents, their flags), the user's hook file of each llm skill and the
+// user's file of each tool.
+
+const (
+	pkgLLM       = "github.com/a2agen/a2agen/host/llm"
+	pkgLLMTest   = "github.com/a2agen/a2agen/host/llm/llmtest"
+	pkgAgentCard = "github.com/a2agen/a2agen/agentcard"
+	pkgOpenAI    = "github.com/openai/openai-go/v3"
+)
+
+// llmFile is the generated file of the LLM sections; "" when no skill has
+// llm.
+const llmFile = "a2a_llm.gen.go"
+
+// llmCode is what an llm skill adds to its skillCode.
+type llmCode struct {
+	// LLMVar is its llm.Skill (llmPlan); RequestHook and ResultHook are the
+	// user's functions in File (skillPlanRequest, skillPlanResult).
+	LLMVar, RequestHook, ResultHook string
+}
+
+// llmNames fills in the names of an llm skill: its hook file is
+// skill_<id>_llm.go, so that a skill turning from Go code into llm (or
+// back) leaves the other file as an orphan generate reports.
+func llmNames(s *skillCode) {
+	if s.LLM == nil {
+		return
+	}
+	base := camel(s.ID)
+	s.File = strings.TrimSuffix(s.File, ".go") + "_llm.go"
+	s.LLMVar = "llm" + base
+	s.RequestHook, s.ResultHook = s.Func+"Request", s.Func+"Result"
+}
+
+// toolCode is how one tool of the manifest appears in the project.
+type toolCode struct {
+	manifest.Tool
+	Func string // the user's function, toolLookupWeather
+	Var  string // its llm.Tool, llmToolLookupWeather
+	File string // tool_lookup_weather.go
+}
+
+func toolCodes(m *manifest.Manifest) []toolCode {
+	var out []toolCode
+	for _, t := range m.Tools {
+		base := camel(t.Name)
+		out = append(out, toolCode{Tool: t, Func: "tool" + base, Var: "llmTool" + base,
+			File: "tool_" + strings.Map(func(r rune) rune {
+				if r == '-' {
+					return '_'
+				}
+				return unicode.ToLower(r)
+			}, t.Name) + ".go"})
+	}
+	return out
+}
+
+// remoteVar is the llm.RemoteAgent variable of a remote agent.
+func remoteVar(name string) string { return "remote" + camel(name) }
+
+// RemoteFlag is the flag of the agent that overrides a remote agent's URL.
+func RemoteFlag(name string) string { return "remote-" + name + "-url" }
+
+// structuredName is the name host/llm gives a skill's structured output
+// (its response_format's json_schema.name): the id, characters other than
+// letters, digits, '_' and '-' as '_'.
+func structuredName(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-') {
+			return r
+		}
+		return '_'
+	}, id)
+}
+
+// llmGoFile renders the generated file of the LLM sections.
+func (p *project) llmGoFile() ([]byte, error) {
+	f := newGoFile(true)
+	f.ImportName(pkgLLM, "llm")
+	f.ImportName(pkgAgentCard, "agentcard")
+	mp := p.m.ModelProvider
+	docLines(f, "model is the endpoint of the skills a language model answers: modelProvider of agent.yaml (maxRetries: 0 is MaxRetries: -1, none). The flags -llm-base-url, -llm-model, -llm-api-key-env, -llm-timeout and -llm-max-retries (A2A_LLM_* variables) override it; the API key is read from the variable -llm-api-key-env names.")
+	f.Var().Id("model").Op("=").Op("&").Qual(pkgLLM, "Provider").CustomFunc(multi, func(g *jen.Group) {
+		g.Id("BaseURL").Op(":").Lit(mp.BaseURL)
+		g.Id("Model").Op(":").Lit(mp.Model)
+		if mp.APIKeyEnv != "" {
+			g.Id("APIKeyEnv").Op(":").Lit(mp.APIKeyEnv)
+		}
+		if mp.Timeout > 0 {
+			g.Id("Timeout").Op(":").Add(duration(mp.Timeout))
+		}
+		if mp.MaxRetries != nil {
+			retries := *mp.MaxRetries
+			if retries == 0 {
+				retries = -1 // maxRetries: 0; llm.Provider's 0 is its default
+			}
+			g.Id("MaxRetries").Op(":").Lit(retries)
+		}
+	})
+	for _, r := range p.m.RemoteAgents {
+		f.Line()
+		p.remoteAgentVar(f, r)
+	}
+	for _, t := range p.tools {
+		f.Line()
+		docLines(f, fmt.Sprintf("%s is tool %q of agent.yaml, answered by %s (%s).", t.Var, t.Name, t.Func, t.File))
+		f.Var().Id(t.Var).Op("=").Qual(pkgLLM, "Tool").CustomFunc(multi, func(g *jen.Group) {
+			g.Id("Name").Op(":").Lit(t.Name)
+			g.Id("Description").Op(":").Lit(t.Description)
+			if t.Input != nil {
+				schema, err := t.Input.Schema.MarshalJSON()
+				if err == nil {
+					g.Id("Parameters").Op(":").Qual(pkgLLM, "ParametersJSON").Call(stringConst(string(schema)))
+				}
+			}
+			g.Id("Call").Op(":").Id(t.Func)
+		})
+	}
+	for _, s := range p.skills {
+		if s.LLM == nil {
+			continue
+		}
+		f.Line()
+		if err := p.llmSkillVar(f, s); err != nil {
+			return nil, err
+		}
+	}
+	f.Line()
+	docLines(f, "llmFlags adds the model's flags and, per remote agent, -remote-<name>-url to the agent's (host.Config.Flags): each also reads its A2A_ variable.")
+	f.Func().Id("llmFlags").Params(jen.Id("fs").Op("*").Qual("flag", "FlagSet")).BlockFunc(func(g *jen.Group) {
+		g.Id("model").Dot("Flags").Call(jen.Id("fs"))
+		for _, r := range p.m.RemoteAgents {
+			v := remoteVar(r.Name)
+			g.Id("fs").Dot("StringVar").Call(jen.Op("&").Id(v).Dot("URL"), jen.Lit(RemoteFlag(r.Name)), jen.Id(v).Dot("URL"),
+				jen.Lit(fmt.Sprintf("base `URL` of the remote agent %s (remoteAgents of agent.yaml), whose card is at /.well-known/agent-card.json there", r.Name)))
+		}
+	})
+	return render(f)
+}
+
+func (p *project) remoteAgentVar(f *jen.File, r manifest.RemoteAgent) {
+	doc := fmt.Sprintf("%s is remote agent %q of agent.yaml: its skills", remoteVar(r.Name), r.Name)
+	if len(r.Skills) > 0 {
+		doc += " " + strings.Join(r.Skills, ", ")
+	}
+	doc += fmt.Sprintf(" are tools of the llm skills that name it, each call an A2A call to it. Its card is read on the first turn that needs it; -%s overrides the URL.", RemoteFlag(r.Name))
+	docLines(f, doc)
+	f.Var().Id(remoteVar(r.Name)).Op("=").Op("&").Qual(pkgLLM, "RemoteAgent").CustomFunc(multi, func(g *jen.Group) {
+		g.Id("URL").Op(":").Lit(r.URL)
+		if len(r.Skills) > 0 {
+			g.Id("Skills").Op(":").Index().String().ValuesFunc(func(g *jen.Group) {
+				for _, s := range r.Skills {
+					g.Lit(s)
+				}
+			})
+		}
+		if len(r.Credentials) > 0 {
+			g.Id("Options").Op(":").Index().Qual(pkgAgentCard, "Option").CustomFunc(multi, func(g *jen.Group) {
+				for _, c := range r.Credentials {
+					g.Qual(pkgAgentCard, "WithCredentials").Call(jen.Lit(c.Scheme), jen.Qual(pkgAgentCard, "EnvCredentials").Call(jen.Lit(c.Env)))
+				}
+			})
+		}
+	})
+}
+
+func (p *project) llmSkillVar(f *jen.File, s skillCode) error {
+	docLines(f, fmt.Sprintf("%s is skill %q (%s) of agent.yaml, answered by the model; its hooks, %s and %s, are in %s.", s.LLMVar, s.ID, s.Name, s.RequestHook, s.ResultHook, s.File))
+	var outSchema string
+	if s.Output != nil {
+		b, err := s.Output.Schema.MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("skill %s: output schema: %w", s.ID, err)
+		}
+		outSchema = string(b)
+	}
+	f.Var().Id(s.LLMVar).Op("=").Qual(pkgLLM, "Skill").CustomFunc(multi, func(g *jen.Group) {
+		l := s.LLM
+		g.Id("ID").Op(":").Lit(s.ID)
+		g.Id("Instructions").Op(":").Add(stringConst(l.Instructions))
+		if l.Temperature != nil {
+			g.Id("Temperature").Op(":").New(jen.Lit(*l.Temperature))
+		}
+		if l.MaxTokens > 0 {
+			g.Id("MaxTokens").Op(":").Lit(l.MaxTokens)
+		}
+		if l.MemoryBytes > 0 {
+			g.Id("MemoryBytes").Op(":").Lit(l.MemoryBytes)
+		}
+		if outSchema != "" {
+			g.Id("OutputSchema").Op(":").Add(stringConst(outSchema))
+		}
+		if len(l.Tools) > 0 {
+			g.Id("Tools").Op(":").Index().Qual(pkgLLM, "Tool").ValuesFunc(func(g *jen.Group) {
+				for _, name := range l.Tools {
+					g.Id("llmTool" + camel(name))
+				}
+			})
+		}
+		if len(l.RemoteAgents) > 0 {
+			g.Id("RemoteAgents").Op(":").Index().Op("*").Qual(pkgLLM, "RemoteAgent").ValuesFunc(func(g *jen.Group) {
+				for _, name := range l.RemoteAgents {
+					g.Id(remoteVar(name))
+				}
+			})
+		}
+		g.Id("Hooks").Op(":").Qual(pkgLLM, "Hooks").Values(jen.Id("Request").Op(":").Id(s.RequestHook), jen.Id("Result").Op(":").Id(s.ResultHook))
+	})
+	return nil
+}
+
+// llmHookFile is the user's file of an llm skill: its two hooks, which
+// change nothing until written.
+func (p *project) llmHookFile(s skillCode) ([]byte, error) {
+	f := newGoFile(false)
+	f.ImportName(pkgLLM, "llm")
+	f.ImportName(pkgOpenAI, "openai")
+	doc := fmt.Sprintf("%s adjusts every request skill %q (%s) sends to the model before it goes: params holds the model, the messages (the instructions of agent.yaml, the conversation, the message being answered), the tools and the sampling settings (see github.com/openai/openai-go/v3). An error fails the task. a2a_llm.gen.go builds the rest of the skill from agent.yaml.", s.RequestHook, s.ID, s.Name)
+	if s.Extended {
+		doc += " The skill is listed on the extended card only, for authenticated callers."
+	}
+	docLines(f, doc)
+	f.Func().Id(s.RequestHook).Params(
+		jen.Id("ctx").Qual("context", "Context"), jen.Id("req").Op("*").Qual(pkgServer, "Request"), jen.Id("params").Op("*").Qual(pkgOpenAI, "ChatCompletionNewParams"),
+	).Error().Block(
+		jen.Comment("For instance, who is asking (req.Caller) or today's date:"),
+		jen.Comment(`  params.Messages = append(params.Messages, openai.SystemMessage("Today is "+time.Now().Format(time.DateOnly)))`),
+		jen.Return(jen.Nil()),
+	)
+	f.Line()
+	doc = fmt.Sprintf("%s sees the model's finished answer to skill %q before the task completes: res.Text is the answer", s.ResultHook, s.ID)
+	if s.Output != nil {
+		doc += "; res.Data its decoded JSON, which may be replaced before it is checked against output.schema and sent as a data artifact"
+	} else {
+		doc += ", already streamed to the caller as an artifact"
+	}
+	doc += ". Setting res.Message gives the completed status a message; an error fails the task."
+	docLines(f, doc)
+	f.Func().Id(s.ResultHook).Params(
+		jen.Id("ctx").Qual("context", "Context"), jen.Id("req").Op("*").Qual(pkgServer, "Request"), jen.Id("res").Op("*").Qual(pkgLLM, "Result"),
+	).Error().Block(jen.Return(jen.Nil()))
+	return render(f)
+}
+
+// toolGoFile is the user's file of a tool: a stub that says it is not
+// written yet, which the model reads as the tool's error.
+func (p *project) toolGoFile(t toolCode) ([]byte, error) {
+	f := newGoFile(false)
+	f.ImportName(pkgLLM, "llm")
+	doc := fmt.Sprintf("%s is tool %q of agent.yaml, which the model calls: %s", t.Func, t.Name, t.Description)
+	if t.Input != nil {
+		doc += "\n\ncall.Arguments is the model's JSON of tools[].input.schema (decode it with encoding/json; the model may get it wrong, so check it)."
+	}
+	doc += " The text returned is what the model reads. An error goes back to the model as \"error: ...\" so that it can recover; return &llm.NeedsInputError{Message: ...} to ask the user instead (the task becomes INPUT_REQUIRED). call.Request is the message being answered, call.Events the task's (events.Status reports progress). ctx is canceled when the task is."
+	docLines(f, doc)
+	f.Func().Id(t.Func).Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("call").Qual(pkgLLM, "ToolCall")).Params(jen.String(), jen.Error()).Block(
+		jen.Comment("Replace this with what the tool does."),
+		jen.Return(jen.Lit(""), jen.Qual("errors", "New").Call(jen.Lit(fmt.Sprintf("the tool %s is not written yet (%s)", t.Name, t.File)))),
+	)
+	return render(f)
+}
+
+// llmTest adds to the generated test what a model-backed agent needs: a
+// TestMain pointing the model at a scripted server on loopback, and, when
+// the agent streams, a check that every llm skill with a text answer
+// streams it in chunks on every binding.
+func (p *project) llmTest(f *jen.File) {
+	docLines(f, "scriptedTokens are what the scripted model answers a skill without an output schema, one chunk each.")
+	f.Var().Id("scriptedTokens").Op("=").Index().String().Values(jen.Lit("This is "), jen.Lit("the scripted "), jen.Lit("model's answer."))
+	f.Line()
+	p.llmTestMain(f)
+	p.llmStreamTest(f)
+}
+
+// llmTestMain writes TestMain: the scripted model and remote agents.
+func (p *project) llmTestMain(f *jen.File) {
+	doc := "TestMain points the skills a language model answers at a scripted OpenAI-compatible server on loopback (host/llm/llmtest), so that the tests need no model and no network: it answers scriptedTokens, and a request for structured output the example (or a sample) of the skill's output.schema."
+	if len(p.m.RemoteAgents) > 0 {
+		doc += " Each remote agent is a scripted agent on loopback with the skills agent.yaml names (llmtest.StartAgent), and the variables of its credentials get a test secret when unset."
+	}
+	docLines(f, doc)
+	exitOn := func(g *jen.Group) {
+		g.If(jen.Err().Op("!=").Nil()).Block(
+			jen.Qual("fmt", "Fprintln").Call(jen.Qual("os", "Stderr"), jen.Err()),
+			jen.Qual("os", "Exit").Call(jen.Lit(1)),
+		)
+	}
+	f.Func().Id("TestMain").Params(jen.Id("m").Op("*").Qual("testing", "M")).BlockFunc(func(g *jen.Group) {
+		g.List(jen.Id("scripted"), jen.Err()).Op(":=").Qual(pkgLLMTest, "Listen").Call(jen.Lit("127.0.0.1:0"))
+		exitOn(g)
+		g.Id("scripted").Dot("Reply").Op("=").Qual(pkgLLMTest, "Answer").Call(jen.Id("scriptedTokens"), jen.Map(jen.String()).String().CustomFunc(multi, func(g *jen.Group) {
+			for _, s := range p.skills {
+				if s.LLM != nil && s.Output != nil {
+					g.Lit(structuredName(s.ID)).Op(":").Add(stringConst(exampleJSON(s.Output)))
+				}
+			}
+		}))
+		g.List(jen.Id("model").Dot("BaseURL"), jen.Id("model").Dot("Model")).Op("=").List(jen.Id("scripted").Dot("URL"), jen.Lit("scripted"))
+		var closers []string
+		for _, r := range p.m.RemoteAgents {
+			v := remoteVar(r.Name)
+			args := []jen.Code{jen.Lit(r.Name), jen.Nil()}
+			if len(r.Skills) > 0 {
+				args[1] = jen.Index().String().ValuesFunc(func(g *jen.Group) {
+					for _, s := range r.Skills {
+						g.Lit(s)
+					}
+				})
+			}
+			for _, c := range r.Credentials {
+				args = append(args, jen.Lit(c.Scheme))
+			}
+			g.List(jen.Id(v+"Agent"), jen.Err()).Op(":=").Qual(pkgLLMTest, "StartAgent").Call(args...)
+			exitOn(g)
+			g.Id(v).Dot("URL").Op("=").Id(v + "Agent").Dot("URL")
+			for _, c := range r.Credentials {
+				g.If(jen.Qual("os", "Getenv").Call(jen.Lit(c.Env)).Op("==").Lit("")).Block(
+					jen.Qual("os", "Setenv").Call(jen.Lit(c.Env), jen.Lit("test-secret")),
+				)
+			}
+			closers = append(closers, v+"Agent")
+		}
+		g.Id("code").Op(":=").Id("m").Dot("Run").Call()
+		for _, c := range closers {
+			g.Id(c).Dot("Close").Call()
+		}
+		g.Id("scripted").Dot("Close").Call()
+		g.Qual("os", "Exit").Call(jen.Id("code"))
+	})
+}
+
+// llmStreamTest writes TestLLMSkillsStream when the agent streams and has
+// an llm skill with a text answer.
+func (p *project) llmStreamTest(f *jen.File) {
+	streams := p.m.Capabilities.Streaming != nil && *p.m.Capabilities.Streaming
+	var texts []skillCode
+	for _, s := range p.skills {
+		if s.LLM != nil && s.Output == nil {
+			texts = append(texts, s)
+		}
+	}
+	if !streams || len(texts) == 0 {
+		return
+	}
+	f.Line()
+	docLines(f, "TestLLMSkillsStream sends every skill a language model answers with text a streaming message on every binding, and checks that the scripted model's tokens arrive as chunks of one artifact (append, lastChunk) and the task completes.")
+	f.Func().Id("TestLLMSkillsStream").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
+		var public, extended bool
+		for _, s := range texts {
+			public, extended = public || !s.Extended, extended || s.Extended
+		}
+		if public {
+			g.Id("card").Op(":=").Id("agent").Dot("Card").Call()
+		}
+		if extended {
+			g.Id("extended").Op(":=").Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))
+		}
+		g.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
+			jen.For(jen.List(jen.Id("_"), jen.Id("tc")).Op(":=").Range().Index().Struct(
+				jen.Id("skill").String(),
+				jen.Id("card").Op("*").Qual(pkgA2A, "AgentCard"),
+			).CustomFunc(multi, func(g *jen.Group) {
+				for _, s := range texts {
+					card := "card"
+					if s.Extended {
+						card = "extended"
+					}
+					g.Values(jen.Lit(s.ID), jen.Id(card))
+				}
+			})).Block(
+				jen.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Dot("String").Call().Op("+").Lit("/").Op("+").Id("tc").Dot("skill"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+					jen.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id("tc").Dot("card"), jen.Id("tc").Dot("skill")),
+					jen.Id("chunks").Op(":=").Qual(pkgLLMTest, "CheckStreamedAnswer").Call(jen.Id("t"), jen.Id("client"), jen.Qual(pkgHostTest, "Message").Call(jen.Lit("hello"), jen.Id("tc").Dot("skill"))),
+					jen.If(jen.Qual("slices", "Compare").Call(jen.Id("chunks"), jen.Id("scriptedTokens")).Op("!=").Lit(0)).Block(
+						jen.Id("t").Dot("Errorf").Call(jen.Lit("chunks %q, want the scripted model's tokens %q"), jen.Id("chunks"), jen.Id("scriptedTokens")),
+					),
+				)),
+			),
+		)
+	})
+}

@@ -1,0 +1,22 @@
+package main
+
+import (
+	"context"
+
+	"github.com/a2agen/a2agen/server"
+)
+
+// skillPing does the work of skill "ping" (Ping): Answers pong, in Go.
+//
+// req holds the message (req.Text() is its text), its task and who sent it;
+// report progress and results through events (Working, Artifact, Complete,
+// InputRequired, Fail, or Reply for a direct answer without a task). Returning
+// nil completes the task; returning an error before any event refuses the
+// message with it. ctx is canceled when the task is.
+func skillPing(ctx context.Context, req *server.Request, events *server.Events) error {
+	// Replace this with what the skill does.
+	if err := events.Artifact(server.TextArtifact("", "Ping: "+req.Text())); err != nil {
+		return err
+	}
+	return events.Complete(nil)
+}

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"context"
+
+	"github.com/a2agen/a2agen/host/llm"
+	"github.com/a2agen/a2agen/server"
+	"github.com/openai/openai-go/v3"
+)
+
+// skillChatRequest adjusts every request skill "chat" (Chat) sends to the
+// model before it goes: params holds the model, the messages (the instructions
+// of agent.yaml, the conversation, the message being answered), the tools and
+// the sampling settings (see github.com/openai/openai-go/v3). An error fails
+// the task. a2a_llm.gen.go builds the rest of the skill from agent.yaml.
+func skillChatRequest(ctx context.Context, req *server.Request, params *openai.ChatCompletionNewParams) error {
+	// For instance, who is asking (req.Caller) or today's date:
+	//
+	//	params.Messages = append(params.Messages, openai.SystemMessage("Today is "+time.Now().Format(time.DateOnly)))
+	return nil
+}
+
+// skillChatResult sees the model's finished answer to skill "chat" before the
+// task completes: res.Text is the answer, already streamed to the caller as an
+// artifact. Setting res.Message gives the completed status a message; an error
+// fails the task.
+func skillChatResult(ctx context.Context, req *server.Request, res *llm.Result) error {
+	return nil
+}

@@ -11,7 +11,7 @@ COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 DIRTY ?= $(shell git status --porcelain 2>/dev/null | grep -q . && echo true)
 LDFLAGS = -X github.com/a2agen/a2agen/internal/version.commit=$(COMMIT) -X github.com/a2agen/a2agen/internal/version.dirty=$(DIRTY)
 
-.PHONY: all build dist generate test check test-times vet lint staticcheck race soak interop check-generate test-protojson test-browser inspect-screenshots golden bench bench-interop charts metrics demo demo-scaffold demo-llm demo-bindings run-example fuzz tools help
+.PHONY: all build dist generate test check test-times test-dockerfile vet lint staticcheck race soak interop check-generate test-protojson test-browser inspect-screenshots golden bench bench-interop charts metrics demo demo-scaffold demo-llm demo-bindings run-example fuzz tools help
 
 all: test
 
@@ -34,17 +34,34 @@ generate: ## regenerate a2a/v1 and a2a/v03 from proto/lf/a2a/v1/a2a.proto and pr
 
 # The two loops (CONTRIBUTING.md): make test is the everyday one, make check
 # what CI runs after it. .ci/run runs both.
+#
+# make test builds without cgo (nothing in the module needs it), the
+# setting of what its tests build besides: the clone's make build
+# (TestFromAClone), the stamped build of internal/version, the scaffolded
+# projects (they inherit it), so a cold cache compiles the dependencies once
+# for all of them, not once per setting. go vet ran every analyzer already,
+# so go test's own vet pass (a subset) is off. TEST_P test binaries run at
+# once (go test's default is the number of cores): most of the slow ones wait
+# (for PostgreSQL, their agent processes, the builds of scaffolded projects)
+# more than they compute.
+TEST_ENV = CGO_ENABLED=0
+TEST_P ?= 4
+TEST_FLAGS = -count=1 -vet=off -p $(TEST_P) -timeout 20m
+
 test: vet ## the everyday loop: go vet, then every test once without the race detector (drift checks, goldens, process and scaffold end-to-end tests included); says which optional suites ran
-	$(GO) test -count=1 -timeout 20m $(PKGS)
+	$(TEST_ENV) $(GO) test $(TEST_FLAGS) $(PKGS)
 	@sh scripts/optional-suites.sh
 
-check: staticcheck race soak test-protojson interop ## what CI runs after make test: staticcheck, the race detector, the soak tests, the protojson build, interop with the official SDKs
+check: staticcheck race soak test-protojson test-dockerfile interop ## what CI runs after make test: staticcheck, the race detector, the soak tests, the protojson build, the Dockerfiles' builds, interop with the official SDKs
 
 test-times: ## where make test's time goes: every test once (go test -json), the 20 slowest tests and packages (internal/cmd/testtimes)
-	$(GO) test -count=1 -timeout 20m -json $(PKGS) | $(GO) run ./internal/cmd/testtimes -top 20
+	$(TEST_ENV) $(GO) test $(TEST_FLAGS) -json $(PKGS) | $(GO) run ./internal/cmd/testtimes -top 20
 
-vet: ## go vet
-	$(GO) vet $(PKGS)
+vet: ## go vet (without cgo, as make test builds)
+	$(TEST_ENV) $(GO) vet $(PKGS)
+
+test-dockerfile: ## TestDockerfile with its builds: the build stage of a scaffolded project's and of examples/travel-agent's Dockerfile run as a builder would (static, -trimpath: everything compiled again), the programs started
+	A2AGEN_TEST_DOCKERFILE_BUILD=1 $(GO) test -count=1 -timeout 20m -run '^TestDockerfile$$' ./cmd/a2a-scaffold/
 
 # staticcheck 2026.2.2, fetched from the Go module proxy at this exact version
 # (not a dependency of the module).

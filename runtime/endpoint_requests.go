@@ -36,9 +36,7 @@ import (
 // The requests are checked one by one as on a unary call (values, depth,
 // REQUIRED fields, tenant); a request that fails is yielded as the error of
 // the iteration, which then ends, and the call ends with that error even
-// when the handler returns nil. The iterator can be ranged over once, and
-// only until the method returns (a range left running on another goroutine
-// then ends with an error).
+// when the handler returns nil. The iterator can be ranged over once.
 
 // NewBidiEndpoint adapts a typed bidirectional-streaming handler method:
 // reqs yields the client's requests in order, stream sends responses.

@@ -38,7 +38,6 @@ func (s *grpcService) serveRequestStream(ep *Endpoint, ss grpc.ServerStream) err
 	in := &grpcRequests{call: c, ctx: ctx, ss: ss}
 	st := &grpcServerStream{ctx: ctx, ss: ss, info: c.info}
 	err := grpcCallRequestStream(ctx, s.cfg, ep, c.info, in.all, st.send)
-	in.finish()
 	st.finish()
 	if err == nil {
 		return nil
@@ -59,19 +58,6 @@ type grpcRequests struct {
 	mu     sync.Mutex
 	n      int   // requests read
 	unread error // grpc-go's status for a request it could not read (decoding, size)
-	done   bool  // the handler returned: grpc-go's stream must not be read any more
-}
-
-// errRequestsAfterReturn ends a request iteration a handler left running
-// (on a goroutine of its own) when it returned.
-var errRequestsAfterReturn = errors.New("a2a: the handler returned; its call's requests can no longer be read")
-
-// finish stops the iteration before its next read: grpc-go's stream may
-// not be read once the handler returned.
-func (r *grpcRequests) finish() {
-	r.mu.Lock()
-	r.done = true
-	r.mu.Unlock()
 }
 
 // all yields each request that passed its checks; a refused one, a request
@@ -79,13 +65,6 @@ func (r *grpcRequests) finish() {
 // as an error and ends the iteration.
 func (r *grpcRequests) all(yield func(proto.Message, error) bool) {
 	for {
-		r.mu.Lock()
-		done := r.done
-		r.mu.Unlock()
-		if done {
-			yield(nil, errRequestsAfterReturn)
-			return
-		}
 		req := grpcRequest{Message: r.call.ep.NewRequest()}
 		err := r.ss.RecvMsg(&req)
 		switch {

@@ -78,7 +78,7 @@ func changedStatus(t *a2av1.Task, state a2av1.TaskState, msg *a2av1.Message) (*a
 	setNow(&c.stamp)
 	c.status.State, c.status.Message, c.status.Timestamp = state, msg, &c.stamp
 	statusInto(&c.task, t, &c.status)
-	c.update.TaskId, c.update.ContextId, c.update.Status = c.task.GetId(), c.task.GetContextId(), &c.status
+	c.update.TaskId, c.update.ContextId, c.update.Status, c.update.Generation = c.task.GetId(), c.task.GetContextId(), &c.status, c.task.GetGeneration()
 	c.wrap.StatusUpdate = &c.update
 	c.event.Payload = &c.wrap
 	c.events[0] = &c.event
@@ -94,11 +94,13 @@ type artifactChange struct {
 	events [1]*a2av1.StreamResponse
 }
 
-// artifactEvents is the artifact-update event of chunk a of task t, in a
+// artifactEvents is the artifact-update event of chunk a of task t (the
+// snapshot with the chunk applied, whose generation it carries), in a
 // one-element list, in one allocation.
 func artifactEvents(t *a2av1.Task, a *a2av1.Artifact, add, last bool) []*a2av1.StreamResponse {
 	c := new(artifactChange)
 	c.update.TaskId, c.update.ContextId, c.update.Artifact, c.update.Append, c.update.LastChunk = t.GetId(), t.GetContextId(), a, add, last
+	c.update.Generation = t.GetGeneration()
 	c.wrap.ArtifactUpdate = &c.update
 	c.event.Payload = &c.wrap
 	c.events[0] = &c.event
@@ -121,6 +123,7 @@ func submittedTask(id, contextID string, msg *a2av1.Message) *a2av1.Task {
 	n.status.State, n.status.Timestamp = a2av1.TaskState_TASK_STATE_SUBMITTED, &n.stamp
 	n.history[0] = msg
 	n.task.Id, n.task.ContextId, n.task.Status, n.task.History = id, contextID, &n.status, n.history[:]
+	n.task.Generation = firstGeneration
 	return &n.task
 }
 

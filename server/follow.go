@@ -12,7 +12,8 @@ import (
 )
 
 // follower serves the callers that follow a task: subscriptions to its
-// events, blocking calls waiting until it settles (here), and streams
+// events, blocking calls waiting until it settles (here), long-polls
+// waiting for its generation to pass theirs (longpoll.go), and streams
 // relaying its events (relay.go) — within the stream caps (limits.go) —
 // until Shutdown ends them.
 type follower struct {
@@ -23,6 +24,10 @@ type follower struct {
 	maxStreams, maxCallerStreams, maxAnonStreams int
 	maxSubscriberBytes                           int64
 	streamSlots                                  streamSlots
+
+	// longPollHold is how long a long-poll is held (longpoll.go; 0: the
+	// default, < 0: not at all).
+	longPollHold time.Duration
 
 	// ending is closed by Shutdown once the executions have returned (or
 	// its deadline passed): open streams and waiting calls then end with
@@ -135,7 +140,8 @@ func (fw *follower) subscriptionEnded(c *call, key taskKey, rec store.Record, er
 // reading it again. rec is the subscription's snapshot (same task, owner
 // and tenant).
 func settledAt(rec store.Record, version int64, task *a2av1.Task) store.Record {
-	out := store.Record{Tenant: rec.Tenant, Owner: rec.Owner, Version: version, Task: task, Runner: rec.Runner, LeaseUntil: rec.LeaseUntil}
+	out := store.Record{Tenant: rec.Tenant, Owner: rec.Owner, Version: version, Generation: task.GetGeneration(),
+		Task: task, Runner: rec.Runner, LeaseUntil: rec.LeaseUntil}
 	if store.IsTerminal(task.GetStatus().GetState()) {
 		out.Runner, out.LeaseUntil = "", time.Time{}
 	}

@@ -42,11 +42,22 @@ var bindings = []binding{
 // token is the caller's id, a call without one is anonymous.
 var bearerAuth = runtime.WithAuthenticator(echo.BearerAuthenticator(""))
 
+// bothVersions serves A2A 1.0 and the 1.1 draft on every binding of the
+// tests, as an agent that upgraded does: the generated clients send 1.0
+// and see 1.0; a test that needs 1.1 (generations) asks for it with
+// client11.
+var bothVersions = runtime.WithSupportedVersions("1.1", "1.0")
+
+// client11 is a client of e that negotiates A2A 1.1.
+func (e *env) client11() a2av1.A2AServiceClient {
+	return e.client(runtime.WithProtocolVersion("1.1"))
+}
+
 // serveJSONRPC serves h over JSON-RPC on an httptest server. Each test gets
 // its own HTTP client transport, closed at the end, so that keep-alive
 // connections do not outlive it.
 func serveJSONRPC(t testing.TB, h a2av1.A2AServiceHandler) func(...runtime.ClientOption) a2av1.A2AServiceClient {
-	ts := httptest.NewServer(a2av1.NewA2AServiceJSONRPCHandler(h, bearerAuth))
+	ts := httptest.NewServer(a2av1.NewA2AServiceJSONRPCHandler(h, bearerAuth, bothVersions))
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	t.Cleanup(func() {
 		hc.CloseIdleConnections()
@@ -61,7 +72,7 @@ func serveJSONRPC(t testing.TB, h a2av1.A2AServiceHandler) func(...runtime.Clien
 // agent would mount it next to other handlers.
 func serveREST(t testing.TB, h a2av1.A2AServiceHandler) func(...runtime.ClientOption) a2av1.A2AServiceClient {
 	mux := http.NewServeMux()
-	mux.Handle("/a2a/rest/", a2av1.NewA2AServiceRESTHandler(h, bearerAuth))
+	mux.Handle("/a2a/rest/", a2av1.NewA2AServiceRESTHandler(h, bearerAuth, bothVersions))
 	ts := httptest.NewServer(mux)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	t.Cleanup(func() {
@@ -81,7 +92,7 @@ func serveGRPC(t testing.TB, h a2av1.A2AServiceHandler) func(...runtime.ClientOp
 		t.Fatal(err)
 	}
 	gs := grpc.NewServer(grpc.ForceServerCodecV2(runtime.GRPCServerCodec()))
-	a2av1.RegisterA2AServiceGRPC(gs, h, bearerAuth)
+	a2av1.RegisterA2AServiceGRPC(gs, h, bearerAuth, bothVersions)
 	go func() { _ = gs.Serve(lis) }()
 	cc, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

@@ -86,6 +86,15 @@ func (s *Server) SendStreamingMessage(ctx context.Context, req *a2av1.SendMessag
 	return s.followers.relay(c, stream, view(st.rec.Task, historyLengthOf(req), true), st.rec.Version, st.sub)
 }
 
+// ifGenerationMatch is the generation a follow-up requires its task to be
+// at (nil: none).
+func ifGenerationMatch(req *a2av1.SendMessageRequest) *int64 {
+	if cfg := req.GetConfiguration(); cfg != nil {
+		return cfg.IfGenerationMatch
+	}
+	return nil
+}
+
 func historyLengthOf(req *a2av1.SendMessageRequest) *int32 {
 	if cfg := req.GetConfiguration(); cfg != nil {
 		return cfg.HistoryLength
@@ -299,6 +308,10 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 	if err != nil {
 		return started{}, err
 	}
+	match := ifGenerationMatch(req)
+	if err := checkGenerationMatch(match, rec.Task); err != nil {
+		return started{}, err
+	}
 	msg := ownMessage(new(a2av1.Message), req.GetMessage(), key.id, rec.Task.GetContextId())
 	if err := s.saveInlineConfig(c, key, pushCfg); err != nil {
 		return started{}, err
@@ -308,7 +321,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 	if resume && s.execs.isClosed() {
 		return started{}, errShuttingDown()
 	}
-	if rec, err = s.writer.commit(c.ctx, key, rec, s.joinHistory(key.id, msg, size, resume), resume); err != nil {
+	if rec, err = s.writer.commit(c.ctx, key, rec, s.joinHistory(key.id, msg, size, resume, match), resume); err != nil {
 		if errors.Is(err, store.ErrTerminal) {
 			return started{}, terminalTaskError(rec.Task)
 		}
@@ -373,12 +386,17 @@ func (s *Server) saveInlineConfig(c *call, key taskKey, cfg store.PushConfig) er
 
 // joinHistory is the change of a follow-up: msg (size bytes) joins the
 // task's history, and a task that waited for input, or whose next turn
-// the message starts (resume), goes back to SUBMITTED.
-func (s *Server) joinHistory(id string, msg *a2av1.Message, size int64, resume bool) change {
+// the message starts (resume), goes back to SUBMITTED. match is the
+// generation the client requires the task to be at (ifGenerationMatch;
+// nil: any), checked again on the task each attempt of the write finds.
+func (s *Server) joinHistory(id string, msg *a2av1.Message, size int64, resume bool, match *int64) change {
 	return func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error) {
 		state := cur.GetStatus().GetState()
 		if store.IsTerminal(state) {
 			return nil, nil, errTerminal(cur)
+		}
+		if err := checkGenerationMatch(match, cur); err != nil {
+			return nil, nil, err
 		}
 		if err := s.checkRoom(id, cur, size); err != nil {
 			return nil, nil, err

@@ -20,6 +20,7 @@ func shallow(t *a2av1.Task) *a2av1.Task {
 func shallowInto(n, t *a2av1.Task) {
 	n.Id, n.ContextId, n.Status = t.GetId(), t.GetContextId(), t.GetStatus()
 	n.Artifacts, n.History, n.Metadata = t.GetArtifacts(), t.GetHistory(), t.GetMetadata()
+	n.Generation = t.GetGeneration()
 }
 
 // appended returns a new slice holding s and then more. It never writes into
@@ -39,10 +40,12 @@ func withStatus(t *a2av1.Task, st *a2av1.TaskStatus) *a2av1.Task {
 	return n
 }
 
-// statusInto makes the new Task n t in status st (see withStatus).
+// statusInto makes the new Task n t in status st (see withStatus): one
+// mutation, a generation more (generation.go).
 func statusInto(n, t *a2av1.Task, st *a2av1.TaskStatus) {
 	shallowInto(n, t)
 	n.Status = st
+	n.Generation = nextGeneration(t)
 	if prev := t.GetStatus().GetMessage(); prev != nil {
 		n.History = appended(t.GetHistory(), prev)
 	}
@@ -57,9 +60,11 @@ func withMessage(t *a2av1.Task, msg *a2av1.Message) *a2av1.Task {
 
 // withArtifact returns t with the artifact chunk a applied: appended to the
 // parts of the artifact with the same id when add is set (a new artifact if
-// there is none yet), otherwise added or replacing that artifact.
+// there is none yet), otherwise added or replacing that artifact. It is one
+// mutation, a generation more (generation.go).
 func withArtifact(t *a2av1.Task, a *a2av1.Artifact, add bool) *a2av1.Task {
 	n := shallow(t)
+	n.Generation = nextGeneration(t)
 	for i, old := range t.GetArtifacts() {
 		if old.GetArtifactId() != a.GetArtifactId() {
 			continue
@@ -120,7 +125,7 @@ func taskEvent(t *a2av1.Task) *a2av1.StreamResponse {
 // statusEvent is the status-update event of snapshot t.
 func statusEvent(t *a2av1.Task) *a2av1.StreamResponse {
 	return &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_StatusUpdate{StatusUpdate: &a2av1.TaskStatusUpdateEvent{
-		TaskId: t.GetId(), ContextId: t.GetContextId(), Status: t.GetStatus(),
+		TaskId: t.GetId(), ContextId: t.GetContextId(), Status: t.GetStatus(), Generation: t.GetGeneration(),
 	}}}
 }
 

@@ -11,7 +11,11 @@ import (
 )
 
 // GetTask implements a2av1.A2AServiceHandler: the task with its history
-// trimmed to historyLength (unset: all of it).
+// trimmed to historyLength (unset: all of it). With currentGeneration (A2A
+// 1.1 long-poll) it answers once the task's generation exceeds that value,
+// at once when it already does or the task is terminal, else when a write
+// takes it there or the hold ends (WithLongPollHold), with the task as it
+// is then.
 func (s *Server) GetTask(ctx context.Context, req *a2av1.GetTaskRequest) (*a2av1.Task, error) {
 	if req.HistoryLength != nil && *req.HistoryLength < 0 {
 		return nil, negativeHistory("historyLength", *req.HistoryLength)
@@ -27,6 +31,11 @@ func (s *Server) GetTask(ctx context.Context, req *a2av1.GetTaskRequest) (*a2av1
 	rec, err := s.load(c, req.GetId())
 	if err != nil {
 		return nil, err
+	}
+	if req.CurrentGeneration != nil {
+		if rec, err = s.followers.awaitGeneration(c, rec, *req.CurrentGeneration); err != nil {
+			return nil, err
+		}
 	}
 	return view(rec.Task, req.HistoryLength, true), nil
 }

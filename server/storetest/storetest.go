@@ -98,8 +98,11 @@ func (s suite[S]) run(t *testing.T, newStore func(t *testing.T) S) {
 // base is the time every test task's timestamp is relative to.
 var base = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
+// newTask is a task snapshot as a server writes them: with a generation
+// (the SQL stores give a snapshot without one the record's when they read
+// it, so tests that compare snapshots read with those written set one).
 func newTask(id, contextID string, state a2av1.TaskState, at time.Duration) *a2av1.Task {
-	return &a2av1.Task{Id: id, ContextId: contextID,
+	return &a2av1.Task{Id: id, ContextId: contextID, Generation: 1,
 		Status: &a2av1.TaskStatus{State: state, Timestamp: timestamppb.New(base.Add(at))}}
 }
 
@@ -108,7 +111,7 @@ func next(t *a2av1.Task, state a2av1.TaskState, at time.Duration) *a2av1.Task {
 	n := newTask(t.GetId(), t.GetContextId(), state, at)
 	n.History = append(append([]*a2av1.Message(nil), t.GetHistory()...),
 		&a2av1.Message{MessageId: fmt.Sprintf("m%d", len(t.GetHistory())), Role: a2av1.Role_ROLE_USER})
-	n.Artifacts = t.GetArtifacts()
+	n.Artifacts, n.Generation = t.GetArtifacts(), t.GetGeneration()
 	return n
 }
 

@@ -46,8 +46,10 @@ func openTemp(t testing.TB, opts ...Option) *Store {
 	return openSchema(t, url, testSchema(t, url), opts...)
 }
 
+// newTask is a task snapshot as the server writes them, with a generation
+// (a snapshot without one is given its row's when read).
 func newTask(id string, state a2av1.TaskState, at time.Duration) *a2av1.Task {
-	return &a2av1.Task{Id: id, ContextId: "ctx-" + id,
+	return &a2av1.Task{Id: id, ContextId: "ctx-" + id, Generation: 1,
 		Status: &a2av1.TaskStatus{State: state, Timestamp: timestamppb.New(base.Add(at))}}
 }
 

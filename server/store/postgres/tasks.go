@@ -185,7 +185,7 @@ func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, erro
 		return store.Record{}, s.dbErr("reading task "+strconv.Quote(id), err)
 	}
 	rec.LeaseUntil = timeOf(lease)
-	if rec.Task, err = s.names.DecodeTask(id, blob); err != nil {
+	if rec.Task, err = s.names.DecodeTask(id, rec.Generation, blob); err != nil {
 		return store.Record{}, err
 	}
 	if st := rec.Task.GetStatus(); s.waitedOut(int16(st.GetState()), sqlrecord.Nanos(st.GetTimestamp().AsTime())) {
@@ -390,7 +390,7 @@ func (s *Store) ListTasks(ctx context.Context, tenant string, q store.Query) (st
 			page.Records = make([]store.Record, 0, min(q.Limit, page.Total))
 		}
 		rec.Owner, rec.Version, rec.Generation, rec.Runner, rec.LeaseUntil = *owner, *ver, *gen, *runner, timeOf(lease)
-		if rec.Task, err = s.names.DecodeTask(*id, blob); err != nil {
+		if rec.Task, err = s.names.DecodeTask(*id, rec.Generation, blob); err != nil {
 			return store.Page{}, err
 		}
 		page.Records = append(page.Records, rec)
@@ -477,7 +477,7 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 		if !stale.Stopped(rec) {
 			continue
 		}
-		if rec.Task, err = s.names.DecodeTask(id, blob); err != nil {
+		if rec.Task, err = s.names.DecodeTask(id, rec.Generation, blob); err != nil {
 			return nil, err
 		}
 		out = append(out, rec)

@@ -57,8 +57,8 @@ func TestGenerationMigration(t *testing.T) {
 
 	s := openAt(t, path)
 	rec, err := s.Task(ctx, "", "old")
-	if err != nil || rec.Generation != 1 || rec.Version != 7 {
-		t.Fatalf("the task written before generations: %+v, %v; want generation 1 at version 7", rec, err)
+	if err != nil || rec.Generation != 1 || rec.Version != 7 || rec.Task.GetGeneration() != 1 {
+		t.Fatalf("the task written before generations: %+v, %v; want generation 1 (record and snapshot) at version 7", rec, err)
 	}
 	t2 := newTask("old", working, time.Second)
 	update(t, s, store.Update{Task: t2, Expect: rec.Version, Events: []*a2av1.StreamResponse{statusEvent(t2), statusEvent(t2)}})

@@ -32,8 +32,10 @@ const (
 	failed    = a2av1.TaskState_TASK_STATE_FAILED
 )
 
+// newTask is a task snapshot as the server writes them, with a generation
+// (a snapshot without one is given its row's when read).
 func newTask(id string, state a2av1.TaskState, at time.Duration) *a2av1.Task {
-	return &a2av1.Task{Id: id, ContextId: "ctx-" + id,
+	return &a2av1.Task{Id: id, ContextId: "ctx-" + id, Generation: 1,
 		Status: &a2av1.TaskStatus{State: state, Timestamp: timestamppb.New(base.Add(at))}}
 }
 

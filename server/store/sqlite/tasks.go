@@ -225,7 +225,7 @@ func (s *Store) Task(ctx context.Context, tenant, id string) (store.Record, erro
 		return store.Record{}, s.readErr("reading task "+strconv.Quote(id), err)
 	}
 	rec.LeaseUntil = timeOf(lease)
-	if rec.Task, err = s.names.DecodeTask(id, blob); err != nil {
+	if rec.Task, err = s.names.DecodeTask(id, rec.Generation, blob); err != nil {
 		return store.Record{}, err
 	}
 	if s.taskWaitedOut(rec.Task, s.now()) {
@@ -571,7 +571,7 @@ func (s *Store) scanTask(rows *sql.Rows, tenant string) (store.Record, error) {
 	}
 	rec.LeaseUntil = timeOf(lease)
 	var err error
-	rec.Task, err = s.names.DecodeTask(id, blob)
+	rec.Task, err = s.names.DecodeTask(id, rec.Generation, blob)
 	return rec, err
 }
 
@@ -665,7 +665,7 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 		if !stale.Stopped(rec) {
 			continue
 		}
-		if rec.Task, err = s.names.DecodeTask(id, blob); err != nil {
+		if rec.Task, err = s.names.DecodeTask(id, rec.Generation, blob); err != nil {
 			return nil, err
 		}
 		out = append(out, rec)

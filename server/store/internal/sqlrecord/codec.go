@@ -45,11 +45,17 @@ func EncodeEvents(events []*a2av1.StreamResponse) ([][]byte, error) {
 	return out, nil
 }
 
-// DecodeTask is the snapshot of task id stored as blob.
-func (n Names) DecodeTask(id string, blob []byte) (*a2av1.Task, error) {
+// DecodeTask is the snapshot of task id stored as blob, in a row at
+// generation (the generation column). A snapshot without a generation —
+// written before the stores kept one — is given the row's, so that a
+// server's next change counts on from the number the store counts from.
+func (n Names) DecodeTask(id string, generation int64, blob []byte) (*a2av1.Task, error) {
 	t := new(a2av1.Task)
 	if err := proto.Unmarshal(blob, t); err != nil {
 		return nil, fmt.Errorf("%s: decoding task %q: %w", n, id, err)
+	}
+	if t.Generation == 0 {
+		t.Generation = generation
 	}
 	return t, nil
 }

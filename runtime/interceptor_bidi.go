@@ -95,9 +95,42 @@ func chainServerBidi(interceptors []Interceptor, f BidiFunc) BidiFunc {
 	return f
 }
 
-// callRequestStream is callStream for endpoints whose client streams its
-// requests.
+// callRequestStream is callStream (version_view.go) for endpoints whose
+// client streams its requests: the call is served in the view of its
+// negotiated version — an rpc the version lacks refused, each request read
+// with the version's meaning, each response as the version sees it (one of
+// a kind it lacks not sent), an error it lacks mapped to one it knows.
 func (c *handlerConfig) callRequestStream(ctx context.Context, ep *Endpoint, info *CallInfo, reqs iter.Seq2[proto.Message, error], send func(proto.Message) error) error {
+	if info == nil || !c.versions.older(info.Version) {
+		return errorAsOf(c.callRequestStreamIntercepted(ctx, ep, info, reqs, send), info)
+	}
+	if e := c.operationLacked(ep, info.Version); e != nil {
+		return e
+	}
+	t, v := c.versions, info.Version
+	stripped := func(yield func(proto.Message, error) bool) {
+		for m, err := range reqs {
+			if err == nil {
+				t.Strip(m, v)
+			}
+			if !yield(m, err) {
+				return
+			}
+		}
+	}
+	viewed := func(m proto.Message) error {
+		out, drop := t.View(m, v)
+		if drop {
+			return nil
+		}
+		return send(out)
+	}
+	return errorAsOf(c.callRequestStreamIntercepted(ctx, ep, info, stripped, viewed), info)
+}
+
+// callRequestStreamIntercepted is callStreamIntercepted for endpoints whose
+// client streams its requests.
+func (c *handlerConfig) callRequestStreamIntercepted(ctx context.Context, ep *Endpoint, info *CallInfo, reqs iter.Seq2[proto.Message, error], send func(proto.Message) error) error {
 	if c.chains == nil || c.idle.Idle(ctx, false) {
 		return callRequestStreamSafely(ctx, ep, reqs, send)
 	}

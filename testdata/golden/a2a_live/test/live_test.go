@@ -508,3 +508,47 @@ func post(t *testing.T, url, body string) (*http.Response, string) {
 	}
 	return resp, b.String()
 }
+
+// TestLiveVersionView: a service whose version table (what make generate
+// writes for a2a/v1 from the bundled protos) says an element came in 1.1
+// serves a 1.0 call of SendLiveMessage in 1.0's view, as it does every other
+// rpc: a live rpc of 1.1 is refused to a 1.0 caller naming the version, and
+// a response of a kind 1.0 lacks (a oneof case of StreamResponse) is not
+// sent to it, while a 1.1 caller gets everything.
+func TestLiveVersionView(t *testing.T) {
+	serve := func(t *testing.T, since map[string]string) *grpc.ClientConn {
+		saved := a2av1.A2AServiceDesc.Versions
+		a2av1.A2AServiceDesc.Versions = &runtime.VersionTable{Versions: []string{"1.0", "1.1"}, Since: since}
+		defer func() { a2av1.A2AServiceDesc.Versions = saved }() // the handler read it when built
+		return serveGRPC(t, &live{}, runtime.WithSupportedVersions("1.1", "1.0"))
+	}
+	reqs := []*a2av1.StreamRequest{
+		userText("m1", "one"),
+		{Payload: &a2av1.StreamRequest_ArtifactUpdate{ArtifactUpdate: &a2av1.TaskArtifactUpdateEvent{
+			TaskId: "t1", ContextId: "c1", Artifact: &a2av1.Artifact{ArtifactId: "a1",
+				Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: "draft"}}}}}}},
+	}
+	t.Run("rpc of 1.1", func(t *testing.T) {
+		cc := serve(t, map[string]string{"lf.a2a.v1.A2AService.SendLiveMessage": "1.1"})
+		_, err := collect(liveContext(t), a2av1.NewA2AServiceGRPCClientFromConn(cc, runtime.WithProtocolVersion("1.0")), reqs...)
+		if !errors.Is(err, runtime.ErrUnsupportedOperation) || !strings.Contains(err.Error(), "A2A 1.1") {
+			t.Errorf("1.0 caller: %v, want UnsupportedOperation naming A2A 1.1", err)
+		}
+		got, err := collect(liveContext(t), a2av1.NewA2AServiceGRPCClientFromConn(cc, runtime.WithProtocolVersion("1.1")), reqs...)
+		if err != nil || len(got) != 4 {
+			t.Errorf("1.1 caller: %q, %v; want four answers", got, err)
+		}
+	})
+	t.Run("response kind of 1.1", func(t *testing.T) {
+		cc := serve(t, map[string]string{"lf.a2a.v1.StreamResponse.artifact_update": "1.1"})
+		for version, want := range map[string][]string{
+			"1.0": {"ready", `echo one (tenant "")`, "2 requests"},
+			"1.1": {"ready", `echo one (tenant "")`, "", "2 requests"}, // "": the artifact update
+		} {
+			got, err := collect(liveContext(t), a2av1.NewA2AServiceGRPCClientFromConn(cc, runtime.WithProtocolVersion(version)), reqs...)
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("%s caller: %q, %v; want %q", version, got, err, want)
+			}
+		}
+	})
+}

@@ -45,7 +45,7 @@ import (
 // decodeProtoJSON decodes the ProtoJSON object b into m (reset first) and
 // reports whether it did; on false m holds garbage and the caller decodes
 // again with protojson. The decoded message shares no memory with b: every
-// string it holds is a copy of its own (see jsonDecoder.ownedStr).
+// string it holds is a copy (see jsonDecoder.ownedStr).
 func decodeProtoJSON(b []byte, m proto.Message) bool {
 	rv := reflect.ValueOf(m)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
@@ -74,7 +74,19 @@ type jsonDecoder struct {
 	s     string
 	i     int
 	depth int
+	// copies holds the copies of the short strings the message keeps
+	// (see ownedStr); a new block is started when it is full.
+	copies []byte
 }
+
+// Short strings the message keeps share blocks of at most copyBlockSize
+// bytes: one allocation for a request's ids, names and short texts instead
+// of one each. A kept string keeps its block alive, so no string keeps more
+// than copyBlockSize bytes of other strings, and never the input.
+const (
+	copyBlockSize = 256
+	maxSharedCopy = 64 // longer strings get a copy of their own
+)
 
 func (d *jsonDecoder) space() {
 	for d.i < len(d.s) {
@@ -416,17 +428,33 @@ func digits(s string, i int) int {
 	return j
 }
 
-// ownedStr consumes a JSON string that the decoded message keeps: a copy
-// of its own, so that the message shares no memory with the input (which
-// the caller may reuse, and which a stored message would otherwise keep
-// alive whole). A string with escapes is already a new one.
+// ownedStr consumes a JSON string that the decoded message keeps: a copy,
+// so that the message shares no memory with the input (which the caller
+// may reuse, and which a stored message would otherwise keep alive whole).
+// A short string is copied into the decoder's current block of copies, a
+// long one on its own; a string with escapes is already a new one.
 func (d *jsonDecoder) ownedStr() (string, bool) {
 	start := d.i
 	s, ok := d.str()
-	if ok && len(s) == d.i-start-2 { // no escape: a slice of the input
-		s = strings.Clone(s)
+	switch {
+	case !ok:
+		return "", false
+	case len(s) == 0:
+		return "", true // no pointer into the input
+	case len(s) != d.i-start-2: // escaped: already a new string
+		return s, true
 	}
-	return s, ok
+	if len(s) > maxSharedCopy {
+		return strings.Clone(s), true
+	}
+	if cap(d.copies)-len(d.copies) < len(s) {
+		// The strings still to come are within the rest of the input.
+		d.copies = make([]byte, 0, min(copyBlockSize, len(s)+len(d.s)-d.i))
+	}
+	n := len(d.copies)
+	d.copies = append(d.copies, s...)
+	// The block's bytes up to len(d.copies) are never written again.
+	return unsafe.String(&d.copies[n], len(s)), true
 }
 
 // str consumes a JSON string (d.s[d.i] is '"'). Without escapes the result

@@ -26,18 +26,7 @@ var v03CardBindings = append(slices.Clone(v03Bindings), runtime.BindingGRPC)
 // lists one), and the document gets the top-level fields of a v0.3 card. A
 // signed card cannot be rewritten: it must already be dual.
 func dualCard(doc []byte, card *a2av1.AgentCard, what string) ([]byte, error) {
-	var added []*a2av1.AgentInterface
-	for _, itf := range card.GetSupportedInterfaces() {
-		v, ok := runtime.ParseVersion(itf.GetProtocolVersion())
-		if !ok || v == a2av03.Version || !slices.Contains(v03CardBindings, runtime.Binding(itf.GetProtocolBinding())) {
-			continue
-		}
-		if !hasInterface(card, itf.GetUrl(), itf.GetProtocolBinding(), a2av03.Version) {
-			twin := &a2av1.AgentInterface{Url: itf.GetUrl(), ProtocolBinding: itf.GetProtocolBinding(),
-				ProtocolVersion: a2av03.Version, Tenant: itf.GetTenant()}
-			added = append(added, twin)
-		}
-	}
+	added := v03Twins(card)
 	if len(card.GetSignatures()) > 0 {
 		if len(added) > 0 || (doc != nil && !hasTopLevel(doc, "protocolVersion", "url")) {
 			return nil, fmt.Errorf("host: the %s is signed and is not the card of an agent serving A2A v0.3 "+
@@ -68,6 +57,22 @@ func dualCard(doc []byte, card *a2av1.AgentCard, what string) ([]byte, error) {
 		return nil, fmt.Errorf("host: the %s for A2A v0.3: %w", what, err)
 	}
 	return out, nil
+}
+
+// v03Twins are the 0.3 interfaces card lacks: one at the URL of each 1.0
+// interface of a binding in v03CardBindings that has no 0.3 one there.
+func v03Twins(card *a2av1.AgentCard) []*a2av1.AgentInterface {
+	var twins []*a2av1.AgentInterface
+	for _, itf := range card.GetSupportedInterfaces() {
+		v, ok := runtime.ParseVersion(itf.GetProtocolVersion())
+		if !ok || v == a2av03.Version || !slices.Contains(v03CardBindings, runtime.Binding(itf.GetProtocolBinding())) ||
+			hasInterface(card, itf.GetUrl(), itf.GetProtocolBinding(), a2av03.Version) {
+			continue
+		}
+		twins = append(twins, &a2av1.AgentInterface{Url: itf.GetUrl(), ProtocolBinding: itf.GetProtocolBinding(),
+			ProtocolVersion: a2av03.Version, Tenant: itf.GetTenant()})
+	}
+	return twins
 }
 
 // hasInterface reports whether card lists an interface of binding at url in

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -37,6 +38,38 @@ type router struct {
 // newRouter matches the handlers to the skills of the cards: every skill
 // needs exactly one handler.
 func newRouter(public, extended *a2av1.AgentCard, skills []Skill, route func(context.Context, *server.Request) string, guard *auth.Guard) (*router, error) {
+	byID, err := skillsByID(skills)
+	if err != nil {
+		return nil, err
+	}
+	r := &router{route: route, guard: guard}
+	for _, cs := range public.GetSkills() {
+		if err := r.add(byID, public, cs, false); err != nil {
+			return nil, err
+		}
+	}
+	r.public = len(r.skills)
+	for _, cs := range extended.GetSkills() {
+		if _, done := byID[cs.GetId()]; !done && r.find(cs.GetId()) != nil {
+			continue // a public skill, repeated on the extended card
+		}
+		if err := r.add(byID, extended, cs, true); err != nil {
+			return nil, err
+		}
+	}
+	if r.public == 0 {
+		return nil, fmt.Errorf("host: the agent card lists no skill")
+	}
+	if len(byID) > 0 {
+		ids := slices.Sorted(maps.Keys(byID))
+		return nil, fmt.Errorf("host: Config.Skills has skills the cards do not list: %s", strings.Join(ids, ", "))
+	}
+	return r, nil
+}
+
+// skillsByID indexes the handlers by skill id, refusing a handler without
+// Run and a skill given twice.
+func skillsByID(skills []Skill) (map[string]Skill, error) {
 	byID := map[string]Skill{}
 	for _, s := range skills {
 		if s.Run == nil {
@@ -47,52 +80,29 @@ func newRouter(public, extended *a2av1.AgentCard, skills []Skill, route func(con
 		}
 		byID[s.ID] = s
 	}
-	r := &router{route: route, guard: guard}
-	add := func(card *a2av1.AgentCard, cs *a2av1.AgentSkill, ext bool) error {
-		s, ok := byID[cs.GetId()]
-		if !ok {
-			return fmt.Errorf("host: skill %q of the card has no Run function in Config.Skills", cs.GetId())
-		}
-		delete(byID, cs.GetId())
-		e := &skillEntry{Skill: s, extended: ext, requirements: cs.GetSecurityRequirements(),
-			inputModes: cs.GetInputModes(), outputModes: cs.GetOutputModes()}
-		if len(e.inputModes) == 0 {
-			e.inputModes = card.GetDefaultInputModes()
-		}
-		if len(e.outputModes) == 0 {
-			e.outputModes = card.GetDefaultOutputModes()
-		}
-		r.skills = append(r.skills, e)
-		return nil
+	return byID, nil
+}
+
+// add routes the skill cs of card (the extended card when ext) to its
+// handler, taken out of byID; its modes default to the card's.
+func (r *router) add(byID map[string]Skill, card *a2av1.AgentCard, cs *a2av1.AgentSkill, ext bool) error {
+	s, ok := byID[cs.GetId()]
+	if !ok {
+		return fmt.Errorf("host: skill %q of the card has no Run function in Config.Skills", cs.GetId())
 	}
-	for _, cs := range public.GetSkills() {
-		if err := add(public, cs, false); err != nil {
-			return nil, err
-		}
+	delete(byID, cs.GetId())
+	r.skills = append(r.skills, &skillEntry{Skill: s, extended: ext, requirements: cs.GetSecurityRequirements(),
+		inputModes:  modesOr(cs.GetInputModes(), card.GetDefaultInputModes()),
+		outputModes: modesOr(cs.GetOutputModes(), card.GetDefaultOutputModes())})
+	return nil
+}
+
+// modesOr is a skill's media types, or the card's defaults when it has none.
+func modesOr(modes, defaults []string) []string {
+	if len(modes) == 0 {
+		return defaults
 	}
-	r.public = len(r.skills)
-	if extended != nil {
-		for _, cs := range extended.GetSkills() {
-			if _, done := byID[cs.GetId()]; !done && r.find(cs.GetId()) != nil {
-				continue // a public skill, repeated on the extended card
-			}
-			if err := add(extended, cs, true); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if r.public == 0 {
-		return nil, fmt.Errorf("host: the agent card lists no skill")
-	}
-	if len(byID) > 0 {
-		ids := make([]string, 0, len(byID))
-		for id := range byID {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		return nil, fmt.Errorf("host: Config.Skills has skills the cards do not list: %s", strings.Join(ids, ", "))
-	}
-	return r, nil
+	return modes
 }
 
 func (r *router) find(id string) *skillEntry {

@@ -79,60 +79,29 @@ func (s *Sender) lease() time.Duration { return s.cfg.timeout + 10*time.Second }
 // interval).
 func (s *Sender) dispatch(o store.Outbox) {
 	defer close(s.done)
-	finished := make(chan struct{}, s.cfg.concurrency)
-	inflight := 0
-	closing := false
+	l := dispatchLoop{s: s, o: o, finished: make(chan struct{}, s.cfg.concurrency)}
 	closingCh := s.closing // nil once seen, so that it stops waking the loop
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	failing := false // the outbox failed last time: log once per failure streak
 	for {
 		claimed := 0
-		if !closing && inflight < s.cfg.concurrency {
-			ds, err := o.ClaimDeliveries(s.ctx, store.Claim{Worker: s.worker, Now: s.now(), Lease: s.lease(), Max: s.cfg.concurrency - inflight})
-			switch {
-			case err != nil && s.ctx.Err() == nil:
-				if !failing {
-					s.cfg.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: claiming push deliveries failed; retrying", slog.Any("error", err))
-				}
-				failing = true
-			case err == nil:
-				failing = false
-			}
-			for _, d := range ds {
-				inflight++
-				go func() {
-					s.deliver(o, d)
-					finished <- struct{}{}
-				}()
-			}
-			claimed = len(ds)
+		if !l.closing && l.inflight < s.cfg.concurrency {
+			claimed = l.claim()
 		}
-		if closing && inflight == 0 {
+		if l.closing && l.inflight == 0 {
 			return
 		}
-		wait := pollInterval
-		switch {
-		case closing:
-			wait = time.Hour // only finished attempts matter now
-		case claimed > 0 && inflight < s.cfg.concurrency:
-			wait = 0 // there may be more
-		case inflight < s.cfg.concurrency:
-			if at, ok, err := o.NextDelivery(s.ctx); err == nil && ok {
-				wait = min(max(at.Sub(s.now()), 0), pollInterval)
-			}
-		}
-		timer.Reset(wait)
+		timer.Reset(l.wait(claimed))
 		select {
 		case <-o.DeliveriesQueued():
-		case <-finished:
-			inflight--
+		case <-l.finished:
+			l.inflight--
 		case <-timer.C:
 		case <-closingCh:
-			closing, closingCh = true, nil
+			l.closing, closingCh = true, nil
 		case <-s.ctx.Done():
-			for ; inflight > 0; inflight-- {
-				<-finished
+			for ; l.inflight > 0; l.inflight-- {
+				<-l.finished
 			}
 			return
 		}
@@ -143,6 +112,57 @@ func (s *Sender) dispatch(o store.Outbox) {
 			}
 		}
 	}
+}
+
+// dispatchLoop is the state of one dispatch loop.
+type dispatchLoop struct {
+	s        *Sender
+	o        store.Outbox
+	finished chan struct{} // an attempt ended
+	inflight int           // attempts under way
+	closing  bool          // Close was called: claim no more
+	failing  bool          // the outbox failed last time: log once per failure streak
+}
+
+// claim takes as many due deliveries as there is room for and starts an
+// attempt of each; it returns how many it took.
+func (l *dispatchLoop) claim() int {
+	s := l.s
+	ds, err := l.o.ClaimDeliveries(s.ctx, store.Claim{Worker: s.worker, Now: s.now(), Lease: s.lease(), Max: s.cfg.concurrency - l.inflight})
+	switch {
+	case err != nil && s.ctx.Err() == nil:
+		if !l.failing {
+			s.cfg.logger.LogAttrs(context.Background(), slog.LevelError, "a2a: claiming push deliveries failed; retrying", slog.Any("error", err))
+		}
+		l.failing = true
+	case err == nil:
+		l.failing = false
+	}
+	for _, d := range ds {
+		l.inflight++
+		go func() {
+			s.deliver(l.o, d)
+			l.finished <- struct{}{}
+		}()
+	}
+	return len(ds)
+}
+
+// wait is how long the loop may sleep when nothing wakes it, after a
+// claim that took claimed deliveries.
+func (l *dispatchLoop) wait(claimed int) time.Duration {
+	switch {
+	case l.closing:
+		return time.Hour // only finished attempts matter now
+	case l.inflight >= l.s.cfg.concurrency:
+		return pollInterval
+	case claimed > 0:
+		return 0 // there may be more
+	}
+	if at, ok, err := l.o.NextDelivery(l.s.ctx); err == nil && ok {
+		return min(max(at.Sub(l.s.now()), 0), pollInterval)
+	}
+	return pollInterval
 }
 
 // deliver makes one attempt of d and records its outcome in o.

@@ -3,6 +3,7 @@ package host
 import (
 	"log/slog"
 
+	"github.com/a2agen/a2agen/server/store"
 	"github.com/a2agen/a2agen/server/storeurl"
 )
 
@@ -29,12 +30,14 @@ func storeFlags() []string {
 func (l Limits) storeOptions(logger *slog.Logger) storeurl.Options {
 	l = l.withDefaults()
 	return storeurl.Options{
-		Logger:                      logger,
-		TerminalTaskTTL:             off(l.TerminalTaskTTL),
-		MaxTerminalTasks:            max(l.MaxTerminalTasks, 0),
-		InterruptedTaskTTL:          off(l.InterruptedTaskTTL),
-		MaxTerminalTasksPerOwner:    max(l.MaxTerminalTasksPerOwner, 0),
-		MaxInterruptedTasksPerOwner: max(l.MaxInterruptedTasksPerOwner, 0),
-		MaxBytesPerOwner:            max(l.MaxBytesPerOwner, 0),
+		Logger: logger,
+		Retention: store.Retention{
+			TerminalTaskTTL:             off(l.TerminalTaskTTL),
+			MaxTerminalTasks:            max(l.MaxTerminalTasks, 0),
+			InterruptedTaskTTL:          off(l.InterruptedTaskTTL),
+			MaxTerminalTasksPerOwner:    max(l.MaxTerminalTasksPerOwner, 0),
+			MaxInterruptedTasksPerOwner: max(l.MaxInterruptedTasksPerOwner, 0),
+			MaxBytesPerOwner:            max(l.MaxBytesPerOwner, 0),
+		},
 	}
 }

@@ -153,11 +153,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
-	st, err := storeurl.Open(ctx, cfg.store, storeurl.Options{TerminalTaskTTL: cfg.terminalTaskTTL, MaxTerminalTasks: cfg.maxTerminalTasks,
+	st, err := storeurl.Open(ctx, cfg.store, storeurl.Options{Retention: store.Retention{
+		TerminalTaskTTL: cfg.terminalTaskTTL, MaxTerminalTasks: cfg.maxTerminalTasks,
 		InterruptedTaskTTL:          cfg.interruptedTaskTTL,
 		MaxTerminalTasksPerOwner:    host.DefaultMaxTerminalTasksPerOwner,
 		MaxInterruptedTasksPerOwner: host.DefaultMaxInterruptedTasksPerOwner,
-		MaxBytesPerOwner:            host.DefaultMaxBytesPerOwner})
+		MaxBytesPerOwner:            host.DefaultMaxBytesPerOwner}})
 	if err != nil {
 		return err // names the store and says what is wrong
 	}

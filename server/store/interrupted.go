@@ -45,6 +45,9 @@ func (h *waitingHeap) Pop() any {
 // A task that leaves the state in time is kept, and its TTL starts again if
 // it is interrupted again. d <= 0 (the default) keeps interrupted tasks
 // until the process ends.
+//
+// Deprecated: use WithRetention(Retention{InterruptedTaskTTL: …}), the one retention
+// type every store takes; WithInterruptedTaskTTL goes in a later release.
 func WithInterruptedTaskTTL(d time.Duration) MemoryOption {
 	return func(m *Memory) { m.interruptedTTL = max(d, 0) }
 }

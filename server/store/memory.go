@@ -31,6 +31,9 @@ func WithSubscriberBuffer(n int) MemoryOption {
 // it out. Tasks that have not ended are never removed. d <= 0 (the default)
 // keeps terminal tasks until the process ends. Deliveries still pending for
 // a removed task are kept until they are done.
+//
+// Deprecated: use WithRetention(Retention{TerminalTaskTTL: …}), the one retention
+// type every store takes; WithTerminalTaskTTL goes in a later release.
 func WithTerminalTaskTTL(d time.Duration) MemoryOption {
 	return func(m *Memory) { m.ttl = max(d, 0) }
 }
@@ -42,6 +45,9 @@ func WithTerminalTaskTTL(d time.Duration) MemoryOption {
 // so that one owner's flood of tasks removes only its own. Tasks that have
 // not ended are never removed and do not count. n <= 0 (the default) sets
 // no limit.
+//
+// Deprecated: use WithRetention(Retention{MaxTerminalTasks: …}), the one retention
+// type every store takes; WithMaxTerminalTasks goes in a later release.
 func WithMaxTerminalTasks(n int) MemoryOption {
 	return func(m *Memory) { m.maxTerminal = max(n, 0) }
 }

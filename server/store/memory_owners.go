@@ -29,6 +29,9 @@ import "google.golang.org/protobuf/proto"
 // (Record.Owner, over all tenants; the empty owner — anonymous callers — is
 // one owner): when one more ends, the owner's task that ended first is
 // removed. n <= 0 (the default) sets no limit.
+//
+// Deprecated: use WithRetention(Retention{MaxTerminalTasksPerOwner: …}), the one retention
+// type every store takes; WithMaxTerminalTasksPerOwner goes in a later release.
 func WithMaxTerminalTasksPerOwner(n int) MemoryOption {
 	return func(m *Memory) { m.maxTerminalPerOwner = max(n, 0) }
 }
@@ -37,6 +40,9 @@ func WithMaxTerminalTasksPerOwner(n int) MemoryOption {
 // INPUT_REQUIRED or AUTH_REQUIRED: when one more is interrupted, the
 // owner's task interrupted longest ago is removed (as by
 // WithInterruptedTaskTTL). n <= 0 (the default) sets no limit.
+//
+// Deprecated: use WithRetention(Retention{MaxInterruptedTasksPerOwner: …}), the one retention
+// type every store takes; WithMaxInterruptedTasksPerOwner goes in a later release.
 func WithMaxInterruptedTasksPerOwner(n int) MemoryOption {
 	return func(m *Memory) { m.maxWaitingPerOwner = max(n, 0) }
 }
@@ -47,6 +53,9 @@ func WithMaxInterruptedTasksPerOwner(n int) MemoryOption {
 // when it has none left, the task it left waiting longest ago; the task
 // that just ended or was interrupted is kept, however large. Running tasks
 // do not count. n <= 0 (the default) sets no limit.
+//
+// Deprecated: use WithRetention(Retention{MaxBytesPerOwner: …}), the one retention
+// type every store takes; WithMaxBytesPerOwner goes in a later release.
 func WithMaxBytesPerOwner(n int64) MemoryOption {
 	return func(m *Memory) { m.maxBytesPerOwner = max(n, 0) }
 }

@@ -60,26 +60,10 @@ const Forms = "memory, sqlite:PATH (sqlite:data/agent.db, sqlite:/var/lib/agent.
 
 // Options apply to whichever store a URL opens.
 type Options struct {
-	// TerminalTaskTTL is how long a finished task stays readable; 0 keeps
-	// it. These fields become one store.Retention, which every store takes.
-	TerminalTaskTTL time.Duration
-	// MaxTerminalTasks is how many finished tasks are kept, the oldest
-	// removed first; 0 sets no limit.
-	MaxTerminalTasks int
-	// InterruptedTaskTTL is how long a task waiting for input
-	// (INPUT_REQUIRED, AUTH_REQUIRED) is kept, counted from its status
-	// timestamp; 0 keeps it.
-	InterruptedTaskTTL time.Duration
-	// MaxTerminalTasksPerOwner and MaxInterruptedTasksPerOwner bound the
-	// finished and the interrupted tasks kept of one owner (anonymous
-	// callers together are one), its oldest removed first; 0 sets no limit
-	// The in-memory store only, for now: SQLite and PostgreSQL ignore them
-	// (docs/limits.md).
-	MaxTerminalTasksPerOwner, MaxInterruptedTasksPerOwner int
-	// MaxBytesPerOwner bounds the bytes of one owner's finished and
-	// interrupted tasks; 0 sets no limit. The
-	// in-memory store only, like the two above.
-	MaxBytesPerOwner int64
+	// Retention is what the store keeps, whichever store the URL names
+	// (each takes it through its WithRetention); the zero value keeps
+	// every task, and a negative field is refused (0 is no bound).
+	Retention store.Retention
 	// Logger receives what a durable store reports in the background; nil
 	// leaves the store's default.
 	Logger *slog.Logger
@@ -140,57 +124,70 @@ func Open(ctx context.Context, rawURL string, opts Options) (store.Store, error)
 		return nil, err
 	}
 	fail := func(err error) error { return &Error{URL: Describe(rawURL), Err: err} }
-	if opts.TerminalTaskTTL < 0 || opts.MaxTerminalTasks < 0 {
-		return nil, fail(errors.New("the terminal-task TTL and maximum must not be negative (0 means no bound)"))
+	if err := checkRetention(opts.Retention); err != nil {
+		return nil, fail(err)
 	}
-	if opts.MaxTerminalTasksPerOwner < 0 || opts.MaxInterruptedTasksPerOwner < 0 || opts.MaxBytesPerOwner < 0 {
-		return nil, fail(errors.New("the per-owner task maximums must not be negative (0 means no bound)"))
-	}
-	if opts.InterruptedTaskTTL < 0 {
-		return nil, fail(errors.New("the interrupted-task TTL must not be negative (0 means no bound)"))
-	}
-	// One retention for whichever store the URL names.
-	r := store.Retention{TerminalTaskTTL: opts.TerminalTaskTTL, MaxTerminalTasks: opts.MaxTerminalTasks,
-		InterruptedTaskTTL:       opts.InterruptedTaskTTL,
-		MaxTerminalTasksPerOwner: opts.MaxTerminalTasksPerOwner, MaxInterruptedTasksPerOwner: opts.MaxInterruptedTasksPerOwner,
-		MaxBytesPerOwner: opts.MaxBytesPerOwner}
 	switch sp.kind {
 	case kindMemory:
-		return store.NewMemory(store.WithRetention(r)), nil
+		return store.NewMemory(store.WithRetention(opts.Retention)), nil
 	case kindSQLite:
-		sopts := []sqlite.Option{sqlite.WithRetention(r)}
-		if sp.synchronous != "" {
-			sopts = append(sopts, sqlite.WithSynchronous(sp.synchronous))
-		}
-		if sp.busySet {
-			sopts = append(sopts, sqlite.WithBusyTimeout(sp.busyTimeout))
-		}
-		if opts.Logger != nil {
-			sopts = append(sopts, sqlite.WithLogger(opts.Logger))
-		}
-		st, err := sqlite.Open(ctx, sp.path, sopts...)
+		st, err := sqlite.Open(ctx, sp.path, sp.sqliteOptions(opts)...)
 		if err != nil {
 			return nil, fail(withoutPrefix(err, "sqlite store "+sp.path+": "))
 		}
 		return st, nil
 	case kindPostgres:
-		popts := []postgres.Option{postgres.WithRetention(r)}
-		if sp.schema != "" {
-			popts = append(popts, postgres.WithSchema(sp.schema))
-		}
-		if sp.channel != "" {
-			popts = append(popts, postgres.WithChannel(sp.channel))
-		}
-		if opts.Logger != nil {
-			popts = append(popts, postgres.WithLogger(opts.Logger))
-		}
-		st, err := postgres.Open(ctx, sp.conn, popts...)
+		st, err := postgres.Open(ctx, sp.conn, sp.postgresOptions(opts)...)
 		if err != nil {
 			return nil, fail(withoutPrefix(err, "postgres store "+postgres.Describe(sp.conn)+": "))
 		}
 		return st, nil
 	}
 	return nil, fail(fmt.Errorf("unknown store kind %d", sp.kind)) // unreachable
+}
+
+// checkRetention refuses negative bounds: 0, not a negative number, is no
+// bound.
+func checkRetention(r store.Retention) error {
+	switch {
+	case r.TerminalTaskTTL < 0 || r.MaxTerminalTasks < 0:
+		return errors.New("the terminal-task TTL and maximum must not be negative (0 means no bound)")
+	case r.MaxTerminalTasksPerOwner < 0 || r.MaxInterruptedTasksPerOwner < 0 || r.MaxBytesPerOwner < 0:
+		return errors.New("the per-owner task maximums must not be negative (0 means no bound)")
+	case r.InterruptedTaskTTL < 0:
+		return errors.New("the interrupted-task TTL must not be negative (0 means no bound)")
+	}
+	return nil
+}
+
+// sqliteOptions are the SQLite store's options for this URL and opts.
+func (sp spec) sqliteOptions(opts Options) []sqlite.Option {
+	sopts := []sqlite.Option{sqlite.WithRetention(opts.Retention)}
+	if sp.synchronous != "" {
+		sopts = append(sopts, sqlite.WithSynchronous(sp.synchronous))
+	}
+	if sp.busySet {
+		sopts = append(sopts, sqlite.WithBusyTimeout(sp.busyTimeout))
+	}
+	if opts.Logger != nil {
+		sopts = append(sopts, sqlite.WithLogger(opts.Logger))
+	}
+	return sopts
+}
+
+// postgresOptions are the PostgreSQL store's options for this URL and opts.
+func (sp spec) postgresOptions(opts Options) []postgres.Option {
+	popts := []postgres.Option{postgres.WithRetention(opts.Retention)}
+	if sp.schema != "" {
+		popts = append(popts, postgres.WithSchema(sp.schema))
+	}
+	if sp.channel != "" {
+		popts = append(popts, postgres.WithChannel(sp.channel))
+	}
+	if opts.Logger != nil {
+		popts = append(popts, postgres.WithLogger(opts.Logger))
+	}
+	return popts
 }
 
 // parse reads a store URL. Every error is an *Error.

@@ -140,7 +140,7 @@ func TestParseControlCharacters(t *testing.T) {
 func TestOpenPostgres(t *testing.T) {
 	base := pgtest.URL(t)
 	u := pgtest.WithSchema(base, pgtest.Schema(t, base))
-	a, err := Open(context.Background(), u, Options{TerminalTaskTTL: time.Hour, MaxTerminalTasks: 10})
+	a, err := Open(context.Background(), u, Options{Retention: store.Retention{TerminalTaskTTL: time.Hour, MaxTerminalTasks: 10}})
 	if err != nil {
 		t.Fatalf("Open(%s): %v", Describe(u), err)
 	}
@@ -201,7 +201,7 @@ func TestDescribe(t *testing.T) {
 
 func TestOpenMemory(t *testing.T) {
 	for _, in := range []string{"memory", "memory:"} {
-		st, err := Open(context.Background(), in, Options{TerminalTaskTTL: time.Hour, MaxTerminalTasks: 10})
+		st, err := Open(context.Background(), in, Options{Retention: store.Retention{TerminalTaskTTL: time.Hour, MaxTerminalTasks: 10}})
 		if err != nil {
 			t.Fatalf("Open(%q): %v", in, err)
 		}
@@ -212,7 +212,7 @@ func TestOpenMemory(t *testing.T) {
 }
 
 func TestOpenNegativeBounds(t *testing.T) {
-	for _, o := range []Options{{TerminalTaskTTL: -time.Second}, {MaxTerminalTasks: -1}} {
+	for _, o := range []Options{{Retention: store.Retention{TerminalTaskTTL: -time.Second}}, {Retention: store.Retention{MaxTerminalTasks: -1}}} {
 		_, err := Open(context.Background(), "memory", o)
 		var e *Error
 		if !errors.As(err, &e) || e.URL != "memory" || !strings.Contains(err.Error(), "must not be negative") {
@@ -226,7 +226,7 @@ func TestOpenNegativeBounds(t *testing.T) {
 func TestOpenSQLiteCreatesFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nested", "dir", "agent.db")
 	for i := range 2 {
-		st, err := Open(context.Background(), "sqlite:"+path+"?synchronous=full&busy_timeout=2s", Options{TerminalTaskTTL: time.Hour, MaxTerminalTasks: 5})
+		st, err := Open(context.Background(), "sqlite:"+path+"?synchronous=full&busy_timeout=2s", Options{Retention: store.Retention{TerminalTaskTTL: time.Hour, MaxTerminalTasks: 5}})
 		if err != nil {
 			t.Fatalf("open %d: %v", i+1, err)
 		}

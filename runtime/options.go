@@ -60,12 +60,11 @@ type handlerConfig struct {
 	pathPrefixSet bool
 	// adapters serve other protocol versions (version_adapter.go).
 	adapters []*VersionAdapter
-	// The view of each call's version (version_view.go): the service's
-	// version table, the version of a call that names none, and the rpcs
-	// introduced after the oldest version, by operation.
-	versions        *VersionTable
-	versionDefault  string
-	operationsSince map[*Operation]string
+	// The view of each call's version (version_view.go): the version of a
+	// call that names none, and the view of each endpoint for each served
+	// version older than the newest of the service's version table.
+	versionDefault string
+	views          map[viewKey]*callView
 }
 
 func newHandlerConfig(opts []HandlerOption) *handlerConfig {

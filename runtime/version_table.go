@@ -62,17 +62,7 @@ func (t *VersionTable) View(m proto.Message, v string) (out proto.Message, drop 
 	if !t.older(v) || m == nil {
 		return m, false
 	}
-	r := m.ProtoReflect()
-	p := t.plan(v, r.Descriptor())
-	if p == nil || !r.IsValid() {
-		return m, false
-	}
-	if found, _ := p.walk(r, false, true); !found {
-		return m, false
-	}
-	c := proto.Clone(m)
-	_, drop = p.walk(c.ProtoReflect(), true, true)
-	return c, drop
+	return t.plan(v, m.ProtoReflect().Descriptor()).view(m)
 }
 
 // Strip removes from m, in place, what a caller of version v lacks: how a
@@ -81,10 +71,7 @@ func (t *VersionTable) Strip(m proto.Message, v string) {
 	if !t.older(v) || m == nil {
 		return
 	}
-	r := m.ProtoReflect()
-	if p := t.plan(v, r.Descriptor()); p != nil && r.IsValid() {
-		p.walk(r, true, false)
-	}
+	t.plan(v, m.ProtoReflect().Descriptor()).strip(m)
 }
 
 // versionPlan is what to look at in messages of one type for one version:
@@ -105,6 +92,38 @@ type enumPlan struct {
 type nestedPlan struct {
 	fd   protoreflect.FieldDescriptor
 	plan *versionPlan
+}
+
+// view is VersionTable.View with p the plan of m's type (nil: nothing to
+// look at).
+func (p *versionPlan) view(m proto.Message) (proto.Message, bool) {
+	if p == nil || m == nil {
+		return m, false
+	}
+	r := m.ProtoReflect()
+	if !r.IsValid() {
+		return m, false
+	}
+	if found, _ := p.walk(r, false, true); !found {
+		return m, false
+	}
+	c := proto.Clone(m)
+	_, drop := p.walk(c.ProtoReflect(), true, true)
+	return c, drop
+}
+
+// strip is VersionTable.Strip with p the plan of m's type.
+func (p *versionPlan) strip(m proto.Message) {
+	if p == nil || m == nil {
+		return
+	}
+	// Look first (Get), clear only when found (Mutable is dearer): a
+	// request seldom carries what its version lacks.
+	if r := m.ProtoReflect(); r.IsValid() {
+		if found, _ := p.walk(r, false, false); found {
+			p.walk(r, true, false)
+		}
+	}
 }
 
 // walk looks for what the plan's version lacks in m; with clear it removes

@@ -74,6 +74,16 @@ type Config struct {
 	// v0.3 are posted the Task in its v0.3 shape (V03PushOptions; docs/
 	// bindings.md, "Push notifications by registration version").
 	V03 bool
+	// ProtocolVersions are the versions of lf.a2a.v1 the agent serves on
+	// every binding; nil serves A2A 1.0 only. ["1.0", "1.1"] serves the A2A
+	// 1.1 draft beside 1.0 (docs/bindings.md, "A2A 1.1 draft, served beside
+	// 1.0"): one handler and one store for both, each call seeing what its
+	// negotiated A2A-Version defines (a call without one is served as 1.0),
+	// the card listing a 1.1 interface next to each 1.0 one (a signed card
+	// must already list them), and VersionNotSupported naming both. The
+	// versions are those of a2a/v1's version table; 1.0 must be among them.
+	// Main's -protocol-versions sets it.
+	ProtocolVersions []string
 	// Skills hold one entry for every skill of the public and the extended
 	// card.
 	Skills []Skill

@@ -27,7 +27,8 @@ import (
 // Agent is a running agent.
 type Agent struct {
 	card, extended *a2av1.AgentCard
-	cardJSON       []byte // the public card as served
+	cardJSON       []byte   // the public card as served
+	versions       []string // Config.ProtocolVersions checked, newest first; nil: 1.0 only
 	srv            *server.Server
 	sender         *push.Sender // owned; nil without push
 	guard          *auth.Guard
@@ -122,6 +123,10 @@ func (a *Agent) build(cfg Config) error {
 // served: with TLS their interface URLs made TLS ones, with V03 the dual
 // card.
 func (a *Agent) readCards(cfg Config) error {
+	var err error
+	if a.versions, err = servedVersions(cfg.ProtocolVersions); err != nil {
+		return err
+	}
 	a.card = &a2av1.AgentCard{}
 	if err := runtime.UnmarshalJSON(cfg.CardJSON, a.card); err != nil {
 		return fmt.Errorf("host: the agent card does not decode: %w", err)
@@ -136,6 +141,9 @@ func (a *Agent) readCards(cfg Config) error {
 	var rewrites []func(doc []byte, card *a2av1.AgentCard, what string) ([]byte, error)
 	if cfg.TLS != nil {
 		rewrites = append(rewrites, cardWithTLS)
+	}
+	if len(a.versions) > 0 {
+		rewrites = append(rewrites, cardWithVersions(a.versions))
 	}
 	if cfg.V03 {
 		rewrites = append(rewrites, dualCard)
@@ -204,6 +212,9 @@ func (a *Agent) handlerOptions(cfg Config, b Binding) []runtime.HandlerOption {
 	}
 	if len(required) > 0 {
 		opts = append(opts, runtime.WithRequiredExtensions(required...))
+	}
+	if len(a.versions) > 0 {
+		opts = append(opts, runtime.WithSupportedVersions(a.versions...))
 	}
 	if cfg.V03 && slices.Contains(v03Bindings, b.Protocol) {
 		opts = append(opts, V03HandlerOptions()...)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/a2agen/a2agen/auth"
@@ -22,6 +23,7 @@ type settings struct {
 	grace, delay              time.Duration
 	grpcReflection            bool
 	requestLog                bool
+	protocolVersions          string // comma-separated; "" keeps Config.ProtocolVersions
 	version                   bool
 	limits                    Limits // one flag per field (limits_flags.go)
 
@@ -74,6 +76,7 @@ func (s *settings) flagSet(name string, cfg Config) *flag.FlagSet {
 	flags.DurationVar(&s.delay, "shutdown-delay", cfg.ShutdownDelay, "how long the agent keeps serving after SIGTERM or SIGINT, answering /readyz with 503, before it stops accepting calls")
 	flags.BoolVar(&s.grpcReflection, "grpc-reflection", cfg.GRPCReflection, "serve gRPC server reflection (grpc.reflection.v1) for tools like grpcurl")
 	flags.BoolVar(&s.version, versionFlag, false, "print what the program was built from (its module version, commit, Go version and a2agen) and exit")
+	flags.StringVar(&s.protocolVersions, "protocol-versions", strings.Join(cfg.ProtocolVersions, ","), "`VERSIONS` of A2A to serve, comma-separated: 1.0 (the default), or 1.0,1.1 to serve the A2A 1.1 draft beside it")
 	flags.BoolVar(&s.requestLog, "request-log", true, "log one line per call (binding, operation, tenant, task, outcome, duration); traces and metrics follow the OTEL_* variables")
 	limitFlags(flags, &s.limits)
 	if cfg.Flags != nil {
@@ -114,6 +117,9 @@ func (s *settings) check(name string, cfg Config) error {
 			}
 		}
 	}
+	if _, err := servedVersions(s.versions()); err != nil {
+		return exitf(2, name, "%s: %v", s.source("protocol-versions"), strings.TrimPrefix(err.Error(), "host: "))
+	}
 	if s.requireClientCert && s.clientCA == "" && (cfg.TLS == nil || cfg.TLS.ClientCAs == nil) {
 		return exitf(2, name, "%s needs TLS with client CAs to verify the certificates against (-tls-cert, -tls-key, -client-ca)", s.source("require-client-cert"))
 	}
@@ -134,6 +140,7 @@ func (s *settings) apply(cfg Config) (Config, error) {
 		cfg.TLS = cfg.TLS.Clone()
 		cfg.TLS.ClientAuth = tls.RequireAndVerifyClientCert
 	}
+	cfg.ProtocolVersions = s.versions()
 	cfg.Listen = s.listen.wrap(cfg.Listen)
 	cfg.Limits = s.limits
 	cfg.ShutdownGrace, cfg.ShutdownDelay, cfg.GRPCReflection = s.grace, s.delay, s.grpcReflection
@@ -141,4 +148,15 @@ func (s *settings) apply(cfg Config) (Config, error) {
 		cfg.ShutdownGrace = -1 // none (Config's zero is the default)
 	}
 	return cfg, nil
+}
+
+// versions are the versions -protocol-versions names (nil for none).
+func (s *settings) versions() []string {
+	var out []string
+	for _, v := range strings.Split(s.protocolVersions, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

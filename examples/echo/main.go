@@ -76,6 +76,7 @@ type config struct {
 	runLease              time.Duration
 	strictVersion         bool
 	v03                   bool
+	v11Draft              bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -102,6 +103,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		"read a request without A2A-Version as A2A 0.3, as the specification says, and so refuse it (default: served as the newest version, 1.0)")
 	fs.BoolVar(&c.v03, "v03", false,
 		"also serve A2A v0.3 (method names, routes and shapes) on JSON-RPC and HTTP+JSON, with a card that advertises both versions (docs/bindings.md)")
+	fs.BoolVar(&c.v11Draft, "v11-draft", false,
+		"also serve the A2A 1.1 draft (A2A-Version: 1.1: task generation fields) on every binding, with a card that lists a 1.1 interface next to each 1.0 one; "+
+			"callers of 1.0, or of no version, see no 1.1 field (docs/bindings.md)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: echo [--http host:port] [--grpc host:port] [flags]\n\n"+
 			"Serves the echo agent over JSON-RPC, HTTP+JSON and gRPC.\n\nFlags:\n")
@@ -196,6 +200,11 @@ func cardFor(cfg config, httpBase string, grpcLn net.Listener) (*a2av1.AgentCard
 		interfaces = append(interfaces, &a2av1.AgentInterface{
 			Url: advertised(grpcLn.Addr(), cfg.publicHost), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: version})
 	}
+	if cfg.v11Draft {
+		for _, itf := range interfaces[:len(interfaces):len(interfaces)] {
+			interfaces = append(interfaces, &a2av1.AgentInterface{Url: itf.GetUrl(), ProtocolBinding: itf.GetProtocolBinding(), ProtocolVersion: v11Draft})
+		}
+	}
 	card := echo.Card(interfaces...)
 	if cfg.v03 {
 		doc, err := host.CardWithV03(card)
@@ -204,6 +213,10 @@ func cardFor(cfg config, httpBase string, grpcLn net.Listener) (*a2av1.AgentCard
 	doc, err := runtime.MarshalJSON(card)
 	return card, doc, err
 }
+
+// v11Draft is the version --v11-draft serves beside 1.0: the newest of
+// a2a/v1's version table (the A2A 1.1 draft).
+var v11Draft = a2av1.A2AVersions.Versions[len(a2av1.A2AVersions.Versions)-1]
 
 // newServer is the echo agent's server on the store.
 func newServer(cfg config, card *a2av1.AgentCard, st store.Store) (*server.Server, error) {
@@ -239,6 +252,9 @@ func serve(cfg config, srv *server.Server, cardDoc []byte, httpLn, grpcLn net.Li
 	if cfg.strictVersion {
 		bindingOpts = append(bindingOpts, runtime.WithVersionPolicy(runtime.VersionStrict))
 	}
+	if cfg.v11Draft {
+		bindingOpts = append(bindingOpts, runtime.WithSupportedVersions(v11Draft, a2av1.A2AServiceDesc.ProtocolVersion()))
+	}
 	httpOpts := bindingOpts
 	if cfg.v03 {
 		httpOpts = append(append([]runtime.HandlerOption(nil), bindingOpts...), host.V03HandlerOptions()...)
@@ -266,8 +282,8 @@ func serve(cfg config, srv *server.Server, cardDoc []byte, httpLn, grpcLn net.Li
 func printEndpoints(stdout io.Writer, cfg config, httpBase string, interfaces []*a2av1.AgentInterface) {
 	fmt.Fprintf(stdout, "agent card  %s%s\n", httpBase, runtime.AgentCardPath)
 	for _, itf := range interfaces {
-		if cfg.v03 && itf.GetProtocolVersion() != a2av1.A2AServiceDesc.ProtocolVersion() {
-			continue // the same URL as its 1.0 twin; the card lists both
+		if itf.GetProtocolVersion() != a2av1.A2AServiceDesc.ProtocolVersion() {
+			continue // the same URL as its 1.0 twin (--v03, --v11-draft); the card lists both
 		}
 		fmt.Fprintf(stdout, "%-11s %s\n", itf.GetProtocolBinding(), itf.GetUrl())
 	}

@@ -265,3 +265,46 @@ func TestBadStore(t *testing.T) {
 		}
 	}
 }
+
+// TestV11Draft: with --v11-draft the card lists a 1.1 interface next to
+// each 1.0 one and a call of A2A-Version 1.1 is served; without it, such a
+// call is refused with VersionNotSupported naming 1.0.
+func TestV11Draft(t *testing.T) {
+	ctx := context.Background()
+	send := func(url string) error {
+		t.Helper()
+		c := a2av1.NewA2AServiceJSONRPCClient(url, runtime.WithProtocolVersion("1.1"))
+		_, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: "no-such-task"})
+		return err
+	}
+	url, stop := startEcho(t)
+	if err := send(url); !errors.Is(err, runtime.ErrVersionNotSupported) {
+		t.Errorf("without --v11-draft, A2A-Version 1.1: %v, want VersionNotSupported", err)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	url, stop = startEcho(t, "--v11-draft")
+	defer stop()
+	if err := send(url); !errors.Is(err, runtime.ErrTaskNotFound) {
+		t.Errorf("--v11-draft, A2A-Version 1.1: %v, want TaskNotFound (served)", err)
+	}
+	resp, err := http.Get(strings.TrimSuffix(url, "/a2a/jsonrpc") + runtime.AgentCardPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	card := new(a2av1.AgentCard)
+	if err := runtime.UnmarshalJSON(body, card); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, itf := range card.GetSupportedInterfaces() {
+		count[itf.GetProtocolVersion()]++
+	}
+	if count["1.0"] == 0 || count["1.1"] != count["1.0"] || len(count) != 2 {
+		t.Errorf("card interfaces by version %v, want as many 1.1 as 1.0", count)
+	}
+}

@@ -167,4 +167,18 @@ func TestProto(t *testing.T) {
 	if r := runCLI(t, "", "proto"); r.code != 2 || !strings.Contains(r.stderr, "--out") {
 		t.Errorf("proto without --out: %+v", r)
 	}
+	// The 1.0 proto has no generation field; --version 1.1-draft writes the
+	// draft, which has, at the same path.
+	v10, _ := os.ReadFile(filepath.Join(dir, "lf", "a2a", "v1", "a2a.proto"))
+	draft := t.TempDir()
+	if r := runCLI(t, "", "proto", "--out", draft, "--version", "1.1-draft"); r.code != 0 {
+		t.Fatalf("proto --version 1.1-draft: %+v", r)
+	}
+	v11, _ := os.ReadFile(filepath.Join(draft, "lf", "a2a", "v1", "a2a.proto"))
+	if strings.Contains(string(v10), "int64 generation = 7;") || !strings.Contains(string(v11), "int64 generation = 7;") {
+		t.Error("proto wrote generation fields into 1.0, or none into the 1.1 draft")
+	}
+	if r := runCLI(t, "", "proto", "--out", draft, "--version", "2.0"); r.code == 0 || !strings.Contains(r.stderr, "the versions are 1.0, 1.1-draft") {
+		t.Errorf("proto --version 2.0: %+v", r)
+	}
 }

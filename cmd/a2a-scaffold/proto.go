@@ -10,7 +10,7 @@ import (
 )
 
 func newProtoCommand() *cobra.Command {
-	var out string
+	var out, version string
 	cmd := &cobra.Command{
 		Use:   "proto --out DIR",
 		Short: "Write the bundled A2A proto and the files protoc needs to compile it",
@@ -21,7 +21,13 @@ descriptors compiled into a2a-scaffold. protoc then needs nothing but -I DIR
 (see the example: M gives the generated package an import path of yours).
 
 Existing files in DIR with the same names are overwritten. It prints the
-written paths, relative to DIR.`,
+written paths, relative to DIR.
+
+--version 1.1-draft writes the A2A 1.1 draft instead (branch dev-1.1 of the
+A2A specification; the same proto package with the task generation fields),
+at the same path: package github.com/a2agen/a2agen/a2a/v1 is generated from it,
+and agents serve it only to callers that ask for A2A-Version 1.1
+(docs/bindings.md, "A2A 1.1 draft").`,
 		Example: `  a2a-scaffold proto --out proto
   protoc -I proto \
     --go_out=. --go_opt=module=example.com/agent,Mlf/a2a/v1/a2a.proto=example.com/agent/a2av1 \
@@ -32,7 +38,7 @@ written paths, relative to DIR.`,
 			if out == "" {
 				return usageError{errors.New("proto needs --out DIR")}
 			}
-			paths, err := scaffold.Proto(out)
+			paths, err := scaffold.ProtoVersion(out, version)
 			if err != nil {
 				return err
 			}
@@ -43,6 +49,7 @@ written paths, relative to DIR.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory to write the .proto files into (created if missing)")
+	cmd.Flags().StringVar(&version, "version", "1.0", "bundled A2A version to write: 1.0 or 1.1-draft")
 	_ = cmd.MarkFlagDirname("out")
 	return cmd
 }

@@ -77,6 +77,16 @@ func (m *Manifest) card(baseURL string, skills []Skill) *a2av1.AgentCard {
 		}
 		c.SupportedInterfaces = append(c.SupportedInterfaces, iface)
 	}
+	if m.ServesV11Draft() {
+		// A 1.1 twin of every interface, after the 1.0 ones: what
+		// host.Config.ProtocolVersions adds to a card that lacks them, so
+		// host serves this card as it is (and a signed one stays valid).
+		for _, itf := range c.SupportedInterfaces[:len(m.Bindings)] {
+			twin := proto.CloneOf(itf)
+			twin.ProtocolVersion = ProtocolVersion11Draft
+			c.SupportedInterfaces = append(c.SupportedInterfaces, twin)
+		}
+	}
 	if m.ServesV03() {
 		// A 0.3 twin of every interface, after the 1.0 ones and in the same
 		// order: what host.Config.V03 adds to a card that lacks them, so

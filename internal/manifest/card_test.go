@@ -156,3 +156,30 @@ func TestProtocolVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestProtocolVersionsWithDraft: with "1.1" every interface gets a 1.1
+// twin after the 1.0 ones and before any 0.3 twins; the draft is the
+// newest version of a2a/v1's version table.
+func TestProtocolVersionsWithDraft(t *testing.T) {
+	if v := a2av1.A2AVersions.Versions; v[len(v)-1] != ProtocolVersion11Draft {
+		t.Errorf("a2a/v1's newest version is %q, ProtocolVersion11Draft is %q", v[len(v)-1], ProtocolVersion11Draft)
+	}
+	m, err := Parse("agent.yaml", []byte(strings.Replace(minimal, "  - binding: JSONRPC\n", `  - binding: JSONRPC
+  - binding: GRPC
+`, 1)+`protocolVersions: ["1.0", "0.3", "1.1"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.ServesV11Draft() || !m.ServesV03() {
+		t.Fatalf("versions %v: ServesV11Draft %v, ServesV03 %v", m.ProtocolVersions, m.ServesV11Draft(), m.ServesV03())
+	}
+	var got []string
+	for _, itf := range m.AgentCard("https://a.example.com").GetSupportedInterfaces() {
+		got = append(got, itf.GetProtocolBinding()+" "+itf.GetProtocolVersion())
+	}
+	want := []string{"JSONRPC 1.0", "GRPC 1.0", "JSONRPC 1.1", "GRPC 1.1", "JSONRPC 0.3", "GRPC 0.3"}
+	if !slices.Equal(got, want) {
+		t.Errorf("interfaces %q, want %q", got, want)
+	}
+}

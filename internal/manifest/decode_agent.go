@@ -118,7 +118,7 @@ func (d *decoder) protocolVersions(f fields) []string {
 	if n == nil || isNull(n) {
 		return []string{ProtocolVersion10}
 	}
-	supported := `"` + strings.Join(ProtocolVersions, `" and "`) + `"`
+	supported := `"` + strings.Join(ProtocolVersions[:len(ProtocolVersions)-1], `", "`) + `" and "` + ProtocolVersions[len(ProtocolVersions)-1] + `"`
 	first := map[string]int{}
 	var out []string
 	complete := true // every element read: only then is a missing 1.0 reported
@@ -148,7 +148,7 @@ func (d *decoder) protocolVersions(f fields) []string {
 		out = append(out, s)
 	}
 	if deref(n).Kind == yaml.SequenceNode && complete && !slices.Contains(out, ProtocolVersion10) {
-		d.errorf(n, "protocolVersions", "must include %q: every a2a-scaffold agent serves A2A 1.0 (add %q next to it to serve v0.3 as well)", ProtocolVersion10, ProtocolVersion03)
+		d.errorf(n, "protocolVersions", "must include %q: every a2a-scaffold agent serves A2A 1.0 (add %q next to it to serve v0.3 as well, %q the A2A 1.1 draft)", ProtocolVersion10, ProtocolVersion03, ProtocolVersion11Draft)
 	}
 	return out
 }

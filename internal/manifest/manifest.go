@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"slices"
 	"time"
 
 	"github.com/a2agen/a2agen/internal/dataschema"
@@ -20,11 +21,22 @@ const (
 	// ProtocolVersion03 is A2A v0.3, served next to v1.0 through
 	// compat/a2av03 (JSON-RPC, HTTP+JSON) and compat/a2av03grpc (gRPC).
 	ProtocolVersion03 = "0.3"
+	// ProtocolVersion11Draft is the A2A 1.1 draft (branch dev-1.1 of the
+	// specification), served beside 1.0 to callers that ask for it
+	// (host.Config.ProtocolVersions; docs/bindings.md, "A2A 1.1 draft").
+	ProtocolVersion11Draft = "1.1"
 )
 
-// ProtocolVersions lists the versions protocolVersions accepts, newest
-// first.
-var ProtocolVersions = []string{ProtocolVersion10, ProtocolVersion03}
+// ProtocolVersions lists the versions protocolVersions accepts: 1.0, the
+// 1.1 draft, v0.3.
+var ProtocolVersions = []string{ProtocolVersion10, ProtocolVersion11Draft, ProtocolVersion03}
+
+// ServesV11Draft reports whether the agent serves the A2A 1.1 draft beside
+// 1.0: its card lists a 1.1 twin of each 1.0 interface and its host.Config
+// sets ProtocolVersions.
+func (m *Manifest) ServesV11Draft() bool {
+	return slices.Contains(m.ProtocolVersions, ProtocolVersion11Draft)
+}
 
 // ServesV03 reports whether the agent serves A2A v0.3 next to v1.0: its
 // card is the dual card (a 0.3 interface next to each 1.0 one and the

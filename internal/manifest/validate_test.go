@@ -297,11 +297,11 @@ skills:
 		yaml: minimal + `protocolVersions: ["1.0", "0.2", "0.3.0", "0.3", "0.3", 1.0, v1]
 `,
 		want: []string{
-			"agent.yaml:12:27: protocolVersions[1]: unsupported protocol version \"0.2\"; a2a-scaffold agents serve \"1.0\" and \"0.3\"",
+			"agent.yaml:12:27: protocolVersions[1]: unsupported protocol version \"0.2\"; a2a-scaffold agents serve \"1.0\", \"1.1\" and \"0.3\"",
 			"agent.yaml:12:34: protocolVersions[2]: write \"0.3\": protocol versions are Major.Minor (A2A ignores patch versions in version negotiation), got \"0.3.0\"",
 			"agent.yaml:12:50: protocolVersions[4]: duplicate protocol version \"0.3\" (first at protocolVersions[3])",
 			"agent.yaml:12:57: protocolVersions[5]: expected a string, got a number (1.0); quote it: \"1.0\"",
-			"agent.yaml:12:62: protocolVersions[6]: unsupported protocol version \"v1\"; a2a-scaffold agents serve \"1.0\" and \"0.3\"",
+			"agent.yaml:12:62: protocolVersions[6]: unsupported protocol version \"v1\"; a2a-scaffold agents serve \"1.0\", \"1.1\" and \"0.3\"",
 		},
 	},
 	{
@@ -310,14 +310,14 @@ skills:
   - "0.3"
 `,
 		want: []string{
-			"agent.yaml:13:3: protocolVersions: must include \"1.0\": every a2a-scaffold agent serves A2A 1.0 (add \"0.3\" next to it to serve v0.3 as well)",
+			"agent.yaml:13:3: protocolVersions: must include \"1.0\": every a2a-scaffold agent serves A2A 1.0 (add \"0.3\" next to it to serve v0.3 as well, \"1.1\" the A2A 1.1 draft)",
 		},
 	},
 	{
 		name: "protocol versions: empty list, not a list",
 		yaml: strings.Replace(minimal, "bindings:", "protocolVersions: []\nbindings:", 1),
 		want: []string{
-			"agent.yaml:5:19: protocolVersions: must include \"1.0\": every a2a-scaffold agent serves A2A 1.0 (add \"0.3\" next to it to serve v0.3 as well)",
+			"agent.yaml:5:19: protocolVersions: must include \"1.0\": every a2a-scaffold agent serves A2A 1.0 (add \"0.3\" next to it to serve v0.3 as well, \"1.1\" the A2A 1.1 draft)",
 		},
 	},
 	{

@@ -109,6 +109,9 @@ func (p *project) serveFile() ([]byte, error) {
 	if m.ServesV03() {
 		doc += ` V03 serves A2A v0.3 next to v1.0 on every binding (protocolVersions: ["1.0", "0.3"]).`
 	}
+	if m.ServesV11Draft() {
+		doc += ` ProtocolVersions serves the A2A 1.1 draft beside 1.0 on every binding (protocolVersions: ["1.0", "1.1"]).`
+	}
 	docLines(f, (doc))
 	f.Func().Id("agentConfig").Params().Qual(pkgHost, "Config").Block(
 		jen.Id("cfg").Op(":=").Qual(pkgHost, "Config").CustomFunc(multi, func(g *jen.Group) {
@@ -119,6 +122,9 @@ func (p *project) serveFile() ([]byte, error) {
 			g.Id("Bindings").Op(":").Id("bindings")
 			if m.ServesV03() {
 				g.Id("V03").Op(":").True()
+			}
+			if m.ServesV11Draft() {
+				g.Id("ProtocolVersions").Op(":").Index().String().Values(jen.Lit(manifest.ProtocolVersion10), jen.Lit(manifest.ProtocolVersion11Draft))
 			}
 			g.Id("Skills").Op(":").Id("skills")
 			if m.HasLLMSkills() {

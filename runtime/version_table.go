@@ -143,16 +143,17 @@ func (p *versionPlan) walk(m protoreflect.Message, clear, top bool) (found, drop
 		}
 		m.Clear(fd)
 	}
-	for _, e := range p.enums {
-		if e.walk(m, clear) {
+	// By index: a method call on a range copy would move it to the heap.
+	for i := range p.enums {
+		if p.enums[i].walk(m, clear) {
 			if !clear {
 				return true, false
 			}
 			found = true
 		}
 	}
-	for _, n := range p.nested {
-		if n.walk(m, clear) {
+	for i := range p.nested {
+		if p.nested[i].walk(m, clear) {
 			if !clear {
 				return true, false
 			}

@@ -101,17 +101,20 @@ func chainServerBidi(interceptors []Interceptor, f BidiFunc) BidiFunc {
 // with the version's meaning, each response as the version sees it (one of
 // a kind it lacks not sent), an error it lacks mapped to one it knows.
 func (c *handlerConfig) callRequestStream(ctx context.Context, ep *Endpoint, info *CallInfo, reqs iter.Seq2[proto.Message, error], send func(proto.Message) error) error {
-	if info == nil || !c.versions.older(info.Version) {
+	var cv *callView
+	if c.views != nil && info != nil {
+		cv = c.views[viewKey{ep, info.Version}]
+	}
+	if cv == nil {
 		return errorAsOf(c.callRequestStreamIntercepted(ctx, ep, info, reqs, send), info)
 	}
-	if e := c.operationLacked(ep, info.Version); e != nil {
-		return e
+	if cv.refused != nil {
+		return cv.refused
 	}
-	t, v := c.versions, info.Version
 	stripped := func(yield func(proto.Message, error) bool) {
 		for m, err := range reqs {
 			if err == nil {
-				t.Strip(m, v)
+				cv.req.strip(m)
 			}
 			if !yield(m, err) {
 				return
@@ -119,7 +122,7 @@ func (c *handlerConfig) callRequestStream(ctx context.Context, ep *Endpoint, inf
 		}
 	}
 	viewed := func(m proto.Message) error {
-		out, drop := t.View(m, v)
+		out, drop := cv.view(m)
 		if drop {
 			return nil
 		}

@@ -177,12 +177,10 @@ func quoteAll(list []string) string {
 func (s *Schema) WithDefaults(v any) any {
 	switch s.Type {
 	case Object:
-		m, ok := v.(map[string]any)
+		out, ok := copyObject(v)
 		if !ok {
 			return v
 		}
-		out := make(map[string]any, len(m))
-		maps.Copy(out, m)
 		for _, p := range s.Properties {
 			if e, present := out[p.Name]; present {
 				out[p.Name] = p.Schema.WithDefaults(e)
@@ -203,16 +201,14 @@ func (s *Schema) WithDefaults(v any) any {
 func (s *Schema) WithEmptyArrays(v any) any {
 	switch s.Type {
 	case Object:
-		m, ok := v.(map[string]any)
+		out, ok := copyObject(v)
 		if !ok {
 			return v
 		}
-		out := make(map[string]any, len(m))
-		for k, e := range m {
+		for k, e := range out {
 			if ps := s.Property(k); ps != nil {
-				e = ps.WithEmptyArrays(e)
+				out[k] = ps.WithEmptyArrays(e)
 			}
-			out[k] = e
 		}
 		return out
 	case Array:
@@ -222,6 +218,18 @@ func (s *Schema) WithEmptyArrays(v any) any {
 		return eachItem(v, s.Items.WithEmptyArrays)
 	}
 	return v
+}
+
+// copyObject is a copy of the object v (its members, not deeper); false
+// when v is not an object.
+func copyObject(v any) (map[string]any, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	out := make(map[string]any, len(m))
+	maps.Copy(out, m)
+	return out, true
 }
 
 // eachItem is a copy of the array v with f applied to each element; v

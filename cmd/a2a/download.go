@@ -33,43 +33,43 @@ ARTIFACT-N.json. Existing files are kept unless --force. It prints each
 file written.`,
 		Example: `  a2a task download -a http://localhost:8080 TASK
   a2a task download -a http://localhost:8080 TASK --dir out --force`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			url, id, err := a.agentAndTask(args, "task download")
-			if err != nil {
-				return err
-			}
-			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
-				task, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: id})
-				if err != nil {
-					return callError(err)
-				}
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return err
-				}
-				labeled(a.env.stdout, "Task ID", task.GetId())
-				labeled(a.env.stdout, "Context ID", task.GetContextId())
-				labeled(a.env.stdout, "State", task.GetStatus().GetState().Short())
-				n := 0
-				for _, art := range task.GetArtifacts() {
-					for i, p := range art.GetParts() {
-						path, err := a.savePart(ctx, dir, art, i, p, force)
-						if err != nil {
-							return err
-						}
-						labeled(a.env.stdout, "Saved", path)
-						n++
-					}
-				}
-				if n == 0 {
-					fmt.Fprintf(a.env.stderr, "a2a: task %s has no artifacts to save\n", id)
-				}
-				return nil
-			})
-		},
+		RunE: a.onTask("task download", false, func(ctx context.Context, c *agentcard.Client, id string) error {
+			return a.download(ctx, c, id, dir, force)
+		}),
 	}
 	cmd.Flags().StringVar(&dir, "dir", ".", "`DIR`ectory to write into (made if missing)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite existing files")
 	return cmd
+}
+
+// download saves every part of the task's artifacts into dir and prints
+// each file written.
+func (a *app) download(ctx context.Context, c *agentcard.Client, id, dir string, force bool) error {
+	task, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: id})
+	if err != nil {
+		return callError(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	labeled(a.env.stdout, "Task ID", task.GetId())
+	labeled(a.env.stdout, "Context ID", task.GetContextId())
+	labeled(a.env.stdout, "State", task.GetStatus().GetState().Short())
+	n := 0
+	for _, art := range task.GetArtifacts() {
+		for i, p := range art.GetParts() {
+			path, err := a.savePart(ctx, dir, art, i, p, force)
+			if err != nil {
+				return err
+			}
+			labeled(a.env.stdout, "Saved", path)
+			n++
+		}
+	}
+	if n == 0 {
+		fmt.Fprintf(a.env.stderr, "a2a: task %s has no artifacts to save\n", id)
+	}
+	return nil
 }
 
 // savePart writes one artifact part and returns its path.

@@ -29,24 +29,23 @@ func compactJSON(m proto.Message) ([]byte, error) {
 // emit writes m in the -o format: one JSON object per line, one YAML
 // document per message ("---" separated), or the text text writes.
 func (a *app) emit(w io.Writer, m proto.Message, text func(io.Writer)) error {
+	var encode func(proto.Message) ([]byte, error)
+	var format string
 	switch a.output {
 	case "json":
-		b, err := compactJSON(m)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
+		encode, format = compactJSON, "%s\n"
 	case "yaml":
-		b, err := yamlOf(m)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "---\n%s", b)
+		encode, format = yamlOf, "---\n%s"
+	default:
+		text(w)
+		return nil
+	}
+	b, err := encode(m)
+	if err != nil {
 		return err
 	}
-	text(w)
-	return nil
+	_, err = fmt.Fprintf(w, format, b)
+	return err
 }
 
 // yamlOf is the ProtoJSON of m as block-style YAML, members in the same

@@ -48,6 +48,31 @@ func (a *app) agentTaskAnd(args []string, what, third string) (url, task, x stri
 	return url, rest[0], rest[1], nil
 }
 
+// withPushClient is withClient for the push-config commands, whose agent's
+// card must declare push notifications.
+func (a *app) withPushClient(ctx context.Context, url string, call func(context.Context, *agentcard.Client) error) error {
+	return a.withClient(ctx, url, false, func(ctx context.Context, c *agentcard.Client) error {
+		if err := pushCapable(c); err != nil {
+			return err
+		}
+		return call(ctx, c)
+	})
+}
+
+// onPushConfig is the RunE of a command about one push config ([URL] TASK
+// CONFIG): run is called with a client of the agent.
+func (a *app) onPushConfig(what string, run func(ctx context.Context, c *agentcard.Client, task, id string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		url, task, id, err := a.agentTaskAnd(args, what, "CONFIG")
+		if err != nil {
+			return err
+		}
+		return a.withPushClient(cmd.Context(), url, func(ctx context.Context, c *agentcard.Client) error {
+			return run(ctx, c, task, id)
+		})
+	}
+}
+
 func (a *app) pushCreateCommand() *cobra.Command {
 	var id, token, authScheme, authCredentials string
 	cmd := &cobra.Command{
@@ -74,10 +99,7 @@ Authorization header. An --id of an existing config replaces it.`,
 				}
 				req.Authentication = &a2av1.AuthenticationInfo{Scheme: authScheme, Credentials: authCredentials}
 			}
-			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
-				if err := pushCapable(c); err != nil {
-					return err
-				}
+			return a.withPushClient(cmd.Context(), url, func(ctx context.Context, c *agentcard.Client) error {
 				cfg, err := c.CreateTaskPushNotificationConfig(ctx, req)
 				if err != nil {
 					return callError(err)
@@ -99,22 +121,13 @@ func (a *app) pushGetCommand() *cobra.Command {
 		Use:     "get TASK CONFIG",
 		Short:   "Show one push-notification config",
 		Example: `  a2a task push-config get -a http://localhost:8080 TASK CONFIG`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			url, task, id, err := a.agentTaskAnd(args, "task push-config get", "CONFIG")
+		RunE: a.onPushConfig("task push-config get", func(ctx context.Context, c *agentcard.Client, task, id string) error {
+			cfg, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task, Id: id})
 			if err != nil {
-				return err
+				return callError(err)
 			}
-			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
-				if err := pushCapable(c); err != nil {
-					return err
-				}
-				cfg, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task, Id: id})
-				if err != nil {
-					return callError(err)
-				}
-				return a.emit(a.env.stdout, cfg, func(w io.Writer) { printPushConfig(w, cfg) })
-			})
-		},
+			return a.emit(a.env.stdout, cfg, func(w io.Writer) { printPushConfig(w, cfg) })
+		}),
 	}
 }
 
@@ -128,10 +141,7 @@ func (a *app) pushListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
-				if err := pushCapable(c); err != nil {
-					return err
-				}
+			return a.withPushClient(cmd.Context(), url, func(ctx context.Context, c *agentcard.Client) error {
 				req := &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: task}
 				merged := &a2av1.ListTaskPushNotificationConfigsResponse{}
 				for {
@@ -163,25 +173,16 @@ func (a *app) pushDeleteCommand() *cobra.Command {
 		Use:     "delete TASK CONFIG",
 		Short:   "Delete a push-notification config",
 		Example: `  a2a task push-config delete -a http://localhost:8080 TASK CONFIG`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			url, task, id, err := a.agentTaskAnd(args, "task push-config delete", "CONFIG")
+		RunE: a.onPushConfig("task push-config delete", func(ctx context.Context, c *agentcard.Client, task, id string) error {
+			empty, err := c.DeleteTaskPushNotificationConfig(ctx, &a2av1.DeleteTaskPushNotificationConfigRequest{TaskId: task, Id: id})
 			if err != nil {
-				return err
+				return callError(err)
 			}
-			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
-				if err := pushCapable(c); err != nil {
-					return err
-				}
-				empty, err := c.DeleteTaskPushNotificationConfig(ctx, &a2av1.DeleteTaskPushNotificationConfigRequest{TaskId: task, Id: id})
-				if err != nil {
-					return callError(err)
-				}
-				return a.emit(a.env.stdout, empty, func(w io.Writer) {
-					labeled(w, "Deleted Config ID", id)
-					labeled(w, "Task ID", task)
-				})
+			return a.emit(a.env.stdout, empty, func(w io.Writer) {
+				labeled(w, "Deleted Config ID", id)
+				labeled(w, "Task ID", task)
 			})
-		},
+		}),
 	}
 }
 

@@ -26,6 +26,21 @@ func (a *app) agentAndTask(args []string, what string) (url, task string, err er
 	return url, rest[0], nil
 }
 
+// onTask is the RunE of a command about one task ([URL] TASK): run is
+// called with a client of the agent (waits: without a default timeout) and
+// the task's id.
+func (a *app) onTask(what string, waits bool, run func(ctx context.Context, c *agentcard.Client, taskID string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		url, id, err := a.agentAndTask(args, what)
+		if err != nil {
+			return err
+		}
+		return a.withClient(cmd.Context(), url, waits, func(ctx context.Context, c *agentcard.Client) error {
+			return run(ctx, c, id)
+		})
+	}
+}
+
 // taskCommand is the task resource: get, list, cancel, subscribe,
 // push-config, download.
 func (a *app) taskCommand() *cobra.Command {
@@ -274,19 +289,13 @@ func (a *app) cancelCommand() *cobra.Command {
 afterwards. Canceling a canceled task shows it again; a task that finished
 otherwise cannot be canceled (TaskNotCancelableError).`,
 		Example: `  a2a task cancel -a http://localhost:8080 TASK`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			url, id, err := a.agentAndTask(args, "task cancel")
+		RunE: a.onTask("task cancel", false, func(ctx context.Context, c *agentcard.Client, id string) error {
+			task, err := c.CancelTask(ctx, &a2av1.CancelTaskRequest{Id: id})
 			if err != nil {
-				return err
+				return callError(err)
 			}
-			return a.withClient(cmd.Context(), url, false, func(ctx context.Context, c *agentcard.Client) error {
-				task, err := c.CancelTask(ctx, &a2av1.CancelTaskRequest{Id: id})
-				if err != nil {
-					return callError(err)
-				}
-				return a.emit(a.env.stdout, task, func(w io.Writer) { printTask(w, task, false) })
-			})
-		},
+			return a.emit(a.env.stdout, task, func(w io.Writer) { printTask(w, task, false) })
+		}),
 	}
 }
 
@@ -302,51 +311,51 @@ with -o json); without, the task at its end. Run it again after a
 disconnect: the first event is the whole task again.`,
 		Example: `  a2a task subscribe -a http://localhost:8080 TASK --stream
   a2a task subscribe -a http://localhost:8080 TASK -o json`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			url, id, err := a.agentAndTask(args, "task subscribe")
-			if err != nil {
-				return err
-			}
-			return a.withClient(cmd.Context(), url, true, func(ctx context.Context, c *agentcard.Client) error {
-				if !c.Card.GetCapabilities().GetStreaming() {
-					return &cliError{code: errUsage, hint: "poll the task instead: a2a task get --wait " + id,
-						err: fmt.Errorf("the agent's card does not declare streaming, which task subscribe needs")}
-				}
-				events := c.SubscribeToTask(ctx, &a2av1.SubscribeToTaskRequest{Id: id})
-				if stream {
-					end, err := a.followStream(events)
-					if err != nil {
-						return err
-					}
-					if end.taskID == "" {
-						end.taskID = id
-					}
-					return a.noteOutcome(end.taskID, end.contextID, end.state)
-				}
-				// Without --stream: one document, the task at the end.
-				var taskID string
-				for ev, err := range events {
-					if err != nil {
-						return callError(err)
-					}
-					if ev.TaskID() != "" {
-						taskID = ev.TaskID()
-					}
-				}
-				if taskID == "" {
-					taskID = id
-				}
-				task, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: taskID})
-				if err != nil {
-					return callError(err)
-				}
-				if err := a.emit(a.env.stdout, task, func(w io.Writer) { printTask(w, task, false) }); err != nil {
-					return err
-				}
-				return a.noteOutcome(task.GetId(), task.GetContextId(), task.GetStatus().GetState())
-			})
-		},
+		RunE: a.onTask("task subscribe", true, func(ctx context.Context, c *agentcard.Client, id string) error {
+			return a.subscribe(ctx, c, id, stream)
+		}),
 	}
 	cmd.Flags().BoolVar(&stream, "stream", false, "print every event as it arrives (JSON Lines with -o json)")
 	return cmd
+}
+
+// subscribe follows the task's events: printing each with --stream (stream),
+// else the task at its end.
+func (a *app) subscribe(ctx context.Context, c *agentcard.Client, id string, stream bool) error {
+	if !c.Card.GetCapabilities().GetStreaming() {
+		return &cliError{code: errUsage, hint: "poll the task instead: a2a task get --wait " + id,
+			err: fmt.Errorf("the agent's card does not declare streaming, which task subscribe needs")}
+	}
+	events := c.SubscribeToTask(ctx, &a2av1.SubscribeToTaskRequest{Id: id})
+	if stream {
+		end, err := a.followStream(events)
+		if err != nil {
+			return err
+		}
+		if end.taskID == "" {
+			end.taskID = id
+		}
+		return a.noteOutcome(end.taskID, end.contextID, end.state)
+	}
+	// Without --stream: one document, the task at the end.
+	var taskID string
+	for ev, err := range events {
+		if err != nil {
+			return callError(err)
+		}
+		if ev.TaskID() != "" {
+			taskID = ev.TaskID()
+		}
+	}
+	if taskID == "" {
+		taskID = id
+	}
+	task, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: taskID})
+	if err != nil {
+		return callError(err)
+	}
+	if err := a.emit(a.env.stdout, task, func(w io.Writer) { printTask(w, task, false) }); err != nil {
+		return err
+	}
+	return a.noteOutcome(task.GetId(), task.GetContextId(), task.GetStatus().GetState())
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"net"
 	"slices"
 	"strings"
@@ -35,12 +36,7 @@ func (d *decoder) agent(n *yaml.Node) *Manifest {
 	}
 	m.DocumentationURL = f.url("documentationUrl", checkHTTPURL)
 	m.IconURL = f.url("iconUrl", checkHTTPURL)
-	m.Module = f.text("module")
-	if m.Module != "" {
-		if err := checkModulePath(m.Module); err != nil {
-			d.errorf(f.get("module"), "module", "%v", err)
-		}
-	}
+	m.Module = f.checked("module", checkModulePath)
 	m.URL = f.url("url", checkBaseURL)
 	m.ProtocolVersions = d.protocolVersions(f)
 
@@ -69,19 +65,7 @@ func (d *decoder) agent(n *yaml.Node) *Manifest {
 	f.nonEmptyList("skills", "skill")
 	m.Skills = d.skills(f.items("skills"), "skills", schemes)
 
-	firstURI := map[string]int{}
-	for i, e := range f.items("extensions") {
-		ext, uri := d.extension(e, index("extensions", i))
-		if ext.URI == SkillSchemasExtension {
-			d.errorf(uri, index("extensions", i)+".uri", "a2a-scaffold adds this extension itself, from the input and output of the skills; remove it")
-		}
-		if j, dup := firstURI[ext.URI]; dup && ext.URI != "" {
-			d.errorf(uri, index("extensions", i)+".uri", "duplicate extension %q (first at extensions[%d])", ext.URI, j)
-		} else {
-			firstURI[ext.URI] = i
-		}
-		m.Extensions = append(m.Extensions, ext)
-	}
+	m.Extensions = d.extensions(f)
 
 	if n := f.get("extendedCard"); n != nil {
 		m.ExtendedCard = d.extendedCard(n, "extendedCard", schemes)
@@ -98,6 +82,33 @@ func (d *decoder) agent(n *yaml.Node) *Manifest {
 
 	d.uniqueSkills()
 	d.crossChecks(f, m)
+	d.allDataModes(f, m)
+	return m
+}
+
+// extensions reads the agent's extensions, each URI once; the skill
+// schemas extension is a2a-scaffold's own.
+func (d *decoder) extensions(f fields) []Extension {
+	var out []Extension
+	firstURI := map[string]int{}
+	for i, e := range f.items("extensions") {
+		ext, uri := d.extension(e, index("extensions", i))
+		if ext.URI == SkillSchemasExtension {
+			d.errorf(uri, index("extensions", i)+".uri", "a2a-scaffold adds this extension itself, from the input and output of the skills; remove it")
+		}
+		if j, dup := firstURI[ext.URI]; dup && ext.URI != "" {
+			d.errorf(uri, index("extensions", i)+".uri", "duplicate extension %q (first at extensions[%d])", ext.URI, j)
+		} else {
+			firstURI[ext.URI] = i
+		}
+		out = append(out, ext)
+	}
+	return out
+}
+
+// allDataModes checks that every skill with input or output data, the
+// extended card's too, lists application/json among its modes.
+func (d *decoder) allDataModes(f fields, m *Manifest) {
 	all := m.Skills
 	if m.ExtendedCard != nil {
 		all = append(append([]Skill(nil), m.Skills...), m.ExtendedCard.Skills...)
@@ -107,7 +118,6 @@ func (d *decoder) agent(n *yaml.Node) *Manifest {
 			d.dataModes(m, s, d.skillPaths[i], f.node)
 		}
 	}
-	return m
 }
 
 // protocolVersions reads the A2A versions the agent serves: each one of
@@ -154,14 +164,24 @@ func (d *decoder) protocolVersions(f fields) []string {
 }
 
 // url reads an optional URL-valued key and checks it.
-func (f fields) url(name string, check func(string) error) string {
+func (f fields) url(name string, check func(string) error) string { return f.checked(name, check) }
+
+// checked reads an optional text-valued key and checks it (check).
+func (f fields) checked(name string, check func(string) error) string {
 	s := f.text(name)
-	if s != "" {
-		if err := check(s); err != nil {
-			f.d.errorf(f.get(name), f.sub(name), "%v", err)
-		}
-	}
+	f.check(name, s, check)
 	return s
+}
+
+// check reports what check finds wrong with s, the key's value, when it is
+// not empty.
+func (f fields) check(name, s string, check func(string) error) {
+	if s == "" {
+		return
+	}
+	if err := check(s); err != nil {
+		f.d.errorf(f.get(name), f.sub(name), "%v", err)
+	}
 }
 
 // mediaTypes reads a list of media types.
@@ -198,67 +218,48 @@ func (d *decoder) bindings(f fields) []Binding {
 	var out []Binding
 	nodes := f.items("bindings")
 	for i, e := range nodes {
-		path := index("bindings", i)
-		bf, ok := d.mapping(e, path, bindingShape)
+		bf, ok := d.mapping(e, index("bindings", i), bindingShape)
 		if !ok {
 			continue
 		}
-		b := Binding{Pos: Position{e.Line, e.Column}}
-		name := bf.text("binding")
-		if name != "" {
-			b.Protocol = d.protocol(bf.get("binding"), bf.sub("binding"), name)
-		}
-		b.Address = bf.text("address")
-		if b.Address != "" {
-			if err := checkAddress(b.Address); err != nil {
-				d.errorf(bf.get("address"), bf.sub("address"), "%v", err)
-			}
-		}
-		b.Path = bf.text("path")
-		b.Tenant = bf.text("tenant")
-		if b.Tenant != "" {
-			if err := checkTenant(b.Tenant); err != nil {
-				d.errorf(bf.get("tenant"), bf.sub("tenant"), "%v", err)
-			}
-		}
-		b.URL = bf.text("url")
-		switch {
-		case b.Protocol == runtime.BindingGRPC:
-			if b.Path != "" {
-				d.errorf(bf.get("path"), bf.sub("path"), "not used by GRPC bindings (gRPC routes by service name); remove it")
-			}
-			if b.Address == "" {
-				b.Address = DefaultGRPCAddress
-			}
-			if b.URL != "" {
-				if _, err := grpcTarget(b.URL); err != nil {
-					d.errorf(bf.get("url"), bf.sub("url"), "%v", err)
-				}
-			}
-		case b.Protocol.IsHTTP():
-			if b.Path != "" {
-				if err := checkPath(b.Path); err != nil {
-					d.errorf(bf.get("path"), bf.sub("path"), "%v", err)
-				}
-			} else if b.Protocol == runtime.BindingJSONRPC {
-				b.Path = DefaultJSONRPCPath
-			} else {
-				b.Path = DefaultHTTPJSONPath
-			}
-			if b.Address == "" {
-				b.Address = DefaultHTTPAddress
-			}
-			if b.URL != "" {
-				if err := checkHTTPURL(b.URL); err != nil {
-					d.errorf(bf.get("url"), bf.sub("url"), "%v", err)
-				}
-			}
-		}
-		out = append(out, b)
+		out = append(out, d.binding(bf, Position{e.Line, e.Column}))
 		d.bindingConflicts(out, bf)
 	}
 	d.needHTTPBinding(f, out, len(nodes))
 	return out
+}
+
+// binding reads one binding, its address and path defaulted as its
+// protocol's.
+func (d *decoder) binding(bf fields, pos Position) Binding {
+	b := Binding{Pos: pos}
+	if name := bf.text("binding"); name != "" {
+		b.Protocol = d.protocol(bf.get("binding"), bf.sub("binding"), name)
+	}
+	b.Address = bf.checked("address", checkAddress)
+	b.Path = bf.text("path")
+	b.Tenant = bf.checked("tenant", checkTenant)
+	b.URL = bf.text("url")
+	switch {
+	case b.Protocol == runtime.BindingGRPC:
+		if b.Path != "" {
+			d.errorf(bf.get("path"), bf.sub("path"), "not used by GRPC bindings (gRPC routes by service name); remove it")
+		}
+		b.Address = cmp.Or(b.Address, DefaultGRPCAddress)
+		bf.check("url", b.URL, func(u string) error { _, err := grpcTarget(u); return err })
+	case b.Protocol.IsHTTP():
+		switch {
+		case b.Path != "":
+			bf.check("path", b.Path, checkPath)
+		case b.Protocol == runtime.BindingJSONRPC:
+			b.Path = DefaultJSONRPCPath
+		default:
+			b.Path = DefaultHTTPJSONPath
+		}
+		b.Address = cmp.Or(b.Address, DefaultHTTPAddress)
+		bf.check("url", b.URL, checkHTTPURL)
+	}
+	return b
 }
 
 // needHTTPBinding reports a manifest whose bindings are all gRPC: the agent

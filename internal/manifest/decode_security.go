@@ -63,50 +63,12 @@ func (d *decoder) securityScheme(n *yaml.Node, path string) (SecurityScheme, boo
 		return s, true
 	}
 	s.Type = SchemeType(typ)
-
-	// Keys of other scheme types are mistakes, and so are missing keys this
-	// type requires.
-	allowed := schemeTypeKeys[s.Type]
-	for _, k := range securitySchemeShape.keys {
-		if k.name == "type" || k.name == "description" || f.keys[k.name] == nil {
-			continue
-		}
-		if !slices.Contains(allowed.required, k.name) && !slices.Contains(allowed.optional, k.name) {
-			d.errorf(f.keys[k.name], f.sub(k.name), "not used by %s schemes", s.Type)
-		}
-	}
-	for _, k := range allowed.required {
-		if f.keys[k] == nil {
-			d.errorf(f.node, f.sub(k), "required for %s schemes", s.Type)
-		}
-	}
-
+	d.checkSchemeKeys(f, s.Type)
 	switch s.Type {
 	case SchemeAPIKey:
-		if loc := f.text("location"); loc != "" && d.oneOf(f.get("location"), f.sub("location"), "location", loc, []string{"header", "query", "cookie"}) {
-			s.Location = loc
-		}
-		s.KeyName = f.text("name")
-		if s.KeyName != "" {
-			if err := checkToken(s.KeyName); err != nil {
-				d.errorf(f.get("name"), f.sub("name"), "%v", err)
-			}
-		} else if n := f.get("name"); n != nil {
-			d.errorf(n, f.sub("name"), "must not be empty")
-		}
+		d.apiKeyScheme(f, &s)
 	case SchemeHTTP:
-		if sch := f.text("scheme"); sch != "" {
-			// Auth scheme names are case-insensitive (RFC 9110 §11.1).
-			if lower := strings.ToLower(sch); d.oneOf(f.get("scheme"), f.sub("scheme"), "HTTP auth scheme", lower, []string{"bearer", "basic"}) {
-				s.Scheme = lower
-			}
-		} else if n := f.get("scheme"); n != nil {
-			d.errorf(n, f.sub("scheme"), "must not be empty")
-		}
-		s.BearerFormat = f.text("bearerFormat")
-		if s.BearerFormat != "" && s.Scheme == "basic" {
-			d.errorf(f.get("bearerFormat"), f.sub("bearerFormat"), "only meaningful with scheme bearer")
-		}
+		d.httpScheme(f, &s)
 	case SchemeOAuth2:
 		if n := f.get("flows"); n != nil {
 			s.Flow = d.flows(n, f.sub("flows"))
@@ -115,12 +77,64 @@ func (d *decoder) securityScheme(n *yaml.Node, path string) (SecurityScheme, boo
 	case SchemeOpenIDConnect:
 		s.OpenIDConnectURL = f.url("openIdConnectUrl", checkHTTPURL)
 		if s.OpenIDConnectURL == "" {
-			if n := f.get("openIdConnectUrl"); n != nil {
-				d.errorf(n, f.sub("openIdConnectUrl"), "must not be empty")
-			}
+			f.notEmpty("openIdConnectUrl")
 		}
 	}
 	return s, true
+}
+
+// checkSchemeKeys reports the keys of other scheme types, which are
+// mistakes, and the keys this type requires that are missing.
+func (d *decoder) checkSchemeKeys(f fields, typ SchemeType) {
+	allowed := schemeTypeKeys[typ]
+	for _, k := range securitySchemeShape.keys {
+		if k.name == "type" || k.name == "description" || f.keys[k.name] == nil {
+			continue
+		}
+		if !slices.Contains(allowed.required, k.name) && !slices.Contains(allowed.optional, k.name) {
+			d.errorf(f.keys[k.name], f.sub(k.name), "not used by %s schemes", typ)
+		}
+	}
+	for _, k := range allowed.required {
+		if f.keys[k] == nil {
+			d.errorf(f.node, f.sub(k), "required for %s schemes", typ)
+		}
+	}
+}
+
+// apiKeyScheme reads where an API key goes and under which name.
+func (d *decoder) apiKeyScheme(f fields, s *SecurityScheme) {
+	if loc := f.text("location"); loc != "" && d.oneOf(f.get("location"), f.sub("location"), "location", loc, []string{"header", "query", "cookie"}) {
+		s.Location = loc
+	}
+	s.KeyName = f.text("name")
+	if s.KeyName == "" {
+		f.notEmpty("name")
+	} else if err := checkToken(s.KeyName); err != nil {
+		d.errorf(f.get("name"), f.sub("name"), "%v", err)
+	}
+}
+
+// httpScheme reads an HTTP authentication scheme: bearer or basic (auth
+// scheme names are case-insensitive, RFC 9110 §11.1) and a bearer's
+// format.
+func (d *decoder) httpScheme(f fields, s *SecurityScheme) {
+	if sch := f.text("scheme"); sch == "" {
+		f.notEmpty("scheme")
+	} else if lower := strings.ToLower(sch); d.oneOf(f.get("scheme"), f.sub("scheme"), "HTTP auth scheme", lower, []string{"bearer", "basic"}) {
+		s.Scheme = lower
+	}
+	s.BearerFormat = f.text("bearerFormat")
+	if s.BearerFormat != "" && s.Scheme == "basic" {
+		d.errorf(f.get("bearerFormat"), f.sub("bearerFormat"), "only meaningful with scheme bearer")
+	}
+}
+
+// notEmpty reports the key when it is there with an empty value.
+func (f fields) notEmpty(name string) {
+	if n := f.get(name); n != nil {
+		f.d.errorf(n, f.sub(name), "must not be empty")
+	}
 }
 
 // flows decodes the flows mapping, which must hold exactly one flow: A2A's

@@ -62,6 +62,13 @@ func (d *decoder) value(n *yaml.Node, path string, ordered bool) (any, bool) {
 		}
 		return out, ok
 	}
+	return d.scalarValue(n, path)
+}
+
+// scalarValue is a scalar as JSON has it: null, a boolean, a number that a
+// double holds exactly, or text kept as written (strings, timestamps,
+// binary).
+func (d *decoder) scalarValue(n *yaml.Node, path string) (any, bool) {
 	switch n.ShortTag() {
 	case "!!null":
 		return nil, true
@@ -70,20 +77,7 @@ func (d *decoder) value(n *yaml.Node, path string, ordered bool) (any, bool) {
 		_ = n.Decode(&b)
 		return b, true
 	case "!!int":
-		i, err := strconv.ParseInt(n.Value, 0, 64)
-		if err != nil {
-			var v int64
-			if n.Decode(&v) != nil {
-				d.errorf(n, path, "integer %s does not fit a JSON number exactly", n.Value)
-				return nil, false
-			}
-			i = v
-		}
-		if i > maxExactInteger || i < -maxExactInteger {
-			d.errorf(n, path, "integer %s does not fit a JSON number exactly; quote it to keep it as a string", n.Value)
-			return nil, false
-		}
-		return float64(i), true
+		return d.integerValue(n, path)
 	case "!!float":
 		var f float64
 		if err := n.Decode(&f); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
@@ -91,9 +85,27 @@ func (d *decoder) value(n *yaml.Node, path string, ordered bool) (any, bool) {
 			return nil, false
 		}
 		return f, true
-	default: // !!str, !!timestamp, !!binary: kept as written
-		return n.Value, true
 	}
+	return n.Value, true
+}
+
+// integerValue is an integer as a JSON number, which holds it exactly only
+// up to 2^53 in magnitude.
+func (d *decoder) integerValue(n *yaml.Node, path string) (any, bool) {
+	i, err := strconv.ParseInt(n.Value, 0, 64)
+	if err != nil {
+		var v int64
+		if n.Decode(&v) != nil {
+			d.errorf(n, path, "integer %s does not fit a JSON number exactly", n.Value)
+			return nil, false
+		}
+		i = v
+	}
+	if i > maxExactInteger || i < -maxExactInteger {
+		d.errorf(n, path, "integer %s does not fit a JSON number exactly; quote it to keep it as a string", n.Value)
+		return nil, false
+	}
+	return float64(i), true
 }
 
 // members converts a mapping into dataschema.Members, keeping key order

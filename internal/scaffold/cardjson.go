@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -288,64 +289,57 @@ func appendJSON(dst []byte, v any, indent string) ([]byte, error) {
 }
 
 func appendIndented(dst []byte, v any, unit string, depth int) ([]byte, error) {
-	newline := func(d int) {
-		if unit == "" {
-			return
-		}
-		dst = append(dst, '\n')
-		for range d {
-			dst = append(dst, unit...)
-		}
-	}
-	var err error
 	switch v := v.(type) {
 	case nil:
-		dst = append(dst, "null"...)
+		return append(dst, "null"...), nil
 	case bool:
-		dst = strconv.AppendBool(dst, v)
+		return strconv.AppendBool(dst, v), nil
 	case string:
-		dst = jcs.AppendString(dst, v)
+		return jcs.AppendString(dst, v), nil
 	case float64:
-		dst, err = jcs.AppendNumber(dst, v)
+		return jcs.AppendNumber(dst, v)
 	case []any:
-		if len(v) == 0 {
-			return append(dst, "[]"...), nil
-		}
-		dst = append(dst, '[')
-		for i, e := range v {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			newline(depth + 1)
-			if dst, err = appendIndented(dst, e, unit, depth+1); err != nil {
-				return dst, err
-			}
-		}
-		newline(depth)
-		dst = append(dst, ']')
+		return appendList(dst, "[]", len(v), unit, depth, func(dst []byte, i int) ([]byte, error) {
+			return appendIndented(dst, v[i], unit, depth+1)
+		})
 	case object:
-		if len(v) == 0 {
-			return append(dst, "{}"...), nil
-		}
-		dst = append(dst, '{')
-		for i, m := range v {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			newline(depth + 1)
-			dst = jcs.AppendString(dst, m.name)
-			dst = append(dst, ':')
+		return appendList(dst, "{}", len(v), unit, depth, func(dst []byte, i int) ([]byte, error) {
+			dst = append(jcs.AppendString(dst, v[i].name), ':')
 			if unit != "" {
 				dst = append(dst, ' ')
 			}
-			if dst, err = appendIndented(dst, m.value, unit, depth+1); err != nil {
-				return dst, err
-			}
-		}
-		newline(depth)
-		dst = append(dst, '}')
-	default:
-		return dst, fmt.Errorf("unexpected JSON value %T", v)
+			return appendIndented(dst, v[i].value, unit, depth+1)
+		})
 	}
-	return dst, err
+	return dst, fmt.Errorf("unexpected JSON value %T", v)
+}
+
+// appendList writes n elements (elem) between the brackets, comma
+// separated, each on a line of its own one level deeper when unit is not
+// empty; no elements are just the brackets.
+func appendList(dst []byte, brackets string, n int, unit string, depth int, elem func(dst []byte, i int) ([]byte, error)) ([]byte, error) {
+	if n == 0 {
+		return append(dst, brackets...), nil
+	}
+	dst = append(dst, brackets[0])
+	var err error
+	for i := range n {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendNewline(dst, unit, depth+1)
+		if dst, err = elem(dst, i); err != nil {
+			return dst, err
+		}
+	}
+	return append(appendNewline(dst, unit, depth), brackets[1]), nil
+}
+
+// appendNewline starts a line indented depth units; nothing when unit is
+// empty (compact JSON).
+func appendNewline(dst []byte, unit string, depth int) []byte {
+	if unit == "" {
+		return dst
+	}
+	return append(append(dst, '\n'), strings.Repeat(unit, depth)...)
 }

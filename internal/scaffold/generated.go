@@ -303,74 +303,81 @@ func (p *project) typedTest(f *jen.File) {
 		}
 		g.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).BlockFunc(func(g *jen.Group) {
 			for _, s := range p.typedSkills() {
-				card := "card"
-				if s.Extended {
-					card = "extended"
-				}
-				send := func(data string) jen.Code {
-					return jen.Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "DataMessage").Call(jen.Id("t"), stringConst(data), jen.Lit(s.ID)))
-				}
 				g.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Dot("String").Call().Op("+").Lit("/"+s.ID), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
-					g.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id(card), jen.Lit(s.ID))
-					if s.Input == nil {
-						// Typed output only: the skill takes text.
-						example := "hello"
-						if len(s.Examples) > 0 {
-							example = s.Examples[0]
-						}
-						g.List(jen.Id("resp"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(jen.Lit(example), jen.Lit(s.ID)))
-					} else {
-						g.List(jen.Id("resp"), jen.Err()).Op(":=").Add(send(exampleJSON(s.Input)))
-					}
-					g.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err()))
-					g.If(jen.Id("s").Op(":=").Id("resp").Dot("State").Call(), jen.Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_FAILED").Op("||").Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_REJECTED")).Block(
-						jen.Id("t").Dot("Fatalf").Call(jen.Lit("the skill's task ended %s: %s"), jen.Id("s").Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
-					)
-					if s.Output != nil {
-						g.For(jen.List(jen.Id("_"), jen.Id("data")).Op(":=").Range().Qual(pkgHostTest, "DataParts").Call(jen.Id("resp"))).Block(
-							jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id(s.OutputVar).Dot("Decode").Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(
-								jen.Id("t").Dot("Errorf").Call(jen.Lit("the skill answered data that does not match its output schema: %v"), jen.Err()),
-							),
-						)
-					}
-					if s.Input != nil && len(s.Input.Schema.Required) > 0 {
-						want := "data." + s.Input.Schema.Required[0] + ": required"
-						g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(send("{}")), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrInvalidParams")).Op("||").Op("!").Qual("strings", "Contains").Call(jen.Err().Dot("Error").Call(), jen.Lit(want))).Block(
-							jen.Id("t").Dot("Errorf").Call(jen.Lit("data without "+s.Input.Schema.Required[0]+": %v, want InvalidParams naming "+want), jen.Err()),
-						)
-					}
-					if s.FromText != "" {
-						g.Comment("The text fallback: the example input as JSON text, which the starter")
-						g.Comment(s.FromText + " reads; one that reads plain language only may refuse it")
-						g.Comment("with InvalidParams, but the skill's inputModes let text through.")
-						g.List(jen.Id("resp"), jen.Err()).Op("=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(stringConst(exampleJSON(s.Input)), jen.Lit(s.ID)))
-						g.Switch().Block(
-							jen.Case(jen.Err().Op("!=").Nil().Op("&&").Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrInvalidParams"))).Block(
-								jen.Id("t").Dot("Errorf").Call(jen.Lit("the input as text: %v, want "+s.FromText+" to read it"), jen.Err()),
-							),
-							jen.Case(jen.Err().Op("==").Nil().Op("&&").Parens(jen.Id("resp").Dot("State").Call().Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_FAILED").Op("||").Id("resp").Dot("State").Call().Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_REJECTED"))).Block(
-								jen.Id("t").Dot("Errorf").Call(jen.Lit("the input as text: the skill's task ended %s: %s"), jen.Id("resp").Dot("State").Call().Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
-							),
-						)
-					}
-					if mt := p.refusedMedia(s); mt != "" {
-						var msg jen.Code
-						if mt == "text/plain" {
-							msg = jen.Qual(pkgHostTest, "Message").Call(jen.Lit("hello"), jen.Lit(s.ID))
-						} else {
-							msg = jen.Qual(pkgHostTest, "RawMessage").Call(jen.Index().Byte().Parens(jen.Lit("x")), jen.Lit(mt), jen.Lit(s.ID))
-						}
-						want := "offered " + mt + "; accepted " + strings.Join(p.inputModes(s), ", ")
-						g.Comment("A media type the skill's inputModes do not list: refused before it runs,")
-						g.Comment("naming what was offered and what it accepts.")
-						g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, msg), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrContentTypeNotSupported")).Op("||").Op("!").Qual("strings", "Contains").Call(jen.Err().Dot("Error").Call(), jen.Lit(want))).Block(
-							jen.Id("t").Dot("Errorf").Call(jen.Lit("a part of "+mt+": %v, want ContentTypeNotSupported: "+want), jen.Err()),
-						)
-					}
+					p.typedSkillChecks(g, s, ctx)
 				}))
 			}
 		})
 	})
+}
+
+// typedSkillChecks is the subtest of one typed skill on one binding (b):
+// its example input answered with data of its output schema, data lacking
+// a required property refused, the text fallback and a refused media type.
+func (p *project) typedSkillChecks(g *jen.Group, s skillCode, ctx jen.Code) {
+	card := "card"
+	if s.Extended {
+		card = "extended"
+	}
+	send := func(data string) jen.Code {
+		return jen.Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "DataMessage").Call(jen.Id("t"), stringConst(data), jen.Lit(s.ID)))
+	}
+	g.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id(card), jen.Lit(s.ID))
+	if s.Input == nil {
+		// Typed output only: the skill takes text.
+		example := "hello"
+		if len(s.Examples) > 0 {
+			example = s.Examples[0]
+		}
+		g.List(jen.Id("resp"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(jen.Lit(example), jen.Lit(s.ID)))
+	} else {
+		g.List(jen.Id("resp"), jen.Err()).Op(":=").Add(send(exampleJSON(s.Input)))
+	}
+	g.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err()))
+	g.If(jen.Id("s").Op(":=").Id("resp").Dot("State").Call(), jen.Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_FAILED").Op("||").Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_REJECTED")).Block(
+		jen.Id("t").Dot("Fatalf").Call(jen.Lit("the skill's task ended %s: %s"), jen.Id("s").Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
+	)
+	if s.Output != nil {
+		g.For(jen.List(jen.Id("_"), jen.Id("data")).Op(":=").Range().Qual(pkgHostTest, "DataParts").Call(jen.Id("resp"))).Block(
+			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id(s.OutputVar).Dot("Decode").Call(jen.Id("data")), jen.Err().Op("!=").Nil()).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit("the skill answered data that does not match its output schema: %v"), jen.Err()),
+			),
+		)
+	}
+	if s.Input != nil && len(s.Input.Schema.Required) > 0 {
+		want := "data." + s.Input.Schema.Required[0] + ": required"
+		g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(send("{}")), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrInvalidParams")).Op("||").Op("!").Qual("strings", "Contains").Call(jen.Err().Dot("Error").Call(), jen.Lit(want))).Block(
+			jen.Id("t").Dot("Errorf").Call(jen.Lit("data without "+s.Input.Schema.Required[0]+": %v, want InvalidParams naming "+want), jen.Err()),
+		)
+	}
+	if s.FromText != "" {
+		g.Comment("The text fallback: the example input as JSON text, which the starter")
+		g.Comment(s.FromText + " reads; one that reads plain language only may refuse it")
+		g.Comment("with InvalidParams, but the skill's inputModes let text through.")
+		g.List(jen.Id("resp"), jen.Err()).Op("=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(stringConst(exampleJSON(s.Input)), jen.Lit(s.ID)))
+		g.Switch().Block(
+			jen.Case(jen.Err().Op("!=").Nil().Op("&&").Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrInvalidParams"))).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit("the input as text: %v, want "+s.FromText+" to read it"), jen.Err()),
+			),
+			jen.Case(jen.Err().Op("==").Nil().Op("&&").Parens(jen.Id("resp").Dot("State").Call().Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_FAILED").Op("||").Id("resp").Dot("State").Call().Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_REJECTED"))).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit("the input as text: the skill's task ended %s: %s"), jen.Id("resp").Dot("State").Call().Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
+			),
+		)
+	}
+	if mt := p.refusedMedia(s); mt != "" {
+		var msg jen.Code
+		if mt == "text/plain" {
+			msg = jen.Qual(pkgHostTest, "Message").Call(jen.Lit("hello"), jen.Lit(s.ID))
+		} else {
+			msg = jen.Qual(pkgHostTest, "RawMessage").Call(jen.Index().Byte().Parens(jen.Lit("x")), jen.Lit(mt), jen.Lit(s.ID))
+		}
+		want := "offered " + mt + "; accepted " + strings.Join(p.inputModes(s), ", ")
+		g.Comment("A media type the skill's inputModes do not list: refused before it runs,")
+		g.Comment("naming what was offered and what it accepts.")
+		g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, msg), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrContentTypeNotSupported")).Op("||").Op("!").Qual("strings", "Contains").Call(jen.Err().Dot("Error").Call(), jen.Lit(want))).Block(
+			jen.Id("t").Dot("Errorf").Call(jen.Lit("a part of "+mt+": %v, want ContentTypeNotSupported: "+want), jen.Err()),
+		)
+	}
 }
 
 // requiresAuthentication reports whether reqs refuse anonymous callers:

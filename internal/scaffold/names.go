@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/a2agen/a2agen/internal/dataschema"
 	"github.com/a2agen/a2agen/internal/manifest"
 )
 
@@ -51,23 +52,9 @@ func skillCodes(m *manifest.Manifest) ([]skillCode, error) {
 }
 
 // camel turns a skill id into the tail of a Go identifier: "plan-trip" and
-// "plan.trip" give "PlanTrip".
-func camel(id string) string {
-	var b strings.Builder
-	up := true
-	for _, r := range id {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			up = true
-			continue
-		}
-		if up {
-			r = unicode.ToUpper(r)
-			up = false
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// "plan.trip" give "PlanTrip". Skill ids start with a letter (the manifest
+// checks it), so this is the name dataschema gives a property.
+func camel(id string) string { return dataschema.GoName(id) }
 
 // skillFile is the user-owned file of a skill: skill_<id>.go, lower case,
 // with "-" and "." as "_". A name the go command would read as a test file

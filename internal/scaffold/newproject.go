@@ -63,32 +63,9 @@ func NewProject(opts NewOptions) (*Report, error) {
 	if opts.Template != "" && opts.Manifest != "" {
 		return nil, errors.New("--template and --manifest exclude each other: a template is a starter manifest")
 	}
-
-	// The manifest: the given file, an agent.yaml already there (--force),
-	// or the starter.
-	existing, err := os.ReadFile(filepath.Join(dir, ManifestFile))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	data, err := newManifest(dir, opts)
+	if err != nil {
 		return nil, err
-	}
-	var data []byte
-	switch {
-	case opts.Manifest != "":
-		if data, err = os.ReadFile(opts.Manifest); err != nil {
-			return nil, fmt.Errorf("reading the manifest: %w", err)
-		}
-		if existing != nil && !bytes.Equal(existing, data) {
-			return nil, fmt.Errorf("%s already holds another %s; remove it, or leave out --manifest to use it", dir, ManifestFile)
-		}
-	case existing != nil:
-		data = existing
-	default:
-		if data, err = manifest.StarterOf(opts.Template, opts.Name); err != nil {
-			return nil, err
-		}
-		if opts.Module != "" {
-			// The starter names a module of its own; the one given wins.
-			data = bytes.Replace(data, []byte("\nmodule: "+starterModule(data)+"\n"), []byte("\nmodule: "+opts.Module+"\n"), 1)
-		}
 	}
 	name := opts.Manifest
 	if name == "" {
@@ -98,47 +75,10 @@ func NewProject(opts NewOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-
-	popts := ProjectOptions{Module: opts.Module, A2agenVersion: A2agenVersion(), Requires: buildRequirements(), Manifest: data}
-	if popts.Module == "" {
-		popts.Module = m.Module
-	}
-	modDir, modPath, err := enclosingModule(absDir)
+	popts, err := newProjectOptions(opts, m, data, dir, absDir, name)
 	if err != nil {
 		return nil, err
 	}
-	inside := false
-	if modDir != "" && modDir != absDir {
-		pkg, err := packagePath(modDir, modPath, absDir)
-		if err != nil {
-			return nil, err
-		}
-		inside = popts.Module == pkg
-	}
-	popts.Standalone = !inside
-	if inside {
-		if popts.PackageDir, popts.GoDirective, err = packageLayout(modDir, absDir); err != nil {
-			return nil, err
-		}
-	}
-	if popts.Standalone {
-		if popts.Module == "" {
-			return nil, fmt.Errorf("%s sets no module: give --module, or set module in the manifest", name)
-		}
-		if opts.A2agenDir != "" {
-			abs, err := filepath.Abs(opts.A2agenDir)
-			if err != nil {
-				return nil, err
-			}
-			if popts.Requires, popts.GoSum, err = checkout(abs); err != nil {
-				return nil, err
-			}
-			popts.A2agenDir, popts.LocalReplace = filepath.ToSlash(abs), true
-		}
-	} else if opts.A2agenDir != "" && !opts.A2agenFromBuild {
-		return nil, fmt.Errorf("--a2agen does not apply: %s is the package %s of the module in %s, which has its own go.mod", dir, popts.Module, modDir)
-	}
-
 	files, err := Files(m, popts)
 	if err != nil {
 		return nil, err
@@ -147,6 +87,85 @@ func NewProject(opts NewOptions) (*Report, error) {
 		return nil, err
 	}
 	return apply(dir, files, true, false)
+}
+
+// newManifest is the new project's manifest: the given file, an agent.yaml
+// already there (--force), or the starter of the template, with the module
+// given.
+func newManifest(dir string, opts NewOptions) ([]byte, error) {
+	existing, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	switch {
+	case opts.Manifest != "":
+		data, err := os.ReadFile(opts.Manifest)
+		if err != nil {
+			return nil, fmt.Errorf("reading the manifest: %w", err)
+		}
+		if existing != nil && !bytes.Equal(existing, data) {
+			return nil, fmt.Errorf("%s already holds another %s; remove it, or leave out --manifest to use it", dir, ManifestFile)
+		}
+		return data, nil
+	case existing != nil:
+		return existing, nil
+	}
+	data, err := manifest.StarterOf(opts.Template, opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Module != "" {
+		// The starter names a module of its own; the one given wins.
+		data = bytes.Replace(data, []byte("\nmodule: "+starterModule(data)+"\n"), []byte("\nmodule: "+opts.Module+"\n"), 1)
+	}
+	return data, nil
+}
+
+// newProjectOptions lays the project out: a package of the module that
+// encloses absDir when the project's module is that package's path, else a
+// module of its own (standalone), built against a2agen's checkout when
+// --a2agen names one. dir and name (the manifest's) are for errors.
+func newProjectOptions(opts NewOptions, m *manifest.Manifest, data []byte, dir, absDir, name string) (ProjectOptions, error) {
+	popts := ProjectOptions{Module: opts.Module, A2agenVersion: A2agenVersion(), Requires: buildRequirements(), Manifest: data}
+	if popts.Module == "" {
+		popts.Module = m.Module
+	}
+	modDir, modPath, err := enclosingModule(absDir)
+	if err != nil {
+		return popts, err
+	}
+	inside := false
+	if modDir != "" && modDir != absDir {
+		pkg, err := packagePath(modDir, modPath, absDir)
+		if err != nil {
+			return popts, err
+		}
+		inside = popts.Module == pkg
+	}
+	popts.Standalone = !inside
+	if inside {
+		if popts.PackageDir, popts.GoDirective, err = packageLayout(modDir, absDir); err != nil {
+			return popts, err
+		}
+		if opts.A2agenDir != "" && !opts.A2agenFromBuild {
+			return popts, fmt.Errorf("--a2agen does not apply: %s is the package %s of the module in %s, which has its own go.mod", dir, popts.Module, modDir)
+		}
+		return popts, nil
+	}
+	if popts.Module == "" {
+		return popts, fmt.Errorf("%s sets no module: give --module, or set module in the manifest", name)
+	}
+	if opts.A2agenDir != "" {
+		abs, err := filepath.Abs(opts.A2agenDir)
+		if err != nil {
+			return popts, err
+		}
+		if popts.Requires, popts.GoSum, err = checkout(abs); err != nil {
+			return popts, err
+		}
+		popts.A2agenDir, popts.LocalReplace = filepath.ToSlash(abs), true
+	}
+	return popts, nil
 }
 
 // starterModule returns the module path written in a starter manifest.

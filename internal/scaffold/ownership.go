@@ -66,36 +66,14 @@ func apply(dir string, files []ProjectFile, withNewOnly, dryRun bool) (*Report, 
 		}
 		path := filepath.Join(dir, filepath.FromSlash(f.Path))
 		old, err := os.ReadFile(path)
-		data := f.Data
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
-		case f.Block:
-			merged, ok := replaceBlock(old, f.Data)
-			if !ok {
-				r.Unmarked = append(r.Unmarked, f.Path)
-				continue
-			}
-			if bytes.Equal(merged, old) {
-				continue
-			}
-			data = merged
-		case !f.Generated:
-			continue // the user's
-		case !IsGenerated(old):
-			r.Kept = append(r.Kept, f.Path)
-			continue
-		case bytes.Equal(old, f.Data):
+		}
+		data, write := r.decide(f, old, err == nil)
+		if !write {
 			continue
 		}
-		r.Written = append(r.Written, f.Path)
-		if f.Generated || (f.Block && old != nil) {
-			r.Generated[f.Path] = true
-		}
-		if f.Skill != "" {
-			r.Stubs[f.Path] = f.Skill
-		}
+		r.record(f, old)
 		if dryRun {
 			continue
 		}
@@ -106,18 +84,67 @@ func apply(dir string, files []ProjectFile, withNewOnly, dryRun bool) (*Report, 
 			return nil, fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 	}
+	orphans, err := orphanSkillFiles(dir, planned)
+	if err != nil {
+		return nil, err
+	}
+	r.Orphans = orphans
+	return r, nil
+}
+
+// decide is what to write for f given the file there (old, when exists):
+// a missing file is written; a Block file's generated block is replaced;
+// a user-owned file is left; a generated file that lost its header is kept
+// (noted in Kept) and one that is stale rewritten.
+func (r *Report) decide(f ProjectFile, old []byte, exists bool) (data []byte, write bool) {
+	if !exists {
+		return f.Data, true
+	}
+	switch {
+	case f.Block:
+		merged, ok := replaceBlock(old, f.Data)
+		if !ok {
+			r.Unmarked = append(r.Unmarked, f.Path)
+			return nil, false
+		}
+		return merged, !bytes.Equal(merged, old)
+	case !f.Generated:
+		return nil, false // the user's
+	case !IsGenerated(old):
+		r.Kept = append(r.Kept, f.Path)
+		return nil, false
+	}
+	return f.Data, !bytes.Equal(old, f.Data)
+}
+
+// record notes that f is written: as generated (a Block file when it was
+// there), and as a skill's stub.
+func (r *Report) record(f ProjectFile, old []byte) {
+	r.Written = append(r.Written, f.Path)
+	if f.Generated || (f.Block && old != nil) {
+		r.Generated[f.Path] = true
+	}
+	if f.Skill != "" {
+		r.Stubs[f.Path] = f.Skill
+	}
+}
+
+// orphanSkillFiles are the skill_*.go files in dir (tests apart) that no
+// planned file is, sorted.
+func orphanSkillFiles(dir string, planned map[string]bool) ([]string, error) {
 	skillFiles, err := filepath.Glob(filepath.Join(dir, "skill_*.go"))
 	if err != nil {
 		return nil, err
 	}
+	var orphans []string
 	for _, p := range skillFiles {
 		name := filepath.Base(p)
 		if !planned[name] && !strings.HasSuffix(name, "_test.go") {
-			r.Orphans = append(r.Orphans, name)
+			orphans = append(orphans, name)
 		}
 	}
-	slices.Sort(r.Orphans)
-	return r, nil
+	slices.Sort(orphans)
+	return orphans, nil
 }
 
 // readmeFile is the project's README: the user's, with a generated block.

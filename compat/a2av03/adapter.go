@@ -87,57 +87,37 @@ func as[T proto.Message](resp proto.Message) (T, error) {
 	return v, nil
 }
 
-func encodeSendResult(resp proto.Message) ([]byte, error) {
-	r, err := as[*a2av1.SendMessageResponse](resp)
-	if err != nil {
-		return nil, err
+// encodeWith is the encoding of an answer that must be a T: converted to
+// the v0.3 shape (from), then marshalled.
+func encodeWith[T proto.Message, V any](from func(T) (V, error), marshal func(V) ([]byte, error)) func(proto.Message) ([]byte, error) {
+	return func(resp proto.Message) ([]byte, error) {
+		r, err := as[T](resp)
+		if err != nil {
+			return nil, err
+		}
+		v, err := from(r)
+		if err != nil {
+			return nil, err
+		}
+		return marshal(v)
 	}
-	v, err := SendResultFromV1(r)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
 }
 
-func encodeEvent(resp proto.Message) ([]byte, error) {
-	e, err := as[*a2av1.StreamResponse](resp)
-	if err != nil {
-		return nil, err
-	}
-	v, err := EventFromV1(e)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
+// infallible is a conversion that cannot fail, as encodeWith takes it.
+func infallible[T, V any](f func(T) V) func(T) (V, error) {
+	return func(t T) (V, error) { return f(t), nil }
 }
 
-func encodeTask(resp proto.Message) ([]byte, error) {
-	t, err := as[*a2av1.Task](resp)
-	if err != nil {
-		return nil, err
-	}
-	v, err := TaskFromV1(t)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
-}
+func marshalJSON[V any](v V) ([]byte, error) { return json.Marshal(v) }
 
-func encodePushConfig(resp proto.Message) ([]byte, error) {
-	c, err := as[*a2av1.TaskPushNotificationConfig](resp)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(PushConfigFromV1(c))
-}
-
-func encodePushConfigList(resp proto.Message) ([]byte, error) {
-	l, err := as[*a2av1.ListTaskPushNotificationConfigsResponse](resp)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(PushConfigListFromV1(l))
-}
+// The encodings of the answers in the JSON-RPC shapes of v0.3.
+var (
+	encodeSendResult     = encodeWith(SendResultFromV1, marshalJSON[any])
+	encodeEvent          = encodeWith(EventFromV1, marshalJSON[any])
+	encodeTask           = encodeWith(TaskFromV1, marshalJSON[*Task])
+	encodePushConfig     = encodeWith(infallible(PushConfigFromV1), marshalJSON[*TaskPushNotificationConfig])
+	encodePushConfigList = encodeWith(infallible(PushConfigListFromV1), marshalJSON[[]*TaskPushNotificationConfig])
+)
 
 func encodeNull(proto.Message) ([]byte, error) { return []byte("null"), nil }
 

@@ -394,28 +394,21 @@ func pushConfigIDs[Q proto.Message](toV1 func(*PushConfigParams) (Q, error), pro
 
 func encodeEmptyObject(proto.Message) ([]byte, error) { return []byte("{}"), nil }
 
-func encodeSendResultPJ(resp proto.Message) ([]byte, error) {
-	r, err := as[*a2av1.SendMessageResponse](resp)
-	if err != nil {
-		return nil, err
-	}
-	v, err := SendResultFromV1(r)
-	if err != nil {
-		return nil, err
-	}
-	return marshalPJEvent(v)
-}
+// The encodings of the answers in the ProtoJSON shapes of v0.3's proto.
+var (
+	encodeSendResultPJ     = encodeWith(SendResultFromV1, marshalPJEvent)
+	encodeEventPJ          = encodeWith(EventFromV1, marshalPJEvent)
+	encodeTaskPJ           = encodeWith(TaskFromV1, func(t *Task) ([]byte, error) { return json.Marshal(taskToPJ(t)) })
+	encodePushConfigPJ     = encodeWith(infallible(PushConfigFromV1), func(c *TaskPushNotificationConfig) ([]byte, error) { return json.Marshal(pushConfigToPJ(c)) })
+	encodePushConfigListPJ = encodeWith(infallible(PushConfigListFromV1), marshalPushConfigListPJ)
+)
 
-func encodeEventPJ(resp proto.Message) ([]byte, error) {
-	e, err := as[*a2av1.StreamResponse](resp)
-	if err != nil {
-		return nil, err
+func marshalPushConfigListPJ(configs []*TaskPushNotificationConfig) ([]byte, error) {
+	out := pjListPushConfigs{Configs: []pjTaskPushConfig{}}
+	for _, c := range configs {
+		out.Configs = append(out.Configs, pushConfigToPJ(c))
 	}
-	v, err := EventFromV1(e)
-	if err != nil {
-		return nil, err
-	}
-	return marshalPJEvent(v)
+	return json.Marshal(out)
 }
 
 func marshalPJEvent(v any) ([]byte, error) {
@@ -424,36 +417,4 @@ func marshalPJEvent(v any) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(pj)
-}
-
-func encodeTaskPJ(resp proto.Message) ([]byte, error) {
-	t, err := as[*a2av1.Task](resp)
-	if err != nil {
-		return nil, err
-	}
-	v, err := TaskFromV1(t)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(taskToPJ(v))
-}
-
-func encodePushConfigPJ(resp proto.Message) ([]byte, error) {
-	c, err := as[*a2av1.TaskPushNotificationConfig](resp)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(pushConfigToPJ(PushConfigFromV1(c)))
-}
-
-func encodePushConfigListPJ(resp proto.Message) ([]byte, error) {
-	l, err := as[*a2av1.ListTaskPushNotificationConfigsResponse](resp)
-	if err != nil {
-		return nil, err
-	}
-	out := pjListPushConfigs{Configs: []pjTaskPushConfig{}}
-	for _, c := range PushConfigListFromV1(l) {
-		out.Configs = append(out.Configs, pushConfigToPJ(c))
-	}
-	return json.Marshal(out)
 }

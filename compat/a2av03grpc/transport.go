@@ -78,22 +78,10 @@ func (t *transport) Unary(ctx context.Context, op *runtime.Operation, req, resp 
 			r.Id = rand.Text()
 		}
 		out := new(a2av03pb.TaskPushNotificationConfig)
-		v03req, v03resp, back = CreatePushConfigRequestFromV1(r), out, func() proto.Message {
-			c := TaskPushConfigToV1(out)
-			if c.TaskId == "" {
-				c.TaskId = r.GetTaskId()
-			}
-			return c
-		}
+		v03req, v03resp, back = CreatePushConfigRequestFromV1(r), out, pushConfigOf(out, r.GetTaskId())
 	case *a2av1.GetTaskPushNotificationConfigRequest:
 		out := new(a2av03pb.TaskPushNotificationConfig)
-		v03req, v03resp, back = GetPushConfigRequestFromV1(r), out, func() proto.Message {
-			c := TaskPushConfigToV1(out)
-			if c.TaskId == "" {
-				c.TaskId = r.GetTaskId()
-			}
-			return c
-		}
+		v03req, v03resp, back = GetPushConfigRequestFromV1(r), out, pushConfigOf(out, r.GetTaskId())
 	case *a2av1.ListTaskPushNotificationConfigsRequest:
 		out := new(a2av03pb.ListTaskPushNotificationConfigResponse)
 		v03req, v03resp, back = ListPushConfigsRequestFromV1(r), out, func() proto.Message { return ListPushConfigsResponseToV1(out) }
@@ -151,4 +139,16 @@ func (t *transport) Close() error {
 		return c.Close()
 	}
 	return nil
+}
+
+// pushConfigOf reads the answer out in v1.0 form once it is filled in; a
+// config without its task is the request's task's.
+func pushConfigOf(out *a2av03pb.TaskPushNotificationConfig, taskID string) func() proto.Message {
+	return func() proto.Message {
+		c := TaskPushConfigToV1(out)
+		if c.TaskId == "" {
+			c.TaskId = taskID
+		}
+		return c
+	}
 }

@@ -72,11 +72,8 @@ func decodeListTasks(r *runtime.AdaptedRequest, req proto.Message) error {
 	return nil
 }
 
-func encodeListTasks(resp proto.Message) ([]byte, error) {
-	l, err := as[*a2av1.ListTasksResponse](resp)
-	if err != nil {
-		return nil, err
-	}
+// listTasksFromV1 is the list of tasks in v0.3's shape.
+func listTasksFromV1(l *a2av1.ListTasksResponse) (*ListTasksResult, error) {
 	out := &ListTasksResult{Tasks: []*Task{}, TotalSize: l.GetTotalSize(), PageSize: l.GetPageSize(), NextPageToken: l.GetNextPageToken()}
 	for _, t := range l.GetTasks() {
 		v, err := TaskFromV1(t)
@@ -85,8 +82,14 @@ func encodeListTasks(resp proto.Message) ([]byte, error) {
 		}
 		out.Tasks = append(out.Tasks, v)
 	}
-	return json.Marshal(out)
+	return out, nil
 }
+
+// The encodings of a list of tasks, in the JSON-RPC and ProtoJSON shapes.
+var (
+	encodeListTasks   = encodeWith(listTasksFromV1, marshalJSON[*ListTasksResult])
+	encodeListTasksPJ = encodeWith(listTasksFromV1, marshalListTasksPJ)
+)
 
 // listTasksResultPJ is ListTasksResult with the tasks in ProtoJSON.
 type listTasksResultPJ struct {
@@ -96,18 +99,10 @@ type listTasksResultPJ struct {
 	NextPageToken string    `json:"nextPageToken"`
 }
 
-func encodeListTasksPJ(resp proto.Message) ([]byte, error) {
-	l, err := as[*a2av1.ListTasksResponse](resp)
-	if err != nil {
-		return nil, err
-	}
-	out := &listTasksResultPJ{Tasks: []*pjTask{}, TotalSize: l.GetTotalSize(), PageSize: l.GetPageSize(), NextPageToken: l.GetNextPageToken()}
-	for _, t := range l.GetTasks() {
-		v, err := TaskFromV1(t)
-		if err != nil {
-			return nil, err
-		}
-		out.Tasks = append(out.Tasks, taskToPJ(v))
+func marshalListTasksPJ(r *ListTasksResult) ([]byte, error) {
+	out := &listTasksResultPJ{Tasks: []*pjTask{}, TotalSize: r.TotalSize, PageSize: r.PageSize, NextPageToken: r.NextPageToken}
+	for _, t := range r.Tasks {
+		out.Tasks = append(out.Tasks, taskToPJ(t))
 	}
 	return json.Marshal(out)
 }

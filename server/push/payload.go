@@ -1,6 +1,7 @@
 package push
 
 import (
+	"errors"
 	"fmt"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -52,9 +53,36 @@ func (s *Sender) encode(n Notification) ([]byte, string, error) {
 		}
 		return body, ct, nil
 	}
-	body, err := runtime.MarshalJSON(n.Event)
+	event, unknown := viewOf(n)
+	if unknown {
+		return nil, "", errUnknownToVersion
+	}
+	body, err := runtime.MarshalJSON(event)
 	if err != nil {
 		return nil, "", fmt.Errorf("push: encoding the event: %w", err)
 	}
 	return body, ContentType, nil
+}
+
+// errUnknownToVersion: the event is of a kind the config's protocol version
+// does not know (a stream case introduced after it), so there is nothing to
+// post to it; the delivery is done.
+var errUnknownToVersion = errors.New("push: the event is of a kind the config's protocol version does not know")
+
+// viewOf is n's event as the protocol version its config was registered
+// through knows it: a config registered by a call of an older version than
+// a2a/v1's newest (A2A 1.0, or a call that named no version) never receives
+// a field or enum value its version lacks, as the bindings' version views
+// do for answers and stream events (runtime.VersionTable). unknown reports
+// an event whose kind that version lacks altogether.
+func viewOf(n Notification) (event *a2av1.StreamResponse, unknown bool) {
+	v := n.ProtocolVersion
+	if v == "" && len(a2av1.A2AVersions.Versions) > 0 {
+		v = a2av1.A2AVersions.Versions[0]
+	}
+	m, drop := a2av1.A2AVersions.View(n.Event, v)
+	if drop {
+		return nil, true
+	}
+	return m.(*a2av1.StreamResponse), false
 }

@@ -33,3 +33,31 @@ func TestPayloadEncoderByVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestPayloadFollowsTheConfigsVersion: a config registered through A2A 1.0
+// (or through a call that named no version) never receives a field that 1.0
+// lacks — here the 1.1 draft's Task.generation, which the server sets on
+// every task — while one registered through 1.1 receives it. A strict 1.0
+// receiver would refuse the unknown field.
+func TestPayloadFollowsTheConfigsVersion(t *testing.T) {
+	r := newReceiver(t, nil)
+	s := NewSender(AllowPrivateNetworks())
+	defer s.Close(context.Background())
+	task := &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Task{Task: &a2av1.Task{Id: "t1", Generation: 3}}}
+	for _, tc := range []struct{ version, body string }{
+		{"1.0", `{"task":{"id":"t1"}}`},
+		{"", `{"task":{"id":"t1"}}`},
+		{"1.1", `{"task":{"id":"t1","generation":"3"}}`},
+	} {
+		n := Notification{ID: "d", Config: &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: r.URL + "/hook"}, Event: task, ProtocolVersion: tc.version}
+		if err := s.Post(context.Background(), n); err != nil {
+			t.Fatalf("Post (version %q): %v", tc.version, err)
+		}
+		if got := r.wait(t); got.raw != tc.body {
+			t.Errorf("version %q: posted %s, want %s", tc.version, got.raw, tc.body)
+		}
+	}
+	if task.GetTask().GetGeneration() != 3 {
+		t.Errorf("the queued event was modified: generation %d", task.GetTask().GetGeneration())
+	}
+}

@@ -100,7 +100,8 @@ type Notification struct {
 	// ProtocolVersion is the protocol version the config was registered
 	// through when the notification was queued (store.Delivery's): it picks
 	// the body's form (WithPayloadEncoder); without an encoder for it, the
-	// StreamResponse is posted as it is.
+	// StreamResponse is posted in ProtoJSON as that version knows it (what
+	// the version lacks left out; "" is the oldest version of a2a/v1).
 	ProtocolVersion string
 	// Trace is the trace context of the write that produced the event
 	// (empty when tracing is off); an AttemptInterceptor continues it.
@@ -199,6 +200,9 @@ func (s *Sender) Post(ctx context.Context, n Notification) error {
 // post makes attempt number of n through the interceptors.
 func (s *Sender) post(ctx context.Context, n Notification, number int) error {
 	body, contentType, err := s.encode(n)
+	if errors.Is(err, errUnknownToVersion) {
+		return nil
+	}
 	if err != nil {
 		return &permanentError{err}
 	}

@@ -79,6 +79,11 @@ type Limits struct {
 	// hold together (server.WithMaxAnonymousStreams), so that the rest of
 	// MaxStreams stays for identified callers.
 	MaxAnonymousStreams int
+	// MaxListingsPerOwner bounds the ListTasks calls of one owner
+	// (anonymous callers together are one) served at once, encoding of the
+	// answer included (server.WithMaxListingsPerOwner); more wait their
+	// turn. Negative: no bound.
+	MaxListingsPerOwner int
 	// MaxFollowUpsPerTask bounds the follow-up messages a running task
 	// holds that its agent has not taken (server.WithMaxFollowUpsPerTask);
 	// MaxHistoryPerTask the messages of a task's history
@@ -171,6 +176,7 @@ func DefaultLimits() Limits {
 		MaxHistoryPerTask:    server.DefaultMaxHistoryPerTask,
 		MaxSubscriberBytes:   server.DefaultMaxSubscriberBytes,
 		MaxAnonymousStreams:  server.DefaultMaxAnonymousStreams,
+		MaxListingsPerOwner:  server.DefaultMaxListingsPerOwner,
 		MaxPartsPerMessage:   server.DefaultMaxPartsPerMessage,
 		MaxMessageBytes:      server.DefaultMaxMessageBytes,
 		MaxTaskBytes:         server.DefaultMaxTaskBytes,
@@ -192,6 +198,7 @@ func (l Limits) ServerOptions() []server.Option {
 		server.WithMaxHistoryPerTask(l.MaxHistoryPerTask),
 		server.WithMaxSubscriberBytes(l.MaxSubscriberBytes),
 		server.WithMaxAnonymousStreams(l.MaxAnonymousStreams),
+		server.WithMaxListingsPerOwner(l.MaxListingsPerOwner),
 		server.WithMaxPartsPerMessage(l.MaxPartsPerMessage),
 		server.WithMaxMessageBytes(l.MaxMessageBytes),
 		server.WithMaxTaskBytes(l.MaxTaskBytes),
@@ -220,7 +227,7 @@ func (l Limits) withDefaults() Limits {
 		{&l.MaxFollowUpsPerTask, d.MaxFollowUpsPerTask}, {&l.MaxHistoryPerTask, d.MaxHistoryPerTask},
 		{&l.MaxAnonymousStreams, d.MaxAnonymousStreams}, {&l.MaxPartsPerMessage, d.MaxPartsPerMessage},
 		{&l.MaxTerminalTasksPerOwner, d.MaxTerminalTasksPerOwner}, {&l.MaxInterruptedTasksPerOwner, d.MaxInterruptedTasksPerOwner},
-		{&l.MaxTerminalTasks, d.MaxTerminalTasks},
+		{&l.MaxTerminalTasks, d.MaxTerminalTasks}, {&l.MaxListingsPerOwner, d.MaxListingsPerOwner},
 	} {
 		if *f.v == 0 {
 			*f.v = f.def

@@ -37,6 +37,7 @@ var limitUsage = map[string]string{
 	"MaxFollowUpsPerTask":         "follow-up messages a running task holds that its agent has not taken; more are refused with 429/RESOURCE_EXHAUSTED",
 	"MaxHistoryPerTask":           "messages in a task's history; a client message beyond it is refused (InvalidRequest)",
 	"MaxSubscriberBytes":          "bytes of events queued for one stream that its client has not read; over it the stream is dropped with an error event (resubscribe)",
+	"MaxListingsPerOwner":         "ListTasks calls of one owner (anonymous callers together) served at once, encoding included; more wait their turn",
 	"MaxAnonymousStreams":         "streams callers without an identity hold together (the rest of -max-streams stays for identified callers); more are refused with 429/RESOURCE_EXHAUSTED",
 	"MaxPartsPerMessage":          "parts of a client message; more are refused (InvalidParams)",
 	"MaxMessageBytes":             "protobuf size of a client message; larger ones are refused (InvalidParams)",

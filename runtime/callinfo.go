@@ -44,6 +44,10 @@ type CallInfo struct {
 
 	mu        sync.Mutex
 	activated []string
+	// after: what AfterResponse registered; finished: the binding is done
+	// with the call (callinfo_after.go).
+	after    []func()
+	finished bool
 	// failureLogged: an interceptor that logs failures saw the call fail
 	// (failure.go); set and read by the goroutine serving the call.
 	failureLogged bool

@@ -56,9 +56,10 @@ type Server struct {
 	// whatever the request says (WithReturnImmediatelyByDefault).
 	returnImmediately bool
 
-	execs     executions // the runs of this server's tasks
-	writer    taskWriter // every write of a task
-	followers follower   // subscriptions, waiting calls, streams
+	execs     executions   // the runs of this server's tasks
+	writer    taskWriter   // every write of a task
+	followers follower     // subscriptions, waiting calls, streams
+	listings  listingSlots // ListTasks calls in progress, per owner
 }
 
 var _ a2av1.A2AServiceHandler = (*Server)(nil)
@@ -97,6 +98,7 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 			maxSubscriberBytes: DefaultMaxSubscriberBytes,
 			ending:             make(chan struct{}),
 		},
+		listings: listingSlots{max: DefaultMaxListingsPerOwner},
 	}
 	s.execs.init()
 	for _, o := range opts {

@@ -106,6 +106,13 @@ func (s *Server) ListTasks(ctx context.Context, req *a2av1.ListTasksRequest) (*a
 		// anonymous caller sees the tasks of another (see WithTaskOwner).
 		return &a2av1.ListTasksResponse{Tasks: []*a2av1.Task{}, PageSize: size}, nil
 	}
+	release, err := s.listings.hold(c.ctx, c.streamIdentity(s.followers.owned))
+	if err != nil {
+		return nil, err
+	}
+	if !runtime.AfterResponse(c.ctx, release) {
+		defer release()
+	}
 	page, err := s.store.ListTasks(c.ctx, c.tenant, q)
 	if err != nil {
 		return nil, internalError("listing tasks", err)

@@ -44,10 +44,11 @@ type CallInfo struct {
 
 	mu        sync.Mutex
 	activated []string
-	// after: what AfterResponse registered; finished: the binding is done
-	// with the call (callinfo_after.go).
-	after    []func()
-	finished bool
+	// after: what AfterResponse registered; tracked: a binding will run
+	// them (finish) once done with the call, finished: it has
+	// (callinfo_after.go).
+	after             []func()
+	tracked, finished bool
 	// failureLogged: an interceptor that logs failures saw the call fail
 	// (failure.go); set and read by the goroutine serving the call.
 	failureLogged bool

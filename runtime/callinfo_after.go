@@ -9,9 +9,9 @@ import "context"
 // which costs a fraction of JSON). A handler that holds a resource for what
 // its answer costs — a slot bounding concurrent listings, say — releases it
 // here, so that the encoding of a large response counts too. f runs once,
-// also when the call fails. It reports false outside a served call (no
-// CallInfo in ctx, or a client's), when f will never run: the caller then
-// releases at once.
+// also when the call fails. It reports false, and f will never run, outside
+// a call a binding serves (no CallInfo in ctx, a client's, or one a program
+// or test made with WithCallInfo): the caller then releases at once.
 func AfterResponse(ctx context.Context, f func()) bool {
 	info, ok := CallInfoFromContext(ctx)
 	if !ok || info.Client {
@@ -19,15 +19,26 @@ func AfterResponse(ctx context.Context, f func()) bool {
 	}
 	info.mu.Lock()
 	defer info.mu.Unlock()
-	if info.finished {
+	if !info.tracked || info.finished {
 		return false
 	}
 	info.after = append(info.after, f)
 	return true
 }
 
-// finish runs the functions AfterResponse registered; bindings defer it
-// where they create the call's CallInfo. info may be nil.
+// track marks c as the CallInfo of a call whose binding runs finish once it
+// is done with the call, and returns finish: bindings defer info.track()()
+// where they create the call's CallInfo. c may be nil.
+func (c *CallInfo) track() func() {
+	if c != nil {
+		c.mu.Lock()
+		c.tracked = true
+		c.mu.Unlock()
+	}
+	return c.finish
+}
+
+// finish runs the functions AfterResponse registered. c may be nil.
 func (c *CallInfo) finish() {
 	if c == nil {
 		return

@@ -6,8 +6,9 @@ import (
 )
 
 // TestAfterResponse: outside a served call AfterResponse reports false (the
-// caller releases at once); inside one, what it registered runs once when
-// the binding finishes the call, in the order registered, and nothing
+// caller releases at once) — also in a CallInfo a test made itself, which
+// no binding finishes; inside one, what it registered runs once when the
+// binding finishes the call, in the order registered, and nothing
 // registered after that is kept.
 func TestAfterResponse(t *testing.T) {
 	if AfterResponse(context.Background(), func() {}) {
@@ -17,7 +18,11 @@ func TestAfterResponse(t *testing.T) {
 	if AfterResponse(WithCallInfo(context.Background(), client), func() {}) {
 		t.Error("AfterResponse in a client's call reported true")
 	}
+	if AfterResponse(WithCallInfo(context.Background(), &CallInfo{}), func() {}) {
+		t.Error("AfterResponse in a CallInfo no binding serves reported true")
+	}
 	info := &CallInfo{}
+	finish := info.track()
 	ctx := WithCallInfo(context.Background(), info)
 	var ran []int
 	for i := range 2 {
@@ -28,8 +33,8 @@ func TestAfterResponse(t *testing.T) {
 	if len(ran) != 0 {
 		t.Fatalf("ran %v before the call finished", ran)
 	}
-	info.finish()
-	info.finish()
+	finish()
+	finish()
 	if len(ran) != 2 || ran[0] != 0 || ran[1] != 1 {
 		t.Errorf("ran %v, want [0 1] once", ran)
 	}
@@ -37,5 +42,5 @@ func TestAfterResponse(t *testing.T) {
 		t.Error("AfterResponse after the call finished reported true")
 	}
 	var none *CallInfo
-	none.finish() // bindings defer it on a CallInfo that may be nil
+	none.track()() // bindings defer it on a CallInfo that may be nil
 }

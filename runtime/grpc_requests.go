@@ -31,6 +31,7 @@ import (
 func (s *grpcService) serveRequestStream(ep *Endpoint, ss grpc.ServerStream) error {
 	c := &grpcCall{s: s, ep: ep}
 	ctx := c.admit(ss.Context())
+	defer c.info.track()()
 	if c.refusal != nil {
 		return c.refuse(ctx, ss.SetTrailer)
 	}

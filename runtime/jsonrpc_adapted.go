@@ -19,7 +19,7 @@ func (h *jsonrpcHandler) serveAdapted(w http.ResponseWriter, r *http.Request, re
 	sseErrors := ep.IsStreaming() && acceptsEventStream(r.Header.Get("Accept"))
 	ctx := r.Context()
 	info, e := h.cfg.newAdaptedCallInfo(BindingJSONRPC, call.adapter, ep.Operation, fmt.Sprintf("method %q", method), r.Header, "")
-	defer info.finish()
+	defer info.track()()
 	var msg proto.Message
 	if e == nil {
 		info.Peer = r.RemoteAddr

@@ -113,7 +113,7 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sseErrors := ep.IsStreaming() && acceptsEventStream(r.Header.Get("Accept"))
 	ctx := r.Context()
 	info, e := h.cfg.newCallInfo(BindingJSONRPC, ep.Operation, r.Header, "")
-	defer info.finish()
+	defer info.track()()
 	var msg proto.Message
 	if e == nil {
 		info.Peer = r.RemoteAddr

@@ -128,7 +128,7 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 		status int
 		in     *AdaptedRequest
 	)
-	defer info.finish()
+	defer info.track()()
 	if e == nil {
 		info.Peer = r.RemoteAddr
 		ctx, e = h.cfg.authenticate(ctx, h.cfg.httpAuthRequest(r, info))

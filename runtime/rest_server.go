@@ -147,7 +147,7 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ep := route.ep
 	ctx := r.Context()
 	info, e := h.cfg.newCallInfo(BindingHTTPJSON, ep.Operation, r.Header, queryParam(r.URL.RawQuery, paramVersion))
-	defer info.finish()
+	defer info.track()()
 	var (
 		msg    proto.Message
 		status int // of a refusal; 0: the error's own

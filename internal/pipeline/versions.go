@@ -94,8 +94,7 @@ func compileOne(ctx context.Context, v ProtoVersion) (protoreflect.FileDescripto
 // name, with their numbers (-1 for rpcs).
 func elementsOf(fd protoreflect.FileDescriptor) map[protoreflect.FullName]int32 {
 	out := map[protoreflect.FullName]int32{}
-	var enums func(protoreflect.EnumDescriptors)
-	enums = func(es protoreflect.EnumDescriptors) {
+	enums := func(es protoreflect.EnumDescriptors) {
 		for i := range es.Len() {
 			vals := es.Get(i).Values()
 			for j := range vals.Len() {

@@ -38,10 +38,21 @@ func TestServerRoundTrips(t *testing.T) {
 	for i := range 5 { // statements are prepared once per connection
 		hello(i)
 	}
-	before := tr.total()
-	task := hello(5)
-	trips := tr.total() - before
-	t.Logf("hello: %d round trips (%d queries, %d batches in all)", trips, tr.queries.Load(), tr.batches.Load())
+	// The tracer also counts the store's own background statements (the
+	// retention sweep, lease renewals), which may fall inside one hello's
+	// window on a slow machine (the race detector): the least of three
+	// hellos is what a hello costs; a hello that always costs more still
+	// fails.
+	var task *a2av1.Task
+	trips := int64(-1)
+	for i := 5; i < 8; i++ {
+		before := tr.total()
+		task = hello(i)
+		if n := tr.total() - before; trips < 0 || n < trips {
+			trips = n
+		}
+	}
+	t.Logf("hello: %d round trips at least (%d queries, %d batches in all)", trips, tr.queries.Load(), tr.batches.Load())
 	if trips != 1 {
 		t.Fatalf("a blocking hello cost %d round trips; want 1", trips)
 	}

@@ -75,28 +75,7 @@ new refuses a directory that is not empty unless --force.`,
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "created the agent project %s\n", r.Dir)
-			for _, p := range r.Written {
-				owner := "yours"
-				if r.Generated[p] {
-					owner = "generated"
-				}
-				fmt.Fprintf(out, "  %-24s %s\n", p, owner)
-			}
-			printKeptAndOrphans(out, r)
-			wroteGoMod := slices.Contains(r.Written, "go.mod")
-			switch {
-			case wroteGoMod && opts.A2agenFromBuild:
-				fmt.Fprintf(out, "go.mod builds against the a2agen checkout this a2a-scaffold was built from (replace %s => %s); --published requires the published module instead\n", scaffold.A2agenModule, opts.A2agenDir)
-			case wroteGoMod && develUnknown:
-				fmt.Fprintf(cmd.ErrOrStderr(), "a2a-scaffold: warning: this is a development build of a2a-scaffold whose checkout is unknown (built with -trimpath, or moved): go.mod requires %s %s, which the Go module proxy may not serve; give --a2agen DIR to build against a checkout\n", scaffold.A2agenModule, scaffold.A2agenVersion())
-			}
-			next := "make test && make run"
-			if wroteGoMod && opts.A2agenDir == "" {
-				next = "go mod tidy && " + next
-			}
-			fmt.Fprintf(out, "next: cd %s && %s\n", shellQuote(r.Dir), next)
+			printNewProject(cmd, r, opts, develUnknown)
 			return nil
 		},
 	}
@@ -134,4 +113,31 @@ func printKeptAndOrphans(out io.Writer, r *scaffold.Report) {
 	for _, p := range r.Orphans {
 		fmt.Fprintf(out, "warning: %s: no skill of agent.yaml uses this file any more (a removed or renamed skill); it was left in place — delete it when you no longer need its code\n", p)
 	}
+}
+
+// printNewProject tells what new wrote (each file and who owns it), which
+// a2agen its go.mod builds against, and the next command to run.
+func printNewProject(cmd *cobra.Command, r *scaffold.Report, opts scaffold.NewOptions, develUnknown bool) {
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "created the agent project %s\n", r.Dir)
+	for _, p := range r.Written {
+		owner := "yours"
+		if r.Generated[p] {
+			owner = "generated"
+		}
+		fmt.Fprintf(out, "  %-24s %s\n", p, owner)
+	}
+	printKeptAndOrphans(out, r)
+	wroteGoMod := slices.Contains(r.Written, "go.mod")
+	switch {
+	case wroteGoMod && opts.A2agenFromBuild:
+		fmt.Fprintf(out, "go.mod builds against the a2agen checkout this a2a-scaffold was built from (replace %s => %s); --published requires the published module instead\n", scaffold.A2agenModule, opts.A2agenDir)
+	case wroteGoMod && develUnknown:
+		fmt.Fprintf(cmd.ErrOrStderr(), "a2a-scaffold: warning: this is a development build of a2a-scaffold whose checkout is unknown (built with -trimpath, or moved): go.mod requires %s %s, which the Go module proxy may not serve; give --a2agen DIR to build against a checkout\n", scaffold.A2agenModule, scaffold.A2agenVersion())
+	}
+	next := "make test && make run"
+	if wroteGoMod && opts.A2agenDir == "" {
+		next = "go mod tidy && " + next
+	}
+	fmt.Fprintf(out, "next: cd %s && %s\n", shellQuote(r.Dir), next)
 }

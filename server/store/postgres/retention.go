@@ -50,10 +50,24 @@ func (s *Store) sweepLoop() {
 // sweep removes what retention no longer allows, unless another replica is
 // sweeping; it returns the number of tasks removed.
 func (s *Store) sweep(ctx context.Context) (int64, error) {
+	return s.sweepUnder(ctx, sqlSweepLock)
+}
+
+// sweepAfterOthers is sweep that waits for a sweep under way (this store's
+// own, or another replica's) to finish instead of skipping: its counts then
+// see every write made before it was called. Tests use it; the background
+// loop never waits.
+func (s *Store) sweepAfterOthers(ctx context.Context) (int64, error) {
+	return s.sweepUnder(ctx, sqlSweepLockWait)
+}
+
+// sweepUnder sweeps once lock (a query answering whether this transaction
+// holds the sweep lock) says so.
+func (s *Store) sweepUnder(ctx context.Context, lock string) (int64, error) {
 	var removed int64
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var mine bool
-		if err := tx.QueryRow(ctx, sqlSweepLock).Scan(&mine); err != nil || !mine {
+		if err := tx.QueryRow(ctx, lock).Scan(&mine); err != nil || !mine {
 			return err
 		}
 		if s.opts.ttl > 0 {

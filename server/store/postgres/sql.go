@@ -282,6 +282,8 @@ WHERE o.id = $1 AND q.tenant = o.tenant AND q.task_id = o.task_id AND q.config_i
 // Retention, run by one replica at a time.
 const (
 	sqlSweepLock = `SELECT pg_try_advisory_xact_lock(hashtextextended('a2agen/sweep/' || current_schema(), 0))`
+	// The same lock, waited for.
+	sqlSweepLockWait = `SELECT true FROM pg_advisory_xact_lock(hashtextextended('a2agen/sweep/' || current_schema(), 0))`
 
 	// Removes up to $2 terminal tasks that ended before $1, oldest first,
 	// with their push configs, events and empty outbox queues.

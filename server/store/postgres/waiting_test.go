@@ -31,7 +31,7 @@ func TestInterruptedSweep(t *testing.T) {
 	mu.Lock()
 	now = base.Add(time.Hour + time.Second)
 	mu.Unlock()
-	if _, err := s.sweep(ctx); err != nil {
+	if _, err := s.sweepAfterOthers(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var tasks, configs int

@@ -84,6 +84,16 @@ type Config struct {
 	// versions are those of a2a/v1's version table; 1.0 must be among them.
 	// Main's -protocol-versions sets it.
 	ProtocolVersions []string
+	// LongPollHold is how long a GetTask with currentGeneration (the A2A
+	// 1.1 long-poll; docs/bindings.md, "Generations, ifGenerationMatch and
+	// long-poll") is held while the task has not moved past that
+	// generation, before it is answered with the task as it is
+	// (server.WithLongPollHold). Zero means server.DefaultLongPollHold
+	// (30 s); a negative value answers such calls at once; more than
+	// server.MaxLongPollHold (10 min) makes Start fail. Only calls that
+	// negotiated 1.1 long-poll (ProtocolVersions). Main's -long-poll-hold
+	// sets it.
+	LongPollHold time.Duration
 	// Skills hold one entry for every skill of the public and the extended
 	// card.
 	Skills []Skill

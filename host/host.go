@@ -100,6 +100,9 @@ func (a *Agent) build(cfg Config) error {
 	if err := checkListeners(cfg.Bindings); err != nil {
 		return err
 	}
+	if err := checkLongPollHold(cfg.LongPollHold); err != nil {
+		return err
+	}
 	if len(a.card.GetSecuritySchemes()) > 0 {
 		g, err := auth.New(a.card, cfg.Verifiers)
 		if err != nil {
@@ -168,6 +171,7 @@ func (a *Agent) serverOptions(cfg Config) []server.Option {
 	// Tasks belong to the caller who created them; anonymous callers have no
 	// view of each other's tasks (server.WithTaskOwner).
 	sopts := append([]server.Option{server.WithLogger(a.logger), server.WithTaskOwner(server.OwnerByCallerID)}, cfg.Limits.ServerOptions()...)
+	sopts = append(sopts, longPollHoldOptions(cfg.LongPollHold)...)
 	if cfg.Store != nil {
 		sopts = append(sopts, server.WithStore(cfg.Store))
 	}

@@ -57,6 +57,10 @@ const StoreEnv = "A2A_STORE"
 //     see Config; -shutdown-grace 0 cancels running executions at once;
 //   - -grpc-reflection (default cfg.GRPCReflection): serve gRPC server
 //     reflection;
+//   - -long-poll-hold (default cfg.LongPollHold, else
+//     server.DefaultLongPollHold): how long an A2A 1.1 long-poll (GetTask
+//     with currentGeneration) is held; 0 answers at once, more than
+//     server.MaxLongPollHold is refused (exit 2);
 //   - -request-log (default true): log one line per call through
 //     cfg.Logger (telemetry.WithRequestLog); traces and metrics follow the
 //     OTEL_* variables (telemetry.FromEnvironment);

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2agen/a2agen/auth"
 	"github.com/a2agen/a2agen/internal/version"
+	"github.com/a2agen/a2agen/server"
 )
 
 // settings are Main's flags, each also read from its environment variable,
@@ -21,6 +22,7 @@ type settings struct {
 	listen                    listenFlag
 	store                     string
 	grace, delay              time.Duration
+	longPollHold              time.Duration // 0: answer at once
 	grpcReflection            bool
 	requestLog                bool
 	protocolVersions          string // comma-separated; "" keeps Config.ProtocolVersions
@@ -77,6 +79,7 @@ func (s *settings) flagSet(name string, cfg Config) *flag.FlagSet {
 	flags.BoolVar(&s.grpcReflection, "grpc-reflection", cfg.GRPCReflection, "serve gRPC server reflection (grpc.reflection.v1) for tools like grpcurl")
 	flags.BoolVar(&s.version, versionFlag, false, "print what the program was built from (its module version, commit, Go version and a2agen) and exit")
 	flags.StringVar(&s.protocolVersions, "protocol-versions", strings.Join(cfg.ProtocolVersions, ","), "`VERSIONS` of A2A to serve, comma-separated: 1.0 (the default), or 1.0,1.1 to serve the A2A 1.1 draft beside it")
+	flags.DurationVar(&s.longPollHold, "long-poll-hold", longPollHoldFlag(cfg.LongPollHold), "how long a GetTask with currentGeneration (an A2A 1.1 long-poll) waits for the task to change before it is answered with the task as it is (at most 10m; 0: answer at once)")
 	flags.BoolVar(&s.requestLog, "request-log", true, "log one line per call (binding, operation, tenant, task, outcome, duration); traces and metrics follow the OTEL_* variables")
 	limitFlags(flags, &s.limits)
 	if cfg.Flags != nil {
@@ -102,10 +105,13 @@ func (s *settings) check(name string, cfg Config) error {
 	for _, f := range []struct {
 		name string
 		v    time.Duration
-	}{{"shutdown-grace", s.grace}, {"shutdown-delay", s.delay}} {
+	}{{"shutdown-grace", s.grace}, {"shutdown-delay", s.delay}, {"long-poll-hold", s.longPollHold}} {
 		if f.v < 0 {
 			return exitf(2, name, "%s must not be negative (0 means none)", s.source(f.name))
 		}
+	}
+	if s.longPollHold > server.MaxLongPollHold && (s.given["long-poll-hold"] || s.fromEnv["long-poll-hold"]) { // Config's own: Start says
+		return exitf(2, name, "%s is %v, longer than a long-poll can be held (%v): lower it (0 answers at once)", s.source("long-poll-hold"), s.longPollHold, server.MaxLongPollHold)
 	}
 	if cfg.Store != nil {
 		for _, n := range storeFlags() {
@@ -141,6 +147,7 @@ func (s *settings) apply(cfg Config) (Config, error) {
 		cfg.TLS.ClientAuth = tls.RequireAndVerifyClientCert
 	}
 	cfg.ProtocolVersions = s.versions()
+	cfg.LongPollHold = longPollHoldConfig(s.longPollHold)
 	cfg.Listen = s.listen.wrap(cfg.Listen)
 	cfg.Limits = s.limits
 	cfg.ShutdownGrace, cfg.ShutdownDelay, cfg.GRPCReflection = s.grace, s.delay, s.grpcReflection

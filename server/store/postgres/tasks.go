@@ -75,37 +75,73 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 	if row.Terminal {
 		rec.Runner, rec.LeaseUntil = "", time.Time{}
 	}
-	// Configs by id, the last of a repeated id winning.
-	var cfgIDs, versions []string
-	var cfgs [][]byte
-	seen := make(map[string]int, len(c.PushConfigs))
-	for _, cfg := range c.PushConfigs {
+	o, err := s.createOp(c, rec, row)
+	if err != nil {
+		return store.Record{}, err
+	}
+	for attempt := 0; ; attempt++ {
+		created, err := s.tryCreate(ctx, o, row.Terminal)
+		if err != nil {
+			return store.Record{}, err
+		}
+		if created {
+			return rec, nil
+		}
+		if err := s.freeExpiredID(ctx, rec.Tenant, id); err != nil {
+			return store.Record{}, err
+		}
+		if attempt == maxRetries {
+			return store.Record{}, fmt.Errorf("postgres store %s: creating task %q: the id stays taken by a task being removed", s.name, id)
+		}
+	}
+}
+
+// newConfigs are a new task's push configs by id, the last of a repeated id winning, as the
+// arrays sqlCreateTaskWithConfigs takes.
+type newConfigs struct {
+	ids, versions []string
+	blobs         [][]byte
+}
+
+// configsOf encodes a new task's push configs.
+func (s *Store) configsOf(id string, configs []store.PushConfig) (newConfigs, error) {
+	var out newConfigs
+	seen := make(map[string]int, len(configs))
+	for _, cfg := range configs {
 		if cfg.GetId() == "" || cfg.GetTaskId() != id {
-			return store.Record{}, fmt.Errorf("store: push config %q of new task %q must have an id and the task's id (got %q)", cfg.GetId(), id, cfg.GetTaskId())
+			return newConfigs{}, fmt.Errorf("store: push config %q of new task %q must have an id and the task's id (got %q)", cfg.GetId(), id, cfg.GetTaskId())
 		}
 		b, err := proto.Marshal(cfg.TaskPushNotificationConfig)
 		if err != nil {
-			return store.Record{}, fmt.Errorf("postgres store %s: encoding push config %q: %w", s.name, cfg.GetId(), err)
+			return newConfigs{}, fmt.Errorf("postgres store %s: encoding push config %q: %w", s.name, cfg.GetId(), err)
 		}
 		if i, ok := seen[cfg.GetId()]; ok {
-			cfgs[i], versions[i] = b, cfg.ProtocolVersion
+			out.blobs[i], out.versions[i] = b, cfg.ProtocolVersion
 			continue
 		}
-		seen[cfg.GetId()] = len(cfgIDs)
-		cfgIDs = append(cfgIDs, cfg.GetId())
-		cfgs = append(cfgs, b)
-		versions = append(versions, cfg.ProtocolVersion)
+		seen[cfg.GetId()] = len(out.ids)
+		out.ids = append(out.ids, cfg.GetId())
+		out.blobs = append(out.blobs, b)
+		out.versions = append(out.versions, cfg.ProtocolVersion)
 	}
-	o := &writeOp{key: topicKey{rec.Tenant, id}, what: "creating task " + strconv.Quote(id)}
-	var ended *int64
-	args := []any{rec.Tenant, id, rec.Owner, row.ContextID, int16(row.State), row.StatusTime, row.Snapshot, rec.Runner,
-		leaseArg(rec.LeaseUntil), nil, int64(len(cfgIDs))}
-	if len(cfgIDs) == 0 {
-		o.sql = sqlCreateTask
-	} else {
+	return out, nil
+}
+
+// createOp is the write that inserts the new task: with its push configs and the deliveries
+// of its events when it has configs, the task alone when not. tryCreate fills in the times.
+func (s *Store) createOp(c store.Creation, rec store.Record, row sqlrecord.TaskRow) (*writeOp, error) {
+	id := rec.Task.GetId()
+	cfgs, err := s.configsOf(id, c.PushConfigs)
+	if err != nil {
+		return nil, err
+	}
+	o := &writeOp{key: topicKey{rec.Tenant, id}, what: "creating task " + strconv.Quote(id), sql: sqlCreateTask}
+	o.args = []any{rec.Tenant, id, rec.Owner, row.ContextID, int16(row.State), row.StatusTime, row.Snapshot, rec.Runner,
+		leaseArg(rec.LeaseUntil), nil, int64(len(cfgs.ids))}
+	if len(cfgs.ids) > 0 {
 		events, err := sqlrecord.EncodeEvents(c.Events)
 		if err != nil {
-			return store.Record{}, fmt.Errorf("postgres store %s: task %q: %w", s.name, id, err)
+			return nil, fmt.Errorf("postgres store %s: task %q: %w", s.name, id, err)
 		}
 		prefixes := make([]string, len(events))
 		for i := range events {
@@ -116,50 +152,55 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 		if !row.Terminal {
 			s.configured.Store(o.key, struct{}{})
 		}
-		args = append(args, cfgIDs, cfgs, int32(len(events)), nil, events, prefixes, s.opts.channel, s.payload(rec.Tenant, id, 1),
-			c.Trace.Parent, c.Trace.State, versions)
+		o.args = append(o.args, cfgs.ids, cfgs.blobs, int32(len(events)), nil, events, prefixes, s.opts.channel, s.payload(rec.Tenant, id, 1),
+			c.Trace.Parent, c.Trace.State, cfgs.versions)
 	}
-	args = append(args, rec.Generation)
-	o.args = args
-	for attempt := 0; ; attempt++ {
-		now := s.now()
-		if row.Terminal {
-			ended = &now
-		}
-		args[9] = ended
-		if len(args) > 14 {
-			args[14] = now
-		}
-		if err := s.w.submit(ctx, o); err != nil {
-			return store.Record{}, err
-		}
-		if o.err != nil {
-			return store.Record{}, o.err
-		}
-		if o.found && o.res[0] > 0 {
-			return rec, nil
-		}
-		// The id is taken; by a task past its TTL, it is free again.
-		var version, statusTime int64
-		var state int16
-		var endedAt *int64
-		err := s.pool.QueryRow(ctx, sqlTaskState, rec.Tenant, id).Scan(&version, &endedAt, &state, &statusTime)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			// Removed meanwhile: try again.
-		case err != nil:
-			return store.Record{}, s.dbErr("creating task "+strconv.Quote(id)+": reading the existing task", err)
-		case !s.expired(endedAt) && !s.waitedOut(state, statusTime):
-			return store.Record{}, fmt.Errorf("%w: task %q", store.ErrExists, id)
-		default:
-			if _, err := s.pool.Exec(ctx, sqlRemoveExpired, rec.Tenant, id, s.liveSince(), s.waitingSince()); err != nil {
-				return store.Record{}, s.dbErr("creating task "+strconv.Quote(id)+": removing the expired task", err)
-			}
-		}
-		if attempt == maxRetries {
-			return store.Record{}, fmt.Errorf("postgres store %s: creating task %q: the id stays taken by a task being removed", s.name, id)
-		}
+	o.args = append(o.args, rec.Generation)
+	return o, nil
+}
+
+// tryCreate runs the create write once, stamped with the time now (its end, when the task is
+// created terminal; its deliveries' creation time), and reports whether it inserted the
+// task: false when the id is taken.
+func (s *Store) tryCreate(ctx context.Context, o *writeOp, terminal bool) (bool, error) {
+	now := s.now()
+	var ended *int64
+	if terminal {
+		ended = &now
 	}
+	o.args[9] = ended
+	if len(o.args) > 14 {
+		o.args[14] = now
+	}
+	if err := s.w.submit(ctx, o); err != nil {
+		return false, err
+	}
+	if o.err != nil {
+		return false, o.err
+	}
+	return o.found && o.res[0] > 0, nil
+}
+
+// freeExpiredID handles a create whose id is taken: by a task past its TTL (or waited out),
+// that task is removed and the id is free again; by a live task, the create fails with
+// store.ErrExists. A task removed meanwhile needs nothing.
+func (s *Store) freeExpiredID(ctx context.Context, tenant, id string) error {
+	var version, statusTime int64
+	var state int16
+	var endedAt *int64
+	err := s.pool.QueryRow(ctx, sqlTaskState, tenant, id).Scan(&version, &endedAt, &state, &statusTime)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil // removed meanwhile: try again
+	case err != nil:
+		return s.dbErr("creating task "+strconv.Quote(id)+": reading the existing task", err)
+	case !s.expired(endedAt) && !s.waitedOut(state, statusTime):
+		return fmt.Errorf("%w: task %q", store.ErrExists, id)
+	}
+	if _, err := s.pool.Exec(ctx, sqlRemoveExpired, tenant, id, s.liveSince(), s.waitingSince()); err != nil {
+		return s.dbErr("creating task "+strconv.Quote(id)+": removing the expired task", err)
+	}
+	return nil
 }
 
 // ---- Task ----

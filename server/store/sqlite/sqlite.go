@@ -319,26 +319,8 @@ func Open(ctx context.Context, path string, opts ...Option) (_ *Store, err error
 	if o.err != nil {
 		return nil, fail("%w", o.err)
 	}
-	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
-		return nil, fail("the store needs the path of a database file")
-	}
-	abs, err := filepath.Abs(path)
+	abs, err := prepareFile(path)
 	if err != nil {
-		return nil, fail("%w", err)
-	}
-	if dir := filepath.Dir(abs); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				return nil, fail("cannot create directory %s: %w%s", shownPath(path, pe.Path), pe.Err, dirHint(pe.Err))
-			}
-			return nil, fail("cannot create directory %s: %w", filepath.Dir(path), err)
-		}
-	}
-	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-		return nil, fail("is a directory; give the path of a database file")
-	}
-	if err := checkDatabaseFile(abs); err != nil {
 		return nil, fail("%w", err)
 	}
 	var lock *os.File
@@ -360,9 +342,67 @@ func Open(ctx context.Context, path string, opts ...Option) (_ *Store, err error
 	s := &Store{path: path, opts: o, lock: lock, names: sqlrecord.Names("sqlite store " + path),
 		cut: sqlrecord.Cutoffs{TTL: o.ttl, InterruptedTTL: o.interruptedTTL, Now: o.now}, broker: store.NewBroker(o.buffer), wake: make(chan struct{}, 1),
 		listStmts: make(map[sqlrecord.Shape]*listStmt), cache: newRecordCache(o.cacheRecords, cacheBytes)}
-	busy := strconv.FormatInt(o.busyTimeout.Milliseconds(), 10)
+	if err := s.openConnections(ctx, abs); err != nil {
+		s.closeDBs()
+		return nil, fail("%w", err)
+	}
+	if s.ckpt != nil {
+		go s.ckpt.run(s)
+	}
+	go s.w.loop()
+	return s, nil
+}
 
-	s.wdb, err = sql.Open("sqlite", dsn(abs, "busy_timeout("+busy+")", "journal_mode(WAL)", "synchronous("+o.synchronous+")",
+// prepareFile checks that path can name the database file and creates its
+// directory; it returns the absolute path.
+func prepareFile(path string) (string, error) {
+	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return "", errors.New("the store needs the path of a database file")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if dir := filepath.Dir(abs); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				return "", fmt.Errorf("cannot create directory %s: %w%s", shownPath(path, pe.Path), pe.Err, dirHint(pe.Err))
+			}
+			return "", fmt.Errorf("cannot create directory %s: %w", filepath.Dir(path), err)
+		}
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return "", errors.New("is a directory; give the path of a database file")
+	}
+	if err := checkDatabaseFile(abs); err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
+// openConnections opens the store's three kinds of connection to the file
+// at abs: the writer's (schema brought up to date, statements prepared,
+// retention loaded), the readers' and the checkpointer's. On an error the
+// caller closes what was opened (closeDBs).
+func (s *Store) openConnections(ctx context.Context, abs string) error {
+	busy := "busy_timeout(" + strconv.FormatInt(s.opts.busyTimeout.Milliseconds(), 10) + ")"
+	if err := s.openWriter(ctx, abs, busy); err != nil {
+		return err
+	}
+	if err := s.openReaders(ctx, abs, busy); err != nil {
+		return err
+	}
+	if s.opts.noCheckpoints {
+		return nil
+	}
+	return s.openCheckpointer(ctx, abs, busy)
+}
+
+// openWriter opens the one write connection in WAL mode, migrates the
+// schema and prepares the writer (not started yet).
+func (s *Store) openWriter(ctx context.Context, abs, busy string) (err error) {
+	s.wdb, err = sql.Open("sqlite", dsn(abs, busy, "journal_mode(WAL)", "synchronous("+s.opts.synchronous+")",
 		// The checkpointer, not the writer, checkpoints (checkpoint.go).
 		"wal_autocheckpoint(0)",
 		// When the WAL starts over, a WAL grown past 64 MiB is truncated.
@@ -372,72 +412,62 @@ func Open(ctx context.Context, path string, opts ...Option) (_ *Store, err error
 		// keeps the pages the writes touch.
 		"cache_size(-16384)"))
 	if err != nil {
-		return nil, fail("%w", err)
+		return err
 	}
 	s.wdb.SetMaxOpenConns(1)
 	s.wdb.SetMaxIdleConns(1)
 	s.wdb.SetConnMaxLifetime(0)
 	s.wdb.SetConnMaxIdleTime(0)
 	if s.wconn, err = s.wdb.Conn(ctx); err != nil {
-		s.closeDBs()
-		return nil, fail("cannot open the database: %w%s", err, openHint(err))
+		return fmt.Errorf("cannot open the database: %w%s", err, openHint(err))
 	}
 	var mode string
 	if err := s.wconn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		s.closeDBs()
-		return nil, fail("cannot open the database: %w%s", err, openHint(err))
+		return fmt.Errorf("cannot open the database: %w%s", err, openHint(err))
 	}
 	if !strings.EqualFold(mode, "wal") {
-		s.closeDBs()
-		return nil, fail("cannot use WAL journal mode (the database is in %q mode); put the file on a local file system", mode)
+		return fmt.Errorf("cannot use WAL journal mode (the database is in %q mode); put the file on a local file system", mode)
 	}
 	migrations, err := migrate.Load(migrationFiles, "migrations")
 	if err != nil {
-		s.closeDBs()
-		return nil, fail("%w", err)
+		return err
 	}
 	if _, err := migrate.Up(ctx, s.wconn, migrations, migrate.Dialect{Begin: "BEGIN IMMEDIATE"}); err != nil {
-		s.closeDBs()
-		return nil, fail("%w%s", err, openHint(err))
+		return fmt.Errorf("%w%s", err, openHint(err))
 	}
-
 	s.w = &writer{s: s, conn: s.wconn, ops: make(chan writeOp, 1024), quit: make(chan struct{}), done: make(chan struct{})}
 	if err := s.w.prepare(ctx); err != nil {
-		s.closeDBs()
-		return nil, fail("preparing statements: %w", err)
+		return fmt.Errorf("preparing statements: %w", err)
 	}
-	if err := s.w.loadRetention(ctx); err != nil {
-		s.closeDBs()
-		return nil, fail("%w", err)
-	}
+	return s.w.loadRetention(ctx)
+}
 
-	s.rdb, err = sql.Open("sqlite", dsn(abs, "busy_timeout("+busy+")", "query_only(1)"))
-	if err != nil {
-		s.closeDBs()
-		return nil, fail("%w", err)
+// openReaders opens the pool of read-only connections and prepares their
+// statements.
+func (s *Store) openReaders(ctx context.Context, abs, busy string) (err error) {
+	if s.rdb, err = sql.Open("sqlite", dsn(abs, busy, "query_only(1)")); err != nil {
+		return err
 	}
-	s.rdb.SetMaxOpenConns(o.readers)
-	s.rdb.SetMaxIdleConns(o.readers)
+	s.rdb.SetMaxOpenConns(s.opts.readers)
+	s.rdb.SetMaxIdleConns(s.opts.readers)
 	if err := s.read.prepare(ctx, s.rdb); err != nil {
-		s.closeDBs()
-		return nil, fail("preparing statements: %w", err)
+		return fmt.Errorf("preparing statements: %w", err)
 	}
-	if !o.noCheckpoints {
-		c := &checkpointer{kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
-		if c.db, err = sql.Open("sqlite", dsn(abs, "busy_timeout("+busy+")", "synchronous("+o.synchronous+")")); err != nil {
-			s.closeDBs()
-			return nil, fail("%w", err)
-		}
-		s.ckpt = c
-		c.db.SetMaxOpenConns(1)
-		if c.conn, err = c.db.Conn(ctx); err != nil {
-			s.closeDBs()
-			return nil, fail("cannot open the database: %w%s", err, openHint(err))
-		}
-		go c.run(s)
+	return nil
+}
+
+// openCheckpointer opens the checkpointer's connection (not started yet).
+func (s *Store) openCheckpointer(ctx context.Context, abs, busy string) (err error) {
+	c := &checkpointer{kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	if c.db, err = sql.Open("sqlite", dsn(abs, busy, "synchronous("+s.opts.synchronous+")")); err != nil {
+		return err
 	}
-	go s.w.loop()
-	return s, nil
+	s.ckpt = c
+	c.db.SetMaxOpenConns(1)
+	if c.conn, err = c.db.Conn(ctx); err != nil {
+		return fmt.Errorf("cannot open the database: %w%s", err, openHint(err))
+	}
+	return nil
 }
 
 // dirHint says what to do about an error creating the directory.

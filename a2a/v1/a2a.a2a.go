@@ -51,6 +51,8 @@ const (
 	A2AServiceGetExtendedAgentCardJSONRPCMethod             = "GetExtendedAgentCard"
 	A2AServiceDeleteTaskPushNotificationConfigProcedure     = "/lf.a2a.v1.A2AService/DeleteTaskPushNotificationConfig"
 	A2AServiceDeleteTaskPushNotificationConfigJSONRPCMethod = "DeleteTaskPushNotificationConfig"
+	A2AServiceSendLiveMessageProcedure                      = "/lf.a2a.v1.A2AService/SendLiveMessage"
+	A2AServiceSendLiveMessageJSONRPCMethod                  = "SendLiveMessage"
 )
 
 // Runs before this package's .pb.go registers the proto: when another Go
@@ -292,6 +294,27 @@ var A2AServiceDesc = runtime.ServiceDesc{
 				},
 			},
 		},
+		a2aServiceSendLiveMessageOp: {
+			Name:            "SendLiveMessage",
+			JSONRPCMethod:   A2AServiceSendLiveMessageJSONRPCMethod,
+			Procedure:       A2AServiceSendLiveMessageProcedure,
+			Request:         "lf.a2a.v1.StreamRequest",
+			Response:        "lf.a2a.v1.StreamResponse",
+			ServerStreaming: true,
+			ClientStreaming: true,
+			HTTPRules: []runtime.HTTPRule{
+				{
+					Method: "POST",
+					Path:   "/live",
+					Body:   "*",
+				},
+				{
+					Method: "POST",
+					Path:   "/{tenant}/live",
+					Body:   "*",
+				},
+			},
+		},
 	},
 }
 
@@ -308,6 +331,7 @@ const (
 	a2aServiceListTaskPushNotificationConfigsOp  = 8
 	a2aServiceGetExtendedAgentCardOp             = 9
 	a2aServiceDeleteTaskPushNotificationConfigOp = 10
+	a2aServiceSendLiveMessageOp                  = 11
 )
 
 // A2AServiceHandler is the server side of the lf.a2a.v1.A2AService service: an
@@ -316,7 +340,13 @@ const (
 // UnimplementedA2AServiceHandler to leave rpcs out. Return *runtime.Error
 // values (runtime.TaskNotFound and friends) to send A2A errors; any other error
 // reaches the client as an internal error. A server-streaming method sends each
-// response on stream and returns when the stream is complete.
+// response on stream and returns when the stream is complete. A client- or
+// bidirectional-streaming method ranges over reqs, which yields the client's
+// requests as they arrive (an error, then the end, when the stream fails or a
+// request is refused) and ends when the client closes its side; a bidirectional
+// one sends on stream at any time, from any goroutine. These rpcs are served on
+// gRPC only: A2A defines no JSON-RPC or HTTP+JSON form for them, so those
+// bindings answer their method and routes with UnsupportedOperation.
 //
 // A2AService is the set of operations an A2A agent exposes to its clients:
 // exchanging messages, reading, listing, cancelling and following tasks,
@@ -446,6 +476,19 @@ type A2AServiceHandler interface {
 	//	HTTP:      DELETE /{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}
 	//	gRPC:      /lf.a2a.v1.A2AService/DeleteTaskPushNotificationConfig
 	DeleteTaskPushNotificationConfig(ctx context.Context, req *DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error)
+
+	// SendLiveMessage is a bidirectional stream: the client sends messages
+	// (and, where the agent takes them, artifact updates) into one task while
+	// the agent streams that task's events back. Defined for gRPC; A2A gives
+	// the HTTP routes below no semantics yet, so a2agen answers them with
+	// UnsupportedOperation. Since A2A 1.1 (PR #2153).
+	//
+	//	JSON-RPC:  SendLiveMessage (UnsupportedOperation: gRPC only)
+	//	HTTP:      POST /live (UnsupportedOperation: gRPC only)
+	//	HTTP:      POST /{tenant}/live (UnsupportedOperation: gRPC only)
+	//	gRPC:      /lf.a2a.v1.A2AService/SendLiveMessage
+	//	Streaming: bidirectional
+	SendLiveMessage(ctx context.Context, reqs iter.Seq2[*StreamRequest, error], stream runtime.Stream[*StreamResponse]) error
 }
 
 // UnimplementedA2AServiceHandler answers every rpc with an UnsupportedOperation
@@ -506,6 +549,11 @@ func (UnimplementedA2AServiceHandler) GetExtendedAgentCard(context.Context, *Get
 // DeleteTaskPushNotificationConfig returns an UnsupportedOperation error.
 func (UnimplementedA2AServiceHandler) DeleteTaskPushNotificationConfig(context.Context, *DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
 	return nil, runtime.UnsupportedOperation("lf.a2a.v1.A2AService.DeleteTaskPushNotificationConfig is not implemented")
+}
+
+// SendLiveMessage returns an UnsupportedOperation error.
+func (UnimplementedA2AServiceHandler) SendLiveMessage(context.Context, iter.Seq2[*StreamRequest, error], runtime.Stream[*StreamResponse]) error {
+	return runtime.UnsupportedOperation("lf.a2a.v1.A2AService.SendLiveMessage is not implemented")
 }
 
 var _ A2AServiceHandler = UnimplementedA2AServiceHandler{}
@@ -572,6 +620,11 @@ func NewA2AServiceRuntime(h A2AServiceHandler) *runtime.Service {
 			func() *DeleteTaskPushNotificationConfigRequest { return new(DeleteTaskPushNotificationConfigRequest) },
 			h.DeleteTaskPushNotificationConfig,
 		),
+		runtime.NewBidiEndpoint(
+			&A2AServiceDesc.Operations[a2aServiceSendLiveMessageOp],
+			func() *StreamRequest { return new(StreamRequest) },
+			h.SendLiveMessage,
+		),
 	)
 }
 
@@ -579,6 +632,10 @@ func NewA2AServiceRuntime(h A2AServiceHandler) *runtime.Service {
 // it at the URL of the agent card's JSONRPC interface: every call is a POST of
 // a JSON-RPC request whose method is the rpc name, and server-streaming rpcs
 // answer with Server-Sent Events.
+//
+// SendLiveMessage streams its requests, which A2A defines on gRPC only: this
+// binding answers it with UnsupportedOperation, and its client fails the same
+// way before sending anything.
 func NewA2AServiceJSONRPCHandler(h A2AServiceHandler, opts ...runtime.HandlerOption) http.Handler {
 	return runtime.NewJSONRPCHandler(NewA2AServiceRuntime(h), opts...)
 }
@@ -589,6 +646,10 @@ func NewA2AServiceJSONRPCHandler(h A2AServiceHandler, opts ...runtime.HandlerOpt
 // JSON. Mount it at the URL of the agent card's HTTP+JSON interface: on an
 // http.ServeMux with a subtree pattern (mux.Handle("/a2a/rest/", h)) the prefix
 // is removed automatically; elsewhere pass runtime.WithPathPrefix.
+//
+// SendLiveMessage streams its requests, which A2A defines on gRPC only: this
+// binding answers it with UnsupportedOperation, and its client fails the same
+// way before sending anything.
 func NewA2AServiceRESTHandler(h A2AServiceHandler, opts ...runtime.HandlerOption) http.Handler {
 	return runtime.NewRESTHandler(NewA2AServiceRuntime(h), opts...)
 }
@@ -599,6 +660,10 @@ func NewA2AServiceRESTHandler(h A2AServiceHandler, opts ...runtime.HandlerOption
 // runtime builds the service description from A2AServiceDesc, so no
 // protoc-gen-go-grpc output is needed. List the server's address as the url of
 // the agent card's GRPC interface.
+//
+// Client- and bidirectional-streaming rpcs are served natively here, the one
+// binding A2A defines them on: each request goes through the checks of a unary
+// request, and the call through the same interceptors, errors and metadata.
 func RegisterA2AServiceGRPC(r grpc.ServiceRegistrar, h A2AServiceHandler, opts ...runtime.HandlerOption) {
 	runtime.RegisterGRPC(r, NewA2AServiceRuntime(h), opts...)
 }
@@ -607,7 +672,14 @@ func RegisterA2AServiceGRPC(r grpc.ServiceRegistrar, h A2AServiceHandler, opts .
 // errors come back as *runtime.Error; test them with errors.Is
 // (runtime.ErrTaskNotFound…) or errors.As. A server-streaming method returns an
 // iterator: the request is sent when ranging starts, and breaking out of the
-// loop releases the connection.
+// loop releases the connection. A client- or bidirectional-streaming method
+// takes the requests as an iterator, which the client ranges over on a
+// goroutine of its own, sending each request as it is yielded and closing its
+// side when the iterator returns (runtime.Requests makes one of a channel;
+// slices.Values of a fixed list); a bidirectional one yields the responses as
+// they arrive. These rpcs are called on gRPC only: on the JSON-RPC and
+// HTTP+JSON clients they fail with UnsupportedOperation before anything is
+// sent.
 type A2AServiceClient interface {
 	// SendMessage delivers a client message to the agent. The reply is either
 	// a direct Message or a Task. Unless the request sets return_immediately,
@@ -731,6 +803,19 @@ type A2AServiceClient interface {
 	//	gRPC:      /lf.a2a.v1.A2AService/DeleteTaskPushNotificationConfig
 	DeleteTaskPushNotificationConfig(ctx context.Context, req *DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error)
 
+	// SendLiveMessage is a bidirectional stream: the client sends messages
+	// (and, where the agent takes them, artifact updates) into one task while
+	// the agent streams that task's events back. Defined for gRPC; A2A gives
+	// the HTTP routes below no semantics yet, so a2agen answers them with
+	// UnsupportedOperation. Since A2A 1.1 (PR #2153).
+	//
+	//	JSON-RPC:  SendLiveMessage (UnsupportedOperation: gRPC only)
+	//	HTTP:      POST /live (UnsupportedOperation: gRPC only)
+	//	HTTP:      POST /{tenant}/live (UnsupportedOperation: gRPC only)
+	//	gRPC:      /lf.a2a.v1.A2AService/SendLiveMessage
+	//	Streaming: bidirectional
+	SendLiveMessage(ctx context.Context, reqs iter.Seq[*StreamRequest]) iter.Seq2[*StreamResponse, error]
+
 	// Close releases what the client holds (the connection a gRPC client opened).
 	// Afterwards every call fails with runtime.ErrClientClosed, on every binding;
 	// calling it again returns the first result.
@@ -746,6 +831,10 @@ func NewA2AServiceClient(t runtime.ClientTransport) A2AServiceClient {
 // NewA2AServiceJSONRPCClient returns a client of the lf.a2a.v1.A2AService
 // service that calls the agent's JSON-RPC 2.0 interface at url (the url of the
 // agent card's JSONRPC interface).
+//
+// SendLiveMessage streams its requests, which A2A defines on gRPC only: this
+// binding answers it with UnsupportedOperation, and its client fails the same
+// way before sending anything.
 func NewA2AServiceJSONRPCClient(url string, opts ...runtime.ClientOption) A2AServiceClient {
 	return NewA2AServiceClient(runtime.NewJSONRPCTransport(url, runtime.ClientDefaults(&A2AServiceDesc, opts)...))
 }
@@ -755,6 +844,10 @@ func NewA2AServiceJSONRPCClient(url string, opts ...runtime.ClientOption) A2ASer
 // agent card's HTTP+JSON interface; routes are appended to it). Paths are built
 // from the same compiled google.api.http rules the server routes with;
 // runtime.WithClientTenant selects the /{tenant} routes.
+//
+// SendLiveMessage streams its requests, which A2A defines on gRPC only: this
+// binding answers it with UnsupportedOperation, and its client fails the same
+// way before sending anything.
 func NewA2AServiceRESTClient(baseURL string, opts ...runtime.ClientOption) A2AServiceClient {
 	return NewA2AServiceClient(runtime.NewRESTTransport(baseURL, runtime.ClientDefaults(&A2AServiceDesc, opts)...))
 }
@@ -831,6 +924,10 @@ func (c *a2aServiceClient) GetExtendedAgentCard(ctx context.Context, req *GetExt
 
 func (c *a2aServiceClient) DeleteTaskPushNotificationConfig(ctx context.Context, req *DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
 	return runtime.CallUnary(ctx, c.transport, &A2AServiceDesc.Operations[a2aServiceDeleteTaskPushNotificationConfigOp], req, new(emptypb.Empty))
+}
+
+func (c *a2aServiceClient) SendLiveMessage(ctx context.Context, reqs iter.Seq[*StreamRequest]) iter.Seq2[*StreamResponse, error] {
+	return runtime.CallBidi(ctx, c.transport, &A2AServiceDesc.Operations[a2aServiceSendLiveMessageOp], reqs, func() *StreamResponse { return new(StreamResponse) })
 }
 
 func (c *a2aServiceClient) Close() error {

@@ -2,13 +2,25 @@
 //
 // Provenance: specification/a2a.proto of github.com/a2aproject/A2A, branch
 // dev-1.1 at commit 28491879ff41a9c230fb51f3f7bd6096b80cc341 (A2A PR #1810,
-// task generation). The wire definition (package, messages, fields, numbers,
-// options and HTTP routes) is identical to that file, which is licensed under
-// Apache-2.0; it is v1.0.1 (proto/lf/a2a/v1/a2a.proto) plus five fields.
-// The only change is go_package, which points at a2agen's generated package;
-// the comments are a2agen's own. The draft may still change upstream: it is
-// served only to callers that negotiate A2A-Version 1.1, and only by agents
-// configured to serve it (docs/bindings.md, "A2A 1.1 draft").
+// task generation), with A2A PR #2153 ("bidi streaming foundations", open)
+// applied as its head has it: refs/pull/2153/head at commit
+// 67f4f6dfb76106495da60198409e30e28c823df7, whose specification/a2a.proto
+// is dev-1.1 at 28491879 plus additions only (no field renumbered, renamed or
+// removed): rpc SendLiveMessage and StreamRequest, Task.timeline and
+// TimelineEntry, timeline_length beside each history_length,
+// Artifact.start_generation, end_generation and role, TaskMessageUpdateEvent
+// as StreamResponse.message_update, and TaskPushNotificationConfig.protocol_version.
+// The wire definition (package, messages, fields, numbers, options and HTTP
+// routes) is identical to that file, which is licensed under Apache-2.0, with
+// two changes: go_package points at a2agen's generated package, and the
+// [deprecated = true] options #2153 puts on Task.history and the three
+// history_length fields are left out. Those fields stay the ones A2A 1.0
+// callers are served from (A2A keeps them throughout 1.x and removes them in
+// 2.0), and the option would mark every such use in Go as deprecated; the
+// comments below say it instead. The comments are a2agen's own. The draft
+// may still change upstream: it is served only to callers that negotiate
+// A2A-Version 1.1, and only by agents configured to serve it
+// (docs/bindings.md, "A2A 1.1 draft").
 //
 // Package lf.a2a.v1 is the same as v1.0.1's, so Go has one package for both
 // (a2a/v1, generated from this file); internal/pipeline diffs the two files'
@@ -175,6 +187,113 @@ func (Role) EnumDescriptor() ([]byte, []int) {
 	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{1}
 }
 
+// StreamRequest is one client request of a SendLiveMessage stream. Since
+// A2A 1.1 (PR #2153).
+type StreamRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Opaque routing value; must equal the tenant of the selected
+	// AgentInterface when that is set, and be empty otherwise.
+	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
+	// What the client sends; exactly one member is set.
+	//
+	// Types that are valid to be assigned to Payload:
+	//
+	//	*StreamRequest_Message
+	//	*StreamRequest_ArtifactUpdate
+	Payload isStreamRequest_Payload `protobuf_oneof:"payload"`
+	// Free-form key/value data attached to this request.
+	Metadata      *structpb.Struct `protobuf:"bytes,4,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamRequest) Reset() {
+	*x = StreamRequest{}
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamRequest) ProtoMessage() {}
+
+func (x *StreamRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamRequest.ProtoReflect.Descriptor instead.
+func (*StreamRequest) Descriptor() ([]byte, []int) {
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *StreamRequest) GetTenant() string {
+	if x != nil {
+		return x.Tenant
+	}
+	return ""
+}
+
+func (x *StreamRequest) GetPayload() isStreamRequest_Payload {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
+func (x *StreamRequest) GetMessage() *Message {
+	if x != nil {
+		if x, ok := x.Payload.(*StreamRequest_Message); ok {
+			return x.Message
+		}
+	}
+	return nil
+}
+
+func (x *StreamRequest) GetArtifactUpdate() *TaskArtifactUpdateEvent {
+	if x != nil {
+		if x, ok := x.Payload.(*StreamRequest_ArtifactUpdate); ok {
+			return x.ArtifactUpdate
+		}
+	}
+	return nil
+}
+
+func (x *StreamRequest) GetMetadata() *structpb.Struct {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+type isStreamRequest_Payload interface {
+	isStreamRequest_Payload()
+}
+
+type StreamRequest_Message struct {
+	// A client message for the task.
+	Message *Message `protobuf:"bytes,2,opt,name=message,proto3,oneof"`
+}
+
+type StreamRequest_ArtifactUpdate struct {
+	// An artifact the client writes into the task (its role ROLE_USER).
+	ArtifactUpdate *TaskArtifactUpdateEvent `protobuf:"bytes,3,opt,name=artifact_update,json=artifactUpdate,proto3,oneof"`
+}
+
+func (*StreamRequest_Message) isStreamRequest_Payload() {}
+
+func (*StreamRequest_ArtifactUpdate) isStreamRequest_Payload() {}
+
 // SendMessageConfiguration tunes how the agent handles one SendMessage or
 // SendStreamingMessage call.
 type SendMessageConfiguration struct {
@@ -187,8 +306,12 @@ type SendMessageConfiguration struct {
 	TaskPushNotificationConfig *TaskPushNotificationConfig `protobuf:"bytes,2,opt,name=task_push_notification_config,json=taskPushNotificationConfig,proto3" json:"task_push_notification_config,omitempty"`
 	// Upper bound on the history messages returned with the task. Unset: the
 	// server decides (possibly all); 0: no history; n > 0: at most the n most
-	// recent. The server may return fewer but never more.
+	// recent. The server may return fewer but never more. Deprecated from
+	// A2A 1.1 in favour of timeline_length; removed in 2.0.
 	HistoryLength *int32 `protobuf:"varint,3,opt,name=history_length,json=historyLength,proto3,oneof" json:"history_length,omitempty"`
+	// Upper bound on the timeline entries returned with the task, with the
+	// meaning history_length has for messages. Since A2A 1.1 (PR #2153).
+	TimelineLength *int32 `protobuf:"varint,6,opt,name=timeline_length,json=timelineLength,proto3,oneof" json:"timeline_length,omitempty"`
 	// When true, the call returns as soon as the task exists, while work may
 	// still be running. When false (the default), the call waits until the
 	// task is terminal (COMPLETED, FAILED, CANCELED, REJECTED) or interrupted
@@ -205,7 +328,7 @@ type SendMessageConfiguration struct {
 
 func (x *SendMessageConfiguration) Reset() {
 	*x = SendMessageConfiguration{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[0]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -217,7 +340,7 @@ func (x *SendMessageConfiguration) String() string {
 func (*SendMessageConfiguration) ProtoMessage() {}
 
 func (x *SendMessageConfiguration) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[0]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -230,7 +353,7 @@ func (x *SendMessageConfiguration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageConfiguration.ProtoReflect.Descriptor instead.
 func (*SendMessageConfiguration) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{0}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *SendMessageConfiguration) GetAcceptedOutputModes() []string {
@@ -250,6 +373,13 @@ func (x *SendMessageConfiguration) GetTaskPushNotificationConfig() *TaskPushNoti
 func (x *SendMessageConfiguration) GetHistoryLength() int32 {
 	if x != nil && x.HistoryLength != nil {
 		return *x.HistoryLength
+	}
+	return 0
+}
+
+func (x *SendMessageConfiguration) GetTimelineLength() int32 {
+	if x != nil && x.TimelineLength != nil {
+		return *x.TimelineLength
 	}
 	return 0
 }
@@ -282,8 +412,13 @@ type Task struct {
 	Status *TaskStatus `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
 	// Outputs produced by the task.
 	Artifacts []*Artifact `protobuf:"bytes,4,rep,name=artifacts,proto3" json:"artifacts,omitempty"`
-	// Messages exchanged within the task, oldest first.
+	// Messages exchanged within the task, oldest first. Deprecated from
+	// A2A 1.1 in favour of timeline; servers keep filling it throughout 1.x.
 	History []*Message `protobuf:"bytes,5,rep,name=history,proto3" json:"history,omitempty"`
+	// The task's interaction in generation order: client messages and the
+	// agent's statuses, each entry with the generation it was recorded at.
+	// Since A2A 1.1 (PR #2153).
+	Timeline []*TimelineEntry `protobuf:"bytes,8,rep,name=timeline,proto3" json:"timeline,omitempty"`
 	// Free-form key/value data attached to the task.
 	Metadata *structpb.Struct `protobuf:"bytes,6,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	// The task's generation: 1 when the task is created, then exactly one more
@@ -296,7 +431,7 @@ type Task struct {
 
 func (x *Task) Reset() {
 	*x = Task{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[1]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -308,7 +443,7 @@ func (x *Task) String() string {
 func (*Task) ProtoMessage() {}
 
 func (x *Task) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[1]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -321,7 +456,7 @@ func (x *Task) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Task.ProtoReflect.Descriptor instead.
 func (*Task) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{1}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Task) GetId() string {
@@ -359,6 +494,13 @@ func (x *Task) GetHistory() []*Message {
 	return nil
 }
 
+func (x *Task) GetTimeline() []*TimelineEntry {
+	if x != nil {
+		return x.Timeline
+	}
+	return nil
+}
+
 func (x *Task) GetMetadata() *structpb.Struct {
 	if x != nil {
 		return x.Metadata
@@ -389,7 +531,7 @@ type TaskStatus struct {
 
 func (x *TaskStatus) Reset() {
 	*x = TaskStatus{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[2]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -401,7 +543,7 @@ func (x *TaskStatus) String() string {
 func (*TaskStatus) ProtoMessage() {}
 
 func (x *TaskStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[2]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -414,7 +556,7 @@ func (x *TaskStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStatus.ProtoReflect.Descriptor instead.
 func (*TaskStatus) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{2}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *TaskStatus) GetState() TaskState {
@@ -464,7 +606,7 @@ type Part struct {
 
 func (x *Part) Reset() {
 	*x = Part{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[3]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -476,7 +618,7 @@ func (x *Part) String() string {
 func (*Part) ProtoMessage() {}
 
 func (x *Part) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[3]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -489,7 +631,7 @@ func (x *Part) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Part.ProtoReflect.Descriptor instead.
 func (*Part) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{3}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Part) GetContent() isPart_Content {
@@ -617,7 +759,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[4]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -629,7 +771,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[4]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -642,7 +784,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{4}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Message) GetMessageId() string {
@@ -716,14 +858,23 @@ type Artifact struct {
 	// Free-form key/value data attached to the artifact.
 	Metadata *structpb.Struct `protobuf:"bytes,5,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	// URIs of the extensions used in this artifact.
-	Extensions    []string `protobuf:"bytes,6,rep,name=extensions,proto3" json:"extensions,omitempty"`
+	Extensions []string `protobuf:"bytes,6,rep,name=extensions,proto3" json:"extensions,omitempty"`
+	// The task's generation when the artifact first appeared. Since A2A 1.1
+	// (PR #2153).
+	StartGeneration int64 `protobuf:"varint,7,opt,name=start_generation,json=startGeneration,proto3" json:"start_generation,omitempty"`
+	// The task's generation when the artifact was completed; 0 while it is
+	// still streaming. Since A2A 1.1 (PR #2153).
+	EndGeneration int64 `protobuf:"varint,8,opt,name=end_generation,json=endGeneration,proto3" json:"end_generation,omitempty"`
+	// Who wrote the artifact: the agent (the default) or, in a live call, the
+	// client (ROLE_USER). Since A2A 1.1 (PR #2153).
+	Role          Role `protobuf:"varint,9,opt,name=role,proto3,enum=lf.a2a.v1.Role" json:"role,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Artifact) Reset() {
 	*x = Artifact{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[5]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -735,7 +886,7 @@ func (x *Artifact) String() string {
 func (*Artifact) ProtoMessage() {}
 
 func (x *Artifact) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[5]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -748,7 +899,7 @@ func (x *Artifact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Artifact.ProtoReflect.Descriptor instead.
 func (*Artifact) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{5}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Artifact) GetArtifactId() string {
@@ -793,6 +944,210 @@ func (x *Artifact) GetExtensions() []string {
 	return nil
 }
 
+func (x *Artifact) GetStartGeneration() int64 {
+	if x != nil {
+		return x.StartGeneration
+	}
+	return 0
+}
+
+func (x *Artifact) GetEndGeneration() int64 {
+	if x != nil {
+		return x.EndGeneration
+	}
+	return 0
+}
+
+func (x *Artifact) GetRole() Role {
+	if x != nil {
+		return x.Role
+	}
+	return Role_ROLE_UNSPECIFIED
+}
+
+// TimelineEntry is one entry of Task.timeline. Clients skip an entry whose
+// kind they do not know and still count its generation. Since A2A 1.1
+// (PR #2153).
+type TimelineEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What was recorded; exactly one member is set.
+	//
+	// Types that are valid to be assigned to Entry:
+	//
+	//	*TimelineEntry_Message
+	//	*TimelineEntry_Status
+	Entry isTimelineEntry_Entry `protobuf_oneof:"entry"`
+	// The task's generation after this entry was recorded. Increasing along
+	// the timeline but with gaps: artifact changes take generations too.
+	Generation    int64 `protobuf:"varint,3,opt,name=generation,proto3" json:"generation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TimelineEntry) Reset() {
+	*x = TimelineEntry{}
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TimelineEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TimelineEntry) ProtoMessage() {}
+
+func (x *TimelineEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TimelineEntry.ProtoReflect.Descriptor instead.
+func (*TimelineEntry) Descriptor() ([]byte, []int) {
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *TimelineEntry) GetEntry() isTimelineEntry_Entry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
+func (x *TimelineEntry) GetMessage() *Message {
+	if x != nil {
+		if x, ok := x.Entry.(*TimelineEntry_Message); ok {
+			return x.Message
+		}
+	}
+	return nil
+}
+
+func (x *TimelineEntry) GetStatus() *TaskStatus {
+	if x != nil {
+		if x, ok := x.Entry.(*TimelineEntry_Status); ok {
+			return x.Status
+		}
+	}
+	return nil
+}
+
+func (x *TimelineEntry) GetGeneration() int64 {
+	if x != nil {
+		return x.Generation
+	}
+	return 0
+}
+
+type isTimelineEntry_Entry interface {
+	isTimelineEntry_Entry()
+}
+
+type TimelineEntry_Message struct {
+	// A client message (ROLE_USER); the agent's messages come in statuses.
+	Message *Message `protobuf:"bytes,1,opt,name=message,proto3,oneof"`
+}
+
+type TimelineEntry_Status struct {
+	// An agent status, with the agent's message at that point.
+	Status *TaskStatus `protobuf:"bytes,2,opt,name=status,proto3,oneof"`
+}
+
+func (*TimelineEntry_Message) isTimelineEntry_Entry() {}
+
+func (*TimelineEntry_Status) isTimelineEntry_Entry() {}
+
+// TaskMessageUpdateEvent is a streamed event reporting that a message (such
+// as client input) joined a task. Only callers that negotiated A2A 1.1 or
+// later receive it. Since A2A 1.1 (PR #2153).
+type TaskMessageUpdateEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Task the message joined.
+	TaskId string `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// Context of that task.
+	ContextId string `protobuf:"bytes,2,opt,name=context_id,json=contextId,proto3" json:"context_id,omitempty"`
+	// The message that joined the task.
+	Message *Message `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// Free-form key/value data attached to the event.
+	Metadata *structpb.Struct `protobuf:"bytes,4,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The task's generation after the message joined it.
+	Generation    int64 `protobuf:"varint,5,opt,name=generation,proto3" json:"generation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskMessageUpdateEvent) Reset() {
+	*x = TaskMessageUpdateEvent{}
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskMessageUpdateEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskMessageUpdateEvent) ProtoMessage() {}
+
+func (x *TaskMessageUpdateEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskMessageUpdateEvent.ProtoReflect.Descriptor instead.
+func (*TaskMessageUpdateEvent) Descriptor() ([]byte, []int) {
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *TaskMessageUpdateEvent) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *TaskMessageUpdateEvent) GetContextId() string {
+	if x != nil {
+		return x.ContextId
+	}
+	return ""
+}
+
+func (x *TaskMessageUpdateEvent) GetMessage() *Message {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
+func (x *TaskMessageUpdateEvent) GetMetadata() *structpb.Struct {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *TaskMessageUpdateEvent) GetGeneration() int64 {
+	if x != nil {
+		return x.Generation
+	}
+	return 0
+}
+
 // TaskStatusUpdateEvent is a streamed or pushed event reporting that a task
 // moved to a new status.
 type TaskStatusUpdateEvent struct {
@@ -813,7 +1168,7 @@ type TaskStatusUpdateEvent struct {
 
 func (x *TaskStatusUpdateEvent) Reset() {
 	*x = TaskStatusUpdateEvent{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[6]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -825,7 +1180,7 @@ func (x *TaskStatusUpdateEvent) String() string {
 func (*TaskStatusUpdateEvent) ProtoMessage() {}
 
 func (x *TaskStatusUpdateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[6]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -838,7 +1193,7 @@ func (x *TaskStatusUpdateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStatusUpdateEvent.ProtoReflect.Descriptor instead.
 func (*TaskStatusUpdateEvent) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{6}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *TaskStatusUpdateEvent) GetTaskId() string {
@@ -901,7 +1256,7 @@ type TaskArtifactUpdateEvent struct {
 
 func (x *TaskArtifactUpdateEvent) Reset() {
 	*x = TaskArtifactUpdateEvent{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[7]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -913,7 +1268,7 @@ func (x *TaskArtifactUpdateEvent) String() string {
 func (*TaskArtifactUpdateEvent) ProtoMessage() {}
 
 func (x *TaskArtifactUpdateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[7]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -926,7 +1281,7 @@ func (x *TaskArtifactUpdateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskArtifactUpdateEvent.ProtoReflect.Descriptor instead.
 func (*TaskArtifactUpdateEvent) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{7}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *TaskArtifactUpdateEvent) GetTaskId() string {
@@ -994,7 +1349,7 @@ type AuthenticationInfo struct {
 
 func (x *AuthenticationInfo) Reset() {
 	*x = AuthenticationInfo{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[8]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1006,7 +1361,7 @@ func (x *AuthenticationInfo) String() string {
 func (*AuthenticationInfo) ProtoMessage() {}
 
 func (x *AuthenticationInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[8]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1019,7 +1374,7 @@ func (x *AuthenticationInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuthenticationInfo.ProtoReflect.Descriptor instead.
 func (*AuthenticationInfo) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{8}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AuthenticationInfo) GetScheme() string {
@@ -1059,7 +1414,7 @@ type AgentInterface struct {
 
 func (x *AgentInterface) Reset() {
 	*x = AgentInterface{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[9]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1071,7 +1426,7 @@ func (x *AgentInterface) String() string {
 func (*AgentInterface) ProtoMessage() {}
 
 func (x *AgentInterface) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[9]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1084,7 +1439,7 @@ func (x *AgentInterface) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentInterface.ProtoReflect.Descriptor instead.
 func (*AgentInterface) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{9}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AgentInterface) GetUrl() string {
@@ -1156,7 +1511,7 @@ type AgentCard struct {
 
 func (x *AgentCard) Reset() {
 	*x = AgentCard{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[10]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1168,7 +1523,7 @@ func (x *AgentCard) String() string {
 func (*AgentCard) ProtoMessage() {}
 
 func (x *AgentCard) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[10]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1181,7 +1536,7 @@ func (x *AgentCard) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentCard.ProtoReflect.Descriptor instead.
 func (*AgentCard) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{10}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AgentCard) GetName() string {
@@ -1295,7 +1650,7 @@ type AgentProvider struct {
 
 func (x *AgentProvider) Reset() {
 	*x = AgentProvider{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[11]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1307,7 +1662,7 @@ func (x *AgentProvider) String() string {
 func (*AgentProvider) ProtoMessage() {}
 
 func (x *AgentProvider) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[11]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1320,7 +1675,7 @@ func (x *AgentProvider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentProvider.ProtoReflect.Descriptor instead.
 func (*AgentProvider) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{11}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *AgentProvider) GetUrl() string {
@@ -1356,7 +1711,7 @@ type AgentCapabilities struct {
 
 func (x *AgentCapabilities) Reset() {
 	*x = AgentCapabilities{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[12]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1368,7 +1723,7 @@ func (x *AgentCapabilities) String() string {
 func (*AgentCapabilities) ProtoMessage() {}
 
 func (x *AgentCapabilities) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[12]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1381,7 +1736,7 @@ func (x *AgentCapabilities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentCapabilities.ProtoReflect.Descriptor instead.
 func (*AgentCapabilities) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{12}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *AgentCapabilities) GetStreaming() bool {
@@ -1430,7 +1785,7 @@ type AgentExtension struct {
 
 func (x *AgentExtension) Reset() {
 	*x = AgentExtension{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[13]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1442,7 +1797,7 @@ func (x *AgentExtension) String() string {
 func (*AgentExtension) ProtoMessage() {}
 
 func (x *AgentExtension) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[13]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1455,7 +1810,7 @@ func (x *AgentExtension) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentExtension.ProtoReflect.Descriptor instead.
 func (*AgentExtension) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{13}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *AgentExtension) GetUri() string {
@@ -1511,7 +1866,7 @@ type AgentSkill struct {
 
 func (x *AgentSkill) Reset() {
 	*x = AgentSkill{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[14]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1523,7 +1878,7 @@ func (x *AgentSkill) String() string {
 func (*AgentSkill) ProtoMessage() {}
 
 func (x *AgentSkill) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[14]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1536,7 +1891,7 @@ func (x *AgentSkill) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentSkill.ProtoReflect.Descriptor instead.
 func (*AgentSkill) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{14}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AgentSkill) GetId() string {
@@ -1612,7 +1967,7 @@ type AgentCardSignature struct {
 
 func (x *AgentCardSignature) Reset() {
 	*x = AgentCardSignature{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[15]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1624,7 +1979,7 @@ func (x *AgentCardSignature) String() string {
 func (*AgentCardSignature) ProtoMessage() {}
 
 func (x *AgentCardSignature) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[15]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1637,7 +1992,7 @@ func (x *AgentCardSignature) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentCardSignature.ProtoReflect.Descriptor instead.
 func (*AgentCardSignature) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{15}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AgentCardSignature) GetProtected() string {
@@ -1681,13 +2036,16 @@ type TaskPushNotificationConfig struct {
 	Token string `protobuf:"bytes,5,opt,name=token,proto3" json:"token,omitempty"`
 	// Credentials the agent uses when calling the webhook.
 	Authentication *AuthenticationInfo `protobuf:"bytes,6,opt,name=authentication,proto3" json:"authentication,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// A2A version the notifications are posted in; unset: the version of the
+	// call that created the config, or 1.0. Since A2A 1.1 (PR #2153).
+	ProtocolVersion string `protobuf:"bytes,7,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *TaskPushNotificationConfig) Reset() {
 	*x = TaskPushNotificationConfig{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[16]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1699,7 +2057,7 @@ func (x *TaskPushNotificationConfig) String() string {
 func (*TaskPushNotificationConfig) ProtoMessage() {}
 
 func (x *TaskPushNotificationConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[16]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1712,7 +2070,7 @@ func (x *TaskPushNotificationConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskPushNotificationConfig.ProtoReflect.Descriptor instead.
 func (*TaskPushNotificationConfig) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{16}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TaskPushNotificationConfig) GetTenant() string {
@@ -1757,6 +2115,13 @@ func (x *TaskPushNotificationConfig) GetAuthentication() *AuthenticationInfo {
 	return nil
 }
 
+func (x *TaskPushNotificationConfig) GetProtocolVersion() string {
+	if x != nil {
+		return x.ProtocolVersion
+	}
+	return ""
+}
+
 // StringList wraps a list of strings so it can be a map value.
 type StringList struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1768,7 +2133,7 @@ type StringList struct {
 
 func (x *StringList) Reset() {
 	*x = StringList{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[17]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1780,7 +2145,7 @@ func (x *StringList) String() string {
 func (*StringList) ProtoMessage() {}
 
 func (x *StringList) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[17]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1793,7 +2158,7 @@ func (x *StringList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StringList.ProtoReflect.Descriptor instead.
 func (*StringList) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{17}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *StringList) GetList() []string {
@@ -1815,7 +2180,7 @@ type SecurityRequirement struct {
 
 func (x *SecurityRequirement) Reset() {
 	*x = SecurityRequirement{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[18]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1827,7 +2192,7 @@ func (x *SecurityRequirement) String() string {
 func (*SecurityRequirement) ProtoMessage() {}
 
 func (x *SecurityRequirement) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[18]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1840,7 +2205,7 @@ func (x *SecurityRequirement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SecurityRequirement.ProtoReflect.Descriptor instead.
 func (*SecurityRequirement) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{18}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SecurityRequirement) GetSchemes() map[string]*StringList {
@@ -1870,7 +2235,7 @@ type SecurityScheme struct {
 
 func (x *SecurityScheme) Reset() {
 	*x = SecurityScheme{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[19]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1882,7 +2247,7 @@ func (x *SecurityScheme) String() string {
 func (*SecurityScheme) ProtoMessage() {}
 
 func (x *SecurityScheme) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[19]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1895,7 +2260,7 @@ func (x *SecurityScheme) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SecurityScheme.ProtoReflect.Descriptor instead.
 func (*SecurityScheme) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{19}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SecurityScheme) GetScheme() isSecurityScheme_Scheme {
@@ -2004,7 +2369,7 @@ type APIKeySecurityScheme struct {
 
 func (x *APIKeySecurityScheme) Reset() {
 	*x = APIKeySecurityScheme{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[20]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2016,7 +2381,7 @@ func (x *APIKeySecurityScheme) String() string {
 func (*APIKeySecurityScheme) ProtoMessage() {}
 
 func (x *APIKeySecurityScheme) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[20]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2029,7 +2394,7 @@ func (x *APIKeySecurityScheme) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use APIKeySecurityScheme.ProtoReflect.Descriptor instead.
 func (*APIKeySecurityScheme) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{20}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *APIKeySecurityScheme) GetDescription() string {
@@ -2069,7 +2434,7 @@ type HTTPAuthSecurityScheme struct {
 
 func (x *HTTPAuthSecurityScheme) Reset() {
 	*x = HTTPAuthSecurityScheme{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[21]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2081,7 +2446,7 @@ func (x *HTTPAuthSecurityScheme) String() string {
 func (*HTTPAuthSecurityScheme) ProtoMessage() {}
 
 func (x *HTTPAuthSecurityScheme) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[21]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2094,7 +2459,7 @@ func (x *HTTPAuthSecurityScheme) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HTTPAuthSecurityScheme.ProtoReflect.Descriptor instead.
 func (*HTTPAuthSecurityScheme) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{21}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *HTTPAuthSecurityScheme) GetDescription() string {
@@ -2134,7 +2499,7 @@ type OAuth2SecurityScheme struct {
 
 func (x *OAuth2SecurityScheme) Reset() {
 	*x = OAuth2SecurityScheme{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[22]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2146,7 +2511,7 @@ func (x *OAuth2SecurityScheme) String() string {
 func (*OAuth2SecurityScheme) ProtoMessage() {}
 
 func (x *OAuth2SecurityScheme) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[22]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2159,7 +2524,7 @@ func (x *OAuth2SecurityScheme) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OAuth2SecurityScheme.ProtoReflect.Descriptor instead.
 func (*OAuth2SecurityScheme) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{22}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *OAuth2SecurityScheme) GetDescription() string {
@@ -2196,7 +2561,7 @@ type OpenIdConnectSecurityScheme struct {
 
 func (x *OpenIdConnectSecurityScheme) Reset() {
 	*x = OpenIdConnectSecurityScheme{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[23]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2208,7 +2573,7 @@ func (x *OpenIdConnectSecurityScheme) String() string {
 func (*OpenIdConnectSecurityScheme) ProtoMessage() {}
 
 func (x *OpenIdConnectSecurityScheme) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[23]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2221,7 +2586,7 @@ func (x *OpenIdConnectSecurityScheme) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenIdConnectSecurityScheme.ProtoReflect.Descriptor instead.
 func (*OpenIdConnectSecurityScheme) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{23}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *OpenIdConnectSecurityScheme) GetDescription() string {
@@ -2249,7 +2614,7 @@ type MutualTlsSecurityScheme struct {
 
 func (x *MutualTlsSecurityScheme) Reset() {
 	*x = MutualTlsSecurityScheme{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[24]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2261,7 +2626,7 @@ func (x *MutualTlsSecurityScheme) String() string {
 func (*MutualTlsSecurityScheme) ProtoMessage() {}
 
 func (x *MutualTlsSecurityScheme) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[24]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2274,7 +2639,7 @@ func (x *MutualTlsSecurityScheme) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MutualTlsSecurityScheme.ProtoReflect.Descriptor instead.
 func (*MutualTlsSecurityScheme) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{24}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *MutualTlsSecurityScheme) GetDescription() string {
@@ -2303,7 +2668,7 @@ type OAuthFlows struct {
 
 func (x *OAuthFlows) Reset() {
 	*x = OAuthFlows{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[25]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2315,7 +2680,7 @@ func (x *OAuthFlows) String() string {
 func (*OAuthFlows) ProtoMessage() {}
 
 func (x *OAuthFlows) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[25]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2328,7 +2693,7 @@ func (x *OAuthFlows) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OAuthFlows.ProtoReflect.Descriptor instead.
 func (*OAuthFlows) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{25}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *OAuthFlows) GetFlow() isOAuthFlows_Flow {
@@ -2449,7 +2814,7 @@ type AuthorizationCodeOAuthFlow struct {
 
 func (x *AuthorizationCodeOAuthFlow) Reset() {
 	*x = AuthorizationCodeOAuthFlow{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[26]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2461,7 +2826,7 @@ func (x *AuthorizationCodeOAuthFlow) String() string {
 func (*AuthorizationCodeOAuthFlow) ProtoMessage() {}
 
 func (x *AuthorizationCodeOAuthFlow) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[26]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2474,7 +2839,7 @@ func (x *AuthorizationCodeOAuthFlow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuthorizationCodeOAuthFlow.ProtoReflect.Descriptor instead.
 func (*AuthorizationCodeOAuthFlow) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{26}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *AuthorizationCodeOAuthFlow) GetAuthorizationUrl() string {
@@ -2528,7 +2893,7 @@ type ClientCredentialsOAuthFlow struct {
 
 func (x *ClientCredentialsOAuthFlow) Reset() {
 	*x = ClientCredentialsOAuthFlow{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[27]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2540,7 +2905,7 @@ func (x *ClientCredentialsOAuthFlow) String() string {
 func (*ClientCredentialsOAuthFlow) ProtoMessage() {}
 
 func (x *ClientCredentialsOAuthFlow) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[27]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2553,7 +2918,7 @@ func (x *ClientCredentialsOAuthFlow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientCredentialsOAuthFlow.ProtoReflect.Descriptor instead.
 func (*ClientCredentialsOAuthFlow) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{27}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ClientCredentialsOAuthFlow) GetTokenUrl() string {
@@ -2593,7 +2958,7 @@ type ImplicitOAuthFlow struct {
 
 func (x *ImplicitOAuthFlow) Reset() {
 	*x = ImplicitOAuthFlow{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[28]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2605,7 +2970,7 @@ func (x *ImplicitOAuthFlow) String() string {
 func (*ImplicitOAuthFlow) ProtoMessage() {}
 
 func (x *ImplicitOAuthFlow) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[28]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2618,7 +2983,7 @@ func (x *ImplicitOAuthFlow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImplicitOAuthFlow.ProtoReflect.Descriptor instead.
 func (*ImplicitOAuthFlow) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{28}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ImplicitOAuthFlow) GetAuthorizationUrl() string {
@@ -2659,7 +3024,7 @@ type PasswordOAuthFlow struct {
 
 func (x *PasswordOAuthFlow) Reset() {
 	*x = PasswordOAuthFlow{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[29]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2671,7 +3036,7 @@ func (x *PasswordOAuthFlow) String() string {
 func (*PasswordOAuthFlow) ProtoMessage() {}
 
 func (x *PasswordOAuthFlow) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[29]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2684,7 +3049,7 @@ func (x *PasswordOAuthFlow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PasswordOAuthFlow.ProtoReflect.Descriptor instead.
 func (*PasswordOAuthFlow) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{29}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *PasswordOAuthFlow) GetTokenUrl() string {
@@ -2727,7 +3092,7 @@ type DeviceCodeOAuthFlow struct {
 
 func (x *DeviceCodeOAuthFlow) Reset() {
 	*x = DeviceCodeOAuthFlow{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[30]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2739,7 +3104,7 @@ func (x *DeviceCodeOAuthFlow) String() string {
 func (*DeviceCodeOAuthFlow) ProtoMessage() {}
 
 func (x *DeviceCodeOAuthFlow) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[30]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2752,7 +3117,7 @@ func (x *DeviceCodeOAuthFlow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceCodeOAuthFlow.ProtoReflect.Descriptor instead.
 func (*DeviceCodeOAuthFlow) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{30}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *DeviceCodeOAuthFlow) GetDeviceAuthorizationUrl() string {
@@ -2801,7 +3166,7 @@ type SendMessageRequest struct {
 
 func (x *SendMessageRequest) Reset() {
 	*x = SendMessageRequest{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[31]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2813,7 +3178,7 @@ func (x *SendMessageRequest) String() string {
 func (*SendMessageRequest) ProtoMessage() {}
 
 func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[31]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2826,7 +3191,7 @@ func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageRequest.ProtoReflect.Descriptor instead.
 func (*SendMessageRequest) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{31}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SendMessageRequest) GetTenant() string {
@@ -2867,8 +3232,12 @@ type GetTaskRequest struct {
 	Id string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
 	// Upper bound on the history messages returned. Unset: the server decides
 	// (possibly all); 0: no history; n > 0: at most the n most recent.
-	// Negative values are invalid.
+	// Negative values are invalid. Deprecated from A2A 1.1 in favour of
+	// timeline_length; removed in 2.0.
 	HistoryLength *int32 `protobuf:"varint,3,opt,name=history_length,json=historyLength,proto3,oneof" json:"history_length,omitempty"`
+	// Upper bound on the timeline entries returned, with the meaning
+	// history_length has for messages. Since A2A 1.1 (PR #2153).
+	TimelineLength *int32 `protobuf:"varint,5,opt,name=timeline_length,json=timelineLength,proto3,oneof" json:"timeline_length,omitempty"`
 	// If set, the server may hold the call until the task's generation is
 	// greater than this value (long-poll); it answers at once when it already
 	// is, and may answer earlier with the current state. Since A2A 1.1.
@@ -2879,7 +3248,7 @@ type GetTaskRequest struct {
 
 func (x *GetTaskRequest) Reset() {
 	*x = GetTaskRequest{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[32]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2891,7 +3260,7 @@ func (x *GetTaskRequest) String() string {
 func (*GetTaskRequest) ProtoMessage() {}
 
 func (x *GetTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[32]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2904,7 +3273,7 @@ func (x *GetTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTaskRequest.ProtoReflect.Descriptor instead.
 func (*GetTaskRequest) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{32}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetTaskRequest) GetTenant() string {
@@ -2924,6 +3293,13 @@ func (x *GetTaskRequest) GetId() string {
 func (x *GetTaskRequest) GetHistoryLength() int32 {
 	if x != nil && x.HistoryLength != nil {
 		return *x.HistoryLength
+	}
+	return 0
+}
+
+func (x *GetTaskRequest) GetTimelineLength() int32 {
+	if x != nil && x.TimelineLength != nil {
+		return *x.TimelineLength
 	}
 	return 0
 }
@@ -2952,8 +3328,11 @@ type ListTasksRequest struct {
 	// next_page_token from the previous page; empty for the first page.
 	PageToken string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	// Upper bound on history messages per task, with the same meaning as in
-	// GetTaskRequest.
+	// GetTaskRequest. Deprecated from A2A 1.1 in favour of timeline_length.
 	HistoryLength *int32 `protobuf:"varint,6,opt,name=history_length,json=historyLength,proto3,oneof" json:"history_length,omitempty"`
+	// Upper bound on timeline entries per task, with the same meaning as in
+	// GetTaskRequest. Since A2A 1.1 (PR #2153).
+	TimelineLength *int32 `protobuf:"varint,9,opt,name=timeline_length,json=timelineLength,proto3,oneof" json:"timeline_length,omitempty"`
 	// Only tasks whose status was updated at or after this time.
 	StatusTimestampAfter *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=status_timestamp_after,json=statusTimestampAfter,proto3" json:"status_timestamp_after,omitempty"`
 	// When true, tasks include their artifacts; when false or unset, the
@@ -2965,7 +3344,7 @@ type ListTasksRequest struct {
 
 func (x *ListTasksRequest) Reset() {
 	*x = ListTasksRequest{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[33]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2977,7 +3356,7 @@ func (x *ListTasksRequest) String() string {
 func (*ListTasksRequest) ProtoMessage() {}
 
 func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[33]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2990,7 +3369,7 @@ func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
 func (*ListTasksRequest) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{33}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListTasksRequest) GetTenant() string {
@@ -3035,6 +3414,13 @@ func (x *ListTasksRequest) GetHistoryLength() int32 {
 	return 0
 }
 
+func (x *ListTasksRequest) GetTimelineLength() int32 {
+	if x != nil && x.TimelineLength != nil {
+		return *x.TimelineLength
+	}
+	return 0
+}
+
 func (x *ListTasksRequest) GetStatusTimestampAfter() *timestamppb.Timestamp {
 	if x != nil {
 		return x.StatusTimestampAfter
@@ -3067,7 +3453,7 @@ type ListTasksResponse struct {
 
 func (x *ListTasksResponse) Reset() {
 	*x = ListTasksResponse{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[34]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3079,7 +3465,7 @@ func (x *ListTasksResponse) String() string {
 func (*ListTasksResponse) ProtoMessage() {}
 
 func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[34]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3092,7 +3478,7 @@ func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
 func (*ListTasksResponse) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{34}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ListTasksResponse) GetTasks() []*Task {
@@ -3139,7 +3525,7 @@ type CancelTaskRequest struct {
 
 func (x *CancelTaskRequest) Reset() {
 	*x = CancelTaskRequest{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[35]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3151,7 +3537,7 @@ func (x *CancelTaskRequest) String() string {
 func (*CancelTaskRequest) ProtoMessage() {}
 
 func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[35]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3164,7 +3550,7 @@ func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
 func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{35}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CancelTaskRequest) GetTenant() string {
@@ -3205,7 +3591,7 @@ type GetTaskPushNotificationConfigRequest struct {
 
 func (x *GetTaskPushNotificationConfigRequest) Reset() {
 	*x = GetTaskPushNotificationConfigRequest{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[36]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3217,7 +3603,7 @@ func (x *GetTaskPushNotificationConfigRequest) String() string {
 func (*GetTaskPushNotificationConfigRequest) ProtoMessage() {}
 
 func (x *GetTaskPushNotificationConfigRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[36]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3230,7 +3616,7 @@ func (x *GetTaskPushNotificationConfigRequest) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use GetTaskPushNotificationConfigRequest.ProtoReflect.Descriptor instead.
 func (*GetTaskPushNotificationConfigRequest) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{36}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *GetTaskPushNotificationConfigRequest) GetTenant() string {
@@ -3271,7 +3657,7 @@ type DeleteTaskPushNotificationConfigRequest struct {
 
 func (x *DeleteTaskPushNotificationConfigRequest) Reset() {
 	*x = DeleteTaskPushNotificationConfigRequest{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[37]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3283,7 +3669,7 @@ func (x *DeleteTaskPushNotificationConfigRequest) String() string {
 func (*DeleteTaskPushNotificationConfigRequest) ProtoMessage() {}
 
 func (x *DeleteTaskPushNotificationConfigRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[37]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3296,7 +3682,7 @@ func (x *DeleteTaskPushNotificationConfigRequest) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use DeleteTaskPushNotificationConfigRequest.ProtoReflect.Descriptor instead.
 func (*DeleteTaskPushNotificationConfigRequest) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{37}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *DeleteTaskPushNotificationConfigRequest) GetTenant() string {
@@ -3334,7 +3720,7 @@ type SubscribeToTaskRequest struct {
 
 func (x *SubscribeToTaskRequest) Reset() {
 	*x = SubscribeToTaskRequest{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[38]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3346,7 +3732,7 @@ func (x *SubscribeToTaskRequest) String() string {
 func (*SubscribeToTaskRequest) ProtoMessage() {}
 
 func (x *SubscribeToTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[38]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3359,7 +3745,7 @@ func (x *SubscribeToTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeToTaskRequest.ProtoReflect.Descriptor instead.
 func (*SubscribeToTaskRequest) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{38}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SubscribeToTaskRequest) GetTenant() string {
@@ -3395,7 +3781,7 @@ type ListTaskPushNotificationConfigsRequest struct {
 
 func (x *ListTaskPushNotificationConfigsRequest) Reset() {
 	*x = ListTaskPushNotificationConfigsRequest{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[39]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3407,7 +3793,7 @@ func (x *ListTaskPushNotificationConfigsRequest) String() string {
 func (*ListTaskPushNotificationConfigsRequest) ProtoMessage() {}
 
 func (x *ListTaskPushNotificationConfigsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[39]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3420,7 +3806,7 @@ func (x *ListTaskPushNotificationConfigsRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use ListTaskPushNotificationConfigsRequest.ProtoReflect.Descriptor instead.
 func (*ListTaskPushNotificationConfigsRequest) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{39}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ListTaskPushNotificationConfigsRequest) GetTenant() string {
@@ -3463,7 +3849,7 @@ type GetExtendedAgentCardRequest struct {
 
 func (x *GetExtendedAgentCardRequest) Reset() {
 	*x = GetExtendedAgentCardRequest{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[40]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3475,7 +3861,7 @@ func (x *GetExtendedAgentCardRequest) String() string {
 func (*GetExtendedAgentCardRequest) ProtoMessage() {}
 
 func (x *GetExtendedAgentCardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[40]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3488,7 +3874,7 @@ func (x *GetExtendedAgentCardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetExtendedAgentCardRequest.ProtoReflect.Descriptor instead.
 func (*GetExtendedAgentCardRequest) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{40}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetExtendedAgentCardRequest) GetTenant() string {
@@ -3514,7 +3900,7 @@ type SendMessageResponse struct {
 
 func (x *SendMessageResponse) Reset() {
 	*x = SendMessageResponse{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[41]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3526,7 +3912,7 @@ func (x *SendMessageResponse) String() string {
 func (*SendMessageResponse) ProtoMessage() {}
 
 func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[41]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3539,7 +3925,7 @@ func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
 func (*SendMessageResponse) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{41}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SendMessageResponse) GetPayload() isSendMessageResponse_Payload {
@@ -3597,6 +3983,7 @@ type StreamResponse struct {
 	//	*StreamResponse_Message
 	//	*StreamResponse_StatusUpdate
 	//	*StreamResponse_ArtifactUpdate
+	//	*StreamResponse_MessageUpdate
 	Payload       isStreamResponse_Payload `protobuf_oneof:"payload"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3604,7 +3991,7 @@ type StreamResponse struct {
 
 func (x *StreamResponse) Reset() {
 	*x = StreamResponse{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[42]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3616,7 +4003,7 @@ func (x *StreamResponse) String() string {
 func (*StreamResponse) ProtoMessage() {}
 
 func (x *StreamResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[42]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3629,7 +4016,7 @@ func (x *StreamResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamResponse.ProtoReflect.Descriptor instead.
 func (*StreamResponse) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{42}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *StreamResponse) GetPayload() isStreamResponse_Payload {
@@ -3675,6 +4062,15 @@ func (x *StreamResponse) GetArtifactUpdate() *TaskArtifactUpdateEvent {
 	return nil
 }
 
+func (x *StreamResponse) GetMessageUpdate() *TaskMessageUpdateEvent {
+	if x != nil {
+		if x, ok := x.Payload.(*StreamResponse_MessageUpdate); ok {
+			return x.MessageUpdate
+		}
+	}
+	return nil
+}
+
 type isStreamResponse_Payload interface {
 	isStreamResponse_Payload()
 }
@@ -3699,6 +4095,12 @@ type StreamResponse_ArtifactUpdate struct {
 	ArtifactUpdate *TaskArtifactUpdateEvent `protobuf:"bytes,4,opt,name=artifact_update,json=artifactUpdate,proto3,oneof"`
 }
 
+type StreamResponse_MessageUpdate struct {
+	// A message joined the task. Only to callers of A2A 1.1 or later. Since
+	// A2A 1.1 (PR #2153).
+	MessageUpdate *TaskMessageUpdateEvent `protobuf:"bytes,5,opt,name=message_update,json=messageUpdate,proto3,oneof"`
+}
+
 func (*StreamResponse_Task) isStreamResponse_Payload() {}
 
 func (*StreamResponse_Message) isStreamResponse_Payload() {}
@@ -3706,6 +4108,8 @@ func (*StreamResponse_Message) isStreamResponse_Payload() {}
 func (*StreamResponse_StatusUpdate) isStreamResponse_Payload() {}
 
 func (*StreamResponse_ArtifactUpdate) isStreamResponse_Payload() {}
+
+func (*StreamResponse_MessageUpdate) isStreamResponse_Payload() {}
 
 // ListTaskPushNotificationConfigsResponse is one page of
 // ListTaskPushNotificationConfigs results.
@@ -3721,7 +4125,7 @@ type ListTaskPushNotificationConfigsResponse struct {
 
 func (x *ListTaskPushNotificationConfigsResponse) Reset() {
 	*x = ListTaskPushNotificationConfigsResponse{}
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[43]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3733,7 +4137,7 @@ func (x *ListTaskPushNotificationConfigsResponse) String() string {
 func (*ListTaskPushNotificationConfigsResponse) ProtoMessage() {}
 
 func (x *ListTaskPushNotificationConfigsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[43]
+	mi := &file_lf_a2a_v1_a2a_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3746,7 +4150,7 @@ func (x *ListTaskPushNotificationConfigsResponse) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use ListTaskPushNotificationConfigsResponse.ProtoReflect.Descriptor instead.
 func (*ListTaskPushNotificationConfigsResponse) Descriptor() ([]byte, []int) {
-	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{43}
+	return file_lf_a2a_v1_a2a_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListTaskPushNotificationConfigsResponse) GetConfigs() []*TaskPushNotificationConfig {
@@ -3767,22 +4171,31 @@ var File_lf_a2a_v1_a2a_proto protoreflect.FileDescriptor
 
 const file_lf_a2a_v1_a2a_proto_rawDesc = "" +
 	"\n" +
-	"\x13lf/a2a/v1/a2a.proto\x12\tlf.a2a.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x17google/api/client.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf3\x02\n" +
+	"\x13lf/a2a/v1/a2a.proto\x12\tlf.a2a.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x17google/api/client.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe6\x01\n" +
+	"\rStreamRequest\x12\x16\n" +
+	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12.\n" +
+	"\amessage\x18\x02 \x01(\v2\x12.lf.a2a.v1.MessageH\x00R\amessage\x12M\n" +
+	"\x0fartifact_update\x18\x03 \x01(\v2\".lf.a2a.v1.TaskArtifactUpdateEventH\x00R\x0eartifactUpdate\x123\n" +
+	"\bmetadata\x18\x04 \x01(\v2\x17.google.protobuf.StructR\bmetadataB\t\n" +
+	"\apayload\"\xb5\x03\n" +
 	"\x18SendMessageConfiguration\x122\n" +
 	"\x15accepted_output_modes\x18\x01 \x03(\tR\x13acceptedOutputModes\x12h\n" +
 	"\x1dtask_push_notification_config\x18\x02 \x01(\v2%.lf.a2a.v1.TaskPushNotificationConfigR\x1ataskPushNotificationConfig\x12*\n" +
-	"\x0ehistory_length\x18\x03 \x01(\x05H\x00R\rhistoryLength\x88\x01\x01\x12-\n" +
+	"\x0ehistory_length\x18\x03 \x01(\x05H\x00R\rhistoryLength\x88\x01\x01\x12,\n" +
+	"\x0ftimeline_length\x18\x06 \x01(\x05H\x01R\x0etimelineLength\x88\x01\x01\x12-\n" +
 	"\x12return_immediately\x18\x04 \x01(\bR\x11returnImmediately\x123\n" +
-	"\x13if_generation_match\x18\x05 \x01(\x03H\x01R\x11ifGenerationMatch\x88\x01\x01B\x11\n" +
-	"\x0f_history_lengthB\x16\n" +
-	"\x14_if_generation_match\"\xa6\x02\n" +
+	"\x13if_generation_match\x18\x05 \x01(\x03H\x02R\x11ifGenerationMatch\x88\x01\x01B\x11\n" +
+	"\x0f_history_lengthB\x12\n" +
+	"\x10_timeline_lengthB\x16\n" +
+	"\x14_if_generation_match\"\xdc\x02\n" +
 	"\x04Task\x12\x14\n" +
 	"\x02id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x02id\x12\x1d\n" +
 	"\n" +
 	"context_id\x18\x02 \x01(\tR\tcontextId\x123\n" +
 	"\x06status\x18\x03 \x01(\v2\x15.lf.a2a.v1.TaskStatusB\x04\xe2A\x01\x02R\x06status\x121\n" +
 	"\tartifacts\x18\x04 \x03(\v2\x13.lf.a2a.v1.ArtifactR\tartifacts\x12,\n" +
-	"\ahistory\x18\x05 \x03(\v2\x12.lf.a2a.v1.MessageR\ahistory\x123\n" +
+	"\ahistory\x18\x05 \x03(\v2\x12.lf.a2a.v1.MessageR\ahistory\x124\n" +
+	"\btimeline\x18\b \x03(\v2\x18.lf.a2a.v1.TimelineEntryR\btimeline\x123\n" +
 	"\bmetadata\x18\x06 \x01(\v2\x17.google.protobuf.StructR\bmetadata\x12\x1e\n" +
 	"\n" +
 	"generation\x18\a \x01(\x03R\n" +
@@ -3814,7 +4227,7 @@ const file_lf_a2a_v1_a2a_proto_rawDesc = "" +
 	"\n" +
 	"extensions\x18\a \x03(\tR\n" +
 	"extensions\x12,\n" +
-	"\x12reference_task_ids\x18\b \x03(\tR\x10referenceTaskIds\"\xe9\x01\n" +
+	"\x12reference_task_ids\x18\b \x03(\tR\x10referenceTaskIds\"\xe0\x02\n" +
 	"\bArtifact\x12%\n" +
 	"\vartifact_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\n" +
 	"artifactId\x12\x12\n" +
@@ -3824,7 +4237,26 @@ const file_lf_a2a_v1_a2a_proto_rawDesc = "" +
 	"\bmetadata\x18\x05 \x01(\v2\x17.google.protobuf.StructR\bmetadata\x12\x1e\n" +
 	"\n" +
 	"extensions\x18\x06 \x03(\tR\n" +
-	"extensions\"\xe5\x01\n" +
+	"extensions\x12)\n" +
+	"\x10start_generation\x18\a \x01(\x03R\x0fstartGeneration\x12%\n" +
+	"\x0eend_generation\x18\b \x01(\x03R\rendGeneration\x12#\n" +
+	"\x04role\x18\t \x01(\x0e2\x0f.lf.a2a.v1.RoleR\x04role\"\x99\x01\n" +
+	"\rTimelineEntry\x12.\n" +
+	"\amessage\x18\x01 \x01(\v2\x12.lf.a2a.v1.MessageH\x00R\amessage\x12/\n" +
+	"\x06status\x18\x02 \x01(\v2\x15.lf.a2a.v1.TaskStatusH\x00R\x06status\x12\x1e\n" +
+	"\n" +
+	"generation\x18\x03 \x01(\x03R\n" +
+	"generationB\a\n" +
+	"\x05entry\"\xe5\x01\n" +
+	"\x16TaskMessageUpdateEvent\x12\x1d\n" +
+	"\atask_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x06taskId\x12#\n" +
+	"\n" +
+	"context_id\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\tcontextId\x122\n" +
+	"\amessage\x18\x03 \x01(\v2\x12.lf.a2a.v1.MessageB\x04\xe2A\x01\x02R\amessage\x123\n" +
+	"\bmetadata\x18\x04 \x01(\v2\x17.google.protobuf.StructR\bmetadata\x12\x1e\n" +
+	"\n" +
+	"generation\x18\x05 \x01(\x03R\n" +
+	"generation\"\xe5\x01\n" +
 	"\x15TaskStatusUpdateEvent\x12\x1d\n" +
 	"\atask_id\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\x06taskId\x12#\n" +
 	"\n" +
@@ -3910,14 +4342,15 @@ const file_lf_a2a_v1_a2a_proto_rawDesc = "" +
 	"\x12AgentCardSignature\x12\"\n" +
 	"\tprotected\x18\x01 \x01(\tB\x04\xe2A\x01\x02R\tprotected\x12\"\n" +
 	"\tsignature\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\tsignature\x12/\n" +
-	"\x06header\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x06header\"\xd2\x01\n" +
+	"\x06header\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x06header\"\xfd\x01\n" +
 	"\x1aTaskPushNotificationConfig\x12\x16\n" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x17\n" +
 	"\atask_id\x18\x03 \x01(\tR\x06taskId\x12\x16\n" +
 	"\x03url\x18\x04 \x01(\tB\x04\xe2A\x01\x02R\x03url\x12\x14\n" +
 	"\x05token\x18\x05 \x01(\tR\x05token\x12E\n" +
-	"\x0eauthentication\x18\x06 \x01(\v2\x1d.lf.a2a.v1.AuthenticationInfoR\x0eauthentication\" \n" +
+	"\x0eauthentication\x18\x06 \x01(\v2\x1d.lf.a2a.v1.AuthenticationInfoR\x0eauthentication\x12)\n" +
+	"\x10protocol_version\x18\a \x01(\tR\x0fprotocolVersion\" \n" +
 	"\n" +
 	"StringList\x12\x12\n" +
 	"\x04list\x18\x01 \x03(\tR\x04list\"\xaf\x01\n" +
@@ -4006,14 +4439,16 @@ const file_lf_a2a_v1_a2a_proto_rawDesc = "" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x122\n" +
 	"\amessage\x18\x02 \x01(\v2\x12.lf.a2a.v1.MessageB\x04\xe2A\x01\x02R\amessage\x12I\n" +
 	"\rconfiguration\x18\x03 \x01(\v2#.lf.a2a.v1.SendMessageConfigurationR\rconfiguration\x123\n" +
-	"\bmetadata\x18\x04 \x01(\v2\x17.google.protobuf.StructR\bmetadata\"\xc8\x01\n" +
+	"\bmetadata\x18\x04 \x01(\v2\x17.google.protobuf.StructR\bmetadata\"\x8a\x02\n" +
 	"\x0eGetTaskRequest\x12\x16\n" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x14\n" +
 	"\x02id\x18\x02 \x01(\tB\x04\xe2A\x01\x02R\x02id\x12*\n" +
-	"\x0ehistory_length\x18\x03 \x01(\x05H\x00R\rhistoryLength\x88\x01\x01\x122\n" +
-	"\x12current_generation\x18\x04 \x01(\x03H\x01R\x11currentGeneration\x88\x01\x01B\x11\n" +
-	"\x0f_history_lengthB\x15\n" +
-	"\x13_current_generation\"\x9f\x03\n" +
+	"\x0ehistory_length\x18\x03 \x01(\x05H\x00R\rhistoryLength\x88\x01\x01\x12,\n" +
+	"\x0ftimeline_length\x18\x05 \x01(\x05H\x01R\x0etimelineLength\x88\x01\x01\x122\n" +
+	"\x12current_generation\x18\x04 \x01(\x03H\x02R\x11currentGeneration\x88\x01\x01B\x11\n" +
+	"\x0f_history_lengthB\x12\n" +
+	"\x10_timeline_lengthB\x15\n" +
+	"\x13_current_generation\"\xe1\x03\n" +
 	"\x10ListTasksRequest\x12\x16\n" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x1d\n" +
 	"\n" +
@@ -4022,12 +4457,14 @@ const file_lf_a2a_v1_a2a_proto_rawDesc = "" +
 	"\tpage_size\x18\x04 \x01(\x05H\x00R\bpageSize\x88\x01\x01\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x05 \x01(\tR\tpageToken\x12*\n" +
-	"\x0ehistory_length\x18\x06 \x01(\x05H\x01R\rhistoryLength\x88\x01\x01\x12P\n" +
+	"\x0ehistory_length\x18\x06 \x01(\x05H\x01R\rhistoryLength\x88\x01\x01\x12,\n" +
+	"\x0ftimeline_length\x18\t \x01(\x05H\x02R\x0etimelineLength\x88\x01\x01\x12P\n" +
 	"\x16status_timestamp_after\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x14statusTimestampAfter\x120\n" +
-	"\x11include_artifacts\x18\b \x01(\bH\x02R\x10includeArtifacts\x88\x01\x01B\f\n" +
+	"\x11include_artifacts\x18\b \x01(\bH\x03R\x10includeArtifacts\x88\x01\x01B\f\n" +
 	"\n" +
 	"_page_sizeB\x11\n" +
-	"\x0f_history_lengthB\x14\n" +
+	"\x0f_history_lengthB\x12\n" +
+	"\x10_timeline_lengthB\x14\n" +
 	"\x12_include_artifacts\"\xb6\x01\n" +
 	"\x11ListTasksResponse\x12+\n" +
 	"\x05tasks\x18\x01 \x03(\v2\x0f.lf.a2a.v1.TaskB\x04\xe2A\x01\x02R\x05tasks\x12,\n" +
@@ -4061,12 +4498,13 @@ const file_lf_a2a_v1_a2a_proto_rawDesc = "" +
 	"\x13SendMessageResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x0f.lf.a2a.v1.TaskH\x00R\x04task\x12.\n" +
 	"\amessage\x18\x02 \x01(\v2\x12.lf.a2a.v1.MessageH\x00R\amessageB\t\n" +
-	"\apayload\"\x8a\x02\n" +
+	"\apayload\"\xd6\x02\n" +
 	"\x0eStreamResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x0f.lf.a2a.v1.TaskH\x00R\x04task\x12.\n" +
 	"\amessage\x18\x02 \x01(\v2\x12.lf.a2a.v1.MessageH\x00R\amessage\x12G\n" +
 	"\rstatus_update\x18\x03 \x01(\v2 .lf.a2a.v1.TaskStatusUpdateEventH\x00R\fstatusUpdate\x12M\n" +
-	"\x0fartifact_update\x18\x04 \x01(\v2\".lf.a2a.v1.TaskArtifactUpdateEventH\x00R\x0eartifactUpdateB\t\n" +
+	"\x0fartifact_update\x18\x04 \x01(\v2\".lf.a2a.v1.TaskArtifactUpdateEventH\x00R\x0eartifactUpdate\x12J\n" +
+	"\x0emessage_update\x18\x05 \x01(\v2!.lf.a2a.v1.TaskMessageUpdateEventH\x00R\rmessageUpdateB\t\n" +
 	"\apayload\"\x92\x01\n" +
 	"'ListTaskPushNotificationConfigsResponse\x12?\n" +
 	"\aconfigs\x18\x01 \x03(\v2%.lf.a2a.v1.TaskPushNotificationConfigR\aconfigs\x12&\n" +
@@ -4085,7 +4523,7 @@ const file_lf_a2a_v1_a2a_proto_rawDesc = "" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tROLE_USER\x10\x01\x12\x0e\n" +
 	"\n" +
-	"ROLE_AGENT\x10\x022\x97\x0f\n" +
+	"ROLE_AGENT\x10\x022\x8a\x10\n" +
 	"\n" +
 	"A2AService\x12\x83\x01\n" +
 	"\vSendMessage\x12\x1d.lf.a2a.v1.SendMessageRequest\x1a\x1e.lf.a2a.v1.SendMessageResponse\"5\x82\xd3\xe4\x93\x02/:\x01*Z\x1b:\x01*\"\x16/{tenant}/message:send\"\r/message:send\x12\x8d\x01\n" +
@@ -4101,7 +4539,8 @@ const file_lf_a2a_v1_a2a_proto_rawDesc = "" +
 	"\x1fListTaskPushNotificationConfigs\x121.lf.a2a.v1.ListTaskPushNotificationConfigsRequest\x1a2.lf.a2a.v1.ListTaskPushNotificationConfigsResponse\"s\xdaA\atask_id\x82\xd3\xe4\x93\x02cZ5\x123/{tenant}/tasks/{task_id=*}/pushNotificationConfigs\x12*/tasks/{task_id=*}/pushNotificationConfigs\x12\x8f\x01\n" +
 	"\x14GetExtendedAgentCard\x12&.lf.a2a.v1.GetExtendedAgentCardRequest\x1a\x14.lf.a2a.v1.AgentCard\"9\x82\xd3\xe4\x93\x023Z\x1d\x12\x1b/{tenant}/extendedAgentCard\x12\x12/extendedAgentCard\x12\xf5\x01\n" +
 	" DeleteTaskPushNotificationConfig\x122.lf.a2a.v1.DeleteTaskPushNotificationConfigRequest\x1a\x16.google.protobuf.Empty\"\x84\x01\xdaA\n" +
-	"task_id,id\x82\xd3\xe4\x93\x02qZ<*:/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}*1/tasks/{task_id=*}/pushNotificationConfigs/{id=*}BP\n" +
+	"task_id,id\x82\xd3\xe4\x93\x02qZ<*:/{tenant}/tasks/{task_id=*}/pushNotificationConfigs/{id=*}*1/tasks/{task_id=*}/pushNotificationConfigs/{id=*}\x12q\n" +
+	"\x0fSendLiveMessage\x12\x18.lf.a2a.v1.StreamRequest\x1a\x19.lf.a2a.v1.StreamResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*Z\x13:\x01*\"\x0e/{tenant}/live\"\x05/live(\x010\x01BP\n" +
 	"\x14com.google.lf.a2a.v1B\x03A2AP\x01Z%github.com/a2agen/a2agen/a2a/v1;a2av1\xaa\x02\tLf.A2a.V1b\x06proto3"
 
 var (
@@ -4117,158 +4556,173 @@ func file_lf_a2a_v1_a2a_proto_rawDescGZIP() []byte {
 }
 
 var file_lf_a2a_v1_a2a_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_lf_a2a_v1_a2a_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_lf_a2a_v1_a2a_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_lf_a2a_v1_a2a_proto_goTypes = []any{
 	(TaskState)(0),                                  // 0: lf.a2a.v1.TaskState
 	(Role)(0),                                       // 1: lf.a2a.v1.Role
-	(*SendMessageConfiguration)(nil),                // 2: lf.a2a.v1.SendMessageConfiguration
-	(*Task)(nil),                                    // 3: lf.a2a.v1.Task
-	(*TaskStatus)(nil),                              // 4: lf.a2a.v1.TaskStatus
-	(*Part)(nil),                                    // 5: lf.a2a.v1.Part
-	(*Message)(nil),                                 // 6: lf.a2a.v1.Message
-	(*Artifact)(nil),                                // 7: lf.a2a.v1.Artifact
-	(*TaskStatusUpdateEvent)(nil),                   // 8: lf.a2a.v1.TaskStatusUpdateEvent
-	(*TaskArtifactUpdateEvent)(nil),                 // 9: lf.a2a.v1.TaskArtifactUpdateEvent
-	(*AuthenticationInfo)(nil),                      // 10: lf.a2a.v1.AuthenticationInfo
-	(*AgentInterface)(nil),                          // 11: lf.a2a.v1.AgentInterface
-	(*AgentCard)(nil),                               // 12: lf.a2a.v1.AgentCard
-	(*AgentProvider)(nil),                           // 13: lf.a2a.v1.AgentProvider
-	(*AgentCapabilities)(nil),                       // 14: lf.a2a.v1.AgentCapabilities
-	(*AgentExtension)(nil),                          // 15: lf.a2a.v1.AgentExtension
-	(*AgentSkill)(nil),                              // 16: lf.a2a.v1.AgentSkill
-	(*AgentCardSignature)(nil),                      // 17: lf.a2a.v1.AgentCardSignature
-	(*TaskPushNotificationConfig)(nil),              // 18: lf.a2a.v1.TaskPushNotificationConfig
-	(*StringList)(nil),                              // 19: lf.a2a.v1.StringList
-	(*SecurityRequirement)(nil),                     // 20: lf.a2a.v1.SecurityRequirement
-	(*SecurityScheme)(nil),                          // 21: lf.a2a.v1.SecurityScheme
-	(*APIKeySecurityScheme)(nil),                    // 22: lf.a2a.v1.APIKeySecurityScheme
-	(*HTTPAuthSecurityScheme)(nil),                  // 23: lf.a2a.v1.HTTPAuthSecurityScheme
-	(*OAuth2SecurityScheme)(nil),                    // 24: lf.a2a.v1.OAuth2SecurityScheme
-	(*OpenIdConnectSecurityScheme)(nil),             // 25: lf.a2a.v1.OpenIdConnectSecurityScheme
-	(*MutualTlsSecurityScheme)(nil),                 // 26: lf.a2a.v1.MutualTlsSecurityScheme
-	(*OAuthFlows)(nil),                              // 27: lf.a2a.v1.OAuthFlows
-	(*AuthorizationCodeOAuthFlow)(nil),              // 28: lf.a2a.v1.AuthorizationCodeOAuthFlow
-	(*ClientCredentialsOAuthFlow)(nil),              // 29: lf.a2a.v1.ClientCredentialsOAuthFlow
-	(*ImplicitOAuthFlow)(nil),                       // 30: lf.a2a.v1.ImplicitOAuthFlow
-	(*PasswordOAuthFlow)(nil),                       // 31: lf.a2a.v1.PasswordOAuthFlow
-	(*DeviceCodeOAuthFlow)(nil),                     // 32: lf.a2a.v1.DeviceCodeOAuthFlow
-	(*SendMessageRequest)(nil),                      // 33: lf.a2a.v1.SendMessageRequest
-	(*GetTaskRequest)(nil),                          // 34: lf.a2a.v1.GetTaskRequest
-	(*ListTasksRequest)(nil),                        // 35: lf.a2a.v1.ListTasksRequest
-	(*ListTasksResponse)(nil),                       // 36: lf.a2a.v1.ListTasksResponse
-	(*CancelTaskRequest)(nil),                       // 37: lf.a2a.v1.CancelTaskRequest
-	(*GetTaskPushNotificationConfigRequest)(nil),    // 38: lf.a2a.v1.GetTaskPushNotificationConfigRequest
-	(*DeleteTaskPushNotificationConfigRequest)(nil), // 39: lf.a2a.v1.DeleteTaskPushNotificationConfigRequest
-	(*SubscribeToTaskRequest)(nil),                  // 40: lf.a2a.v1.SubscribeToTaskRequest
-	(*ListTaskPushNotificationConfigsRequest)(nil),  // 41: lf.a2a.v1.ListTaskPushNotificationConfigsRequest
-	(*GetExtendedAgentCardRequest)(nil),             // 42: lf.a2a.v1.GetExtendedAgentCardRequest
-	(*SendMessageResponse)(nil),                     // 43: lf.a2a.v1.SendMessageResponse
-	(*StreamResponse)(nil),                          // 44: lf.a2a.v1.StreamResponse
-	(*ListTaskPushNotificationConfigsResponse)(nil), // 45: lf.a2a.v1.ListTaskPushNotificationConfigsResponse
-	nil,                           // 46: lf.a2a.v1.AgentCard.SecuritySchemesEntry
-	nil,                           // 47: lf.a2a.v1.SecurityRequirement.SchemesEntry
-	nil,                           // 48: lf.a2a.v1.AuthorizationCodeOAuthFlow.ScopesEntry
-	nil,                           // 49: lf.a2a.v1.ClientCredentialsOAuthFlow.ScopesEntry
-	nil,                           // 50: lf.a2a.v1.ImplicitOAuthFlow.ScopesEntry
-	nil,                           // 51: lf.a2a.v1.PasswordOAuthFlow.ScopesEntry
-	nil,                           // 52: lf.a2a.v1.DeviceCodeOAuthFlow.ScopesEntry
-	(*structpb.Struct)(nil),       // 53: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil), // 54: google.protobuf.Timestamp
-	(*structpb.Value)(nil),        // 55: google.protobuf.Value
-	(*emptypb.Empty)(nil),         // 56: google.protobuf.Empty
+	(*StreamRequest)(nil),                           // 2: lf.a2a.v1.StreamRequest
+	(*SendMessageConfiguration)(nil),                // 3: lf.a2a.v1.SendMessageConfiguration
+	(*Task)(nil),                                    // 4: lf.a2a.v1.Task
+	(*TaskStatus)(nil),                              // 5: lf.a2a.v1.TaskStatus
+	(*Part)(nil),                                    // 6: lf.a2a.v1.Part
+	(*Message)(nil),                                 // 7: lf.a2a.v1.Message
+	(*Artifact)(nil),                                // 8: lf.a2a.v1.Artifact
+	(*TimelineEntry)(nil),                           // 9: lf.a2a.v1.TimelineEntry
+	(*TaskMessageUpdateEvent)(nil),                  // 10: lf.a2a.v1.TaskMessageUpdateEvent
+	(*TaskStatusUpdateEvent)(nil),                   // 11: lf.a2a.v1.TaskStatusUpdateEvent
+	(*TaskArtifactUpdateEvent)(nil),                 // 12: lf.a2a.v1.TaskArtifactUpdateEvent
+	(*AuthenticationInfo)(nil),                      // 13: lf.a2a.v1.AuthenticationInfo
+	(*AgentInterface)(nil),                          // 14: lf.a2a.v1.AgentInterface
+	(*AgentCard)(nil),                               // 15: lf.a2a.v1.AgentCard
+	(*AgentProvider)(nil),                           // 16: lf.a2a.v1.AgentProvider
+	(*AgentCapabilities)(nil),                       // 17: lf.a2a.v1.AgentCapabilities
+	(*AgentExtension)(nil),                          // 18: lf.a2a.v1.AgentExtension
+	(*AgentSkill)(nil),                              // 19: lf.a2a.v1.AgentSkill
+	(*AgentCardSignature)(nil),                      // 20: lf.a2a.v1.AgentCardSignature
+	(*TaskPushNotificationConfig)(nil),              // 21: lf.a2a.v1.TaskPushNotificationConfig
+	(*StringList)(nil),                              // 22: lf.a2a.v1.StringList
+	(*SecurityRequirement)(nil),                     // 23: lf.a2a.v1.SecurityRequirement
+	(*SecurityScheme)(nil),                          // 24: lf.a2a.v1.SecurityScheme
+	(*APIKeySecurityScheme)(nil),                    // 25: lf.a2a.v1.APIKeySecurityScheme
+	(*HTTPAuthSecurityScheme)(nil),                  // 26: lf.a2a.v1.HTTPAuthSecurityScheme
+	(*OAuth2SecurityScheme)(nil),                    // 27: lf.a2a.v1.OAuth2SecurityScheme
+	(*OpenIdConnectSecurityScheme)(nil),             // 28: lf.a2a.v1.OpenIdConnectSecurityScheme
+	(*MutualTlsSecurityScheme)(nil),                 // 29: lf.a2a.v1.MutualTlsSecurityScheme
+	(*OAuthFlows)(nil),                              // 30: lf.a2a.v1.OAuthFlows
+	(*AuthorizationCodeOAuthFlow)(nil),              // 31: lf.a2a.v1.AuthorizationCodeOAuthFlow
+	(*ClientCredentialsOAuthFlow)(nil),              // 32: lf.a2a.v1.ClientCredentialsOAuthFlow
+	(*ImplicitOAuthFlow)(nil),                       // 33: lf.a2a.v1.ImplicitOAuthFlow
+	(*PasswordOAuthFlow)(nil),                       // 34: lf.a2a.v1.PasswordOAuthFlow
+	(*DeviceCodeOAuthFlow)(nil),                     // 35: lf.a2a.v1.DeviceCodeOAuthFlow
+	(*SendMessageRequest)(nil),                      // 36: lf.a2a.v1.SendMessageRequest
+	(*GetTaskRequest)(nil),                          // 37: lf.a2a.v1.GetTaskRequest
+	(*ListTasksRequest)(nil),                        // 38: lf.a2a.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),                       // 39: lf.a2a.v1.ListTasksResponse
+	(*CancelTaskRequest)(nil),                       // 40: lf.a2a.v1.CancelTaskRequest
+	(*GetTaskPushNotificationConfigRequest)(nil),    // 41: lf.a2a.v1.GetTaskPushNotificationConfigRequest
+	(*DeleteTaskPushNotificationConfigRequest)(nil), // 42: lf.a2a.v1.DeleteTaskPushNotificationConfigRequest
+	(*SubscribeToTaskRequest)(nil),                  // 43: lf.a2a.v1.SubscribeToTaskRequest
+	(*ListTaskPushNotificationConfigsRequest)(nil),  // 44: lf.a2a.v1.ListTaskPushNotificationConfigsRequest
+	(*GetExtendedAgentCardRequest)(nil),             // 45: lf.a2a.v1.GetExtendedAgentCardRequest
+	(*SendMessageResponse)(nil),                     // 46: lf.a2a.v1.SendMessageResponse
+	(*StreamResponse)(nil),                          // 47: lf.a2a.v1.StreamResponse
+	(*ListTaskPushNotificationConfigsResponse)(nil), // 48: lf.a2a.v1.ListTaskPushNotificationConfigsResponse
+	nil,                           // 49: lf.a2a.v1.AgentCard.SecuritySchemesEntry
+	nil,                           // 50: lf.a2a.v1.SecurityRequirement.SchemesEntry
+	nil,                           // 51: lf.a2a.v1.AuthorizationCodeOAuthFlow.ScopesEntry
+	nil,                           // 52: lf.a2a.v1.ClientCredentialsOAuthFlow.ScopesEntry
+	nil,                           // 53: lf.a2a.v1.ImplicitOAuthFlow.ScopesEntry
+	nil,                           // 54: lf.a2a.v1.PasswordOAuthFlow.ScopesEntry
+	nil,                           // 55: lf.a2a.v1.DeviceCodeOAuthFlow.ScopesEntry
+	(*structpb.Struct)(nil),       // 56: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil), // 57: google.protobuf.Timestamp
+	(*structpb.Value)(nil),        // 58: google.protobuf.Value
+	(*emptypb.Empty)(nil),         // 59: google.protobuf.Empty
 }
 var file_lf_a2a_v1_a2a_proto_depIdxs = []int32{
-	18, // 0: lf.a2a.v1.SendMessageConfiguration.task_push_notification_config:type_name -> lf.a2a.v1.TaskPushNotificationConfig
-	4,  // 1: lf.a2a.v1.Task.status:type_name -> lf.a2a.v1.TaskStatus
-	7,  // 2: lf.a2a.v1.Task.artifacts:type_name -> lf.a2a.v1.Artifact
-	6,  // 3: lf.a2a.v1.Task.history:type_name -> lf.a2a.v1.Message
-	53, // 4: lf.a2a.v1.Task.metadata:type_name -> google.protobuf.Struct
-	0,  // 5: lf.a2a.v1.TaskStatus.state:type_name -> lf.a2a.v1.TaskState
-	6,  // 6: lf.a2a.v1.TaskStatus.message:type_name -> lf.a2a.v1.Message
-	54, // 7: lf.a2a.v1.TaskStatus.timestamp:type_name -> google.protobuf.Timestamp
-	55, // 8: lf.a2a.v1.Part.data:type_name -> google.protobuf.Value
-	53, // 9: lf.a2a.v1.Part.metadata:type_name -> google.protobuf.Struct
-	1,  // 10: lf.a2a.v1.Message.role:type_name -> lf.a2a.v1.Role
-	5,  // 11: lf.a2a.v1.Message.parts:type_name -> lf.a2a.v1.Part
-	53, // 12: lf.a2a.v1.Message.metadata:type_name -> google.protobuf.Struct
-	5,  // 13: lf.a2a.v1.Artifact.parts:type_name -> lf.a2a.v1.Part
-	53, // 14: lf.a2a.v1.Artifact.metadata:type_name -> google.protobuf.Struct
-	4,  // 15: lf.a2a.v1.TaskStatusUpdateEvent.status:type_name -> lf.a2a.v1.TaskStatus
-	53, // 16: lf.a2a.v1.TaskStatusUpdateEvent.metadata:type_name -> google.protobuf.Struct
-	7,  // 17: lf.a2a.v1.TaskArtifactUpdateEvent.artifact:type_name -> lf.a2a.v1.Artifact
-	53, // 18: lf.a2a.v1.TaskArtifactUpdateEvent.metadata:type_name -> google.protobuf.Struct
-	11, // 19: lf.a2a.v1.AgentCard.supported_interfaces:type_name -> lf.a2a.v1.AgentInterface
-	13, // 20: lf.a2a.v1.AgentCard.provider:type_name -> lf.a2a.v1.AgentProvider
-	14, // 21: lf.a2a.v1.AgentCard.capabilities:type_name -> lf.a2a.v1.AgentCapabilities
-	46, // 22: lf.a2a.v1.AgentCard.security_schemes:type_name -> lf.a2a.v1.AgentCard.SecuritySchemesEntry
-	20, // 23: lf.a2a.v1.AgentCard.security_requirements:type_name -> lf.a2a.v1.SecurityRequirement
-	16, // 24: lf.a2a.v1.AgentCard.skills:type_name -> lf.a2a.v1.AgentSkill
-	17, // 25: lf.a2a.v1.AgentCard.signatures:type_name -> lf.a2a.v1.AgentCardSignature
-	15, // 26: lf.a2a.v1.AgentCapabilities.extensions:type_name -> lf.a2a.v1.AgentExtension
-	53, // 27: lf.a2a.v1.AgentExtension.params:type_name -> google.protobuf.Struct
-	20, // 28: lf.a2a.v1.AgentSkill.security_requirements:type_name -> lf.a2a.v1.SecurityRequirement
-	53, // 29: lf.a2a.v1.AgentCardSignature.header:type_name -> google.protobuf.Struct
-	10, // 30: lf.a2a.v1.TaskPushNotificationConfig.authentication:type_name -> lf.a2a.v1.AuthenticationInfo
-	47, // 31: lf.a2a.v1.SecurityRequirement.schemes:type_name -> lf.a2a.v1.SecurityRequirement.SchemesEntry
-	22, // 32: lf.a2a.v1.SecurityScheme.api_key_security_scheme:type_name -> lf.a2a.v1.APIKeySecurityScheme
-	23, // 33: lf.a2a.v1.SecurityScheme.http_auth_security_scheme:type_name -> lf.a2a.v1.HTTPAuthSecurityScheme
-	24, // 34: lf.a2a.v1.SecurityScheme.oauth2_security_scheme:type_name -> lf.a2a.v1.OAuth2SecurityScheme
-	25, // 35: lf.a2a.v1.SecurityScheme.open_id_connect_security_scheme:type_name -> lf.a2a.v1.OpenIdConnectSecurityScheme
-	26, // 36: lf.a2a.v1.SecurityScheme.mtls_security_scheme:type_name -> lf.a2a.v1.MutualTlsSecurityScheme
-	27, // 37: lf.a2a.v1.OAuth2SecurityScheme.flows:type_name -> lf.a2a.v1.OAuthFlows
-	28, // 38: lf.a2a.v1.OAuthFlows.authorization_code:type_name -> lf.a2a.v1.AuthorizationCodeOAuthFlow
-	29, // 39: lf.a2a.v1.OAuthFlows.client_credentials:type_name -> lf.a2a.v1.ClientCredentialsOAuthFlow
-	30, // 40: lf.a2a.v1.OAuthFlows.implicit:type_name -> lf.a2a.v1.ImplicitOAuthFlow
-	31, // 41: lf.a2a.v1.OAuthFlows.password:type_name -> lf.a2a.v1.PasswordOAuthFlow
-	32, // 42: lf.a2a.v1.OAuthFlows.device_code:type_name -> lf.a2a.v1.DeviceCodeOAuthFlow
-	48, // 43: lf.a2a.v1.AuthorizationCodeOAuthFlow.scopes:type_name -> lf.a2a.v1.AuthorizationCodeOAuthFlow.ScopesEntry
-	49, // 44: lf.a2a.v1.ClientCredentialsOAuthFlow.scopes:type_name -> lf.a2a.v1.ClientCredentialsOAuthFlow.ScopesEntry
-	50, // 45: lf.a2a.v1.ImplicitOAuthFlow.scopes:type_name -> lf.a2a.v1.ImplicitOAuthFlow.ScopesEntry
-	51, // 46: lf.a2a.v1.PasswordOAuthFlow.scopes:type_name -> lf.a2a.v1.PasswordOAuthFlow.ScopesEntry
-	52, // 47: lf.a2a.v1.DeviceCodeOAuthFlow.scopes:type_name -> lf.a2a.v1.DeviceCodeOAuthFlow.ScopesEntry
-	6,  // 48: lf.a2a.v1.SendMessageRequest.message:type_name -> lf.a2a.v1.Message
-	2,  // 49: lf.a2a.v1.SendMessageRequest.configuration:type_name -> lf.a2a.v1.SendMessageConfiguration
-	53, // 50: lf.a2a.v1.SendMessageRequest.metadata:type_name -> google.protobuf.Struct
-	0,  // 51: lf.a2a.v1.ListTasksRequest.status:type_name -> lf.a2a.v1.TaskState
-	54, // 52: lf.a2a.v1.ListTasksRequest.status_timestamp_after:type_name -> google.protobuf.Timestamp
-	3,  // 53: lf.a2a.v1.ListTasksResponse.tasks:type_name -> lf.a2a.v1.Task
-	53, // 54: lf.a2a.v1.CancelTaskRequest.metadata:type_name -> google.protobuf.Struct
-	3,  // 55: lf.a2a.v1.SendMessageResponse.task:type_name -> lf.a2a.v1.Task
-	6,  // 56: lf.a2a.v1.SendMessageResponse.message:type_name -> lf.a2a.v1.Message
-	3,  // 57: lf.a2a.v1.StreamResponse.task:type_name -> lf.a2a.v1.Task
-	6,  // 58: lf.a2a.v1.StreamResponse.message:type_name -> lf.a2a.v1.Message
-	8,  // 59: lf.a2a.v1.StreamResponse.status_update:type_name -> lf.a2a.v1.TaskStatusUpdateEvent
-	9,  // 60: lf.a2a.v1.StreamResponse.artifact_update:type_name -> lf.a2a.v1.TaskArtifactUpdateEvent
-	18, // 61: lf.a2a.v1.ListTaskPushNotificationConfigsResponse.configs:type_name -> lf.a2a.v1.TaskPushNotificationConfig
-	21, // 62: lf.a2a.v1.AgentCard.SecuritySchemesEntry.value:type_name -> lf.a2a.v1.SecurityScheme
-	19, // 63: lf.a2a.v1.SecurityRequirement.SchemesEntry.value:type_name -> lf.a2a.v1.StringList
-	33, // 64: lf.a2a.v1.A2AService.SendMessage:input_type -> lf.a2a.v1.SendMessageRequest
-	33, // 65: lf.a2a.v1.A2AService.SendStreamingMessage:input_type -> lf.a2a.v1.SendMessageRequest
-	34, // 66: lf.a2a.v1.A2AService.GetTask:input_type -> lf.a2a.v1.GetTaskRequest
-	35, // 67: lf.a2a.v1.A2AService.ListTasks:input_type -> lf.a2a.v1.ListTasksRequest
-	37, // 68: lf.a2a.v1.A2AService.CancelTask:input_type -> lf.a2a.v1.CancelTaskRequest
-	40, // 69: lf.a2a.v1.A2AService.SubscribeToTask:input_type -> lf.a2a.v1.SubscribeToTaskRequest
-	18, // 70: lf.a2a.v1.A2AService.CreateTaskPushNotificationConfig:input_type -> lf.a2a.v1.TaskPushNotificationConfig
-	38, // 71: lf.a2a.v1.A2AService.GetTaskPushNotificationConfig:input_type -> lf.a2a.v1.GetTaskPushNotificationConfigRequest
-	41, // 72: lf.a2a.v1.A2AService.ListTaskPushNotificationConfigs:input_type -> lf.a2a.v1.ListTaskPushNotificationConfigsRequest
-	42, // 73: lf.a2a.v1.A2AService.GetExtendedAgentCard:input_type -> lf.a2a.v1.GetExtendedAgentCardRequest
-	39, // 74: lf.a2a.v1.A2AService.DeleteTaskPushNotificationConfig:input_type -> lf.a2a.v1.DeleteTaskPushNotificationConfigRequest
-	43, // 75: lf.a2a.v1.A2AService.SendMessage:output_type -> lf.a2a.v1.SendMessageResponse
-	44, // 76: lf.a2a.v1.A2AService.SendStreamingMessage:output_type -> lf.a2a.v1.StreamResponse
-	3,  // 77: lf.a2a.v1.A2AService.GetTask:output_type -> lf.a2a.v1.Task
-	36, // 78: lf.a2a.v1.A2AService.ListTasks:output_type -> lf.a2a.v1.ListTasksResponse
-	3,  // 79: lf.a2a.v1.A2AService.CancelTask:output_type -> lf.a2a.v1.Task
-	44, // 80: lf.a2a.v1.A2AService.SubscribeToTask:output_type -> lf.a2a.v1.StreamResponse
-	18, // 81: lf.a2a.v1.A2AService.CreateTaskPushNotificationConfig:output_type -> lf.a2a.v1.TaskPushNotificationConfig
-	18, // 82: lf.a2a.v1.A2AService.GetTaskPushNotificationConfig:output_type -> lf.a2a.v1.TaskPushNotificationConfig
-	45, // 83: lf.a2a.v1.A2AService.ListTaskPushNotificationConfigs:output_type -> lf.a2a.v1.ListTaskPushNotificationConfigsResponse
-	12, // 84: lf.a2a.v1.A2AService.GetExtendedAgentCard:output_type -> lf.a2a.v1.AgentCard
-	56, // 85: lf.a2a.v1.A2AService.DeleteTaskPushNotificationConfig:output_type -> google.protobuf.Empty
-	75, // [75:86] is the sub-list for method output_type
-	64, // [64:75] is the sub-list for method input_type
-	64, // [64:64] is the sub-list for extension type_name
-	64, // [64:64] is the sub-list for extension extendee
-	0,  // [0:64] is the sub-list for field type_name
+	7,  // 0: lf.a2a.v1.StreamRequest.message:type_name -> lf.a2a.v1.Message
+	12, // 1: lf.a2a.v1.StreamRequest.artifact_update:type_name -> lf.a2a.v1.TaskArtifactUpdateEvent
+	56, // 2: lf.a2a.v1.StreamRequest.metadata:type_name -> google.protobuf.Struct
+	21, // 3: lf.a2a.v1.SendMessageConfiguration.task_push_notification_config:type_name -> lf.a2a.v1.TaskPushNotificationConfig
+	5,  // 4: lf.a2a.v1.Task.status:type_name -> lf.a2a.v1.TaskStatus
+	8,  // 5: lf.a2a.v1.Task.artifacts:type_name -> lf.a2a.v1.Artifact
+	7,  // 6: lf.a2a.v1.Task.history:type_name -> lf.a2a.v1.Message
+	9,  // 7: lf.a2a.v1.Task.timeline:type_name -> lf.a2a.v1.TimelineEntry
+	56, // 8: lf.a2a.v1.Task.metadata:type_name -> google.protobuf.Struct
+	0,  // 9: lf.a2a.v1.TaskStatus.state:type_name -> lf.a2a.v1.TaskState
+	7,  // 10: lf.a2a.v1.TaskStatus.message:type_name -> lf.a2a.v1.Message
+	57, // 11: lf.a2a.v1.TaskStatus.timestamp:type_name -> google.protobuf.Timestamp
+	58, // 12: lf.a2a.v1.Part.data:type_name -> google.protobuf.Value
+	56, // 13: lf.a2a.v1.Part.metadata:type_name -> google.protobuf.Struct
+	1,  // 14: lf.a2a.v1.Message.role:type_name -> lf.a2a.v1.Role
+	6,  // 15: lf.a2a.v1.Message.parts:type_name -> lf.a2a.v1.Part
+	56, // 16: lf.a2a.v1.Message.metadata:type_name -> google.protobuf.Struct
+	6,  // 17: lf.a2a.v1.Artifact.parts:type_name -> lf.a2a.v1.Part
+	56, // 18: lf.a2a.v1.Artifact.metadata:type_name -> google.protobuf.Struct
+	1,  // 19: lf.a2a.v1.Artifact.role:type_name -> lf.a2a.v1.Role
+	7,  // 20: lf.a2a.v1.TimelineEntry.message:type_name -> lf.a2a.v1.Message
+	5,  // 21: lf.a2a.v1.TimelineEntry.status:type_name -> lf.a2a.v1.TaskStatus
+	7,  // 22: lf.a2a.v1.TaskMessageUpdateEvent.message:type_name -> lf.a2a.v1.Message
+	56, // 23: lf.a2a.v1.TaskMessageUpdateEvent.metadata:type_name -> google.protobuf.Struct
+	5,  // 24: lf.a2a.v1.TaskStatusUpdateEvent.status:type_name -> lf.a2a.v1.TaskStatus
+	56, // 25: lf.a2a.v1.TaskStatusUpdateEvent.metadata:type_name -> google.protobuf.Struct
+	8,  // 26: lf.a2a.v1.TaskArtifactUpdateEvent.artifact:type_name -> lf.a2a.v1.Artifact
+	56, // 27: lf.a2a.v1.TaskArtifactUpdateEvent.metadata:type_name -> google.protobuf.Struct
+	14, // 28: lf.a2a.v1.AgentCard.supported_interfaces:type_name -> lf.a2a.v1.AgentInterface
+	16, // 29: lf.a2a.v1.AgentCard.provider:type_name -> lf.a2a.v1.AgentProvider
+	17, // 30: lf.a2a.v1.AgentCard.capabilities:type_name -> lf.a2a.v1.AgentCapabilities
+	49, // 31: lf.a2a.v1.AgentCard.security_schemes:type_name -> lf.a2a.v1.AgentCard.SecuritySchemesEntry
+	23, // 32: lf.a2a.v1.AgentCard.security_requirements:type_name -> lf.a2a.v1.SecurityRequirement
+	19, // 33: lf.a2a.v1.AgentCard.skills:type_name -> lf.a2a.v1.AgentSkill
+	20, // 34: lf.a2a.v1.AgentCard.signatures:type_name -> lf.a2a.v1.AgentCardSignature
+	18, // 35: lf.a2a.v1.AgentCapabilities.extensions:type_name -> lf.a2a.v1.AgentExtension
+	56, // 36: lf.a2a.v1.AgentExtension.params:type_name -> google.protobuf.Struct
+	23, // 37: lf.a2a.v1.AgentSkill.security_requirements:type_name -> lf.a2a.v1.SecurityRequirement
+	56, // 38: lf.a2a.v1.AgentCardSignature.header:type_name -> google.protobuf.Struct
+	13, // 39: lf.a2a.v1.TaskPushNotificationConfig.authentication:type_name -> lf.a2a.v1.AuthenticationInfo
+	50, // 40: lf.a2a.v1.SecurityRequirement.schemes:type_name -> lf.a2a.v1.SecurityRequirement.SchemesEntry
+	25, // 41: lf.a2a.v1.SecurityScheme.api_key_security_scheme:type_name -> lf.a2a.v1.APIKeySecurityScheme
+	26, // 42: lf.a2a.v1.SecurityScheme.http_auth_security_scheme:type_name -> lf.a2a.v1.HTTPAuthSecurityScheme
+	27, // 43: lf.a2a.v1.SecurityScheme.oauth2_security_scheme:type_name -> lf.a2a.v1.OAuth2SecurityScheme
+	28, // 44: lf.a2a.v1.SecurityScheme.open_id_connect_security_scheme:type_name -> lf.a2a.v1.OpenIdConnectSecurityScheme
+	29, // 45: lf.a2a.v1.SecurityScheme.mtls_security_scheme:type_name -> lf.a2a.v1.MutualTlsSecurityScheme
+	30, // 46: lf.a2a.v1.OAuth2SecurityScheme.flows:type_name -> lf.a2a.v1.OAuthFlows
+	31, // 47: lf.a2a.v1.OAuthFlows.authorization_code:type_name -> lf.a2a.v1.AuthorizationCodeOAuthFlow
+	32, // 48: lf.a2a.v1.OAuthFlows.client_credentials:type_name -> lf.a2a.v1.ClientCredentialsOAuthFlow
+	33, // 49: lf.a2a.v1.OAuthFlows.implicit:type_name -> lf.a2a.v1.ImplicitOAuthFlow
+	34, // 50: lf.a2a.v1.OAuthFlows.password:type_name -> lf.a2a.v1.PasswordOAuthFlow
+	35, // 51: lf.a2a.v1.OAuthFlows.device_code:type_name -> lf.a2a.v1.DeviceCodeOAuthFlow
+	51, // 52: lf.a2a.v1.AuthorizationCodeOAuthFlow.scopes:type_name -> lf.a2a.v1.AuthorizationCodeOAuthFlow.ScopesEntry
+	52, // 53: lf.a2a.v1.ClientCredentialsOAuthFlow.scopes:type_name -> lf.a2a.v1.ClientCredentialsOAuthFlow.ScopesEntry
+	53, // 54: lf.a2a.v1.ImplicitOAuthFlow.scopes:type_name -> lf.a2a.v1.ImplicitOAuthFlow.ScopesEntry
+	54, // 55: lf.a2a.v1.PasswordOAuthFlow.scopes:type_name -> lf.a2a.v1.PasswordOAuthFlow.ScopesEntry
+	55, // 56: lf.a2a.v1.DeviceCodeOAuthFlow.scopes:type_name -> lf.a2a.v1.DeviceCodeOAuthFlow.ScopesEntry
+	7,  // 57: lf.a2a.v1.SendMessageRequest.message:type_name -> lf.a2a.v1.Message
+	3,  // 58: lf.a2a.v1.SendMessageRequest.configuration:type_name -> lf.a2a.v1.SendMessageConfiguration
+	56, // 59: lf.a2a.v1.SendMessageRequest.metadata:type_name -> google.protobuf.Struct
+	0,  // 60: lf.a2a.v1.ListTasksRequest.status:type_name -> lf.a2a.v1.TaskState
+	57, // 61: lf.a2a.v1.ListTasksRequest.status_timestamp_after:type_name -> google.protobuf.Timestamp
+	4,  // 62: lf.a2a.v1.ListTasksResponse.tasks:type_name -> lf.a2a.v1.Task
+	56, // 63: lf.a2a.v1.CancelTaskRequest.metadata:type_name -> google.protobuf.Struct
+	4,  // 64: lf.a2a.v1.SendMessageResponse.task:type_name -> lf.a2a.v1.Task
+	7,  // 65: lf.a2a.v1.SendMessageResponse.message:type_name -> lf.a2a.v1.Message
+	4,  // 66: lf.a2a.v1.StreamResponse.task:type_name -> lf.a2a.v1.Task
+	7,  // 67: lf.a2a.v1.StreamResponse.message:type_name -> lf.a2a.v1.Message
+	11, // 68: lf.a2a.v1.StreamResponse.status_update:type_name -> lf.a2a.v1.TaskStatusUpdateEvent
+	12, // 69: lf.a2a.v1.StreamResponse.artifact_update:type_name -> lf.a2a.v1.TaskArtifactUpdateEvent
+	10, // 70: lf.a2a.v1.StreamResponse.message_update:type_name -> lf.a2a.v1.TaskMessageUpdateEvent
+	21, // 71: lf.a2a.v1.ListTaskPushNotificationConfigsResponse.configs:type_name -> lf.a2a.v1.TaskPushNotificationConfig
+	24, // 72: lf.a2a.v1.AgentCard.SecuritySchemesEntry.value:type_name -> lf.a2a.v1.SecurityScheme
+	22, // 73: lf.a2a.v1.SecurityRequirement.SchemesEntry.value:type_name -> lf.a2a.v1.StringList
+	36, // 74: lf.a2a.v1.A2AService.SendMessage:input_type -> lf.a2a.v1.SendMessageRequest
+	36, // 75: lf.a2a.v1.A2AService.SendStreamingMessage:input_type -> lf.a2a.v1.SendMessageRequest
+	37, // 76: lf.a2a.v1.A2AService.GetTask:input_type -> lf.a2a.v1.GetTaskRequest
+	38, // 77: lf.a2a.v1.A2AService.ListTasks:input_type -> lf.a2a.v1.ListTasksRequest
+	40, // 78: lf.a2a.v1.A2AService.CancelTask:input_type -> lf.a2a.v1.CancelTaskRequest
+	43, // 79: lf.a2a.v1.A2AService.SubscribeToTask:input_type -> lf.a2a.v1.SubscribeToTaskRequest
+	21, // 80: lf.a2a.v1.A2AService.CreateTaskPushNotificationConfig:input_type -> lf.a2a.v1.TaskPushNotificationConfig
+	41, // 81: lf.a2a.v1.A2AService.GetTaskPushNotificationConfig:input_type -> lf.a2a.v1.GetTaskPushNotificationConfigRequest
+	44, // 82: lf.a2a.v1.A2AService.ListTaskPushNotificationConfigs:input_type -> lf.a2a.v1.ListTaskPushNotificationConfigsRequest
+	45, // 83: lf.a2a.v1.A2AService.GetExtendedAgentCard:input_type -> lf.a2a.v1.GetExtendedAgentCardRequest
+	42, // 84: lf.a2a.v1.A2AService.DeleteTaskPushNotificationConfig:input_type -> lf.a2a.v1.DeleteTaskPushNotificationConfigRequest
+	2,  // 85: lf.a2a.v1.A2AService.SendLiveMessage:input_type -> lf.a2a.v1.StreamRequest
+	46, // 86: lf.a2a.v1.A2AService.SendMessage:output_type -> lf.a2a.v1.SendMessageResponse
+	47, // 87: lf.a2a.v1.A2AService.SendStreamingMessage:output_type -> lf.a2a.v1.StreamResponse
+	4,  // 88: lf.a2a.v1.A2AService.GetTask:output_type -> lf.a2a.v1.Task
+	39, // 89: lf.a2a.v1.A2AService.ListTasks:output_type -> lf.a2a.v1.ListTasksResponse
+	4,  // 90: lf.a2a.v1.A2AService.CancelTask:output_type -> lf.a2a.v1.Task
+	47, // 91: lf.a2a.v1.A2AService.SubscribeToTask:output_type -> lf.a2a.v1.StreamResponse
+	21, // 92: lf.a2a.v1.A2AService.CreateTaskPushNotificationConfig:output_type -> lf.a2a.v1.TaskPushNotificationConfig
+	21, // 93: lf.a2a.v1.A2AService.GetTaskPushNotificationConfig:output_type -> lf.a2a.v1.TaskPushNotificationConfig
+	48, // 94: lf.a2a.v1.A2AService.ListTaskPushNotificationConfigs:output_type -> lf.a2a.v1.ListTaskPushNotificationConfigsResponse
+	15, // 95: lf.a2a.v1.A2AService.GetExtendedAgentCard:output_type -> lf.a2a.v1.AgentCard
+	59, // 96: lf.a2a.v1.A2AService.DeleteTaskPushNotificationConfig:output_type -> google.protobuf.Empty
+	47, // 97: lf.a2a.v1.A2AService.SendLiveMessage:output_type -> lf.a2a.v1.StreamResponse
+	86, // [86:98] is the sub-list for method output_type
+	74, // [74:86] is the sub-list for method input_type
+	74, // [74:74] is the sub-list for extension type_name
+	74, // [74:74] is the sub-list for extension extendee
+	0,  // [0:74] is the sub-list for field type_name
 }
 
 func init() { file_lf_a2a_v1_a2a_proto_init() }
@@ -4276,40 +4730,49 @@ func file_lf_a2a_v1_a2a_proto_init() {
 	if File_lf_a2a_v1_a2a_proto != nil {
 		return
 	}
-	file_lf_a2a_v1_a2a_proto_msgTypes[0].OneofWrappers = []any{}
-	file_lf_a2a_v1_a2a_proto_msgTypes[3].OneofWrappers = []any{
+	file_lf_a2a_v1_a2a_proto_msgTypes[0].OneofWrappers = []any{
+		(*StreamRequest_Message)(nil),
+		(*StreamRequest_ArtifactUpdate)(nil),
+	}
+	file_lf_a2a_v1_a2a_proto_msgTypes[1].OneofWrappers = []any{}
+	file_lf_a2a_v1_a2a_proto_msgTypes[4].OneofWrappers = []any{
 		(*Part_Text)(nil),
 		(*Part_Raw)(nil),
 		(*Part_Url)(nil),
 		(*Part_Data)(nil),
 	}
-	file_lf_a2a_v1_a2a_proto_msgTypes[10].OneofWrappers = []any{}
-	file_lf_a2a_v1_a2a_proto_msgTypes[12].OneofWrappers = []any{}
-	file_lf_a2a_v1_a2a_proto_msgTypes[19].OneofWrappers = []any{
+	file_lf_a2a_v1_a2a_proto_msgTypes[7].OneofWrappers = []any{
+		(*TimelineEntry_Message)(nil),
+		(*TimelineEntry_Status)(nil),
+	}
+	file_lf_a2a_v1_a2a_proto_msgTypes[13].OneofWrappers = []any{}
+	file_lf_a2a_v1_a2a_proto_msgTypes[15].OneofWrappers = []any{}
+	file_lf_a2a_v1_a2a_proto_msgTypes[22].OneofWrappers = []any{
 		(*SecurityScheme_ApiKeySecurityScheme)(nil),
 		(*SecurityScheme_HttpAuthSecurityScheme)(nil),
 		(*SecurityScheme_Oauth2SecurityScheme)(nil),
 		(*SecurityScheme_OpenIdConnectSecurityScheme)(nil),
 		(*SecurityScheme_MtlsSecurityScheme)(nil),
 	}
-	file_lf_a2a_v1_a2a_proto_msgTypes[25].OneofWrappers = []any{
+	file_lf_a2a_v1_a2a_proto_msgTypes[28].OneofWrappers = []any{
 		(*OAuthFlows_AuthorizationCode)(nil),
 		(*OAuthFlows_ClientCredentials)(nil),
 		(*OAuthFlows_Implicit)(nil),
 		(*OAuthFlows_Password)(nil),
 		(*OAuthFlows_DeviceCode)(nil),
 	}
-	file_lf_a2a_v1_a2a_proto_msgTypes[32].OneofWrappers = []any{}
-	file_lf_a2a_v1_a2a_proto_msgTypes[33].OneofWrappers = []any{}
-	file_lf_a2a_v1_a2a_proto_msgTypes[41].OneofWrappers = []any{
+	file_lf_a2a_v1_a2a_proto_msgTypes[35].OneofWrappers = []any{}
+	file_lf_a2a_v1_a2a_proto_msgTypes[36].OneofWrappers = []any{}
+	file_lf_a2a_v1_a2a_proto_msgTypes[44].OneofWrappers = []any{
 		(*SendMessageResponse_Task)(nil),
 		(*SendMessageResponse_Message)(nil),
 	}
-	file_lf_a2a_v1_a2a_proto_msgTypes[42].OneofWrappers = []any{
+	file_lf_a2a_v1_a2a_proto_msgTypes[45].OneofWrappers = []any{
 		(*StreamResponse_Task)(nil),
 		(*StreamResponse_Message)(nil),
 		(*StreamResponse_StatusUpdate)(nil),
 		(*StreamResponse_ArtifactUpdate)(nil),
+		(*StreamResponse_MessageUpdate)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -4317,7 +4780,7 @@ func file_lf_a2a_v1_a2a_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lf_a2a_v1_a2a_proto_rawDesc), len(file_lf_a2a_v1_a2a_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   51,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

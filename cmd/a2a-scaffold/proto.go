@@ -24,7 +24,8 @@ Existing files in DIR with the same names are overwritten. It prints the
 written paths, relative to DIR.
 
 --version 1.1-draft writes the A2A 1.1 draft instead (branch dev-1.1 of the
-A2A specification; the same proto package with the task generation fields),
+A2A specification with its open PR #2153 applied; the same proto package with
+the task generation fields, timeline and the live rpc SendLiveMessage),
 at the same path: package github.com/a2agen/a2agen/a2a/v1 is generated from it,
 and agents serve it only to callers that ask for A2A-Version 1.1
 (docs/bindings.md, "A2A 1.1 draft").`,

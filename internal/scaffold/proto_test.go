@@ -11,6 +11,7 @@ import (
 
 	"github.com/bufbuild/protocompile"
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/testing/protocmp"
@@ -135,14 +136,18 @@ func TestProtocCompilesTheTree(t *testing.T) {
 	}
 }
 
-// withoutNewer removes from fd the fields that a2av1's version table says
-// version v lacks, and the proto3-optional oneofs that held them.
+// withoutNewer removes from fd the fields and rpcs that a2av1's version
+// table says version v lacks, the proto3-optional oneofs that held such
+// fields, and the messages left without a field (those v lacks entirely).
 func withoutNewer(fd *descriptorpb.FileDescriptorProto, v string) {
+	pkg := fd.GetPackage()
+	lacks := func(name string) bool { return a2av1.A2AVersions.Lacks(protoreflect.FullName(pkg+"."+name), v) }
+	var messages []*descriptorpb.DescriptorProto
 	for _, m := range fd.GetMessageType() {
 		var keep []*descriptorpb.FieldDescriptorProto
 		dropped := map[int32]bool{}
 		for _, f := range m.GetField() {
-			if a2av1.A2AVersions.Lacks(protoreflect.FullName(fd.GetPackage()+"."+m.GetName()+"."+f.GetName()), v) {
+			if lacks(m.GetName() + "." + f.GetName()) {
 				if f.GetProto3Optional() {
 					dropped[f.GetOneofIndex()] = true
 				}
@@ -150,15 +155,43 @@ func withoutNewer(fd *descriptorpb.FileDescriptorProto, v string) {
 			}
 			keep = append(keep, f)
 		}
+		if len(keep) == 0 && len(m.GetField()) > 0 {
+			continue // a message of the newer version only
+		}
 		m.Field = keep
 		if len(dropped) > 0 {
-			var oneofs []*descriptorpb.OneofDescriptorProto
-			for i, o := range m.GetOneofDecl() {
-				if !dropped[int32(i)] {
-					oneofs = append(oneofs, o)
-				}
+			dropOneofs(m, dropped)
+		}
+		messages = append(messages, m)
+	}
+	fd.MessageType = messages
+	for _, svc := range fd.GetService() {
+		var methods []*descriptorpb.MethodDescriptorProto
+		for _, rpc := range svc.GetMethod() {
+			if !lacks(svc.GetName() + "." + rpc.GetName()) {
+				methods = append(methods, rpc)
 			}
-			m.OneofDecl = oneofs
+		}
+		svc.Method = methods
+	}
+}
+
+// dropOneofs removes the oneofs of m whose indexes are dropped (synthetic
+// ones of proto3 optional fields the older version lacks) and renumbers the
+// oneof_index of the fields that remain.
+func dropOneofs(m *descriptorpb.DescriptorProto, dropped map[int32]bool) {
+	var oneofs []*descriptorpb.OneofDescriptorProto
+	renumbered := map[int32]int32{}
+	for i, o := range m.GetOneofDecl() {
+		if !dropped[int32(i)] {
+			renumbered[int32(i)] = int32(len(oneofs))
+			oneofs = append(oneofs, o)
+		}
+	}
+	m.OneofDecl = oneofs
+	for _, f := range m.GetField() {
+		if f.OneofIndex != nil {
+			f.OneofIndex = proto.Int32(renumbered[f.GetOneofIndex()])
 		}
 	}
 }

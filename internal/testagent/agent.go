@@ -20,6 +20,10 @@ import (
 // Agent implements a2av1.A2AServiceHandler in memory. The zero value is not
 // usable; call New.
 type Agent struct {
+	// SendLiveMessage (A2A 1.1 draft, gRPC only) is left out: it answers
+	// UnsupportedOperation.
+	a2av1.UnimplementedA2AServiceHandler
+
 	// ExtendedCard is returned by GetExtendedAgentCard; nil means
 	// ExtendedAgentCardNotConfigured.
 	ExtendedCard *a2av1.AgentCard

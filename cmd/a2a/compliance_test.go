@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -155,7 +157,7 @@ func send002(t *testing.T, h *harness) {
 		t.Errorf("send returned before the task could finish")
 	}
 	for _, flag := range []string{"--async", "--return-immediately", "--no-wait"} {
-		m := sendJSON(t, "-a", h.echo, flag, "slow 3000")
+		m := sendJSON(t, "-a", h.echo, flag, "slow 600000")
 		state := str(field(m, "task", "status", "state"))
 		if str(field(m, "task", "id")) == "" || str(field(m, "task", "contextId")) == "" || state == "TASK_STATE_COMPLETED" {
 			t.Errorf("%s: %v", flag, m)
@@ -232,7 +234,7 @@ func taskGet001(t *testing.T, h *harness) {
 
 func taskCancel001(t *testing.T, h *harness) {
 	for _, b := range bindingFlags {
-		id := str(field(sendJSON(t, "--transport", b, "-a", h.echo, "--async", "slow 5000"), "task", "id"))
+		id := str(field(sendJSON(t, "--transport", b, "-a", h.echo, "--async", "slow 600000"), "task", "id"))
 		expect(t, run0(t, "--transport", b, "task", "cancel", "-a", h.echo, id), 0, "State: CANCELED")
 		// Idempotent: canceling again shows the canceled task.
 		expect(t, cli(t, cliOpts{}, "--transport", b, "task", "cancel", "-a", h.echo, id), 0, "State: CANCELED")
@@ -318,16 +320,18 @@ func interact005(t *testing.T, h *harness) {
 }
 
 func taskPoll001(t *testing.T, h *harness) {
-	id := str(field(sendJSON(t, "-a", h.echo, "--async", "slow 500"), "task", "id"))
-	once := run0(t, "task", "get", "-a", h.echo, id)
-	if strings.Contains(once.stdout, "State: COMPLETED") {
-		t.Errorf("task get waited")
+	// A task that runs for ten minutes: task get answers with it running
+	// (a get that waited would not return), whatever the load.
+	running := str(field(sendJSON(t, "-a", h.echo, "--async", "slow 600000"), "task", "id"))
+	if once := run0(t, "task", "get", "-a", h.echo, running); strings.Contains(once.stdout, "State: COMPLETED") {
+		t.Errorf("task get waited: %s", once.stdout)
 	}
+	id := str(field(sendJSON(t, "-a", h.echo, "--async", "slow 500"), "task", "id"))
 	expect(t, run0(t, "task", "get", "-a", h.echo, id, "--wait", "--poll-interval", "100ms"), 0, "State: COMPLETED")
 }
 
 func taskPoll002(t *testing.T, h *harness) {
-	id := str(field(sendJSON(t, "-a", h.echo, "--async", "slow 10000"), "task", "id"))
+	id := str(field(sendJSON(t, "-a", h.echo, "--async", "slow 600000"), "task", "id"))
 	r := cli(t, cliOpts{}, "task", "get", "-a", h.echo, id, "--wait", "--poll-interval", "100ms", "--timeout", "1s", "--debug")
 	expect(t, r, exitTimeout, "A2ACLI_ERR_TIMEOUT", id)
 	// Bounded: about a call per interval, with backoff, never a busy loop.
@@ -335,14 +339,16 @@ func taskPoll002(t *testing.T, h *harness) {
 		t.Errorf("%d GetTask calls in 1s at --poll-interval 100ms", n)
 	}
 	// Interruptible: Ctrl-C ends the wait; the task id is on screen.
-	cmd := exec.Command(a2aBinary, "task", "get", "-a", h.echo, id, "--wait", "--poll-interval", "100ms")
+	// The signal is sent once the wait has begun (its first GetTask is on
+	// stderr), not after a fixed time a loaded machine may not keep.
+	cmd := exec.Command(a2aBinary, "task", "get", "-a", h.echo, id, "--wait", "--poll-interval", "100ms", "--debug")
 	cmd.Env = []string{"HOME=" + t.TempDir()}
-	var stderr strings.Builder
+	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(700 * time.Millisecond)
+	waitFor(t, &stderr, "> GetTask")
 	cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -476,7 +482,7 @@ func out005(t *testing.T, h *harness) {
 
 func out006(t *testing.T, h *harness) {
 	for _, b := range bindingFlags {
-		m := sendJSON(t, "--transport", b, "-a", h.echo, "--async", "slow 2000")
+		m := sendJSON(t, "--transport", b, "-a", h.echo, "--async", "slow 600000")
 		if str(field(m, "task", "id")) == "" || str(field(m, "task", "contextId")) == "" {
 			t.Errorf("%s: %v", b, m)
 		}
@@ -638,7 +644,7 @@ func default001(t *testing.T, h *harness) {
 	}
 	// Each default overridden by its flag.
 	expect(t, run0(t, "--transport", "grpc", "send", "-a", h.echo, "hello", "--debug"), 0, "> SendMessage GRPC")
-	if m := sendJSON(t, "-a", h.echo, "--async", "slow 1000"); str(field(m, "task", "status", "state")) == "TASK_STATE_COMPLETED" {
+	if m := sendJSON(t, "-a", h.echo, "--async", "slow 600000"); str(field(m, "task", "status", "state")) == "TASK_STATE_COMPLETED" {
 		t.Errorf("--async waited")
 	}
 	oneJSON(t, run0(t, "send", "-a", h.echo, "hello", "-o", "json"))
@@ -757,27 +763,71 @@ func taskList001(t *testing.T, h *harness) {
 	}
 }
 
+// subscribeThenAnswer subscribes to id, a task of the echo agent waiting for
+// input, and once the subscription has shown the task (its first line)
+// answers the task, which completes it; it returns the subscription's lines.
+// Nothing depends on timing: the task waits for the answer as long as it
+// takes the subscription to start.
+func subscribeThenAnswer(t *testing.T, h *harness, bindingFlag, id string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, a2aBinary, "--transport", bindingFlag, "task", "subscribe", "-a", h.echo, id, "--stream", "-o", "json")
+	cmd.Env = []string{"HOME=" + t.TempDir()}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	var got []string
+	if !lines.Scan() {
+		cmd.Wait()
+		t.Fatalf("%s: the subscription ended without a line: %s", bindingFlag, stderr.String())
+	}
+	got = append(got, lines.Text())
+	sendJSON(t, "--transport", bindingFlag, "-a", h.echo, "--task-id", id, "done")
+	for lines.Scan() {
+		got = append(got, lines.Text())
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%s: the subscription: %v: %s", bindingFlag, err, stderr.String())
+	}
+	return got
+}
+
+// waitingTask starts a task of the echo agent that waits for input.
+func waitingTask(t *testing.T, h *harness, bindingFlag string) string {
+	t.Helper()
+	m := sendJSON(t, "--transport", bindingFlag, "-a", h.echo, "input")
+	if state := str(field(m, "task", "status", "state")); state != "TASK_STATE_INPUT_REQUIRED" {
+		t.Fatalf("%s: the echo agent's input task is %s", bindingFlag, state)
+	}
+	return str(field(m, "task", "id"))
+}
+
 func taskSubscribe001(t *testing.T, h *harness) {
 	for _, b := range bindingFlags {
-		id := str(field(sendJSON(t, "--transport", b, "-a", h.echo, "--async", "slow 500"), "task", "id"))
-		r := run0(t, "--transport", b, "task", "subscribe", "-a", h.echo, id, "--stream", "-o", "json")
-		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		lines := subscribeThenAnswer(t, h, b, waitingTask(t, h, b))
 		if !strings.Contains(lines[0], `"task"`) || !strings.Contains(lines[len(lines)-1], "TASK_STATE_COMPLETED") {
-			t.Errorf("%s: %s", b, r.stdout)
+			t.Errorf("%s: %s", b, strings.Join(lines, "\n"))
 		}
 	}
 }
 
 func taskSubscribe002(t *testing.T, h *harness) {
-	id := str(field(sendJSON(t, "-a", h.echo, "--async", "slow 2000"), "task", "id"))
+	id := waitingTask(t, h, "jsonrpc")
 	// The first subscription is cut (its --timeout), the second resumes
 	// with the whole task as its first event.
 	cut := cli(t, cliOpts{}, "task", "subscribe", "-a", h.echo, id, "--stream", "-o", "json", "--timeout", "300ms")
 	if cut.code != exitTimeout {
 		t.Errorf("the cut subscription: exit %d %s", cut.code, cut.stderr)
 	}
-	r := run0(t, "task", "subscribe", "-a", h.echo, id, "--stream", "-o", "json")
-	first := strings.Split(r.stdout, "\n")[0]
+	first := subscribeThenAnswer(t, h, "jsonrpc", id)[0]
 	var m map[string]any
 	json.Unmarshal([]byte(first), &m)
 	if str(field(m, "task", "id")) != id || str(field(m, "task", "contextId")) == "" {

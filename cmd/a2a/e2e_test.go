@@ -233,7 +233,10 @@ func TestCommandsOnEveryBinding(t *testing.T) {
 			if r.code != exitFail || !strings.Contains(r.stderr, "Code: UnsupportedOperationError") {
 				t.Errorf("subscribe to a canceled task: exit %d, %s", r.code, r.stderr)
 			}
-			running := jsonLines(t, ok(t, bf, "send", "-a", base, "--async", "slow", "300", "-o", "json"))
+			// Subscribed once WORKING, with seconds to spare before the end:
+			// the call is in this process, so a loaded machine still makes it.
+			running := jsonLines(t, ok(t, bf, "send", "-a", base, "--async", "slow", "2000", "-o", "json"))
+			waitForState(t, bf, base, str(field(running[0], "task", "id")), "TASK_STATE_WORKING")
 			events := jsonLines(t, ok(t, bf, "task", "subscribe", "--stream", "-a", base, str(field(running[0], "task", "id")), "-o", "json"))
 			last := events[len(events)-1]
 			if str(field(events[0], "task", "id")) != str(field(running[0], "task", "id")) ||
@@ -244,7 +247,7 @@ func TestCommandsOnEveryBinding(t *testing.T) {
 			// subscribe in text: the task as it is (WORKING: the test waits
 			// for it, so the snapshot does not depend on timing), then the
 			// events up to the end of the task.
-			working := jsonLines(t, ok(t, bf, "send", "-a", base, "--async", "slow", "1000", "-o", "json"))
+			working := jsonLines(t, ok(t, bf, "send", "-a", base, "--async", "slow", "2000", "-o", "json"))
 			workingID := str(field(working[0], "task", "id"))
 			waitForState(t, bf, base, workingID, "TASK_STATE_WORKING")
 			golden(t, "subscribe", ok(t, bf, "task", "subscribe", "--stream", "-a", base, workingID))

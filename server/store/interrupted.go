@@ -6,7 +6,7 @@ import (
 )
 
 // Retention of interrupted tasks in the in-memory store
-// (WithInterruptedTaskTTL). A task that has been INPUT_REQUIRED or
+// (Retention.InterruptedTaskTTL). A task that has been INPUT_REQUIRED or
 // AUTH_REQUIRED for longer than the TTL — counted from its status
 // timestamp, which the server sets when it writes the status — is removed
 // with its push configs. Every write that leaves a task interrupted pushes
@@ -38,20 +38,6 @@ func (h *waitingHeap) Pop() any {
 	return x
 }
 
-// WithInterruptedTaskTTL removes a task, with its push-notification configs,
-// once it has been INPUT_REQUIRED or AUTH_REQUIRED for longer than d,
-// counted from its status timestamp: from then on the store reports it not
-// found, listings leave it out and a follow-up message cannot resume it.
-// A task that leaves the state in time is kept, and its TTL starts again if
-// it is interrupted again. d <= 0 (the default) keeps interrupted tasks
-// until the process ends.
-//
-// Deprecated: use WithRetention(Retention{InterruptedTaskTTL: …}), the one retention
-// type every store takes; WithInterruptedTaskTTL goes in a later release.
-func WithInterruptedTaskTTL(d time.Duration) MemoryOption {
-	return func(m *Memory) { m.interruptedTTL = max(d, 0) }
-}
-
 // WithClock sets the clock of retention (tests); nil keeps time.Now.
 func WithClock(now func() time.Time) MemoryOption {
 	return func(m *Memory) {
@@ -62,7 +48,7 @@ func WithClock(now func() time.Time) MemoryOption {
 }
 
 // interruptedExpiredAt reports whether rec is an interrupted task that has
-// outlived WithInterruptedTaskTTL at now.
+// outlived Retention.InterruptedTaskTTL at now.
 func (m *Memory) interruptedExpiredAt(rec *Record, now time.Time) bool {
 	if m.interruptedTTL <= 0 {
 		return false

@@ -25,33 +25,6 @@ func WithSubscriberBuffer(n int) MemoryOption {
 	}
 }
 
-// WithTerminalTaskTTL removes a task, with its push-notification configs,
-// once it has been in a terminal state for longer than d: from then on the
-// store reports it not found (GetTask answers TaskNotFound) and listings leave
-// it out. Tasks that have not ended are never removed. d <= 0 (the default)
-// keeps terminal tasks until the process ends. Deliveries still pending for
-// a removed task are kept until they are done.
-//
-// Deprecated: use WithRetention(Retention{TerminalTaskTTL: …}), the one retention
-// type every store takes; WithTerminalTaskTTL goes in a later release.
-func WithTerminalTaskTTL(d time.Duration) MemoryOption {
-	return func(m *Memory) { m.ttl = max(d, 0) }
-}
-
-// WithMaxTerminalTasks keeps at most n terminal tasks in the store (over all
-// tenants): when one more task ends, the task that ended first among those
-// of the owner (Record.Owner; anonymous callers together are one) holding
-// the most terminal tasks is removed, with its push-notification configs,
-// so that one owner's flood of tasks removes only its own. Tasks that have
-// not ended are never removed and do not count. n <= 0 (the default) sets
-// no limit.
-//
-// Deprecated: use WithRetention(Retention{MaxTerminalTasks: …}), the one retention
-// type every store takes; WithMaxTerminalTasks goes in a later release.
-func WithMaxTerminalTasks(n int) MemoryOption {
-	return func(m *Memory) { m.maxTerminal = max(n, 0) }
-}
-
 // DefaultMaxPendingDeliveries is how many deliveries the in-memory outbox
 // keeps per webhook config; see WithMaxPendingDeliveries.
 const DefaultMaxPendingDeliveries = 1024
@@ -69,8 +42,8 @@ func WithMaxPendingDeliveries(n int) MemoryOption {
 }
 
 // Memory is the in-memory Store: nothing survives the process. By default
-// it keeps every task until the process ends; WithTerminalTaskTTL and
-// WithMaxTerminalTasks bound what it keeps of finished tasks. It delivers
+// it keeps every task until the process ends; Retention.TerminalTaskTTL and
+// Retention.MaxTerminalTasks bound what it keeps of finished tasks. It delivers
 // events to subscribers without blocking the writer, and is safe for
 // concurrent use. Reads of a task take no lock on the task: records are
 // immutable and published atomically.
@@ -132,7 +105,7 @@ type memEntry struct {
 	gone                         bool
 	countedEnded, countedWaiting bool
 	waitSeq                      uint32
-	bytes                        int64 // its size as counted against its owner (WithMaxBytesPerOwner)
+	bytes                        int64 // its size as counted against its owner (Retention.MaxBytesPerOwner)
 	// Where the task sits in the listing indexes (memory_index.go): its
 	// cursor, the context and state it is indexed under, and its nodes
 	// there (reused when it moves). Guarded by Memory.mu.
@@ -183,7 +156,7 @@ func (m *Memory) checkOpen() error {
 }
 
 // liveLocked reports whether tenant t holds the task and it has not outlived
-// WithTerminalTaskTTL. Called with m.mu held.
+// Retention.TerminalTaskTTL. Called with m.mu held.
 func (m *Memory) liveLocked(t *memTenant, id string) bool {
 	if t == nil {
 		return false
@@ -193,7 +166,7 @@ func (m *Memory) liveLocked(t *memTenant, id string) bool {
 }
 
 // entry returns the live entry of a task, or nil when there is none or it
-// has outlived WithTerminalTaskTTL.
+// has outlived Retention.TerminalTaskTTL.
 func (m *Memory) entry(tenant, id string) *memEntry {
 	m.mu.RLock()
 	defer m.mu.RUnlock()

@@ -23,7 +23,7 @@ import (
 func TestMemoryListIndexMatchesSortedScan(t *testing.T) {
 	ctx := context.Background()
 	now := time.Unix(1_700_000_000, 0)
-	m := store.NewMemory(store.WithMaxTerminalTasks(15))
+	m := store.NewMemory(store.WithRetention(store.Retention{MaxTerminalTasks: 15}))
 	rng := rand.New(rand.NewPCG(1, 2))
 	type live struct {
 		owner string

@@ -6,14 +6,14 @@ import "google.golang.org/protobuf/proto"
 // Record.Owner, across tenants; the empty owner is every anonymous caller
 // together — cannot make the store drop the tasks of another.
 //
-//   - Finished tasks: over WithMaxTerminalTasks in all, the oldest finished
+//   - Finished tasks: over Retention.MaxTerminalTasks in all, the oldest finished
 //     task of the owner holding the most goes (not the oldest of all, which
 //     let 10,001 anonymous hellos evict every authenticated caller's task);
-//     over WithMaxTerminalTasksPerOwner, the owner's own oldest.
+//     over Retention.MaxTerminalTasksPerOwner, the owner's own oldest.
 //   - Interrupted tasks (INPUT_REQUIRED, AUTH_REQUIRED): over
-//     WithMaxInterruptedTasksPerOwner, the owner's task interrupted longest
+//     Retention.MaxInterruptedTasksPerOwner, the owner's task interrupted longest
 //     ago goes.
-//   - Bytes: over WithMaxBytesPerOwner (the protobuf sizes of the owner's
+//   - Bytes: over Retention.MaxBytesPerOwner (the protobuf sizes of the owner's
 //     terminal and interrupted tasks), its oldest terminal task goes, then
 //     the one it left waiting longest ago.
 //
@@ -24,41 +24,6 @@ import "google.golang.org/protobuf/proto"
 // of it is such entries), so every step is amortised O(1). Owners are kept
 // in buckets by their count of finished tasks, so the one holding the most
 // is found in O(1).
-
-// WithMaxTerminalTasksPerOwner keeps at most n terminal tasks of one owner
-// (Record.Owner, over all tenants; the empty owner — anonymous callers — is
-// one owner): when one more ends, the owner's task that ended first is
-// removed. n <= 0 (the default) sets no limit.
-//
-// Deprecated: use WithRetention(Retention{MaxTerminalTasksPerOwner: …}), the one retention
-// type every store takes; WithMaxTerminalTasksPerOwner goes in a later release.
-func WithMaxTerminalTasksPerOwner(n int) MemoryOption {
-	return func(m *Memory) { m.maxTerminalPerOwner = max(n, 0) }
-}
-
-// WithMaxInterruptedTasksPerOwner keeps at most n tasks of one owner
-// INPUT_REQUIRED or AUTH_REQUIRED: when one more is interrupted, the
-// owner's task interrupted longest ago is removed (as by
-// WithInterruptedTaskTTL). n <= 0 (the default) sets no limit.
-//
-// Deprecated: use WithRetention(Retention{MaxInterruptedTasksPerOwner: …}), the one retention
-// type every store takes; WithMaxInterruptedTasksPerOwner goes in a later release.
-func WithMaxInterruptedTasksPerOwner(n int) MemoryOption {
-	return func(m *Memory) { m.maxWaitingPerOwner = max(n, 0) }
-}
-
-// WithMaxBytesPerOwner bounds the bytes (protobuf size, taken when the
-// task ended or was interrupted) of one owner's terminal and interrupted
-// tasks together: over it, the owner's oldest terminal task is removed, or,
-// when it has none left, the task it left waiting longest ago; the task
-// that just ended or was interrupted is kept, however large. Running tasks
-// do not count. n <= 0 (the default) sets no limit.
-//
-// Deprecated: use WithRetention(Retention{MaxBytesPerOwner: …}), the one retention
-// type every store takes; WithMaxBytesPerOwner goes in a later release.
-func WithMaxBytesPerOwner(n int64) MemoryOption {
-	return func(m *Memory) { m.maxBytesPerOwner = max(n, 0) }
-}
 
 // ownerTasks is what the store keeps track of for one owner; guarded by
 // Memory.mu.
@@ -122,7 +87,7 @@ func (m *Memory) tracksOwners() bool {
 // owner.
 func (m *Memory) tracksWaiting() bool { return m.maxWaitingPerOwner > 0 || m.maxBytesPerOwner > 0 }
 
-// sizeLocked is what the task of e counts against WithMaxBytesPerOwner.
+// sizeLocked is what the task of e counts against Retention.MaxBytesPerOwner.
 func (m *Memory) sizeLocked(e *memEntry) int64 {
 	if m.maxBytesPerOwner <= 0 {
 		return 0
@@ -132,7 +97,7 @@ func (m *Memory) sizeLocked(e *memEntry) int64 {
 
 // trimBytesLocked removes o's oldest terminal tasks, then the ones it left
 // waiting longest ago, but never keep, while o holds more than
-// WithMaxBytesPerOwner.
+// Retention.MaxBytesPerOwner.
 func (m *Memory) trimBytesLocked(o *ownerTasks, keep *memEntry) {
 	for m.maxBytesPerOwner > 0 && o.bytes > m.maxBytesPerOwner {
 		if !m.evictOldestLocked(&o.ended, keep, func(t endedTask) bool { return !t.e.gone }) &&
@@ -251,7 +216,7 @@ func (m *Memory) uncountEndedLocked(e *memEntry) {
 
 // countWaitingLocked counts the task of e, which has just been
 // interrupted, against its owner and removes the owner's task interrupted
-// longest ago while it has more than WithMaxInterruptedTasksPerOwner.
+// longest ago while it has more than Retention.MaxInterruptedTasksPerOwner.
 // Called with m.mu held.
 func (m *Memory) countWaitingLocked(tenant, id string, e *memEntry) {
 	if !m.tracksWaiting() || e.countedWaiting || e.gone {

@@ -19,8 +19,8 @@ import (
 func TestOwnerCountsStayExact(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(1, 2))
-	m := NewMemory(WithMaxTerminalTasks(40), WithMaxTerminalTasksPerOwner(25), WithMaxInterruptedTasksPerOwner(5), WithTerminalTaskTTL(time.Hour),
-		WithMaxBytesPerOwner(600))
+	m := NewMemory(WithRetention(Retention{MaxTerminalTasks: 40, MaxTerminalTasksPerOwner: 25, MaxInterruptedTasksPerOwner: 5,
+		TerminalTaskTTL: time.Hour, MaxBytesPerOwner: 600}))
 	owners := []string{"", "alice", "bob", "carol"}
 	states := []a2av1.TaskState{a2av1.TaskState_TASK_STATE_WORKING, a2av1.TaskState_TASK_STATE_INPUT_REQUIRED,
 		a2av1.TaskState_TASK_STATE_AUTH_REQUIRED, a2av1.TaskState_TASK_STATE_COMPLETED}

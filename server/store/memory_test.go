@@ -72,7 +72,7 @@ func TestMemorySubscriberBuffer(t *testing.T) {
 
 func TestMemoryInterruptedRetentionConformance(t *testing.T) {
 	storetest.RunInterruptedRetention(t, func(_ *testing.T, clock *storetest.Clock) store.Store {
-		return store.NewMemory(store.WithInterruptedTaskTTL(storetest.InterruptedTTL), store.WithClock(clock.Now))
+		return store.NewMemory(store.WithRetention(store.Retention{InterruptedTaskTTL: storetest.InterruptedTTL}), store.WithClock(clock.Now))
 	})
 }
 
@@ -80,20 +80,21 @@ func TestMemoryInterruptedRetentionConformance(t *testing.T) {
 // per owner (storetest.RunOwnerRetention, RunOwnerCaps).
 func TestMemoryOwnerRetention(t *testing.T) {
 	plain := func(_ *testing.T, caps storetest.OwnerCaps) store.Store {
-		return store.NewMemory(store.WithMaxTerminalTasks(caps.MaxTerminal),
-			store.WithMaxTerminalTasksPerOwner(caps.MaxTerminalPerOwner),
-			store.WithMaxInterruptedTasksPerOwner(caps.MaxInterruptedPerOwner),
-			store.WithMaxBytesPerOwner(caps.MaxBytesPerOwner))
+		return store.NewMemory(store.WithRetention(store.Retention{MaxTerminalTasks: caps.MaxTerminal,
+			MaxTerminalTasksPerOwner:    caps.MaxTerminalPerOwner,
+			MaxInterruptedTasksPerOwner: caps.MaxInterruptedPerOwner,
+			MaxBytesPerOwner:            caps.MaxBytesPerOwner}))
 	}
 	storetest.RunOwnerRetention(t, plain)
 	storetest.RunOwnerCaps(t, plain)
 	storetest.RunOwnerBytes(t, plain)
 	// With TTLs too, the queue of the TTL and those of the owners agree.
 	withTTLs := func(_ *testing.T, caps storetest.OwnerCaps) store.Store {
-		return store.NewMemory(store.WithMaxTerminalTasks(caps.MaxTerminal), store.WithTerminalTaskTTL(time.Hour),
-			store.WithMaxTerminalTasksPerOwner(caps.MaxTerminalPerOwner), store.WithInterruptedTaskTTL(100*365*24*time.Hour), // the tasks' status times are in the past
-			store.WithMaxInterruptedTasksPerOwner(caps.MaxInterruptedPerOwner),
-			store.WithMaxBytesPerOwner(caps.MaxBytesPerOwner))
+		return store.NewMemory(store.WithRetention(store.Retention{MaxTerminalTasks: caps.MaxTerminal, TerminalTaskTTL: time.Hour,
+			MaxTerminalTasksPerOwner:    caps.MaxTerminalPerOwner,
+			InterruptedTaskTTL:          100 * 365 * 24 * time.Hour, // the tasks' status times are in the past
+			MaxInterruptedTasksPerOwner: caps.MaxInterruptedPerOwner,
+			MaxBytesPerOwner:            caps.MaxBytesPerOwner}))
 	}
 	storetest.RunOwnerRetention(t, withTTLs)
 	storetest.RunOwnerCaps(t, withTTLs)

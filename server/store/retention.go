@@ -2,8 +2,8 @@ package store
 
 import "time"
 
-// Retention of terminal tasks in the in-memory store (WithTerminalTaskTTL,
-// WithMaxTerminalTasks). Tasks are queued in the order they end; removal
+// Retention of terminal tasks in the in-memory store (Retention.TerminalTaskTTL,
+// Retention.MaxTerminalTasks). Tasks are queued in the order they end; removal
 // happens when a task ends or is created (amortised O(1) per write), and in
 // between, reads treat a task past its TTL as already gone, so the TTL holds
 // exactly even when the store sees no writes.

@@ -75,7 +75,7 @@ func present(m *Memory, tenant string, ids ...string) []string {
 func TestTerminalTaskTTL(t *testing.T) {
 	ctx := context.Background()
 	clock := &fakeClock{now: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
-	m := newRetentionStore(clock, WithTerminalTaskTTL(time.Hour))
+	m := newRetentionStore(clock, WithRetention(Retention{TerminalTaskTTL: time.Hour}))
 	startTask(t, m, "", "done")
 	startTask(t, m, "", "running")
 	endTask(t, m, "", "done")
@@ -123,7 +123,7 @@ func TestTerminalTaskTTL(t *testing.T) {
 
 func TestMaxTerminalTasks(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(0, 0)}
-	m := newRetentionStore(clock, WithMaxTerminalTasks(2))
+	m := newRetentionStore(clock, WithRetention(Retention{MaxTerminalTasks: 2}))
 	ids := []string{"t1", "t2", "t3", "t4", "w1", "w2", "w3"}
 	for _, id := range ids {
 		startTask(t, m, "tenant-"+id[:1], id)
@@ -166,7 +166,7 @@ func TestNoRetentionKeepsEverything(t *testing.T) {
 // TestRetentionQueueShrinks checks that the removal queue's memory follows
 // its length on a long-running store.
 func TestRetentionQueueShrinks(t *testing.T) {
-	m := newRetentionStore(&fakeClock{now: time.Unix(0, 0)}, WithMaxTerminalTasks(10))
+	m := newRetentionStore(&fakeClock{now: time.Unix(0, 0)}, WithRetention(Retention{MaxTerminalTasks: 10}))
 	for i := range 10_000 {
 		id := fmt.Sprint("t", i)
 		startTask(t, m, "", id)
@@ -184,7 +184,7 @@ func TestRetentionQueueShrinks(t *testing.T) {
 // with -race).
 func TestRetentionConcurrent(t *testing.T) {
 	ctx := context.Background()
-	m := NewMemory(WithTerminalTaskTTL(time.Nanosecond), WithMaxTerminalTasks(5))
+	m := NewMemory(WithRetention(Retention{TerminalTaskTTL: time.Nanosecond, MaxTerminalTasks: 5}))
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
@@ -224,7 +224,7 @@ func BenchmarkTaskLifecycle(b *testing.B) {
 		opts []MemoryOption
 	}{
 		{"unbounded", nil},
-		{"bounded", []MemoryOption{WithTerminalTaskTTL(time.Hour), WithMaxTerminalTasks(1000)}},
+		{"bounded", []MemoryOption{WithRetention(Retention{TerminalTaskTTL: time.Hour, MaxTerminalTasks: 1000})}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			m := NewMemory(tc.opts...)
@@ -250,7 +250,7 @@ func BenchmarkTaskLifecycle(b *testing.B) {
 // the next write, and the heap that finds them shrinks with them.
 func TestInterruptedTasksFreed(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(1_000_000, 0)}
-	m := newRetentionStore(clock, WithInterruptedTaskTTL(time.Hour))
+	m := newRetentionStore(clock, WithRetention(Retention{InterruptedTaskTTL: time.Hour}))
 	create := func(id string) {
 		task := &a2av1.Task{Id: id, Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_INPUT_REQUIRED, Timestamp: timestamppb.New(clock.Now())}}
 		if _, _, err := m.CreateTask(context.Background(), Creation{Record: Record{Task: task}}); err != nil {

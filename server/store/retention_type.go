@@ -9,8 +9,8 @@ import "time"
 type Retention struct {
 	// TerminalTaskTTL removes a task, with its push configs, once it has
 	// been terminal for longer: from then on it is reported not found and
-	// left out of listings. Deliveries still pending for it are kept until
-	// they are done.
+	// left out of listings. Tasks that have not ended are never removed.
+	// Deliveries still pending for it are kept until they are done.
 	TerminalTaskTTL time.Duration
 	// MaxTerminalTasks keeps at most this many terminal tasks (over all
 	// tenants), removing those that ended first among the tasks of the
@@ -26,9 +26,16 @@ type Retention struct {
 	// is kept; its TTL starts again if it is interrupted again.
 	InterruptedTaskTTL time.Duration
 	// MaxTerminalTasksPerOwner and MaxInterruptedTasksPerOwner bound one
-	// owner's terminal and interrupted tasks, and MaxBytesPerOwner the
-	// bytes (protobuf size) of both (memory_owners.go). Only the memory
-	// store keeps these per-owner bounds; the SQL stores ignore them.
+	// owner's terminal and interrupted (INPUT_REQUIRED, AUTH_REQUIRED)
+	// tasks (Record.Owner, over all tenants; anonymous callers together are
+	// one owner): over either, the owner's task that ended, or was
+	// interrupted, first is removed. MaxBytesPerOwner bounds the bytes
+	// (protobuf size, taken when the task ended or was interrupted) of both
+	// together: over it, the owner's oldest terminal task is removed, or,
+	// when it has none left, the one it left waiting longest ago; the task
+	// that just ended or was interrupted is kept, however large. Running
+	// tasks do not count (memory_owners.go). Only the memory store keeps
+	// these per-owner bounds; the SQL stores ignore them.
 	MaxTerminalTasksPerOwner, MaxInterruptedTasksPerOwner int
 	MaxBytesPerOwner                                      int64
 }

@@ -17,7 +17,7 @@ import (
 // OwnerCaps are the retention caps RunOwnerRetention gives a store (0: no
 // cap).
 type OwnerCaps struct {
-	// MaxTerminal: terminal tasks in all (WithMaxTerminalTasks).
+	// MaxTerminal: terminal tasks in all (Retention.MaxTerminalTasks).
 	MaxTerminal int
 	// MaxTerminalPerOwner: terminal tasks of one owner.
 	MaxTerminalPerOwner int

@@ -10,7 +10,7 @@ import (
 	"github.com/a2agen/a2agen/server/store"
 )
 
-// TestRetentionSparesOtherOwners: over WithMaxTerminalTasks the sweep
+// TestRetentionSparesOtherOwners: over Retention.MaxTerminalTasks the sweep
 // removes the oldest terminal tasks of the owner holding the most, so a
 // flood of anonymous tasks (the empty owner: anonymous callers together)
 // removes no task of two authenticated owners that ended before it (before,

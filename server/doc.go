@@ -1,6 +1,7 @@
 // Package server is the default implementation of a2av1.A2AServiceHandler:
-// all eleven A2A operations with the task semantics the specification
-// requires, over an Executor that the agent author writes.
+// the eleven A2A 1.0 operations with the task semantics the specification
+// requires, and the 1.1 draft's SendLiveMessage (live.go), over an Executor
+// that the agent author writes.
 //
 //	exec := server.ExecutorFunc(func(ctx context.Context, req *server.Request, ev *server.Events) error {
 //		if err := ev.Artifact(server.TextArtifact("", "Echo: "+req.Text())); err != nil {

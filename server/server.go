@@ -23,8 +23,9 @@ var (
 	ErrShutdown = errors.New("server: shutting down")
 )
 
-// Server is the default a2av1.A2AServiceHandler: the eleven A2A operations
-// over an Executor and a store.Store. Serve it with any binding, e.g.
+// Server is the default a2av1.A2AServiceHandler: the eleven A2A 1.0
+// operations and the 1.1 draft's SendLiveMessage over an Executor and a
+// store.Store. Serve it with any binding, e.g.
 // a2av1.NewA2AServiceJSONRPCHandler(srv). It is safe for concurrent use.
 //
 // It is a facade: each operation checks its request (edge.go, budget.go),

@@ -38,7 +38,8 @@ import (
 // fields anywhere. A caller that negotiated 1.1 must get every 1.1 field.
 
 // generationAgent sets the 1.1 draft's generation fields on everything it
-// answers, and records the 1.1 request fields it was given.
+// answers, streams a message update and an artifact with PR #2153's fields,
+// and records the 1.1 request fields it was given.
 type generationAgent struct {
 	a2av1.UnimplementedA2AServiceHandler
 
@@ -78,8 +79,14 @@ func (a *generationAgent) SendStreamingMessage(_ context.Context, req *a2av1.Sen
 		{Payload: &a2av1.StreamResponse_Task{Task: generationTask(1)}},
 		{Payload: &a2av1.StreamResponse_StatusUpdate{StatusUpdate: &a2av1.TaskStatusUpdateEvent{TaskId: "t-1", ContextId: "c-1",
 			Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING}, Generation: 2}}},
+		// A2A PR #2153's event for a message joining the task: a oneof
+		// case 1.0 lacks, so a 1.0 caller is not sent it at all.
+		{Payload: &a2av1.StreamResponse_MessageUpdate{MessageUpdate: &a2av1.TaskMessageUpdateEvent{TaskId: "t-1", ContextId: "c-1",
+			Message: userMessage("more", "t-1"), Generation: 3}}},
+		// Artifact.start_generation and role are #2153's too.
 		{Payload: &a2av1.StreamResponse_ArtifactUpdate{ArtifactUpdate: &a2av1.TaskArtifactUpdateEvent{TaskId: "t-1", ContextId: "c-1",
-			Artifact: &a2av1.Artifact{ArtifactId: "a-1", Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: "x"}}}}, Generation: 3}}},
+			Artifact: &a2av1.Artifact{ArtifactId: "a-1", Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: "x"}}},
+				StartGeneration: 4, Role: a2av1.Role_ROLE_AGENT}, Generation: 4}}},
 	}
 	for _, ev := range events {
 		if err := s.Send(ev); err != nil {
@@ -176,6 +183,8 @@ func generationOf(m proto.Message) int64 {
 			return m.GetStatusUpdate().GetGeneration()
 		case m.GetArtifactUpdate() != nil:
 			return m.GetArtifactUpdate().GetGeneration()
+		case m.GetMessageUpdate() != nil:
+			return m.GetMessageUpdate().GetGeneration()
 		}
 	}
 	return -1
@@ -281,8 +290,8 @@ func TestVersionViewJSONRPC(t *testing.T) {
 			checkSeen(t, vc, agent)
 
 			events := sseData(t, call(vc, "SendStreamingMessage", sendParams("hi")).Body)
-			if len(events) != 3 {
-				t.Fatalf("%d events, want 3", len(events))
+			if want := streamEvents(vc); len(events) != want {
+				t.Fatalf("%d events, want %d", len(events), want)
 			}
 			for i, ev := range events {
 				var env struct{ Result json.RawMessage }
@@ -306,6 +315,15 @@ func TestVersionViewJSONRPC(t *testing.T) {
 			}
 		})
 	}
+}
+
+// streamEvents is how many of generationAgent's four stream events a
+// caller of the version gets: 1.0 lacks the message update.
+func streamEvents(vc versionCase) int {
+	if vc.v11 {
+		return 4
+	}
+	return 3
 }
 
 // checkSeen: the handler saw if_generation_match only from a 1.1 caller (a
@@ -334,8 +352,8 @@ func TestVersionViewHTTPJSON(t *testing.T) {
 			checkSeen(t, vc, agent)
 
 			events := sseData(t, postJSON(t, url+"/message:stream", vc.header, protoJSON(t, sendParams("hi"))).Body)
-			if len(events) != 3 {
-				t.Fatalf("%d events, want 3", len(events))
+			if want := streamEvents(vc); len(events) != want {
+				t.Fatalf("%d events, want %d", len(events), want)
 			}
 			for i, ev := range events {
 				checkAnswer(t, vc, types("StreamResponse"), ev, strictJSON, int64(i+1))
@@ -394,8 +412,8 @@ func TestVersionViewGRPC(t *testing.T) {
 				n++
 				checkAnswer(t, vc, types("StreamResponse"), ev, binary, int64(n))
 			}
-			if n != 3 {
-				t.Errorf("%d events, want 3", n)
+			if want := streamEvents(vc); n != want {
+				t.Errorf("%d events, want %d", n, want)
 			}
 			checkSeen(t, vc, agent)
 

@@ -70,6 +70,12 @@ type Limits struct {
 	// there (store.Retention, which each store takes through its
 	// WithRetention). Negative: kept until the store ends.
 	InterruptedTaskTTL time.Duration
+	// IdempotencyWindow is how long the idempotency key of a message send
+	// (its Idempotency-Key, else its messageId) is kept
+	// (server.WithIdempotencyWindow): a send retried with the key by the
+	// same caller within the window answers with the first send's task.
+	// Negative: sends are not deduplicated.
+	IdempotencyWindow time.Duration
 	// MaxStreams and MaxStreamsPerCaller bound the streams
 	// (SendStreamingMessage, SubscribeToTask) the agent holds at once, in
 	// all and per caller (server.WithMaxStreams, WithMaxStreamsPerCaller;
@@ -170,6 +176,7 @@ func DefaultLimits() Limits {
 		TerminalTaskTTL:      DefaultTerminalTaskTTL,
 		MaxTerminalTasks:     DefaultMaxTerminalTasks,
 		InterruptedTaskTTL:   DefaultInterruptedTaskTTL,
+		IdempotencyWindow:    server.DefaultIdempotencyWindow,
 		MaxStreams:           server.DefaultMaxStreams,
 		MaxStreamsPerCaller:  server.DefaultMaxStreamsPerCaller,
 		MaxFollowUpsPerTask:  server.DefaultMaxFollowUpsPerTask,
@@ -202,6 +209,7 @@ func (l Limits) ServerOptions() []server.Option {
 		server.WithMaxPartsPerMessage(l.MaxPartsPerMessage),
 		server.WithMaxMessageBytes(l.MaxMessageBytes),
 		server.WithMaxTaskBytes(l.MaxTaskBytes),
+		server.WithIdempotencyWindow(off(l.IdempotencyWindow)),
 	}
 }
 
@@ -254,6 +262,7 @@ func (l Limits) withDefaults() Limits {
 	fill(&l.StreamKeepAlive, d.StreamKeepAlive)
 	fill(&l.TerminalTaskTTL, d.TerminalTaskTTL)
 	fill(&l.InterruptedTaskTTL, d.InterruptedTaskTTL)
+	fill(&l.IdempotencyWindow, d.IdempotencyWindow)
 	return l
 }
 

@@ -32,6 +32,7 @@ var limitUsage = map[string]string{
 	"TerminalTaskTTL":             "how long a finished task stays readable",
 	"MaxTerminalTasks":            "how many finished tasks are kept, oldest removed first",
 	"InterruptedTaskTTL":          "how long a task waiting for input (INPUT_REQUIRED, AUTH_REQUIRED) is kept, from its status time",
+	"IdempotencyWindow":           "how long a message send's Idempotency-Key (else its messageId) is kept, so that a retry gets the first send's task (0: sends are not deduplicated)",
 	"MaxStreams":                  "streams (SendStreamingMessage, SubscribeToTask) the agent holds at once; more are refused with 429/RESOURCE_EXHAUSTED",
 	"MaxStreamsPerCaller":         "streams one identified caller holds at once; more are refused with 429/RESOURCE_EXHAUSTED",
 	"MaxFollowUpsPerTask":         "follow-up messages a running task holds that its agent has not taken; more are refused with 429/RESOURCE_EXHAUSTED",

@@ -129,6 +129,7 @@ func BenchmarkSendMessageSQLite(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		req := &a2av1.SendMessageRequest{Message: userMsg("hello")}
 		for pb.Next() {
+			req.Message.MessageId = benchMessageID() // a new send, not a retry
 			if _, err := e.c.SendMessage(ctx, req); err != nil {
 				b.Error(err)
 				return

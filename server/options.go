@@ -91,6 +91,16 @@ func WithReturnImmediatelyByDefault() Option {
 	return func(s *Server) { s.returnImmediately = true }
 }
 
+// WithIdempotencyWindow sets how long the idempotency key of a send (the
+// Idempotency-Key service parameter, else its messageId) is kept: a send
+// retried with the key by the same caller within d answers with the task
+// the first send created or added its message to (DefaultIdempotencyWindow;
+// d <= 0: sends are not deduplicated). Replicas sharing a store share the
+// keys. See docs/bindings.md, "Idempotent sends".
+func WithIdempotencyWindow(d time.Duration) Option {
+	return func(s *Server) { s.idemWindow = max(d, 0) }
+}
+
 // WithLogger sets the logger for executor failures and other errors clients
 // do not see in detail (default slog.Default()).
 func WithLogger(l *slog.Logger) Option {

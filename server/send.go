@@ -111,6 +111,10 @@ type started struct {
 	reply *a2av1.Message     // a direct reply, no task
 	rec   store.Record       // else the task when the call can return or start streaming
 	sub   store.Subscription // and its events after rec, when asked for
+	// written: with an error, the message was stored nevertheless, or
+	// the task may yet be created (the client left before it was), so
+	// the send's idempotency key stays claimed.
+	written bool
 }
 
 const (
@@ -122,18 +126,60 @@ const (
 // start validates a message and hands it to a new or running execution.
 // When f follows the task, the result includes a subscription to the task's
 // events that starts right after the returned snapshot.
+//
+// A send with an idempotency key (idempotency.go) claims it first, for
+// the task it continues or the new task's id; a send whose key an earlier
+// one holds answers with that send's task instead (resend). A send that
+// changed nothing gives its key back.
 func (s *Server) start(c *call, req *a2av1.SendMessageRequest, f follow) (started, error) {
 	size, pushCfg, err := s.checkMessage(c, req)
 	if err != nil {
 		return started{}, err
 	}
-	if req.GetMessage().GetTaskId() != "" {
-		return s.followUp(c, req, size, pushCfg, f)
-	}
-	if err := s.checkTaskBudget("", nil, size); err != nil {
+	k, err := s.sendKeyOf(c, req)
+	if err != nil {
 		return started{}, err
 	}
-	return s.startTask(c, req, pushCfg, f)
+	taskID := req.GetMessage().GetTaskId()
+	if taskID == "" {
+		if err := s.checkTaskBudget("", nil, size); err != nil {
+			return started{}, err
+		}
+	}
+	if k.key == "" {
+		if taskID != "" {
+			return s.followUp(c, req, size, pushCfg, f)
+		}
+		return s.startTask(c, req, "", pushCfg, f)
+	}
+	claimID, replace := taskID, ""
+	for {
+		if taskID == "" {
+			claimID = newID()
+		}
+		held, claimed, err := s.claimSend(c, k, claimID, replace)
+		if err != nil {
+			return started{}, err
+		}
+		if claimed {
+			break
+		}
+		out, taken, err := s.resend(c, req, k, held, f)
+		if !taken || replace != "" {
+			return out, err
+		}
+		replace = held.TaskID // the earlier send died before creating its task
+	}
+	var st started
+	if taskID != "" {
+		st, err = s.followUp(c, req, size, pushCfg, f)
+	} else {
+		st, err = s.startTask(c, req, claimID, pushCfg, f)
+	}
+	if err != nil && !st.written || err == nil && st.reply != nil {
+		s.releaseSend(c, k, claimID)
+	}
+	return st, err
 }
 
 // checkMessage refuses a message request the server cannot take, whatever
@@ -165,21 +211,23 @@ func (s *Server) checkMessage(c *call, req *a2av1.SendMessageRequest) (int64, st
 	return size, store.PushConfig{TaskPushNotificationConfig: inline, ProtocolVersion: c.protocolVersion()}, nil
 }
 
-// startTask launches the execution of a new task for the request's message
-// and waits for its first event: the task created, or a direct reply.
-func (s *Server) startTask(c *call, req *a2av1.SendMessageRequest, pushCfg store.PushConfig, f follow) (started, error) {
+// startTask launches the execution of a new task, whose id is taskID
+// ("": a new one), for the request's message and waits for its first
+// event: the task created, or a direct reply.
+func (s *Server) startTask(c *call, req *a2av1.SendMessageRequest, taskID string, pushCfg store.PushConfig, f follow) (started, error) {
 	// The task's copy of the message carries the task's ids; the caller's
 	// request is left as it was sent.
 	msg := req.GetMessage()
-	var key taskKey
 	contextID := msg.GetContextId()
-	if contextID == "" {
-		var tid string
-		tid, contextID = newIDPair()
-		key = c.key(tid)
-	} else {
-		key = c.key(newID())
+	switch {
+	case taskID == "" && contextID == "":
+		taskID, contextID = newIDPair()
+	case taskID == "":
+		taskID = newID()
+	case contextID == "":
+		contextID = newID()
 	}
+	key := c.key(taskID)
 	r := s.execs.newRun(c, key)
 	ft := &firstTurn{}
 	h := &ft.handoff
@@ -199,12 +247,12 @@ func (s *Server) startTask(c *call, req *a2av1.SendMessageRequest, pushCfg store
 			return started{}, o.err
 		}
 		return started{reply: o.reply, rec: o.rec, sub: o.sub}, nil
-	case <-c.ctx.Done():
+	case <-c.ctx.Done(): // the execution goes on, and may create the task
 		h.abandon()
-		return started{}, fmt.Errorf("server: the client left before the task started: %w", c.ctx.Err())
+		return started{written: true}, fmt.Errorf("server: the client left before the task started: %w", c.ctx.Err())
 	case <-s.followers.ending: // an execution that ignored Shutdown's cancel
 		h.abandon()
-		return started{}, errShuttingDown()
+		return started{written: true}, errShuttingDown()
 	}
 }
 
@@ -329,7 +377,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 	}
 	out, err := s.following(c, key, rec, f)
 	if err != nil {
-		return started{}, err
+		return started{written: true}, err
 	}
 	switch {
 	case elsewhere:
@@ -341,7 +389,7 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 			if out.sub != nil {
 				out.sub.Close()
 			}
-			return started{}, err
+			return started{written: true}, err
 		}
 	}
 	return out, nil

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
@@ -56,6 +58,10 @@ type Server struct {
 	// returnImmediately: SendMessage returns as soon as the task exists
 	// whatever the request says (WithReturnImmediatelyByDefault).
 	returnImmediately bool
+	// idemWindow: how long a send's idempotency key is kept (0: sends are
+	// not deduplicated); clock: the time claims are made at.
+	idemWindow time.Duration
+	clock      func() time.Time
 
 	execs     executions   // the runs of this server's tasks
 	writer    taskWriter   // every write of a task
@@ -99,7 +105,9 @@ func New(card *a2av1.AgentCard, exec Executor, opts ...Option) (*Server, error) 
 			maxSubscriberBytes: DefaultMaxSubscriberBytes,
 			ending:             make(chan struct{}),
 		},
-		listings: listingSlots{max: DefaultMaxListingsPerOwner},
+		listings:   listingSlots{max: DefaultMaxListingsPerOwner},
+		idemWindow: DefaultIdempotencyWindow,
+		clock:      time.Now,
 	}
 	s.execs.init()
 	for _, o := range opts {

@@ -81,6 +81,8 @@ type Memory struct {
 	pmu        sync.Mutex
 	outbox     memOutbox
 	maxPending int
+
+	sendKeys memSendKeys // memory_sendkeys.go
 }
 
 type memTenant struct {

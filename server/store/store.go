@@ -27,6 +27,8 @@
 //     per webhook config.
 //   - Processes: whether other processes share the store (replicas), and
 //     the signals between them (signals.go).
+//   - SendKeys: the claims of idempotency keys of message sends
+//     (sendkeys.go).
 //
 // Every capability is a method of Store, so a wrapper that forwards Store
 // forwards all of them (Wrap); there are no optional interfaces to find.
@@ -389,6 +391,7 @@ type Store interface {
 	PushConfigs
 	Outbox
 	Processes
+	SendKeys
 	// Ping returns nil when the store can serve requests now, else why not
 	// (ErrClosed after Close). A database store checks that its database
 	// answers, with ctx's deadline; health checks (host's /readyz) call it.

@@ -28,6 +28,8 @@ const (
 	OpNextDelivery     Op = "NextDelivery"
 	OpSendSignal       Op = "SendSignal"
 	OpPing             Op = "Ping"
+	OpClaimSendKey     Op = "ClaimSendKey"
+	OpReleaseSendKey   Op = "ReleaseSendKey"
 )
 
 // Interceptor runs around one store call: it calls call (normally once,
@@ -185,6 +187,20 @@ func (w *wrapped) ReceiveSignals(runner string) (<-chan Signal, func()) {
 
 func (w *wrapped) Ping(ctx context.Context) error {
 	return w.ic(ctx, OpPing, func(ctx context.Context) error { return w.inner.Ping(ctx) })
+}
+
+func (w *wrapped) ClaimSendKey(ctx context.Context, k SendKey, replace string) (held SendKey, claimed bool, err error) {
+	err = w.ic(ctx, OpClaimSendKey, func(ctx context.Context) (err error) {
+		held, claimed, err = w.inner.ClaimSendKey(ctx, k, replace)
+		return err
+	})
+	return held, claimed, err
+}
+
+func (w *wrapped) ReleaseSendKey(ctx context.Context, tenant, owner, key, taskID string) error {
+	return w.ic(ctx, OpReleaseSendKey, func(ctx context.Context) error {
+		return w.inner.ReleaseSendKey(ctx, tenant, owner, key, taskID)
+	})
 }
 
 func (w *wrapped) Close() error { return w.inner.Close() }

@@ -25,7 +25,9 @@
 //   - RunKeys: the strings every store holds as keys, and those every store
 //     refuses (docs/limits.md);
 //   - RunProcesses: signals between processes for a store that says it is
-//     shared, none for one that is not, and Ping.
+//     shared, none for one that is not, and Ping;
+//   - RunSendKeys: claims of idempotency keys of message sends, one per
+//     tenant, owner and key, atomic under concurrent claims, for a window.
 //
 // RunWrapped runs Run through store.Wrap, so that a store's capabilities are
 // shown to survive a forwarding wrapper.
@@ -61,6 +63,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("Close", func(t *testing.T) { testSubscriptionsEndOnStoreClose(t, newStore(t)) })
 	t.Run("Keys", func(t *testing.T) { RunKeys(t, newStore) })
 	t.Run("Processes", func(t *testing.T) { RunProcesses(t, newStore) })
+	t.Run("SendKeys", func(t *testing.T) { RunSendKeys(t, func(t *testing.T) store.SendKeys { return newStore(t) }) })
 }
 
 // SubscriptionStore is what RunSubscriptions needs: tasks to write and their

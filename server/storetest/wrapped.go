@@ -15,7 +15,7 @@ var wrappedOps = []store.Op{
 	store.OpSubscribe,
 	store.OpSavePushConfig, store.OpPushConfig, store.OpListPushConfigs, store.OpDeletePushConfig,
 	store.OpClaimDeliveries, store.OpFinishDelivery, store.OpRetryDelivery, store.OpNextDelivery,
-	store.OpSendSignal, store.OpPing,
+	store.OpSendSignal, store.OpPing, store.OpClaimSendKey, store.OpReleaseSendKey,
 }
 
 // RunWrapped runs Run against the stores of newStore each wrapped with

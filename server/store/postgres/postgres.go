@@ -270,6 +270,7 @@ type Store struct {
 	configured sync.Map
 
 	batches, writes, rolledBack, isolated, catchUps, reconnects, retries atomic.Int64
+	sendKeyClaims                                                        atomic.Int64 // sendkeys.go
 }
 
 var _ store.Store = (*Store)(nil)

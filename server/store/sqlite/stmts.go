@@ -23,6 +23,7 @@ type writeStmts struct {
 	sweepOldestConfigs, sweepOldestTasks, oldestEnded     *sql.Stmt
 	largestOwners, sweepAnyConfigs, sweepAnyTasks         *sql.Stmt
 	sweepWaitingConfigs, sweepWaitingTasks, oldestWaiting *sql.Stmt
+	sendKey, putSendKey, releaseSendKey, purgeSendKeys    *sql.Stmt // sendkeys.go
 }
 
 const (
@@ -198,6 +199,10 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&st.sweepWaitingConfigs, sqlSweepWaitingConfigs},
 		{&st.sweepWaitingTasks, sqlSweepWaitingTasks},
 		{&st.oldestWaiting, sqlOldestWaiting},
+		{&st.sendKey, sqlSendKey},
+		{&st.putSendKey, sqlPutSendKey},
+		{&st.releaseSendKey, sqlReleaseSendKey},
+		{&st.purgeSendKeys, sqlPurgeSendKeys},
 	} {
 		s, err := w.conn.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -216,7 +221,8 @@ func (w *writer) closeStmts() error {
 		st.upsertConfig, st.updateOutboxConfig, st.countConfigs, st.deleteConfig, st.deleteConfigOutbox,
 		st.enqueue, st.claim, st.finish, st.promote, st.retry, st.renew,
 		st.sweepTTLConfigs, st.sweepTTLTasks, st.sweepOldestConfigs, st.sweepOldestTasks, st.oldestEnded, st.largestOwners, st.sweepAnyConfigs, st.sweepAnyTasks,
-		st.sweepWaitingConfigs, st.sweepWaitingTasks, st.oldestWaiting} {
+		st.sweepWaitingConfigs, st.sweepWaitingTasks, st.oldestWaiting,
+		st.sendKey, st.putSendKey, st.releaseSendKey, st.purgeSendKeys} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}

@@ -81,6 +81,8 @@ type writer struct {
 
 	batch []writeOp
 
+	claims int // send keys claimed (sendkeys.go), for purgeEvery
+
 	// WAL bookkeeping (checkpoint.go).
 	walPending   int   // pages appended since the checkpointer was last woken
 	walTotal     int64 // pages appended since Open

@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,10 +144,15 @@ func openStream(t *testing.T, url, method string, params any, header ...string) 
 	}
 }
 
+// userMessage03 is a new v0.3 user message: each has its own messageId,
+// since the default server takes a message sent again under its id for a
+// retry of the first (idempotent sends).
 func userMessage03(text string) map[string]any {
-	return map[string]any{"kind": "message", "messageId": "m-" + text, "role": "user",
+	return map[string]any{"kind": "message", "messageId": fmt.Sprintf("m-%s-%d", text, messageSeq.Add(1)), "role": "user",
 		"parts": []any{map[string]any{"kind": "text", "text": text}}}
 }
+
+var messageSeq atomic.Int64
 
 func decode[T any](t *testing.T, raw json.RawMessage) T {
 	t.Helper()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -79,7 +80,7 @@ func (c *apiClient) events(stop func(Event) bool) []Event {
 
 func sendText(iface int, text string) map[string]any {
 	return map[string]any{"interface": iface, "operation": "SendMessage", "request": map[string]any{
-		"message": map[string]any{"messageId": "m-" + text, "role": "ROLE_USER", "parts": []any{map[string]any{"text": text}}}}}
+		"message": map[string]any{"messageId": fmt.Sprintf("m-%s-%d", text, iface), "role": "ROLE_USER", "parts": []any{map[string]any{"text": text}}}}}
 }
 
 // TestCallsEveryBinding: a message sent through the API on each interface

@@ -13,8 +13,8 @@ import (
 )
 
 // TestGenerationMigration: a schema written before tasks had a generation
-// (migration task_generation undone: its column dropped, its row gone from
-// schema_migrations) holds a running task; opened again, the migration
+// (migration task_generation and those after it undone: its column and
+// the send_keys table dropped, their rows gone from schema_migrations) holds a running task; opened again, the migration
 // runs, the task is at generation 1 and counts on with the events of
 // later writes, seen alike by another replica.
 func TestGenerationMigration(t *testing.T) {
@@ -29,7 +29,8 @@ func TestGenerationMigration(t *testing.T) {
 	}
 	for _, q := range []string{
 		`ALTER TABLE tasks DROP COLUMN generation`,
-		`DELETE FROM schema_migrations WHERE version = 5`,
+		`DROP TABLE send_keys`,
+		`DELETE FROM schema_migrations WHERE version >= 5`,
 	} {
 		if _, err := s.pool.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)

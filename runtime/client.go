@@ -32,8 +32,17 @@ func CallUnary[Resp proto.Message](ctx context.Context, t ClientTransport, op *O
 
 // CallStream is what generated client methods call for a server-streaming rpc.
 func CallStream[Resp proto.Message](ctx context.Context, t ClientTransport, op *Operation, req proto.Message, newResp func() Resp) iter.Seq2[Resp, error] {
+	return typedAnswers[Resp](func() iter.Seq2[proto.Message, error] {
+		return t.Stream(ctx, op, req, func() proto.Message { return newResp() })
+	})
+}
+
+// typedAnswers presents the answers of a streaming call, started when the
+// caller first iterates, as the rpc's own response type; the first error
+// ends them.
+func typedAnswers[Resp proto.Message](start func() iter.Seq2[proto.Message, error]) iter.Seq2[Resp, error] {
 	return func(yield func(Resp, error) bool) {
-		for m, err := range t.Stream(ctx, op, req, func() proto.Message { return newResp() }) {
+		for m, err := range start() {
 			if err != nil {
 				var zero Resp
 				yield(zero, err)

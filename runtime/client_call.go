@@ -351,13 +351,23 @@ func (c *clientConfig) interceptStream(ctx context.Context, ch *clientChains, op
 	if ch.idle.Idle(ctx, true) {
 		return ch.directStream(ctx, op, req, newResp)
 	}
+	return c.streamThrough(ctx, ch, op, req, newResp, func(cc *clientCallContext, call *CallInfo, send func(proto.Message) error) error {
+		return ch.stream(cc, call, req, send)
+	})
+}
+
+// streamThrough presents a call whose chain (run) sends each answer as an
+// iterator: a consumer that stops early ends the chain with
+// ErrStreamStopped, and an error after that is not reported.
+func (c *clientConfig) streamThrough(ctx context.Context, ch *clientChains, op *Operation, req proto.Message, newResp func() proto.Message,
+	run func(cc *clientCallContext, call *CallInfo, send func(proto.Message) error) error) iter.Seq2[proto.Message, error] {
 	return func(yield func(proto.Message, error) bool) {
 		cc := c.newCall(ctx, ch, op, req)
 		call := &cc.call
 		call.newResp = newResp
 		call.metadataRead = ch.streamMetadataRead
 		stopped := false
-		err := ch.stream(cc, call, req, func(m proto.Message) error {
+		err := run(cc, call, func(m proto.Message) error {
 			if stopped || !yield(m, nil) {
 				stopped = true
 				return ErrStreamStopped

@@ -60,18 +60,9 @@ func Requests[Req proto.Message](ch <-chan Req) iter.Seq[Req] {
 
 // CallBidi is what generated client methods call for a bidirectional rpc.
 func CallBidi[Req, Resp proto.Message](ctx context.Context, t ClientTransport, op *Operation, reqs iter.Seq[Req], newResp func() Resp) iter.Seq2[Resp, error] {
-	return func(yield func(Resp, error) bool) {
-		for m, err := range callRequestStream(ctx, t, op, reqs, func() proto.Message { return newResp() }) {
-			if err != nil {
-				var zero Resp
-				yield(zero, err)
-				return
-			}
-			if !yield(m.(Resp), nil) {
-				return
-			}
-		}
-	}
+	return typedAnswers[Resp](func() iter.Seq2[proto.Message, error] {
+		return callRequestStream(ctx, t, op, reqs, func() proto.Message { return newResp() })
+	})
 }
 
 // CallClientStream is what generated client methods call for a
@@ -158,21 +149,7 @@ func (c *clientConfig) interceptBidi(ctx context.Context, ch *clientChains, op *
 	if ch.idle.Idle(ctx, true) {
 		return ch.directBidi(ctx, op, reqs, newResp)
 	}
-	return func(yield func(proto.Message, error) bool) {
-		cc := c.newCall(ctx, ch, op, nil)
-		call := &cc.call
-		call.newResp = newResp
-		call.metadataRead = ch.streamMetadataRead
-		stopped := false
-		err := ch.bidi(cc, call, reqs, func(m proto.Message) error {
-			if stopped || !yield(m, nil) {
-				stopped = true
-				return ErrStreamStopped
-			}
-			return nil
-		})
-		if err != nil && !stopped {
-			yield(nil, err)
-		}
-	}
+	return c.streamThrough(ctx, ch, op, nil, newResp, func(cc *clientCallContext, call *CallInfo, send func(proto.Message) error) error {
+		return ch.bidi(cc, call, reqs, send)
+	})
 }

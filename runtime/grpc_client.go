@@ -209,30 +209,52 @@ func (t *GRPCTransport) stream(ctx context.Context, op *Operation, req proto.Mes
 			yield(nil, grpcCallError(ctx, op.Name, err))
 			return
 		}
-		recordMD := wantsResponseMetadata(ctx)
-		if recordMD {
-			// Header waits for the answer's header (or its end).
-			if h, err := cs.Header(); err == nil {
-				recordResponseHeaderMD(ctx, h)
-			}
+		receiveAnswers(ctx, op, cs, newResp, nil, false, yield)
+	}
+}
+
+// receiveAnswers yields the answers of a gRPC stream until it ends (after
+// the first when oneAnswer), recording its header and trailer metadata
+// when the caller asked for them. failure, when not nil, says why the
+// call was canceled on the caller's side; that is reported instead of the
+// stream's end.
+func receiveAnswers(ctx context.Context, op *Operation, cs grpc.ClientStream, newResp func() proto.Message, failure func() error, oneAnswer bool, yield func(proto.Message, error) bool) {
+	recordMD := wantsResponseMetadata(ctx)
+	if recordMD {
+		// Header waits for the answer's header (or its end).
+		if h, err := cs.Header(); err == nil {
+			recordResponseHeaderMD(ctx, h)
 		}
-		for {
-			m := newResp()
-			if err := cs.RecvMsg(m); err != nil {
-				// The trailer exists once RecvMsg has failed (io.EOF
-				// included); reading it earlier, when the caller stops
-				// before the end, races with grpc-go closing the stream.
-				if recordMD {
-					recordResponseTrailerMD(ctx, cs.Trailer())
-				}
-				if !errors.Is(err, io.EOF) {
-					yield(nil, withTrailerChallenges(grpcCallError(ctx, op.Name, err), cs.Trailer()))
-				}
-				return
+	}
+	for {
+		m := newResp()
+		if err := cs.RecvMsg(m); err != nil {
+			// The trailer exists once RecvMsg has failed (io.EOF
+			// included); reading it earlier, when the caller stops
+			// before the end, races with grpc-go closing the stream.
+			if recordMD {
+				recordResponseTrailerMD(ctx, cs.Trailer())
 			}
-			if !yield(m, nil) {
-				return
+			if failure != nil {
+				if failed := failure(); failed != nil {
+					yield(nil, failed) // why the call was canceled
+					return
+				}
 			}
+			if !errors.Is(err, io.EOF) {
+				yield(nil, withTrailerChallenges(grpcCallError(ctx, op.Name, err), cs.Trailer()))
+			}
+			return
+		}
+		if oneAnswer {
+			if recordMD {
+				recordResponseTrailerMD(ctx, cs.Trailer())
+			}
+			yield(m, nil)
+			return
+		}
+		if !yield(m, nil) {
+			return
 		}
 	}
 }

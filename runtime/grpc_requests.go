@@ -138,38 +138,8 @@ func (t *GRPCTransport) bidi(ctx context.Context, op *Operation, reqs iter.Seq2[
 		}
 		sender := &grpcRequestSender{t: t, op: op, ctx: ctx, cs: cs, cancel: cancel}
 		go sender.run(reqs)
-		recordMD := wantsResponseMetadata(ctx)
-		if recordMD {
-			if h, err := cs.Header(); err == nil {
-				recordResponseHeaderMD(ctx, h)
-			}
-		}
-		for {
-			m := newResp()
-			if err := cs.RecvMsg(m); err != nil {
-				if recordMD {
-					recordResponseTrailerMD(ctx, cs.Trailer())
-				}
-				if failed := sender.failure(); failed != nil {
-					yield(nil, failed) // why the call was canceled
-					return
-				}
-				if !errors.Is(err, io.EOF) {
-					yield(nil, withTrailerChallenges(grpcCallError(ctx, op.Name, err), cs.Trailer()))
-				}
-				return
-			}
-			if !op.ServerStreaming { // the one answer of a client-streaming rpc
-				if recordMD {
-					recordResponseTrailerMD(ctx, cs.Trailer())
-				}
-				yield(m, nil)
-				return
-			}
-			if !yield(m, nil) {
-				return
-			}
-		}
+		// A client-streaming rpc has one answer.
+		receiveAnswers(ctx, op, cs, newResp, sender.failure, !op.ServerStreaming, yield)
 	}
 }
 

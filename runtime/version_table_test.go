@@ -98,14 +98,38 @@ func TestVersionTableDropsNewCases(t *testing.T) {
 }
 
 // TestGeneratedVersionTable: make generate's table of the bundled protos
-// names exactly the fields the A2A 1.1 draft adds to 1.0.1.
+// names exactly what the A2A 1.1 draft (dev-1.1 with PR #2153) adds to
+// 1.0.1: generation (PR #1810), the live rpc and its messages, the
+// timeline, artifact roles and generations, the push config's version.
 func TestGeneratedVersionTable(t *testing.T) {
 	want := map[string]string{
+		"lf.a2a.v1.A2AService.SendLiveMessage":                   "1.1",
+		"lf.a2a.v1.Artifact.end_generation":                      "1.1",
+		"lf.a2a.v1.Artifact.role":                                "1.1",
+		"lf.a2a.v1.Artifact.start_generation":                    "1.1",
 		"lf.a2a.v1.GetTaskRequest.current_generation":            "1.1",
+		"lf.a2a.v1.GetTaskRequest.timeline_length":               "1.1",
+		"lf.a2a.v1.ListTasksRequest.timeline_length":             "1.1",
 		"lf.a2a.v1.SendMessageConfiguration.if_generation_match": "1.1",
+		"lf.a2a.v1.SendMessageConfiguration.timeline_length":     "1.1",
+		"lf.a2a.v1.StreamRequest.artifact_update":                "1.1",
+		"lf.a2a.v1.StreamRequest.message":                        "1.1",
+		"lf.a2a.v1.StreamRequest.metadata":                       "1.1",
+		"lf.a2a.v1.StreamRequest.tenant":                         "1.1",
+		"lf.a2a.v1.StreamResponse.message_update":                "1.1",
 		"lf.a2a.v1.Task.generation":                              "1.1",
+		"lf.a2a.v1.Task.timeline":                                "1.1",
 		"lf.a2a.v1.TaskArtifactUpdateEvent.generation":           "1.1",
+		"lf.a2a.v1.TaskMessageUpdateEvent.context_id":            "1.1",
+		"lf.a2a.v1.TaskMessageUpdateEvent.generation":            "1.1",
+		"lf.a2a.v1.TaskMessageUpdateEvent.message":               "1.1",
+		"lf.a2a.v1.TaskMessageUpdateEvent.metadata":              "1.1",
+		"lf.a2a.v1.TaskMessageUpdateEvent.task_id":               "1.1",
+		"lf.a2a.v1.TaskPushNotificationConfig.protocol_version":  "1.1",
 		"lf.a2a.v1.TaskStatusUpdateEvent.generation":             "1.1",
+		"lf.a2a.v1.TimelineEntry.generation":                     "1.1",
+		"lf.a2a.v1.TimelineEntry.message":                        "1.1",
+		"lf.a2a.v1.TimelineEntry.status":                         "1.1",
 	}
 	if len(a2av1.A2AVersions.Since) != len(want) {
 		t.Errorf("table %v, want %v", a2av1.A2AVersions.Since, want)

@@ -119,6 +119,7 @@ type options struct {
 	notifyWriters  int // and of those that may
 	maxBatch       int
 	connConfig     func(*pgx.ConnConfig) // tests
+	noSweepLoop    bool                  // tests: sweeps only when the test calls one
 	err            error
 }
 
@@ -350,7 +351,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 		return nil, fail("listening on channel %s: %w", o.channel, err)
 	}
 	s.w = newWriter(s, o.notifyWriters, o.writers, o.maxBatch)
-	if o.ttl > 0 || o.maxTerminal > 0 || o.interruptedTTL > 0 {
+	if (o.ttl > 0 || o.maxTerminal > 0 || o.interruptedTTL > 0) && !o.noSweepLoop {
 		s.bg.Add(1)
 		go s.sweepLoop()
 	}

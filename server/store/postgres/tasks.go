@@ -502,34 +502,9 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 		return nil, s.dbErr("finding stale runs", err)
 	}
 	defer rows.Close()
-	var out []store.Record
-	stale := sqlrecord.NewStale(self, now, false)
-	for rows.Next() {
-		var (
-			rec   store.Record
-			id    string
-			blob  []byte
-			lease *int64
-		)
-		if err := rows.Scan(&rec.Tenant, &id, &rec.Owner, &rec.Version, &rec.Generation, &blob, &rec.Runner, &lease); err != nil {
-			return nil, s.dbErr("finding stale runs", err)
-		}
-		rec.LeaseUntil = timeOf(lease)
-		if !stale.Stopped(rec) {
-			continue
-		}
-		if rec.Task, err = s.names.DecodeTask(id, rec.Generation, blob); err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
-		if limit > 0 && len(out) == limit {
-			break
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.dbErr("finding stale runs", err)
-	}
-	return out, nil
+	return sqlrecord.NewStale(self, now, false).ReadStopped(s.names, rows, limit, func(err error) error {
+		return s.dbErr("finding stale runs", err)
+	})
 }
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)

@@ -104,6 +104,18 @@ type cached struct {
 // get returns the cached record of the task, or, on a miss, the shard's
 // generation to pass to offer after reading the database.
 func (c *recordCache) get(tenant, id string) (hit cached, ok bool, gen uint64) {
+	return c.lookup(tenant, id, true)
+}
+
+// peek returns the cached record of the task without counting it as used
+// (the writer's look at what it is about to change).
+func (c *recordCache) peek(tenant, id string) (cached, bool) {
+	hit, ok, _ := c.lookup(tenant, id, false)
+	return hit, ok
+}
+
+// lookup is get, which counts a hit as used (use) and peek, which does not.
+func (c *recordCache) lookup(tenant, id string, use bool) (hit cached, ok bool, gen uint64) {
 	if c.off {
 		return cached{}, false, 0
 	}
@@ -115,28 +127,11 @@ func (c *recordCache) get(tenant, id string) (hit cached, ok bool, gen uint64) {
 	if e == nil {
 		return cached{}, false, sh.gen
 	}
-	if !e.pinned {
+	if use && !e.pinned {
 		sh.unlink(e)
 		sh.pushFront(e)
 	}
 	return e.c, true, 0
-}
-
-// peek returns the cached record of the task without counting it as used
-// (the writer's look at what it is about to change).
-func (c *recordCache) peek(tenant, id string) (cached, bool) {
-	if c.off {
-		return cached{}, false
-	}
-	k := cacheKey{tenant, id}
-	sh := c.shard(k)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	e := sh.m[k]
-	if e == nil {
-		return cached{}, false
-	}
-	return e.c, true
 }
 
 // offer caches a record read from the database, unless the writer changed
@@ -177,21 +172,18 @@ func (c *recordCache) put(v cached, size int) {
 // version alone (a renewed lease, a new number of push configs) to the
 // cached row, if any (writer only).
 func (c *recordCache) change(tenant, id string, f func(*cached)) {
-	if c.off {
-		return
-	}
-	k := cacheKey{tenant, id}
-	sh := c.shard(k)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	sh.gen++
-	if e := sh.m[k]; e != nil {
-		f(&e.c)
-	}
+	c.written(tenant, id, func(_ *cacheShard, e *cacheEntry) { f(&e.c) })
 }
 
 // evict forgets a task the writer deleted.
 func (c *recordCache) evict(tenant, id string) {
+	c.written(tenant, id, func(sh *cacheShard, e *cacheEntry) { sh.remove(e) })
+}
+
+// written runs f on the cached entry of a task the writer changed, if
+// any, holding its shard's lock, after moving the shard's generation on
+// (so that a read begun before the write does not offer what it read).
+func (c *recordCache) written(tenant, id string, f func(*cacheShard, *cacheEntry)) {
 	if c.off {
 		return
 	}
@@ -201,7 +193,7 @@ func (c *recordCache) evict(tenant, id string) {
 	defer sh.mu.Unlock()
 	sh.gen++
 	if e := sh.m[k]; e != nil {
-		sh.remove(e)
+		f(sh, e)
 	}
 }
 

@@ -34,3 +34,40 @@ func (s *Stale) Stopped(rec store.Record) bool {
 	}
 	return g
 }
+
+// ReadStopped reads the rows of a StaleRuns query (tenant, id, owner,
+// version, generation, snapshot, runner, lease end or NULL) and keeps the
+// records whose runner has stopped, at most limit (limit <= 0: all). A
+// failed read is returned as the driver's error, wrapped by fail.
+func (s *Stale) ReadStopped(n Names, rows Rows, limit int, fail func(error) error) ([]store.Record, error) {
+	var out []store.Record
+	for rows.Next() {
+		var (
+			rec   store.Record
+			id    string
+			blob  []byte
+			lease *int64
+		)
+		if err := rows.Scan(&rec.Tenant, &id, &rec.Owner, &rec.Version, &rec.Generation, &blob, &rec.Runner, &lease); err != nil {
+			return nil, fail(err)
+		}
+		if lease != nil {
+			rec.LeaseUntil = time.Unix(0, *lease)
+		}
+		if !s.Stopped(rec) {
+			continue
+		}
+		var err error
+		if rec.Task, err = n.DecodeTask(id, rec.Generation, blob); err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(err)
+	}
+	return out, nil
+}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"sync"
@@ -378,9 +379,9 @@ func compareVersions(a, b string) int {
 		}
 		return 1
 	case am != bm:
-		return cmpInt(am, bm)
+		return cmp.Compare(am, bm)
 	default:
-		return cmpInt(an, bn)
+		return cmp.Compare(an, bn)
 	}
 }
 
@@ -393,14 +394,4 @@ func splitVersion(v string) (major, minor uint64, ok bool) {
 	a, err1 := strconv.ParseUint(maj, 10, 64)
 	b, err2 := strconv.ParseUint(mnr, 10, 64)
 	return a, b, err1 == nil && err2 == nil
-}
-
-func cmpInt(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

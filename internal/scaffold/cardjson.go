@@ -1,9 +1,11 @@
 package scaffold
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -106,7 +108,7 @@ func fieldValue(m protoreflect.Message, fd protoreflect.FieldDescriptor) (any, e
 			return true
 		})
 		slices.SortFunc(keys, func(a, b protoreflect.MapKey) int {
-			return compareStrings(a.String(), b.String())
+			return cmp.Compare(a.String(), b.String())
 		})
 		for _, k := range keys {
 			ev, err := singular(fd.MapValue(), v.Map().Get(k))
@@ -129,16 +131,6 @@ func fieldValue(m protoreflect.Message, fd protoreflect.FieldDescriptor) (any, e
 		return out, nil
 	}
 	return singular(fd, v)
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // singular converts one scalar or message value as ProtoJSON writes it.
@@ -203,11 +195,7 @@ func wellKnownValue(m protoreflect.Message) (any, bool) {
 }
 
 func structValue(s *structpb.Struct) object {
-	keys := make([]string, 0, len(s.GetFields()))
-	for k := range s.GetFields() {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(s.GetFields()))
 	obj := object{}
 	for _, k := range keys {
 		obj = append(obj, member{k, valueOf(s.GetFields()[k])})
@@ -263,11 +251,7 @@ func protojsonValue(m proto.Message) (any, error) {
 func fromGeneric(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := slices.Sorted(maps.Keys(v))
 		obj := object{}
 		for _, k := range keys {
 			obj = append(obj, member{k, fromGeneric(v[k])})

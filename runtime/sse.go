@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -15,7 +16,10 @@ import (
 
 // Server-Sent Events (WHATWG HTML §9.2) as the A2A HTTP bindings use them:
 // every event is a single data field holding one JSON document, with no event
-// names, ids or retry hints, and the stream ends when the response ends.
+// names or retry hints, and the stream ends when the response ends. An event
+// whose payload carries a task generation (A2A 1.1; a call that negotiated
+// 1.0 sees none) has it as its id, which a client resuming the stream sends
+// back as Last-Event-ID (docs/bindings.md, Resumable streams).
 
 // sseContentType is the media type of an SSE response.
 const sseContentType = "text/event-stream"
@@ -58,9 +62,21 @@ func (s *sseWriter) start() {
 // (the official Go SDK v2.3.1 reads every data line as its own event).
 func (s *sseWriter) writeEvent(payload []byte) error { return s.writeTypedEvent("", payload) }
 
+// writeEventWithID is writeEvent with an "id:" field: the generation the
+// event brought its task to.
+func (s *sseWriter) writeEventWithID(id int64, payload []byte) error {
+	return s.writeFields("", id, true, payload)
+}
+
 // writeTypedEvent is writeEvent with an "event:" field naming the event's
 // type when typ is not empty.
 func (s *sseWriter) writeTypedEvent(typ string, payload []byte) error {
+	return s.writeFields(typ, 0, false, payload)
+}
+
+// writeFields writes one event: its type when typ is not empty, its id when
+// hasID, and payload as its data.
+func (s *sseWriter) writeFields(typ string, id int64, hasID bool, payload []byte) error {
 	if !s.started {
 		s.start()
 	}
@@ -68,6 +84,11 @@ func (s *sseWriter) writeTypedEvent(typ string, payload []byte) error {
 	if typ != "" {
 		b = append(b, "event: "...)
 		b = append(b, typ...)
+		b = append(b, '\n')
+	}
+	if hasID {
+		b = append(b, "id: "...)
+		b = strconv.AppendInt(b, id, 10)
 		b = append(b, '\n')
 	}
 	for {

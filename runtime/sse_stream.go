@@ -82,7 +82,11 @@ func (s *sseStream) send(m proto.Message) error {
 		setActivatedExtensions(s.sse.w.Header(), s.info)
 	}
 	s.buf = s.framing.event(s.buf[:0], resp)
-	err = s.sse.writeEvent(s.buf)
+	if _, gen, ok := streamPosition(m); ok {
+		err = s.sse.writeEventWithID(gen, s.buf)
+	} else {
+		err = s.sse.writeEvent(s.buf)
+	}
 	if cap(s.buf) > maxRetainedStreamBuffer {
 		s.buf = nil
 	}

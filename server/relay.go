@@ -114,12 +114,22 @@ func stateName(s a2av1.TaskState) string {
 // gets an error as its last event, telling it to subscribe again; a stream
 // open when Shutdown ends streams gets the task's latest state (endStream).
 func (fw *follower) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse], first *a2av1.Task, version int64, sub store.Subscription) error {
+	return fw.relayAfter(c, stream, first.GetId(), []*a2av1.StreamResponse{taskEvent(first)},
+		store.IsTerminal(first.GetStatus().GetState()), version, sub)
+}
+
+// relayAfter sends prelude (a snapshot, or the events a resumed stream
+// missed: resume.go) and then, unless ended, the events of sub after
+// version (the version prelude brings the client to), as relay does.
+func (fw *follower) relayAfter(c *call, stream runtime.Stream[*a2av1.StreamResponse], id string, prelude []*a2av1.StreamResponse, ended bool, version int64, sub store.Subscription) error {
 	defer sub.Close()
 	defer fw.openStream()()
-	if err := stream.Send(taskEvent(first)); err != nil {
-		return err
+	for _, ev := range prelude {
+		if err := stream.Send(ev); err != nil {
+			return err
+		}
 	}
-	if store.IsTerminal(first.GetStatus().GetState()) {
+	if ended {
 		return nil
 	}
 	last := version
@@ -139,7 +149,7 @@ func (fw *follower) relay(c *call, stream runtime.Stream[*a2av1.StreamResponse],
 			}
 			last = ev.Version
 		case <-fw.ending:
-			return fw.endStream(c, stream, first.GetId(), last, sub)
+			return fw.endStream(c, stream, id, last, sub)
 		case <-done:
 			return c.ctx.Err()
 		}

@@ -230,7 +230,8 @@ func cancelOutcome(t *a2av1.Task) (done bool, err error) {
 // first, then its updates as they happen, until a terminal state or
 // INPUT_REQUIRED (a task already waiting for input can be subscribed to; its
 // stream ends at the next such state). Terminal tasks give
-// UnsupportedOperation.
+// UnsupportedOperation. A call of A2A 1.1 or later with Last-Event-ID (gRPC:
+// a2a-last-event-id) resumes a stream instead (resume.go).
 func (s *Server) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTaskRequest, stream runtime.Stream[*a2av1.StreamResponse]) error {
 	if !s.streaming {
 		return errNoStreaming()
@@ -243,6 +244,10 @@ func (s *Server) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTask
 		return err
 	}
 	c := &cv
+	after, resuming, err := resumeAfter(c.ctx)
+	if err != nil {
+		return err
+	}
 	release, err := s.followers.holdStream(c)
 	if err != nil {
 		return err
@@ -257,6 +262,8 @@ func (s *Server) SubscribeToTask(ctx context.Context, req *a2av1.SubscribeToTask
 	case rec.Owner != c.owner:
 		sub.Close()
 		return runtime.TaskNotFound(req.GetId())
+	case resuming:
+		return s.followers.resume(c, stream, rec, sub, after)
 	case store.IsTerminal(rec.Task.GetStatus().GetState()):
 		sub.Close()
 		return runtime.UnsupportedOperation(fmt.Sprintf("task %q is %s; there is nothing left to subscribe to (use GetTask)",

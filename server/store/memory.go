@@ -116,6 +116,10 @@ type memEntry struct {
 	state   a2av1.TaskState
 	nodes   [4]*listNode
 
+	// log is the task's event log (eventlog.go): its latest events, at
+	// most MemoryEventLogLen; guarded by mu.
+	log []LoggedEvent
+
 	// final is the record of a task created terminal, which never changes:
 	// rec points here, one allocation fewer (CreateTask).
 	final Record
@@ -330,6 +334,7 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 			m.pmu.Unlock()
 		}
 	}
+	e.logLocked(cur.Generation, v, u.Events)
 	m.broker.Publish(u.Tenant, u.Task.GetId(), v, u.Events, terminal)
 	if cur.Runner != next.Runner {
 		m.trackRun(e, cur.Runner, next.Runner)
@@ -515,6 +520,47 @@ func (m *Memory) Subscribe(ctx context.Context, tenant, id string, f Follow) (Re
 		return Record{}, nil, err
 	}
 	return m.broker.Subscribe(ctx, tenant, id, f, func(ctx context.Context) (Record, error) { return m.Task(ctx, tenant, id) })
+}
+
+// logLocked appends the events of a write at version v to the log of a task
+// that was at generation g, dropping the oldest beyond MemoryEventLogLen.
+func (e *memEntry) logLocked(g, v int64, events []*a2av1.StreamResponse) {
+	if len(events) == 0 {
+		return
+	}
+	if over := len(e.log) + len(events) - MemoryEventLogLen; over > 0 {
+		if over >= len(e.log) {
+			e.log = e.log[:0]
+		} else {
+			e.log = append(e.log[:0], e.log[over:]...)
+		}
+	}
+	for i, ev := range events {
+		e.log = append(e.log, LoggedEvent{Generation: g + int64(i) + 1, Version: v, Response: ev})
+	}
+	if over := len(e.log) - MemoryEventLogLen; over > 0 {
+		e.log = append(e.log[:0], e.log[over:]...)
+	}
+}
+
+// TaskEvents implements Subscriptions.
+func (m *Memory) TaskEvents(_ context.Context, tenant, id string, after, upTo int64) ([]LoggedEvent, error) {
+	if err := m.checkOpen(); err != nil {
+		return nil, err
+	}
+	e := m.entry(tenant, id)
+	if e == nil {
+		return nil, fmt.Errorf("%w: task %q", ErrNotFound, id)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []LoggedEvent
+	for _, ev := range e.log {
+		if ev.Generation > after && ev.Generation <= upTo {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
 }
 
 // SavePushConfig implements PushConfigs.

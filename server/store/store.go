@@ -300,6 +300,12 @@ type Subscriptions interface {
 	// and an already ended subscription. The subscription also ends when ctx
 	// is done. f sets the subscriber's room (Follow). ErrNotFound.
 	Subscribe(ctx context.Context, tenant, id string, f Follow) (Record, Subscription, error)
+	// TaskEvents returns the events of the task's log (eventlog.go) whose
+	// generations lie in (after, upTo], in generation order: those the log
+	// still holds, so a caller that needs them all checks that the first
+	// is at after+1 and that none is missing. ErrNotFound when the task
+	// does not exist.
+	TaskEvents(ctx context.Context, tenant, id string, after, upTo int64) ([]LoggedEvent, error)
 }
 
 // PushConfigs keeps the webhook configs of tasks.

@@ -18,6 +18,7 @@ const (
 	OpRenewRuns        Op = "RenewRuns"
 	OpStaleRuns        Op = "StaleRuns"
 	OpSubscribe        Op = "Subscribe"
+	OpTaskEvents       Op = "TaskEvents"
 	OpSavePushConfig   Op = "SavePushConfig"
 	OpPushConfig       Op = "PushConfig"
 	OpListPushConfigs  Op = "ListPushConfigs"
@@ -113,6 +114,14 @@ func (w *wrapped) Subscribe(ctx context.Context, tenant, id string, f Follow) (r
 		return err
 	})
 	return rec, sub, err
+}
+
+func (w *wrapped) TaskEvents(ctx context.Context, tenant, id string, after, upTo int64) (evs []LoggedEvent, err error) {
+	err = w.ic(ctx, OpTaskEvents, func(ctx context.Context) (err error) {
+		evs, err = w.inner.TaskEvents(ctx, tenant, id, after, upTo)
+		return err
+	})
+	return evs, err
 }
 
 func (w *wrapped) SavePushConfig(ctx context.Context, tenant string, cfg PushConfig) error {

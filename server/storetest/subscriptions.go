@@ -33,6 +33,8 @@ func RunSubscriptions(t *testing.T, newStore func(t *testing.T) SubscriptionStor
 		{"Written", testWritten},
 		{"Generation", testSubscribeGeneration},
 		{"CreateSubscribedGeneration", testCreateSubscribedGeneration},
+		{"EventLog", testEventLog},
+		{"EventLogAfterCreation", testEventLogAfterCreation},
 	}.run(t, newStore)
 }
 

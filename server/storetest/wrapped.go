@@ -12,7 +12,7 @@ import (
 // while Run passes through it.
 var wrappedOps = []store.Op{
 	store.OpCreateTask, store.OpTask, store.OpUpdateTask, store.OpListTasks, store.OpRenewRuns, store.OpStaleRuns,
-	store.OpSubscribe,
+	store.OpSubscribe, store.OpTaskEvents,
 	store.OpSavePushConfig, store.OpPushConfig, store.OpListPushConfigs, store.OpDeletePushConfig,
 	store.OpClaimDeliveries, store.OpFinishDelivery, store.OpRetryDelivery, store.OpNextDelivery,
 	store.OpSendSignal, store.OpPing, store.OpClaimSendKey, store.OpReleaseSendKey,

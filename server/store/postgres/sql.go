@@ -37,10 +37,11 @@ const (
 		ended_at = CASE WHEN $8::boolean THEN $11::bigint END
 	FROM cur
 	WHERE t.tenant = $1 AND t.id = $2 AND t.version = $3 AND t.ended_at IS NULL AND t.config_gen = cur.config_gen
-	RETURNING t.tenant, t.id, t.version, t.push_count
+	RETURNING t.tenant, t.id, t.version, t.push_count, t.generation
 ), ev AS (
-	INSERT INTO task_events (tenant, task_id, version, idx, event, terminal)
-	SELECT upd.tenant, upd.id, upd.version, e.i - 1, e.event, $8::boolean
+	INSERT INTO task_events (tenant, task_id, version, idx, event, terminal, generation)
+	SELECT upd.tenant, upd.id, upd.version, e.i - 1, e.event, $8::boolean,
+		CASE WHEN e.event IS NOT NULL THEN upd.generation - (SELECT count(g.e) FROM unnest($12::bytea[]) AS g(e)) + e.i END
 	FROM upd, unnest($12::bytea[]) WITH ORDINALITY AS e(event, i)
 ), q AS (
 	INSERT INTO outbox_queues AS q (tenant, task_id, config_id, next_no, next_attempt)
@@ -77,10 +78,11 @@ SELECT upd.version, (SELECT count(*) FROM ob), (SELECT count(*) FROM n) FROM upd
 		lease_until = CASE WHEN $8::boolean THEN NULL WHEN $9::text <> '' THEN $10::bigint ELSE t.lease_until END,
 		ended_at = CASE WHEN $8::boolean THEN $11::bigint END
 	WHERE t.tenant = $1 AND t.id = $2 AND t.version = $3 AND t.ended_at IS NULL AND t.push_count = 0
-	RETURNING t.tenant, t.id, t.version
+	RETURNING t.tenant, t.id, t.version, t.generation
 ), ev AS (
-	INSERT INTO task_events (tenant, task_id, version, idx, event, terminal)
-	SELECT upd.tenant, upd.id, upd.version, e.i - 1, e.event, $8::boolean
+	INSERT INTO task_events (tenant, task_id, version, idx, event, terminal, generation)
+	SELECT upd.tenant, upd.id, upd.version, e.i - 1, e.event, $8::boolean,
+		CASE WHEN e.event IS NOT NULL THEN upd.generation - (SELECT count(g.e) FROM unnest($12::bytea[]) AS g(e)) + e.i END
 	FROM upd, unnest($12::bytea[]) WITH ORDINALITY AS e(event, i)
 ), n AS (
 	SELECT pg_notify($13::text, 'e' || $14::text) FROM upd WHERE $15::boolean
@@ -158,6 +160,15 @@ SELECT count(*) FROM gone`
 FROM tasks t LEFT JOIN task_events e ON e.tenant = t.tenant AND e.task_id = t.id AND e.version > $3
 WHERE t.tenant = $1 AND t.id = $2
 ORDER BY e.version, e.idx`
+
+	// The task's log between two generations (eventlog.go), and whether
+	// the task exists (a row with NULLs when it has no such events).
+	// $1 tenant, $2 id, $3 after, $4 up to.
+	sqlTaskEvents = `SELECT e.generation, e.version, e.event
+FROM tasks t LEFT JOIN task_events e ON e.tenant = t.tenant AND e.task_id = t.id
+	AND e.generation > $3 AND e.generation <= $4 AND e.generation IS NOT NULL
+WHERE t.tenant = $1 AND t.id = $2
+ORDER BY e.generation`
 
 	// Renews a runner's leases. It locks the rows in key order, as the
 	// writer's batches do (writer.run): otherwise a renewal and a batch

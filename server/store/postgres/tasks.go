@@ -508,3 +508,48 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 }
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// TaskEvents implements store.Subscriptions: the feed's rows, which are the
+// task's event log (eventlog.go).
+func (s *Store) TaskEvents(ctx context.Context, tenant, id string, after, upTo int64) ([]store.LoggedEvent, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	if !store.ValidIDs(tenant, id) {
+		return nil, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
+	}
+	rows, err := s.pool.Query(ctx, sqlTaskEvents, tenant, id, after, upTo)
+	if err != nil {
+		return nil, s.dbErr("reading the events of task "+strconv.Quote(id), err)
+	}
+	defer rows.Close()
+	var (
+		out   []store.LoggedEvent
+		found bool
+	)
+	for rows.Next() {
+		found = true
+		var (
+			gen, version *int64
+			blob         []byte
+		)
+		if err := rows.Scan(&gen, &version, &blob); err != nil {
+			return nil, s.dbErr("reading the events of task "+strconv.Quote(id), err)
+		}
+		if gen == nil {
+			continue
+		}
+		ev, err := s.names.DecodeEvent(id, blob)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, store.LoggedEvent{Generation: *gen, Version: *version, Response: ev})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.dbErr("reading the events of task "+strconv.Quote(id), err)
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
+	}
+	return out, nil
+}

@@ -18,7 +18,7 @@ type writeStmts struct {
 	upsertConfig, updateOutboxConfig, countConfigs        *sql.Stmt
 	deleteConfig, deleteConfigOutbox                      *sql.Stmt
 	enqueue, claim, finish, promote, retry                *sql.Stmt
-	renew                                                 *sql.Stmt
+	renew, logEvent                                       *sql.Stmt
 	sweepTTLConfigs, sweepTTLTasks                        *sql.Stmt
 	sweepOldestConfigs, sweepOldestTasks, oldestEnded     *sql.Stmt
 	largestOwners, sweepAnyConfigs, sweepAnyTasks         *sql.Stmt
@@ -87,6 +87,11 @@ WHERE ` + sqlWriteGuard + ` AND context_id = ?4 AND (?6 = '' OR ?6 = runner) AND
 	version = version + 1, generation = generation + ?16, snapshot = ?1,
 	lease_until = CASE WHEN ?6 <> '' THEN ?7 ELSE lease_until END
 WHERE ` + sqlWriteGuard + ` AND state = ?2 AND status_time = ?3 AND context_id = ?4 AND (?6 = '' OR ?6 = runner) AND NOT ?5`
+
+	// One event of the task's log (eventlog.go). ?1 tenant, ?2 task id,
+	// ?3 generation, ?4 version, ?5 event.
+	sqlLogEvent = `INSERT INTO task_events (tenant, task_id, generation, version, event) VALUES (?1, ?2, ?3, ?4, ?5)
+ON CONFLICT (tenant, task_id, generation) DO UPDATE SET version = excluded.version, event = excluded.event`
 
 	// ?5 the config's protocol version.
 	sqlUpsertConfig = `INSERT INTO push_configs (tenant, task_id, id, config, protocol_version) VALUES (?1, ?2, ?3, ?4, ?5)
@@ -188,6 +193,7 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&st.promote, sqlPromote},
 		{&st.retry, sqlRetry},
 		{&st.renew, sqlRenew},
+		{&st.logEvent, sqlLogEvent},
 		{&st.sweepTTLConfigs, sqlSweepTTLConfigs},
 		{&st.sweepTTLTasks, sqlSweepTTLTasks},
 		{&st.sweepOldestConfigs, sqlSweepOldestConfigs},
@@ -219,7 +225,7 @@ func (w *writer) closeStmts() error {
 	for _, s := range []*sql.Stmt{st.begin, st.commit, st.rollback, st.insertTask, st.taskState, st.deleteTask, st.deleteTaskConfigs, st.updateTask,
 		st.writeFull, st.writeStatus, st.writeSnapshot,
 		st.upsertConfig, st.updateOutboxConfig, st.countConfigs, st.deleteConfig, st.deleteConfigOutbox,
-		st.enqueue, st.claim, st.finish, st.promote, st.retry, st.renew,
+		st.enqueue, st.claim, st.finish, st.promote, st.retry, st.renew, st.logEvent,
 		st.sweepTTLConfigs, st.sweepTTLTasks, st.sweepOldestConfigs, st.sweepOldestTasks, st.oldestEnded, st.largestOwners, st.sweepAnyConfigs, st.sweepAnyTasks,
 		st.sweepWaitingConfigs, st.sweepWaitingTasks, st.oldestWaiting,
 		st.sendKey, st.putSendKey, st.releaseSendKey, st.purgeSendKeys} {
@@ -233,7 +239,7 @@ func (w *writer) closeStmts() error {
 
 // readStmts are prepared on the read pool.
 type readStmts struct {
-	task, config, configs, nextDelivery, anyDue, staleRuns *sql.Stmt
+	task, config, configs, nextDelivery, anyDue, staleRuns, events *sql.Stmt
 }
 
 // sqlLiveTask is completed by the parameter of the earliest status time of a
@@ -261,6 +267,14 @@ ORDER BY id LIMIT ?5`
 	sqlStaleRuns = `SELECT tenant, id, owner, version, generation, snapshot, runner, lease_until FROM tasks
 WHERE runner <> '' AND runner <> ?1 AND state IN (?4, ?5)
 	AND (lease_until IS NULL OR lease_until < ?2 OR runner LIKE ?3 ESCAPE '\')`
+
+	// The task's log between two generations, and whether the task
+	// exists (a row with NULLs when it has no such events). ?1 tenant,
+	// ?2 id, ?3 after, ?4 up to.
+	sqlTaskEvents = `SELECT e.generation, e.version, e.event FROM tasks t
+LEFT JOIN task_events e ON e.tenant = t.tenant AND e.task_id = t.id AND e.generation > ?3 AND e.generation <= ?4
+WHERE t.tenant = ?1 AND t.id = ?2
+ORDER BY e.generation`
 )
 
 func (r *readStmts) prepare(ctx context.Context, db *sql.DB) error {
@@ -274,6 +288,7 @@ func (r *readStmts) prepare(ctx context.Context, db *sql.DB) error {
 		{&r.nextDelivery, sqlNextDelivery},
 		{&r.anyDue, sqlAnyDue},
 		{&r.staleRuns, sqlStaleRuns},
+		{&r.events, sqlTaskEvents},
 	} {
 		s, err := db.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -286,7 +301,7 @@ func (r *readStmts) prepare(ctx context.Context, db *sql.DB) error {
 
 func (r *readStmts) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{r.task, r.config, r.configs, r.nextDelivery, r.anyDue, r.staleRuns} {
+	for _, s := range []*sql.Stmt{r.task, r.config, r.configs, r.nextDelivery, r.anyDue, r.staleRuns, r.events} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}

@@ -299,6 +299,12 @@ func (o *updateOp) apply(w *writer, now int64) (error, error) {
 		stored.endedAt, stored.ended = now, true
 	}
 	o.stored = stored
+	first := stored.rec.Generation - int64(len(o.evs)) + 1
+	for i, ev := range o.evs {
+		if _, err := w.st.logEvent.Exec(u.Tenant, id, first+int64(i), o.version, ev); err != nil {
+			return nil, dbErr("logging the task's events", err)
+		}
+	}
 	if stored.pushes > 0 && len(o.evs) > 0 {
 		if err := o.enqueue(w, u.Tenant, id, o.version, o.evs, o.row.Snapshot, u.Trace, now); err != nil {
 			return nil, err
@@ -657,6 +663,47 @@ func (s *Store) StaleRuns(ctx context.Context, self string, now time.Time, limit
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // ---- Subscriptions ----
+
+// TaskEvents implements store.Subscriptions.
+func (s *Store) TaskEvents(ctx context.Context, tenant, id string, after, upTo int64) ([]store.LoggedEvent, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	rows, err := s.read.events.QueryContext(ctx, tenant, id, after, upTo)
+	if err != nil {
+		return nil, s.readErr("reading the events of task "+strconv.Quote(id), err)
+	}
+	defer rows.Close()
+	var (
+		out   []store.LoggedEvent
+		found bool
+	)
+	for rows.Next() {
+		found = true
+		var (
+			gen, version sql.NullInt64
+			blob         []byte
+		)
+		if err := rows.Scan(&gen, &version, &blob); err != nil {
+			return nil, s.readErr("reading the events of task "+strconv.Quote(id), err)
+		}
+		if !gen.Valid {
+			continue
+		}
+		ev, err := s.names.DecodeEvent(id, blob)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, store.LoggedEvent{Generation: gen.Int64, Version: version.Int64, Response: ev})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.readErr("reading the events of task "+strconv.Quote(id), err)
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: task %q", store.ErrNotFound, id)
+	}
+	return out, nil
+}
 
 // Subscribe implements store.Subscriptions.
 func (s *Store) Subscribe(ctx context.Context, tenant, id string, f store.Follow) (store.Record, store.Subscription, error) {

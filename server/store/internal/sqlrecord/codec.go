@@ -68,3 +68,12 @@ func (n Names) DecodeConfig(blob []byte) (*a2av1.TaskPushNotificationConfig, err
 	}
 	return cfg, nil
 }
+
+// DecodeEvent is a logged event of task id stored as blob.
+func (n Names) DecodeEvent(id string, blob []byte) (*a2av1.StreamResponse, error) {
+	ev := new(a2av1.StreamResponse)
+	if err := proto.Unmarshal(blob, ev); err != nil {
+		return nil, fmt.Errorf("%s: decoding an event of task %q: %w", n, id, err)
+	}
+	return ev, nil
+}

@@ -456,12 +456,14 @@ func (t headerTemplate) same(h http.Header) bool {
 // slices: it is written before the call returns, and nothing changes them
 // meanwhile (an interceptor that does works on its own goroutine's call).
 func (c *clientConfig) sendHeaders(ctx context.Context, h http.Header) {
-	call := clientCallFrom(ctx)
-	if call == nil {
+	if call := clientCallFrom(ctx); call == nil {
 		c.setHeaders(h)
-		return
+	} else {
+		for k, v := range call.Header {
+			h[k] = v
+		}
 	}
-	for k, v := range call.Header {
-		h[k] = v
+	if v := resumeAfterHeader(ctx); v != "" {
+		h[HeaderLastEventID] = []string{v}
 	}
 }

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -29,6 +28,11 @@ type clientConfig struct {
 	maxResponseBytes int64
 	grpcDialOptions  []grpc.DialOption // see WithGRPCDialOptions (grpc_client.go)
 	interceptors     []Interceptor     // interceptor.go
+	// Resuming broken streams (client_resume.go): the service called
+	// (ClientDefaults), the retries set by WithStreamResume.
+	service       *ServiceDesc
+	resumeRetries int
+	resumeSet     bool
 }
 
 func newClientConfig(opts []ClientOption) *clientConfig {
@@ -171,7 +175,7 @@ func (c *clientConfig) tenantToFill(req proto.Message) protoreflect.FieldDescrip
 func ClientDefaults(desc *ServiceDesc, opts []ClientOption) []ClientOption {
 	v := desc.ProtocolVersion()
 	if v == "" {
-		return slices.Clip(opts)
+		return append([]ClientOption{withService(desc)}, opts...)
 	}
-	return append([]ClientOption{WithProtocolVersion(v)}, opts...)
+	return append([]ClientOption{withService(desc), WithProtocolVersion(v)}, opts...)
 }

@@ -182,6 +182,11 @@ type grpcUnaryCall struct {
 // Stream implements ClientTransport. Stopping the iteration early cancels
 // the call, which ends the server's handler.
 func (t *GRPCTransport) Stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
+	return t.cfg.resumable(ctx, op, req, newResp, t.streamOnce)
+}
+
+// streamOnce opens one stream of op, through the interceptors.
+func (t *GRPCTransport) streamOnce(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
 	if t.chains != nil && clientCallFrom(ctx) == nil {
 		return t.cfg.interceptStream(ctx, t.chains, op, req, newResp)
 	}

@@ -100,6 +100,11 @@ func (t *jsonrpcTransport) unary(ctx context.Context, op *Operation, req, resp p
 // JSON-RPC responses or, for errors the server detects before streaming, a
 // single application/json JSON-RPC error; both are handled.
 func (t *jsonrpcTransport) Stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
+	return t.cfg.resumable(ctx, op, req, newResp, t.streamOnce)
+}
+
+// streamOnce opens one stream of op, through the interceptors.
+func (t *jsonrpcTransport) streamOnce(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
 	if t.chains != nil {
 		return t.cfg.interceptStream(ctx, t.chains, op, req, newResp)
 	}

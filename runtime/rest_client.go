@@ -419,6 +419,11 @@ func (t *restTransport) unary(ctx context.Context, op *Operation, req, resp prot
 
 // Stream implements ClientTransport.
 func (t *restTransport) Stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
+	return t.cfg.resumable(ctx, op, req, newResp, t.streamOnce)
+}
+
+// streamOnce opens one stream of op, through the interceptors.
+func (t *restTransport) streamOnce(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
 	if t.chains != nil {
 		return t.cfg.interceptStream(ctx, t.chains, op, req, newResp)
 	}

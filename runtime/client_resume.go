@@ -1,0 +1,211 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"strconv"
+	"time"
+
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
+
+// Clients resume broken streams (A2A 1.1 draft, resumable streams): when a
+// SendStreamingMessage or SubscribeToTask stream breaks — the connection
+// failed, not the agent answering an error — after at least one event that
+// carried a generation, the client calls SubscribeToTask for the event's
+// task with the last generation it received (Last-Event-ID; gRPC metadata
+// a2a-last-event-id), and the caller's iteration goes on with what the
+// agent replays and then sends live, as if nothing had happened. The
+// agent's log makes the result exact (no event lost or repeated); an event
+// at a generation the client already has is dropped all the same. Retries
+// are bounded (WithStreamResume) and spaced by a doubling backoff; the
+// count starts again once a resumed stream delivers an event.
+//
+// Only calls whose events carry generations resume: a client that
+// negotiated 1.0 sees none, and its broken streams end with the error as
+// before. The service must have a SubscribeToTask rpc (A2A's services do);
+// generated clients pass their service description (ClientDefaults).
+
+// DefaultStreamResumeRetries is how many times a broken stream is resumed
+// in a row, by default.
+const DefaultStreamResumeRetries = 6
+
+// The backoff between resumption attempts: the first wait, doubled after
+// each failed attempt up to the most.
+const (
+	streamResumeFirstWait = 100 * time.Millisecond
+	streamResumeMaxWait   = 2 * time.Second
+)
+
+// WithStreamResume sets how many times in a row a client resumes a broken
+// stream (default DefaultStreamResumeRetries); retries < 1 turns resumption
+// off, so that a broken stream ends with its error at once.
+func WithStreamResume(retries int) ClientOption {
+	return func(c *clientConfig) {
+		c.resumeRetries = max(retries, 0)
+		c.resumeSet = true
+	}
+}
+
+// withService records the description of the service a client calls.
+func withService(desc *ServiceDesc) ClientOption {
+	return func(c *clientConfig) { c.service = desc }
+}
+
+// streamOpener opens one stream of a transport (through its interceptors).
+type streamOpener func(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error]
+
+// resumeOp is the SubscribeToTask rpc that resumes streams of op, or nil
+// when op's streams are not resumed.
+func (c *clientConfig) resumeOp(op *Operation) *Operation {
+	if c.retries() < 1 || c.service == nil || !op.ServerStreaming || op.ClientStreaming {
+		return nil
+	}
+	if op.Name != "SendStreamingMessage" && op.Name != "SubscribeToTask" {
+		return nil
+	}
+	for i := range c.service.Operations {
+		if o := &c.service.Operations[i]; o.Name == "SubscribeToTask" && o.ServerStreaming && !o.ClientStreaming {
+			return o
+		}
+	}
+	return nil
+}
+
+// retries is the configured number of resumptions in a row.
+func (c *clientConfig) retries() int {
+	if !c.resumeSet {
+		return DefaultStreamResumeRetries
+	}
+	return c.resumeRetries
+}
+
+// resumable opens a stream of op with open and, when op's streams resume,
+// resumes it when it breaks (see above).
+func (c *clientConfig) resumable(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message, open streamOpener) iter.Seq2[proto.Message, error] {
+	sub := c.resumeOp(op)
+	if sub == nil {
+		return open(ctx, op, req, newResp)
+	}
+	return func(yield func(proto.Message, error) bool) {
+		var (
+			taskID   string
+			last     int64
+			failures int
+		)
+		callCtx, callOp, callReq := ctx, op, req
+		for {
+			var broke error
+			for m, err := range open(callCtx, callOp, callReq, newResp) {
+				if err != nil {
+					broke = err
+					break
+				}
+				if id, gen, ok := streamPosition(m); ok {
+					if last > 0 && gen <= last && id == taskID {
+						continue // already delivered
+					}
+					taskID, last, failures = id, gen, 0
+				}
+				if !yield(m, nil) {
+					return
+				}
+			}
+			if broke == nil {
+				return
+			}
+			if last == 0 || taskID == "" || !brokenConnection(ctx, broke) || failures >= c.retries() {
+				yield(nil, broke)
+				return
+			}
+			next, err := subscribeRequest(sub, req, taskID)
+			if err != nil {
+				yield(nil, errors.Join(broke, err))
+				return
+			}
+			failures++
+			if !waitResume(ctx, failures) {
+				yield(nil, broke)
+				return
+			}
+			callCtx, callOp, callReq = withResumeAfter(ctx, last), sub, next
+		}
+	}
+}
+
+// brokenConnection reports whether a stream's error is a failure of the
+// connection (what resuming can cure) rather than the agent's answer (an
+// *Error) or the caller's own cancellation.
+func brokenConnection(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var e *Error
+	return !errors.As(err, &e)
+}
+
+// waitResume waits before the attempt-th resumption; false when ctx ended
+// first.
+func waitResume(ctx context.Context, attempt int) bool {
+	wait := streamResumeFirstWait
+	for i := 1; i < attempt && wait < streamResumeMaxWait; i++ {
+		wait *= 2
+	}
+	wait = min(wait, streamResumeMaxWait)
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// subscribeRequest is the request of sub (SubscribeToTask) for task id, in
+// the tenant of the broken call's request orig.
+func subscribeRequest(sub *Operation, orig proto.Message, id string) (proto.Message, error) {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(sub.Request)
+	if err != nil {
+		return nil, Errorf(CodeInternal, "resuming the stream: no Go type for %s: %w", sub.Request, err)
+	}
+	m := mt.New()
+	fields := m.Descriptor().Fields()
+	idField := fields.ByName("id")
+	if idField == nil || idField.Kind() != protoreflect.StringKind {
+		return nil, Errorf(CodeInternal, "resuming the stream: %s has no string field id", sub.Request)
+	}
+	m.Set(idField, protoreflect.ValueOfString(id))
+	if to := fields.ByName("tenant"); to != nil && to.Kind() == protoreflect.StringKind {
+		o := orig.ProtoReflect()
+		if from := o.Descriptor().Fields().ByName("tenant"); from != nil && from.Kind() == protoreflect.StringKind {
+			if t := o.Get(from).String(); t != "" {
+				m.Set(to, protoreflect.ValueOfString(t))
+			}
+		}
+	}
+	return m.Interface(), nil
+}
+
+// resumeAfterKey carries the generation a resuming call names.
+type resumeAfterKey struct{}
+
+// withResumeAfter is ctx for a SubscribeToTask call resuming after
+// generation gen: the HTTP bindings send Last-Event-ID (sendHeaders), gRPC
+// the a2a-last-event-id metadata.
+func withResumeAfter(ctx context.Context, gen int64) context.Context {
+	v := strconv.FormatInt(gen, 10)
+	ctx = metadata.AppendToOutgoingContext(ctx, MetadataLastEventID, v)
+	return context.WithValue(ctx, resumeAfterKey{}, v)
+}
+
+// resumeAfterHeader is the Last-Event-ID value of a resuming call, "" for
+// others.
+func resumeAfterHeader(ctx context.Context) string {
+	v, _ := ctx.Value(resumeAfterKey{}).(string)
+	return v
+}

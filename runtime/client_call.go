@@ -464,6 +464,6 @@ func (c *clientConfig) sendHeaders(ctx context.Context, h http.Header) {
 		}
 	}
 	if v := resumeAfterHeader(ctx); v != "" {
-		h[HeaderLastEventID] = []string{v}
+		h.Set(HeaderLastEventID, v)
 	}
 }

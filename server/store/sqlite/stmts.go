@@ -90,8 +90,7 @@ WHERE ` + sqlWriteGuard + ` AND state = ?2 AND status_time = ?3 AND context_id =
 
 	// One event of the task's log (eventlog.go). ?1 tenant, ?2 task id,
 	// ?3 generation, ?4 version, ?5 event.
-	sqlLogEvent = `INSERT INTO task_events (tenant, task_id, generation, version, event) VALUES (?1, ?2, ?3, ?4, ?5)
-ON CONFLICT (tenant, task_id, generation) DO UPDATE SET version = excluded.version, event = excluded.event`
+	sqlLogEvent = `INSERT OR REPLACE INTO task_events (tenant, task_id, generation, version, event) VALUES (?1, ?2, ?3, ?4, ?5)`
 
 	// ?5 the config's protocol version.
 	sqlUpsertConfig = `INSERT INTO push_configs (tenant, task_id, id, config, protocol_version) VALUES (?1, ?2, ?3, ?4, ?5)

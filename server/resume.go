@@ -18,9 +18,9 @@ import (
 //
 //   - the events after N, from the store's event log (store.TaskEvents),
 //     when the log still holds every one of them up to the task's current
-//     generation; else the task's snapshot (the log was trimmed, or N is not
-//     a generation of the task's log: before its creation's, or past its
-//     current one);
+//     generation; else the task's snapshot (the log was trimmed, N is not a
+//     generation of the task's log — before its creation's, or past its
+//     current one — or more than MaxReplayedEvents events followed N);
 //   - then the task's events as they happen, as any stream: the snapshot
 //     the store's Subscribe returns and the log agree on the generation,
 //     and the subscription brings exactly the writes after it, so nothing
@@ -55,6 +55,11 @@ func hasGenerations(v string) bool {
 	return err1 == nil && err2 == nil && (ma > 1 || ma == 1 && mi >= 1)
 }
 
+// MaxReplayedEvents is the most events a resumed stream replays: a client
+// further behind gets the task's snapshot instead, so that one resumption
+// reads a bounded part of the store's log.
+const MaxReplayedEvents = 10_000
+
 // resume relays to stream what a client that received the task's events up
 // to generation after missed, then its live events (sub, from rec on).
 func (fw *follower) resume(c *call, stream runtime.Stream[*a2av1.StreamResponse], rec store.Record, sub store.Subscription, after int64) error {
@@ -78,7 +83,7 @@ func (fw *follower) missed(c *call, rec store.Record, after int64) ([]*a2av1.Str
 	if after == cur {
 		return nil, nil
 	}
-	if after < cur && after > 0 {
+	if after < cur && after > 0 && cur-after <= MaxReplayedEvents {
 		evs, err := fw.store.TaskEvents(c.ctx, c.tenant, rec.Task.GetId(), after, cur)
 		if err != nil {
 			return nil, internalError("reading the task's events to resume the stream", err)

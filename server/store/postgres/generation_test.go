@@ -13,8 +13,9 @@ import (
 )
 
 // TestGenerationMigration: a schema written before tasks had a generation
-// (migration task_generation and those after it undone: its column and
-// the send_keys table dropped, their rows gone from schema_migrations) holds a running task; opened again, the migration
+// (migration task_generation and those after it undone: its column, the
+// send_keys table and the event log's generation column dropped, their
+// rows gone from schema_migrations) holds a running task; opened again, the migration
 // runs, the task is at generation 1 and counts on with the events of
 // later writes, seen alike by another replica.
 func TestGenerationMigration(t *testing.T) {
@@ -30,6 +31,8 @@ func TestGenerationMigration(t *testing.T) {
 	for _, q := range []string{
 		`ALTER TABLE tasks DROP COLUMN generation`,
 		`DROP TABLE send_keys`,
+		`DROP INDEX task_events_by_generation`,
+		`ALTER TABLE task_events DROP COLUMN generation`,
 		`DELETE FROM schema_migrations WHERE version >= 5`,
 	} {
 		if _, err := s.pool.Exec(ctx, q); err != nil {

@@ -108,9 +108,8 @@ func (p *versionPlan) view(m proto.Message) (proto.Message, bool) {
 	if found, _ := p.walk(r, false, true); !found {
 		return m, false
 	}
-	c := proto.Clone(m)
-	_, drop := p.walk(c.ProtoReflect(), true, true)
-	return c, drop
+	c, drop := p.without(r, true)
+	return c.Interface(), drop
 }
 
 // strip is VersionTable.Strip with p the plan of m's type.

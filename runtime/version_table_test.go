@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
@@ -141,5 +142,66 @@ func TestGeneratedVersionTable(t *testing.T) {
 	}
 	if a2av1.A2AServiceDesc.Versions != &a2av1.A2AVersions {
 		t.Error("the service description does not carry the table")
+	}
+}
+
+// TestVersionTableViewCopiesThePath: the view of an answer with something
+// the caller's version lacks copies only the messages on the way to it and
+// shares the rest with the original (a task's history, a listing's other
+// tasks), which stays as it was; what the copy holds is what a deep copy
+// with the lacked elements removed (Strip) holds.
+func TestVersionTableViewCopiesThePath(t *testing.T) {
+	table := &a2av1.A2AVersions
+	history := &a2av1.Message{MessageId: "m", Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: "hi"}}}}
+	task := &a2av1.Task{Id: "t", Generation: 4, History: []*a2av1.Message{history},
+		Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING}}
+	resp := &a2av1.SendMessageResponse{Payload: &a2av1.SendMessageResponse_Task{Task: task}}
+	out, _ := table.View(resp, "1.0")
+	got := out.(*a2av1.SendMessageResponse).GetTask()
+	if got == task || got.GetGeneration() != 0 || task.GetGeneration() != 4 || resp.GetTask() != task {
+		t.Fatalf("1.0 view of a task at generation 4: %v (the original %v); want a copy without generation, the original whole", got, resp)
+	}
+	if len(got.GetHistory()) != 1 || got.GetHistory()[0] != history || got.GetStatus() != task.GetStatus() {
+		t.Error("the copy does not share the task's history and status, which hold nothing 1.0 lacks")
+	}
+
+	plain := &a2av1.Task{Id: "a"}
+	list := &a2av1.ListTasksResponse{Tasks: []*a2av1.Task{plain, task}}
+	out, _ = table.View(list, "1.0")
+	tasks := out.(*a2av1.ListTasksResponse).GetTasks()
+	if len(tasks) != 2 || tasks[0] != plain || tasks[1] == task || tasks[1].GetGeneration() != 0 {
+		t.Errorf("1.0 view of a listing: %v; want the plain task shared, the other copied without generation", tasks)
+	}
+	if list.GetTasks()[1] != task || task.GetGeneration() != 4 {
+		t.Error("View modified the listing")
+	}
+
+	// A made-up table whose version 1.1 adds a case of google.protobuf.Value
+	// reaches a map (Struct's fields) and a list (ListValue's values).
+	made := &runtime.VersionTable{Versions: []string{"1.0", "1.1"}, Since: map[string]string{
+		"google.protobuf.Value.string_value": "1.1",
+		"lf.a2a.v1.TASK_STATE_REJECTED":      "1.1",
+		"lf.a2a.v1.Task.generation":          "1.1",
+	}}
+	meta, err := structpb.NewStruct(map[string]any{"s": "x", "n": 1, "l": []any{"y", 2}, "o": map[string]any{"s": "z"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rich := &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Task{Task: &a2av1.Task{Id: "r", Generation: 2, Metadata: meta,
+		Status:  &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_REJECTED},
+		History: []*a2av1.Message{history}}}}
+	before := proto.Clone(rich)
+	want := proto.Clone(rich)
+	made.Strip(want, "1.0")
+	out, drop := made.View(rich, "1.0")
+	if drop || !proto.Equal(out, want) {
+		t.Errorf("made-up 1.0 view: %v, drop %v; want %v", out, drop, want)
+	}
+	if !proto.Equal(rich, before) {
+		t.Errorf("View modified the original: %v, was %v", rich, before)
+	}
+	view := out.(*a2av1.StreamResponse).GetTask()
+	if view.GetMetadata().GetFields()["n"] != meta.GetFields()["n"] || view.GetHistory()[0] != history {
+		t.Error("the copy does not share the metadata values and messages that hold nothing 1.0 lacks")
 	}
 }

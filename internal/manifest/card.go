@@ -68,44 +68,8 @@ func (m *Manifest) card(baseURL string, skills []Skill) *a2av1.AgentCard {
 	if m.IconURL != "" {
 		c.IconUrl = proto.String(m.IconURL)
 	}
-	for _, b := range m.Bindings {
-		iface := &a2av1.AgentInterface{
-			Url:             InterfaceURL(b, baseURL),
-			ProtocolBinding: b.Protocol.String(),
-			Tenant:          b.Tenant,
-			ProtocolVersion: protocolVersion,
-		}
-		c.SupportedInterfaces = append(c.SupportedInterfaces, iface)
-	}
-	if m.ServesV11Draft() {
-		// A 1.1 twin of every interface, after the 1.0 ones: what
-		// host.Config.ProtocolVersions adds to a card that lacks them, so
-		// host serves this card as it is (and a signed one stays valid).
-		for _, itf := range c.SupportedInterfaces[:len(m.Bindings)] {
-			twin := proto.CloneOf(itf)
-			twin.ProtocolVersion = ProtocolVersion11Draft
-			c.SupportedInterfaces = append(c.SupportedInterfaces, twin)
-		}
-	}
-	if m.ServesV03() {
-		// A 0.3 twin of every interface, after the 1.0 ones and in the same
-		// order: what host.Config.V03 adds to a card that lacks them, so
-		// host serves this card as it is (and a signed one stays valid).
-		for _, itf := range c.SupportedInterfaces[:len(m.Bindings)] {
-			twin := proto.CloneOf(itf)
-			twin.ProtocolVersion = ProtocolVersion03
-			c.SupportedInterfaces = append(c.SupportedInterfaces, twin)
-		}
-	}
-	for _, e := range m.Extensions {
-		ext := &a2av1.AgentExtension{Uri: e.URI, Description: e.Description, Required: e.Required}
-		if e.Params != nil {
-			// Params hold only JSON-compatible values (the decoder made
-			// them), which NewStruct always accepts.
-			ext.Params, _ = structpb.NewStruct(e.Params)
-		}
-		c.Capabilities.Extensions = append(c.Capabilities.Extensions, ext)
-	}
+	c.SupportedInterfaces = m.interfaces(baseURL)
+	c.Capabilities.Extensions = m.extensionsProto()
 	if len(m.SecuritySchemes) > 0 {
 		c.SecuritySchemes = map[string]*a2av1.SecurityScheme{}
 		for _, s := range m.SecuritySchemes {
@@ -115,8 +79,66 @@ func (m *Manifest) card(baseURL string, skills []Skill) *a2av1.AgentCard {
 	if ext := skillSchemasExtension(skills); ext != nil {
 		c.Capabilities.Extensions = append(c.Capabilities.Extensions, ext)
 	}
+	c.Skills = skillsProto(skills)
+	return c
+}
+
+// interfaces are the card's interfaces: one per binding at protocol 1.0,
+// then a 1.1 twin of each when the manifest serves the 1.1 draft (what
+// host.Config.ProtocolVersions adds to a card that lacks them), then a 0.3
+// twin of each in the same order when it serves 0.3 (what host.Config.V03
+// adds), so that host serves this card as it is and a signed one stays
+// valid.
+func (m *Manifest) interfaces(baseURL string) []*a2av1.AgentInterface {
+	var out []*a2av1.AgentInterface
+	for _, b := range m.Bindings {
+		out = append(out, &a2av1.AgentInterface{
+			Url:             InterfaceURL(b, baseURL),
+			ProtocolBinding: b.Protocol.String(),
+			Tenant:          b.Tenant,
+			ProtocolVersion: protocolVersion,
+		})
+	}
+	v10 := out
+	if m.ServesV11Draft() {
+		out = append(out, twins(v10, ProtocolVersion11Draft)...)
+	}
+	if m.ServesV03() {
+		out = append(out, twins(v10, ProtocolVersion03)...)
+	}
+	return out
+}
+
+// twins are copies of the interfaces at another protocol version.
+func twins(itfs []*a2av1.AgentInterface, version string) []*a2av1.AgentInterface {
+	out := make([]*a2av1.AgentInterface, len(itfs))
+	for i, itf := range itfs {
+		out[i] = proto.CloneOf(itf)
+		out[i].ProtocolVersion = version
+	}
+	return out
+}
+
+// extensionsProto are the manifest's extensions as the card declares them.
+func (m *Manifest) extensionsProto() []*a2av1.AgentExtension {
+	var out []*a2av1.AgentExtension
+	for _, e := range m.Extensions {
+		ext := &a2av1.AgentExtension{Uri: e.URI, Description: e.Description, Required: e.Required}
+		if e.Params != nil {
+			// Params hold only JSON-compatible values (the decoder made
+			// them), which NewStruct always accepts.
+			ext.Params, _ = structpb.NewStruct(e.Params)
+		}
+		out = append(out, ext)
+	}
+	return out
+}
+
+// skillsProto are the skills as the card lists them.
+func skillsProto(skills []Skill) []*a2av1.AgentSkill {
+	var out []*a2av1.AgentSkill
 	for _, s := range skills {
-		c.Skills = append(c.Skills, &a2av1.AgentSkill{
+		out = append(out, &a2av1.AgentSkill{
 			Id:                   s.ID,
 			Name:                 s.Name,
 			Description:          s.Description,
@@ -127,7 +149,7 @@ func (m *Manifest) card(baseURL string, skills []Skill) *a2av1.AgentCard {
 			SecurityRequirements: requirementsProto(s.SecurityRequirements),
 		})
 	}
-	return c
+	return out
 }
 
 // SkillSchemasExtension is the URI of the data-only extension (A2A

@@ -49,31 +49,49 @@ func (o *Options) Set(name, value string) error {
 	case name == "protocol_versions":
 		o.inBindings, o.inVersions = false, true
 		return o.addVersion(value)
-	case o.inVersions && value == "" && !strings.Contains(name, "="):
+	case o.inVersions && listItem(name, value):
 		return o.addVersion(name)
 	case name == "package_suffix":
 		o.inBindings, o.inVersions = false, false
-		for _, r := range value {
-			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
-				return fmt.Errorf("package_suffix=%s: the suffix is appended to a Go package name, so it may hold only lower-case letters, digits and underscores (e.g. package_suffix=a2a)", value)
-			}
-		}
-		o.PackageSuffix = value
-		return nil
+		return o.setPackageSuffix(value)
 	case name == "bindings":
-		if !o.inBindings && o.Bindings == nil {
-			o.Bindings = []string{}
-		}
-		o.inBindings, o.inVersions = true, false
-		for v := range strings.SplitSeq(value, ",") {
-			o.Bindings = append(o.Bindings, strings.TrimSpace(v))
-		}
+		o.startBindings(value)
 		return nil
-	case o.inBindings && value == "" && !strings.Contains(name, "="):
+	case o.inBindings && listItem(name, value):
 		o.Bindings = append(o.Bindings, strings.TrimSpace(name))
 		return nil
 	}
 	return fmt.Errorf("unknown parameter %q: protoc-gen-a2a accepts bindings=<list>, package_suffix=<suffix> and protocol_versions=<list> besides protoc-gen-go's paths=, module= and M…", name)
+}
+
+// listItem reports whether a parameter is the next item of a list that
+// protoc split at its commas (a name without a value).
+func listItem(name, value string) bool {
+	return value == "" && !strings.Contains(name, "=")
+}
+
+// setPackageSuffix records package_suffix=, which must fit in a Go package
+// name.
+func (o *Options) setPackageSuffix(value string) error {
+	for _, r := range value {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return fmt.Errorf("package_suffix=%s: the suffix is appended to a Go package name, so it may hold only lower-case letters, digits and underscores (e.g. package_suffix=a2a)", value)
+		}
+	}
+	o.PackageSuffix = value
+	return nil
+}
+
+// startBindings records bindings= and its first items; the first bindings=
+// replaces the default (all of them).
+func (o *Options) startBindings(value string) {
+	if !o.inBindings && o.Bindings == nil {
+		o.Bindings = []string{}
+	}
+	o.inBindings, o.inVersions = true, false
+	for v := range strings.SplitSeq(value, ",") {
+		o.Bindings = append(o.Bindings, strings.TrimSpace(v))
+	}
 }
 
 // addVersion records one protocol_versions= item, which must be Major.Minor.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -63,7 +64,9 @@ func TestLLMTemplateEndToEnd(t *testing.T) {
 // TestLLMToolsEndToEnd creates the project of the llm-tools golden manifest
 // (tools, a remote agent with credentials, typed output, an llm skill on the
 // extended card, a skill in Go) and runs its tests: its remote agent is a
-// scripted agent on loopback.
+// scripted agent on loopback. The project gets a test file of the user's
+// with a TestMain of its own and a test that starts the agent after
+// useScriptedModel: the generated tests must leave TestMain to the user.
 func TestLLMToolsEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a generated project")
@@ -78,5 +81,43 @@ func TestLLMToolsEndToEnd(t *testing.T) {
 	if r := runCLI(t, "", "new", "planner", "--manifest", manifestFile, "--dir", dir, "--a2agen", root); r.code != 0 {
 		t.Fatalf("new: %+v", r)
 	}
-	goCommand(t, dir, "test", "-count=1", "./...")
+	if err := os.WriteFile(filepath.Join(dir, "user_main_test.go"), []byte(userTestMain), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := goCommand(t, dir, "test", "-count=1", "-v", "./...")
+	for _, want := range []string{"--- PASS: TestUserTestMainRan", "--- PASS: TestEverySkillOnEveryBinding"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("go test -v in the project printed no %q:\n%s", want, out)
+		}
+	}
 }
+
+// userTestMain is a test file a user adds to a generated model-backed
+// project: a TestMain of its own, and a test that starts the agent the way
+// the generated ones do.
+const userTestMain = `package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/a2agen/a2agen/host/hosttest"
+)
+
+var userMainRan bool
+
+func TestMain(m *testing.M) {
+	userMainRan = true
+	os.Exit(m.Run())
+}
+
+func TestUserTestMainRan(t *testing.T) {
+	if !userMainRan {
+		t.Fatal("the user's TestMain did not run")
+	}
+	useScriptedModel(t)
+	if card := hosttest.Start(t, agentConfig()).Card(); card.GetName() == "" {
+		t.Fatal("the agent serves a card without a name")
+	}
+}
+`

@@ -188,6 +188,7 @@ func (p *project) testFile() ([]byte, error) {
 	if p.textSkillsUse(false) || p.textSkillsUse(true) {
 		docLines(f, ("TestEverySkillOnEveryBinding starts the agent on loopback ports and sends a message to every skill on every binding of agent.yaml through the generated clients, with the credentials the skill needs (see hosttest.Verifiers)."))
 		f.Func().Id("TestEverySkillOnEveryBinding").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+			g.Add(p.useScripted())
 			g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
 			if p.textSkillsUse(false) {
 				g.Id("card").Op(":=").Id("agent").Dot("Card").Call()
@@ -238,6 +239,7 @@ func (p *project) testFile() ([]byte, error) {
 	}
 	docLines(f, ("TestAgentCard checks that every HTTP address serves exactly the card of agent.yaml."))
 	f.Func().Id("TestAgentCard").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		p.useScripted(),
 		jen.Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call()).Dot("CheckCard").Call(jen.Id("t"), jen.Id("bindings"), jen.Id("agentCardJSON")),
 	)
 
@@ -250,6 +252,7 @@ func (p *project) testFile() ([]byte, error) {
 		f.Line()
 		docLines(f, ("TestExtendedCard checks that every binding serves the extended card to authenticated callers only."))
 		f.Func().Id("TestExtendedCard").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+			p.useScripted(),
 			jen.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call()),
 			jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
 				jen.Id("agent").Dot("CheckExtendedCard").Call(jen.Id("t"), jen.Id("b"), jen.Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))),
@@ -260,6 +263,7 @@ func (p *project) testFile() ([]byte, error) {
 		f.Line()
 		docLines(f, ("TestCallsNeedCredentials checks that every binding refuses a message without credentials, as the securityRequirements of agent.yaml say."))
 		f.Func().Id("TestCallsNeedCredentials").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+			p.useScripted(),
 			jen.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call()),
 			jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
 				jen.Id("agent").Dot("CheckRefusesAnonymous").Call(jen.Id("t"), jen.Id("b")),
@@ -289,6 +293,7 @@ func (p *project) typedTest(f *jen.File) {
 	ctx := jen.Qual("context", "Background").Call()
 	docLines(f, "TestTypedSkills sends every skill of agent.yaml with an input schema its first input example (or a sample of the schema) as a data part on every binding; checks that the data it answers matches its output schema, that data lacking a required property is refused with InvalidParams naming it, that a skill which also reads text takes its input as text, and that a part of a media type the skill's inputModes do not list is refused with ContentTypeNotSupported naming the offered and accepted modes.")
 	f.Func().Id("TestTypedSkills").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+		g.Add(p.useScripted())
 		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
 		var usesPublic, usesExtended bool
 		for _, s := range p.typedSkills() {
@@ -405,6 +410,7 @@ func (p *project) v03Test(f *jen.File) {
 		}
 	}
 	f.Func().Id("TestV03").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+		g.Add(p.useScripted())
 		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
 		g.Id("agent").Dot("CheckV03Card").Call(jen.Id("t"), jen.Id("bindings"))
 		if len(texts) == 0 {

@@ -274,34 +274,56 @@ func (p *project) toolGoFile(t toolCode) ([]byte, error) {
 	return render(f)
 }
 
-// llmTest adds to the generated test what a model-backed agent needs: a
-// TestMain pointing the model at a scripted server on loopback, and, when
-// the agent streams, a check that every llm skill with a text answer
-// streams it in chunks on every binding.
+// llmTest adds to the generated test what a model-backed agent needs:
+// useScriptedModel, which points the model at a scripted server on loopback
+// once per test binary, and, when the agent streams, a check that every llm
+// skill with a text answer streams it in chunks on every binding.
 func (p *project) llmTest(f *jen.File) {
 	docLines(f, "scriptedTokens are what the scripted model answers a skill without an output schema, one chunk each.")
 	f.Var().Id("scriptedTokens").Op("=").Index().String().Values(jen.Lit("This is "), jen.Lit("the scripted "), jen.Lit("model's answer."))
 	f.Line()
-	p.llmTestMain(f)
+	p.llmScriptedSetup(f)
 	p.llmStreamTest(f)
 }
 
-// llmTestMain writes TestMain: the scripted model and remote agents.
-func (p *project) llmTestMain(f *jen.File) {
-	doc := "TestMain points the skills a language model answers at a scripted OpenAI-compatible server on loopback (host/llm/llmtest), so that the tests need no model and no network: it answers scriptedTokens, and a request for structured output the example (or a sample) of the skill's output.schema."
+// useScripted is the first statement of every generated test of a
+// model-backed agent: useScriptedModel(t); nothing for other agents.
+func (p *project) useScripted() jen.Code {
+	if !p.m.HasLLMSkills() {
+		return jen.Null()
+	}
+	return jen.Id("useScriptedModel").Call(jen.Id("t"))
+}
+
+// llmScriptedSetup writes useScriptedModel and startScripted: the scripted
+// model and remote agents, started once (sync.Once) by the first test that
+// asks, so that the package needs no TestMain of its own and the user may
+// write one.
+func (p *project) llmScriptedSetup(f *jen.File) {
+	f.Var().Defs(
+		jen.Id("scriptedOnce").Qual("sync", "Once"),
+		jen.Id("scriptedErr").Error(),
+	)
+	f.Line()
+	doc := "useScriptedModel points the skills a language model answers at a scripted OpenAI-compatible server on loopback (host/llm/llmtest), so that the tests need no model and no network: it answers scriptedTokens, and a request for structured output the example (or a sample) of the skill's output.schema."
 	if len(p.m.RemoteAgents) > 0 {
 		doc += " Each remote agent is a scripted agent on loopback with the skills agent.yaml names (llmtest.StartAgent), and the variables of its credentials get a test secret when unset."
 	}
+	doc += "\n\nEvery generated test calls it first; call it first in your own tests of this package that start the agent (hosttest.Start(t, agentConfig())) too. The servers start once per test binary (sync.Once) and stop when it exits, so this package needs no TestMain: you may write your own."
 	docLines(f, doc)
-	exitOn := func(g *jen.Group) {
-		g.If(jen.Err().Op("!=").Nil()).Block(
-			jen.Qual("fmt", "Fprintln").Call(jen.Qual("os", "Stderr"), jen.Err()),
-			jen.Qual("os", "Exit").Call(jen.Lit(1)),
-		)
-	}
-	f.Func().Id("TestMain").Params(jen.Id("m").Op("*").Qual("testing", "M")).BlockFunc(func(g *jen.Group) {
+	f.Func().Id("useScriptedModel").Params(jen.Id("t").Qual("testing", "TB")).Block(
+		jen.Id("t").Dot("Helper").Call(),
+		jen.Id("scriptedOnce").Dot("Do").Call(jen.Func().Params().Block(jen.Id("scriptedErr").Op("=").Id("startScripted").Call())),
+		jen.If(jen.Id("scriptedErr").Op("!=").Nil()).Block(
+			jen.Id("t").Dot("Fatalf").Call(jen.Lit("starting the scripted model: %v"), jen.Id("scriptedErr")),
+		),
+	)
+	f.Line()
+	docLines(f, "startScripted starts what useScriptedModel describes; it runs once.")
+	retErr := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+	f.Func().Id("startScripted").Params().Error().BlockFunc(func(g *jen.Group) {
 		g.List(jen.Id("scripted"), jen.Err()).Op(":=").Qual(pkgLLMTest, "Listen").Call(jen.Lit("127.0.0.1:0"))
-		exitOn(g)
+		g.Add(retErr)
 		g.Id("scripted").Dot("Reply").Op("=").Qual(pkgLLMTest, "Answer").Call(jen.Id("scriptedTokens"), jen.Map(jen.String()).String().CustomFunc(multi, func(g *jen.Group) {
 			for _, s := range p.skills {
 				if s.LLM != nil && s.Output != nil {
@@ -310,7 +332,6 @@ func (p *project) llmTestMain(f *jen.File) {
 			}
 		}))
 		g.List(jen.Id("model").Dot("BaseURL"), jen.Id("model").Dot("Model")).Op("=").List(jen.Id("scripted").Dot("URL"), jen.Lit("scripted"))
-		var closers []string
 		for _, r := range p.m.RemoteAgents {
 			v := remoteVar(r.Name)
 			args := []jen.Code{jen.Lit(r.Name), jen.Nil()}
@@ -325,21 +346,15 @@ func (p *project) llmTestMain(f *jen.File) {
 				args = append(args, jen.Lit(c.Scheme))
 			}
 			g.List(jen.Id(v+"Agent"), jen.Err()).Op(":=").Qual(pkgLLMTest, "StartAgent").Call(args...)
-			exitOn(g)
+			g.Add(retErr)
 			g.Id(v).Dot("URL").Op("=").Id(v + "Agent").Dot("URL")
 			for _, c := range r.Credentials {
 				g.If(jen.Qual("os", "Getenv").Call(jen.Lit(c.Env)).Op("==").Lit("")).Block(
 					jen.Qual("os", "Setenv").Call(jen.Lit(c.Env), jen.Lit("test-secret")),
 				)
 			}
-			closers = append(closers, v+"Agent")
 		}
-		g.Id("code").Op(":=").Id("m").Dot("Run").Call()
-		for _, c := range closers {
-			g.Id(c).Dot("Close").Call()
-		}
-		g.Id("scripted").Dot("Close").Call()
-		g.Qual("os", "Exit").Call(jen.Id("code"))
+		g.Return(jen.Nil())
 	})
 }
 
@@ -359,6 +374,7 @@ func (p *project) llmStreamTest(f *jen.File) {
 	f.Line()
 	docLines(f, "TestLLMSkillsStream sends every skill a language model answers with text a streaming message on every binding, and checks that the scripted model's tokens arrive as chunks of one artifact (append, lastChunk) and the task completes.")
 	f.Func().Id("TestLLMSkillsStream").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+		g.Add(p.useScripted())
 		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
 		var public, extended bool
 		for _, s := range texts {

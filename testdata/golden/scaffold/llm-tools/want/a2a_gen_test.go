@@ -6,10 +6,10 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/a2agen/a2agen/a2a/v1"
@@ -22,18 +22,38 @@ import (
 // schema, one chunk each.
 var scriptedTokens = []string{"This is ", "the scripted ", "model's answer."}
 
-// TestMain points the skills a language model answers at a scripted
+var (
+	scriptedOnce sync.Once
+	scriptedErr  error
+)
+
+// useScriptedModel points the skills a language model answers at a scripted
 // OpenAI-compatible server on loopback (host/llm/llmtest), so that the tests
 // need no model and no network: it answers scriptedTokens, and a request for
 // structured output the example (or a sample) of the skill's output.schema.
 // Each remote agent is a scripted agent on loopback with the skills agent.yaml
 // names (llmtest.StartAgent), and the variables of its credentials get a test
 // secret when unset.
-func TestMain(m *testing.M) {
+//
+// Every generated test calls it first; call it first in your own tests of this
+// package that start the agent (hosttest.Start(t, agentConfig())) too. The
+// servers start once per test binary (sync.Once) and stop when it exits, so
+// this package needs no TestMain: you may write your own.
+func useScriptedModel(t testing.TB) {
+	t.Helper()
+	scriptedOnce.Do(func() {
+		scriptedErr = startScripted()
+	})
+	if scriptedErr != nil {
+		t.Fatalf("starting the scripted model: %v", scriptedErr)
+	}
+}
+
+// startScripted starts what useScriptedModel describes; it runs once.
+func startScripted() error {
 	scripted, err := llmtest.Listen("127.0.0.1:0")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return err
 	}
 	scripted.Reply = llmtest.Answer(scriptedTokens, map[string]string{
 		"budget": `{"total":1}`,
@@ -41,17 +61,13 @@ func TestMain(m *testing.M) {
 	model.BaseURL, model.Model = scripted.URL, "scripted"
 	remotePackingAgent, err := llmtest.StartAgent("packing", []string{"packing"}, "bearer")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return err
 	}
 	remotePacking.URL = remotePackingAgent.URL
 	if os.Getenv("PACKING_TOKEN") == "" {
 		os.Setenv("PACKING_TOKEN", "test-secret")
 	}
-	code := m.Run()
-	remotePackingAgent.Close()
-	scripted.Close()
-	os.Exit(code)
+	return nil
 }
 
 // TestLLMSkillsStream sends every skill a language model answers with text a
@@ -59,6 +75,7 @@ func TestMain(m *testing.M) {
 // tokens arrive as chunks of one artifact (append, lastChunk) and the task
 // completes.
 func TestLLMSkillsStream(t *testing.T) {
+	useScriptedModel(t)
 	agent := hosttest.Start(t, agentConfig())
 	card := agent.Card()
 	extended := hosttest.Card(t, extendedAgentCardJSON)
@@ -85,6 +102,7 @@ func TestLLMSkillsStream(t *testing.T) {
 // message to every skill on every binding of agent.yaml through the generated
 // clients, with the credentials the skill needs (see hosttest.Verifiers).
 func TestEverySkillOnEveryBinding(t *testing.T) {
+	useScriptedModel(t)
 	agent := hosttest.Start(t, agentConfig())
 	card := agent.Card()
 	extended := hosttest.Card(t, extendedAgentCardJSON)
@@ -123,6 +141,7 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 // of a media type the skill's inputModes do not list is refused with
 // ContentTypeNotSupported naming the offered and accepted modes.
 func TestTypedSkills(t *testing.T) {
+	useScriptedModel(t)
 	agent := hosttest.Start(t, agentConfig())
 	card := agent.Card()
 	for _, b := range bindings {
@@ -152,12 +171,14 @@ func TestTypedSkills(t *testing.T) {
 // TestAgentCard checks that every HTTP address serves exactly the card of
 // agent.yaml.
 func TestAgentCard(t *testing.T) {
+	useScriptedModel(t)
 	hosttest.Start(t, agentConfig()).CheckCard(t, bindings, agentCardJSON)
 }
 
 // TestExtendedCard checks that every binding serves the extended card to
 // authenticated callers only.
 func TestExtendedCard(t *testing.T) {
+	useScriptedModel(t)
 	agent := hosttest.Start(t, agentConfig())
 	for _, b := range bindings {
 		agent.CheckExtendedCard(t, b, hosttest.Card(t, extendedAgentCardJSON))

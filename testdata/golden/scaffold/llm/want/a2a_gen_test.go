@@ -6,10 +6,9 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/a2agen/a2agen/a2a/v1"
@@ -22,23 +21,41 @@ import (
 // schema, one chunk each.
 var scriptedTokens = []string{"This is ", "the scripted ", "model's answer."}
 
-// TestMain points the skills a language model answers at a scripted
+var (
+	scriptedOnce sync.Once
+	scriptedErr  error
+)
+
+// useScriptedModel points the skills a language model answers at a scripted
 // OpenAI-compatible server on loopback (host/llm/llmtest), so that the tests
 // need no model and no network: it answers scriptedTokens, and a request for
 // structured output the example (or a sample) of the skill's output.schema.
-func TestMain(m *testing.M) {
+//
+// Every generated test calls it first; call it first in your own tests of this
+// package that start the agent (hosttest.Start(t, agentConfig())) too. The
+// servers start once per test binary (sync.Once) and stop when it exits, so
+// this package needs no TestMain: you may write your own.
+func useScriptedModel(t testing.TB) {
+	t.Helper()
+	scriptedOnce.Do(func() {
+		scriptedErr = startScripted()
+	})
+	if scriptedErr != nil {
+		t.Fatalf("starting the scripted model: %v", scriptedErr)
+	}
+}
+
+// startScripted starts what useScriptedModel describes; it runs once.
+func startScripted() error {
 	scripted, err := llmtest.Listen("127.0.0.1:0")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return err
 	}
 	scripted.Reply = llmtest.Answer(scriptedTokens, map[string]string{
 		"summarize": `{"points":["A2A connects agents of different vendors."],"title":"Agents working together"}`,
 	})
 	model.BaseURL, model.Model = scripted.URL, "scripted"
-	code := m.Run()
-	scripted.Close()
-	os.Exit(code)
+	return nil
 }
 
 // TestLLMSkillsStream sends every skill a language model answers with text a
@@ -46,6 +63,7 @@ func TestMain(m *testing.M) {
 // tokens arrive as chunks of one artifact (append, lastChunk) and the task
 // completes.
 func TestLLMSkillsStream(t *testing.T) {
+	useScriptedModel(t)
 	agent := hosttest.Start(t, agentConfig())
 	card := agent.Card()
 	for _, b := range bindings {
@@ -70,6 +88,7 @@ func TestLLMSkillsStream(t *testing.T) {
 // message to every skill on every binding of agent.yaml through the generated
 // clients, with the credentials the skill needs (see hosttest.Verifiers).
 func TestEverySkillOnEveryBinding(t *testing.T) {
+	useScriptedModel(t)
 	agent := hosttest.Start(t, agentConfig())
 	card := agent.Card()
 	for _, b := range bindings {
@@ -105,6 +124,7 @@ func TestEverySkillOnEveryBinding(t *testing.T) {
 // of a media type the skill's inputModes do not list is refused with
 // ContentTypeNotSupported naming the offered and accepted modes.
 func TestTypedSkills(t *testing.T) {
+	useScriptedModel(t)
 	agent := hosttest.Start(t, agentConfig())
 	card := agent.Card()
 	for _, b := range bindings {
@@ -134,5 +154,6 @@ func TestTypedSkills(t *testing.T) {
 // TestAgentCard checks that every HTTP address serves exactly the card of
 // agent.yaml.
 func TestAgentCard(t *testing.T) {
+	useScriptedModel(t)
 	hosttest.Start(t, agentConfig()).CheckCard(t, bindings, agentCardJSON)
 }

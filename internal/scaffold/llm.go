@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -284,6 +285,7 @@ func (p *project) llmTest(f *jen.File) {
 	f.Line()
 	p.llmScriptedSetup(f)
 	p.llmStreamTest(f)
+	p.llmToolsTest(f)
 }
 
 // useScripted is the first statement of every generated test of a
@@ -324,13 +326,21 @@ func (p *project) llmScriptedSetup(f *jen.File) {
 	f.Func().Id("startScripted").Params().Error().BlockFunc(func(g *jen.Group) {
 		g.List(jen.Id("scripted"), jen.Err()).Op(":=").Qual(pkgLLMTest, "Listen").Call(jen.Lit("127.0.0.1:0"))
 		g.Add(retErr)
-		g.Id("scripted").Dot("Reply").Op("=").Qual(pkgLLMTest, "Answer").Call(jen.Id("scriptedTokens"), jen.Map(jen.String()).String().CustomFunc(multi, func(g *jen.Group) {
+		answer := jen.Qual(pkgLLMTest, "Answer").Call(jen.Id("scriptedTokens"), jen.Map(jen.String()).String().CustomFunc(multi, func(g *jen.Group) {
 			for _, s := range p.skills {
 				if s.LLM != nil && s.Output != nil {
 					g.Lit(structuredName(s.ID)).Op(":").Add(stringConst(exampleJSON(s.Output)))
 				}
 			}
 		}))
+		if calls := p.scriptedCalls(); len(calls) > 0 {
+			answer = jen.Qual(pkgLLMTest, "CallTools").Call(jen.Index().Qual(pkgLLMTest, "Call").CustomFunc(multi, func(g *jen.Group) {
+				for _, c := range calls {
+					g.Values(jen.Id("Name").Op(":").Lit(c.name), jen.Id("Arguments").Op(":").Add(stringConst(c.arguments)))
+				}
+			}), answer)
+		}
+		g.Id("scripted").Dot("Reply").Op("=").Add(answer)
 		g.List(jen.Id("model").Dot("BaseURL"), jen.Id("model").Dot("Model")).Op("=").List(jen.Id("scripted").Dot("URL"), jen.Lit("scripted"))
 		for _, r := range p.m.RemoteAgents {
 			v := remoteVar(r.Name)
@@ -355,6 +365,133 @@ func (p *project) llmScriptedSetup(f *jen.File) {
 			}
 		}
 		g.Return(jen.Nil())
+	})
+}
+
+// scriptedCall is a tool call the scripted model makes in the generated
+// test: a tool of the manifest or a remote agent's skill, with arguments
+// that fit its input.
+type scriptedCall struct {
+	name, arguments string
+	remote          string // the remote agent's name; "" for a tool of the manifest
+	answer          string // what the scripted remote agent answers
+}
+
+// scriptedCalls are the calls of every tool of the manifest (arguments: the
+// example, or a sample, of its input schema) and of every skill of its
+// remote agents (llmtest.StartAgent's skills: the ones agent.yaml names,
+// else "ask"; arguments: a message).
+func (p *project) scriptedCalls() []scriptedCall {
+	var out []scriptedCall
+	for _, t := range p.tools {
+		args := "{}"
+		if t.Input != nil {
+			args = exampleJSON(t.Input)
+		}
+		out = append(out, scriptedCall{name: t.Name, arguments: args})
+	}
+	for _, r := range p.m.RemoteAgents {
+		skills := r.Skills
+		if len(skills) == 0 {
+			skills = []string{"ask"}
+		}
+		for _, id := range skills {
+			out = append(out, scriptedCall{name: structuredName(id), arguments: `{"message":"What do you say?"}`,
+				remote: r.Name, answer: fmt.Sprintf("%s (skill %s) answers.", r.Name, id)})
+		}
+	}
+	return out
+}
+
+// llmToolsTest writes TestLLMSkillsCallTools for the llm skills with a text
+// answer and text input that may call tools or remote agents.
+func (p *project) llmToolsTest(f *jen.File) {
+	calls := p.scriptedCalls()
+	type toolSkill struct {
+		s       skillCode
+		tools   []string
+		answers []string
+	}
+	var skills []toolSkill
+	for _, s := range p.skills {
+		if s.LLM == nil || s.Output != nil || s.Input != nil || len(s.LLM.Tools)+len(s.LLM.RemoteAgents) == 0 {
+			continue
+		}
+		ts := toolSkill{s: s}
+		for _, c := range calls {
+			if (c.remote == "" && slices.Contains(s.LLM.Tools, c.name)) || (c.remote != "" && slices.Contains(s.LLM.RemoteAgents, c.remote)) {
+				ts.tools = append(ts.tools, c.name)
+				if c.remote != "" {
+					ts.answers = append(ts.answers, c.answer)
+				}
+			}
+		}
+		skills = append(skills, ts)
+	}
+	if len(skills) == 0 {
+		return
+	}
+	strs := func(ss []string) jen.Code {
+		return jen.Index().String().ValuesFunc(func(g *jen.Group) {
+			for _, s := range ss {
+				g.Lit(s)
+			}
+		})
+	}
+	f.Line()
+	docLines(f, "TestLLMSkillsCallTools sends every skill a language model answers with text and may call tools the message llmtest.CallEveryTool on every binding: the scripted model calls each tool and remote agent the skill offers once (a tool with the example, or a sample, of its input schema; a remote agent's skill with a message), then answers what each said (llmtest.ToolAnswered). It checks that the task completes, that every tool answered the model (your tool's answer or error, whatever it is) and that each scripted remote agent's answer reached it.")
+	f.Func().Id("TestLLMSkillsCallTools").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+		g.Add(p.useScripted())
+		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
+		var public, extended bool
+		for _, s := range skills {
+			public, extended = public || !s.s.Extended, extended || s.s.Extended
+		}
+		if public {
+			g.Id("card").Op(":=").Id("agent").Dot("Card").Call()
+		}
+		if extended {
+			g.Id("extended").Op(":=").Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))
+		}
+		g.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
+			jen.For(jen.List(jen.Id("_"), jen.Id("tc")).Op(":=").Range().Index().Struct(
+				jen.Id("skill").String(),
+				jen.Id("card").Op("*").Qual(pkgA2A, "AgentCard"),
+				jen.Id("tools").Op(",").Id("remoteAnswers").Index().String(),
+			).CustomFunc(multi, func(g *jen.Group) {
+				for _, s := range skills {
+					card := "card"
+					if s.s.Extended {
+						card = "extended"
+					}
+					answers := jen.Code(jen.Nil())
+					if len(s.answers) > 0 {
+						answers = strs(s.answers)
+					}
+					g.Values(jen.Lit(s.s.ID), jen.Id(card), strs(s.tools), answers)
+				}
+			})).Block(
+				jen.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Dot("String").Call().Op("+").Lit("/").Op("+").Id("tc").Dot("skill"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+					jen.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id("tc").Dot("card"), jen.Id("tc").Dot("skill")),
+					jen.List(jen.Id("resp"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(jen.Qual("context", "Background").Call(), jen.Qual(pkgHostTest, "Message").Call(jen.Qual(pkgLLMTest, "CallEveryTool"), jen.Id("tc").Dot("skill"))),
+					jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
+					jen.If(jen.Id("s").Op(":=").Id("resp").Dot("State").Call(), jen.Id("s").Op("!=").Qual(pkgA2A, "TaskState_TASK_STATE_COMPLETED")).Block(
+						jen.Id("t").Dot("Fatalf").Call(jen.Lit("the task ended %s, want completed: %s"), jen.Id("s").Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
+					),
+					jen.Id("answer").Op(":=").Id("resp").Dot("Text").Call(),
+					jen.For(jen.List(jen.Id("_"), jen.Id("name")).Op(":=").Range().Id("tc").Dot("tools")).Block(
+						jen.If(jen.Op("!").Qual("strings", "Contains").Call(jen.Id("answer"), jen.Qual(pkgLLMTest, "ToolAnswered").Call(jen.Id("name"), jen.Lit("")))).Block(
+							jen.Id("t").Dot("Errorf").Call(jen.Lit("the tool %s answered the model nothing; the answer: %q"), jen.Id("name"), jen.Id("answer")),
+						),
+					),
+					jen.For(jen.List(jen.Id("_"), jen.Id("want")).Op(":=").Range().Id("tc").Dot("remoteAnswers")).Block(
+						jen.If(jen.Op("!").Qual("strings", "Contains").Call(jen.Id("answer"), jen.Id("want"))).Block(
+							jen.Id("t").Dot("Errorf").Call(jen.Lit("the remote agent's answer %q did not reach the model; the answer: %q"), jen.Id("want"), jen.Id("answer")),
+						),
+					),
+				)),
+			),
+		)
 	})
 }
 

@@ -55,9 +55,13 @@ func startScripted() error {
 	if err != nil {
 		return err
 	}
-	scripted.Reply = llmtest.Answer(scriptedTokens, map[string]string{
+	scripted.Reply = llmtest.CallTools([]llmtest.Call{
+		{Name: "lookup_weather", Arguments: `{"city":"example"}`},
+		{Name: "book-hotel", Arguments: `{}`},
+		{Name: "packing", Arguments: `{"message":"What do you say?"}`},
+	}, llmtest.Answer(scriptedTokens, map[string]string{
 		"budget": `{"total":1}`,
-	})
+	}))
 	model.BaseURL, model.Model = scripted.URL, "scripted"
 	remotePackingAgent, err := llmtest.StartAgent("packing", []string{"packing"}, "bearer")
 	if err != nil {
@@ -92,6 +96,53 @@ func TestLLMSkillsStream(t *testing.T) {
 				chunks := llmtest.CheckStreamedAnswer(t, client, hosttest.Message("hello", tc.skill))
 				if slices.Compare(chunks, scriptedTokens) != 0 {
 					t.Errorf("chunks %q, want the scripted model's tokens %q", chunks, scriptedTokens)
+				}
+			})
+		}
+	}
+}
+
+// TestLLMSkillsCallTools sends every skill a language model answers with text
+// and may call tools the message llmtest.CallEveryTool on every binding: the
+// scripted model calls each tool and remote agent the skill offers once (a
+// tool with the example, or a sample, of its input schema; a remote agent's
+// skill with a message), then answers what each said (llmtest.ToolAnswered).
+// It checks that the task completes, that every tool answered the model (your
+// tool's answer or error, whatever it is) and that each scripted remote
+// agent's answer reached it.
+func TestLLMSkillsCallTools(t *testing.T) {
+	useScriptedModel(t)
+	agent := hosttest.Start(t, agentConfig())
+	card := agent.Card()
+	extended := hosttest.Card(t, extendedAgentCardJSON)
+	for _, b := range bindings {
+		for _, tc := range []struct {
+			skill                string
+			card                 *a2av1.AgentCard
+			tools, remoteAnswers []string
+		}{
+			{"plan-trip", card, []string{"lookup_weather", "packing"}, []string{"packing (skill packing) answers."}},
+			{"concierge", extended, []string{"lookup_weather", "book-hotel"}, nil},
+		} {
+			t.Run(b.Protocol.String()+"/"+tc.skill, func(t *testing.T) {
+				client := agent.Client(t, b, tc.card, tc.skill)
+				resp, err := client.SendMessage(context.Background(), hosttest.Message(llmtest.CallEveryTool, tc.skill))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s := resp.State(); s != a2av1.TaskState_TASK_STATE_COMPLETED {
+					t.Fatalf("the task ended %s, want completed: %s", s.Short(), resp.Text())
+				}
+				answer := resp.Text()
+				for _, name := range tc.tools {
+					if !strings.Contains(answer, llmtest.ToolAnswered(name, "")) {
+						t.Errorf("the tool %s answered the model nothing; the answer: %q", name, answer)
+					}
+				}
+				for _, want := range tc.remoteAnswers {
+					if !strings.Contains(answer, want) {
+						t.Errorf("the remote agent's answer %q did not reach the model; the answer: %q", want, answer)
+					}
 				}
 			})
 		}

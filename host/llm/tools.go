@@ -106,9 +106,9 @@ func (t *turn) call(ctx context.Context, c toolCall) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("there is no tool %q; the tools are %s", c.Name, strings.Join(t.toolNames(), ", "))
 	}
-	args := json.RawMessage(c.Arguments)
-	if !json.Valid(args) {
-		args = json.RawMessage("{}")
+	args, err := checkArguments(tool, c.Arguments)
+	if err != nil {
+		return "", err
 	}
 	return tool.Call(ctx, ToolCall{Arguments: args, Request: t.req, Events: t.events})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/a2agen/a2agen/auth"
 	"github.com/a2agen/a2agen/host"
 	"github.com/a2agen/a2agen/server"
 )
@@ -23,7 +24,9 @@ func (a *Agent) Close() error { return a.agent.Shutdown(context.Background()) }
 
 // StartAgent runs an agent called name on a loopback port over JSON-RPC,
 // whose card lists skills (one, "ask", when none are given) and declares
-// an HTTP bearer scheme for each of schemes (no call needs it). Every skill
+// an HTTP bearer scheme for each of schemes (no call needs it; a call with
+// any bearer token is accepted, as the remote agent's credentials of a
+// scaffolded project's tests are whatever its environment holds). Every skill
 // answers its task with a message saying which skill of which agent
 // answered.
 func StartAgent(name string, skills []string, schemes ...string) (*Agent, error) {
@@ -68,7 +71,10 @@ func StartAgent(name string, skills []string, schemes ...string) (*Agent, error)
 		CardJSON: doc,
 		Bindings: []host.Binding{{Protocol: "JSONRPC", Address: addr, Path: "/"}},
 		Skills:   run,
-		Listen:   func(string, string) (net.Listener, error) { return l, nil },
+		Verifiers: auth.Verifiers{Token: func(_ context.Context, _, token string) (auth.Principal, error) {
+			return auth.Principal{Subject: "llmtest-caller"}, nil
+		}},
+		Listen: func(string, string) (net.Listener, error) { return l, nil },
 	})
 	if err != nil {
 		l.Close()

@@ -27,8 +27,9 @@ its agent.yaml changed:
     (the bindings and skills of agent.yaml);
   - a new skill gets a stub skill_<id>.go (so does any other missing file
     of yours, such as route.go);
-  - the file of a skill that is no longer in the manifest is left in place
-    and reported.
+  - the file of a skill (skill_<id>.go, skill_<id>_llm.go) or of a tool
+    (tool_<name>.go) that is no longer in the manifest is left in place
+    and reported with a warning.
 
 A second run changes nothing. With --check it writes nothing, lists the
 files that are stale or missing, and exits with 1 if there are any (for CI).`,

@@ -111,7 +111,7 @@ func printKeptAndOrphans(out io.Writer, r *scaffold.Report) {
 		fmt.Fprintf(out, "kept %s: a line around its generated block (a2a-scaffold:begin, a2a-scaffold:end) was removed, so all of it is yours and it is not updated\n", p)
 	}
 	for _, p := range r.Orphans {
-		fmt.Fprintf(out, "warning: %s: no skill of agent.yaml uses this file any more (a removed or renamed skill); it was left in place — delete it when you no longer need its code\n", p)
+		fmt.Fprintln(out, scaffold.OrphanWarning(p))
 	}
 }
 

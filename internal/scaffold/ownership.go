@@ -45,8 +45,11 @@ type Report struct {
 	// BlockBegin or BlockEnd line is gone: they are all the user's now and
 	// were left alone.
 	Unmarked []string
-	// Orphans lists skill_*.go files no skill of the manifest uses any more
-	// (a removed or renamed skill); they were left alone.
+	// Orphans lists the user's files of skills and tools the manifest no
+	// longer has: skill_*.go (skill_<id>.go and skill_<id>_llm.go) of a
+	// removed or renamed skill, or of one that turned from Go code into
+	// llm or back, and tool_*.go of a removed or renamed tool. They were
+	// left alone; OrphanWarning says what each is.
 	Orphans []string
 }
 
@@ -84,7 +87,7 @@ func apply(dir string, files []ProjectFile, withNewOnly, dryRun bool) (*Report, 
 			return nil, fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 	}
-	orphans, err := orphanSkillFiles(dir, planned)
+	orphans, err := orphanUserFiles(dir, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -129,22 +132,36 @@ func (r *Report) record(f ProjectFile, old []byte) {
 	}
 }
 
-// orphanSkillFiles are the skill_*.go files in dir (tests apart) that no
-// planned file is, sorted.
-func orphanSkillFiles(dir string, planned map[string]bool) ([]string, error) {
-	skillFiles, err := filepath.Glob(filepath.Join(dir, "skill_*.go"))
-	if err != nil {
-		return nil, err
-	}
+// orphanUserFiles are the skill_*.go and tool_*.go files in dir (tests
+// apart) that no planned file is, sorted.
+func orphanUserFiles(dir string, planned map[string]bool) ([]string, error) {
 	var orphans []string
-	for _, p := range skillFiles {
-		name := filepath.Base(p)
-		if !planned[name] && !strings.HasSuffix(name, "_test.go") {
-			orphans = append(orphans, name)
+	for _, pattern := range []string{"skill_*.go", "tool_*.go"} {
+		files, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range files {
+			name := filepath.Base(p)
+			if !planned[name] && !strings.HasSuffix(name, "_test.go") {
+				orphans = append(orphans, name)
+			}
 		}
 	}
 	slices.Sort(orphans)
 	return orphans, nil
+}
+
+// OrphanWarning is the warning about an orphan of Report.Orphans: what
+// the file was, that it was left in place, and what to do.
+func OrphanWarning(name string) string {
+	switch {
+	case strings.HasPrefix(name, "tool_"):
+		return fmt.Sprintf("warning: %s: no tool of agent.yaml (tools:) uses this file any more (a removed or renamed tool); it was left in place and still compiles into the agent — delete it when you no longer need its code", name)
+	case strings.HasSuffix(name, "_llm.go"):
+		return fmt.Sprintf("warning: %s: no llm skill of agent.yaml uses this file any more (a removed or renamed skill, or one no longer answered by a model); it was left in place — delete it when you no longer need its hooks", name)
+	}
+	return fmt.Sprintf("warning: %s: no skill of agent.yaml uses this file any more (a removed or renamed skill); it was left in place — delete it when you no longer need its code", name)
 }
 
 // readmeFile is the project's README: the user's, with a generated block.

@@ -85,7 +85,7 @@ func TestLLMToolsEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := goCommand(t, dir, "test", "-count=1", "-v", "./...")
-	for _, want := range []string{"--- PASS: TestUserTestMainRan", "--- PASS: TestEverySkillOnEveryBinding"} {
+	for _, want := range []string{"--- PASS: TestUserTestMainRan", "--- PASS: TestEverySkillOnEveryBinding", "--- PASS: TestLLMSkillsCallTools"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("go test -v in the project printed no %q:\n%s", want, out)
 		}

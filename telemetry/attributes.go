@@ -40,6 +40,12 @@ const (
 	AttrArtifactID = attribute.Key("a2a.artifact.id")
 	// AttrStreamEvents is the number of events a stream carried.
 	AttrStreamEvents = attribute.Key("a2a.stream.events")
+	// AttrStreamRequests is the number of requests of a call whose client
+	// streams them (SendLiveMessage): received on the server, sent on the
+	// client.
+	AttrStreamRequests = attribute.Key("a2a.stream.requests")
+	// AttrRequestIndex numbers the requests of such a call from 0.
+	AttrRequestIndex = attribute.Key("a2a.request.index")
 	// AttrPushConfigID, AttrPushDeliveryID and AttrPushAttempt describe a
 	// webhook delivery attempt: its config, its stable delivery id (the
 	// X-A2A-Notification-Id header) and its number (1 for the first).
@@ -69,6 +75,11 @@ func requestIDs(req proto.Message) (taskID, contextID string) {
 		return r.GetTaskId(), ""
 	case *a2av1.DeleteTaskPushNotificationConfigRequest:
 		return r.GetTaskId(), ""
+	case *a2av1.StreamRequest:
+		if u := r.GetArtifactUpdate(); u != nil {
+			return u.GetTaskId(), u.GetContextId()
+		}
+		return r.GetMessage().GetTaskId(), r.GetMessage().GetContextId()
 	}
 	return "", ""
 }

@@ -31,6 +31,12 @@ const (
 	// events streams carried, by rpc.system.name and rpc.method.
 	MetricServerStreamEvents = "a2a.server.stream.events"
 	MetricClientStreamEvents = "a2a.client.stream.events"
+	// MetricServerStreamRequests and MetricClientStreamRequests count the
+	// requests of calls whose client streams them (SendLiveMessage): those
+	// the agent received, those clients sent; by rpc.system.name and
+	// rpc.method.
+	MetricServerStreamRequests = "a2a.server.stream.requests"
+	MetricClientStreamRequests = "a2a.client.stream.requests"
 )
 
 // durationBuckets are the bucket boundaries the semantic conventions
@@ -50,6 +56,8 @@ func Metrics(opts ...Option) runtime.Interceptor {
 	x.client.streams = upDown(m, MetricClientStreams, "{stream}", "Streams clients are reading.")
 	x.server.events = counter(m, MetricServerStreamEvents, "{event}", "Events the agent sent on streams.")
 	x.client.events = counter(m, MetricClientStreamEvents, "{event}", "Events clients received on streams.")
+	x.server.requests = counter(m, MetricServerStreamRequests, "{request}", "Requests the agent received on streams of requests.")
+	x.client.requests = counter(m, MetricClientStreamRequests, "{request}", "Requests clients sent on streams of requests.")
 	return &x
 }
 
@@ -62,6 +70,7 @@ type callInstruments struct {
 	duration metric.Float64Histogram
 	streams  metric.Int64UpDownCounter
 	events   metric.Int64Counter
+	requests metric.Int64Counter
 }
 
 func (m *metrics) side(call *runtime.CallInfo) *callInstruments {

@@ -27,7 +27,8 @@ import (
 //
 // outcome is OK, the A2A error's code name (TaskNotFound, Internal, …), or
 // Canceled / DeadlineExceeded when the call's context ended; events is
-// given for streams, caller for authenticated callers, traceId and spanId
+// given for streams (and requests for the client's stream of requests of
+// SendLiveMessage: those received, on the client those sent), caller for authenticated callers, traceId and spanId
 // when the call is traced (put Tracing before RequestLog). A failed call
 // adds error — an Internal error with the cause the client never saw — and,
 // for a handler's panic, stack: the frames as a list, so that a JSON log
@@ -64,7 +65,7 @@ func (r *requestLog) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message) (proto.Message, error) {
 		start := time.Now()
 		resp, err := next(ctx, call, req)
-		r.log(ctx, call, req, resp, err, start, -1)
+		r.log(ctx, call, req, resp, err, start, -1, -1)
 		return resp, err
 	}
 }
@@ -86,12 +87,12 @@ func (r *requestLog) WrapStream(next runtime.StreamFunc) runtime.StreamFunc {
 		if p := first.Load(); p != nil {
 			resp = *p
 		}
-		r.log(ctx, call, req, resp, err, start, int(n.Load()))
+		r.log(ctx, call, req, resp, err, start, int(n.Load()), -1)
 		return err
 	}
 }
 
-func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, req, resp proto.Message, err error, start time.Time, events int) {
+func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, req, resp proto.Message, err error, start time.Time, events, requests int) {
 	d := time.Since(start)
 	o := okOutcome
 	if err != nil {
@@ -120,6 +121,9 @@ func (r *requestLog) log(ctx context.Context, call *runtime.CallInfo, req, resp 
 	}
 	if events >= 0 {
 		attrs = append(attrs, slog.Int("events", events))
+	}
+	if requests >= 0 {
+		attrs = append(attrs, slog.Int("requests", requests))
 	}
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
 		attrs = append(attrs, slog.String("traceId", sc.TraceID().String()), slog.String("spanId", sc.SpanID().String()))

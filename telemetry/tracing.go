@@ -36,7 +36,8 @@ import (
 // a2a.context.id, a2a.tenant, a2a.protocol.binding, a2a.protocol.version)
 // and the peer's address; a failed call adds error.type (the A2A reason,
 // e.g. TASK_NOT_FOUND) and rpc.response.status_code (the binding's code),
-// and every stream event becomes a span event. The span's status is Error for a
+// and every stream event becomes a span event (and, for a live call, every
+// request the client streamed: bidi.go). The span's status is Error for a
 // failed client call, and on the server for failures of the agent
 // (Internal, InvalidAgentResponse, MethodNotFound, a passed deadline), not
 // for requests the agent refused.
@@ -114,7 +115,7 @@ func (t *tracing) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 		}
 		ctx, span := t.start(ctx, call)
 		resp, err := next(ctx, call, req)
-		t.end(ctx, span, call, req, resp, err, -1)
+		t.end(ctx, span, call, req, resp, err, -1, -1)
 		return resp, err
 	}
 }
@@ -151,7 +152,7 @@ func (t *tracing) WrapStream(next runtime.StreamFunc) runtime.StreamFunc {
 		mu.Lock()
 		events, firstEvent := n, first
 		mu.Unlock()
-		t.end(ctx, span, call, req, firstEvent, err, events)
+		t.end(ctx, span, call, req, firstEvent, err, events, -1)
 		return err
 	}
 }
@@ -243,14 +244,15 @@ var (
 var endAttrs = sync.Pool{New: func() any { return new([maxEndAttrs]attribute.KeyValue) }}
 
 // maxEndAttrs: binding, version, tenant, task and context ids, peer address,
-// status code, stream events, error type.
-const maxEndAttrs = 9
+// status code, stream events and requests, error type.
+const maxEndAttrs = 10
 
 // end records how the call ended and ends its span. req is the request,
 // resp the response
 // (streams: the first event), events the number of stream events (-1 for
-// a unary call).
-func (t *tracing) end(ctx context.Context, span trace.Span, call *runtime.CallInfo, req, resp proto.Message, err error, events int) {
+// a unary call), requests the number of requests of a call whose client
+// streams them (-1 for the others).
+func (t *tracing) end(ctx context.Context, span trace.Span, call *runtime.CallInfo, req, resp proto.Message, err error, events, requests int) {
 	if !span.IsRecording() {
 		span.End()
 		return
@@ -275,6 +277,9 @@ func (t *tracing) end(ctx context.Context, span trace.Span, call *runtime.CallIn
 	}
 	if events >= 0 {
 		attrs = append(attrs, AttrStreamEvents.Int(events))
+	}
+	if requests >= 0 {
+		attrs = append(attrs, AttrStreamRequests.Int(requests))
 	}
 	if o.errorType != "" {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(o.errorType))

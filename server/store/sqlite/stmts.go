@@ -88,9 +88,12 @@ WHERE ` + sqlWriteGuard + ` AND context_id = ?4 AND (?6 = '' OR ?6 = runner) AND
 	lease_until = CASE WHEN ?6 <> '' THEN ?7 ELSE lease_until END
 WHERE ` + sqlWriteGuard + ` AND state = ?2 AND status_time = ?3 AND context_id = ?4 AND (?6 = '' OR ?6 = runner) AND NOT ?5`
 
-	// One event of the task's log (eventlog.go). ?1 tenant, ?2 task id,
-	// ?3 generation, ?4 version, ?5 event.
-	sqlLogEvent = `INSERT OR REPLACE INTO task_events (tenant, task_id, generation, version, event) VALUES (?1, ?2, ?3, ?4, ?5)`
+	// One event of the task's log (eventlog.go): tenant, task id,
+	// generation, version, event, in that order. Its parameters are
+	// anonymous (?), unlike the other statements': the driver makes a Go
+	// string of every named parameter's name on every execution, and this
+	// statement runs once per event.
+	sqlLogEvent = `INSERT OR REPLACE INTO task_events (tenant, task_id, generation, version, event) VALUES (?, ?, ?, ?, ?)`
 
 	// ?5 the config's protocol version.
 	sqlUpsertConfig = `INSERT INTO push_configs (tenant, task_id, id, config, protocol_version) VALUES (?1, ?2, ?3, ?4, ?5)

@@ -113,14 +113,14 @@ type Limits struct {
 	// owner, and MaxInterruptedTasksPerOwner its tasks waiting for input
 	// (INPUT_REQUIRED, AUTH_REQUIRED); anonymous callers together are one
 	// owner. One more removes the owner's oldest (a read of it answers
-	// TaskNotFound). They apply to the store Main opens (-store), the
-	// in-memory one for now (store.Retention's fields of the same names).
-	// Negative: no bound.
+	// TaskNotFound). They apply to the store Main opens (-store: memory,
+	// SQLite or PostgreSQL alike; store.Retention's fields of the same
+	// names). Negative: no bound.
 	MaxTerminalTasksPerOwner, MaxInterruptedTasksPerOwner int
 	// MaxBytesPerOwner bounds the bytes (protobuf size) of one owner's
 	// finished and interrupted tasks together: over it, the owner's oldest
-	// finished task goes, then the one it left waiting longest ago (the
-	// in-memory store, like the two above: store.Retention.MaxBytesPerOwner).
+	// finished task goes, then the one it left waiting longest ago (every
+	// store, like the two above: store.Retention.MaxBytesPerOwner).
 	// Negative: no bound.
 	MaxBytesPerOwner int64
 }

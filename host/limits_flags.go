@@ -42,9 +42,9 @@ var limitUsage = map[string]string{
 	"MaxAnonymousStreams":         "streams callers without an identity hold together (the rest of -max-streams stays for identified callers); more are refused with 429/RESOURCE_EXHAUSTED",
 	"MaxPartsPerMessage":          "parts of a client message; more are refused (InvalidParams)",
 	"MaxMessageBytes":             "protobuf size of a client message; larger ones are refused (InvalidParams)",
-	"MaxTerminalTasksPerOwner":    "finished tasks kept of one owner (anonymous callers together are one), its oldest removed first (the memory store)",
-	"MaxInterruptedTasksPerOwner": "tasks of one owner waiting for input (INPUT_REQUIRED, AUTH_REQUIRED), the one waiting longest removed first (the memory store)",
-	"MaxBytesPerOwner":            "bytes of one owner's finished and waiting tasks (anonymous callers together are one), its oldest finished task removed first (the memory store)",
+	"MaxTerminalTasksPerOwner":    "finished tasks kept of one owner (anonymous callers together are one), its oldest removed first",
+	"MaxInterruptedTasksPerOwner": "tasks of one owner waiting for input (INPUT_REQUIRED, AUTH_REQUIRED), the one waiting longest removed first",
+	"MaxBytesPerOwner":            "bytes of one owner's finished and waiting tasks (anonymous callers together are one), its oldest finished task removed first",
 	"MaxTaskBytes":                "protobuf size of a task's history and artifacts; a client message that would take it beyond is refused (InvalidParams)",
 }
 

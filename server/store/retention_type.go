@@ -34,8 +34,11 @@ type Retention struct {
 	// together: over it, the owner's oldest terminal task is removed, or,
 	// when it has none left, the one it left waiting longest ago; the task
 	// that just ended or was interrupted is kept, however large. Running
-	// tasks do not count (memory_owners.go). Only the memory store keeps
-	// these per-owner bounds; the SQL stores ignore them.
+	// tasks do not count (memory_owners.go; sqlite/owners.go,
+	// postgres/owners.go). Every store keeps these bounds once the write
+	// that went over returns; PostgreSQL replicas writing for one owner at
+	// once may each leave it over by the writes under way until their own
+	// enforcement runs.
 	MaxTerminalTasksPerOwner, MaxInterruptedTasksPerOwner int
 	MaxBytesPerOwner                                      int64
 }

@@ -13,9 +13,8 @@ import (
 )
 
 // TestGenerationMigration: a schema written before tasks had a generation
-// (migration task_generation and those after it undone: its column, the
-// send_keys table and the event log's generation column dropped, their
-// rows gone from schema_migrations) holds a running task; opened again, the migration
+// (migration task_generation and those after it undone: their objects
+// dropped, their rows gone from schema_migrations) holds a running task; opened again, the migration
 // runs, the task is at generation 1 and counts on with the events of
 // later writes, seen alike by another replica.
 func TestGenerationMigration(t *testing.T) {
@@ -33,6 +32,9 @@ func TestGenerationMigration(t *testing.T) {
 		`DROP TABLE send_keys`,
 		`DROP INDEX task_events_by_generation`,
 		`ALTER TABLE task_events DROP COLUMN generation`,
+		`DROP TABLE owner_counts`,
+		`DROP FUNCTION a2agen_owner_count() CASCADE`,
+		`DROP INDEX tasks_owner_ended, tasks_owner_waiting`,
 		`DELETE FROM schema_migrations WHERE version >= 5`,
 	} {
 		if _, err := s.pool.Exec(ctx, q); err != nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/a2agen/a2agen/server/store"
+	"github.com/a2agen/a2agen/server/storetest"
 )
 
 // TestRetentionSparesOtherOwners: over Retention.MaxTerminalTasks the sweep
@@ -77,5 +79,115 @@ func TestRetentionSparesOtherOwners(t *testing.T) {
 	kept(fmt.Sprintf("alice-more-%d", limit-1), true)
 	if err := s.pool.QueryRow(ctx, sqlCountTerminal).Scan(&terminal); err != nil || terminal > limit {
 		t.Fatalf("%d terminal tasks after the sweep, %v; want at most %d", terminal, err, limit)
+	}
+}
+
+// TestOwnerCapsConformance: the caps of one owner (count of terminal and
+// of interrupted tasks, bytes) hold as in the memory store once a write
+// returns, on one store and on two replicas sharing a schema that take
+// turns writing (each enforcing after its own writes); with the cap on
+// all terminal tasks, the flood of one owner (storetest.RunOwnerRetention)
+// removes only its own once the sweep has run.
+func TestOwnerCapsConformance(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests
+	url := testURL(t)
+	retention := func(caps storetest.OwnerCaps) Option {
+		return WithRetention(store.Retention{MaxTerminalTasks: caps.MaxTerminal, MaxTerminalTasksPerOwner: caps.MaxTerminalPerOwner,
+			MaxInterruptedTasksPerOwner: caps.MaxInterruptedPerOwner, MaxBytesPerOwner: caps.MaxBytesPerOwner})
+	}
+	one := func(t *testing.T, caps storetest.OwnerCaps) store.Store {
+		s := openSchema(t, url, testSchema(t, url), retention(caps))
+		t.Cleanup(func() { checkOwnerCounts(t, s) })
+		return s
+	}
+	two := func(t *testing.T, caps storetest.OwnerCaps) store.Store {
+		schema := testSchema(t, url)
+		a := openSchema(t, url, schema, retention(caps))
+		t.Cleanup(func() { checkOwnerCounts(t, a) })
+		return &alternating{Store: a, other: openSchema(t, url, schema, retention(caps))}
+	}
+	for name, newStore := range map[string]func(*testing.T, storetest.OwnerCaps) store.Store{"one": one, "replicas": two} {
+		t.Run(name, func(t *testing.T) {
+			storetest.RunOwnerCaps(t, newStore)
+			storetest.RunOwnerBytes(t, newStore)
+		})
+	}
+	t.Run("flood", func(t *testing.T) {
+		storetest.RunOwnerRetention(t, func(t *testing.T, caps storetest.OwnerCaps) store.Store {
+			return &sweptFirst{one(t, caps).(*Store)}
+		})
+	})
+}
+
+// alternating is two replicas of one schema: writes take turns between
+// them, reads go to the first.
+type alternating struct {
+	store.Store
+	other store.Store
+	n     atomic.Int64
+}
+
+func (r *alternating) next() store.Store {
+	if r.n.Add(1)%2 == 0 {
+		return r.other
+	}
+	return r.Store
+}
+
+func (r *alternating) CreateTask(ctx context.Context, c store.Creation) (store.Record, store.Subscription, error) {
+	return r.next().CreateTask(ctx, c)
+}
+
+func (r *alternating) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
+	return r.next().UpdateTask(ctx, u)
+}
+
+// sweptFirst is a store whose reads wait for a retention sweep first: what
+// the cap on all terminal tasks (enforced by the sweep, within a second)
+// leaves once it has run.
+type sweptFirst struct{ *Store }
+
+func (s *sweptFirst) Task(ctx context.Context, tenant, id string) (store.Record, error) {
+	if _, err := s.sweepAfterOthers(ctx); err != nil {
+		return store.Record{}, err
+	}
+	return s.Store.Task(ctx, tenant, id)
+}
+
+// checkOwnerCounts fails t unless the per-owner counts (migration 8,
+// summed over their shards) are those of the tasks stored.
+func checkOwnerCounts(t *testing.T, s *Store) {
+	t.Helper()
+	if s.checkOpen() != nil {
+		return
+	}
+	ctx := context.Background()
+	var diff []string
+	rows, err := s.pool.Query(ctx, `WITH kept AS (
+	SELECT owner, sum(ended)::bigint AS ended, sum(waiting)::bigint AS waiting, sum(bytes)::bigint AS bytes FROM owner_counts GROUP BY owner
+	HAVING sum(ended) <> 0 OR sum(waiting) <> 0 OR sum(bytes) <> 0
+), actual AS (
+	SELECT owner, count(*) FILTER (WHERE ended_at IS NOT NULL) AS ended, count(*) FILTER (WHERE state IN (6, 8)) AS waiting,
+		sum(octet_length(snapshot))::bigint AS bytes
+	FROM tasks WHERE ended_at IS NOT NULL OR state IN (6, 8) GROUP BY owner
+)
+SELECT coalesce(k.owner, a.owner), format('%s/%s/%s', k.ended, k.waiting, k.bytes), format('%s/%s/%s', a.ended, a.waiting, a.bytes)
+FROM kept k FULL JOIN actual a ON a.owner = k.owner
+WHERE k IS DISTINCT FROM a`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var owner, kept, actual string
+		if err := rows.Scan(&owner, &kept, &actual); err != nil {
+			t.Fatal(err)
+		}
+		diff = append(diff, fmt.Sprintf("owner %q: counted %s, stored %s", owner, kept, actual))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(diff) > 0 {
+		t.Errorf("per-owner counts differ from the tasks stored: %v", diff)
 	}
 }

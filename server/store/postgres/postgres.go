@@ -109,6 +109,7 @@ type options struct {
 	ttl            time.Duration
 	maxTerminal    int
 	interruptedTTL time.Duration
+	owners         sqlrecord.OwnerCaps // the per-owner caps (owners.go)
 	buffer         int
 	logger         *slog.Logger
 	channel        string
@@ -137,12 +138,14 @@ func WithSchema(name string) Option {
 	}
 }
 
-// WithRetention sets which tasks the store keeps (store.Retention; the
-// per-owner bounds are the memory store's only). Reads treat a task past a
-// TTL as gone at once; the sweep removes it within about a second.
+// WithRetention sets which tasks the store keeps (store.Retention). Reads
+// treat a task past a TTL as gone at once; the sweep removes it within
+// about a second. The per-owner bounds hold once the write that goes over
+// them returns (owners.go).
 func WithRetention(r store.Retention) Option {
 	return func(o *options) {
 		o.ttl, o.maxTerminal, o.interruptedTTL = max(r.TerminalTaskTTL, 0), max(r.MaxTerminalTasks, 0), max(r.InterruptedTaskTTL, 0)
+		o.owners = sqlrecord.OwnerCapsOf(r)
 	}
 }
 
@@ -351,7 +354,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 		return nil, fail("listening on channel %s: %w", o.channel, err)
 	}
 	s.w = newWriter(s, o.notifyWriters, o.writers, o.maxBatch)
-	if (o.ttl > 0 || o.maxTerminal > 0 || o.interruptedTTL > 0) && !o.noSweepLoop {
+	if (o.ttl > 0 || o.maxTerminal > 0 || o.interruptedTTL > 0 || o.owners.On()) && !o.noSweepLoop {
 		s.bg.Add(1)
 		go s.sweepLoop()
 	}

@@ -35,7 +35,7 @@ func (s *Store) sweepLoop() {
 	defer s.bg.Done()
 	tick := time.NewTicker(sweepEvery)
 	defer tick.Stop()
-	for {
+	for ticks := 1; ; ticks++ {
 		select {
 		case <-s.ctx.Done():
 			return
@@ -43,6 +43,12 @@ func (s *Store) sweepLoop() {
 		}
 		if _, err := s.sweep(s.ctx); err != nil && s.ctx.Err() == nil {
 			s.opts.logger.Error("postgres store: retention sweep failed", "store", s.name, "err", err)
+		}
+		if ticks%foldEvery != 0 {
+			continue
+		}
+		if err := s.foldOwnerCounts(s.ctx); err != nil && s.ctx.Err() == nil {
+			s.opts.logger.Error("postgres store: folding the per-owner counts failed", "store", s.name, "err", err)
 		}
 	}
 }

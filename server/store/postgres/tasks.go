@@ -85,6 +85,7 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 			return store.Record{}, err
 		}
 		if created {
+			s.capsAfter(o.key, row)
 			return rec, nil
 		}
 		if err := s.freeExpiredID(ctx, rec.Tenant, id); err != nil {
@@ -298,6 +299,7 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 			if row.Terminal && configured {
 				s.configured.Delete(key)
 			}
+			s.capsAfter(key, row)
 			return o.res[0], nil
 		}
 		err := s.classify(ctx, u.Tenant, id, u.Expect)

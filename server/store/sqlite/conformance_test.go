@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/a2agen/a2agen/server/store"
 	"github.com/a2agen/a2agen/server/storetest"
@@ -80,6 +81,11 @@ func checkCounts(t *testing.T, s *Store) {
 	for _, c := range []struct{ kept, actual string }{
 		{`SELECT tenant, owner, '', n FROM task_counts`, `SELECT tenant, owner, '', COUNT(*) FROM tasks GROUP BY tenant, owner`},
 		{`SELECT tenant, owner, context_id, n FROM context_counts`, `SELECT tenant, owner, context_id, COUNT(*) FROM tasks GROUP BY tenant, owner, context_id`},
+		// Per-owner retention (migration 9): terminal and interrupted
+		// tasks, and their bytes, in one string.
+		{`SELECT '', owner, ended || '/' || waiting || '/' || bytes, 0 FROM owner_counts`,
+			`SELECT '', owner, SUM(ended_at IS NOT NULL) || '/' || SUM(state IN (6, 8)) || '/' || SUM(length(snapshot)), 0 FROM tasks
+			WHERE ended_at IS NOT NULL OR state IN (6, 8) GROUP BY owner`},
 	} {
 		var kept, actual []string
 		for _, x := range []struct {
@@ -106,15 +112,32 @@ func checkCounts(t *testing.T, s *Store) {
 	}
 }
 
+// TestOwnerRetentionConformance: the cap on terminal tasks spares the
+// owners that did not fill it, and the caps of one owner (count of terminal
+// and of interrupted tasks, bytes) hold as in the memory store, with the
+// TTLs on or off.
 func TestOwnerRetentionConformance(t *testing.T) {
-	storetest.RunOwnerRetention(t, func(t *testing.T, caps storetest.OwnerCaps) store.Store {
-		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), WithRetention(store.Retention{MaxTerminalTasks: caps.MaxTerminal}))
-		if err != nil {
-			t.Fatalf("Open: %v", err)
+	for _, ttls := range []bool{false, true} {
+		newStore := func(t *testing.T, caps storetest.OwnerCaps) store.Store {
+			r := store.Retention{MaxTerminalTasks: caps.MaxTerminal, MaxTerminalTasksPerOwner: caps.MaxTerminalPerOwner,
+				MaxInterruptedTasksPerOwner: caps.MaxInterruptedPerOwner, MaxBytesPerOwner: caps.MaxBytesPerOwner}
+			if ttls {
+				// The tasks' status times are in the past.
+				r.TerminalTaskTTL, r.InterruptedTaskTTL = time.Hour, 100*365*24*time.Hour
+			}
+			s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), WithRetention(r))
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			t.Cleanup(func() { s.Close() })
+			t.Cleanup(func() { checkCache(t, s) })
+			t.Cleanup(func() { checkCounts(t, s) })
+			return s
 		}
-		t.Cleanup(func() { s.Close() })
-		t.Cleanup(func() { checkCache(t, s) })
-		t.Cleanup(func() { checkCounts(t, s) })
-		return s
-	})
+		t.Run(fmt.Sprint("ttls=", ttls), func(t *testing.T) {
+			storetest.RunOwnerRetention(t, newStore)
+			storetest.RunOwnerCaps(t, newStore)
+			storetest.RunOwnerBytes(t, newStore)
+		})
+	}
 }

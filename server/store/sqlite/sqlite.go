@@ -141,6 +141,7 @@ type options struct {
 	ttl            time.Duration
 	maxTerminal    int
 	interruptedTTL time.Duration
+	owners         sqlrecord.OwnerCaps // the per-owner caps (owners.go)
 	synchronous    string
 	busyTimeout    time.Duration
 	buffer         int
@@ -169,12 +170,13 @@ func WithSharedAccess() Option {
 	return func(o *options) { o.shared = true }
 }
 
-// WithRetention sets which tasks the store keeps (store.Retention; the
-// per-owner bounds are the memory store's only). Reads treat a task past a
-// TTL as gone at once; the sweep removes it within about a second.
+// WithRetention sets which tasks the store keeps (store.Retention). Reads
+// treat a task past a TTL as gone at once; the sweep removes it within
+// about a second. The per-owner bounds hold at every commit (owners.go).
 func WithRetention(r store.Retention) Option {
 	return func(o *options) {
 		o.ttl, o.maxTerminal, o.interruptedTTL = max(r.TerminalTaskTTL, 0), max(r.MaxTerminalTasks, 0), max(r.InterruptedTaskTTL, 0)
+		o.owners = sqlrecord.OwnerCapsOf(r)
 	}
 }
 

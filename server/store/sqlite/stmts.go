@@ -24,6 +24,7 @@ type writeStmts struct {
 	largestOwners, sweepAnyConfigs, sweepAnyTasks         *sql.Stmt
 	sweepWaitingConfigs, sweepWaitingTasks, oldestWaiting *sql.Stmt
 	sendKey, putSendKey, releaseSendKey, purgeSendKeys    *sql.Stmt // sendkeys.go
+	owners                                                ownerStmts
 }
 
 const (
@@ -218,12 +219,12 @@ func (w *writer) prepare(ctx context.Context) error {
 		}
 		*p.dst = s
 	}
-	return nil
+	return w.prepareOwners(ctx)
 }
 
 func (w *writer) closeStmts() error {
 	st := &w.st
-	var errs []error
+	errs := []error{st.owners.close()}
 	for _, s := range []*sql.Stmt{st.begin, st.commit, st.rollback, st.insertTask, st.taskState, st.deleteTask, st.deleteTaskConfigs, st.updateTask,
 		st.writeFull, st.writeStatus, st.writeSnapshot,
 		st.upsertConfig, st.updateOutboxConfig, st.countConfigs, st.deleteConfig, st.deleteConfigOutbox,

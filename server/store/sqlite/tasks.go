@@ -158,6 +158,11 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 			return nil, err
 		}
 	}
+	if w.capsOwner(o.row) {
+		if err := w.capOwner(&o.opBase, r.Owner, r.Tenant, id); err != nil {
+			return nil, err
+		}
+	}
 	return nil, nil
 }
 
@@ -307,6 +312,11 @@ func (o *updateOp) apply(w *writer, now int64) (error, error) {
 	}
 	if stored.pushes > 0 && len(o.evs) > 0 {
 		if err := o.enqueue(w, u.Tenant, id, o.version, o.evs, o.row.Snapshot, u.Trace, now); err != nil {
+			return nil, err
+		}
+	}
+	if w.capsOwner(o.row) {
+		if err := w.capOwner(&o.opBase, stored.rec.Owner, u.Tenant, id); err != nil {
 			return nil, err
 		}
 	}

@@ -54,9 +54,10 @@ type opBase struct {
 	version   int64 // the new version (also UpdateTask's result)
 	events    []*a2av1.StreamResponse
 	terminal  bool
-	queued    bool  // outbox rows were inserted
-	termDelta int64 // change in the number of terminal tasks
-	endsTask  bool  // a task became terminal
+	queued    bool       // outbox rows were inserted
+	termDelta int64      // change in the number of terminal tasks
+	endsTask  bool       // a task became terminal
+	evicted   []cacheKey // tasks the per-owner caps removed (owners.go)
 }
 
 func (b *opBase) base() *opBase { return b }
@@ -66,6 +67,7 @@ func (b *opBase) base() *opBase { return b }
 func (b *opBase) reset() {
 	b.publish, b.pubTenant, b.pubTask, b.version, b.events = false, "", "", 0, nil
 	b.terminal, b.queued, b.termDelta, b.endsTask = false, false, 0, false
+	b.evicted = b.evicted[:0]
 }
 
 func (b *opBase) committed(*recordCache) {}
@@ -245,6 +247,13 @@ func (w *writer) run(batch []writeOp) {
 	for _, o := range batch {
 		if o.base().err == nil {
 			o.committed(w.s.cache)
+		}
+	}
+	for _, o := range batch {
+		if b := o.base(); b.err == nil {
+			for _, k := range b.evicted {
+				w.s.cache.evict(k.tenant, k.id)
+			}
 		}
 	}
 	for _, k := range sw.deleted {

@@ -8,6 +8,8 @@
 //   - the retention cutoffs (retention.go): which terminal and interrupted
 //     tasks a read must treat as gone although the sweep has not removed
 //     them yet;
+//   - the per-owner caps (owners.go): what a store removes, in which order,
+//     when an owner's counts go over store.Retention's per-owner bounds;
 //   - the listing filters (list.go): which optional filters a ListTasks
 //     query uses, as a shape that keys prepared statements, and their values;
 //   - error classification (errors.go): a failed database call as the error

@@ -323,6 +323,9 @@ func (c *clientConfig) newCall(ctx context.Context, ch *clientChains, op *Operat
 		Peer:       ch.peer,
 		Client:     true,
 	}
+	if k := sentKeyOf(ctx); k != "" { // a send (client_sendkey.go)
+		cc.call.Header[IdempotencyKeyHeader] = []string{k}
+	}
 	return cc
 }
 
@@ -458,6 +461,9 @@ func (t headerTemplate) same(h http.Header) bool {
 func (c *clientConfig) sendHeaders(ctx context.Context, h http.Header) {
 	if call := clientCallFrom(ctx); call == nil {
 		c.setHeaders(h)
+		if k := sentKeyOf(ctx); k != "" { // a send (client_sendkey.go)
+			h[IdempotencyKeyHeader] = []string{k}
+		}
 	} else {
 		for k, v := range call.Header {
 			h[k] = v

@@ -45,6 +45,9 @@ func (c *ClosableTransport) Unary(ctx context.Context, op *Operation, req, resp 
 	if c.closed.Load() {
 		return ErrClientClosed
 	}
+	if sctx, retries, ok := sendKey(ctx, c.inner, op); ok { // client_sendkey.go
+		return unarySend(sctx, c.inner, op, req, resp, retries)
+	}
 	return c.inner.Unary(ctx, op, req, resp)
 }
 
@@ -53,7 +56,12 @@ func (c *ClosableTransport) Stream(ctx context.Context, op *Operation, req proto
 	if c.closed.Load() {
 		return func(yield func(proto.Message, error) bool) { yield(nil, ErrClientClosed) }
 	}
-	inner := c.inner.Stream(ctx, op, req, newResp)
+	var inner iter.Seq2[proto.Message, error]
+	if sctx, retries, ok := sendKey(ctx, c.inner, op); ok { // client_sendkey.go
+		inner = streamSend(sctx, c.inner, op, req, newResp, retries)
+	} else {
+		inner = c.inner.Stream(ctx, op, req, newResp)
+	}
 	return func(yield func(proto.Message, error) bool) {
 		// The request is sent when ranging starts: a client closed between
 		// the call and the range sends nothing either.

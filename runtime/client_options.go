@@ -33,6 +33,10 @@ type clientConfig struct {
 	service       *ServiceDesc
 	resumeRetries int
 	resumeSet     bool
+	// Idempotent sends (client_sendkey.go): no Idempotency-Key, how many
+	// times a send whose connection broke is sent again.
+	noSendKeys  bool
+	sendRetries int
 }
 
 func newClientConfig(opts []ClientOption) *clientConfig {
@@ -40,6 +44,7 @@ func newClientConfig(opts []ClientOption) *clientConfig {
 		httpClient:       http.DefaultClient,
 		header:           make(http.Header),
 		maxResponseBytes: DefaultMaxResponseBytes,
+		sendRetries:      DefaultSendRetries,
 	}
 	for _, o := range opts {
 		o(c)

@@ -146,6 +146,9 @@ func hasHeaderKeys(md metadata.MD) bool {
 func (t *GRPCTransport) outgoingContext(ctx context.Context) context.Context {
 	call := clientCallFrom(ctx)
 	if call == nil || t.chains != nil && t.chains.header.same(call.Header) {
+		if k := sentKeyOf(ctx); k != "" { // a send (client_sendkey.go)
+			return metadata.AppendToOutgoingContext(ctx, append(t.md[:len(t.md):len(t.md)], "idempotency-key", k)...)
+		}
 		return metadata.AppendToOutgoingContext(ctx, t.md...)
 	}
 	// Appended as pairs, like t.md: grpc-go then neither copies nor merges

@@ -110,13 +110,14 @@ func TestIdempotentFollowUp(t *testing.T) {
 func TestIdempotentByMessageID(t *testing.T) {
 	forEachBinding(t, func(t *testing.T, b binding) {
 		e := newEnv(t, b, nil, nil)
+		c := e.client(runtime.WithoutIdempotencyKeys()) // as a client that sends no key
 		msg := userMsg("hello")
-		first := send(t, e.c, &a2av1.SendMessageRequest{Message: msg}).GetTask()
-		again := send(t, e.c, &a2av1.SendMessageRequest{Message: proto.CloneOf(msg)}).GetTask()
+		first := send(t, c, &a2av1.SendMessageRequest{Message: msg}).GetTask()
+		again := send(t, c, &a2av1.SendMessageRequest{Message: proto.CloneOf(msg)}).GetTask()
 		if again.GetId() != first.GetId() {
 			t.Fatalf("the same message twice made tasks %s and %s, want one", first.GetId(), again.GetId())
 		}
-		if n := listTotal(t, e.c); n != 1 {
+		if n := listTotal(t, c); n != 1 {
 			t.Errorf("%d tasks, want 1", n)
 		}
 	})
@@ -162,6 +163,7 @@ func TestIdempotencyWindowEnds(t *testing.T) {
 	at := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return at }
 	e := newEnv(t, bindings[0], nil, nil, server.WithIdempotencyWindow(time.Hour), server.WithClock(clock))
+	e.c = e.client(runtime.WithHeader("Idempotency-Key", "window"))
 	msg := userMsg("hello")
 	first := send(t, e.c, &a2av1.SendMessageRequest{Message: msg}).GetTask()
 	mu.Lock()
@@ -178,6 +180,7 @@ func TestIdempotencyWindowEnds(t *testing.T) {
 	}
 
 	off := newEnv(t, bindings[0], nil, nil, server.WithIdempotencyWindow(0))
+	off.c = off.client(runtime.WithHeader("Idempotency-Key", "window"))
 	a := send(t, off.c, &a2av1.SendMessageRequest{Message: msg}).GetTask()
 	if got := send(t, off.c, &a2av1.SendMessageRequest{Message: proto.CloneOf(msg)}).GetTask(); got.GetId() == a.GetId() {
 		t.Fatalf("with the window off, the same message twice made one task")
@@ -188,9 +191,10 @@ func TestIdempotencyWindowEnds(t *testing.T) {
 // no key: its retry is answered by the agent again.
 func TestIdempotentDirectReply(t *testing.T) {
 	e := newEnv(t, bindings[0], nil, nil)
+	c := e.client(runtime.WithHeader("Idempotency-Key", "direct"))
 	msg := userMsg("message hi")
 	for i := range 2 {
-		if resp := send(t, e.c, &a2av1.SendMessageRequest{Message: proto.CloneOf(msg)}); resp.GetMessage() == nil {
+		if resp := send(t, c, &a2av1.SendMessageRequest{Message: proto.CloneOf(msg)}); resp.GetMessage() == nil {
 			t.Fatalf("send %d: %v, want a direct reply", i, resp)
 		}
 	}
@@ -248,11 +252,12 @@ func TestIdempotentAcrossSQLiteRestart(t *testing.T) {
 // not an error.
 func TestReusedMessageIDOtherMessage(t *testing.T) {
 	e := newEnv(t, bindings[0], nil, nil)
+	c := e.client(runtime.WithoutIdempotencyKeys())
 	a := userMsg("hello")
 	b := userMsg("bye")
 	b.MessageId = a.GetMessageId()
-	first := send(t, e.c, &a2av1.SendMessageRequest{Message: a}).GetTask()
-	other := send(t, e.c, &a2av1.SendMessageRequest{Message: b}).GetTask()
+	first := send(t, c, &a2av1.SendMessageRequest{Message: a}).GetTask()
+	other := send(t, c, &a2av1.SendMessageRequest{Message: b}).GetTask()
 	if first.GetId() == other.GetId() {
 		t.Fatalf("two different messages under one messageId share task %s", first.GetId())
 	}

@@ -41,6 +41,15 @@ func TestListUsesIndexes(t *testing.T) {
 	s := openSchema(t, url, testSchema(t, url))
 	ctx := context.Background()
 	start := time.Now()
+	// The listing's plans are what is checked, not the per-owner counts
+	// (owners_test.go): with their triggers on, the COPY fires 200,000
+	// upserts of owner_counts (five times its time), and VACUUM below then
+	// marked no page visible to all (relallvisible 0 of 3,586, every run on
+	// a quiet machine; most likely the snapshot of the autovacuum that the
+	// churn of owner_counts starts), so the count scanned the table.
+	if _, err := s.pool.Exec(ctx, "ALTER TABLE tasks DISABLE TRIGGER USER"); err != nil {
+		t.Fatal(err)
+	}
 	fillTasks(t, s, planTasks)
 	// The count reads an index alone only where VACUUM marked the table's
 	// pages visible to every transaction. A plain VACUUM leaves pages it

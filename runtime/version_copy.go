@@ -148,14 +148,26 @@ func (n *nestedPlan) without(m, c protoreflect.Message) {
 
 // shallowCopy is a new message of m's type holding m's fields: the values
 // themselves, so that lists, maps, messages and the targets of pointers
-// are shared with m. A protoc-gen-go message is copied as its Go struct,
-// others field by field.
+// are shared with m. A protoc-gen-go message is copied as its Go struct's
+// exported fields, others field by field.
 func shallowCopy(m protoreflect.Message) protoreflect.Message {
 	pm := m.Interface()
 	if t := reflect.TypeOf(pm); generatedStruct(t) {
-		c := reflect.New(t.Elem())
-		c.Elem().Set(reflect.ValueOf(pm).Elem())
-		return c.Interface().(protoreflect.ProtoMessage).ProtoReflect()
+		// The exported fields only: the message's state and size cache
+		// are written (atomically) by a marshal of m on another goroutine —
+		// another subscriber's stream — and must neither be read here
+		// without it nor shared; unknown fields go through protoreflect.
+		src, dst := reflect.ValueOf(pm).Elem(), reflect.New(t.Elem())
+		for i := range src.NumField() {
+			if t.Elem().Field(i).IsExported() {
+				dst.Elem().Field(i).Set(src.Field(i))
+			}
+		}
+		c := dst.Interface().(protoreflect.ProtoMessage).ProtoReflect()
+		if u := m.GetUnknown(); len(u) > 0 {
+			c.SetUnknown(u)
+		}
+		return c
 	}
 	c := m.New()
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {

@@ -12,7 +12,8 @@ import (
 
 // change computes the next snapshot of a task from the current one, and the
 // events announcing it. It must not modify cur; it may be called again with a
-// newer cur when another writer got in first.
+// newer cur when another writer got in first. A change that returns cur
+// itself and no events leaves the task as it is: nothing is written.
 type change func(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error)
 
 // errTerminal reports a write refused because the task already ended.
@@ -37,6 +38,17 @@ func setStatus(state a2av1.TaskState, msg *a2av1.Message) change {
 		next, events := changedStatus(cur, state, msg)
 		return next, events, nil
 	}
+}
+
+// resubmit is the change that puts an interrupted task (INPUT_REQUIRED,
+// AUTH_REQUIRED) back to SUBMITTED for its next turn. A task no longer
+// interrupted when the write happens (a follow-up did it first, after the
+// turn's last read) is left as it is, so no second SUBMITTED is announced.
+func resubmit(cur *a2av1.Task) (*a2av1.Task, []*a2av1.StreamResponse, error) {
+	if !store.IsInterrupted(cur.GetStatus().GetState()) {
+		return cur, nil, nil
+	}
+	return setStatus(a2av1.TaskState_TASK_STATE_SUBMITTED, nil)(cur)
 }
 
 // fillAgentMessage gives an outgoing message what the protocol requires of

@@ -180,3 +180,55 @@ func TestLongPoll(t *testing.T) {
 		}
 	})
 }
+
+// TestFollowUpAsTheTurnWaitsAnnouncesOneSubmitted: a follow-up accepted
+// after the turn asked for input but before it returned puts the task back
+// to SUBMITTED once. The order is forced: the turn asks for input, the
+// follow-up is written (SUBMITTED), and only then does the turn return, so
+// that the next turn starts from a task that is no longer waiting. Before,
+// the turn's last record (still INPUT_REQUIRED) made it announce a second
+// SUBMITTED, one generation more than the events a client saw.
+func TestFollowUpAsTheTurnWaitsAnnouncesOneSubmitted(t *testing.T) {
+	forEachBinding(t, func(t *testing.T, b binding) {
+		asked := make(chan struct{}, 1)
+		proceed := make(chan struct{})
+		exec := server.ExecutorFunc(func(ctx context.Context, req *server.Request, ev *server.Events) error {
+			if req.Text() != "start" {
+				return ev.Complete(server.AgentMessage("done: " + req.Text()))
+			}
+			if err := ev.InputRequired(server.AgentMessage("more, please")); err != nil {
+				return err
+			}
+			asked <- struct{}{}
+			select {
+			case <-proceed:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		e := newEnv(t, b, exec, nil)
+		c := e.client11()
+		task := send(t, c, &a2av1.SendMessageRequest{Message: userMsg("start"),
+			Configuration: &a2av1.SendMessageConfiguration{ReturnImmediately: true}}).GetTask()
+		<-asked
+		waiting, err := c.GetTask(ctxT(t), &a2av1.GetTaskRequest{Id: task.GetId()})
+		if err != nil || waiting.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_INPUT_REQUIRED {
+			t.Fatalf("GetTask after the turn asked for input: %v, %v", waiting.GetStatus().GetState(), err)
+		}
+		send(t, c, &a2av1.SendMessageRequest{Message: followUp("more", task.GetId()),
+			Configuration: &a2av1.SendMessageConfiguration{ReturnImmediately: true}})
+		close(proceed)
+		// The follow-up's SUBMITTED, then COMPLETED with the answer.
+		final, err := c.GetTask(ctxT(t), &a2av1.GetTaskRequest{Id: task.GetId(), CurrentGeneration: ptr(waiting.GetGeneration() + 1)})
+		for err == nil && !store.IsTerminal(final.GetStatus().GetState()) {
+			final, err = c.GetTask(ctxT(t), &a2av1.GetTaskRequest{Id: task.GetId(), CurrentGeneration: ptr(final.GetGeneration())})
+		}
+		if err != nil || final.GetStatus().GetState() != a2av1.TaskState_TASK_STATE_COMPLETED {
+			t.Fatalf("the task after the follow-up: %v, %v; want COMPLETED", final.GetStatus().GetState(), err)
+		}
+		if got, want := final.GetGeneration(), waiting.GetGeneration()+2; got != want {
+			t.Fatalf("completed at generation %d after waiting at %d; want %d (one SUBMITTED, then COMPLETED)", got, waiting.GetGeneration(), want)
+		}
+	})
+}

@@ -194,7 +194,7 @@ func (r *run) nextTurnLocked(ev *Events, rec store.Record, left []*a2av1.Message
 	s := r.s
 	if store.IsInterrupted(rec.Task.GetStatus().GetState()) {
 		var err error
-		if rec, err = s.writer.commit(ev.storeCtx, r.key, rec, setStatus(a2av1.TaskState_TASK_STATE_SUBMITTED, nil), true); err != nil {
+		if rec, err = s.writer.commit(ev.storeCtx, r.key, rec, resubmit, true); err != nil {
 			s.execs.logExecError(r, "restarting the task for a follow-up failed", err)
 			s.execs.unregister(r)
 			return nil

@@ -82,6 +82,9 @@ func (w *taskWriter) commit(ctx context.Context, key taskKey, rec store.Record, 
 		if err != nil {
 			return rec, err
 		}
+		if next == rec.Task && len(events) == 0 {
+			return rec, nil // the change leaves the task as it is
+		}
 		u := store.Update{Tenant: key.tenant, Task: next, Expect: rec.Version, Events: events, Trace: w.traceOf(ctx, events)}
 		if byRun && rec.Runner != w.runner {
 			// The execution moves here (a new turn after another instance's,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -228,7 +229,7 @@ func oauth2Endpoints(name string, o *a2av1.OAuth2SecurityScheme) oauthEndpoints 
 	ep := oauthEndpoints{scheme: name}
 	if dc := o.GetFlows().GetDeviceCode(); dc != nil {
 		ep.deviceCode, ep.device, ep.tok = true, dc.GetDeviceAuthorizationUrl(), dc.GetTokenUrl()
-		ep.scopes = sortedKeys(dc.GetScopes())
+		ep.scopes = slices.Sorted(maps.Keys(dc.GetScopes()))
 	}
 	if cc := o.GetFlows().GetClientCredentials(); cc != nil {
 		ep.clientCreds = true
@@ -236,7 +237,7 @@ func oauth2Endpoints(name string, o *a2av1.OAuth2SecurityScheme) oauthEndpoints 
 			ep.tok = cc.GetTokenUrl()
 		}
 		if len(ep.scopes) == 0 {
-			ep.scopes = sortedKeys(cc.GetScopes())
+			ep.scopes = slices.Sorted(maps.Keys(cc.GetScopes()))
 		}
 	}
 	return ep
@@ -259,15 +260,6 @@ func openIDEndpoints(ctx context.Context, hc *http.Client, name, configURL strin
 	ep.clientCreds = len(meta.GrantTypesSupported) == 0 || slices.Contains(meta.GrantTypesSupported, "client_credentials")
 	ep.scopes = []string{"openid"}
 	return ep, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // tokenResponse is a token endpoint's answer (RFC 6749 §5.1, §5.2).
@@ -307,6 +299,20 @@ type deviceAuthorization struct {
 	Interval                int    `json:"interval"`
 }
 
+// schedule is how often to poll for the token and until when, counted
+// from now: what the authorization server said, else every 5 seconds for
+// 15 minutes.
+func (dc *deviceAuthorization) schedule(now time.Time) (interval time.Duration, deadline time.Time) {
+	interval, lifetime := 5*time.Second, 15*time.Minute
+	if dc.Interval > 0 {
+		interval = time.Duration(dc.Interval) * time.Second
+	}
+	if dc.ExpiresIn > 0 {
+		lifetime = time.Duration(dc.ExpiresIn) * time.Second
+	}
+	return interval, now.Add(lifetime)
+}
+
 // errDeviceCodeExpired is the device-code flow's failure when the code
 // expired before the user approved it.
 func errDeviceCodeExpired() error {
@@ -325,14 +331,7 @@ func (a *app) deviceCodeFlow(ctx context.Context, hc *http.Client, ep oauthEndpo
 	if dc.VerificationURIComplete != "" {
 		fmt.Fprintf(a.env.stderr, "(or open %s)\n", dc.VerificationURIComplete)
 	}
-	interval := time.Duration(dc.Interval) * time.Second
-	if dc.Interval <= 0 {
-		interval = 5 * time.Second
-	}
-	deadline := time.Now().Add(time.Duration(dc.ExpiresIn) * time.Second)
-	if dc.ExpiresIn <= 0 {
-		deadline = time.Now().Add(15 * time.Minute)
-	}
+	interval, deadline := dc.schedule(time.Now())
 	poll := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"}, "device_code": {dc.DeviceCode}, "client_id": {id}}
 	for {
 		select {

@@ -81,16 +81,25 @@ type cardGetFlags struct {
 	verifyKeys                  []string
 }
 
+// check refuses arguments (the agent is named by a flag) and flags that
+// need another.
+func (f cardGetFlags) check(args []string) error {
+	if len(args) > 0 {
+		return usagef("card get takes no arguments, got %q (name the agent with --agent-card)", args)
+	}
+	if f.require && len(f.verifyKeys) == 0 {
+		return usagef("--require-signature needs --verify-key")
+	}
+	return nil
+}
+
 func (a *app) runCardGet(cmd *cobra.Command, args []string, f cardGetFlags) error {
 	ref, rest, err := a.agentArgs(args)
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return usagef("card get takes no arguments, got %q (name the agent with --agent-card)", rest)
-	}
-	if f.require && len(f.verifyKeys) == 0 {
-		return usagef("--require-signature needs --verify-key")
+	if err := f.check(rest); err != nil {
+		return err
 	}
 	ctx, cancel := a.commandContext(cmd.Context(), false)
 	defer cancel()
@@ -113,9 +122,10 @@ func (a *app) runCardGet(cmd *cobra.Command, args []string, f cardGetFlags) erro
 	}
 	card := r.card
 	if f.extended {
-		if card, err = a.extendedCard(ctx, card); err != nil {
-			return err
-		}
+		card, err = a.extendedCard(ctx, card)
+	}
+	if err != nil {
+		return err
 	}
 	return a.emit(a.env.stdout, card, func(w io.Writer) {
 		printCard(w, card)

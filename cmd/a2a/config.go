@@ -99,18 +99,24 @@ func readConfigFile(path string, required bool) (*configFile, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		line = strings.TrimPrefix(line, "export ")
-		k, v, ok := strings.Cut(line, "=")
+		k, v, ok := configLine(line)
 		if !ok {
-			return nil, usagef("%s:%d: want KEY=value, got %q", path, n, line)
+			return nil, usagef("%s:%d: want KEY=value, got %q", path, n, strings.TrimPrefix(line, "export "))
 		}
-		v = strings.TrimSpace(v)
-		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
-			v = v[1 : len(v)-1]
-		}
-		cf.values[strings.TrimSpace(k)] = v
+		cf.values[k] = v
 	}
 	return cf, sc.Err()
+}
+
+// configLine reads one KEY=value line of a dotenv file, after an optional
+// "export ", the value's quotes (double or single) removed.
+func configLine(line string) (key, value string, ok bool) {
+	k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+		v = v[1 : len(v)-1]
+	}
+	return strings.TrimSpace(k), v, ok
 }
 
 // loadConfig fills every option of cmd that was not given as a flag from

@@ -23,14 +23,8 @@ import (
 // ships here); without, a native check of the operations every A2A agent
 // answers, on the transport a2a chose.
 
-// errConformance is this tool's code for an agent that failed a check.
-const errConformance = "A2AGEN_CONFORMANCE_FAILED"
-
 func (a *app) conformanceCommand() *cobra.Command {
-	var (
-		tck      string
-		category string
-	)
+	var tf tckFlags
 	cmd := &cobra.Command{
 		Use:   "conformance",
 		Short: "Smoke-check a live agent against the A2A protocol",
@@ -52,31 +46,38 @@ A2AGEN_CONFORMANCE_FAILED) when a check fails.`,
 			if err != nil {
 				return err
 			}
-			if tck != "" {
-				return a.runTCK(cmd.Context(), ref, tck, category)
+			if tf.dir != "" {
+				return a.runTCK(cmd.Context(), ref, tf)
 			}
 			return a.withClient(cmd.Context(), ref, false, func(ctx context.Context, c *agentcard.Client) error {
 				return a.smokeCheck(ctx, ref, c)
 			})
 		},
 	}
-	cmd.Flags().StringVar(&tck, "tck", "", "run the A2A TCK of this checkout `DIR` instead of the native check")
-	cmd.Flags().StringVar(&category, "category", "mandatory", "the TCK category to run (mandatory, capabilities, quality, features, all)")
+	cmd.Flags().StringVar(&tf.dir, "tck", "", "run the A2A TCK of this checkout `DIR` instead of the native check")
+	cmd.Flags().StringVar(&tf.category, "category", "mandatory", "the TCK category to run (mandatory, capabilities, quality, features, all)")
 	return cmd
 }
 
+// tckFlags choose the A2A TCK run instead of the native check: the
+// checkout's directory (none: the native check) and the category to run.
+type tckFlags struct {
+	dir      string
+	category string
+}
+
 // runTCK runs the TCK's runner against the agent, its output on stderr.
-func (a *app) runTCK(ctx context.Context, ref, dir, category string) error {
-	runner := filepath.Join(dir, "run_tck.py")
+func (a *app) runTCK(ctx context.Context, ref string, tf tckFlags) error {
+	runner := filepath.Join(tf.dir, "run_tck.py")
 	if _, err := os.Stat(runner); err != nil {
-		return usagef("--tck %s: no run_tck.py there (want a checkout of github.com/a2aproject/a2a-tck): %v", dir, err)
+		return usagef("--tck %s: no run_tck.py there (want a checkout of github.com/a2aproject/a2a-tck): %v", tf.dir, err)
 	}
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		return usagef("--tck needs python3 on PATH: %v", err)
 	}
-	c := exec.CommandContext(ctx, python, runner, "--sut-url", ref, "--category", category)
-	c.Dir = dir
+	c := exec.CommandContext(ctx, python, runner, "--sut-url", ref, "--category", tf.category)
+	c.Dir = tf.dir
 	c.Stdout, c.Stderr = a.env.stderr, a.env.stderr
 	err = c.Run()
 	var exit *exec.ExitError
@@ -86,7 +87,7 @@ func (a *app) runTCK(ctx context.Context, ref, dir, category string) error {
 	case err != nil:
 		return err
 	}
-	labeled(a.env.stdout, "Route", "tck "+dir)
+	labeled(a.env.stdout, "Route", "tck "+tf.dir)
 	labeled(a.env.stdout, "Result", "pass")
 	return nil
 }

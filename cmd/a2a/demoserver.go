@@ -56,25 +56,12 @@ webhooks on loopback are allowed, for trying a2a webhook listen.`,
 }
 
 func (a *app) serveDemo(ctx context.Context, httpAddr, grpcAddr, token string, chunkInterval time.Duration) error {
-	httpLn, err := net.Listen("tcp", httpAddr)
+	l, err := listenDemo(httpAddr, grpcAddr)
 	if err != nil {
-		return usagef("--http %s: %v", httpAddr, err)
+		return err
 	}
-	defer httpLn.Close()
-	base := "http://" + httpLn.Addr().String()
-	interfaces := []*a2av1.AgentInterface{
-		{Url: base + "/a2a/jsonrpc", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
-		{Url: base + "/a2a/rest", ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()},
-	}
-	var grpcLn net.Listener
-	if grpcAddr != "" {
-		if grpcLn, err = net.Listen("tcp", grpcAddr); err != nil {
-			return usagef("--grpc %s: %v", grpcAddr, err)
-		}
-		defer grpcLn.Close()
-		interfaces = append(interfaces, &a2av1.AgentInterface{Url: grpcLn.Addr().String(), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: a2av1.A2AServiceDesc.ProtocolVersion()})
-	}
-	card := echo.Card(interfaces...)
+	defer l.close()
+	card := echo.Card(l.interfaces...)
 	cardDoc, err := runtime.MarshalJSON(card)
 	if err != nil {
 		return err
@@ -88,24 +75,20 @@ func (a *app) serveDemo(ctx context.Context, httpAddr, grpcAddr, token string, c
 		return err
 	}
 	opts := []runtime.HandlerOption{runtime.WithAuthenticator(echo.BearerAuthenticator(token), `Bearer realm="echo"`)}
-	mux := http.NewServeMux()
-	mux.Handle(runtime.AgentCardPath, runtime.NewAgentCardJSONHandler(cardDoc))
-	mux.Handle("/a2a/jsonrpc", a2av1.NewA2AServiceJSONRPCHandler(srv, opts...))
-	mux.Handle("/a2a/rest/", a2av1.NewA2AServiceRESTHandler(srv, opts...))
-	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := &http.Server{Handler: demoMux(cardDoc, srv, opts), ReadHeaderTimeout: 10 * time.Second}
 	errs := make(chan error, 2)
-	go func() { errs <- httpSrv.Serve(httpLn) }()
+	go func() { errs <- httpSrv.Serve(l.http) }()
 	var grpcSrv *grpc.Server
-	if grpcLn != nil {
+	if l.grpc != nil {
 		grpcSrv = grpc.NewServer()
 		a2av1.RegisterA2AServiceGRPC(grpcSrv, srv, opts...)
-		go func() { errs <- grpcSrv.Serve(grpcLn) }()
+		go func() { errs <- grpcSrv.Serve(l.grpc) }()
 	}
-	labeled(a.env.stdout, "Agent Card", base+runtime.AgentCardPath)
-	for _, iface := range interfaces {
+	labeled(a.env.stdout, "Agent Card", l.base+runtime.AgentCardPath)
+	for _, iface := range l.interfaces {
 		labeled(a.env.stdout, "Interface", iface.GetProtocolBinding()+" "+iface.GetUrl())
 	}
-	labeled(a.env.stdout, "Try", "a2a send -a "+base+" hello")
+	labeled(a.env.stdout, "Try", "a2a send -a "+l.base+" hello")
 	var serveErr error
 	select {
 	case <-ctx.Done():
@@ -118,11 +101,58 @@ func (a *app) serveDemo(ctx context.Context, httpAddr, grpcAddr, token string, c
 		grpcSrv.Stop()
 	}
 	_ = srv.Shutdown(sctx)
-	if errors.Is(serveErr, http.ErrServerClosed) {
-		serveErr = nil
-	}
-	if serveErr != nil {
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("demo-server: %w", serveErr)
 	}
 	return nil
+}
+
+// demoListeners are the demo server's listeners and the interfaces its
+// card declares on them.
+type demoListeners struct {
+	http       net.Listener
+	grpc       net.Listener // nil without --grpc
+	base       string       // the HTTP listener's base URL
+	interfaces []*a2av1.AgentInterface
+}
+
+// listenDemo listens on httpAddr for JSON-RPC and HTTP+JSON and, unless
+// grpcAddr is empty, on grpcAddr for gRPC.
+func listenDemo(httpAddr, grpcAddr string) (*demoListeners, error) {
+	httpLn, err := net.Listen("tcp", httpAddr)
+	if err != nil {
+		return nil, usagef("--http %s: %v", httpAddr, err)
+	}
+	l := &demoListeners{http: httpLn, base: "http://" + httpLn.Addr().String()}
+	version := a2av1.A2AServiceDesc.ProtocolVersion()
+	l.interfaces = []*a2av1.AgentInterface{
+		{Url: l.base + "/a2a/jsonrpc", ProtocolBinding: runtime.BindingJSONRPC, ProtocolVersion: version},
+		{Url: l.base + "/a2a/rest", ProtocolBinding: runtime.BindingHTTPJSON, ProtocolVersion: version},
+	}
+	if grpcAddr == "" {
+		return l, nil
+	}
+	if l.grpc, err = net.Listen("tcp", grpcAddr); err != nil {
+		httpLn.Close()
+		return nil, usagef("--grpc %s: %v", grpcAddr, err)
+	}
+	l.interfaces = append(l.interfaces, &a2av1.AgentInterface{Url: l.grpc.Addr().String(), ProtocolBinding: runtime.BindingGRPC, ProtocolVersion: version})
+	return l, nil
+}
+
+// close closes the listeners.
+func (l *demoListeners) close() {
+	l.http.Close()
+	if l.grpc != nil {
+		l.grpc.Close()
+	}
+}
+
+// demoMux serves the card document and the JSON-RPC and HTTP+JSON bindings of srv.
+func demoMux(cardDoc []byte, srv *server.Server, opts []runtime.HandlerOption) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle(runtime.AgentCardPath, runtime.NewAgentCardJSONHandler(cardDoc))
+	mux.Handle("/a2a/jsonrpc", a2av1.NewA2AServiceJSONRPCHandler(srv, opts...))
+	mux.Handle("/a2a/rest/", a2av1.NewA2AServiceRESTHandler(srv, opts...))
+	return mux
 }

@@ -19,10 +19,7 @@ import (
 const maxDownloadBytes = 256 << 20
 
 func (a *app) downloadCommand() *cobra.Command {
-	var (
-		dir   string
-		force bool
-	)
+	var df downloadFlags
 	cmd := &cobra.Command{
 		Use:   "download TASK",
 		Short: "Save a task's artifacts to files",
@@ -34,42 +31,59 @@ file written.`,
 		Example: `  a2a task download -a http://localhost:8080 TASK
   a2a task download -a http://localhost:8080 TASK --dir out --force`,
 		RunE: a.onTask("task download", false, func(ctx context.Context, c *agentcard.Client, id string) error {
-			return a.download(ctx, c, id, dir, force)
+			return a.download(ctx, c, id, df)
 		}),
 	}
-	cmd.Flags().StringVar(&dir, "dir", ".", "`DIR`ectory to write into (made if missing)")
-	cmd.Flags().BoolVar(&force, "force", false, "overwrite existing files")
+	cmd.Flags().StringVar(&df.dir, "dir", ".", "`DIR`ectory to write into (made if missing)")
+	cmd.Flags().BoolVar(&df.force, "force", false, "overwrite existing files")
 	return cmd
+}
+
+// downloadFlags are task download's flags: where the files go, and whether
+// existing ones are overwritten.
+type downloadFlags struct {
+	dir   string
+	force bool
 }
 
 // download saves every part of the task's artifacts into dir and prints
 // each file written.
-func (a *app) download(ctx context.Context, c *agentcard.Client, id, dir string, force bool) error {
+func (a *app) download(ctx context.Context, c *agentcard.Client, id string, df downloadFlags) error {
 	task, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: id})
 	if err != nil {
 		return callError(err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(df.dir, 0o755); err != nil {
 		return err
 	}
 	labeled(a.env.stdout, "Task ID", task.GetId())
 	labeled(a.env.stdout, "Context ID", task.GetContextId())
 	labeled(a.env.stdout, "State", task.GetStatus().GetState().Short())
-	n := 0
-	for _, art := range task.GetArtifacts() {
-		for i, p := range art.GetParts() {
-			path, err := a.savePart(ctx, dir, art, i, p, force)
-			if err != nil {
-				return err
-			}
-			labeled(a.env.stdout, "Saved", path)
-			n++
-		}
+	n, err := a.saveArtifacts(ctx, task.GetArtifacts(), df)
+	if err != nil {
+		return err
 	}
 	if n == 0 {
 		fmt.Fprintf(a.env.stderr, "a2a: task %s has no artifacts to save\n", id)
 	}
 	return nil
+}
+
+// saveArtifacts writes every part of the artifacts, printing each file
+// written, and returns how many it wrote.
+func (a *app) saveArtifacts(ctx context.Context, artifacts []*a2av1.Artifact, df downloadFlags) (int, error) {
+	n := 0
+	for _, art := range artifacts {
+		for i, p := range art.GetParts() {
+			path, err := a.savePart(ctx, df.dir, art, i, p, df.force)
+			if err != nil {
+				return n, err
+			}
+			labeled(a.env.stdout, "Saved", path)
+			n++
+		}
+	}
+	return n, nil
 }
 
 // savePart writes one artifact part and returns its path.

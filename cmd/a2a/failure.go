@@ -41,11 +41,13 @@ const (
 	errInternal           = "A2ACLI_ERR_INTERNAL"
 )
 
-// errResourceExhausted is this tool's code for an agent at one of its
-// limits, a condition neither A2A nor the specification names (the
-// specification reserves its A2ACLI_ERR_ prefix and asks vendors for
-// another).
-const errResourceExhausted = "A2AGEN_RESOURCE_EXHAUSTED"
+// This tool's own codes, for conditions neither A2A nor the specification
+// names (the specification reserves its A2ACLI_ERR_ prefix and asks vendors
+// for another).
+const (
+	errResourceExhausted = "A2AGEN_RESOURCE_EXHAUSTED" // an agent at one of its limits
+	errConformance       = "A2AGEN_CONFORMANCE_FAILED" // an agent that failed a conformance check
+)
 
 // exitOf is the exit code each CLI-local error code maps to (Appendix D).
 var exitOf = map[string]int{
@@ -213,22 +215,22 @@ func classifyA2A(e *runtime.Error, credentialsGiven bool) failure {
 	return f
 }
 
-// a2aHint is the next step for an A2A error, "" when there is nothing
+// a2aHints are the next steps for the A2A errors where there is something
 // useful to say.
+var a2aHints = map[runtime.ErrorCode]string{
+	runtime.CodeTaskNotFound:                 "check the task id; anonymous callers see only their own tasks: give the same credentials as when it was created",
+	runtime.CodeVersionNotSupported:          "run 'a2a card get' to see the protocol versions the agent's interfaces declare, then pass one with --a2a-version",
+	runtime.CodeExtensionSupportRequired:     "request the extension the agent requires with --extension URI ('a2a card get' lists them)",
+	runtime.CodeUnsupportedOperation:         "the agent does not support this here; 'a2a card get' shows its capabilities",
+	runtime.CodePushNotificationNotSupported: "the agent's card does not declare push notifications",
+	runtime.CodeTaskNotCancelable:            "the task is already finished; 'a2a task get ID' shows its state",
+}
+
+// a2aHint is the next step for an A2A error: its entry in a2aHints, else
+// the advice to look at the exchange.
 func a2aHint(c runtime.ErrorCode) string {
-	switch c {
-	case runtime.CodeTaskNotFound:
-		return "check the task id; anonymous callers see only their own tasks: give the same credentials as when it was created"
-	case runtime.CodeVersionNotSupported:
-		return "run 'a2a card get' to see the protocol versions the agent's interfaces declare, then pass one with --a2a-version"
-	case runtime.CodeExtensionSupportRequired:
-		return "request the extension the agent requires with --extension URI ('a2a card get' lists them)"
-	case runtime.CodeUnsupportedOperation:
-		return "the agent does not support this here; 'a2a card get' shows its capabilities"
-	case runtime.CodePushNotificationNotSupported:
-		return "the agent's card does not declare push notifications"
-	case runtime.CodeTaskNotCancelable:
-		return "the task is already finished; 'a2a task get ID' shows its state"
+	if hint, ok := a2aHints[c]; ok {
+		return hint
 	}
 	return "re-run with --debug to see the exchange with the agent"
 }

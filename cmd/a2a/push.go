@@ -32,7 +32,10 @@ locally with a2a webhook listen. Agents answer configs with their secrets
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
-	cmd.AddCommand(a.pushCreateCommand(), a.pushGetCommand(), a.pushListCommand(), a.pushDeleteCommand())
+	cmd.AddCommand(a.pushCreateCommand(),
+		a.pushConfigCommand("get", "Show one push-notification config", a.getPushConfig),
+		a.pushListCommand(),
+		a.pushConfigCommand("delete", "Delete a push-notification config", a.deletePushConfig))
 	return cmd
 }
 
@@ -74,7 +77,7 @@ func (a *app) onPushConfig(what string, run func(ctx context.Context, c *agentca
 }
 
 func (a *app) pushCreateCommand() *cobra.Command {
-	var id, token, authScheme, authCredentials string
+	var pf pushCreateFlags
 	cmd := &cobra.Command{
 		Use:   "create TASK WEBHOOK-URL",
 		Short: "Register a webhook for a task's events",
@@ -89,15 +92,9 @@ Authorization header. An --id of an existing config replaces it.`,
 			if err != nil {
 				return err
 			}
-			if !isHTTPURL(hook) {
-				return usagef("webhook URL %q: want http:// or https://", hook)
-			}
-			req := &a2av1.TaskPushNotificationConfig{TaskId: task, Id: id, Url: hook, Token: token}
-			if authScheme != "" || authCredentials != "" {
-				if authScheme == "" {
-					return usagef("--auth-credentials needs --auth-scheme")
-				}
-				req.Authentication = &a2av1.AuthenticationInfo{Scheme: authScheme, Credentials: authCredentials}
+			req, err := pf.config(task, hook)
+			if err != nil {
+				return err
 			}
 			return a.withPushClient(cmd.Context(), url, func(ctx context.Context, c *agentcard.Client) error {
 				cfg, err := c.CreateTaskPushNotificationConfig(ctx, req)
@@ -109,26 +106,51 @@ Authorization header. An --id of an existing config replaces it.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&id, "id", "", "config `ID` (default: the agent assigns one)")
-	f.StringVar(&token, "token", "", "token the agent sends with each delivery")
-	f.StringVar(&authScheme, "auth-scheme", "", "Authorization scheme of the deliveries, e.g. Bearer")
-	f.StringVar(&authCredentials, "auth-credentials", "", "Authorization credentials of the deliveries")
+	f.StringVar(&pf.id, "id", "", "config `ID` (default: the agent assigns one)")
+	f.StringVar(&pf.token, "token", "", "token the agent sends with each delivery")
+	f.StringVar(&pf.authScheme, "auth-scheme", "", "Authorization scheme of the deliveries, e.g. Bearer")
+	f.StringVar(&pf.authCredentials, "auth-credentials", "", "Authorization credentials of the deliveries")
 	return cmd
 }
 
-func (a *app) pushGetCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:     "get TASK CONFIG",
-		Short:   "Show one push-notification config",
-		Example: `  a2a task push-config get -a http://localhost:8080 TASK CONFIG`,
-		RunE: a.onPushConfig("task push-config get", func(ctx context.Context, c *agentcard.Client, task, id string) error {
-			cfg, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task, Id: id})
-			if err != nil {
-				return callError(err)
-			}
-			return a.emit(a.env.stdout, cfg, func(w io.Writer) { printPushConfig(w, cfg) })
-		}),
+// pushCreateFlags are push-config create's flags.
+type pushCreateFlags struct {
+	id, token, authScheme, authCredentials string
+}
+
+// config is the push config the flags ask for: hook receiving task's events.
+func (pf pushCreateFlags) config(task, hook string) (*a2av1.TaskPushNotificationConfig, error) {
+	if !isHTTPURL(hook) {
+		return nil, usagef("webhook URL %q: want http:// or https://", hook)
 	}
+	cfg := &a2av1.TaskPushNotificationConfig{TaskId: task, Id: pf.id, Url: hook, Token: pf.token}
+	if pf.authScheme != "" || pf.authCredentials != "" {
+		if pf.authScheme == "" {
+			return nil, usagef("--auth-credentials needs --auth-scheme")
+		}
+		cfg.Authentication = &a2av1.AuthenticationInfo{Scheme: pf.authScheme, Credentials: pf.authCredentials}
+	}
+	return cfg, nil
+}
+
+// pushConfigCommand is the command verb about one push config (TASK
+// CONFIG), which run carries out.
+func (a *app) pushConfigCommand(verb, short string, run func(ctx context.Context, c *agentcard.Client, task, id string) error) *cobra.Command {
+	return &cobra.Command{
+		Use:     verb + " TASK CONFIG",
+		Short:   short,
+		Example: "  a2a task push-config " + verb + " -a http://localhost:8080 TASK CONFIG",
+		RunE:    a.onPushConfig("task push-config "+verb, run),
+	}
+}
+
+// getPushConfig reads and prints the task's push config id.
+func (a *app) getPushConfig(ctx context.Context, c *agentcard.Client, task, id string) error {
+	cfg, err := c.GetTaskPushNotificationConfig(ctx, &a2av1.GetTaskPushNotificationConfigRequest{TaskId: task, Id: id})
+	if err != nil {
+		return callError(err)
+	}
+	return a.emit(a.env.stdout, cfg, func(w io.Writer) { printPushConfig(w, cfg) })
 }
 
 func (a *app) pushListCommand() *cobra.Command {
@@ -142,48 +164,48 @@ func (a *app) pushListCommand() *cobra.Command {
 				return err
 			}
 			return a.withPushClient(cmd.Context(), url, func(ctx context.Context, c *agentcard.Client) error {
-				req := &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: task}
-				merged := &a2av1.ListTaskPushNotificationConfigsResponse{}
-				for {
-					resp, err := c.ListTaskPushNotificationConfigs(ctx, req)
-					if err != nil {
-						return callError(err)
-					}
-					merged.Configs = append(merged.Configs, resp.GetConfigs()...)
-					if resp.GetNextPageToken() == "" || resp.GetNextPageToken() == req.PageToken {
-						break
-					}
-					req.PageToken = resp.GetNextPageToken()
-				}
-				return a.emit(a.env.stdout, merged, func(w io.Writer) {
-					labeled(w, "Task ID", task)
-					labeled(w, "Push Configs", fmt.Sprint(len(merged.GetConfigs())))
-					for _, cfg := range merged.GetConfigs() {
-						fmt.Fprintln(w)
-						printPushConfig(w, cfg)
-					}
-				})
+				return a.listPushConfigs(ctx, c, task)
 			})
 		},
 	}
 }
 
-func (a *app) pushDeleteCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:     "delete TASK CONFIG",
-		Short:   "Delete a push-notification config",
-		Example: `  a2a task push-config delete -a http://localhost:8080 TASK CONFIG`,
-		RunE: a.onPushConfig("task push-config delete", func(ctx context.Context, c *agentcard.Client, task, id string) error {
-			empty, err := c.DeleteTaskPushNotificationConfig(ctx, &a2av1.DeleteTaskPushNotificationConfigRequest{TaskId: task, Id: id})
-			if err != nil {
-				return callError(err)
-			}
-			return a.emit(a.env.stdout, empty, func(w io.Writer) {
-				labeled(w, "Deleted Config ID", id)
-				labeled(w, "Task ID", task)
-			})
-		}),
+// listPushConfigs reads every page of the task's push configs and prints
+// them as one list.
+func (a *app) listPushConfigs(ctx context.Context, c *agentcard.Client, task string) error {
+	req := &a2av1.ListTaskPushNotificationConfigsRequest{TaskId: task}
+	merged := &a2av1.ListTaskPushNotificationConfigsResponse{}
+	for {
+		resp, err := c.ListTaskPushNotificationConfigs(ctx, req)
+		if err != nil {
+			return callError(err)
+		}
+		merged.Configs = append(merged.Configs, resp.GetConfigs()...)
+		if resp.GetNextPageToken() == "" || resp.GetNextPageToken() == req.PageToken {
+			break
+		}
+		req.PageToken = resp.GetNextPageToken()
 	}
+	return a.emit(a.env.stdout, merged, func(w io.Writer) {
+		labeled(w, "Task ID", task)
+		labeled(w, "Push Configs", fmt.Sprint(len(merged.GetConfigs())))
+		for _, cfg := range merged.GetConfigs() {
+			fmt.Fprintln(w)
+			printPushConfig(w, cfg)
+		}
+	})
+}
+
+// deletePushConfig deletes the task's push config id and says so.
+func (a *app) deletePushConfig(ctx context.Context, c *agentcard.Client, task, id string) error {
+	empty, err := c.DeleteTaskPushNotificationConfig(ctx, &a2av1.DeleteTaskPushNotificationConfigRequest{TaskId: task, Id: id})
+	if err != nil {
+		return callError(err)
+	}
+	return a.emit(a.env.stdout, empty, func(w io.Writer) {
+		labeled(w, "Deleted Config ID", id)
+		labeled(w, "Task ID", task)
+	})
 }
 
 // pushCapable checks the card declares push notifications (SPEC.md §13.3).

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -39,13 +41,37 @@ func printCard(w io.Writer, card *a2av1.AgentCard) {
 		labeled(w, "Provider", strings.TrimSpace(p.GetOrganization()+" "+p.GetUrl()))
 	}
 	for _, itf := range card.GetSupportedInterfaces() {
-		v := fmt.Sprintf("%s %s %s", itf.GetProtocolBinding(), itf.GetProtocolVersion(), itf.GetUrl())
-		if t := itf.GetTenant(); t != "" {
-			v += " tenant " + t
-		}
-		labeled(w, "Interface", v)
+		labeled(w, "Interface", interfaceLine(itf))
 	}
 	caps := card.GetCapabilities()
+	labeled(w, "Capabilities", listOr(capabilityNames(caps), "none"))
+	for _, e := range caps.GetExtensions() {
+		req := ""
+		if e.GetRequired() {
+			req = " (required)"
+		}
+		labeled(w, "Extension", e.GetUri()+req)
+	}
+	labeled(w, "Input Modes", listOr(card.GetDefaultInputModes(), "-"))
+	labeled(w, "Output Modes", listOr(card.GetDefaultOutputModes(), "-"))
+	for _, n := range slices.Sorted(maps.Keys(card.GetSecuritySchemes())) {
+		labeled(w, "Security Scheme", n+" ("+schemeKind(card.GetSecuritySchemes()[n])+")")
+	}
+	printSkills(w, card)
+}
+
+// interfaceLine is an interface in one line: binding, protocol version,
+// URL and the tenant if any.
+func interfaceLine(itf *a2av1.AgentInterface) string {
+	v := fmt.Sprintf("%s %s %s", itf.GetProtocolBinding(), itf.GetProtocolVersion(), itf.GetUrl())
+	if t := itf.GetTenant(); t != "" {
+		v += " tenant " + t
+	}
+	return v
+}
+
+// capabilityNames are the optional capabilities a card declares.
+func capabilityNames(caps *a2av1.AgentCapabilities) []string {
 	var on []string
 	if caps.GetStreaming() {
 		on = append(on, "streaming")
@@ -56,25 +82,7 @@ func printCard(w io.Writer, card *a2av1.AgentCard) {
 	if caps.GetExtendedAgentCard() {
 		on = append(on, "extended card")
 	}
-	labeled(w, "Capabilities", listOr(on, "none"))
-	for _, e := range caps.GetExtensions() {
-		req := ""
-		if e.GetRequired() {
-			req = " (required)"
-		}
-		labeled(w, "Extension", e.GetUri()+req)
-	}
-	labeled(w, "Input Modes", listOr(card.GetDefaultInputModes(), "-"))
-	labeled(w, "Output Modes", listOr(card.GetDefaultOutputModes(), "-"))
-	names := make([]string, 0, len(card.GetSecuritySchemes()))
-	for n := range card.GetSecuritySchemes() {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		labeled(w, "Security Scheme", n+" ("+schemeKind(card.GetSecuritySchemes()[n])+")")
-	}
-	printSkills(w, card)
+	return on
 }
 
 // schemeKind says what a security scheme is.
@@ -193,13 +201,7 @@ func writeParts(w io.Writer, label string, parts []*a2av1.Part) {
 			text += c.Text
 		case *a2av1.Part_Data:
 			flush()
-			b, err := runtime.MarshalJSON(c.Data)
-			var out bytes.Buffer
-			if err != nil || json.Indent(&out, b, "", "  ") != nil {
-				out.Reset()
-				out.WriteString("(data that is not JSON)")
-			}
-			labeledBlock(w, label+" Data", out.String())
+			labeledBlock(w, label+" Data", indentedJSON(c.Data))
 		case *a2av1.Part_Raw:
 			flush()
 			labeled(w, label+" File", fmt.Sprintf("%s (%s, %d bytes)", orDash(p.GetFilename()), orDash(p.GetMediaType()), len(c.Raw)))
@@ -212,6 +214,16 @@ func writeParts(w io.Writer, label string, parts []*a2av1.Part) {
 		}
 	}
 	flush()
+}
+
+// indentedJSON is a data part's value as indented JSON.
+func indentedJSON(data *structpb.Value) string {
+	b, err := runtime.MarshalJSON(data)
+	var out bytes.Buffer
+	if err != nil || json.Indent(&out, b, "", "  ") != nil {
+		return "(data that is not JSON)"
+	}
+	return out.String()
 }
 
 // describeParts is the content of parts in short: the text as it is,

@@ -20,19 +20,6 @@ import (
 // generator into the client).
 const skillMetadataKey = "a2a-scaffold/skill"
 
-// sendFlags are the flags of send.
-type sendFlags struct {
-	parts               partList
-	stream              bool
-	task, context       string
-	async, wait         bool
-	history             int
-	pushURL, pushToken  string
-	acceptedOutputModes []string
-	metadata            string
-	skill               string
-}
-
 func (a *app) sendCommand() *cobra.Command {
 	var s sendFlags
 	cmd := &cobra.Command{
@@ -76,28 +63,13 @@ the output, and a warning on stderr names it.`,
 			if err != nil {
 				return err
 			}
-			if s.history < 0 {
-				return usagef("--history %d: must not be negative", s.history)
-			}
-			if s.async && s.wait {
-				return usagef("--async and --wait contradict each other")
-			}
-			if s.async && s.stream {
-				return usagef("--async and --stream contradict each other: --stream follows the task live")
+			if err := s.check(); err != nil {
+				return err
 			}
 			req := a2av1.NewSendMessageRequest(msg)
 			req.Configuration = s.configuration(cmd.Flags().Changed("history"))
 			return a.withClient(cmd.Context(), ref, !s.async, func(ctx context.Context, c *agentcard.Client) error {
-				if s.pushURL != "" && !c.Card.GetCapabilities().GetPushNotifications() {
-					return usagef("--push-url: the agent's card does not declare push notifications")
-				}
-				if s.stream && c.Card.GetCapabilities().GetStreaming() {
-					return a.sendStreaming(ctx, c, req, s.history)
-				}
-				if s.stream {
-					fmt.Fprintln(a.env.stderr, "a2a: warning: the agent's card does not declare streaming; waiting for the answer instead")
-				}
-				return a.sendAndWait(ctx, c, req, s)
+				return a.send(ctx, c, req, s)
 			})
 		},
 	}
@@ -127,6 +99,48 @@ the output, and a warning on stderr names it.`,
 	_ = f.MarkHidden("task")
 	_ = f.MarkHidden("context")
 	return cmd
+}
+
+// sendFlags are the flags of send.
+type sendFlags struct {
+	parts               partList
+	stream              bool
+	task, context       string
+	async, wait         bool
+	history             int
+	pushURL, pushToken  string
+	acceptedOutputModes []string
+	metadata            string
+	skill               string
+}
+
+// check refuses flags that contradict each other or are out of range.
+func (s sendFlags) check() error {
+	if s.history < 0 {
+		return usagef("--history %d: must not be negative", s.history)
+	}
+	if s.async && s.wait {
+		return usagef("--async and --wait contradict each other")
+	}
+	if s.async && s.stream {
+		return usagef("--async and --stream contradict each other: --stream follows the task live")
+	}
+	return nil
+}
+
+// send sends the message the way the flags and the agent's card allow:
+// streaming when asked for and declared, else waiting for the answer.
+func (a *app) send(ctx context.Context, c *agentcard.Client, req *a2av1.SendMessageRequest, s sendFlags) error {
+	if s.pushURL != "" && !c.Card.GetCapabilities().GetPushNotifications() {
+		return usagef("--push-url: the agent's card does not declare push notifications")
+	}
+	if s.stream && c.Card.GetCapabilities().GetStreaming() {
+		return a.sendStreaming(ctx, c, req, s.history)
+	}
+	if s.stream {
+		fmt.Fprintln(a.env.stderr, "a2a: warning: the agent's card does not declare streaming; waiting for the answer instead")
+	}
+	return a.sendAndWait(ctx, c, req, s)
 }
 
 // sendAndWait sends the message and, unless --async, waits for the task

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,11 +100,7 @@ func schemaSummary(v any, depth int) string {
 	}
 	typ, _ := s["type"].(string)
 	if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
-		vals := make([]string, len(enum))
-		for i, e := range enum {
-			vals[i] = jsonLiteral(e)
-		}
-		return strings.Join(vals, "|")
+		return enumSummary(enum)
 	}
 	props, hasProps := s["properties"].(map[string]any)
 	switch {
@@ -126,19 +123,8 @@ func objectSummary(s, props map[string]any, depth int) string {
 	if depth >= maxSummaryDepth {
 		return "{…}"
 	}
-	required := map[string]bool{}
-	if req, ok := s["required"].([]any); ok {
-		for _, r := range req {
-			if name, ok := r.(string); ok {
-				required[name] = true
-			}
-		}
-	}
-	names := make([]string, 0, len(props))
-	for n := range props {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	required := requiredNames(s)
+	names := slices.Sorted(maps.Keys(props))
 	fields := make([]string, len(names))
 	for i, n := range names {
 		opt := "?"
@@ -148,6 +134,27 @@ func objectSummary(s, props map[string]any, depth int) string {
 		fields[i] = propertyName(n) + opt + ": " + schemaSummary(props[n], depth+1)
 	}
 	return "{" + strings.Join(fields, ", ") + "}"
+}
+
+// requiredNames are the names an object schema lists as required.
+func requiredNames(s map[string]any) map[string]bool {
+	required := map[string]bool{}
+	req, _ := s["required"].([]any)
+	for _, r := range req {
+		if name, ok := r.(string); ok {
+			required[name] = true
+		}
+	}
+	return required
+}
+
+// enumSummary is an enum's values as JSON, separated by |.
+func enumSummary(enum []any) string {
+	vals := make([]string, len(enum))
+	for i, e := range enum {
+		vals[i] = jsonLiteral(e)
+	}
+	return strings.Join(vals, "|")
 }
 
 // arraySummary is T[] for an array schema, (a|b)[] for an array of enums.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 	"time"
 
@@ -66,10 +67,7 @@ push-config (its webhooks) and download (save its artifacts).`,
 }
 
 func (a *app) getCommand() *cobra.Command {
-	var (
-		history int
-		wait    bool
-	)
+	var gf getFlags
 	cmd := &cobra.Command{
 		Use:   "get TASK",
 		Short: "Show a task: its state, artifacts and history",
@@ -86,36 +84,59 @@ interrupted (--watch is the same).`,
 			if err != nil {
 				return err
 			}
-			req := &a2av1.GetTaskRequest{Id: id}
-			if cmd.Flags().Changed("history") {
-				if history < 0 {
-					return usagef("--history %d: must not be negative", history)
-				}
-				n := int32(history)
-				req.HistoryLength = &n
+			gf.historySet = cmd.Flags().Changed("history")
+			req, err := gf.request(id)
+			if err != nil {
+				return err
 			}
-			return a.withClient(cmd.Context(), url, wait, func(ctx context.Context, c *agentcard.Client) error {
-				var task *a2av1.Task
-				var err error
-				if wait {
-					task, err = a.waitForTask(ctx, c, id, req.HistoryLength)
-				} else {
-					task, err = c.GetTask(ctx, req)
-				}
-				if err != nil {
-					return callError(err)
-				}
-				if err := a.emit(a.env.stdout, task, func(w io.Writer) { printTask(w, task, true) }); err != nil {
-					return err
-				}
-				return a.noteOutcome(task.GetId(), task.GetContextId(), task.GetStatus().GetState())
+			return a.withClient(cmd.Context(), url, gf.wait, func(ctx context.Context, c *agentcard.Client) error {
+				return a.getTask(ctx, c, req, gf.wait)
 			})
 		},
 	}
-	cmd.Flags().IntVar(&history, "history", 0, "show at most the last `N` history messages (default: all the agent keeps)")
-	cmd.Flags().BoolVar(&wait, "wait", false, "poll until the task is finished or interrupted")
-	cmd.Flags().BoolVar(&wait, "watch", false, "the same as --wait")
+	cmd.Flags().IntVar(&gf.history, "history", 0, "show at most the last `N` history messages (default: all the agent keeps)")
+	cmd.Flags().BoolVar(&gf.wait, "wait", false, "poll until the task is finished or interrupted")
+	cmd.Flags().BoolVar(&gf.wait, "watch", false, "the same as --wait")
 	return cmd
+}
+
+// getFlags are task get's flags.
+type getFlags struct {
+	history    int
+	historySet bool
+	wait       bool
+}
+
+// request is the GetTaskRequest for task id the flags ask for.
+func (gf getFlags) request(id string) (*a2av1.GetTaskRequest, error) {
+	req := &a2av1.GetTaskRequest{Id: id}
+	if gf.historySet {
+		if gf.history < 0 {
+			return nil, usagef("--history %d: must not be negative", gf.history)
+		}
+		n := int32(gf.history)
+		req.HistoryLength = &n
+	}
+	return req, nil
+}
+
+// getTask reads the task, with wait polling until it is finished or
+// interrupted, and prints it.
+func (a *app) getTask(ctx context.Context, c *agentcard.Client, req *a2av1.GetTaskRequest, wait bool) error {
+	var task *a2av1.Task
+	var err error
+	if wait {
+		task, err = a.waitForTask(ctx, c, req.GetId(), req.HistoryLength)
+	} else {
+		task, err = c.GetTask(ctx, req)
+	}
+	if err != nil {
+		return callError(err)
+	}
+	if err := a.emit(a.env.stdout, task, func(w io.Writer) { printTask(w, task, true) }); err != nil {
+		return err
+	}
+	return a.noteOutcome(task.GetId(), task.GetContextId(), task.GetStatus().GetState())
 }
 
 // listFlags are task list's flags.
@@ -209,28 +230,9 @@ func (lf listFlags) request(now time.Time) (*a2av1.ListTasksRequest, error) {
 // Task a line as they come with -o json --stream, else one list.
 func (a *app) listTasks(ctx context.Context, c *agentcard.Client, req *a2av1.ListTasksRequest, lf listFlags) error {
 	streaming := lf.stream && a.output != "text"
-	merged := &a2av1.ListTasksResponse{}
-	for {
-		resp, err := c.ListTasks(ctx, req)
-		if err != nil {
-			return callError(err)
-		}
-		if streaming {
-			if err := a.emitEach(resp.GetTasks()); err != nil {
-				return err
-			}
-		}
-		merged.Tasks = append(merged.Tasks, resp.GetTasks()...)
-		merged.NextPageToken = resp.GetNextPageToken()
-		merged.PageSize = resp.GetPageSize()
-		merged.TotalSize = resp.GetTotalSize()
-		if !lf.all || merged.NextPageToken == "" {
-			break
-		}
-		req.PageToken = merged.NextPageToken
-	}
-	if streaming {
-		return nil
+	merged, err := a.taskPages(ctx, c, req, lf.all, streaming)
+	if err != nil || streaming {
+		return err
 	}
 	if err := a.emit(a.env.stdout, merged, func(w io.Writer) {
 		printTaskList(w, merged.GetTasks())
@@ -244,6 +246,31 @@ func (a *app) listTasks(ctx context.Context, c *agentcard.Client, req *a2av1.Lis
 		fmt.Fprintln(a.env.stderr, "a2a: hint: no tasks listed. Agents often show anonymous callers only the tasks of a context they name: give --context-id CTX (send prints it as Context ID), or credentials with --bearer")
 	}
 	return nil
+}
+
+// taskPages reads one page of tasks, or with all every page, into one
+// response; with each set it also prints every page's tasks as they come.
+func (a *app) taskPages(ctx context.Context, c *agentcard.Client, req *a2av1.ListTasksRequest, all, each bool) (*a2av1.ListTasksResponse, error) {
+	merged := &a2av1.ListTasksResponse{}
+	for {
+		resp, err := c.ListTasks(ctx, req)
+		if err != nil {
+			return nil, callError(err)
+		}
+		if each {
+			if err := a.emitEach(resp.GetTasks()); err != nil {
+				return nil, err
+			}
+		}
+		merged.Tasks = append(merged.Tasks, resp.GetTasks()...)
+		merged.NextPageToken = resp.GetNextPageToken()
+		merged.PageSize = resp.GetPageSize()
+		merged.TotalSize = resp.GetTotalSize()
+		if !all || merged.NextPageToken == "" {
+			return merged, nil
+		}
+		req.PageToken = merged.NextPageToken
+	}
 }
 
 // emitEach prints each task as one document on stdout.
@@ -338,17 +365,9 @@ func (a *app) subscribe(ctx context.Context, c *agentcard.Client, id string, str
 		return a.noteOutcome(end.taskID, end.contextID, end.state)
 	}
 	// Without --stream: one document, the task at the end.
-	var taskID string
-	for ev, err := range events {
-		if err != nil {
-			return callError(err)
-		}
-		if ev.TaskID() != "" {
-			taskID = ev.TaskID()
-		}
-	}
-	if taskID == "" {
-		taskID = id
+	taskID, err := lastTaskID(events, id)
+	if err != nil {
+		return err
 	}
 	task, err := c.GetTask(ctx, &a2av1.GetTaskRequest{Id: taskID})
 	if err != nil {
@@ -358,4 +377,18 @@ func (a *app) subscribe(ctx context.Context, c *agentcard.Client, id string, str
 		return err
 	}
 	return a.noteOutcome(task.GetId(), task.GetContextId(), task.GetStatus().GetState())
+}
+
+// lastTaskID drains the events and returns the last task id one named, or
+// id when none did.
+func lastTaskID(events iter.Seq2[*a2av1.StreamResponse, error], id string) (string, error) {
+	for ev, err := range events {
+		if err != nil {
+			return "", callError(err)
+		}
+		if ev.TaskID() != "" {
+			id = ev.TaskID()
+		}
+	}
+	return id, nil
 }

@@ -32,10 +32,7 @@ func (a *app) webhookCommand() *cobra.Command {
 }
 
 func (a *app) webhookListenCommand() *cobra.Command {
-	var (
-		token string
-		count int
-	)
+	var lf listenFlags
 	cmd := &cobra.Command{
 		Use:   "listen ADDR",
 		Short: "Print every push notification posted to ADDR",
@@ -57,38 +54,50 @@ It runs until interrupted, until --count deliveries arrived, or until
 			if len(args) != 1 {
 				return usagef("webhook listen takes ADDR (host:port), got %d argument(s)", len(args))
 			}
-			if count < 0 {
-				return usagef("--count %d: must not be negative", count)
+			if lf.count < 0 {
+				return usagef("--count %d: must not be negative", lf.count)
 			}
-			ctx, cancel := a.commandContext(cmd.Context(), true)
-			defer cancel()
-			ln, err := net.Listen("tcp", args[0])
-			if err != nil {
-				return fmt.Errorf("webhook listen %s: %w", args[0], err)
-			}
-			r := &receiver{app: a, token: token, count: count, done: make(chan struct{})}
-			srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
-			fmt.Fprintf(a.env.stderr, "listening on http://%s/\n", ln.Addr())
-			errs := make(chan error, 1)
-			go func() { errs <- srv.Serve(ln) }()
-			select {
-			case <-ctx.Done():
-			case <-r.done:
-			case err := <-errs:
-				return err
-			}
-			shutdown, stop := context.WithTimeout(context.Background(), 2*time.Second)
-			defer stop()
-			_ = srv.Shutdown(shutdown)
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) && count > 0 {
-				return fmt.Errorf("--timeout: %d of %d deliveries arrived", r.received, count)
-			}
-			return nil
+			return a.listen(cmd.Context(), args[0], lf)
 		},
 	}
-	cmd.Flags().StringVar(&token, "token", "", "accept only deliveries carrying this token")
-	cmd.Flags().IntVar(&count, "count", 0, "exit after `N` accepted deliveries (0: run until interrupted)")
+	cmd.Flags().StringVar(&lf.token, "token", "", "accept only deliveries carrying this token")
+	cmd.Flags().IntVar(&lf.count, "count", 0, "exit after `N` accepted deliveries (0: run until interrupted)")
 	return cmd
+}
+
+// listenFlags are webhook listen's flags.
+type listenFlags struct {
+	token string
+	count int
+}
+
+// listen serves the receiver on addr until the command's context ends or
+// the receiver has taken lf.count deliveries.
+func (a *app) listen(parent context.Context, addr string, lf listenFlags) error {
+	ctx, cancel := a.commandContext(parent, true)
+	defer cancel()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("webhook listen %s: %w", addr, err)
+	}
+	r := &receiver{app: a, token: lf.token, count: lf.count, done: make(chan struct{})}
+	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(a.env.stderr, "listening on http://%s/\n", ln.Addr())
+	errs := make(chan error, 1)
+	go func() { errs <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case <-r.done:
+	case err := <-errs:
+		return err
+	}
+	shutdown, stop := context.WithTimeout(context.Background(), 2*time.Second)
+	defer stop()
+	_ = srv.Shutdown(shutdown)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && lf.count > 0 {
+		return fmt.Errorf("--timeout: %d of %d deliveries arrived", r.received, lf.count)
+	}
+	return nil
 }
 
 // receiver prints push deliveries.

@@ -19,20 +19,8 @@ const commentWidth = 77
 // space protoc keeps after "//" is removed, trailing blanks are trimmed and
 // blank lines around the text are dropped.
 func protoCommentLines(c protogen.Comments) []string {
-	text := string(c)
-	for {
-		start := strings.Index(text, "(--")
-		if start < 0 {
-			break
-		}
-		end := strings.Index(text[start:], "--)")
-		if end < 0 {
-			break
-		}
-		text = text[:start] + text[start+end+len("--)"):]
-	}
 	var lines []string
-	for line := range strings.SplitSeq(text, "\n") {
+	for line := range strings.SplitSeq(withoutInternalNotes(string(c)), "\n") {
 		line = strings.TrimRight(line, " \t\r")
 		line = strings.TrimPrefix(line, " ")
 		lines = append(lines, line)
@@ -43,7 +31,28 @@ func protoCommentLines(c protogen.Comments) []string {
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
 	}
-	// Collapse runs of blank lines left where internal notes were removed.
+	return collapseBlankRuns(lines)
+}
+
+// withoutInternalNotes is a comment's text without the notes between "(--"
+// and "--)"; an unclosed "(--" is kept.
+func withoutInternalNotes(text string) string {
+	for {
+		start := strings.Index(text, "(--")
+		if start < 0 {
+			return text
+		}
+		end := strings.Index(text[start:], "--)")
+		if end < 0 {
+			return text
+		}
+		text = text[:start] + text[start+end+len("--)"):]
+	}
+}
+
+// collapseBlankRuns makes each run of blank lines (left where internal
+// notes were removed) one empty line, in place; no lines is nil.
+func collapseBlankRuns(lines []string) []string {
 	out := lines[:0]
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "" && i > 0 && strings.TrimSpace(lines[i-1]) == "" {

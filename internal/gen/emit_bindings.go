@@ -32,31 +32,43 @@ func (e *serviceEmitter) emitClientBindings() {
 
 // emitJSONRPCHandler writes the JSON-RPC server constructor.
 func (e *serviceEmitter) emitJSONRPCHandler() {
-	name := e.n.HandlerConstructor(binding.JSONRPC)
-	e.f.Line()
-	addComment(e.f, paragraphs(
-		fmt.Sprintf("%s serves h over the A2A JSON-RPC 2.0 binding. Mount it at the URL of the agent card's JSONRPC interface: "+
-			"every call is a POST of a JSON-RPC request whose method is the rpc name, and server-streaming rpcs answer with Server-Sent Events.", name),
-		e.unservedOnHTTPDoc(),
-		e.serviceDeprecation(),
-	))
-	e.f.Func().Id(name).Params(jen.Id("h").Id(e.n.Handler), jen.Id("opts").Op("...").Qual(runtimePackage, "HandlerOption")).Qual(httpPackage, "Handler").Block(
-		jen.Return(jen.Qual(runtimePackage, "NewJSONRPCHandler").Call(jen.Id(e.n.Runtime).Call(jen.Id("h")), jen.Id("opts").Op("..."))),
-	)
+	e.emitHTTPHandler(binding.JSONRPC, "NewJSONRPCHandler", func(name string) string {
+		return fmt.Sprintf("%s serves h over the A2A JSON-RPC 2.0 binding. Mount it at the URL of the agent card's JSONRPC interface: "+
+			"every call is a POST of a JSON-RPC request whose method is the rpc name, and server-streaming rpcs answer with Server-Sent Events.", name)
+	})
 }
 
 // emitJSONRPCClient writes the JSON-RPC client constructor.
 func (e *serviceEmitter) emitJSONRPCClient() {
-	name := e.n.ClientBindingConstructor(binding.JSONRPC)
+	e.emitHTTPClient(binding.JSONRPC, "url", "NewJSONRPCTransport", func(name string) string {
+		return fmt.Sprintf("%s returns a client of the %s service that calls the agent's JSON-RPC 2.0 interface at url "+
+			"(the url of the agent card's JSONRPC interface).", name, e.fullName())
+	})
+}
+
+// emitHTTPHandler writes the server constructor of an HTTP binding (JSON-RPC
+// or HTTP+JSON): New<S><B>Handler(h, opts...) returns the http.Handler that
+// runtime.<newHandler> builds for the service. doc is the first paragraph
+// of its comment, given the constructor's name.
+func (e *serviceEmitter) emitHTTPHandler(b binding.Binding, newHandler string, doc func(name string) string) {
+	name := e.n.HandlerConstructor(b)
 	e.f.Line()
-	addComment(e.f, paragraphs(
-		fmt.Sprintf("%s returns a client of the %s service that calls the agent's JSON-RPC 2.0 interface at url "+
-			"(the url of the agent card's JSONRPC interface).", name, e.fullName()),
-		e.unservedOnHTTPDoc(),
-		e.serviceDeprecation(),
-	))
-	e.f.Func().Id(name).Params(jen.Id("url").String(), jen.Id("opts").Op("...").Qual(runtimePackage, "ClientOption")).Id(e.n.Client).Block(
-		jen.Return(jen.Id(e.n.ClientConstructor).Call(jen.Qual(runtimePackage, "NewJSONRPCTransport").Call(jen.Id("url"), e.clientOpts()))),
+	addComment(e.f, paragraphs(doc(name), e.unservedOnHTTPDoc(), e.serviceDeprecation()))
+	e.f.Func().Id(name).Params(jen.Id("h").Id(e.n.Handler), jen.Id("opts").Op("...").Qual(runtimePackage, "HandlerOption")).Qual(httpPackage, "Handler").Block(
+		jen.Return(jen.Qual(runtimePackage, newHandler).Call(jen.Id(e.n.Runtime).Call(jen.Id("h")), jen.Id("opts").Op("..."))),
+	)
+}
+
+// emitHTTPClient writes the client constructor of an HTTP binding:
+// New<S><B>Client(<address> string, opts...) returns a client over the
+// transport runtime.<newTransport> opens to the address. doc is the first
+// paragraph of its comment, given the constructor's name.
+func (e *serviceEmitter) emitHTTPClient(b binding.Binding, address, newTransport string, doc func(name string) string) {
+	name := e.n.ClientBindingConstructor(b)
+	e.f.Line()
+	addComment(e.f, paragraphs(doc(name), e.unservedOnHTTPDoc(), e.serviceDeprecation()))
+	e.f.Func().Id(name).Params(jen.Id(address).String(), jen.Id("opts").Op("...").Qual(runtimePackage, "ClientOption")).Id(e.n.Client).Block(
+		jen.Return(jen.Id(e.n.ClientConstructor).Call(jen.Qual(runtimePackage, newTransport).Call(jen.Id(address), e.clientOpts()))),
 	)
 }
 

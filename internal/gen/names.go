@@ -2,7 +2,8 @@ package gen
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -160,53 +161,67 @@ func lowerCamel(s string) string {
 // declares in the Go package path, for every file of that package in the
 // request, with a description of their origin.
 func packageIdentifiers(plugin *protogen.Plugin, path protogen.GoImportPath) map[string]string {
-	ids := map[string]string{}
-	add := func(name, what string, f *protogen.File) {
-		if _, ok := ids[name]; !ok {
-			ids[name] = fmt.Sprintf("%s (%s)", what, f.Desc.Path())
-		}
-	}
-	var addMessages func(f *protogen.File, msgs []*protogen.Message)
-	addEnums := func(f *protogen.File, enums []*protogen.Enum) {
-		for _, e := range enums {
-			add(e.GoIdent.GoName, "enum "+string(e.Desc.FullName()), f)
-			add(e.GoIdent.GoName+"_name", "enum name map of "+string(e.Desc.FullName()), f)
-			add(e.GoIdent.GoName+"_value", "enum value map of "+string(e.Desc.FullName()), f)
-			for _, v := range e.Values {
-				add(v.GoIdent.GoName, "enum value "+string(v.Desc.FullName()), f)
-			}
-		}
-	}
-	addMessages = func(f *protogen.File, msgs []*protogen.Message) {
-		for _, m := range msgs {
-			if m.Desc.IsMapEntry() {
-				continue
-			}
-			add(m.GoIdent.GoName, "message "+string(m.Desc.FullName()), f)
-			for _, fld := range m.Fields {
-				if fld.Oneof != nil && !fld.Oneof.Desc.IsSynthetic() {
-					add(fld.GoIdent.GoName, "oneof wrapper of "+string(fld.Desc.FullName()), f)
-				}
-			}
-			addEnums(f, m.Enums)
-			addMessages(f, m.Messages)
-			for _, x := range m.Extensions {
-				add("E_"+x.GoIdent.GoName, "extension "+string(x.Desc.FullName()), f)
-			}
-		}
-	}
+	ids := protocIdentifiers{}
 	for _, f := range plugin.Files {
 		if f.GoImportPath != path {
 			continue
 		}
-		add(f.GoDescriptorIdent.GoName, "file descriptor variable", f)
-		addEnums(f, f.Enums)
-		addMessages(f, f.Messages)
-		for _, x := range f.Extensions {
-			add("E_"+x.GoIdent.GoName, "extension "+string(x.Desc.FullName()), f)
-		}
+		ids.add(f.GoDescriptorIdent.GoName, "file descriptor variable", f)
+		ids.addEnums(f, f.Enums)
+		ids.addMessages(f, f.Messages)
+		ids.addExtensions(f, f.Extensions)
 	}
 	return ids
+}
+
+// protocIdentifiers are identifiers protoc-gen-go declares, each with a
+// description of its origin.
+type protocIdentifiers map[string]string
+
+// add records name, declared for what in file f, unless an earlier
+// declaration took it.
+func (ids protocIdentifiers) add(name, what string, f *protogen.File) {
+	if _, ok := ids[name]; !ok {
+		ids[name] = fmt.Sprintf("%s (%s)", what, f.Desc.Path())
+	}
+}
+
+// addEnums records each enum's type, name and value maps, and values.
+func (ids protocIdentifiers) addEnums(f *protogen.File, enums []*protogen.Enum) {
+	for _, e := range enums {
+		ids.add(e.GoIdent.GoName, "enum "+string(e.Desc.FullName()), f)
+		ids.add(e.GoIdent.GoName+"_name", "enum name map of "+string(e.Desc.FullName()), f)
+		ids.add(e.GoIdent.GoName+"_value", "enum value map of "+string(e.Desc.FullName()), f)
+		for _, v := range e.Values {
+			ids.add(v.GoIdent.GoName, "enum value "+string(v.Desc.FullName()), f)
+		}
+	}
+}
+
+// addMessages records each message's type, its oneof wrappers, and what
+// it nests (map entries declare nothing).
+func (ids protocIdentifiers) addMessages(f *protogen.File, msgs []*protogen.Message) {
+	for _, m := range msgs {
+		if m.Desc.IsMapEntry() {
+			continue
+		}
+		ids.add(m.GoIdent.GoName, "message "+string(m.Desc.FullName()), f)
+		for _, fld := range m.Fields {
+			if fld.Oneof != nil && !fld.Oneof.Desc.IsSynthetic() {
+				ids.add(fld.GoIdent.GoName, "oneof wrapper of "+string(fld.Desc.FullName()), f)
+			}
+		}
+		ids.addEnums(f, m.Enums)
+		ids.addMessages(f, m.Messages)
+		ids.addExtensions(f, m.Extensions)
+	}
+}
+
+// addExtensions records each extension's E_ variable.
+func (ids protocIdentifiers) addExtensions(f *protogen.File, xs []*protogen.Extension) {
+	for _, x := range xs {
+		ids.add("E_"+x.GoIdent.GoName, "extension "+string(x.Desc.FullName()), f)
+	}
 }
 
 // grpcIdentifiers returns the package-level identifiers protoc-gen-go-grpc
@@ -262,54 +277,21 @@ func grpcIdentifiers(plugin *protogen.Plugin, path protogen.GoImportPath, skip m
 // with what protoc-gen-go declares in the same Go package, or with what
 // protoc-gen-go-grpc would declare there.
 func checkCollisions(plugin *protogen.Plugin, models []*fileModel, bindings []binding.Binding) error {
-	byPackage := map[protogen.GoImportPath][]*fileModel{}
-	var paths []protogen.GoImportPath
-	for _, fm := range models {
-		if _, ok := byPackage[fm.out.importPath]; !ok {
-			paths = append(paths, fm.out.importPath)
-		}
-		byPackage[fm.out.importPath] = append(byPackage[fm.out.importPath], fm)
-	}
+	paths, byPackage := modelsByPackage(models)
 	var problems []string
 	for _, path := range paths {
 		fms := byPackage[path]
-		existing := packageIdentifiers(plugin, path)
-		skip := map[*protogen.Service]bool{}
-		for _, fm := range fms {
-			if fm.out.inMessagePackage(fm.file) {
-				for _, sm := range fm.services {
-					skip[sm.service] = true
-				}
-			}
+		ids := packageIDs{
+			path:      path,
+			protoc:    packageIdentifiers(plugin, path),
+			grpc:      grpcIdentifiers(plugin, path, messagePackageServices(fms)),
+			generated: map[string]string{},
 		}
-		grpcIDs := grpcIdentifiers(plugin, path, skip)
-		generated := map[string]string{}
 		for _, fm := range fms {
 			for _, sm := range fm.services {
-				ids := sm.names.all(bindings)
-				keys := make([]string, 0, len(ids))
-				for id := range ids {
-					keys = append(keys, id)
-				}
-				sort.Strings(keys)
 				owner := fmt.Sprintf("%s: %s", fm.file.Desc.Path(), sm.service.Desc.FullName())
-				for _, op := range sm.ops {
-					if op.method.GoName == clientCloseMethod {
-						problems = append(problems, fmt.Sprintf("%s: rpc %s collides with the %s method of the generated client (%s); rename the rpc", owner, op.method.Desc.Name(), clientCloseMethod, sm.names.Client))
-					}
-				}
-				for _, id := range keys {
-					if other, ok := existing[id]; ok {
-						problems = append(problems, fmt.Sprintf("%s: generated identifier %s (%s) collides with %s; rename one of them in the proto", owner, id, ids[id], other))
-					}
-					if other, ok := grpcIDs[id]; ok {
-						problems = append(problems, fmt.Sprintf("%s: generated identifier %s (%s) collides with %s in Go package %s; rename one of them in the proto, or generate the A2A bindings into a package of their own with package_suffix=<suffix>", owner, id, ids[id], other, string(path)))
-					}
-					if other, ok := generated[id]; ok {
-						problems = append(problems, fmt.Sprintf("%s: generated identifier %s (%s) is also generated for %s; rename one of the services or rpcs", owner, id, ids[id], other))
-					}
-					generated[id] = owner
-				}
+				problems = append(problems, closeCollisions(owner, sm)...)
+				problems = append(problems, ids.add(owner, sm.names.all(bindings))...)
 			}
 		}
 	}
@@ -317,4 +299,72 @@ func checkCollisions(plugin *protogen.Plugin, models []*fileModel, bindings []bi
 		return fmt.Errorf("%s", strings.Join(problems, "\n"))
 	}
 	return nil
+}
+
+// modelsByPackage groups the file models by the Go package they are
+// generated into; paths are the packages in the order the models name them.
+func modelsByPackage(models []*fileModel) (paths []protogen.GoImportPath, byPackage map[protogen.GoImportPath][]*fileModel) {
+	byPackage = map[protogen.GoImportPath][]*fileModel{}
+	for _, fm := range models {
+		if _, ok := byPackage[fm.out.importPath]; !ok {
+			paths = append(paths, fm.out.importPath)
+		}
+		byPackage[fm.out.importPath] = append(byPackage[fm.out.importPath], fm)
+	}
+	return paths, byPackage
+}
+
+// messagePackageServices are the services of fms generated into their
+// message package, which grpcIdentifiers leaves out.
+func messagePackageServices(fms []*fileModel) map[*protogen.Service]bool {
+	services := map[*protogen.Service]bool{}
+	for _, fm := range fms {
+		if !fm.out.inMessagePackage(fm.file) {
+			continue
+		}
+		for _, sm := range fm.services {
+			services[sm.service] = true
+		}
+	}
+	return services
+}
+
+// closeCollisions reports the rpcs of sm named like the generated client's
+// Close method.
+func closeCollisions(owner string, sm *serviceModel) []string {
+	var problems []string
+	for _, op := range sm.ops {
+		if op.method.GoName == clientCloseMethod {
+			problems = append(problems, fmt.Sprintf("%s: rpc %s collides with the %s method of the generated client (%s); rename the rpc", owner, op.method.Desc.Name(), clientCloseMethod, sm.names.Client))
+		}
+	}
+	return problems
+}
+
+// packageIDs are the identifiers of one Go package a generated identifier
+// must not take: protoc-gen-go's, protoc-gen-go-grpc's, and those already
+// generated (by owner).
+type packageIDs struct {
+	path                    protogen.GoImportPath
+	protoc, grpc, generated map[string]string
+}
+
+// add records the identifiers generated for owner (identifier to what it
+// is) and reports each that another declaration already takes, in
+// identifier order.
+func (p packageIDs) add(owner string, ids map[string]string) []string {
+	var problems []string
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		if other, ok := p.protoc[id]; ok {
+			problems = append(problems, fmt.Sprintf("%s: generated identifier %s (%s) collides with %s; rename one of them in the proto", owner, id, ids[id], other))
+		}
+		if other, ok := p.grpc[id]; ok {
+			problems = append(problems, fmt.Sprintf("%s: generated identifier %s (%s) collides with %s in Go package %s; rename one of them in the proto, or generate the A2A bindings into a package of their own with package_suffix=<suffix>", owner, id, ids[id], other, string(p.path)))
+		}
+		if other, ok := p.generated[id]; ok {
+			problems = append(problems, fmt.Sprintf("%s: generated identifier %s (%s) is also generated for %s; rename one of the services or rpcs", owner, id, ids[id], other))
+		}
+		p.generated[id] = owner
+	}
+	return problems
 }

@@ -50,52 +50,71 @@ func httpBindings(file *protogen.File, m *protogen.Method) ([]httpBinding, []err
 
 // checkRule checks one rule against the request message of m.
 func checkRule(file *protogen.File, m *protogen.Method, r *annotations.HttpRule, label string) (httpBinding, []error) {
-	var b httpBinding
-	switch p := r.GetPattern().(type) {
-	case *annotations.HttpRule_Get:
-		b.Method, b.Path = "GET", p.Get
-	case *annotations.HttpRule_Put:
-		b.Method, b.Path = "PUT", p.Put
-	case *annotations.HttpRule_Post:
-		b.Method, b.Path = "POST", p.Post
-	case *annotations.HttpRule_Delete:
-		b.Method, b.Path = "DELETE", p.Delete
-	case *annotations.HttpRule_Patch:
-		b.Method, b.Path = "PATCH", p.Patch
-	case *annotations.HttpRule_Custom:
-		return b, []error{problemf(file, m.Desc, "%s uses custom kind %q, which is not supported; use get, put, post, delete or patch", label, p.Custom.GetKind())}
-	default:
-		return b, []error{problemf(file, m.Desc, "%s sets no pattern; set one of get, put, post, delete or patch", label)}
-	}
-	b.Body = r.GetBody()
-	what := fmt.Sprintf("%s %s %q", label, strings.ToLower(b.Method), b.Path)
-
-	var problems []error
-	bad := func(format string, args ...any) {
-		problems = append(problems, problemf(file, m.Desc, "%s: %s", what, fmt.Sprintf(format, args...)))
-	}
-	if rb := r.GetResponseBody(); rb != "" {
-		bad("response_body %q is not supported; remove it (the whole response message is the HTTP body)", rb)
-	}
-	if b.Body != "" && (b.Method == "GET" || b.Method == "DELETE") {
-		bad("sets body %q, but %s requests carry no body; remove body and bind fields through the path or query", b.Body, b.Method)
-	}
-	if b.Body != "" && b.Body != "*" {
-		if fd := m.Input.Desc.Fields().ByName(protoreflect.Name(b.Body)); fd == nil {
-			bad("body %q names no field of %s %s; use \"*\" for the whole request or the name of a top-level field", b.Body, m.Input.Desc.FullName(), fieldList(m.Input.Desc))
-		}
-	}
-	tmpl, err := pathtemplate.Parse(b.Path)
+	method, path, err := rulePattern(file, m, r, label)
 	if err != nil {
-		bad("%v", err)
-	} else {
-		for _, v := range tmpl.Variables {
-			if msg := checkVariable(m.Input.Desc, tmpl, v); msg != "" {
-				bad("%s", msg)
-			}
-		}
+		return httpBinding{}, []error{err}
+	}
+	b := httpBinding{Method: method, Path: path, Body: r.GetBody()}
+	what := fmt.Sprintf("%s %s %q", label, strings.ToLower(b.Method), b.Path)
+	var problems []error
+	for _, msg := range ruleProblems(m.Input.Desc, r, b) {
+		problems = append(problems, problemf(file, m.Desc, "%s: %s", what, msg))
 	}
 	return b, problems
+}
+
+// rulePattern is the HTTP method and path template of a rule's pattern, or
+// why the pattern is not supported.
+func rulePattern(file *protogen.File, m *protogen.Method, r *annotations.HttpRule, label string) (method, path string, err error) {
+	switch p := r.GetPattern().(type) {
+	case *annotations.HttpRule_Get:
+		return "GET", p.Get, nil
+	case *annotations.HttpRule_Put:
+		return "PUT", p.Put, nil
+	case *annotations.HttpRule_Post:
+		return "POST", p.Post, nil
+	case *annotations.HttpRule_Delete:
+		return "DELETE", p.Delete, nil
+	case *annotations.HttpRule_Patch:
+		return "PATCH", p.Patch, nil
+	case *annotations.HttpRule_Custom:
+		return "", "", problemf(file, m.Desc, "%s uses custom kind %q, which is not supported; use get, put, post, delete or patch", label, p.Custom.GetKind())
+	}
+	return "", "", problemf(file, m.Desc, "%s sets no pattern; set one of get, put, post, delete or patch", label)
+}
+
+// ruleProblems says what is wrong with rule r, whose method, path and body
+// b holds, for the request message req: its response body, its body, then
+// its path.
+func ruleProblems(req protoreflect.MessageDescriptor, r *annotations.HttpRule, b httpBinding) []string {
+	var out []string
+	if rb := r.GetResponseBody(); rb != "" {
+		out = append(out, fmt.Sprintf("response_body %q is not supported; remove it (the whole response message is the HTTP body)", rb))
+	}
+	if b.Body != "" && (b.Method == "GET" || b.Method == "DELETE") {
+		out = append(out, fmt.Sprintf("sets body %q, but %s requests carry no body; remove body and bind fields through the path or query", b.Body, b.Method))
+	}
+	if b.Body != "" && b.Body != "*" && req.Fields().ByName(protoreflect.Name(b.Body)) == nil {
+		out = append(out, fmt.Sprintf("body %q names no field of %s %s; use \"*\" for the whole request or the name of a top-level field", b.Body, req.FullName(), fieldList(req)))
+	}
+	return append(out, pathProblems(req, b.Path)...)
+}
+
+// pathProblems says what is wrong with a rule's path template: that it
+// does not parse, or each of its variables that does not resolve to a
+// field of req a path can bind.
+func pathProblems(req protoreflect.MessageDescriptor, path string) []string {
+	tmpl, err := pathtemplate.Parse(path)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var out []string
+	for _, v := range tmpl.Variables {
+		if msg := checkVariable(req, tmpl, v); msg != "" {
+			out = append(out, msg)
+		}
+	}
+	return out
 }
 
 // checkVariable resolves a path variable through the request message and

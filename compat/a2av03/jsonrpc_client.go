@@ -92,21 +92,7 @@ func params(req proto.Message) (any, func(json.RawMessage) (proto.Message, error
 	case *a2av1.GetTaskPushNotificationConfigRequest:
 		return pushConfigIDParams{ID: r.GetTaskId(), PushNotificationConfigID: r.GetId()}, readPushConfig, nil
 	case *a2av1.ListTaskPushNotificationConfigsRequest:
-		return pushConfigIDParams{ID: r.GetTaskId()}, func(raw json.RawMessage) (proto.Message, error) {
-			var list []TaskPushNotificationConfig
-			if err := json.Unmarshal(raw, &list); err != nil {
-				return nil, invalid("result", "must be a list of push configs: "+err.Error())
-			}
-			out := &a2av1.ListTaskPushNotificationConfigsResponse{}
-			for i := range list {
-				c, err := PushConfigToV1(list[i].TaskID, &list[i].PushNotificationConfig, index("result", i))
-				if err != nil {
-					return nil, err
-				}
-				out.Configs = append(out.Configs, c)
-			}
-			return out, nil
-		}, nil
+		return pushConfigIDParams{ID: r.GetTaskId()}, readPushConfigList, nil
 	case *a2av1.DeleteTaskPushNotificationConfigRequest:
 		return pushConfigIDParams{ID: r.GetTaskId(), PushNotificationConfigID: r.GetId()},
 			func(json.RawMessage) (proto.Message, error) { return &emptypb.Empty{}, nil }, nil
@@ -116,6 +102,23 @@ func params(req proto.Message) (any, func(json.RawMessage) (proto.Message, error
 		return taskIDParams{ID: r.GetId()}, nil, nil
 	}
 	return nil, nil, runtime.NewError(runtime.CodeInternal, "a2av03: no A2A v0.3 form for a request of type "+string(req.ProtoReflect().Descriptor().FullName()))
+}
+
+// readPushConfigList reads the result of tasks/pushNotificationConfig/list.
+func readPushConfigList(raw json.RawMessage) (proto.Message, error) {
+	var list []TaskPushNotificationConfig
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, invalid("result", "must be a list of push configs: "+err.Error())
+	}
+	out := &a2av1.ListTaskPushNotificationConfigsResponse{}
+	for i := range list {
+		c, err := PushConfigToV1(list[i].TaskID, &list[i].PushNotificationConfig, index("result", i))
+		if err != nil {
+			return nil, err
+		}
+		out.Configs = append(out.Configs, c)
+	}
+	return out, nil
 }
 
 func readTask(raw json.RawMessage) (proto.Message, error) {

@@ -434,34 +434,41 @@ func (f *pathFallback) wrap(next http.RoundTripper) http.RoundTripper {
 		if err != nil || resp.StatusCode != http.StatusNotFound {
 			return resp, err
 		}
-		probe, err := io.ReadAll(io.LimitReader(resp.Body, maxFallbackProbe))
-		resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(probe))
-		if err != nil || isA2AError(probe) {
-			return resp, nil
-		}
-		if r.GetBody != nil {
-			body, err := r.GetBody()
-			if err != nil {
-				return resp, nil
-			}
-			if err := plainBody(plain, body); err != nil {
-				return resp, nil
-			}
-		} else if r.Body != nil && r.Body != http.NoBody {
-			return resp, nil // cannot be sent twice
-		}
-		presp, err := next.RoundTrip(plain)
-		if err != nil {
-			return nil, err
-		}
-		if presp.StatusCode == http.StatusNotFound {
-			presp.Body.Close()
-			return resp, nil // the /v1 route's answer says more
-		}
-		f.plain.Store(true)
-		return presp, nil
+		return f.retryPlain(next, r, plain, resp)
 	})
+}
+
+// retryPlain sends plain, r at its plain path, after r's /v1 route answered
+// resp, a 404: unless resp is an A2A error (the route exists) or r's body
+// cannot be sent twice. While the plain path is missing too, resp is the
+// answer; once it answers, every later request goes there at once.
+func (f *pathFallback) retryPlain(next http.RoundTripper, r, plain *http.Request, resp *http.Response) (*http.Response, error) {
+	probe, err := io.ReadAll(io.LimitReader(resp.Body, maxFallbackProbe))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(probe))
+	if err != nil || isA2AError(probe) || !resendBody(r, plain) {
+		return resp, nil
+	}
+	presp, err := next.RoundTrip(plain)
+	if err != nil {
+		return nil, err
+	}
+	if presp.StatusCode == http.StatusNotFound {
+		presp.Body.Close()
+		return resp, nil // the /v1 route's answer says more
+	}
+	f.plain.Store(true)
+	return presp, nil
+}
+
+// resendBody gives plain the body of r again, and says whether it could: a
+// body without GetBody cannot be read twice.
+func resendBody(r, plain *http.Request) bool {
+	if r.GetBody == nil {
+		return r.Body == nil || r.Body == http.NoBody
+	}
+	body, err := r.GetBody()
+	return err == nil && plainBody(plain, body) == nil
 }
 
 // plainRequest is r at the plain path of its /v1 route, or false when r's

@@ -195,10 +195,7 @@ func (c *grpcCall) checked(req *grpcRequest, info *CallInfo) *Error {
 	case req.tooDeep || !messageDepthWithin(req.ProtoReflect(), MaxJSONDepth):
 		return depthExceeded()
 	}
-	if err := c.s.svc.Validate(req.Message); err != nil {
-		return ErrorOrInternal(err)
-	}
-	return c.s.cfg.applyTenant(info, req.Message)
+	return c.s.cfg.checkRequest(c.s.svc, info, req.Message)
 }
 
 // refuse answers a refused call: the runtime interceptors see it first (so

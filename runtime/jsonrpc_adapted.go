@@ -17,27 +17,13 @@ import (
 func (h *jsonrpcHandler) serveAdapted(w http.ResponseWriter, r *http.Request, req rpcRequest, method string, call *adaptedCall) {
 	ep := call.ep
 	sseErrors := ep.IsStreaming() && acceptsEventStream(r.Header.Get("Accept"))
-	ctx := r.Context()
 	info, e := h.cfg.newAdaptedCallInfo(BindingJSONRPC, call.adapter, ep.Operation, fmt.Sprintf("method %q", method), r.Header, "")
 	defer info.track()()
+	ctx, e := h.cfg.authenticateHTTP(r, info, e)
 	var msg proto.Message
 	if e == nil {
-		info.Peer = r.RemoteAddr
-		ctx, e = h.cfg.authenticate(ctx, h.cfg.httpAuthRequest(r, info))
-	}
-	if e == nil {
 		msg = ep.NewRequest()
-		params := req.params
-		if len(params) == 0 || string(params) == "null" {
-			params = jsonEmptyObject
-		}
-		if e = decodeAdapted(func() error { return call.method.DecodeParams(params, msg) }); e == nil {
-			if err := h.svc.Validate(msg); err != nil {
-				e = ErrorOrInternal(err)
-			} else {
-				e = h.cfg.applyTenant(info, msg)
-			}
-		}
+		e = h.adaptedRequest(call, info, req.params, msg)
 	}
 	if e != nil {
 		e = h.cfg.rejected(ctx, BindingJSONRPC, ep, info, r.Header, msg, e)
@@ -68,6 +54,18 @@ func (h *jsonrpcHandler) serveAdapted(w http.ResponseWriter, r *http.Request, re
 		return
 	}
 	h.serveAdaptedUnary(ctx, w, call, req.id, info, msg)
+}
+
+// adaptedRequest fills msg from the params of an adapter's method (absent
+// or null params are {}) and checks it as every binding does.
+func (h *jsonrpcHandler) adaptedRequest(call *adaptedCall, info *CallInfo, params []byte, msg proto.Message) *Error {
+	if len(params) == 0 || string(params) == "null" {
+		params = jsonEmptyObject
+	}
+	if e := decodeAdapted(func() error { return call.method.DecodeParams(params, msg) }); e != nil {
+		return e
+	}
+	return h.cfg.checkRequest(h.svc, info, msg)
 }
 
 func (h *jsonrpcHandler) serveAdaptedUnary(ctx context.Context, w http.ResponseWriter, call *adaptedCall, id []byte, info *CallInfo, msg proto.Message) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -64,73 +63,85 @@ type jsonrpcHandler struct {
 }
 
 func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		h.writeError(w, http.StatusMethodNotAllowed, jsonNull, nil,
-			h.earlyError(r, "", NewError(CodeInvalidRequest, "JSON-RPC requests must use POST, not "+r.Method)))
+	body, ok := h.readRequest(w, r)
+	if !ok {
 		return
 	}
-	if e := requestMediaTypeError(w, r.Header.Get("Content-Type")); e != nil {
-		h.writeError(w, http.StatusUnsupportedMediaType, jsonNull, nil, h.earlyError(r, "", e))
-		return
-	}
-	body, err := readBody(w, r, h.cfg.maxBodyBytes)
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			h.writeError(w, http.StatusOK, jsonNull, nil,
-				h.earlyError(r, "", NewError(CodeInvalidRequest, fmt.Sprintf("request body larger than the limit of %d bytes", tooLarge.Limit))))
-			return
-		}
-		h.writeError(w, http.StatusBadRequest, jsonNull, nil,
-			h.earlyError(r, "", Errorf(CodeInvalidRequest, "reading the request body: %w", err)))
-		return
-	}
-
 	req, e := parseRequest(body)
 	if e != nil {
 		h.writeError(w, http.StatusOK, req.id, nil, h.earlyError(r, "", e))
 		return
 	}
-	ep := h.svc.byMethod[string(req.method[1:len(req.method)-1])]
-	if ep == nil {
-		method, _ := jsonString(req.method)
-		if call := h.adapted[method]; call != nil {
-			h.serveAdapted(w, r, req, method, call)
-			return
-		}
-		if ep = h.svc.byMethod[method]; ep == nil {
-			if e := h.cfg.refuseUnknownOperation(r, BindingJSONRPC); e != nil {
-				h.writeError(w, http.StatusOK, req.id, nil, h.earlyError(r, method, e))
-				return
-			}
-			h.writeError(w, http.StatusOK, req.id, nil, h.earlyError(r, method, h.unknownMethod(method)))
-			return
-		}
+	// The method is looked up by its raw bytes first, which does not
+	// allocate; serveOtherMethod decodes a name with escapes.
+	if ep := h.svc.byMethod[string(req.method[1:len(req.method)-1])]; ep != nil {
+		h.serveCall(w, r, req, ep)
+		return
 	}
+	h.serveOtherMethod(w, r, req)
+}
+
+// readRequest reads the body of a call, refusing a request that is not
+// JSON-RPC at the HTTP level (its verb, Content-Type or size); ok is false
+// when it answered the request.
+func (h *jsonrpcHandler) readRequest(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		h.writeError(w, http.StatusMethodNotAllowed, jsonNull, nil,
+			h.earlyError(r, "", NewError(CodeInvalidRequest, "JSON-RPC requests must use POST, not "+r.Method)))
+		return nil, false
+	}
+	if e := requestMediaTypeError(w, r.Header.Get("Content-Type")); e != nil {
+		h.writeError(w, http.StatusUnsupportedMediaType, jsonNull, nil, h.earlyError(r, "", e))
+		return nil, false
+	}
+	body, err := readBody(w, r, h.cfg.maxBodyBytes)
+	if err != nil {
+		// A body over the limit is an ordinary JSON-RPC error (HTTP 200),
+		// which the client reads; one that broke off is 400.
+		e, tooLarge := bodyError(err)
+		status := http.StatusBadRequest
+		if tooLarge {
+			status = http.StatusOK
+		}
+		h.writeError(w, status, jsonNull, nil, h.earlyError(r, "", e))
+		return nil, false
+	}
+	return body, true
+}
+
+// serveOtherMethod answers a method the lookup by raw bytes missed: a name
+// written with escapes, a VersionAdapter's method, or an unknown method
+// (after the Authenticator, see refuseUnknownOperation).
+func (h *jsonrpcHandler) serveOtherMethod(w http.ResponseWriter, r *http.Request, req rpcRequest) {
+	method, _ := jsonString(req.method)
+	if call := h.adapted[method]; call != nil {
+		h.serveAdapted(w, r, req, method, call)
+		return
+	}
+	if ep := h.svc.byMethod[method]; ep != nil {
+		h.serveCall(w, r, req, ep)
+		return
+	}
+	e := h.cfg.refuseUnknownOperation(r, BindingJSONRPC)
+	if e == nil {
+		e = h.unknownMethod(method)
+	}
+	h.writeError(w, http.StatusOK, req.id, nil, h.earlyError(r, method, e))
+}
+
+// serveCall serves a call of one of the service's endpoints: the service
+// parameters, the Authenticator, the params, then the handler.
+func (h *jsonrpcHandler) serveCall(w http.ResponseWriter, r *http.Request, req rpcRequest, ep *Endpoint) {
 	// Streaming calls from a client that accepts only text/event-stream get
 	// their early errors as an SSE stream too (see fail).
 	sseErrors := ep.IsStreaming() && acceptsEventStream(r.Header.Get("Accept"))
-	ctx := r.Context()
 	info, e := h.cfg.newCallInfo(BindingJSONRPC, ep.Operation, r.Header, "")
 	defer info.track()()
+	ctx, e := h.cfg.authenticateHTTP(r, info, e)
 	var msg proto.Message
 	if e == nil {
-		info.Peer = r.RemoteAddr
-		ctx, e = h.cfg.authenticate(ctx, h.cfg.httpAuthRequest(r, info))
-	}
-	if e == nil && ep.IsClientStreaming() {
-		e = unsupportedRequestStream(ep.Operation) // client_requests.go: gRPC only
-	}
-	if e == nil {
-		msg = ep.NewRequest()
-		if err := unmarshalJSON(req.params, msg); err != nil {
-			e = paramsError(err)
-		} else if err := h.svc.Validate(msg); err != nil {
-			e = ErrorOrInternal(err)
-		} else {
-			e = h.cfg.applyTenant(info, msg)
-		}
+		msg, e = h.request(ep, info, req.params)
 	}
 	if e != nil {
 		h.fail(w, sseErrors, req.id, info, h.cfg.rejected(ctx, BindingJSONRPC, ep, info, r.Header, msg, e))
@@ -142,6 +153,19 @@ func (h *jsonrpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.serveUnary(ctx, w, ep, req.id, info, msg)
+}
+
+// request decodes and checks the request message of a call from its
+// params. A bidirectional rpc has no request message here (gRPC only).
+func (h *jsonrpcHandler) request(ep *Endpoint, info *CallInfo, params []byte) (proto.Message, *Error) {
+	if ep.IsClientStreaming() {
+		return nil, unsupportedRequestStream(ep.Operation) // client_requests.go
+	}
+	msg := ep.NewRequest()
+	if err := unmarshalJSON(params, msg); err != nil {
+		return msg, paramsError(err)
+	}
+	return msg, h.cfg.checkRequest(h.svc, info, msg)
 }
 
 // isJSONMediaType accepts application/json and application/a2a+json with any
@@ -156,30 +180,6 @@ func isJSONMediaType(ct string) bool {
 	}
 	ct = strings.TrimSpace(ct)
 	return strings.EqualFold(ct, "application/json") || strings.EqualFold(ct, "application/a2a+json")
-}
-
-// readBody reads the whole request body, at most limit bytes.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	if r.ContentLength > limit {
-		// Announced too large: refused without reading a byte of it.
-		return nil, &http.MaxBytesError{Limit: limit}
-	}
-	rd := http.MaxBytesReader(w, r.Body, limit)
-	if n := r.ContentLength; n >= 0 && n <= limit {
-		// Known length: one allocation (plus one byte to see the end).
-		buf := make([]byte, n+1)
-		m, err := io.ReadFull(rd, buf)
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return buf[:m], nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		// The body is longer than announced; read the rest under the limit.
-		rest, err := io.ReadAll(rd)
-		return append(buf, rest...), err
-	}
-	return io.ReadAll(rd)
 }
 
 // A method of another version of the protocol (ServiceDesc.OtherVersionMethods,

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -120,7 +119,6 @@ func (h *restHandler) matchAdapted(r *http.Request, segs []string) (call *adapte
 func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accept string, call *adaptedCall, vars map[string]string, plain bool) {
 	ep := call.ep
 	rt := call.route
-	ctx := r.Context()
 	info, e := h.cfg.newAdaptedCallInfo(BindingHTTPJSON, call.adapter, ep.Operation, fmt.Sprintf("route %s %s", r.Method, r.URL.EscapedPath()),
 		r.Header, queryParam(r.URL.RawQuery, paramVersion))
 	var (
@@ -129,25 +127,11 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 		in     *AdaptedRequest
 	)
 	defer info.track()()
-	if e == nil {
-		info.Peer = r.RemoteAddr
-		ctx, e = h.cfg.authenticate(ctx, h.cfg.httpAuthRequest(r, info))
-	}
+	ctx, e := h.cfg.authenticateHTTP(r, info, e)
 	if e == nil {
 		msg = ep.NewRequest()
 		in = &AdaptedRequest{Vars: vars, Plain: plain}
-		if in.Query, e = parseAdaptedQuery(r.URL.RawQuery); e == nil && rt.Body && r.ContentLength != 0 {
-			in.Body, status, e = h.readAdaptedBody(w, r)
-		}
-		if e == nil {
-			if e = decodeAdapted(func() error { return rt.Decode(in, msg) }); e == nil {
-				if err := h.svc.Validate(msg); err != nil {
-					e = ErrorOrInternal(err)
-				} else {
-					e = h.cfg.applyTenant(info, msg)
-				}
-			}
-		}
+		status, e = h.adaptedRequest(w, r, rt, in, info, msg)
 	}
 	if e != nil {
 		if out := h.cfg.rejected(ctx, BindingHTTPJSON, ep, info, r.Header, msg, e); out != e {
@@ -183,6 +167,27 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 	h.serveAdaptedUnary(ctx, w, accept, call, encode, info, msg)
 }
 
+// adaptedRequest fills msg from an adapted route's request (in): the query,
+// the body when the route has one, the adapter's decoding, then the checks
+// of every binding. The status is the HTTP status to refuse it with (0: the
+// error's own).
+func (h *restHandler) adaptedRequest(w http.ResponseWriter, r *http.Request, rt *AdaptedRoute, in *AdaptedRequest, info *CallInfo, msg proto.Message) (int, *Error) {
+	var e *Error
+	if in.Query, e = parseAdaptedQuery(r.URL.RawQuery); e != nil {
+		return 0, e
+	}
+	if rt.Body && r.ContentLength != 0 {
+		var status int
+		if in.Body, status, e = h.readJSONBody(w, r, MaxJSONDepth); e != nil {
+			return status, e
+		}
+	}
+	if e = decodeAdapted(func() error { return rt.Decode(in, msg) }); e != nil {
+		return 0, e
+	}
+	return 0, h.cfg.checkRequest(h.svc, info, msg)
+}
+
 func (h *restHandler) serveAdaptedUnary(ctx context.Context, w http.ResponseWriter, accept string, call *adaptedCall, encode func(proto.Message) ([]byte, error), info *CallInfo, msg proto.Message) {
 	resp, err := h.cfg.callUnary(ctx, call.ep, info, msg)
 	if err != nil {
@@ -205,29 +210,6 @@ func restErrorEventType(a *VersionAdapter) string {
 		return "error"
 	}
 	return ""
-}
-
-// readAdaptedBody reads a request body under the limits of the binding.
-func (h *restHandler) readAdaptedBody(w http.ResponseWriter, r *http.Request) ([]byte, int, *Error) {
-	if e := requestMediaTypeError(w, r.Header.Get("Content-Type")); e != nil {
-		return nil, http.StatusUnsupportedMediaType, e
-	}
-	body, err := readBody(w, r, h.cfg.maxBodyBytes)
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, http.StatusRequestEntityTooLarge, NewError(CodeInvalidRequest,
-				fmt.Sprintf("request body larger than the limit of %d bytes", tooLarge.Limit))
-		}
-		return nil, http.StatusBadRequest, Errorf(CodeInvalidRequest, "reading the request body: %w", err)
-	}
-	if !jsonDepthWithin(body, MaxJSONDepth) {
-		return nil, 0, depthExceeded()
-	}
-	if !jsonValuesWithin(body, MaxJSONValues) {
-		return nil, 0, valuesExceeded()
-	}
-	return body, 0, nil
 }
 
 // parseAdaptedQuery parses a query string; a malformed one is InvalidRequest.

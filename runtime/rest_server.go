@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -107,67 +106,73 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	segs, ok := h.mount.strip(r, segs)
-	var (
-		route *restRoute
-		node  *routeNode
-	)
-	if ok && h.adaptedREST != nil {
-		call, vars, plain, allow := h.matchAdapted(r, segs)
-		if call != nil {
-			h.serveAdapted(w, r, accept, call, vars, plain)
-			return
-		}
-		if len(allow) > 0 {
-			w.Header().Set("Allow", strings.Join(allow, ", "))
-			h.writeError(w, http.StatusMethodNotAllowed, accept, nil, NewError(CodeMethodNotFound,
-				fmt.Sprintf("%s %s is not allowed; this path takes %s", r.Method, r.URL.EscapedPath(), strings.Join(allow, ", "))))
-			return
-		}
+	if !ok {
+		h.refuseRoute(w, r, accept, nil)
+		return
 	}
-	if ok {
-		route, node = h.router.match(r.Method, segs)
+	if h.adaptedREST != nil && h.serveAdaptedRoute(w, r, accept, segs) {
+		return
 	}
+	route, node := h.router.match(r.Method, segs)
 	if route == nil {
-		if e := h.cfg.refuseUnknownOperation(r, BindingHTTPJSON); e != nil {
-			h.writeError(w, 0, accept, nil, e)
-			return
-		}
+		h.refuseRoute(w, r, accept, node)
+		return
 	}
+	h.serveRoute(w, r, accept, route, segs)
+}
+
+// serveAdaptedRoute serves the request when one of WithVersionAdapter's
+// routes matches it, or refuses its verb when only the verb differs; it
+// reports whether it answered.
+func (h *restHandler) serveAdaptedRoute(w http.ResponseWriter, r *http.Request, accept string, segs []string) bool {
+	call, vars, plain, allow := h.matchAdapted(r, segs)
 	switch {
-	case node == nil:
+	case call != nil:
+		h.serveAdapted(w, r, accept, call, vars, plain)
+	case len(allow) > 0:
+		h.refuseMethod(w, r, accept, strings.Join(allow, ", "))
+	default:
+		return false
+	}
+	return true
+}
+
+// refuseRoute answers a request no route serves, once the Authenticator
+// let it pass (see refuseUnknownOperation): 404 for a path no route has
+// (node nil), else 405 naming the verbs the path takes.
+func (h *restHandler) refuseRoute(w http.ResponseWriter, r *http.Request, accept string, node *routeNode) {
+	if e := h.cfg.refuseUnknownOperation(r, BindingHTTPJSON); e != nil {
+		h.writeError(w, 0, accept, nil, e)
+		return
+	}
+	if node == nil {
 		h.writeError(w, http.StatusNotFound, accept, nil, NewError(CodeMethodNotFound,
 			fmt.Sprintf("no HTTP+JSON route for %s %s", r.Method, r.URL.EscapedPath())))
 		return
-	case route == nil:
-		w.Header().Set("Allow", node.allow)
-		h.writeError(w, http.StatusMethodNotAllowed, accept, nil, NewError(CodeMethodNotFound,
-			fmt.Sprintf("%s %s is not allowed; this path takes %s", r.Method, r.URL.EscapedPath(), node.allow)))
-		return
 	}
+	h.refuseMethod(w, r, accept, node.allow)
+}
+
+// refuseMethod answers 405 for a path that takes only the verbs in allow.
+func (h *restHandler) refuseMethod(w http.ResponseWriter, r *http.Request, accept, allow string) {
+	w.Header().Set("Allow", allow)
+	h.writeError(w, http.StatusMethodNotAllowed, accept, nil, NewError(CodeMethodNotFound,
+		fmt.Sprintf("%s %s is not allowed; this path takes %s", r.Method, r.URL.EscapedPath(), allow)))
+}
+
+// serveRoute serves a call of the route's endpoint: the service parameters,
+// the Authenticator, the request, then the handler.
+func (h *restHandler) serveRoute(w http.ResponseWriter, r *http.Request, accept string, route *restRoute, segs []string) {
 	ep := route.ep
-	ctx := r.Context()
 	info, e := h.cfg.newCallInfo(BindingHTTPJSON, ep.Operation, r.Header, queryParam(r.URL.RawQuery, paramVersion))
 	defer info.track()()
+	ctx, e := h.cfg.authenticateHTTP(r, info, e)
 	var (
 		msg    proto.Message
 		status int // of a refusal; 0: the error's own
 	)
 	if e == nil {
-		info.Peer = r.RemoteAddr
-		ctx, e = h.cfg.authenticate(ctx, h.cfg.httpAuthRequest(r, info))
-	}
-	if e == nil && ep.IsClientStreaming() {
-		e = unsupportedRequestStream(ep.Operation) // client_requests.go: gRPC only
-	}
-	if e == nil {
-		msg = ep.NewRequest()
-		if status, e = h.bind(w, r, route, segs, msg); e == nil {
-			if err := h.svc.Validate(msg); err != nil {
-				e = ErrorOrInternal(err)
-			} else {
-				e = h.cfg.applyTenant(info, msg)
-			}
-		}
+		msg, status, e = h.request(w, r, route, segs, info)
 	}
 	if e != nil {
 		if out := h.cfg.rejected(ctx, BindingHTTPJSON, ep, info, r.Header, msg, e); out != e {
@@ -181,6 +186,25 @@ func (h *restHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveStream(ctx, w, ep, accept, info, msg)
 		return
 	}
+	h.serveUnary(ctx, w, ep, accept, info, msg)
+}
+
+// request binds and checks the request message of a call; status is the
+// HTTP status to refuse it with (0: the error's own). A bidirectional rpc
+// has no request message here (gRPC only).
+func (h *restHandler) request(w http.ResponseWriter, r *http.Request, route *restRoute, segs []string, info *CallInfo) (proto.Message, int, *Error) {
+	ep := route.ep
+	if ep.IsClientStreaming() {
+		return nil, 0, unsupportedRequestStream(ep.Operation) // client_requests.go
+	}
+	msg := ep.NewRequest()
+	if status, e := h.bind(w, r, route, segs, msg); e != nil {
+		return msg, status, e
+	}
+	return msg, 0, h.cfg.checkRequest(h.svc, info, msg)
+}
+
+func (h *restHandler) serveUnary(ctx context.Context, w http.ResponseWriter, ep *Endpoint, accept string, info *CallInfo, msg proto.Message) {
 	resp, err := h.cfg.callUnary(ctx, ep, info, msg)
 	if err != nil {
 		h.writeError(w, 0, accept, info, h.cfg.handlerError(ctx, BindingHTTPJSON, ep, err))
@@ -229,24 +253,10 @@ func splitDecodedPath(path string, dst []string) []string {
 func (h *restHandler) bind(w http.ResponseWriter, r *http.Request, route *restRoute, segs []string, msg proto.Message) (int, *Error) {
 	rm := msg.ProtoReflect()
 	if route.readsBody() && r.ContentLength != 0 {
-		if e := requestMediaTypeError(w, r.Header.Get("Content-Type")); e != nil {
-			return http.StatusUnsupportedMediaType, e
-		}
-		body, err := readBody(w, r, h.cfg.maxBodyBytes)
-		if err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				return http.StatusRequestEntityTooLarge, NewError(CodeInvalidRequest,
-					fmt.Sprintf("request body larger than the limit of %d bytes", tooLarge.Limit))
-			}
-			return http.StatusBadRequest, Errorf(CodeInvalidRequest, "reading the request body: %w", err)
-		}
 		// A body that is one field sits one level inside the message.
-		if !jsonDepthWithin(body, MaxJSONDepth-route.bodyFieldLevel()) {
-			return 0, depthExceeded()
-		}
-		if !jsonValuesWithin(body, MaxJSONValues) {
-			return 0, valuesExceeded()
+		body, status, e := h.readJSONBody(w, r, MaxJSONDepth-route.bodyFieldLevel())
+		if e != nil {
+			return status, e
 		}
 		if e := decodeRESTBody(route, body, msg); e != nil {
 			return 0, e
@@ -268,6 +278,31 @@ func (h *restHandler) bind(w http.ResponseWriter, r *http.Request, route *restRo
 		}
 	}
 	return 0, nil
+}
+
+// readJSONBody reads a request body under the limits of the binding: its
+// Content-Type, its size, its nesting (at most maxDepth) and its number of
+// values. The status is the HTTP status to refuse it with (0: the error's
+// own).
+func (h *restHandler) readJSONBody(w http.ResponseWriter, r *http.Request, maxDepth int) ([]byte, int, *Error) {
+	if e := requestMediaTypeError(w, r.Header.Get("Content-Type")); e != nil {
+		return nil, http.StatusUnsupportedMediaType, e
+	}
+	body, err := readBody(w, r, h.cfg.maxBodyBytes)
+	if err != nil {
+		e, tooLarge := bodyError(err)
+		if tooLarge {
+			return nil, http.StatusRequestEntityTooLarge, e
+		}
+		return nil, http.StatusBadRequest, e
+	}
+	if !jsonDepthWithin(body, maxDepth) {
+		return nil, 0, depthExceeded()
+	}
+	if !jsonValuesWithin(body, MaxJSONValues) {
+		return nil, 0, valuesExceeded()
+	}
+	return body, 0, nil
 }
 
 // decodeRESTBody decodes the body into msg (body "*") or into the selected

@@ -113,44 +113,17 @@ type anyDetailJSON struct {
 // collected.
 func decodeErrorDetails(raw []byte) wireDetails {
 	var out wireDetails
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return out
-	}
-	var elems []json.RawMessage
-	switch raw[0] {
-	case '[':
-		if json.Unmarshal(raw, &elems) != nil {
-			return out
-		}
-	case '{':
-		elems = []json.RawMessage{raw}
-	default:
-		return out
-	}
 	haveInfo := false
-	for _, el := range elems {
+	for _, el := range detailElements(raw) {
 		var d anyDetailJSON
 		if json.Unmarshal(el, &d) != nil {
 			continue
 		}
 		switch typeName(d.Type) {
 		case "google.rpc.ErrorInfo":
-			if haveInfo && (out.domain == ErrorDomain || d.Domain != ErrorDomain) {
-				continue
-			}
-			haveInfo = true
-			out.reason, out.domain = d.Reason, d.Domain
-			out.metadata = nil
-			if len(d.Metadata) > 0 {
-				out.metadata = make(map[string]string, len(d.Metadata))
-				for k, v := range d.Metadata {
-					if s, ok := jsonString(v); ok {
-						out.metadata[k] = s
-					} else {
-						out.metadata[k] = string(v) // not a string: keep its JSON text
-					}
-				}
+			if !haveInfo || (out.domain != ErrorDomain && d.Domain == ErrorDomain) {
+				haveInfo = true
+				out.reason, out.domain, out.metadata = d.Reason, d.Domain, errorInfoMetadata(d.Metadata)
 			}
 		case "google.rpc.BadRequest":
 			for _, fv := range append(d.FieldViolations, d.FieldViolationsProto...) {
@@ -159,6 +132,43 @@ func decodeErrorDetails(raw []byte) wireDetails {
 		}
 	}
 	return out
+}
+
+// detailElements returns the elements of a details array, a single object
+// as the only one; nil for anything else.
+func detailElements(raw []byte) []json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil
+	}
+	switch raw[0] {
+	case '[':
+		var elems []json.RawMessage
+		if json.Unmarshal(raw, &elems) != nil {
+			return nil
+		}
+		return elems
+	case '{':
+		return []json.RawMessage{raw}
+	}
+	return nil
+}
+
+// errorInfoMetadata is the metadata of an ErrorInfo, nil when it has none.
+// A value that is not a JSON string keeps its JSON text.
+func errorInfoMetadata(raw map[string]json.RawMessage) map[string]string {
+	if len(raw) == 0 {
+		return nil
+	}
+	md := make(map[string]string, len(raw))
+	for k, v := range raw {
+		if s, ok := jsonString(v); ok {
+			md[k] = s
+		} else {
+			md[k] = string(v)
+		}
+	}
+	return md
 }
 
 // typeName returns the message full name of an Any type URL (the part after

@@ -20,40 +20,50 @@ func (e *loneSurrogateError) Error() string {
 func findLoneSurrogate(b string) *loneSurrogateError {
 	inString := false
 	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if !inString {
-			if c == '"' {
-				inString = true
-			}
-			continue
-		}
-		switch c {
-		case '"':
+		switch {
+		case !inString:
+			inString = b[i] == '"'
+		case b[i] == '"':
 			inString = false
-		case '\\':
-			if i+1 >= len(b) {
-				return nil
+		case b[i] == '\\':
+			n, lone := escapeAt(b, i)
+			if n == 0 {
+				return lone
 			}
-			if b[i+1] != 'u' {
-				i++ // the escaped character
-				continue
-			}
-			v, ok := hex4(b, i+2)
-			if !ok {
-				return nil // malformed: protojson's own error says so
-			}
-			switch {
-			case v >= 0xD800 && v < 0xDC00:
-				if lo, ok := hex4(b, i+8); ok && i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' && lo >= 0xDC00 && lo <= 0xDFFF {
-					i += 11 // the pair
-					continue
-				}
-				return &loneSurrogateError{escape: b[i : i+6], offset: i}
-			case v >= 0xDC00 && v <= 0xDFFF:
-				return &loneSurrogateError{escape: b[i : i+6], offset: i}
-			}
-			i += 5
+			i += n - 1
 		}
 	}
 	return nil
+}
+
+// escapeAt reads the escape whose backslash is b[i]. It returns its length,
+// or 0 when it stops the search: the escape is a lone surrogate (returned),
+// or it is malformed or cut off, which protojson's own error reports.
+func escapeAt(b string, i int) (int, *loneSurrogateError) {
+	if i+1 >= len(b) {
+		return 0, nil
+	}
+	if b[i+1] != 'u' {
+		return 2, nil
+	}
+	v, ok := hex4(b, i+2)
+	switch {
+	case !ok:
+		return 0, nil
+	case v >= 0xD800 && v < 0xDC00 && lowSurrogateAt(b, i+6):
+		return 12, nil // the pair
+	case v < 0xD800 || v > 0xDFFF:
+		return 6, nil
+	}
+	return 0, &loneSurrogateError{escape: b[i : i+6], offset: i}
+}
+
+// lowSurrogateAt reports whether b holds the \u escape of a low surrogate at
+// offset i.
+func lowSurrogateAt(b string, i int) bool {
+	if i+1 >= len(b) || b[i] != '\\' || b[i+1] != 'u' {
+		return false
+	}
+	lo, ok := hex4(b, i+2)
+	return ok && lo >= 0xDC00 && lo <= 0xDFFF
 }

@@ -49,32 +49,12 @@ func scanEnvelope(doc []byte) (envelope, error) {
 		return env, nil
 	}
 	for i < len(doc) {
-		if doc[i] != '"' {
-			return env, fmt.Errorf("expected a member name at offset %d", i)
-		}
-		keyEnd, err := skipString(doc, i)
+		key, val, end, err := scanMember(doc, i)
 		if err != nil {
 			return env, err
 		}
-		key := doc[i+1 : keyEnd-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			var s string
-			if err := json.Unmarshal(doc[i:keyEnd], &s); err != nil {
-				return env, fmt.Errorf("member name at offset %d: %w", i, err)
-			}
-			key = []byte(s)
-		}
-		i = skipSpace(doc, keyEnd)
-		if i >= len(doc) || doc[i] != ':' {
-			return env, fmt.Errorf("expected ':' at offset %d", i)
-		}
-		i = skipSpace(doc, i+1)
-		valEnd, err := skipValue(doc, i)
-		if err != nil {
-			return env, err
-		}
-		env.set(key, doc[i:valEnd])
-		i = skipSpace(doc, valEnd)
+		env.set(key, val)
+		i = skipSpace(doc, end)
 		if i >= len(doc) {
 			break
 		}
@@ -88,6 +68,45 @@ func scanEnvelope(doc []byte) (envelope, error) {
 		}
 	}
 	return env, errors.New("unterminated JSON object")
+}
+
+// scanMember reads the member `"name": value` that starts at doc[i]: its
+// name, its raw value, and the offset just past the value.
+func scanMember(doc []byte, i int) (key, val []byte, end int, err error) {
+	if doc[i] != '"' {
+		return nil, nil, 0, fmt.Errorf("expected a member name at offset %d", i)
+	}
+	keyEnd, err := skipString(doc, i)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if key, err = memberName(doc[i:keyEnd], i); err != nil {
+		return nil, nil, 0, err
+	}
+	i = skipSpace(doc, keyEnd)
+	if i >= len(doc) || doc[i] != ':' {
+		return nil, nil, 0, fmt.Errorf("expected ':' at offset %d", i)
+	}
+	i = skipSpace(doc, i+1)
+	if end, err = skipValue(doc, i); err != nil {
+		return nil, nil, 0, err
+	}
+	return key, doc[i:end], end, nil
+}
+
+// memberName is the name a quoted member name (at offset in the document)
+// stands for: the bytes between the quotes, unescaped when they hold an
+// escape.
+func memberName(quoted []byte, offset int) ([]byte, error) {
+	key := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(key, '\\') < 0 {
+		return key, nil
+	}
+	var s string
+	if err := json.Unmarshal(quoted, &s); err != nil {
+		return nil, fmt.Errorf("member name at offset %d: %w", offset, err)
+	}
+	return []byte(s), nil
 }
 
 // set records one member; the switch on string(key) does not allocate.

@@ -87,33 +87,14 @@ func protoValuesLeft(md protoreflect.MessageDescriptor, b []byte, left *int, dep
 			return true
 		}
 		b = b[n:]
-		fd := md.Fields().ByNumber(num)
-		count := 1
-		if typ == protowire.BytesType && fd != nil {
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return true
-			}
-			b = b[n:]
-			switch {
-			case fd.Message() != nil:
-				sub := fd.Message()
-				if sub.FullName() == "google.protobuf.Value" || sub.IsMapEntry() {
-					count = 0 // its content counts
-				}
-				if !protoValuesLeft(sub, v, left, depth+1) {
-					return false
-				}
-			case fd.IsList() && fd.Kind() != protoreflect.StringKind && fd.Kind() != protoreflect.BytesKind:
-				count = packedLen(fd.Kind(), v)
-			}
-		} else {
-			n := protowire.ConsumeFieldValue(num, typ, b)
-			if n < 0 {
-				return true
-			}
-			b = b[n:]
+		count, n, within := fieldValueCount(md.Fields().ByNumber(num), num, typ, b, left, depth)
+		switch {
+		case !within:
+			return false
+		case n < 0:
+			return true // malformed: left to the decoder
 		}
+		b = b[n:]
 		if entry && num == 1 {
 			count = 0 // a map key is part of its member
 		}
@@ -122,6 +103,31 @@ func protoValuesLeft(md protoreflect.MessageDescriptor, b []byte, left *int, dep
 		}
 	}
 	return true
+}
+
+// fieldValueCount reads the value of field num (fd, nil when unknown) at the
+// start of b: the values it counts itself, its length in bytes (negative
+// when malformed), and false when the values of a message inside it took
+// *left below zero.
+func fieldValueCount(fd protoreflect.FieldDescriptor, num protowire.Number, typ protowire.Type, b []byte, left *int, depth int) (count, n int, within bool) {
+	if typ != protowire.BytesType || fd == nil {
+		return 1, protowire.ConsumeFieldValue(num, typ, b), true
+	}
+	v, n := protowire.ConsumeBytes(b)
+	if n < 0 {
+		return 0, n, true
+	}
+	if sub := fd.Message(); sub != nil {
+		count = 1
+		if sub.FullName() == "google.protobuf.Value" || sub.IsMapEntry() {
+			count = 0 // its content counts
+		}
+		return count, n, protoValuesLeft(sub, v, left, depth+1)
+	}
+	if fd.IsList() && fd.Kind() != protoreflect.StringKind && fd.Kind() != protoreflect.BytesKind {
+		return packedLen(fd.Kind(), v), n, true
+	}
+	return 1, n, true
 }
 
 // packedLen is the number of elements of a packed repeated field of kind k

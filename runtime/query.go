@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -67,55 +68,74 @@ func unescapeQuery(s string) (string, error) {
 // rule with body: "<field>"); a parameter naming it is ignored. Errors are
 // InvalidParams naming the parameter as sent and the field's JSON path.
 func bindQuery(msg protoreflect.Message, rawQuery string, skip protoreflect.FieldDescriptor) *Error {
-	md := msg.Descriptor()
 	var seenBuf [8]string
 	seen := seenBuf[:0]
 	for rawQuery != "" {
-		var kv string
+		var (
+			kv string
+			e  *Error
+		)
 		kv, rawQuery, _ = strings.Cut(rawQuery, "&")
-		if kv == "" {
-			continue
-		}
-		rawKey, rawValue, _ := strings.Cut(kv, "=")
-		sent, err := unescapeQuery(rawKey)
-		if err != nil {
-			return InvalidParams(fmt.Sprintf("query parameter %q is not properly escaped", rawKey))
-		}
-		if sent == "" || strings.EqualFold(sent, paramVersion) {
-			continue
-		}
-		name := sent
-		leaf, depth := resolveQueryName(md, name)
-		if leaf == nil {
-			if alias, ok := queryAliases[sent]; ok {
-				name = alias
-				leaf, depth = resolveQueryName(md, name)
-			}
-		}
-		if leaf == nil || (skip != nil && firstQueryField(md, name) == skip) {
-			continue // unknown parameters are ignored
-		}
-		value, err := unescapeQuery(rawValue)
-		if err != nil {
-			return queryError(sent, md, name, fmt.Sprintf("value %q is not properly escaped", rawValue))
-		}
-		if !leaf.IsList() {
-			id := string(leaf.Name())
-			if depth > 1 {
-				id = strings.Join(queryFieldPath(md, name, false), ".")
-			}
-			for _, s := range seen {
-				if s == id {
-					return queryError(sent, md, name, "given more than once; only repeated fields take several values")
-				}
-			}
-			seen = append(seen, id)
-		}
-		if problem := setQueryValue(msg, name, leaf, depth, value); problem != "" {
-			return queryError(sent, md, name, problem)
+		if seen, e = bindQueryParam(msg, kv, skip, seen); e != nil {
+			return e
 		}
 	}
 	return nil
+}
+
+// bindQueryParam sets the field that one key=value parameter names. seen
+// holds the singular fields set so far, which a parameter must not set
+// again; it returns seen with the field it set.
+func bindQueryParam(msg protoreflect.Message, kv string, skip protoreflect.FieldDescriptor, seen []string) ([]string, *Error) {
+	if kv == "" {
+		return seen, nil
+	}
+	rawKey, rawValue, _ := strings.Cut(kv, "=")
+	sent, err := unescapeQuery(rawKey)
+	if err != nil {
+		return seen, InvalidParams(fmt.Sprintf("query parameter %q is not properly escaped", rawKey))
+	}
+	md := msg.Descriptor()
+	name, leaf, depth := resolveQueryParam(md, sent)
+	if leaf == nil || (skip != nil && firstQueryField(md, name) == skip) {
+		return seen, nil // unknown parameters are ignored
+	}
+	value, err := unescapeQuery(rawValue)
+	if err != nil {
+		return seen, queryError(sent, md, name, fmt.Sprintf("value %q is not properly escaped", rawValue))
+	}
+	if !leaf.IsList() {
+		id := string(leaf.Name())
+		if depth > 1 {
+			id = strings.Join(queryFieldPath(md, name, false), ".")
+		}
+		if slices.Contains(seen, id) {
+			return seen, queryError(sent, md, name, "given more than once; only repeated fields take several values")
+		}
+		seen = append(seen, id)
+	}
+	if problem := setQueryValue(msg, name, leaf, depth, value); problem != "" {
+		return seen, queryError(sent, md, name, problem)
+	}
+	return seen, nil
+}
+
+// resolveQueryParam resolves a parameter name as sent, through queryAliases
+// when it names no field itself. It returns the name resolved, and a nil
+// leaf for a parameter that sets no field: A2A-Version, or an unknown name.
+func resolveQueryParam(md protoreflect.MessageDescriptor, sent string) (string, protoreflect.FieldDescriptor, int) {
+	if sent == "" || strings.EqualFold(sent, paramVersion) {
+		return sent, nil, 0
+	}
+	if leaf, depth := resolveQueryName(md, sent); leaf != nil {
+		return sent, leaf, depth
+	}
+	alias, ok := queryAliases[sent]
+	if !ok {
+		return sent, nil, 0
+	}
+	leaf, depth := resolveQueryName(md, alias)
+	return alias, leaf, depth
 }
 
 // resolveQueryName resolves a parameter name, dotted or not, against md

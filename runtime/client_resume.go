@@ -92,60 +92,81 @@ func (c *clientConfig) resumable(ctx context.Context, op *Operation, req proto.M
 		return open(ctx, op, req, newResp)
 	}
 	return func(yield func(proto.Message, error) bool) {
-		var (
-			taskID   string
-			last     int64
-			failures int
-		)
+		s := &resumedStream{retries: c.retries(), sub: sub, req: req}
 		callCtx, callOp, callReq := ctx, op, req
 		for {
-			var broke error
-			for m, err := range open(callCtx, callOp, callReq, newResp) {
-				if err != nil {
-					broke = err
-					break
-				}
-				if id, gen, ok := streamPosition(m); ok {
-					if last > 0 && gen <= last && id == taskID {
-						continue // already delivered
-					}
-					taskID, last, failures = id, gen, 0
-				}
-				if !yield(m, nil) {
-					return
-				}
-			}
-			if broke == nil {
+			broke, done := s.relay(open(callCtx, callOp, callReq, newResp), yield)
+			if done {
 				return
 			}
-			if last == 0 || taskID == "" || !brokenConnection(ctx, broke) || failures >= c.retries() {
-				yield(nil, broke)
-				return
-			}
-			next, err := subscribeRequest(sub, req, taskID)
+			next, err := s.resume(ctx, broke)
 			if err != nil {
-				yield(nil, errors.Join(broke, err))
+				yield(nil, err)
 				return
 			}
-			failures++
-			if !waitResume(ctx, failures) {
-				yield(nil, broke)
-				return
-			}
-			callCtx, callOp, callReq = withResumeAfter(ctx, last), sub, next
+			callCtx, callOp, callReq = withResumeAfter(ctx, s.last), sub, next
 		}
 	}
 }
 
+// resumedStream follows one stream of the caller's across the calls that
+// resume it: the task it is about, the last generation delivered, and the
+// resumptions in a row since an event last arrived.
+type resumedStream struct {
+	retries  int
+	sub      *Operation    // SubscribeToTask
+	req      proto.Message // of the caller's call
+	taskID   string
+	last     int64
+	failures int
+}
+
+// relay yields the events of one call's stream that were not delivered
+// before. It returns the error the stream broke with, or done when the
+// stream ended or the caller stopped reading.
+func (s *resumedStream) relay(stream iter.Seq2[proto.Message, error], yield func(proto.Message, error) bool) (broke error, done bool) {
+	for m, err := range stream {
+		if err != nil {
+			return err, false
+		}
+		if id, gen, ok := streamPosition(m); ok {
+			if s.last > 0 && gen <= s.last && id == s.taskID {
+				continue // already delivered
+			}
+			s.taskID, s.last, s.failures = id, gen, 0
+		}
+		if !yield(m, nil) {
+			return nil, true
+		}
+	}
+	return nil, true
+}
+
+// resume decides whether a stream that broke is resumed, and waits before
+// the resumption: it returns the SubscribeToTask request to resume with, or
+// the error that ends the caller's stream. A stream is resumed only when a
+// task's event came, the connection failed, and retries are left.
+func (s *resumedStream) resume(ctx context.Context, broke error) (proto.Message, error) {
+	if s.last == 0 || s.taskID == "" || !brokenConnection(ctx, broke) || s.failures >= s.retries {
+		return nil, broke
+	}
+	next, err := subscribeRequest(s.sub, s.req, s.taskID)
+	if err != nil {
+		return nil, errors.Join(broke, err)
+	}
+	s.failures++
+	if !waitResume(ctx, s.failures) {
+		return nil, broke
+	}
+	return next, nil
+}
+
 // brokenConnection reports whether a stream's error is a failure of the
 // connection (what resuming can cure) rather than the agent's answer (an
-// *Error) or the caller's own cancellation.
+// *Error) or the caller's own cancellation. Unlike connectionBroke, which
+// decides whether a request is sent again, any other error counts.
 func brokenConnection(ctx context.Context, err error) bool {
-	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	var e *Error
-	return !errors.As(err, &e)
+	return !answeredOrAbandoned(ctx, err)
 }
 
 // waitResume waits before the attempt-th resumption; false when ctx ended

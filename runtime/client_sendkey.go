@@ -182,11 +182,7 @@ func pause(ctx context.Context, attempt int) bool {
 // than that the agent answered with an error, the caller gave up or the
 // answer could not be read.
 func connectionBroke(ctx context.Context, err error) bool {
-	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	var e *Error
-	if errors.As(err, &e) { // the agent's answer
+	if answeredOrAbandoned(ctx, err) {
 		return false
 	}
 	var gs interface{ GRPCStatus() *status.Status }
@@ -194,9 +190,20 @@ func connectionBroke(ctx context.Context, err error) bool {
 		return gs.GRPCStatus().Code() == codes.Unavailable
 	}
 	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return false
+	if errors.As(err, &ne) {
+		return !ne.Timeout()
 	}
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) || ne != nil
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+}
+
+// answeredOrAbandoned reports whether a call's error is the agent's answer
+// (an *Error) or the caller's giving up (its context ended), which neither
+// sending again nor resuming can change.
+func answeredOrAbandoned(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var e *Error
+	return errors.As(err, &e)
 }

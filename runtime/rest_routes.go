@@ -68,10 +68,6 @@ func newRESTRouter(svc *Service, logger *slog.Logger) *restRouter {
 	for _, ep := range svc.Endpoints {
 		op := ep.Operation
 		md := ep.NewRequest().ProtoReflect().Descriptor()
-		var extraVerbs []string
-		if op.HTTPVerbs != nil {
-			extraVerbs = op.HTTPVerbs.Server
-		}
 		for _, rule := range op.HTTPRules {
 			rt, err := newRESTRoute(ep, md, rule)
 			if err != nil {
@@ -79,32 +75,7 @@ func newRESTRouter(svc *Service, logger *slog.Logger) *restRouter {
 					slog.String("rule", rule.Method+" "+rule.Path), slog.Any("error", err))
 				continue
 			}
-			shape := rt.matcher.shape()
-			node := byShape[shape]
-			if node == nil {
-				node = &routeNode{matcher: rt.matcher}
-				byShape[shape] = node
-				r.nodes = append(r.nodes, node)
-			}
-			methods := append([]string{rule.Method}, extraVerbs...)
-			for _, m := range methods {
-				if i := slices.IndexFunc(node.routes, func(o *restRoute) bool { return o.method == m }); i >= 0 {
-					if other := node.routes[i]; other.ep != ep {
-						logger.Warn("a2a: HTTP+JSON route already taken", slog.String("method", op.Name),
-							slog.String("route", m+" "+rule.Path), slog.String("servedBy", other.ep.Operation.Name))
-					}
-					continue
-				}
-				verbRoute := *rt
-				verbRoute.method = m
-				if m != rule.Method && (m == http.MethodGet || m == http.MethodDelete) {
-					// A verb added by an override that carries no body:
-					// the fields come from the query string, as the
-					// client sends them.
-					verbRoute.body, verbRoute.bodyField = "", nil
-				}
-				node.routes = append(node.routes, &verbRoute)
-			}
+			r.nodeFor(byShape, rt.matcher).addVerbs(rt, rule, logger)
 		}
 	}
 	slices.SortStableFunc(r.nodes, func(a, b *routeNode) int {
@@ -117,14 +88,61 @@ func newRESTRouter(svc *Service, logger *slog.Logger) *restRouter {
 		return 0
 	})
 	for _, n := range r.nodes {
-		methods := make([]string, len(n.routes))
-		for i, rt := range n.routes {
-			methods[i] = rt.method
-		}
-		slices.Sort(methods)
-		n.allow = strings.Join(methods, ", ")
+		n.allow = n.verbs()
 	}
 	return r
+}
+
+// nodeFor returns the node of the paths m matches, added when it is the
+// first pattern of its shape (byShape indexes the nodes by shape).
+func (r *restRouter) nodeFor(byShape map[string]*routeNode, m *pathMatcher) *routeNode {
+	shape := m.shape()
+	node := byShape[shape]
+	if node == nil {
+		node = &routeNode{matcher: m}
+		byShape[shape] = node
+		r.nodes = append(r.nodes, node)
+	}
+	return node
+}
+
+// addVerbs routes the verb of rule, and the server verbs the operation's
+// HTTPVerbs add, to rt; a verb the node already routes keeps its route
+// (logged when another operation holds it).
+func (n *routeNode) addVerbs(rt *restRoute, rule HTTPRule, logger *slog.Logger) {
+	op := rt.ep.Operation
+	methods := []string{rule.Method}
+	if op.HTTPVerbs != nil {
+		methods = append(methods, op.HTTPVerbs.Server...)
+	}
+	for _, m := range methods {
+		if i := slices.IndexFunc(n.routes, func(o *restRoute) bool { return o.method == m }); i >= 0 {
+			if other := n.routes[i]; other.ep != rt.ep {
+				logger.Warn("a2a: HTTP+JSON route already taken", slog.String("method", op.Name),
+					slog.String("route", m+" "+rule.Path), slog.String("servedBy", other.ep.Operation.Name))
+			}
+			continue
+		}
+		verbRoute := *rt
+		verbRoute.method = m
+		if m != rule.Method && (m == http.MethodGet || m == http.MethodDelete) {
+			// A verb added by an override that carries no body: the
+			// fields come from the query string, as the client sends
+			// them.
+			verbRoute.body, verbRoute.bodyField = "", nil
+		}
+		n.routes = append(n.routes, &verbRoute)
+	}
+}
+
+// verbs lists the node's verbs, sorted, for the Allow header of a 405.
+func (n *routeNode) verbs() string {
+	methods := make([]string, len(n.routes))
+	for i, rt := range n.routes {
+		methods[i] = rt.method
+	}
+	slices.Sort(methods)
+	return strings.Join(methods, ", ")
 }
 
 // newRESTRoute compiles one rule against the request message md.

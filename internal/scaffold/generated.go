@@ -39,6 +39,12 @@ func (p *project) hasExtendedCard() bool {
 	return c != nil && *c
 }
 
+// streams reports whether the agent's card declares streaming.
+func (p *project) streams() bool {
+	c := p.m.Capabilities.Streaming
+	return c != nil && *c
+}
+
 // skillsFile lists the skills and the user-owned functions behind them.
 func (p *project) skillsFile() ([]byte, error) {
 	f := newGoFile(true)
@@ -179,59 +185,14 @@ func pushOptions(p manifest.PushDelivery) []jen.Code {
 func (p *project) testFile() ([]byte, error) {
 	f := newGoFile(true)
 	m := p.m
-	ctx := jen.Qual("context", "Background").Call()
 
 	if m.HasLLMSkills() {
 		p.llmTest(f)
 		f.Line()
 	}
-	if p.textSkillsUse(false) || p.textSkillsUse(true) {
-		docLines(f, ("TestEverySkillOnEveryBinding starts the agent on loopback ports and sends a message to every skill on every binding of agent.yaml through the generated clients, with the credentials the skill needs (see hosttest.Verifiers)."))
-		f.Func().Id("TestEverySkillOnEveryBinding").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
-			g.Add(p.useScripted())
-			g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
-			if p.textSkillsUse(false) {
-				g.Id("card").Op(":=").Id("agent").Dot("Card").Call()
-			}
-			if p.textSkillsUse(true) {
-				g.Id("extended").Op(":=").Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))
-			}
-			g.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
-				jen.For(jen.List(jen.Id("_"), jen.Id("tc")).Op(":=").Range().Index().Struct(
-					jen.Id("skill").Op(",").Id("text").String(),
-					jen.Id("card").Op("*").Qual(pkgA2A, "AgentCard"),
-				).CustomFunc(multi, func(g *jen.Group) {
-					for _, s := range p.skills {
-						if s.Input != nil {
-							continue // TestTypedSkills sends it data
-						}
-						text := "hello"
-						if len(s.Examples) > 0 {
-							text = s.Examples[0]
-						}
-						card := "card"
-						if s.Extended {
-							card = "extended"
-						}
-						g.Values(jen.Lit(s.ID), jen.Lit(text), jen.Id(card))
-					}
-				})).Block(
-					jen.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Dot("String").Call().Op("+").Lit("/").Op("+").Id("tc").Dot("skill"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-						jen.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id("tc").Dot("card"), jen.Id("tc").Dot("skill")),
-						jen.List(jen.Id("resp"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(jen.Id("tc").Dot("text"), jen.Id("tc").Dot("skill"))),
-						jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
-						jen.If(jen.Id("resp").Dot("GetTask").Call().Op("==").Nil().Op("&&").Id("resp").Dot("GetMessage").Call().Op("==").Nil()).Block(
-							jen.Id("t").Dot("Fatal").Call(jen.Lit("the response holds neither a task nor a message")),
-						),
-						jen.If(jen.Id("s").Op(":=").Id("resp").Dot("State").Call(), jen.Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_FAILED").Op("||").Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_REJECTED")).Block(
-							jen.Id("t").Dot("Fatalf").Call(jen.Lit("the skill's task ended %s: %s"), jen.Id("s").Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
-						),
-					)),
-				),
-			)
-		})
+	if texts := p.textSkills(); len(texts) > 0 {
+		p.everySkillTest(f, texts)
 		f.Line()
-
 	}
 	if len(p.typedSkills()) > 0 {
 		p.typedTest(f)
@@ -249,39 +210,67 @@ func (p *project) testFile() ([]byte, error) {
 	}
 
 	if p.hasExtendedCard() {
-		f.Line()
-		docLines(f, ("TestExtendedCard checks that every binding serves the extended card to authenticated callers only."))
-		f.Func().Id("TestExtendedCard").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-			p.useScripted(),
-			jen.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call()),
-			jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
-				jen.Id("agent").Dot("CheckExtendedCard").Call(jen.Id("t"), jen.Id("b"), jen.Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))),
-			),
-		)
+		p.bindingCheckTest(f, "TestExtendedCard", "TestExtendedCard checks that every binding serves the extended card to authenticated callers only.",
+			jen.Id("agent").Dot("CheckExtendedCard").Call(jen.Id("t"), jen.Id("b"), jen.Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))))
 	}
 	if requiresAuthentication(m.SecurityRequirements) {
-		f.Line()
-		docLines(f, ("TestCallsNeedCredentials checks that every binding refuses a message without credentials, as the securityRequirements of agent.yaml say."))
-		f.Func().Id("TestCallsNeedCredentials").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-			p.useScripted(),
-			jen.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call()),
-			jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
-				jen.Id("agent").Dot("CheckRefusesAnonymous").Call(jen.Id("t"), jen.Id("b")),
-			),
-		)
+		p.bindingCheckTest(f, "TestCallsNeedCredentials", "TestCallsNeedCredentials checks that every binding refuses a message without credentials, as the securityRequirements of agent.yaml say.",
+			jen.Id("agent").Dot("CheckRefusesAnonymous").Call(jen.Id("t"), jen.Id("b")))
 	}
 	return render(f)
 }
 
-// textSkillsUse reports whether a skill without typed input is on the
-// extended card only (extended) or on the public one (!extended).
-func (p *project) textSkillsUse(extended bool) bool {
+// bindingCheckTest writes the test name (doc its comment), which starts
+// the agent and runs check, a check of agent, on every binding b.
+func (p *project) bindingCheckTest(f *jen.File, name, doc string, check jen.Code) {
+	f.Line()
+	docLines(f, doc)
+	f.Func().Id(name).Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		p.useScripted(),
+		jen.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call()),
+		jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(check),
+	)
+}
+
+// textSkills are the skills without typed input, the ones
+// TestEverySkillOnEveryBinding sends text (TestTypedSkills sends the
+// others data).
+func (p *project) textSkills() []skillCode {
+	var out []skillCode
 	for _, s := range p.skills {
-		if s.Input == nil && s.Extended == extended {
-			return true
+		if s.Input == nil {
+			out = append(out, s)
 		}
 	}
-	return false
+	return out
+}
+
+// everySkillTest writes TestEverySkillOnEveryBinding: a message to each
+// of texts on every binding.
+func (p *project) everySkillTest(f *jen.File, texts []skillCode) {
+	ctx := jen.Qual("context", "Background").Call()
+	docLines(f, ("TestEverySkillOnEveryBinding starts the agent on loopback ports and sends a message to every skill on every binding of agent.yaml through the generated clients, with the credentials the skill needs (see hosttest.Verifiers)."))
+	f.Func().Id("TestEverySkillOnEveryBinding").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
+		p.startAgent(g)
+		declareCards(g, texts)
+		g.Add(bindingSubtests(
+			[]jen.Code{jen.Id("skill").Op(",").Id("text").String(), jen.Id("card").Op("*").Qual(pkgA2A, "AgentCard")},
+			func(g *jen.Group) {
+				for _, s := range texts {
+					g.Values(jen.Lit(s.ID), jen.Lit(s.exampleText()), jen.Id(s.cardVar()))
+				}
+			},
+			skillClient(jen.Id("tc").Dot("card"), jen.Id("tc").Dot("skill")),
+			jen.List(jen.Id("resp"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(jen.Id("tc").Dot("text"), jen.Id("tc").Dot("skill"))),
+			fatalOnErr(),
+			jen.If(jen.Id("resp").Dot("GetTask").Call().Op("==").Nil().Op("&&").Id("resp").Dot("GetMessage").Call().Op("==").Nil()).Block(
+				jen.Id("t").Dot("Fatal").Call(jen.Lit("the response holds neither a task nor a message")),
+			),
+			jen.If(jen.Id("s").Op(":=").Id("resp").Dot("State").Call(), endedBadly(jen.Id("s"))).Block(
+				jen.Id("t").Dot("Fatalf").Call(jen.Lit("the skill's task ended %s: %s"), jen.Id("s").Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
+			),
+		))
+	})
 }
 
 // typedTest sends every typed skill its example input as a data part on
@@ -293,19 +282,8 @@ func (p *project) typedTest(f *jen.File) {
 	ctx := jen.Qual("context", "Background").Call()
 	docLines(f, "TestTypedSkills sends every skill of agent.yaml with an input schema its first input example (or a sample of the schema) as a data part on every binding; checks that the data it answers matches its output schema, that data lacking a required property is refused with InvalidParams naming it, that a skill which also reads text takes its input as text, and that a part of a media type the skill's inputModes do not list is refused with ContentTypeNotSupported naming the offered and accepted modes.")
 	f.Func().Id("TestTypedSkills").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
-		g.Add(p.useScripted())
-		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
-		var usesPublic, usesExtended bool
-		for _, s := range p.typedSkills() {
-			usesPublic = usesPublic || !s.Extended
-			usesExtended = usesExtended || s.Extended
-		}
-		if usesPublic {
-			g.Id("card").Op(":=").Id("agent").Dot("Card").Call()
-		}
-		if usesExtended {
-			g.Id("extended").Op(":=").Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))
-		}
+		p.startAgent(g)
+		declareCards(g, p.typedSkills())
 		g.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).BlockFunc(func(g *jen.Group) {
 			for _, s := range p.typedSkills() {
 				g.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Dot("String").Call().Op("+").Lit("/"+s.ID), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
@@ -320,26 +298,10 @@ func (p *project) typedTest(f *jen.File) {
 // its example input answered with data of its output schema, data lacking
 // a required property refused, the text fallback and a refused media type.
 func (p *project) typedSkillChecks(g *jen.Group, s skillCode, ctx jen.Code) {
-	card := "card"
-	if s.Extended {
-		card = "extended"
-	}
-	send := func(data string) jen.Code {
-		return jen.Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "DataMessage").Call(jen.Id("t"), stringConst(data), jen.Lit(s.ID)))
-	}
-	g.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id(card), jen.Lit(s.ID))
-	if s.Input == nil {
-		// Typed output only: the skill takes text.
-		example := "hello"
-		if len(s.Examples) > 0 {
-			example = s.Examples[0]
-		}
-		g.List(jen.Id("resp"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(jen.Lit(example), jen.Lit(s.ID)))
-	} else {
-		g.List(jen.Id("resp"), jen.Err()).Op(":=").Add(send(exampleJSON(s.Input)))
-	}
-	g.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err()))
-	g.If(jen.Id("s").Op(":=").Id("resp").Dot("State").Call(), jen.Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_FAILED").Op("||").Id("s").Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_REJECTED")).Block(
+	g.Add(skillClient(jen.Id(s.cardVar()), jen.Lit(s.ID)))
+	g.List(jen.Id("resp"), jen.Err()).Op(":=").Add(typedExampleSend(s, ctx))
+	g.Add(fatalOnErr())
+	g.If(jen.Id("s").Op(":=").Id("resp").Dot("State").Call(), endedBadly(jen.Id("s"))).Block(
 		jen.Id("t").Dot("Fatalf").Call(jen.Lit("the skill's task ended %s: %s"), jen.Id("s").Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
 	)
 	if s.Output != nil {
@@ -350,39 +312,71 @@ func (p *project) typedSkillChecks(g *jen.Group, s skillCode, ctx jen.Code) {
 		)
 	}
 	if s.Input != nil && len(s.Input.Schema.Required) > 0 {
-		want := "data." + s.Input.Schema.Required[0] + ": required"
-		g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(send("{}")), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrInvalidParams")).Op("||").Op("!").Qual("strings", "Contains").Call(jen.Err().Dot("Error").Call(), jen.Lit(want))).Block(
-			jen.Id("t").Dot("Errorf").Call(jen.Lit("data without "+s.Input.Schema.Required[0]+": %v, want InvalidParams naming "+want), jen.Err()),
-		)
+		requiredCheck(g, s, ctx)
 	}
 	if s.FromText != "" {
-		g.Comment("The text fallback: the example input as JSON text, which the starter")
-		g.Comment(s.FromText + " reads; one that reads plain language only may refuse it")
-		g.Comment("with InvalidParams, but the skill's inputModes let text through.")
-		g.List(jen.Id("resp"), jen.Err()).Op("=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(stringConst(exampleJSON(s.Input)), jen.Lit(s.ID)))
-		g.Switch().Block(
-			jen.Case(jen.Err().Op("!=").Nil().Op("&&").Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrInvalidParams"))).Block(
-				jen.Id("t").Dot("Errorf").Call(jen.Lit("the input as text: %v, want "+s.FromText+" to read it"), jen.Err()),
-			),
-			jen.Case(jen.Err().Op("==").Nil().Op("&&").Parens(jen.Id("resp").Dot("State").Call().Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_FAILED").Op("||").Id("resp").Dot("State").Call().Op("==").Qual(pkgA2A, "TaskState_TASK_STATE_REJECTED"))).Block(
-				jen.Id("t").Dot("Errorf").Call(jen.Lit("the input as text: the skill's task ended %s: %s"), jen.Id("resp").Dot("State").Call().Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
-			),
-		)
+		textFallbackCheck(g, s, ctx)
 	}
 	if mt := p.refusedMedia(s); mt != "" {
-		var msg jen.Code
-		if mt == "text/plain" {
-			msg = jen.Qual(pkgHostTest, "Message").Call(jen.Lit("hello"), jen.Lit(s.ID))
-		} else {
-			msg = jen.Qual(pkgHostTest, "RawMessage").Call(jen.Index().Byte().Parens(jen.Lit("x")), jen.Lit(mt), jen.Lit(s.ID))
-		}
-		want := "offered " + mt + "; accepted " + strings.Join(p.inputModes(s), ", ")
-		g.Comment("A media type the skill's inputModes do not list: refused before it runs,")
-		g.Comment("naming what was offered and what it accepts.")
-		g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, msg), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrContentTypeNotSupported")).Op("||").Op("!").Qual("strings", "Contains").Call(jen.Err().Dot("Error").Call(), jen.Lit(want))).Block(
-			jen.Id("t").Dot("Errorf").Call(jen.Lit("a part of "+mt+": %v, want ContentTypeNotSupported: "+want), jen.Err()),
-		)
+		p.refusedMediaCheck(g, s, ctx, mt)
 	}
+}
+
+// dataSend is client.SendMessage of data (JSON) as a data part to skill s.
+func dataSend(s skillCode, ctx jen.Code, data string) jen.Code {
+	return jen.Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "DataMessage").Call(jen.Id("t"), stringConst(data), jen.Lit(s.ID)))
+}
+
+// typedExampleSend sends a typed skill its example: its example input as
+// data, or, for a skill with typed output only, its example text.
+func typedExampleSend(s skillCode, ctx jen.Code) jen.Code {
+	if s.Input == nil {
+		return jen.Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(jen.Lit(s.exampleText()), jen.Lit(s.ID)))
+	}
+	return dataSend(s, ctx, exampleJSON(s.Input))
+}
+
+// requiredCheck checks that data lacking the skill's first required
+// property is refused with InvalidParams naming it.
+func requiredCheck(g *jen.Group, s skillCode, ctx jen.Code) {
+	name := s.Input.Schema.Required[0]
+	want := "data." + name + ": required"
+	g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(dataSend(s, ctx, "{}")), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrInvalidParams")).Op("||").Op("!").Qual("strings", "Contains").Call(jen.Err().Dot("Error").Call(), jen.Lit(want))).Block(
+		jen.Id("t").Dot("Errorf").Call(jen.Lit("data without "+name+": %v, want InvalidParams naming "+want), jen.Err()),
+	)
+}
+
+// textFallbackCheck sends the example input as JSON text to a skill whose
+// FromText reads text, and checks that it is let through.
+func textFallbackCheck(g *jen.Group, s skillCode, ctx jen.Code) {
+	g.Comment("The text fallback: the example input as JSON text, which the starter")
+	g.Comment(s.FromText + " reads; one that reads plain language only may refuse it")
+	g.Comment("with InvalidParams, but the skill's inputModes let text through.")
+	g.List(jen.Id("resp"), jen.Err()).Op("=").Id("client").Dot("SendMessage").Call(ctx, jen.Qual(pkgHostTest, "Message").Call(stringConst(exampleJSON(s.Input)), jen.Lit(s.ID)))
+	g.Switch().Block(
+		jen.Case(jen.Err().Op("!=").Nil().Op("&&").Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrInvalidParams"))).Block(
+			jen.Id("t").Dot("Errorf").Call(jen.Lit("the input as text: %v, want "+s.FromText+" to read it"), jen.Err()),
+		),
+		jen.Case(jen.Err().Op("==").Nil().Op("&&").Parens(endedBadly(jen.Id("resp").Dot("State").Call()))).Block(
+			jen.Id("t").Dot("Errorf").Call(jen.Lit("the input as text: the skill's task ended %s: %s"), jen.Id("resp").Dot("State").Call().Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
+		),
+	)
+}
+
+// refusedMediaCheck checks that a part of media type mt, which the skill's
+// inputModes do not list, is refused before the skill runs, naming what
+// was offered and what it accepts.
+func (p *project) refusedMediaCheck(g *jen.Group, s skillCode, ctx jen.Code, mt string) {
+	msg := jen.Qual(pkgHostTest, "RawMessage").Call(jen.Index().Byte().Parens(jen.Lit("x")), jen.Lit(mt), jen.Lit(s.ID))
+	if mt == "text/plain" {
+		msg = jen.Qual(pkgHostTest, "Message").Call(jen.Lit("hello"), jen.Lit(s.ID))
+	}
+	want := "offered " + mt + "; accepted " + strings.Join(p.inputModes(s), ", ")
+	g.Comment("A media type the skill's inputModes do not list: refused before it runs,")
+	g.Comment("naming what was offered and what it accepts.")
+	g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(ctx, msg), jen.Op("!").Qual("errors", "Is").Call(jen.Err(), jen.Qual(pkgRuntime, "ErrContentTypeNotSupported")).Op("||").Op("!").Qual("strings", "Contains").Call(jen.Err().Dot("Error").Call(), jen.Lit(want))).Block(
+		jen.Id("t").Dot("Errorf").Call(jen.Lit("a part of "+mt+": %v, want ContentTypeNotSupported: "+want), jen.Err()),
+	)
 }
 
 // requiresAuthentication reports whether reqs refuse anonymous callers:
@@ -410,32 +404,23 @@ func (p *project) v03Test(f *jen.File) {
 		}
 	}
 	f.Func().Id("TestV03").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
-		g.Add(p.useScripted())
-		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
+		p.startAgent(g)
 		g.Id("agent").Dot("CheckV03Card").Call(jen.Id("t"), jen.Id("bindings"))
 		if len(texts) == 0 {
 			return
 		}
 		g.Id("card").Op(":=").Id("agent").Dot("Card").Call()
-		g.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
-			jen.For(jen.List(jen.Id("_"), jen.Id("tc")).Op(":=").Range().Index().Struct(
-				jen.Id("skill").Op(",").Id("text").String(),
-			).CustomFunc(multi, func(g *jen.Group) {
+		g.Add(bindingSubtests(
+			[]jen.Code{jen.Id("skill").Op(",").Id("text").String()},
+			func(g *jen.Group) {
 				for _, s := range texts {
-					text := "hello"
-					if len(s.Examples) > 0 {
-						text = s.Examples[0]
-					}
-					g.Values(jen.Lit(s.ID), jen.Lit(text))
+					g.Values(jen.Lit(s.ID), jen.Lit(s.exampleText()))
 				}
-			})).Block(
-				jen.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Dot("String").Call().Op("+").Lit("/").Op("+").Id("tc").Dot("skill"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-					jen.Id("answer").Op(":=").Id("agent").Dot("SendV03").Call(jen.Id("t"), jen.Id("b"), jen.Id("card"), jen.Id("tc").Dot("skill"), jen.Id("tc").Dot("text")),
-					jen.If(jen.Id("answer").Dot("State").Op("==").Lit("failed").Op("||").Id("answer").Dot("State").Op("==").Lit("rejected")).Block(
-						jen.Id("t").Dot("Fatalf").Call(jen.Lit("the skill's v0.3 task ended %s"), jen.Id("answer").Dot("State")),
-					),
-				)),
+			},
+			jen.Id("answer").Op(":=").Id("agent").Dot("SendV03").Call(jen.Id("t"), jen.Id("b"), jen.Id("card"), jen.Id("tc").Dot("skill"), jen.Id("tc").Dot("text")),
+			jen.If(jen.Id("answer").Dot("State").Op("==").Lit("failed").Op("||").Id("answer").Dot("State").Op("==").Lit("rejected")).Block(
+				jen.Id("t").Dot("Fatalf").Call(jen.Lit("the skill's v0.3 task ended %s"), jen.Id("answer").Dot("State")),
 			),
-		)
+		))
 	})
 }

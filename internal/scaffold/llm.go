@@ -403,147 +403,128 @@ func (p *project) scriptedCalls() []scriptedCall {
 	return out
 }
 
-// llmToolsTest writes TestLLMSkillsCallTools for the llm skills with a text
-// answer and text input that may call tools or remote agents.
-func (p *project) llmToolsTest(f *jen.File) {
-	calls := p.scriptedCalls()
-	type toolSkill struct {
-		s       skillCode
-		tools   []string
-		answers []string
+// toolSkill is an llm skill TestLLMSkillsCallTools sends a message: the
+// scripted calls it is offered (tools) and what its scripted remote agents
+// answer (answers).
+type toolSkill struct {
+	skillCode
+	tools, answers []string
+}
+
+// offeredBy reports whether an llm skill offers the model the call c: a tool
+// it lists, or a skill of a remote agent it names.
+func (c scriptedCall) offeredBy(l *manifest.LLMSkill) bool {
+	if c.remote == "" {
+		return slices.Contains(l.Tools, c.name)
 	}
-	var skills []toolSkill
+	return slices.Contains(l.RemoteAgents, c.remote)
+}
+
+// toolSkills are the llm skills with a text answer and text input that
+// may call tools or remote agents, each with the calls it is offered.
+func (p *project) toolSkills() []toolSkill {
+	calls := p.scriptedCalls()
+	var out []toolSkill
 	for _, s := range p.skills {
 		if s.LLM == nil || s.Output != nil || s.Input != nil || len(s.LLM.Tools)+len(s.LLM.RemoteAgents) == 0 {
 			continue
 		}
-		ts := toolSkill{s: s}
+		ts := toolSkill{skillCode: s}
 		for _, c := range calls {
-			if (c.remote == "" && slices.Contains(s.LLM.Tools, c.name)) || (c.remote != "" && slices.Contains(s.LLM.RemoteAgents, c.remote)) {
-				ts.tools = append(ts.tools, c.name)
-				if c.remote != "" {
-					ts.answers = append(ts.answers, c.answer)
-				}
+			if !c.offeredBy(s.LLM) {
+				continue
+			}
+			ts.tools = append(ts.tools, c.name)
+			if c.remote != "" {
+				ts.answers = append(ts.answers, c.answer)
 			}
 		}
-		skills = append(skills, ts)
+		out = append(out, ts)
 	}
+	return out
+}
+
+// llmToolsTest writes TestLLMSkillsCallTools for the skills toolSkills
+// lists.
+func (p *project) llmToolsTest(f *jen.File) {
+	skills := p.toolSkills()
 	if len(skills) == 0 {
 		return
 	}
-	strs := func(ss []string) jen.Code {
-		return jen.Index().String().ValuesFunc(func(g *jen.Group) {
-			for _, s := range ss {
-				g.Lit(s)
-			}
-		})
+	codes := make([]skillCode, len(skills))
+	for i, s := range skills {
+		codes[i] = s.skillCode
 	}
 	f.Line()
 	docLines(f, "TestLLMSkillsCallTools sends every skill a language model answers with text and may call tools the message llmtest.CallEveryTool on every binding: the scripted model calls each tool and remote agent the skill offers once (a tool with the example, or a sample, of its input schema; a remote agent's skill with a message), then answers what each said (llmtest.ToolAnswered). It checks that the task completes, that every tool answered the model (your tool's answer or error, whatever it is) and that each scripted remote agent's answer reached it.")
 	f.Func().Id("TestLLMSkillsCallTools").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
-		g.Add(p.useScripted())
-		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
-		var public, extended bool
-		for _, s := range skills {
-			public, extended = public || !s.s.Extended, extended || s.s.Extended
-		}
-		if public {
-			g.Id("card").Op(":=").Id("agent").Dot("Card").Call()
-		}
-		if extended {
-			g.Id("extended").Op(":=").Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))
-		}
-		g.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
-			jen.For(jen.List(jen.Id("_"), jen.Id("tc")).Op(":=").Range().Index().Struct(
+		p.startAgent(g)
+		declareCards(g, codes)
+		g.Add(bindingSubtests(
+			[]jen.Code{
 				jen.Id("skill").String(),
 				jen.Id("card").Op("*").Qual(pkgA2A, "AgentCard"),
 				jen.Id("tools").Op(",").Id("remoteAnswers").Index().String(),
-			).CustomFunc(multi, func(g *jen.Group) {
+			},
+			func(g *jen.Group) {
 				for _, s := range skills {
-					card := "card"
-					if s.s.Extended {
-						card = "extended"
-					}
 					answers := jen.Code(jen.Nil())
 					if len(s.answers) > 0 {
-						answers = strs(s.answers)
+						answers = stringSlice(s.answers)
 					}
-					g.Values(jen.Lit(s.s.ID), jen.Id(card), strs(s.tools), answers)
+					g.Values(jen.Lit(s.ID), jen.Id(s.cardVar()), stringSlice(s.tools), answers)
 				}
-			})).Block(
-				jen.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Dot("String").Call().Op("+").Lit("/").Op("+").Id("tc").Dot("skill"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-					jen.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id("tc").Dot("card"), jen.Id("tc").Dot("skill")),
-					jen.List(jen.Id("resp"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(jen.Qual("context", "Background").Call(), jen.Qual(pkgHostTest, "Message").Call(jen.Qual(pkgLLMTest, "CallEveryTool"), jen.Id("tc").Dot("skill"))),
-					jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("t").Dot("Fatal").Call(jen.Err())),
-					jen.If(jen.Id("s").Op(":=").Id("resp").Dot("State").Call(), jen.Id("s").Op("!=").Qual(pkgA2A, "TaskState_TASK_STATE_COMPLETED")).Block(
-						jen.Id("t").Dot("Fatalf").Call(jen.Lit("the task ended %s, want completed: %s"), jen.Id("s").Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
-					),
-					jen.Id("answer").Op(":=").Id("resp").Dot("Text").Call(),
-					jen.For(jen.List(jen.Id("_"), jen.Id("name")).Op(":=").Range().Id("tc").Dot("tools")).Block(
-						jen.If(jen.Op("!").Qual("strings", "Contains").Call(jen.Id("answer"), jen.Qual(pkgLLMTest, "ToolAnswered").Call(jen.Id("name"), jen.Lit("")))).Block(
-							jen.Id("t").Dot("Errorf").Call(jen.Lit("the tool %s answered the model nothing; the answer: %q"), jen.Id("name"), jen.Id("answer")),
-						),
-					),
-					jen.For(jen.List(jen.Id("_"), jen.Id("want")).Op(":=").Range().Id("tc").Dot("remoteAnswers")).Block(
-						jen.If(jen.Op("!").Qual("strings", "Contains").Call(jen.Id("answer"), jen.Id("want"))).Block(
-							jen.Id("t").Dot("Errorf").Call(jen.Lit("the remote agent's answer %q did not reach the model; the answer: %q"), jen.Id("want"), jen.Id("answer")),
-						),
-					),
-				)),
+			},
+			skillClient(jen.Id("tc").Dot("card"), jen.Id("tc").Dot("skill")),
+			jen.List(jen.Id("resp"), jen.Err()).Op(":=").Id("client").Dot("SendMessage").Call(jen.Qual("context", "Background").Call(), jen.Qual(pkgHostTest, "Message").Call(jen.Qual(pkgLLMTest, "CallEveryTool"), jen.Id("tc").Dot("skill"))),
+			fatalOnErr(),
+			jen.If(jen.Id("s").Op(":=").Id("resp").Dot("State").Call(), jen.Id("s").Op("!=").Qual(pkgA2A, "TaskState_TASK_STATE_COMPLETED")).Block(
+				jen.Id("t").Dot("Fatalf").Call(jen.Lit("the task ended %s, want completed: %s"), jen.Id("s").Dot("Short").Call(), jen.Id("resp").Dot("Text").Call()),
 			),
-		)
+			jen.Id("answer").Op(":=").Id("resp").Dot("Text").Call(),
+			jen.For(jen.List(jen.Id("_"), jen.Id("name")).Op(":=").Range().Id("tc").Dot("tools")).Block(
+				jen.If(jen.Op("!").Qual("strings", "Contains").Call(jen.Id("answer"), jen.Qual(pkgLLMTest, "ToolAnswered").Call(jen.Id("name"), jen.Lit("")))).Block(
+					jen.Id("t").Dot("Errorf").Call(jen.Lit("the tool %s answered the model nothing; the answer: %q"), jen.Id("name"), jen.Id("answer")),
+				),
+			),
+			jen.For(jen.List(jen.Id("_"), jen.Id("want")).Op(":=").Range().Id("tc").Dot("remoteAnswers")).Block(
+				jen.If(jen.Op("!").Qual("strings", "Contains").Call(jen.Id("answer"), jen.Id("want"))).Block(
+					jen.Id("t").Dot("Errorf").Call(jen.Lit("the remote agent's answer %q did not reach the model; the answer: %q"), jen.Id("want"), jen.Id("answer")),
+				),
+			),
+		))
 	})
 }
 
 // llmStreamTest writes TestLLMSkillsStream when the agent streams and has
 // an llm skill with a text answer.
 func (p *project) llmStreamTest(f *jen.File) {
-	streams := p.m.Capabilities.Streaming != nil && *p.m.Capabilities.Streaming
 	var texts []skillCode
 	for _, s := range p.skills {
 		if s.LLM != nil && s.Output == nil {
 			texts = append(texts, s)
 		}
 	}
-	if !streams || len(texts) == 0 {
+	if !p.streams() || len(texts) == 0 {
 		return
 	}
 	f.Line()
 	docLines(f, "TestLLMSkillsStream sends every skill a language model answers with text a streaming message on every binding, and checks that the scripted model's tokens arrive as chunks of one artifact (append, lastChunk) and the task completes.")
 	f.Func().Id("TestLLMSkillsStream").Params(jen.Id("t").Op("*").Qual("testing", "T")).BlockFunc(func(g *jen.Group) {
-		g.Add(p.useScripted())
-		g.Id("agent").Op(":=").Qual(pkgHostTest, "Start").Call(jen.Id("t"), jen.Id("agentConfig").Call())
-		var public, extended bool
-		for _, s := range texts {
-			public, extended = public || !s.Extended, extended || s.Extended
-		}
-		if public {
-			g.Id("card").Op(":=").Id("agent").Dot("Card").Call()
-		}
-		if extended {
-			g.Id("extended").Op(":=").Qual(pkgHostTest, "Card").Call(jen.Id("t"), jen.Id("extendedAgentCardJSON"))
-		}
-		g.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("bindings")).Block(
-			jen.For(jen.List(jen.Id("_"), jen.Id("tc")).Op(":=").Range().Index().Struct(
-				jen.Id("skill").String(),
-				jen.Id("card").Op("*").Qual(pkgA2A, "AgentCard"),
-			).CustomFunc(multi, func(g *jen.Group) {
+		p.startAgent(g)
+		declareCards(g, texts)
+		g.Add(bindingSubtests(
+			[]jen.Code{jen.Id("skill").String(), jen.Id("card").Op("*").Qual(pkgA2A, "AgentCard")},
+			func(g *jen.Group) {
 				for _, s := range texts {
-					card := "card"
-					if s.Extended {
-						card = "extended"
-					}
-					g.Values(jen.Lit(s.ID), jen.Id(card))
+					g.Values(jen.Lit(s.ID), jen.Id(s.cardVar()))
 				}
-			})).Block(
-				jen.Id("t").Dot("Run").Call(jen.Id("b").Dot("Protocol").Dot("String").Call().Op("+").Lit("/").Op("+").Id("tc").Dot("skill"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-					jen.Id("client").Op(":=").Id("agent").Dot("Client").Call(jen.Id("t"), jen.Id("b"), jen.Id("tc").Dot("card"), jen.Id("tc").Dot("skill")),
-					jen.Id("chunks").Op(":=").Qual(pkgLLMTest, "CheckStreamedAnswer").Call(jen.Id("t"), jen.Id("client"), jen.Qual(pkgHostTest, "Message").Call(jen.Lit("hello"), jen.Id("tc").Dot("skill"))),
-					jen.If(jen.Qual("slices", "Compare").Call(jen.Id("chunks"), jen.Id("scriptedTokens")).Op("!=").Lit(0)).Block(
-						jen.Id("t").Dot("Errorf").Call(jen.Lit("chunks %q, want the scripted model's tokens %q"), jen.Id("chunks"), jen.Id("scriptedTokens")),
-					),
-				)),
+			},
+			skillClient(jen.Id("tc").Dot("card"), jen.Id("tc").Dot("skill")),
+			jen.Id("chunks").Op(":=").Qual(pkgLLMTest, "CheckStreamedAnswer").Call(jen.Id("t"), jen.Id("client"), jen.Qual(pkgHostTest, "Message").Call(jen.Lit("hello"), jen.Id("tc").Dot("skill"))),
+			jen.If(jen.Qual("slices", "Compare").Call(jen.Id("chunks"), jen.Id("scriptedTokens")).Op("!=").Lit(0)).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit("chunks %q, want the scripted model's tokens %q"), jen.Id("chunks"), jen.Id("scriptedTokens")),
 			),
-		)
+		))
 	})
 }

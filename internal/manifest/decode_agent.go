@@ -19,21 +19,13 @@ func (d *decoder) agent(n *yaml.Node) *Manifest {
 	}
 	m := &Manifest{File: d.file}
 
-	m.APIVersion = f.text("apiVersion")
-	if v := m.APIVersion; v != "" && v != APIVersion {
-		d.errorf(f.get("apiVersion"), "apiVersion", "unsupported apiVersion %q; this a2a-scaffold reads %q", v, APIVersion)
-	}
-	m.Kind = f.text("kind")
-	if m.Kind != "" && m.Kind != Kind {
-		d.errorf(f.get("kind"), "kind", "unknown kind %q; the only kind is %q", m.Kind, Kind)
-	}
+	m.APIVersion = f.fixed("apiVersion", APIVersion, "unsupported apiVersion %q; this a2a-scaffold reads %q")
+	m.Kind = f.fixed("kind", Kind, "unknown kind %q; the only kind is %q")
 
 	m.Name = f.text("name")
 	m.Description = f.text("description")
 	m.Version = f.text("version")
-	if n := f.get("provider"); n != nil {
-		m.Provider = d.provider(n, "provider")
-	}
+	m.Provider = optional(f, "provider", d.provider)
 	m.DocumentationURL = f.url("documentationUrl", checkHTTPURL)
 	m.IconURL = f.url("iconUrl", checkHTTPURL)
 	m.Module = f.checked("module", checkModulePath)
@@ -41,41 +33,22 @@ func (d *decoder) agent(n *yaml.Node) *Manifest {
 	m.ProtocolVersions = d.protocolVersions(f)
 
 	m.Bindings = d.bindings(f)
-	if n := f.get("capabilities"); n != nil {
-		m.Capabilities = d.capabilities(n, "capabilities")
-	}
-	m.DefaultInputModes = f.mediaTypes("defaultInputModes")
-	m.DefaultOutputModes = f.mediaTypes("defaultOutputModes")
-	if len(m.DefaultInputModes) == 0 {
-		m.DefaultInputModes = []string{DefaultMediaType}
-	}
-	if len(m.DefaultOutputModes) == 0 {
-		m.DefaultOutputModes = []string{DefaultMediaType}
-	}
+	m.Capabilities = optional(f, "capabilities", d.capabilities)
+	m.DefaultInputModes = defaultModes(f.mediaTypes("defaultInputModes"))
+	m.DefaultOutputModes = defaultModes(f.mediaTypes("defaultOutputModes"))
 
 	m.SecuritySchemes = d.securitySchemes(f)
-	schemes := map[string]*SecurityScheme{}
-	for i := range m.SecuritySchemes {
-		schemes[m.SecuritySchemes[i].Name] = &m.SecuritySchemes[i]
-	}
-	if n := f.get("securityRequirements"); n != nil {
-		m.SecurityRequirements = d.requirements(n, "securityRequirements", schemes)
-	}
+	schemes := schemesByName(m.SecuritySchemes)
+	m.SecurityRequirements = optional(f, "securityRequirements", d.requirementsOf(schemes))
 
 	f.nonEmptyList("skills", "skill")
 	m.Skills = d.skills(f.items("skills"), "skills", schemes)
 
 	m.Extensions = d.extensions(f)
 
-	if n := f.get("extendedCard"); n != nil {
-		m.ExtendedCard = d.extendedCard(n, "extendedCard", schemes)
-	}
-	if n := f.get("push"); n != nil {
-		m.Push = d.push(n, "push")
-	}
-	if n := f.get("modelProvider"); n != nil {
-		m.ModelProvider = d.modelProvider(n, "modelProvider")
-	}
+	m.ExtendedCard = optional(f, "extendedCard", func(n *yaml.Node, path string) *ExtendedCard { return d.extendedCard(n, path, schemes) })
+	m.Push = optional(f, "push", d.push)
+	m.ModelProvider = optional(f, "modelProvider", d.modelProvider)
 	m.Tools = d.tools(f)
 	m.RemoteAgents = d.remoteAgents(f)
 	d.llmChecks(f, m)
@@ -84,6 +57,25 @@ func (d *decoder) agent(n *yaml.Node) *Manifest {
 	d.crossChecks(f, m)
 	d.allDataModes(f, m)
 	return m
+}
+
+// defaultModes is the agent's default input or output modes: the ones
+// listed, else DefaultMediaType.
+func defaultModes(listed []string) []string {
+	if len(listed) == 0 {
+		return []string{DefaultMediaType}
+	}
+	return listed
+}
+
+// schemesByName indexes the security schemes by their names, for the
+// requirements that name them.
+func schemesByName(list []SecurityScheme) map[string]*SecurityScheme {
+	out := map[string]*SecurityScheme{}
+	for i := range list {
+		out[list[i].Name] = &list[i]
+	}
+	return out
 }
 
 // extensions reads the agent's extensions, each URI once; the skill
@@ -128,39 +120,48 @@ func (d *decoder) protocolVersions(f fields) []string {
 	if n == nil || isNull(n) {
 		return []string{ProtocolVersion10}
 	}
-	supported := `"` + strings.Join(ProtocolVersions[:len(ProtocolVersions)-1], `", "`) + `" and "` + ProtocolVersions[len(ProtocolVersions)-1] + `"`
 	first := map[string]int{}
 	var out []string
-	complete := true // every element read: only then is a missing 1.0 reported
+	understood := true // every element names a version: only then is a missing 1.0 reported
+	var meant []string
 	for i, e := range f.items("protocolVersions") {
 		p := index("protocolVersions", i)
-		s, ok := d.scalarText(e, p)
-		if !ok {
-			complete = false
+		v, spelled := d.protocolVersion(e, p)
+		understood = understood && v != ""
+		meant = append(meant, v)
+		if !spelled {
 			continue
 		}
-		v, parsed := runtime.ParseVersion(s)
-		switch {
-		case parsed && slices.Contains(ProtocolVersions, v) && v != s:
-			d.errorf(e, p, "write %q: protocol versions are Major.Minor (A2A ignores patch versions in version negotiation), got %q", v, s)
-			complete = complete && v != ProtocolVersion10
-			continue
-		case !slices.Contains(ProtocolVersions, s):
-			d.errorf(e, p, "unsupported protocol version %q; a2a-scaffold agents serve %s", s, supported)
-			complete = false
+		if j, dup := first[v]; dup {
+			d.errorf(e, p, "duplicate protocol version %q (first at protocolVersions[%d])", v, j)
 			continue
 		}
-		if j, dup := first[s]; dup {
-			d.errorf(e, p, "duplicate protocol version %q (first at protocolVersions[%d])", s, j)
-			continue
-		}
-		first[s] = i
-		out = append(out, s)
+		first[v] = i
+		out = append(out, v)
 	}
-	if deref(n).Kind == yaml.SequenceNode && complete && !slices.Contains(out, ProtocolVersion10) {
+	if deref(n).Kind == yaml.SequenceNode && understood && !slices.Contains(meant, ProtocolVersion10) {
 		d.errorf(n, "protocolVersions", "must include %q: every a2a-scaffold agent serves A2A 1.0 (add %q next to it to serve v0.3 as well, %q the A2A 1.1 draft)", ProtocolVersion10, ProtocolVersion03, ProtocolVersion11Draft)
 	}
 	return out
+}
+
+// protocolVersion reads one element of protocolVersions: the version of
+// ProtocolVersions it means ("" when none) and whether it is spelled as
+// that version is (Major.Minor). Anything else is reported.
+func (d *decoder) protocolVersion(e *yaml.Node, p string) (meant string, spelled bool) {
+	s, ok := d.scalarText(e, p)
+	switch v, parsed := runtime.ParseVersion(s); {
+	case !ok:
+		return "", false
+	case slices.Contains(ProtocolVersions, s):
+		return s, true
+	case parsed && slices.Contains(ProtocolVersions, v):
+		d.errorf(e, p, "write %q: protocol versions are Major.Minor (A2A ignores patch versions in version negotiation), got %q", v, s)
+		return v, false
+	}
+	supported := `"` + strings.Join(ProtocolVersions[:len(ProtocolVersions)-1], `", "`) + `" and "` + ProtocolVersions[len(ProtocolVersions)-1] + `"`
+	d.errorf(e, p, "unsupported protocol version %q; a2a-scaffold agents serve %s", s, supported)
+	return "", false
 }
 
 // url reads an optional URL-valued key and checks it.
@@ -242,24 +243,38 @@ func (d *decoder) binding(bf fields, pos Position) Binding {
 	b.URL = bf.text("url")
 	switch {
 	case b.Protocol == runtime.BindingGRPC:
-		if b.Path != "" {
-			d.errorf(bf.get("path"), bf.sub("path"), "not used by GRPC bindings (gRPC routes by service name); remove it")
-		}
-		b.Address = cmp.Or(b.Address, DefaultGRPCAddress)
-		bf.check("url", b.URL, func(u string) error { _, err := grpcTarget(u); return err })
+		d.grpcBinding(bf, &b)
 	case b.Protocol.IsHTTP():
-		switch {
-		case b.Path != "":
-			bf.check("path", b.Path, checkPath)
-		case b.Protocol == runtime.BindingJSONRPC:
-			b.Path = DefaultJSONRPCPath
-		default:
-			b.Path = DefaultHTTPJSONPath
-		}
-		b.Address = cmp.Or(b.Address, DefaultHTTPAddress)
-		bf.check("url", b.URL, checkHTTPURL)
+		httpBinding(bf, &b)
 	}
 	return b
+}
+
+// grpcBinding checks and defaults what a gRPC binding has: no path, a
+// gRPC target as its url.
+func (d *decoder) grpcBinding(bf fields, b *Binding) {
+	if b.Path != "" {
+		d.errorf(bf.get("path"), bf.sub("path"), "not used by GRPC bindings (gRPC routes by service name); remove it")
+	}
+	b.Address = cmp.Or(b.Address, DefaultGRPCAddress)
+	bf.check("url", b.URL, func(u string) error { _, err := grpcTarget(u); return err })
+}
+
+// httpBinding checks and defaults what a JSON-RPC or HTTP+JSON binding
+// has: a path (its protocol's default when absent), an HTTP url.
+func httpBinding(bf fields, b *Binding) {
+	bf.check("path", b.Path, checkPath)
+	b.Path = cmp.Or(b.Path, defaultPath(b.Protocol))
+	b.Address = cmp.Or(b.Address, DefaultHTTPAddress)
+	bf.check("url", b.URL, checkHTTPURL)
+}
+
+// defaultPath is the path of an HTTP binding that names none.
+func defaultPath(p runtime.Binding) string {
+	if p == runtime.BindingJSONRPC {
+		return DefaultJSONRPCPath
+	}
+	return DefaultHTTPJSONPath
 }
 
 // needHTTPBinding reports a manifest whose bindings are all gRPC: the agent
@@ -302,35 +317,37 @@ func (d *decoder) protocol(n *yaml.Node, path, name string) runtime.Binding {
 	return ""
 }
 
-// bindingConflicts checks the last binding of bs against the earlier ones:
-// two HTTP bindings may share a listener only under the same address
-// spelling and different paths; gRPC needs a listener of its own.
+// bindingConflicts checks the last binding of bs against the earlier ones
+// it shares a port with.
 func (d *decoder) bindingConflicts(bs []Binding, f fields) {
 	last := len(bs) - 1
 	b := bs[last]
-	if b.Protocol == "" || checkAddress(b.Address) != nil {
+	if !listens(b) {
 		return
 	}
 	for j, o := range bs[:last] {
-		if o.Protocol == "" || checkAddress(o.Address) != nil || !overlap(b.Address, o.Address) {
-			continue
+		if listens(o) && overlap(b.Address, o.Address) {
+			d.bindingConflict(f, b, o, j)
 		}
-		at := f.get("address")
-		if at == nil {
-			at = f.node
-		}
-		switch {
-		case b.Protocol == runtime.BindingGRPC || o.Protocol == runtime.BindingGRPC:
-			d.errorf(at, f.sub("address"), "%q is also the address of bindings[%d] (%s); a GRPC binding needs an address of its own", b.Address, j, o.Protocol)
-		case b.Address != o.Address:
-			d.errorf(at, f.sub("address"), "%q overlaps %q of bindings[%d]; write the same address to serve both on one listener", b.Address, o.Address, j)
-		case b.Path == o.Path:
-			where := f.get("path")
-			if where == nil {
-				where = f.node
-			}
-			d.errorf(where, f.sub("path"), "%q on %q is already served by bindings[%d] (%s); give one of them another path", b.Path, b.Address, j, o.Protocol)
-		}
+	}
+}
+
+// listens reports whether a binding's protocol and address are valid, so
+// that its listener can be compared with another's.
+func listens(b Binding) bool { return b.Protocol != "" && checkAddress(b.Address) == nil }
+
+// bindingConflict reports b (read from f) against o, bindings[j], when
+// they share a port: two HTTP bindings may share a listener only under the
+// same address spelling and different paths; gRPC needs a listener of its
+// own.
+func (d *decoder) bindingConflict(f fields, b, o Binding, j int) {
+	switch {
+	case b.Protocol == runtime.BindingGRPC || o.Protocol == runtime.BindingGRPC:
+		d.errorf(f.at("address"), f.sub("address"), "%q is also the address of bindings[%d] (%s); a GRPC binding needs an address of its own", b.Address, j, o.Protocol)
+	case b.Address != o.Address:
+		d.errorf(f.at("address"), f.sub("address"), "%q overlaps %q of bindings[%d]; write the same address to serve both on one listener", b.Address, o.Address, j)
+	case b.Path == o.Path:
+		d.errorf(f.at("path"), f.sub("path"), "%q on %q is already served by bindings[%d] (%s); give one of them another path", b.Path, b.Address, j, o.Protocol)
 	}
 }
 
@@ -360,34 +377,32 @@ func (d *decoder) skills(nodes []*yaml.Node, path string, schemes map[string]*Se
 			Description: f.text("description"),
 			Pos:         Position{e.Line, e.Column},
 		}
-		if s.ID != "" {
-			if err := checkName(s.ID); err != nil {
-				d.errorf(f.get("id"), f.sub("id"), "skill id %v", err)
-			}
-			d.skillIDs = append(d.skillIDs, skillRef{f.sub("id"), deref(f.get("id"))})
-		}
+		d.skillID(f, s.ID)
 		f.nonEmptyList("tags", "tag")
 		s.Tags = f.strings("tags", nil)
 		s.Examples = f.strings("examples", nil)
 		s.InputModes = f.mediaTypes("inputModes")
 		s.OutputModes = f.mediaTypes("outputModes")
-		if n := f.get("securityRequirements"); n != nil {
-			s.SecurityRequirements = d.requirements(n, f.sub("securityRequirements"), schemes)
-		}
-		if n := f.get("input"); n != nil {
-			s.Input = d.data(n, f.sub("input"))
-		}
-		if n := f.get("output"); n != nil {
-			s.Output = d.data(n, f.sub("output"))
-		}
-		if n := f.get("llm"); n != nil {
-			s.LLM = d.llmSkill(n, f.sub("llm"))
-		}
+		s.SecurityRequirements = optional(f, "securityRequirements", d.requirementsOf(schemes))
+		s.Input = optional(f, "input", d.data)
+		s.Output = optional(f, "output", d.data)
+		s.LLM = optional(f, "llm", d.llmSkill)
 		d.llmSkillChecks(f, s)
 		d.skillPaths = append(d.skillPaths, p)
 		out = append(out, s)
 	}
 	return out
+}
+
+// skillID checks a skill's id and records it for uniqueSkills.
+func (d *decoder) skillID(f fields, id string) {
+	if id == "" {
+		return
+	}
+	if err := checkName(id); err != nil {
+		d.errorf(f.get("id"), f.sub("id"), "skill id %v", err)
+	}
+	d.skillIDs = append(d.skillIDs, skillRef{f.sub("id"), deref(f.get("id"))})
 }
 
 // skillRef remembers where a skill id was defined, for duplicate reports.
@@ -450,19 +465,14 @@ func (d *decoder) push(n *yaml.Node, path string) PushDelivery {
 		return PushDelivery{}
 	}
 	p := PushDelivery{
-		Timeout:        f.duration("timeout"),
-		MaxRetries:     f.integer("maxRetries"),
-		InitialBackoff: f.duration("initialBackoff"),
-		MaxBackoff:     f.duration("maxBackoff"),
-	}
-	if p.MaxRetries != nil && (*p.MaxRetries < 0 || *p.MaxRetries > 100) {
-		d.errorf(f.get("maxRetries"), f.sub("maxRetries"), "must be from 0 to 100, got %d", *p.MaxRetries)
+		Timeout:              f.duration("timeout"),
+		MaxRetries:           f.retries("maxRetries"),
+		InitialBackoff:       f.duration("initialBackoff"),
+		MaxBackoff:           f.duration("maxBackoff"),
+		AllowPrivateNetworks: orZero(f.boolean("allowPrivateNetworks")),
 	}
 	if p.InitialBackoff > 0 && p.MaxBackoff > 0 && p.MaxBackoff < p.InitialBackoff {
 		d.errorf(f.get("maxBackoff"), f.sub("maxBackoff"), "must not be shorter than initialBackoff (%s)", p.InitialBackoff)
-	}
-	if b := f.boolean("allowPrivateNetworks"); b != nil {
-		p.AllowPrivateNetworks = *b
 	}
 	return p
 }
@@ -471,22 +481,27 @@ func (d *decoder) push(n *yaml.Node, path string) PushDelivery {
 // settings need their capability, and the extended card needs a way to
 // authenticate callers.
 func (d *decoder) crossChecks(f fields, m *Manifest) {
-	extended := m.Capabilities.ExtendedAgentCard != nil && *m.Capabilities.ExtendedAgentCard
+	extended := orZero(m.Capabilities.ExtendedAgentCard)
 	if n := f.get("extendedCard"); n != nil && !extended {
 		d.errorf(n, "extendedCard", "capabilities.extendedAgentCard is not true, so the extended card would never be served; set it to true or remove extendedCard")
 	}
 	if extended && len(m.SecuritySchemes) == 0 {
 		caps := deref(f.get("capabilities"))
-		at := caps
-		for i := 0; caps != nil && i+1 < len(caps.Content); i += 2 {
-			if caps.Content[i].Value == "extendedAgentCard" {
-				at = caps.Content[i+1]
-			}
-		}
-		d.errorf(at, "capabilities.extendedAgentCard", "the extended card is served only to authenticated callers; define at least one entry in securitySchemes")
+		d.errorf(valueOf(caps, "extendedAgentCard"), "capabilities.extendedAgentCard", "the extended card is served only to authenticated callers; define at least one entry in securitySchemes")
 	}
-	push := m.Capabilities.PushNotifications != nil && *m.Capabilities.PushNotifications
-	if n := f.get("push"); n != nil && !push {
+	if n := f.get("push"); n != nil && !orZero(m.Capabilities.PushNotifications) {
 		d.errorf(n, "push", "capabilities.pushNotifications is not true, so these delivery settings would be unused; set it to true or remove push")
 	}
+}
+
+// valueOf is the value of key in the mapping node n (the last one written),
+// or n itself when it has no such key.
+func valueOf(n *yaml.Node, key string) *yaml.Node {
+	at := n
+	for i := 0; n != nil && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			at = n.Content[i+1]
+		}
+	}
+	return at
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"math"
 	"regexp"
 	"strings"
 
@@ -29,15 +30,10 @@ func (d *decoder) modelProvider(n *yaml.Node, path string) *ModelProvider {
 		Model:      f.text("model"),
 		APIKeyEnv:  f.text("apiKeyEnv"),
 		Timeout:    f.duration("timeout"),
-		MaxRetries: f.integer("maxRetries"),
+		MaxRetries: f.retries("maxRetries"),
 		Pos:        Position{deref(n).Line, deref(n).Column},
 	}
-	if p.APIKeyEnv != "" && !envName.MatchString(p.APIKeyEnv) {
-		d.errorf(f.get("apiKeyEnv"), f.sub("apiKeyEnv"), "%q is not an environment variable name (letters, digits and \"_\", not starting with a digit); name the variable, never the key itself", p.APIKeyEnv)
-	}
-	if p.MaxRetries != nil && (*p.MaxRetries < 0 || *p.MaxRetries > 100) {
-		d.errorf(f.get("maxRetries"), f.sub("maxRetries"), "must be from 0 to 100, got %d", *p.MaxRetries)
-	}
+	f.matches("apiKeyEnv", p.APIKeyEnv, envName.MatchString, "%q is not an environment variable name (letters, digits and \"_\", not starting with a digit); name the variable, never the key itself")
 	return p
 }
 
@@ -49,24 +45,9 @@ func (d *decoder) llmSkill(n *yaml.Node, path string) *LLMSkill {
 		return nil
 	}
 	s := &LLMSkill{Instructions: f.text("instructions"), Pos: Position{deref(n).Line, deref(n).Column}}
-	if t := f.number("temperature"); t != nil {
-		if *t < 0 || *t > 2 {
-			d.errorf(f.get("temperature"), f.sub("temperature"), "must be from 0 to 2, got %v", *t)
-		}
-		s.Temperature = t
-	}
-	if v := f.integer("maxTokens"); v != nil {
-		if *v < 1 {
-			d.errorf(f.get("maxTokens"), f.sub("maxTokens"), "must be positive, got %d; leave it out for the endpoint's default", *v)
-		}
-		s.MaxTokens = *v
-	}
-	if v := f.integer("memoryBytes"); v != nil {
-		if *v < 1024 {
-			d.errorf(f.get("memoryBytes"), f.sub("memoryBytes"), "must be at least 1024, got %d; leave it out for the default (65536)", *v)
-		}
-		s.MemoryBytes = *v
-	}
+	s.Temperature = bounded(f, "temperature", f.number("temperature"), 0, 2, "must be from 0 to 2, got %v")
+	s.MaxTokens = orZero(bounded(f, "maxTokens", f.integer("maxTokens"), 1, math.MaxInt, "must be positive, got %d; leave it out for the endpoint's default"))
+	s.MemoryBytes = orZero(bounded(f, "memoryBytes", f.integer("memoryBytes"), 1024, math.MaxInt, "must be at least 1024, got %d; leave it out for the default (65536)"))
 	s.Tools = f.strings("tools", nil)
 	s.RemoteAgents = f.strings("remoteAgents", nil)
 	d.llmRefs = append(d.llmRefs, llmRef{f: f, skill: s})
@@ -99,71 +80,81 @@ func (d *decoder) tools(f fields) []Tool {
 	var out []Tool
 	first := map[string]string{}
 	for i, e := range f.items("tools") {
-		p := index("tools", i)
-		tf, ok := d.mapping(e, p, toolShape)
+		tf, ok := d.mapping(e, index("tools", i), toolShape)
 		if !ok {
 			continue
 		}
 		t := Tool{Name: tf.text("name"), Description: tf.text("description"), Pos: Position{e.Line, e.Column}}
-		switch {
-		case t.Name == "":
-		case t.Name == askUserTool:
-			d.errorf(tf.get("name"), tf.sub("name"), "%q is the tool every LLM skill has already (the model asks the user, the task becomes INPUT_REQUIRED); give yours another name", askUserTool)
-		case !toolName.MatchString(t.Name):
-			d.errorf(tf.get("name"), tf.sub("name"), "tool name %q must start with a letter and hold only letters, digits, \"_\" and \"-\" (at most 64), as the model APIs require", t.Name)
-		}
 		if t.Name != "" {
-			// Tools become Go functions named after them (tool<Name>).
-			key := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(t.Name))
-			if other, dup := first[key]; dup {
-				d.errorf(tf.get("name"), tf.sub("name"), "tools %q and %q differ only in case, \"-\" and \"_\", so their Go functions or files would collide; rename one of them", other, t.Name)
-			} else {
-				first[key] = t.Name
-			}
+			d.toolName(tf, t.Name, first)
 		}
-		if n := tf.get("input"); n != nil {
-			t.Input = d.data(n, tf.sub("input"))
-		}
+		t.Input = optional(tf, "input", d.data)
 		out = append(out, t)
 	}
 	return out
+}
+
+// toolName checks a tool's name: one the model APIs accept, not the
+// built-in ask_user, and distinct from the names in first (by the key of
+// its Go function, tool<Name>) which it joins.
+func (d *decoder) toolName(tf fields, name string, first map[string]string) {
+	switch {
+	case name == askUserTool:
+		d.errorf(tf.get("name"), tf.sub("name"), "%q is the tool every LLM skill has already (the model asks the user, the task becomes INPUT_REQUIRED); give yours another name", askUserTool)
+	case !toolName.MatchString(name):
+		d.errorf(tf.get("name"), tf.sub("name"), "tool name %q must start with a letter and hold only letters, digits, \"_\" and \"-\" (at most 64), as the model APIs require", name)
+	}
+	key := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name))
+	if other, dup := first[key]; dup {
+		d.errorf(tf.get("name"), tf.sub("name"), "tools %q and %q differ only in case, \"-\" and \"_\", so their Go functions or files would collide; rename one of them", other, name)
+		return
+	}
+	first[key] = name
 }
 
 func (d *decoder) remoteAgents(f fields) []RemoteAgent {
 	var out []RemoteAgent
 	first := map[string]int{}
 	for i, e := range f.items("remoteAgents") {
-		p := index("remoteAgents", i)
-		rf, ok := d.mapping(e, p, remoteAgentShape)
+		rf, ok := d.mapping(e, index("remoteAgents", i), remoteAgentShape)
 		if !ok {
 			continue
 		}
 		r := RemoteAgent{Name: rf.text("name"), URL: rf.url("url", checkHTTPURL), Pos: Position{e.Line, e.Column}}
 		if r.Name != "" {
-			if !remoteAgentName.MatchString(r.Name) {
-				d.errorf(rf.get("name"), rf.sub("name"), "remote agent name %q must start with a lower-case letter and hold only lower-case letters, digits and \"-\" (at most 40): it names the flag -remote-<name>-url", r.Name)
-			}
-			if j, dup := first[r.Name]; dup {
-				d.errorf(rf.get("name"), rf.sub("name"), "duplicate remote agent %q (first at remoteAgents[%d])", r.Name, j)
-			} else {
-				first[r.Name] = i
-			}
+			d.remoteAgentName(rf, r.Name, i, first)
 		}
 		rf.nonEmptyList("skills", "skill id")
 		r.Skills = rf.strings("skills", nil)
-		for j, c := range rf.items("credentials") {
-			cp := index(rf.sub("credentials"), j)
-			cf, ok := d.mapping(c, cp, remoteCredentialShape)
-			if !ok {
-				continue
-			}
-			rc := RemoteCredential{Scheme: cf.text("scheme"), Env: cf.text("env")}
-			if rc.Env != "" && !envName.MatchString(rc.Env) {
-				d.errorf(cf.get("env"), cf.sub("env"), "%q is not an environment variable name (letters, digits and \"_\", not starting with a digit); name the variable, never the secret itself", rc.Env)
-			}
-			r.Credentials = append(r.Credentials, rc)
-		}
+		r.Credentials = d.remoteCredentials(rf)
 		out = append(out, r)
+	}
+	return out
+}
+
+// remoteAgentName checks the name of remoteAgents[i]: a flag name, and
+// distinct from the names in first, which it joins.
+func (d *decoder) remoteAgentName(rf fields, name string, i int, first map[string]int) {
+	rf.matches("name", name, remoteAgentName.MatchString, "remote agent name %q must start with a lower-case letter and hold only lower-case letters, digits and \"-\" (at most 40): it names the flag -remote-<name>-url")
+	if j, dup := first[name]; dup {
+		d.errorf(rf.get("name"), rf.sub("name"), "duplicate remote agent %q (first at remoteAgents[%d])", name, j)
+		return
+	}
+	first[name] = i
+}
+
+// remoteCredentials reads the credentials a remote agent is called with:
+// each a security scheme of its card and the variable holding the secret.
+func (d *decoder) remoteCredentials(rf fields) []RemoteCredential {
+	var out []RemoteCredential
+	for j, c := range rf.items("credentials") {
+		cf, ok := d.mapping(c, index(rf.sub("credentials"), j), remoteCredentialShape)
+		if !ok {
+			continue
+		}
+		rc := RemoteCredential{Scheme: cf.text("scheme"), Env: cf.text("env")}
+		cf.matches("env", rc.Env, envName.MatchString, "%q is not an environment variable name (letters, digits and \"_\", not starting with a digit); name the variable, never the secret itself")
+		out = append(out, rc)
 	}
 	return out
 }

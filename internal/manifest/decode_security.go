@@ -212,6 +212,11 @@ func (d *decoder) scopes(n *yaml.Node, path string) []Scope {
 	return out
 }
 
+// requirementsOf is requirements as a decoder of one key, for optional.
+func (d *decoder) requirementsOf(schemes map[string]*SecurityScheme) func(n *yaml.Node, path string) []SecurityRequirement {
+	return func(n *yaml.Node, path string) []SecurityRequirement { return d.requirements(n, path, schemes) }
+}
+
 // requirements decodes a list of security requirements. Each requirement
 // maps scheme names to the scopes needed; an empty mapping ({}) means no
 // authentication, as in OpenAPI.

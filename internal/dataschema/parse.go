@@ -305,20 +305,14 @@ func (r *reader) properties(s *Schema, v any, path []any, depth int) []string {
 	return names
 }
 
-// checkPropertyName accepts names a Go field can be derived from: a letter,
-// then letters, digits, "_", "-" or ".".
+// checkPropertyName accepts names a Go field can be derived from
+// (CheckName), and no empty name.
 func checkPropertyName(name string) error {
-	for i, r := range name {
-		letter := ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')
-		if i == 0 && !letter {
-			return fmt.Errorf("property name %q must start with a letter (a Go field is named after it)", name)
-		}
-		if !letter && !('0' <= r && r <= '9') && !strings.ContainsRune("-_.", r) {
-			return fmt.Errorf("property name %q may contain only letters, digits, \"-\", \"_\" and \".\" (a Go field is named after it)", name)
-		}
-	}
 	if name == "" {
 		return fmt.Errorf("property names must not be empty")
+	}
+	if err := CheckName(name); err != nil {
+		return fmt.Errorf("property name %q %w (a Go field is named after it)", name, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
 	"mime"
 	"net"
@@ -8,6 +9,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/a2agen/a2agen/internal/dataschema"
 )
 
 // checkHTTPURL accepts absolute http and https URLs with a host.
@@ -82,19 +85,42 @@ func checkModulePath(s string) error {
 		return fmt.Errorf("invalid module path %q: must not start or end with a slash", s)
 	}
 	for elem := range strings.SplitSeq(s, "/") {
-		if elem == "" {
-			return fmt.Errorf("invalid module path %q: empty path element", s)
-		}
-		if strings.HasPrefix(elem, ".") || strings.HasSuffix(elem, ".") {
-			return fmt.Errorf("invalid module path %q: element %q starts or ends with a dot", s, elem)
-		}
-		for _, r := range elem {
-			if !(('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') || strings.ContainsRune("-._~", r)) {
-				return fmt.Errorf("invalid module path %q: character %q not allowed (use letters, digits, \"-\", \".\", \"_\", \"~\")", s, r)
-			}
+		if err := checkModuleElem(elem); err != nil {
+			return fmt.Errorf("invalid module path %q: %w", s, err)
 		}
 	}
 	return nil
+}
+
+// checkModuleElem checks one element of a module path.
+func checkModuleElem(elem string) error {
+	if elem == "" {
+		return errors.New("empty path element")
+	}
+	if strings.HasPrefix(elem, ".") || strings.HasSuffix(elem, ".") {
+		return fmt.Errorf("element %q starts or ends with a dot", elem)
+	}
+	if r, bad := firstRuneNot(elem, isUnreserved); bad {
+		return fmt.Errorf("character %q not allowed (use letters, digits, \"-\", \".\", \"_\", \"~\")", r)
+	}
+	return nil
+}
+
+// isUnreserved reports whether r is an unreserved URL character (RFC 3986
+// §2.3): an ASCII letter or digit, "-", ".", "_" or "~".
+func isUnreserved(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-._~", r)
+}
+
+// firstRuneNot is the first rune of s that ok rejects, and whether there
+// is one.
+func firstRuneNot(s string, ok func(rune) bool) (rune, bool) {
+	for _, r := range s {
+		if !ok(r) {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // checkAddress accepts host:port with a numeric port from 1 to 65535; the
@@ -128,17 +154,11 @@ func checkPath(s string) error {
 }
 
 // checkName accepts identifiers for skill ids and scheme names: a letter,
-// then letters, digits, "-", "_" or ".". Generated file and Go names are
-// derived from them.
+// then letters, digits, "-", "_" or "." (dataschema.CheckName, the rule of
+// property names). Generated file and Go names are derived from them.
 func checkName(s string) error {
-	for i, r := range s {
-		letter := ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')
-		if i == 0 && !letter {
-			return fmt.Errorf("%q must start with a letter", s)
-		}
-		if !letter && !('0' <= r && r <= '9') && !strings.ContainsRune("-_.", r) {
-			return fmt.Errorf("%q may contain only letters, digits, \"-\", \"_\" and \".\"", s)
-		}
+	if err := dataschema.CheckName(s); err != nil {
+		return fmt.Errorf("%q %w", s, err)
 	}
 	return nil
 }
@@ -146,10 +166,8 @@ func checkName(s string) error {
 // checkTenant accepts one URL path segment of unreserved characters, since
 // HTTP+JSON carries the tenant as the first path segment.
 func checkTenant(s string) error {
-	for _, r := range s {
-		if !(('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') || strings.ContainsRune("-._~", r)) {
-			return fmt.Errorf("invalid tenant %q: must be one URL path segment of letters, digits, \"-\", \".\", \"_\" and \"~\"", s)
-		}
+	if _, bad := firstRuneNot(s, isUnreserved); bad {
+		return fmt.Errorf("invalid tenant %q: must be one URL path segment of letters, digits, \"-\", \".\", \"_\" and \"~\"", s)
 	}
 	return nil
 }

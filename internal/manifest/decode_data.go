@@ -23,48 +23,69 @@ func (d *decoder) data(n *yaml.Node, path string) *Data {
 	if !ok {
 		return nil
 	}
-	out := &Data{Pos: Position{deref(n).Line, deref(n).Column}}
 	sn := f.get("schema")
 	if sn == nil {
 		return nil // reported as required
 	}
-	v, ok := d.orderedValue(sn, f.sub("schema"))
+	s := d.schema(sn, f.sub("schema"))
+	if s == nil {
+		return nil
+	}
+	return &Data{Pos: Position{deref(n).Line, deref(n).Column}, Schema: s, Examples: d.examples(f, s)}
+}
+
+// schema decodes the schema of a skill's data (sn, at path): a schema of
+// the dataschema subset whose type is object and whose names give
+// distinct Go names; nil when it is not one, each problem reported.
+func (d *decoder) schema(sn *yaml.Node, path string) *dataschema.Schema {
+	v, ok := d.orderedValue(sn, path)
 	if !ok {
 		return nil
 	}
 	s, problems := dataschema.FromValue(v)
 	for _, p := range problems {
-		at := walk(sn, p.Path)
-		msg := p.Message
-		if p.UnknownKey != "" {
-			if best := suggest(p.UnknownKey, dataschema.Keywords); best != "" {
-				msg = fmt.Sprintf("unknown keyword %q; did you mean %q?", p.UnknownKey, best)
-			}
-		}
-		d.errorf(at, dataschema.FormatPath(f.sub("schema"), p.Path), "%s", msg)
+		d.errorf(walk(sn, p.Path), dataschema.FormatPath(path, p.Path), "%s", schemaProblem(p))
 	}
 	if len(problems) > 0 || s == nil {
 		return nil
 	}
 	if s.Type != dataschema.Object {
-		d.errorf(walk(sn, []any{"type"}), f.sub("schema")+".type", "the data of a skill is an object (its properties become the fields of a Go struct), got type %s; make it a property of an object", s.Type)
+		d.errorf(walk(sn, []any{"type"}), path+".type", "the data of a skill is an object (its properties become the fields of a Go struct), got type %s; make it a property of an object", s.Type)
 		return nil
 	}
-	d.goNames(sn, f.sub("schema"), s)
-	out.Schema = s
+	d.goNames(sn, path, s)
+	return s
+}
+
+// schemaProblem is the message of a problem of a schema, with a
+// did-you-mean for an unknown keyword.
+func schemaProblem(p dataschema.Problem) string {
+	if p.UnknownKey == "" {
+		return p.Message
+	}
+	if best := suggest(p.UnknownKey, dataschema.Keywords); best != "" {
+		return fmt.Sprintf("unknown keyword %q; did you mean %q?", p.UnknownKey, best)
+	}
+	return p.Message
+}
+
+// examples reads the examples of a skill's data, keeping those that match
+// its schema s and reporting the others.
+func (d *decoder) examples(f fields, s *dataschema.Schema) []any {
+	var out []any
 	for i, e := range f.items("examples") {
 		p := index(f.sub("examples"), i)
 		ev, ok := d.jsonValue(e, p)
 		if !ok {
 			continue
 		}
-		if vs := s.Validate(ev, p); len(vs) > 0 {
-			for _, v := range vs {
-				d.errorf(e, v.Path, "example does not match the schema: %s", v.Message)
-			}
-			continue
+		vs := s.Validate(ev, p)
+		for _, v := range vs {
+			d.errorf(e, v.Path, "example does not match the schema: %s", v.Message)
 		}
-		out.Examples = append(out.Examples, ev)
+		if len(vs) == 0 {
+			out = append(out, ev)
+		}
 	}
 	return out
 }
@@ -75,33 +96,41 @@ func (d *decoder) data(n *yaml.Node, path string) *Data {
 func walk(n *yaml.Node, path []any) *yaml.Node {
 	n = deref(n)
 	for i, seg := range path {
-		switch seg := seg.(type) {
-		case string:
-			if n.Kind != yaml.MappingNode {
-				return n
-			}
-			found := false
-			for j := 0; j+1 < len(n.Content); j += 2 {
-				if deref(n.Content[j]).Value == seg {
-					if i == len(path)-1 && !isKnownKeyword(seg) && !isUnderProperties(path, i) {
-						return n.Content[j]
-					}
-					n = deref(n.Content[j+1])
-					found = true
-					break
-				}
-			}
-			if !found {
-				return n
-			}
-		case int:
-			if n.Kind != yaml.SequenceNode || seg >= len(n.Content) {
-				return n
-			}
-			n = deref(n.Content[seg])
+		next, stop := step(n, path, i, seg)
+		if stop {
+			return next
 		}
+		n = next
 	}
 	return n
+}
+
+// step is one step of walk, from n along path[i] (seg): the node reached,
+// and stop when walk ends there (the segment is not found, or names a key
+// that is reported at the key itself).
+func step(n *yaml.Node, path []any, i int, seg any) (next *yaml.Node, stop bool) {
+	switch seg := seg.(type) {
+	case string:
+		if n.Kind != yaml.MappingNode {
+			return n, true
+		}
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			if deref(n.Content[j]).Value != seg {
+				continue
+			}
+			if i == len(path)-1 && !isKnownKeyword(seg) && !isUnderProperties(path, i) {
+				return n.Content[j], true
+			}
+			return deref(n.Content[j+1]), false
+		}
+		return n, true
+	case int:
+		if n.Kind != yaml.SequenceNode || seg >= len(n.Content) {
+			return n, true
+		}
+		return deref(n.Content[seg]), false
+	}
+	return n, false
 }
 
 func isKnownKeyword(k string) bool { return slices.Contains(dataschema.Keywords, k) }

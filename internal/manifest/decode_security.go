@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"iter"
 	"slices"
 	"strings"
 
@@ -9,35 +10,22 @@ import (
 
 // securitySchemes decodes the name → scheme mapping, keeping file order.
 func (d *decoder) securitySchemes(f fields) []SecurityScheme {
-	n := f.get("securitySchemes")
-	if n == nil || isNull(n) {
-		return nil
-	}
-	n = deref(n)
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, "securitySchemes", "expected a mapping from scheme names to schemes, got %s", describe(n))
-		return nil
-	}
+	n := d.namedMapping(f.get("securitySchemes"), "securitySchemes", "scheme names to schemes")
 	var out []SecurityScheme
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := deref(n.Content[i])
-		name := k.Value
-		path := join("securitySchemes", name)
+	plain := func(k *yaml.Node) bool {
 		if k.Kind != yaml.ScalarNode {
 			d.errorf(k, "securitySchemes", "scheme names must be plain names, got %s", describe(k))
-			continue
+			return false
 		}
-		if first, dup := seen[name]; dup {
-			d.errorf(k, path, "duplicate key (first at line %d)", first.Line)
-			continue
-		}
-		seen[name] = k
-		if err := checkName(name); err != nil {
+		return true
+	}
+	for k, v := range d.distinctKeys(n, "securitySchemes", plain) {
+		path := join("securitySchemes", k.Value)
+		if err := checkName(k.Value); err != nil {
 			d.errorf(k, path, "scheme name %v", err)
 		}
-		if s, ok := d.securityScheme(n.Content[i+1], path); ok {
-			s.Name = name
+		if s, ok := d.securityScheme(v, path); ok {
+			s.Name = k.Value
 			s.Pos = Position{k.Line, k.Column}
 			out = append(out, s)
 		}
@@ -45,24 +33,57 @@ func (d *decoder) securitySchemes(f fields) []SecurityScheme {
 	return out
 }
 
+// namedMapping is n, a mapping whose keys are names the user chooses
+// (what says from what to what), dereferenced; nil when n is absent or
+// null, or when it is not a mapping (reported).
+func (d *decoder) namedMapping(n *yaml.Node, path, what string) *yaml.Node {
+	if n == nil || isNull(n) {
+		return nil
+	}
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "expected a mapping from %s, got %s", what, describe(n))
+		return nil
+	}
+	return n
+}
+
+// distinctKeys yields the keys of the mapping n (at path; nil yields
+// nothing) with their values, in file order, leaving out the keys valid
+// rejects (it reports them; nil accepts all) and every repeat of a key
+// (reported here, at the repeat).
+func (d *decoder) distinctKeys(n *yaml.Node, path string, valid func(k *yaml.Node) bool) iter.Seq2[*yaml.Node, *yaml.Node] {
+	return func(yield func(k, v *yaml.Node) bool) {
+		if n == nil {
+			return
+		}
+		seen := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := deref(n.Content[i])
+			if valid != nil && !valid(k) {
+				continue
+			}
+			if first, dup := seen[k.Value]; dup {
+				d.errorf(k, join(path, k.Value), "duplicate key (first at line %d)", first.Line)
+				continue
+			}
+			seen[k.Value] = k
+			if !yield(k, n.Content[i+1]) {
+				return
+			}
+		}
+	}
+}
+
 func (d *decoder) securityScheme(n *yaml.Node, path string) (SecurityScheme, bool) {
 	f, ok := d.mapping(n, path, securitySchemeShape)
 	if !ok {
 		return SecurityScheme{}, false
 	}
-	s := SecurityScheme{Description: f.text("description")}
-	typ := f.text("type")
-	if typ == "" {
+	s := SecurityScheme{Description: f.text("description"), Type: d.schemeType(f)}
+	if s.Type == "" {
 		return s, true
 	}
-	names := make([]string, len(SchemeTypes))
-	for i, t := range SchemeTypes {
-		names[i] = string(t)
-	}
-	if !d.oneOf(f.get("type"), f.sub("type"), "security scheme type", typ, names) {
-		return s, true
-	}
-	s.Type = SchemeType(typ)
 	d.checkSchemeKeys(f, s.Type)
 	switch s.Type {
 	case SchemeAPIKey:
@@ -70,9 +91,7 @@ func (d *decoder) securityScheme(n *yaml.Node, path string) (SecurityScheme, boo
 	case SchemeHTTP:
 		d.httpScheme(f, &s)
 	case SchemeOAuth2:
-		if n := f.get("flows"); n != nil {
-			s.Flow = d.flows(n, f.sub("flows"))
-		}
+		s.Flow = optional(f, "flows", d.flows)
 		s.OAuth2MetadataURL = f.url("oauth2MetadataUrl", checkHTTPURL)
 	case SchemeOpenIDConnect:
 		s.OpenIDConnectURL = f.url("openIdConnectUrl", checkHTTPURL)
@@ -81,6 +100,23 @@ func (d *decoder) securityScheme(n *yaml.Node, path string) (SecurityScheme, boo
 		}
 	}
 	return s, true
+}
+
+// schemeType reads a scheme's type, one of SchemeTypes; "" when it has
+// none or an unknown one (reported).
+func (d *decoder) schemeType(f fields) SchemeType {
+	typ := f.text("type")
+	if typ == "" {
+		return ""
+	}
+	names := make([]string, len(SchemeTypes))
+	for i, t := range SchemeTypes {
+		names[i] = string(t)
+	}
+	if !d.oneOf(f.get("type"), f.sub("type"), "security scheme type", typ, names) {
+		return ""
+	}
+	return SchemeType(typ)
 }
 
 // checkSchemeKeys reports the keys of other scheme types, which are
@@ -144,34 +180,20 @@ func (d *decoder) flows(n *yaml.Node, path string) *OAuthFlow {
 	if !ok {
 		return nil
 	}
-	var present []string
-	for _, k := range flowsShape.keys {
-		if f.vals[k.name] != nil {
-			present = append(present, k.name)
-		}
-	}
-	switch {
-	case len(present) == 0 && len(f.keys) == 0:
-		d.errorf(f.node, path, "define one flow: %s", strings.Join(flowsShape.names(), ", "))
+	name := d.onlyFlow(f, path)
+	if name == "" {
 		return nil
-	case len(present) == 0:
-		return nil // the unknown keys are reported already
-	case len(present) > 1:
-		d.errorf(f.keys[present[1]], join(path, present[1]), "only one flow per scheme (A2A's OAuthFlows holds one); define another oauth2 scheme for %s", present[1])
 	}
-	typ := FlowType(present[0])
-	k, _ := flowsShape.lookup(present[0])
-	ff, ok := d.mapping(f.get(present[0]), join(path, present[0]), k.elem)
+	k, _ := flowsShape.lookup(name)
+	ff, ok := d.mapping(f.get(name), join(path, name), k.elem)
 	if !ok {
 		return nil
 	}
-	flow := &OAuthFlow{Type: typ}
-	switch typ {
+	flow := &OAuthFlow{Type: FlowType(name)}
+	switch flow.Type {
 	case FlowAuthorizationCode:
 		flow.AuthorizationURL = ff.url("authorizationUrl", checkHTTPURL)
-		if b := ff.boolean("pkceRequired"); b != nil {
-			flow.PKCERequired = *b
-		}
+		flow.PKCERequired = orZero(ff.boolean("pkceRequired"))
 	case FlowDeviceCode:
 		flow.DeviceAuthorizationURL = ff.url("deviceAuthorizationUrl", checkHTTPURL)
 	}
@@ -181,32 +203,42 @@ func (d *decoder) flows(n *yaml.Node, path string) *OAuthFlow {
 	return flow
 }
 
+// onlyFlow is the name of the flow the flows mapping f (at path) defines,
+// the first when it defines more than one (reported); "" when it defines
+// none (reported unless an unknown key was, which is reported already).
+func (d *decoder) onlyFlow(f fields, path string) string {
+	var present []string
+	for _, k := range flowsShape.keys {
+		if f.vals[k.name] != nil {
+			present = append(present, k.name)
+		}
+	}
+	switch {
+	case len(present) == 0 && len(f.keys) == 0:
+		d.errorf(f.node, path, "define one flow: %s", strings.Join(flowsShape.names(), ", "))
+		return ""
+	case len(present) == 0:
+		return ""
+	case len(present) > 1:
+		d.errorf(f.keys[present[1]], join(path, present[1]), "only one flow per scheme (A2A's OAuthFlows holds one); define another oauth2 scheme for %s", present[1])
+	}
+	return present[0]
+}
+
 // scopes decodes a scope name → description mapping; an empty mapping is
 // allowed (a flow without scopes).
 func (d *decoder) scopes(n *yaml.Node, path string) []Scope {
-	if n == nil || isNull(n) {
-		return nil
-	}
-	n = deref(n)
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, path, "expected a mapping from scope names to descriptions, got %s", describe(n))
-		return nil
-	}
+	n = d.namedMapping(n, path, "scope names to descriptions")
 	var out []Scope
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := deref(n.Content[i])
+	named := func(k *yaml.Node) bool {
 		if k.Kind != yaml.ScalarNode || strings.TrimSpace(k.Value) == "" {
 			d.errorf(k, path, "scope names must be non-empty strings")
-			continue
+			return false
 		}
-		p := join(path, k.Value)
-		if first, dup := seen[k.Value]; dup {
-			d.errorf(k, p, "duplicate key (first at line %d)", first.Line)
-			continue
-		}
-		seen[k.Value] = k
-		desc, _ := d.scalarText(n.Content[i+1], p)
+		return true
+	}
+	for k, v := range d.distinctKeys(n, path, named) {
+		desc, _ := d.scalarText(v, join(path, k.Value))
 		out = append(out, Scope{Name: k.Value, Description: desc})
 	}
 	return out
@@ -232,39 +264,38 @@ func (d *decoder) requirements(n *yaml.Node, path string, schemes map[string]*Se
 			continue
 		}
 		var req SecurityRequirement
-		seen := map[string]*yaml.Node{}
-		for j := 0; j+1 < len(e.Content); j += 2 {
-			k := deref(e.Content[j])
-			name := k.Value
-			kp := join(p, name)
-			if first, dup := seen[name]; dup {
-				d.errorf(k, kp, "duplicate key (first at line %d)", first.Line)
-				continue
-			}
-			seen[name] = k
-			scheme := schemes[name]
+		for k, v := range d.distinctKeys(e, p, nil) {
+			kp := join(p, k.Value)
+			scheme := schemes[k.Value]
 			if scheme == nil {
-				d.undefinedScheme(k, kp, name, schemes)
+				d.undefinedScheme(k, kp, k.Value, schemes)
 			}
-			rs := RequiredScheme{Name: name}
-			v := deref(e.Content[j+1])
-			if !isNull(v) {
-				for si, sn := range d.sequence(v, kp) {
-					scope, ok := d.scalarText(sn, index(kp, si))
-					if !ok {
-						continue
-					}
-					if scope == "" {
-						d.errorf(sn, index(kp, si), "must not be empty")
-						continue
-					}
-					d.checkScope(sn, index(kp, si), scope, scheme)
-					rs.Scopes = append(rs.Scopes, scope)
-				}
-			}
-			req.Schemes = append(req.Schemes, rs)
+			req.Schemes = append(req.Schemes, RequiredScheme{Name: k.Value, Scopes: d.requiredScopes(deref(v), kp, scheme)})
 		}
 		out = append(out, req)
+	}
+	return out
+}
+
+// requiredScopes reads the scopes a requirement asks of a scheme (v, at
+// path): a list of non-empty strings, each declared by the scheme's flow.
+func (d *decoder) requiredScopes(v *yaml.Node, path string, scheme *SecurityScheme) []string {
+	if isNull(v) {
+		return nil
+	}
+	var out []string
+	for si, sn := range d.sequence(v, path) {
+		p := index(path, si)
+		scope, ok := d.scalarText(sn, p)
+		if !ok {
+			continue
+		}
+		if scope == "" {
+			d.errorf(sn, p, "must not be empty")
+			continue
+		}
+		d.checkScope(sn, p, scope, scheme)
+		out = append(out, scope)
 	}
 	return out
 }

@@ -221,29 +221,33 @@ func missingRequired(m protoreflect.Message, prefix string, out *[]string) {
 	for i := 0; i < fields.Len(); i++ {
 		fd := fields.Get(i)
 		path := prefix + fd.JSONName()
-		if fieldbehavior.Required(fd) && !m.Has(fd) {
-			*out = append(*out, path+" is required")
-			continue
-		}
-		if fd.Kind() != protoreflect.MessageKind || !m.Has(fd) {
-			continue
-		}
 		switch {
-		case fd.IsList():
-			l := m.Get(fd).List()
-			for j := 0; j < l.Len(); j++ {
-				missingRequired(l.Get(j).Message(), fmt.Sprintf("%s[%d].", path, j), out)
-			}
-		case fd.IsMap():
-			if fd.MapValue().Kind() == protoreflect.MessageKind {
-				m.Get(fd).Map().Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
-					missingRequired(v.Message(), fmt.Sprintf("%s[%s].", path, k.String()), out)
-					return true
-				})
-			}
-		default:
-			missingRequired(m.Get(fd).Message(), path+".", out)
+		case fieldbehavior.Required(fd) && !m.Has(fd):
+			*out = append(*out, path+" is required")
+		case fd.Kind() == protoreflect.MessageKind && m.Has(fd):
+			missingRequiredIn(m.Get(fd), fd, path, out)
 		}
+	}
+}
+
+// missingRequiredIn lists the REQUIRED fields absent from the messages of
+// v, the value at path of the message field fd (a list, a map or one).
+func missingRequiredIn(v protoreflect.Value, fd protoreflect.FieldDescriptor, path string, out *[]string) {
+	switch {
+	case fd.IsList():
+		l := v.List()
+		for j := 0; j < l.Len(); j++ {
+			missingRequired(l.Get(j).Message(), fmt.Sprintf("%s[%d].", path, j), out)
+		}
+	case fd.IsMap():
+		if fd.MapValue().Kind() == protoreflect.MessageKind {
+			v.Map().Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
+				missingRequired(v.Message(), fmt.Sprintf("%s[%s].", path, k.String()), out)
+				return true
+			})
+		}
+	default:
+		missingRequired(v.Message(), path+".", out)
 	}
 }
 

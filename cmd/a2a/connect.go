@@ -75,16 +75,9 @@ func (a *app) tlsConfig() (*tls.Config, error) {
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: a.insecure} //nolint:gosec // --insecure asks for it, and warns
 	if a.cacert != "" {
-		pem, err := os.ReadFile(a.cacert)
+		pool, err := caPool(a.cacert)
 		if err != nil {
-			return nil, usagef("--cacert: %v", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, usagef("--cacert %s: no PEM certificate in it", a.cacert)
+			return nil, err
 		}
 		cfg.RootCAs = pool
 	}
@@ -96,6 +89,23 @@ func (a *app) tlsConfig() (*tls.Config, error) {
 		cfg.Certificates = []tls.Certificate{cert}
 	}
 	return cfg, nil
+}
+
+// caPool is the system's certificate pool (an empty one where the system
+// has none) with the PEM certificates of the --cacert file added.
+func caPool(path string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usagef("--cacert: %v", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, usagef("--cacert %s: no PEM certificate in it", path)
+	}
+	return pool, nil
 }
 
 // httpClient is the client for cards and the HTTP bindings: the TLS
@@ -297,16 +307,7 @@ func (a *app) clientFor(card *a2av1.AgentCard) (*agentcard.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []agentcard.Option{agentcard.WithHTTPClient(hc)}
-	if bs := a.preferredBindings(); len(bs) > 0 {
-		// The first preferred binding the card offers; the card's own
-		// order when it offers none of them (SPEC.md §13.1).
-		if _, err := agentcard.SelectInterface(card, agentcard.WithBindings(bs...)); err == nil {
-			opts = append(opts, agentcard.WithBindings(bs...))
-		} else {
-			fmt.Fprintf(a.env.stderr, "a2a: warning: the card offers none of --transport %s; using its own order\n", strings.Join(a.transports, ", "))
-		}
-	}
+	opts := append([]agentcard.Option{agentcard.WithHTTPClient(hc)}, a.bindingOptions(card)...)
 	creds, extra, err := a.credentialOptions(card)
 	if err != nil {
 		return nil, err
@@ -316,16 +317,42 @@ func (a *app) clientFor(card *a2av1.AgentCard) (*agentcard.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg, _ := a.tlsConfig(); cfg != nil {
-		if b, _ := runtime.ParseBinding(iface.GetProtocolBinding()); b == runtime.BindingGRPC {
-			if t, err := runtime.ParseGRPCTarget(iface.GetUrl()); err == nil && t.TLS {
-				opts = append(opts, agentcard.WithGRPCDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(cfg))))
-			}
-		}
-	}
+	opts = append(opts, a.grpcTLSOptions(iface)...)
 	opts = append(opts, agentcard.WithClientOptions(append(extra, a.clientOptions(hc)...)...))
 	a.warnRequiredExtensions(card)
 	return agentcard.NewClient(card, opts...)
+}
+
+// bindingOptions choose the first --transport binding the card offers; none
+// (the card's own order) when it offers none of them, with a warning
+// (SPEC.md §13.1).
+func (a *app) bindingOptions(card *a2av1.AgentCard) []agentcard.Option {
+	bs := a.preferredBindings()
+	if len(bs) == 0 {
+		return nil
+	}
+	if _, err := agentcard.SelectInterface(card, agentcard.WithBindings(bs...)); err != nil {
+		fmt.Fprintf(a.env.stderr, "a2a: warning: the card offers none of --transport %s; using its own order\n", strings.Join(a.transports, ", "))
+		return nil
+	}
+	return []agentcard.Option{agentcard.WithBindings(bs...)}
+}
+
+// grpcTLSOptions dial a gRPC interface whose target asks for TLS with the
+// TLS settings of --insecure, --cacert and --cert/--key, when any are
+// given.
+func (a *app) grpcTLSOptions(iface *a2av1.AgentInterface) []agentcard.Option {
+	cfg, _ := a.tlsConfig()
+	if cfg == nil {
+		return nil
+	}
+	if b, _ := runtime.ParseBinding(iface.GetProtocolBinding()); b != runtime.BindingGRPC {
+		return nil
+	}
+	if t, err := runtime.ParseGRPCTarget(iface.GetUrl()); err != nil || !t.TLS {
+		return nil
+	}
+	return []agentcard.Option{agentcard.WithGRPCDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(cfg)))}
 }
 
 // warnRequiredExtensions names the extensions the card requires that the

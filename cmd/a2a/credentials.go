@@ -55,45 +55,52 @@ func (a *app) bearerToken(card *a2av1.AgentCard) string {
 
 // credentialOptions attach the caller's credentials as card declares.
 func (a *app) credentialOptions(card *a2av1.AgentCard) ([]agentcard.Option, []runtime.ClientOption, error) {
-	var (
-		opts  []agentcard.Option
-		extra []runtime.ClientOption
-	)
-	if tok := a.bearerToken(card); tok != "" {
-		name := ""
-		for _, n := range schemeNames(card) {
-			if takesBearer(card.GetSecuritySchemes()[n]) {
-				name = n
-				break
-			}
-		}
-		if name == "" {
-			fmt.Fprintf(a.env.stderr, "a2a: warning: not sending the bearer token: the card of %q declares no scheme that takes one (declared: %s)\n",
-				card.GetName(), listOr(schemeNames(card), "none"))
-		} else {
-			opts = append(opts, agentcard.WithCredentials(name, agentcard.StaticHeader("Authorization", "Bearer "+tok)))
+	opts := a.bearerOptions(card)
+	keyOpts, extra := a.apiKeyOptions(card)
+	return append(opts, keyOpts...), extra, nil
+}
+
+// bearerOptions send the bearer token, if any, under the first scheme of
+// the card that takes one; without such a scheme they are none, with a
+// warning.
+func (a *app) bearerOptions(card *a2av1.AgentCard) []agentcard.Option {
+	tok := a.bearerToken(card)
+	if tok == "" {
+		return nil
+	}
+	for _, n := range schemeNames(card) {
+		if takesBearer(card.GetSecuritySchemes()[n]) {
+			return []agentcard.Option{agentcard.WithCredentials(n, agentcard.StaticHeader("Authorization", "Bearer "+tok))}
 		}
 	}
-	if key := a.apiKey; key != "" {
-		var scheme *a2av1.APIKeySecurityScheme
-		name := ""
-		for _, n := range schemeNames(card) {
-			if s := card.GetSecuritySchemes()[n].GetApiKeySecurityScheme(); s != nil {
-				scheme, name = s, n
-				break
-			}
-		}
+	fmt.Fprintf(a.env.stderr, "a2a: warning: not sending the bearer token: the card of %q declares no scheme that takes one (declared: %s)\n",
+		card.GetName(), listOr(schemeNames(card), "none"))
+	return nil
+}
+
+// apiKeyOptions send --api-key, if given, as the card's first API key
+// scheme says: in a header through the card's credentials, in a query
+// parameter or cookie through a middleware (extra). Without such a scheme
+// they are none, with a warning.
+func (a *app) apiKeyOptions(card *a2av1.AgentCard) (opts []agentcard.Option, extra []runtime.ClientOption) {
+	key := a.apiKey
+	if key == "" {
+		return nil, nil
+	}
+	for _, n := range schemeNames(card) {
+		scheme := card.GetSecuritySchemes()[n].GetApiKeySecurityScheme()
 		switch {
 		case scheme == nil:
-			fmt.Fprintf(a.env.stderr, "a2a: warning: not sending the API key: the card of %q declares no API key scheme (declared: %s)\n",
-				card.GetName(), listOr(schemeNames(card), "none"))
+			continue
 		case strings.EqualFold(scheme.GetLocation(), "query"), strings.EqualFold(scheme.GetLocation(), "cookie"):
-			extra = append(extra, runtime.WithHTTPMiddleware(apiKeyMiddleware(card, scheme, key)))
+			return nil, []runtime.ClientOption{runtime.WithHTTPMiddleware(apiKeyMiddleware(card, scheme, key))}
 		default: // header
-			opts = append(opts, agentcard.WithCredentials(name, agentcard.StaticHeader(scheme.GetName(), key)))
+			return []agentcard.Option{agentcard.WithCredentials(n, agentcard.StaticHeader(scheme.GetName(), key))}, nil
 		}
 	}
-	return opts, extra, nil
+	fmt.Fprintf(a.env.stderr, "a2a: warning: not sending the API key: the card of %q declares no API key scheme (declared: %s)\n",
+		card.GetName(), listOr(schemeNames(card), "none"))
+	return nil, nil
 }
 
 // apiKeyMiddleware puts the key in the query parameter or cookie the scheme

@@ -92,29 +92,11 @@ func (a *app) savePart(ctx context.Context, dir string, art *a2av1.Artifact, i i
 	if stem == "" {
 		stem = safeName(art.GetArtifactId())
 	}
-	stem = fmt.Sprintf("%s-%d", stem, i+1)
-	var (
-		name string
-		data []byte
-	)
-	switch c := p.GetContent().(type) {
-	case *a2av1.Part_Text:
-		name, data = stem+".txt", []byte(c.Text)
-	case *a2av1.Part_Data:
-		b, err := compactJSON(c.Data)
-		if err != nil {
-			return "", err
-		}
-		name, data = stem+".json", append(b, '\n')
-	case *a2av1.Part_Raw:
-		name, data = orName(safeName(p.GetFilename()), stem+".bin"), c.Raw
-	case *a2av1.Part_Url:
-		b, err := a.fetchPartURL(ctx, c.Url)
-		if err != nil {
-			return "", err
-		}
-		name, data = orName(safeName(p.GetFilename()), orName(safeName(urlFileName(c.Url)), stem+".bin")), b
-	default:
+	name, data, err := a.partFile(ctx, fmt.Sprintf("%s-%d", stem, i+1), p)
+	if err != nil {
+		return "", err
+	}
+	if name == "" {
 		return "", fmt.Errorf("artifact %s part %d: a kind this tool does not know", art.GetArtifactId(), i+1)
 	}
 	path := filepath.Join(dir, name)
@@ -134,6 +116,26 @@ func (a *app) savePart(ctx context.Context, dir string, art *a2av1.Artifact, i i
 		return "", err
 	}
 	return path, f.Close()
+}
+
+// partFile is the file name and content of a part: a text part as
+// stem.txt, a data part as stem.json, a file part under its own name (else
+// its URL's, else stem.bin) with its bytes or what its URL serves. The name
+// is "" for a kind of part this tool does not know.
+func (a *app) partFile(ctx context.Context, stem string, p *a2av1.Part) (name string, data []byte, err error) {
+	switch c := p.GetContent().(type) {
+	case *a2av1.Part_Text:
+		return stem + ".txt", []byte(c.Text), nil
+	case *a2av1.Part_Data:
+		b, err := compactJSON(c.Data)
+		return stem + ".json", append(b, '\n'), err
+	case *a2av1.Part_Raw:
+		return orName(safeName(p.GetFilename()), stem+".bin"), c.Raw, nil
+	case *a2av1.Part_Url:
+		b, err := a.fetchPartURL(ctx, c.Url)
+		return orName(safeName(p.GetFilename()), orName(safeName(urlFileName(c.Url)), stem+".bin")), b, err
+	}
+	return "", nil, nil
 }
 
 // fetchPartURL fetches what a file part's http(s) URL serves.

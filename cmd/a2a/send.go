@@ -151,11 +151,7 @@ func (a *app) sendAndWait(ctx context.Context, c *agentcard.Client, req *a2av1.S
 		return a.sendError(err, req)
 	}
 	if t := resp.GetTask(); t != nil && !s.async && !finished(t.GetStatus().GetState()) {
-		var history *int32
-		if req.GetConfiguration().HistoryLength != nil {
-			history = req.GetConfiguration().HistoryLength
-		}
-		task, err := a.waitForTask(ctx, c, t.GetId(), history)
+		task, err := a.waitForTask(ctx, c, t.GetId(), req.GetConfiguration().HistoryLength)
 		if err != nil {
 			return err
 		}
@@ -184,17 +180,23 @@ func (a *app) sendStreaming(ctx context.Context, c *agentcard.Client, req *a2av1
 			return a.sendError(err, req)
 		}
 		fmt.Fprintf(a.env.stderr, "a2a: warning: the stream broke (%v); polling task %s instead\n", err, end.taskID)
-		task, err := a.waitForTask(ctx, c, end.taskID, nil)
-		if err != nil {
-			return err
-		}
-		ev := &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Task{Task: task}}
-		if err := a.emit(a.env.stdout, ev, func(w io.Writer) { printTask(w, task, false) }); err != nil {
-			return err
-		}
-		return a.noteOutcome(task.GetId(), task.GetContextId(), task.GetStatus().GetState())
+		return a.pollStreamedTask(ctx, c, end.taskID)
 	}
 	return a.noteOutcome(end.taskID, end.contextID, end.state)
+}
+
+// pollStreamedTask polls the task of a broken stream to its end and prints
+// it as the stream's last event.
+func (a *app) pollStreamedTask(ctx context.Context, c *agentcard.Client, id string) error {
+	task, err := a.waitForTask(ctx, c, id, nil)
+	if err != nil {
+		return err
+	}
+	ev := &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Task{Task: task}}
+	if err := a.emit(a.env.stdout, ev, func(w io.Writer) { printTask(w, task, false) }); err != nil {
+		return err
+	}
+	return a.noteOutcome(task.GetId(), task.GetContextId(), task.GetStatus().GetState())
 }
 
 // sendError adds to an error of a message sent into a task that no new

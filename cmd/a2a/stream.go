@@ -50,16 +50,7 @@ func (a *app) followStream(stream iter.Seq2[*a2av1.StreamResponse, error]) (stre
 		if err != nil {
 			return end, callError(err)
 		}
-		end.events++
-		if id := ev.TaskID(); id != "" {
-			end.taskID = id
-		}
-		if id := ev.ContextID(); id != "" {
-			end.contextID = id
-		}
-		if s := ev.State(); s != a2av1.TaskState_TASK_STATE_UNSPECIFIED {
-			end.state = s
-		}
+		end.note(ev)
 		if a.output == "text" {
 			printEvent(a.env.stdout, ev)
 			continue
@@ -74,6 +65,20 @@ func (a *app) followStream(stream iter.Seq2[*a2av1.StreamResponse, error]) (stre
 		labeled(a.env.stdout, "State", end.state.Short())
 	}
 	return end, nil
+}
+
+// note counts the event and keeps the task, context and state it names.
+func (end *streamEnd) note(ev *a2av1.StreamResponse) {
+	end.events++
+	if id := ev.TaskID(); id != "" {
+		end.taskID = id
+	}
+	if id := ev.ContextID(); id != "" {
+		end.contextID = id
+	}
+	if s := ev.State(); s != a2av1.TaskState_TASK_STATE_UNSPECIFIED {
+		end.state = s
+	}
 }
 
 // finished reports whether a state ends a wait: terminal or interrupted

@@ -193,22 +193,7 @@ func (r *redactor) Write(p []byte) (int, error) {
 	// Service parameters may carry credentials whatever their length: the
 	// header lines of the --svc-param names show no value at all.
 	if len(r.a.svcParams) > 0 {
-		lines := strings.SplitAfter(s, "\n")
-		for i, l := range lines {
-			if !strings.HasPrefix(l, "> ") && !strings.HasPrefix(l, "< ") {
-				continue
-			}
-			name, _, ok := strings.Cut(l[2:], ": ")
-			if !ok {
-				continue
-			}
-			for _, sp := range r.a.svcParams {
-				if k, _, _ := strings.Cut(sp, ":"); strings.EqualFold(strings.TrimSpace(k), name) {
-					lines[i] = l[:2] + name + ": ****\n"
-				}
-			}
-		}
-		s = strings.Join(lines, "")
+		s = maskParamLines(s, r.a.svcParams)
 	}
 	for _, secret := range r.a.secrets {
 		if len(secret) >= 4 {
@@ -219,4 +204,24 @@ func (r *redactor) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// maskParamLines replaces the value of every header line ("> name: value"
+// or "< name: value") of s that names one of the service parameters
+// (name:value) by ****.
+func maskParamLines(s string, params []string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "> ") && !strings.HasPrefix(l, "< ") {
+			continue
+		}
+		name, _, ok := strings.Cut(l[2:], ": ")
+		if ok && slices.ContainsFunc(params, func(sp string) bool {
+			k, _, _ := strings.Cut(sp, ":")
+			return strings.EqualFold(strings.TrimSpace(k), name)
+		}) {
+			lines[i] = l[:2] + name + ": ****\n"
+		}
+	}
+	return strings.Join(lines, "")
 }

@@ -29,7 +29,7 @@ func (e *serviceEmitter) emitClient() {
 		fmt.Sprintf("%s calls the %s service over any binding. "+
 			"A2A errors come back as *runtime.Error; test them with errors.Is (runtime.ErrTaskNotFound…) or errors.As. "+
 			"A server-streaming method returns an iterator: the request is sent when ranging starts, "+
-			"and breaking out of the loop releases the connection.%s", e.n.Client, e.fullName(), e.clientRequestStreamDoc()),
+			"and breaking out of the loop releases the connection.%s", e.n.Client, e.fullName(), e.clientStreamsDoc(clientRequestStreamDoc)),
 		e.serviceDeprecation(),
 	))
 	e.f.Type().Id(e.n.Client).InterfaceFunc(func(g *jen.Group) {
@@ -89,13 +89,8 @@ func (e *serviceEmitter) clientOpts() *jen.Statement {
 }
 
 // clientRequestStreamDoc is the sentence of the client's doc about rpcs
-// whose client streams its requests, when the service has any.
-func (e *serviceEmitter) clientRequestStreamDoc() string {
-	if !e.sm.hasClientStreams() {
-		return ""
-	}
-	return " A client- or bidirectional-streaming method takes the requests as an iterator, which the client ranges over " +
-		"on a goroutine of its own, sending each request as it is yielded and closing its side when the iterator returns " +
-		"(runtime.Requests makes one of a channel; slices.Values of a fixed list); a bidirectional one yields the responses as they arrive. " +
-		"These rpcs are called on gRPC only: on the JSON-RPC and HTTP+JSON clients they fail with UnsupportedOperation before anything is sent."
-}
+// whose client streams its requests (see clientStreamsDoc).
+const clientRequestStreamDoc = " A client- or bidirectional-streaming method takes the requests as an iterator, which the client ranges over " +
+	"on a goroutine of its own, sending each request as it is yielded and closing its side when the iterator returns " +
+	"(runtime.Requests makes one of a channel; slices.Values of a fixed list); a bidirectional one yields the responses as they arrive. " +
+	"These rpcs are called on gRPC only: on the JSON-RPC and HTTP+JSON clients they fail with UnsupportedOperation before anything is sent."

@@ -20,7 +20,7 @@ func (e *serviceEmitter) emitGRPCRegister() {
 			"The runtime builds the service description from %s, so no protoc-gen-go-grpc output is needed. "+
 			"List the server's address as the url of the agent card's GRPC interface.",
 			name, e.fullName(), e.fullName(), e.n.Desc),
-		e.grpcRequestStreamDoc(),
+		e.clientStreamsDoc(grpcRequestStreamDoc),
 		e.serviceDeprecation(),
 	))
 	e.f.Func().Id(name).Params(
@@ -71,11 +71,6 @@ func (e *serviceEmitter) emitGRPCClients() {
 }
 
 // grpcRequestStreamDoc is the paragraph of Register<S>GRPC about the rpcs
-// whose client streams its requests, when the service has any.
-func (e *serviceEmitter) grpcRequestStreamDoc() string {
-	if !e.sm.hasClientStreams() {
-		return ""
-	}
-	return "Client- and bidirectional-streaming rpcs are served natively here, the one binding A2A defines them on: " +
-		"each request goes through the checks of a unary request, and the call through the same interceptors, errors and metadata."
-}
+// whose client streams its requests (see clientStreamsDoc).
+const grpcRequestStreamDoc = "Client- and bidirectional-streaming rpcs are served natively here, the one binding A2A defines them on: " +
+	"each request goes through the checks of a unary request, and the call through the same interceptors, errors and metadata."

@@ -57,7 +57,7 @@ func (e *serviceEmitter) emitHandler() {
 			"Return *runtime.Error values (runtime.TaskNotFound and friends) to send A2A errors; "+
 			"any other error reaches the client as an internal error. "+
 			"A server-streaming method sends each response on stream and returns when the stream is complete.%s",
-			e.n.Handler, e.fullName(), orList(serves), e.n.Unimplemented, e.handlerRequestStreamDoc())),
+			e.n.Handler, e.fullName(), orList(serves), e.n.Unimplemented, e.clientStreamsDoc(handlerRequestStreamDoc))),
 		protoCommentLines(e.sm.service.Comments.Leading),
 		paragraphs(e.serviceDeprecation()),
 	))
@@ -129,14 +129,9 @@ func (e *serviceEmitter) emitRuntime() {
 }
 
 // handlerRequestStreamDoc is the sentence of the handler's doc about rpcs
-// whose client streams its requests, when the service has any.
-func (e *serviceEmitter) handlerRequestStreamDoc() string {
-	if !e.sm.hasClientStreams() {
-		return ""
-	}
-	return " A client- or bidirectional-streaming method ranges over reqs, which yields the client's requests as they arrive " +
-		"(an error, then the end, when the stream fails or a request is refused) and ends when the client closes its side; " +
-		"a bidirectional one sends on stream at any time, from any goroutine. " +
-		"These rpcs are served on gRPC only: A2A defines no JSON-RPC or HTTP+JSON form for them, " +
-		"so those bindings answer their method and routes with UnsupportedOperation."
-}
+// whose client streams its requests (see clientStreamsDoc).
+const handlerRequestStreamDoc = " A client- or bidirectional-streaming method ranges over reqs, which yields the client's requests as they arrive " +
+	"(an error, then the end, when the stream fails or a request is refused) and ends when the client closes its side; " +
+	"a bidirectional one sends on stream at any time, from any goroutine. " +
+	"These rpcs are served on gRPC only: A2A defines no JSON-RPC or HTTP+JSON form for them, " +
+	"so those bindings answer their method and routes with UnsupportedOperation."

@@ -56,6 +56,16 @@ func (o *operation) streamingKind() string {
 	return ""
 }
 
+// clientStreamsDoc is doc, the text of a generated declaration's comment
+// about rpcs whose client streams its requests, when the service has any;
+// "" when it has none.
+func (e *serviceEmitter) clientStreamsDoc(doc string) string {
+	if !e.sm.hasClientStreams() {
+		return ""
+	}
+	return doc
+}
+
 // hasClientStreams reports whether any rpc of the service streams its
 // requests; the docs of the generated declarations then say how those are
 // served.

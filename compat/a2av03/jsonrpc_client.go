@@ -3,7 +3,6 @@ package a2av03
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"iter"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -28,10 +27,10 @@ import (
 // UnsupportedOperation without a call.
 func NewJSONRPCClientTransport(url string, opts ...runtime.ClientOption) runtime.ClientTransport {
 	opts = append([]runtime.ClientOption{runtime.WithProtocolVersion("0.3")}, opts...)
-	return &jsonrpcClient{inner: runtime.NewJSONRPCTransport(url, opts...)}
+	return &jsonrpcClient{innerTransport{runtime.NewJSONRPCTransport(url, opts...)}}
 }
 
-type jsonrpcClient struct{ inner runtime.ClientTransport }
+type jsonrpcClient struct{ innerTransport }
 
 // v03Op is op renamed to its v0.3 method.
 func v03Op(op *runtime.Operation) (*runtime.Operation, error) {
@@ -207,12 +206,4 @@ func (t *jsonrpcClient) Stream(ctx context.Context, op *runtime.Operation, req p
 			return
 		}
 	}
-}
-
-// Close closes the runtime transport underneath when it holds something.
-func (t *jsonrpcClient) Close() error {
-	if c, ok := t.inner.(io.Closer); ok {
-		return c.Close()
-	}
-	return nil
 }

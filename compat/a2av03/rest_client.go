@@ -65,10 +65,10 @@ import (
 func NewRESTClientTransport(baseURL string, opts ...runtime.ClientOption) runtime.ClientTransport {
 	fb := newPathFallback(baseURL)
 	opts = append([]runtime.ClientOption{runtime.WithProtocolVersion(Version), runtime.WithHTTPMiddleware(fb.wrap)}, opts...)
-	return &restClient{inner: runtime.NewRESTTransport(baseURL, opts...)}
+	return &restClient{innerTransport{runtime.NewRESTTransport(baseURL, opts...)}}
 }
 
-type restClient struct{ inner runtime.ClientTransport }
+type restClient struct{ innerTransport }
 
 // restRequest is the message the runtime transport fills a v0.3 route
 // from: the path variables, the query parameter and the body, a JSON value
@@ -384,14 +384,6 @@ func (t *restClient) Stream(ctx context.Context, op *runtime.Operation, req prot
 			}
 		}
 	}
-}
-
-// Close closes the runtime transport underneath when it holds something.
-func (t *restClient) Close() error {
-	if c, ok := t.inner.(io.Closer); ok {
-		return c.Close()
-	}
-	return nil
 }
 
 // pathFallback is the HTTP middleware that sends a v0.3 request at its

@@ -73,14 +73,11 @@ func (a *app) tlsConfig() (*tls.Config, error) {
 	if !a.insecure && a.cacert == "" && a.clientCert == "" {
 		return nil, nil
 	}
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: a.insecure} //nolint:gosec // --insecure asks for it, and warns
-	if a.cacert != "" {
-		pool, err := caPool(a.cacert)
-		if err != nil {
-			return nil, err
-		}
-		cfg.RootCAs = pool
+	pool, err := caPool(a.cacert)
+	if err != nil {
+		return nil, err
 	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: a.insecure, RootCAs: pool} //nolint:gosec // --insecure asks for it, and warns
 	if a.clientCert != "" {
 		cert, err := tls.LoadX509KeyPair(a.clientCert, a.clientKey)
 		if err != nil {
@@ -92,8 +89,12 @@ func (a *app) tlsConfig() (*tls.Config, error) {
 }
 
 // caPool is the system's certificate pool (an empty one where the system
-// has none) with the PEM certificates of the --cacert file added.
+// has none) with the PEM certificates of the --cacert file added; nil (the
+// system's roots) without a file.
 func caPool(path string) (*x509.CertPool, error) {
+	if path == "" {
+		return nil, nil
+	}
 	pem, err := os.ReadFile(path)
 	if err != nil {
 		return nil, usagef("--cacert: %v", err)
@@ -373,19 +374,7 @@ func (a *app) warnRequiredExtensions(card *a2av1.AgentCard) {
 // --a2a-version 0.3 (SPEC.md §13.2: never below 1.0 without opting in).
 func (a *app) versionedCard(card *a2av1.AgentCard) (*a2av1.AgentCard, error) {
 	want, _ := runtime.ParseVersion(a.version)
-	var exact, v1 []*a2av1.AgentInterface
-	for _, iface := range card.GetSupportedInterfaces() {
-		v, ok := runtime.ParseVersion(iface.GetProtocolVersion())
-		if !ok {
-			continue
-		}
-		if a.version != "" && v == want {
-			exact = append(exact, iface)
-		}
-		if strings.HasPrefix(v, "1.") {
-			v1 = append(v1, iface)
-		}
-	}
+	exact, v1 := interfacesOf(card, want)
 	keep := v1
 	switch {
 	case len(exact) > 0:
@@ -401,6 +390,24 @@ func (a *app) versionedCard(card *a2av1.AgentCard) (*a2av1.AgentCard, error) {
 	c := proto.Clone(card).(*a2av1.AgentCard)
 	c.SupportedInterfaces = keep
 	return c, nil
+}
+
+// interfacesOf are the card's interfaces of protocol version want (none
+// when want is ""), and those of any 1.x version.
+func interfacesOf(card *a2av1.AgentCard, want string) (exact, v1 []*a2av1.AgentInterface) {
+	for _, iface := range card.GetSupportedInterfaces() {
+		v, ok := runtime.ParseVersion(iface.GetProtocolVersion())
+		if !ok {
+			continue
+		}
+		if want != "" && v == want {
+			exact = append(exact, iface)
+		}
+		if strings.HasPrefix(v, "1.") {
+			v1 = append(v1, iface)
+		}
+	}
+	return exact, v1
 }
 
 // withClient runs call with a client of the agent at ref, under the

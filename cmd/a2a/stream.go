@@ -83,15 +83,7 @@ func (end *streamEnd) note(ev *a2av1.StreamResponse) {
 
 // finished reports whether a state ends a wait: terminal or interrupted
 // (UNSPECIFIED is neither).
-func finished(s a2av1.TaskState) bool {
-	switch s {
-	case a2av1.TaskState_TASK_STATE_COMPLETED, a2av1.TaskState_TASK_STATE_FAILED,
-		a2av1.TaskState_TASK_STATE_CANCELED, a2av1.TaskState_TASK_STATE_REJECTED,
-		a2av1.TaskState_TASK_STATE_INPUT_REQUIRED, a2av1.TaskState_TASK_STATE_AUTH_REQUIRED:
-		return true
-	}
-	return false
-}
+func finished(s a2av1.TaskState) bool { return s.Terminal() || s.Interrupted() }
 
 // maxPollInterval bounds the backoff of waitForTask.
 const maxPollInterval = 30 * time.Second

@@ -15,6 +15,30 @@ import (
 	"github.com/a2agen/a2agen/agentcard"
 )
 
+// taskCommand is the task resource: get, list, cancel, subscribe,
+// push-config, download.
+func (a *app) taskCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "task",
+		Short: "Read, list, cancel and follow tasks, manage their webhooks, save their artifacts",
+		Long: `task acts on the tasks of an agent: get (with --wait: poll until it is
+finished or interrupted), list, cancel, subscribe (follow its events),
+push-config (its webhooks) and download (save its artifacts).`,
+		Example: `  a2a task get -a http://localhost:8080 TASK
+  a2a task list -a http://localhost:8080 --context-id CTX
+  a2a task subscribe -a http://localhost:8080 TASK --stream`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown task command %q (get, list, cancel, subscribe, push-config, download)", args[0])
+			}
+			return usagef("task needs a command: get, list, cancel, subscribe, push-config or download")
+		},
+		RunE: func(*cobra.Command, []string) error { return nil },
+	}
+	cmd.AddCommand(a.getCommand(), a.listCommand(), a.cancelCommand(), a.subscribeCommand(), a.pushCommand(), a.downloadCommand())
+	return cmd
+}
+
 // agentAndTask reads [URL] TASK.
 func (a *app) agentAndTask(args []string, what string) (url, task string, err error) {
 	url, rest, err := a.agentArgs(args)
@@ -40,30 +64,6 @@ func (a *app) onTask(what string, waits bool, run func(ctx context.Context, c *a
 			return run(ctx, c, id)
 		})
 	}
-}
-
-// taskCommand is the task resource: get, list, cancel, subscribe,
-// push-config, download.
-func (a *app) taskCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "task",
-		Short: "Read, list, cancel and follow tasks, manage their webhooks, save their artifacts",
-		Long: `task acts on the tasks of an agent: get (with --wait: poll until it is
-finished or interrupted), list, cancel, subscribe (follow its events),
-push-config (its webhooks) and download (save its artifacts).`,
-		Example: `  a2a task get -a http://localhost:8080 TASK
-  a2a task list -a http://localhost:8080 --context-id CTX
-  a2a task subscribe -a http://localhost:8080 TASK --stream`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown task command %q (get, list, cancel, subscribe, push-config, download)", args[0])
-			}
-			return usagef("task needs a command: get, list, cancel, subscribe, push-config or download")
-		},
-		RunE: func(*cobra.Command, []string) error { return nil },
-	}
-	cmd.AddCommand(a.getCommand(), a.listCommand(), a.cancelCommand(), a.subscribeCommand(), a.pushCommand(), a.downloadCommand())
-	return cmd
 }
 
 func (a *app) getCommand() *cobra.Command {

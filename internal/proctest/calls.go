@@ -60,14 +60,7 @@ func WantState(t testing.TB, task *a2av1.Task, want a2av1.TaskState) *a2av1.Task
 
 // IsFinal reports whether state is terminal: COMPLETED, FAILED, CANCELED or
 // REJECTED.
-func IsFinal(state a2av1.TaskState) bool {
-	switch state {
-	case a2av1.TaskState_TASK_STATE_COMPLETED, a2av1.TaskState_TASK_STATE_FAILED,
-		a2av1.TaskState_TASK_STATE_CANCELED, a2av1.TaskState_TASK_STATE_REJECTED:
-		return true
-	}
-	return false
-}
+func IsFinal(state a2av1.TaskState) bool { return state.Terminal() }
 
 // WaitTask polls GetTask until done(task) holds, at most d, and returns the
 // task.

@@ -23,7 +23,15 @@ func TestConformance(t *testing.T) {
 		{"tinycache", []Option{withCachedRecords(cacheShards)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			storetest.Run(t, func(t *testing.T) store.Store {
+			run := storetest.Run
+			if c.opts == nil {
+				// The default configuration runs through store.Wrap: the
+				// wrapper forwards every call unchanged, so this one run
+				// proves the store's contract and that a wrapped store
+				// keeps all of it.
+				run = storetest.RunWrapped
+			}
+			run(t, func(t *testing.T) store.Store {
 				// Shared access: the suite's StaleRuns contract is the
 				// one every store keeps (lease, or a dead process on this
 				// host); with its file locked the store also takes other
@@ -41,20 +49,6 @@ func TestConformance(t *testing.T) {
 			})
 		})
 	}
-}
-
-// TestWrappedConformance: through store.Wrap the store keeps its whole
-// contract.
-func TestWrappedConformance(t *testing.T) {
-	storetest.RunWrapped(t, func(t *testing.T) store.Store {
-		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "agent.db"), WithSharedAccess())
-		if err != nil {
-			t.Fatalf("Open: %v", err)
-		}
-		t.Cleanup(func() { s.Close() })
-		t.Cleanup(func() { checkCounts(t, s) })
-		return s
-	})
 }
 
 func TestInterruptedRetentionConformance(t *testing.T) {

@@ -97,18 +97,15 @@ func TestScaffoldedAgentSurvivesCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmp := t.TempDir()
-	dir := filepath.Join(tmp, "crashagent")
+	dir := projectDir(t, root, "crashagent")
+	tmp := filepath.Dir(dir)
 	if r := runCLI(t, "", "new", "crashagent", "--manifest", writeFile(t, "agent.yaml", crashManifest), "--dir", dir, "--a2agen", root); r.code != 0 {
 		t.Fatalf("new: %+v", r)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "skill_work.go"), []byte(crashSkill), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(tmp, "agent")
-	buildStart := time.Now()
-	goCommand(t, dir, "build", "-o", bin, ".")
-	t.Logf("built the scaffolded agent in %v", time.Since(buildStart).Round(time.Millisecond))
+	bin := buildProject(t, dir) // logs how long the build took
 
 	runDir := filepath.Join(tmp, "run") // working directory: where data/agent.db would go
 	if err := os.Mkdir(runDir, 0o755); err != nil {

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2agen/a2agen/internal/proctest"
 	"github.com/a2agen/a2agen/internal/scaffold"
+	"github.com/a2agen/a2agen/internal/testdir"
 )
 
 // goCommand runs the go command in dir against the module cache only: no
@@ -28,12 +30,38 @@ func goCommand(t *testing.T, dir string, args ...string) string {
 	}
 	cmd := exec.Command(goBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	cmd.Env = append(os.Environ(), projectEnv...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
 	}
 	return string(out)
+}
+
+// projectEnv is what goCommand and buildProject add to the go command's
+// environment.
+var projectEnv = []string{"GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off"}
+
+// projectDir is the directory, named name, for a project the test
+// scaffolds: the same path on every run (testdir.Stable, keyed by the
+// checkout root), so the build cache, which keys packages built without
+// -trimpath by their directory, finds the project's package compiled and
+// vetted on the previous run when nothing changed. Its parent is emptied
+// before and after the test, and is the test's own scratch directory.
+func projectDir(t *testing.T, root, name string) string {
+	t.Helper()
+	return filepath.Join(testdir.Stable(t, "scaffold-"+t.Name(), root), name)
+}
+
+// buildProject returns the path of the project's program in the Go build
+// cache (proctest.Build, with goCommand's environment): linked once per
+// content of the project, not on every run.
+func buildProject(t *testing.T, dir string) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is not installed")
+	}
+	return proctest.Build(t, dir, ".", projectEnv...)
 }
 
 // snapshot reads every file of dir (not recursively).
@@ -73,7 +101,7 @@ func TestScaffoldEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "travel")
+	dir := projectDir(t, root, "travel")
 	manifestFile := filepath.Join(root, "testdata", "golden", "scaffold", "full", "agent.yaml")
 	if r := runCLI(t, "", "new", "travel", "--manifest", manifestFile, "--dir", dir, "--a2agen", root); r.code != 0 {
 		t.Fatalf("new: %+v", r)
@@ -189,7 +217,7 @@ func TestTypedSkillsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "typed")
+	dir := projectDir(t, root, "typed")
 	manifestFile := filepath.Join(root, "testdata", "golden", "scaffold", "typed", "agent.yaml")
 	if r := runCLI(t, "", "new", "typed", "--manifest", manifestFile, "--dir", dir, "--a2agen", root); r.code != 0 {
 		t.Fatalf("new: %+v", r)

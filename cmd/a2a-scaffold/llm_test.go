@@ -28,8 +28,8 @@ func TestLLMTemplateEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmp := t.TempDir()
-	dir := filepath.Join(tmp, "assistant")
+	dir := projectDir(t, root, "assistant")
+	tmp := filepath.Dir(dir)
 	r := runCLI(t, "", "new", "assistant", "--template", "llm", "--dir", dir, "--a2agen", root)
 	if r.code != 0 || !strings.Contains(r.stdout, "skill_chat_llm.go") || !strings.Contains(r.stdout, "a2a_llm.gen.go") {
 		t.Fatalf("new --template llm: %+v", r)
@@ -37,8 +37,7 @@ func TestLLMTemplateEndToEnd(t *testing.T) {
 	goCommand(t, dir, "vet", "./...")
 	goCommand(t, dir, "test", "-count=1", "./...")
 
-	bin := filepath.Join(tmp, "agent")
-	goCommand(t, dir, "build", "-o", bin, ".")
+	bin := buildProject(t, dir)
 	tokens := []string{"A2A ", "lets agents ", "talk."}
 	scripted := llmtest.Start(t)
 	scripted.Reply = llmtest.Answer(tokens, nil)
@@ -76,7 +75,7 @@ func TestLLMToolsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "planner")
+	dir := projectDir(t, root, "planner")
 	manifestFile := filepath.Join(root, "testdata", "golden", "scaffold", "llm-tools", "agent.yaml")
 	if r := runCLI(t, "", "new", "planner", "--manifest", manifestFile, "--dir", dir, "--a2agen", root); r.code != 0 {
 		t.Fatalf("new: %+v", r)

@@ -60,8 +60,8 @@ func TestV03EndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmp := t.TempDir()
-	dir := filepath.Join(tmp, "bilingual")
+	dir := projectDir(t, root, "bilingual")
+	tmp := filepath.Dir(dir)
 	manifestFile := filepath.Join(root, "testdata", "golden", "scaffold", "v03", "agent.yaml")
 	if r := runCLI(t, "", "new", "bilingual", "--manifest", manifestFile, "--dir", dir, "--a2agen", root); r.code != 0 {
 		t.Fatalf("new: %+v", r)
@@ -72,8 +72,7 @@ func TestV03EndToEnd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "auth.go"), []byte(v03Auth), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(tmp, "agent")
-	goCommand(t, dir, "build", "-o", bin, ".")
+	bin := buildProject(t, dir)
 	httpAddr, grpcAddr := freeAddr(t), freeAddr(t)
 	p := proctest.Start(t, bin, proctest.Options{Args: []string{"-store", "memory",
 		"-listen", "127.0.0.1:18080=" + httpAddr, "-listen", "127.0.0.1:19090=" + grpcAddr}, Dir: tmp})

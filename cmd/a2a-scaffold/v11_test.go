@@ -35,14 +35,13 @@ func TestV11DraftEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmp := t.TempDir()
-	dir := filepath.Join(tmp, "generations")
+	dir := projectDir(t, root, "generations")
+	tmp := filepath.Dir(dir)
 	manifestFile := filepath.Join(root, "testdata", "golden", "scaffold", "v11", "agent.yaml")
 	if r := runCLI(t, "", "new", "generations", "--manifest", manifestFile, "--dir", dir, "--a2agen", root); r.code != 0 {
 		t.Fatalf("new: %+v", r)
 	}
-	bin := filepath.Join(tmp, "agent")
-	goCommand(t, dir, "build", "-o", bin, ".")
+	bin := buildProject(t, dir)
 	httpAddr, grpcAddr := freeAddr(t), freeAddr(t)
 	p := proctest.Start(t, bin, proctest.Options{Args: []string{"-store", "memory",
 		"-listen", "127.0.0.1:18080=" + httpAddr, "-listen", "127.0.0.1:19090=" + grpcAddr}, Dir: tmp})

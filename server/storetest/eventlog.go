@@ -40,9 +40,7 @@ func testEventLog(t *testing.T, s SubscriptionStore) {
 	mustUpdate(t, s, "T", done, v, e5)
 
 	all, err := s.TaskEvents(ctx, "T", "t1", 1, 5)
-	if err != nil {
-		t.Fatalf("TaskEvents(1, 5): %v", err)
-	}
+	must(t, err, "TaskEvents(1, 5)")
 	if !store.Contiguous(all, 1) || len(all) != 4 {
 		t.Fatalf("TaskEvents(1, 5) = generations %v, want [2 3 4 5]", logGenerations(all))
 	}
@@ -75,10 +73,7 @@ func testEventLog(t *testing.T, s SubscriptionStore) {
 func testEventLogAfterCreation(t *testing.T, s SubscriptionStore) {
 	ctx := context.Background()
 	task := newTask("t1", "c", working, 0)
-	rec, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: task, Generation: 3}})
-	if err != nil {
-		t.Fatalf("CreateTask: %v", err)
-	}
+	rec, _ := mustCreateWith(t, ctx, s, store.Creation{Record: store.Record{Task: task, Generation: 3}})
 	t2 := next(task, working, time.Second)
 	mustUpdate(t, s, "", t2, rec.Version, statusEvent(t2))
 	evs, err := s.TaskEvents(ctx, "", "t1", 0, 4)

@@ -25,11 +25,8 @@ func testCreateSubscribed(t *testing.T, s SubscriptionStore) {
 	for _, f := range []store.Follow{store.FollowEvents, store.FollowOutcome} {
 		id := map[store.Follow]string{store.FollowEvents: "events", store.FollowOutcome: "outcome"}[f]
 		task := newTask(id, "c", submitted, 0)
-		rec, sub, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Owner: "o", Task: task},
+		rec, sub := mustCreateWith(t, ctx, s, store.Creation{Record: store.Record{Tenant: "T", Owner: "o", Task: task},
 			Subscriber: &store.Subscriber{Ctx: ctx, Follow: f}})
-		if err != nil {
-			t.Fatalf("CreateTask(%s) with a subscriber: %v", id, err)
-		}
 		if sub == nil {
 			t.Fatalf("CreateTask(%s) with a subscriber returned no subscription", id)
 		}
@@ -44,9 +41,7 @@ func testCreateSubscribed(t *testing.T, s SubscriptionStore) {
 		if len(evs) != 2 || evs[0].Version != v2 || evs[1].Version != v3 {
 			t.Fatalf("CreateTask(%s) with a subscriber: events %+v, want one at version %d, one at %d", id, evs, v2, v3)
 		}
-		if err := sub.Err(); err != nil {
-			t.Fatalf("CreateTask(%s) with a subscriber: Err after the terminal state = %v, want nil", id, err)
-		}
+		must(t, sub.Err(), "CreateTask(%s) with a subscriber: Err after the terminal state", id)
 	}
 }
 
@@ -68,10 +63,7 @@ func testCreateSubscribedExisting(t *testing.T, s SubscriptionStore) {
 func testFollowOutcome(t *testing.T, s SubscriptionStore) {
 	ctx := context.Background()
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	_, sub, err := s.Subscribe(ctx, "", "t1", store.FollowOutcome)
-	if err != nil {
-		t.Fatalf("Subscribe(FollowOutcome): %v", err)
-	}
+	_, sub := mustSubscribe(t, ctx, s, "", "t1", store.FollowOutcome)
 	defer sub.Close()
 	cur, v := rec.Task, rec.Version
 	for i := range store.OutcomeSubscriberBuffer {
@@ -86,9 +78,7 @@ func testFollowOutcome(t *testing.T, s SubscriptionStore) {
 	if len(evs) != store.OutcomeSubscriberBuffer || evs[len(evs)-1].Version != v {
 		t.Fatalf("outcome subscriber got %d events, want %d ending at version %d", len(evs), store.OutcomeSubscriberBuffer, v)
 	}
-	if err := sub.Err(); err != nil {
-		t.Fatalf("Err after the terminal state = %v, want nil", err)
-	}
+	must(t, sub.Err(), "Err after the terminal state")
 }
 
 // testWritten: a subscription tells the snapshot of a write it received
@@ -97,10 +87,7 @@ func testFollowOutcome(t *testing.T, s SubscriptionStore) {
 func testWritten(t *testing.T, s SubscriptionStore) {
 	ctx := context.Background()
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	_, sub, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
-	if err != nil {
-		t.Fatalf("Subscribe: %v", err)
-	}
+	_, sub := mustSubscribe(t, ctx, s, "", "t1", store.FollowEvents)
 	defer sub.Close()
 	done := next(rec.Task, completed, time.Second)
 	v := mustUpdate(t, s, "", done, rec.Version, statusEvent(done))

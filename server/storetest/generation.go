@@ -24,10 +24,7 @@ func artifactEvent(t *a2av1.Task, id string) *a2av1.StreamResponse {
 // generation want.
 func wantGeneration(t *testing.T, s store.Tasks, tenant, id, what string, want int64) store.Record {
 	t.Helper()
-	rec, err := s.Task(context.Background(), tenant, id)
-	if err != nil {
-		t.Fatalf("%s: Task(%s): %v", what, id, err)
-	}
+	rec := mustTask(t, context.Background(), s, tenant, id)
 	if rec.Generation != want {
 		t.Fatalf("%s: task %s at generation %d, want %d", what, id, rec.Generation, want)
 	}
@@ -62,13 +59,9 @@ func testGenerationCounts(t *testing.T, s store.Tasks) {
 
 	t5 := next(t4, working, 5*time.Second)
 	v = mustUpdate(t, s, "T", t5, v)
-	if _, err := s.UpdateTask(ctx, store.Update{Tenant: "T", Task: next(t5, working, 6*time.Second), Expect: v,
-		Runner: "r1", LeaseUntil: base.Add(time.Hour)}); err != nil {
-		t.Fatalf("UpdateTask taking the execution: %v", err)
-	}
-	if err := s.RenewRuns(ctx, "r1", base.Add(2*time.Hour)); err != nil {
-		t.Fatalf("RenewRuns: %v", err)
-	}
+	mustUpdateWith(t, ctx, s, store.Update{Tenant: "T", Task: next(t5, working, 6*time.Second), Expect: v,
+		Runner: "r1", LeaseUntil: base.Add(time.Hour)})
+	must(t, s.RenewRuns(ctx, "r1", base.Add(2*time.Hour)), "RenewRuns")
 	rec = wantGeneration(t, s, "T", "t1", "after an execution record and a renewal", 5)
 
 	done := next(rec.Task, completed, 7*time.Second)
@@ -84,10 +77,7 @@ func testGenerationOfCreation(t *testing.T, s store.Tasks) {
 	ctx := context.Background()
 	// A task created with its first changes folded in says so.
 	task := newTask("t1", "c", working, 0)
-	rec, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: task, Generation: 3}})
-	if err != nil {
-		t.Fatalf("CreateTask at generation 3: %v", err)
-	}
+	rec, _ := mustCreateWith(t, ctx, s, store.Creation{Record: store.Record{Task: task, Generation: 3}})
 	if rec.Generation != 3 {
 		t.Fatalf("CreateTask at generation 3 returned generation %d", rec.Generation)
 	}
@@ -100,11 +90,8 @@ func testGenerationOfCreation(t *testing.T, s store.Tasks) {
 func testGenerationOfListingsAndRuns(t *testing.T, s store.Tasks) {
 	ctx := context.Background()
 	now := base.Add(time.Hour)
-	rec, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask("t1", "c", submitted, 0),
+	rec, _ := mustCreateWith(t, ctx, s, store.Creation{Record: store.Record{Task: newTask("t1", "c", submitted, 0),
 		Runner: "elsewhere/1/a", LeaseUntil: now.Add(-time.Minute)}})
-	if err != nil {
-		t.Fatalf("CreateTask: %v", err)
-	}
 	t2 := next(rec.Task, working, time.Second)
 	mustUpdate(t, s, "", t2, rec.Version, statusEvent(t2), artifactEvent(t2, "a"))
 	page, err := s.ListTasks(ctx, "", store.Query{Limit: 10})
@@ -122,10 +109,7 @@ func testSubscribeGeneration(t *testing.T, s SubscriptionStore) {
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", submitted, 0))
 	t2 := next(rec.Task, working, time.Second)
 	v := mustUpdate(t, s, "", t2, rec.Version, statusEvent(t2))
-	snap, sub, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
-	if err != nil {
-		t.Fatalf("Subscribe: %v", err)
-	}
+	snap, sub := mustSubscribe(t, ctx, s, "", "t1", store.FollowEvents)
 	defer sub.Close()
 	if snap.Generation != 2 {
 		t.Fatalf("Subscribe's snapshot at generation %d, want 2", snap.Generation)
@@ -147,11 +131,8 @@ func testCreateSubscribedGeneration(t *testing.T, s SubscriptionStore) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	task := newTask("t1", "c", working, 0)
-	rec, sub, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: task, Generation: 2},
+	rec, sub := mustCreateWith(t, ctx, s, store.Creation{Record: store.Record{Task: task, Generation: 2},
 		Subscriber: &store.Subscriber{Ctx: ctx, Follow: store.FollowEvents}})
-	if err != nil {
-		t.Fatalf("CreateTask with a subscriber: %v", err)
-	}
 	defer sub.Close()
 	if rec.Generation != 2 {
 		t.Fatalf("CreateTask with a subscriber returned generation %d, want 2", rec.Generation)

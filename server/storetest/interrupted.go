@@ -54,19 +54,14 @@ func RunInterruptedRetention(t *testing.T, newStore func(t *testing.T, clock *Cl
 	resumed := newTask("resumed", "c", inputReq, 0)
 	mustCreate(t, s, "", "", resumed)
 	mustUpdate(t, s, "", next(resumed, working, 50*time.Minute), 1)
-	if err := s.SavePushConfig(ctx, "", v10(&a2av1.TaskPushNotificationConfig{TaskId: "input", Id: "p", Url: "https://example.com/hook"})); err != nil {
-		t.Fatalf("SavePushConfig(input): %v", err)
-	}
+	must(t, s.SavePushConfig(ctx, "", v10(&a2av1.TaskPushNotificationConfig{TaskId: "input", Id: "p", Url: "https://example.com/hook"})), "SavePushConfig(input)")
 
 	listed := func(want ...string) {
 		t.Helper()
 		// Every task is in context "c": the listing by it (counted
 		// apart by stores that keep counts per context) is the same.
 		for _, q := range []store.Query{{Limit: 10}, {ContextID: "c", Limit: 10}} {
-			page, err := s.ListTasks(ctx, "", q)
-			if err != nil {
-				t.Fatalf("ListTasks: %v", err)
-			}
+			page := mustList(t, ctx, s, "", q)
 			if got := ids(page.Records); !equalIDs(got, want) || page.Total != len(want) {
 				t.Fatalf("ListTasks(context %q) at %v: %v (total %d), want %v", q.ContextID, clock.Now().Sub(base), got, page.Total, want)
 			}
@@ -86,18 +81,14 @@ func RunInterruptedRetention(t *testing.T, newStore func(t *testing.T, clock *Cl
 
 	clock.set(base.Add(InterruptedTTL - time.Minute))
 	listed("resumed", "auth", "working", "input")
-	if _, err := s.PushConfig(ctx, "", "input", "p"); err != nil {
-		t.Fatalf("PushConfig(input) within its TTL: %v", err)
-	}
+	must(t, errOf(s.PushConfig(ctx, "", "input", "p")), "PushConfig(input) within its TTL")
 
 	// One hour after it asked for input, "input" is gone; "auth" asked
 	// later and stays, as do the tasks that are not interrupted.
 	clock.set(base.Add(InterruptedTTL + time.Minute))
 	gone("input")
 	listed("resumed", "auth", "working")
-	if _, err := s.Task(ctx, "", "auth"); err != nil {
-		t.Fatalf("Task(auth) within its TTL: %v", err)
-	}
+	must(t, errOf(s.Task(ctx, "", "auth")), "Task(auth) within its TTL")
 	// A write (which sweeps) changes nothing of that.
 	mustCreate(t, s, "", "", newTask("later", "c", working, InterruptedTTL+time.Minute))
 	gone("input")
@@ -111,9 +102,7 @@ func RunInterruptedRetention(t *testing.T, newStore func(t *testing.T, clock *Cl
 	// Running tasks never expire, however old their status.
 	clock.set(base.Add(100 * InterruptedTTL))
 	listed("later", "resumed", "working")
-	if _, err := s.Task(ctx, "", "resumed"); err != nil {
-		t.Fatalf("Task(resumed), running: %v", err)
-	}
+	must(t, errOf(s.Task(ctx, "", "resumed")), "Task(resumed), running")
 }
 
 func equalIDs(a, b []string) bool {

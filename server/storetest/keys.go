@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -54,10 +53,8 @@ func testKeysAtTheLimits(t *testing.T, s store.Store) {
 	task := newTask(id, "ctx", working, 0)
 	task.ContextId = contextID
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: id, Id: cfgID, Url: "https://hook.example/a"}
-	if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: tenant, Owner: owner, Task: task},
-		PushConfigs: []store.PushConfig{v10(cfg)}, Events: []*a2av1.StreamResponse{statusEvent(task)}}); err != nil {
-		t.Fatalf("CreateTask with every key at its limit: %v", err)
-	}
+	mustCreateWith(t, ctx, s, store.Creation{Record: store.Record{Tenant: tenant, Owner: owner, Task: task},
+		PushConfigs: []store.PushConfig{v10(cfg)}, Events: []*a2av1.StreamResponse{statusEvent(task)}})
 	rec, err := s.Task(ctx, tenant, id)
 	if err != nil || rec.Owner != owner || rec.Task.GetContextId() != contextID {
 		t.Fatalf("Task = owner %d bytes, context %q, %v; want the keys written", len(rec.Owner), rec.Task.GetContextId(), err)
@@ -68,9 +65,7 @@ func testKeysAtTheLimits(t *testing.T, s store.Store) {
 	}
 	next := newTask(id, "ctx", completed, 0)
 	next.ContextId = contextID
-	if _, err := s.UpdateTask(ctx, store.Update{Tenant: tenant, Task: next, Expect: 1, Events: []*a2av1.StreamResponse{statusEvent(next)}}); err != nil {
-		t.Fatalf("UpdateTask with every key at its limit: %v", err)
-	}
+	must(t, errOf(s.UpdateTask(ctx, store.Update{Tenant: tenant, Task: next, Expect: 1, Events: []*a2av1.StreamResponse{statusEvent(next)}})), "UpdateTask with every key at its limit")
 	got, err := s.PushConfig(ctx, tenant, id, cfgID)
 	if err != nil || got.GetId() != cfgID {
 		t.Fatalf("PushConfig = %v, %v; want the config", got, err)
@@ -78,9 +73,7 @@ func testKeysAtTheLimits(t *testing.T, s store.Store) {
 	if cfgs, _, err := s.ListPushConfigs(ctx, tenant, id, "", 0); err != nil || len(cfgs) != 1 {
 		t.Fatalf("ListPushConfigs = %d configs, %v; want 1", len(cfgs), err)
 	}
-	if err := s.DeletePushConfig(ctx, tenant, id, cfgID); err != nil {
-		t.Fatalf("DeletePushConfig: %v", err)
-	}
+	must(t, s.DeletePushConfig(ctx, tenant, id, cfgID), "DeletePushConfig")
 }
 
 func testKeysRefused(t *testing.T, s store.Store) {
@@ -88,55 +81,14 @@ func testKeysRefused(t *testing.T, s store.Store) {
 	r := rand.New(rand.NewPCG(3, 4))
 	mustCreate(t, s, "", "", newTask("good", "ctx", working, 0))
 	for name, bad := range badKeys(r, store.MaxIDBytes) {
-		tasks := map[string]store.Creation{
-			"tenant":     {Record: store.Record{Tenant: bad, Task: newTask("t", "ctx", working, 0)}},
-			"task id":    {Record: store.Record{Task: newTask(bad, "ctx", working, 0)}},
-			"context id": {Record: store.Record{Task: withContext(newTask("t", "ctx", working, 0), bad)}},
-			"push config id": {Record: store.Record{Task: newTask("t", "ctx", working, 0)},
-				PushConfigs: []store.PushConfig{v10(&a2av1.TaskPushNotificationConfig{TaskId: "t", Id: bad, Url: "https://hook.example/a"})}},
-		}
-		for field, c := range tasks {
-			if _, _, err := s.CreateTask(ctx, c); !errors.Is(err, store.ErrInvalidKey) {
-				t.Errorf("CreateTask with a %s %s: %v; want ErrInvalidKey", name, field, err)
-			}
-			if _, err := s.Task(ctx, c.Tenant, c.Task.GetId()); !errors.Is(err, store.ErrNotFound) {
-				t.Errorf("Task after CreateTask with a %s %s: %v; want ErrNotFound (nothing written)", name, field, err)
-			}
-		}
+		refuseCreations(t, s, name, bad)
 		for _, k := range [][2]string{{bad, "good"}, {"", bad}} {
-			tenant, id := k[0], k[1]
-			if _, err := s.Task(ctx, tenant, id); !errors.Is(err, store.ErrNotFound) {
-				t.Errorf("Task(%s key): %v; want ErrNotFound", name, err)
-			}
-			if _, sub, err := s.Subscribe(ctx, tenant, id, store.FollowEvents); !errors.Is(err, store.ErrNotFound) {
-				t.Errorf("Subscribe(%s key): %v; want ErrNotFound", name, err)
-				if sub != nil {
-					sub.Close()
-				}
-			}
-			if _, err := s.UpdateTask(ctx, store.Update{Tenant: tenant, Task: newTask(id, "ctx", completed, 0), Expect: 1}); !errors.Is(err, store.ErrNotFound) {
-				t.Errorf("UpdateTask(%s key): %v; want ErrNotFound", name, err)
-			}
-			cfg := &a2av1.TaskPushNotificationConfig{TaskId: id, Id: "c", Url: "https://hook.example/a"}
-			if err := s.SavePushConfig(ctx, tenant, v10(cfg)); !errors.Is(err, store.ErrNotFound) {
-				t.Errorf("SavePushConfig for a task with a %s key: %v; want ErrNotFound", name, err)
-			}
-			if _, err := s.PushConfig(ctx, tenant, id, "c"); !errors.Is(err, store.ErrNotFound) {
-				t.Errorf("PushConfig(%s key): %v; want ErrNotFound", name, err)
-			}
-			if cfgs, _, err := s.ListPushConfigs(ctx, tenant, id, "", 0); err != nil || len(cfgs) != 0 {
-				t.Errorf("ListPushConfigs(%s key) = %d configs, %v; want none", name, len(cfgs), err)
-			}
-			if err := s.DeletePushConfig(ctx, tenant, id, "c"); err != nil {
-				t.Errorf("DeletePushConfig(%s key): %v; want nil (removing a missing config succeeds)", name, err)
-			}
+			findNoTask(t, s, name, k[0], k[1])
 		}
-		if _, err := s.PushConfig(ctx, "", "good", bad); !errors.Is(err, store.ErrNotFound) {
-			t.Errorf("PushConfig with a %s config id: %v; want ErrNotFound", name, err)
-		}
-		if err := s.SavePushConfig(ctx, "", v10(&a2av1.TaskPushNotificationConfig{TaskId: "good", Id: bad, Url: "https://hook.example/a"})); !errors.Is(err, store.ErrInvalidKey) {
-			t.Errorf("SavePushConfig with a %s config id: %v; want ErrInvalidKey", name, err)
-		}
+		_, err := s.PushConfig(ctx, "", "good", bad)
+		expectIs(t, err, store.ErrNotFound, "PushConfig with a %s config id", name)
+		err = s.SavePushConfig(ctx, "", v10(&a2av1.TaskPushNotificationConfig{TaskId: "good", Id: bad, Url: "https://hook.example/a"}))
+		expectIs(t, err, store.ErrInvalidKey, "SavePushConfig with a %s config id", name)
 		for _, q := range []struct {
 			tenant string
 			q      store.Query
@@ -148,15 +100,56 @@ func testKeysRefused(t *testing.T, s store.Store) {
 		}
 	}
 	for name, bad := range badKeys(r, store.MaxOwnerBytes) {
-		if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Owner: bad, Task: newTask("t", "ctx", working, 0)}}); !errors.Is(err, store.ErrInvalidKey) {
-			t.Errorf("CreateTask with a %s owner: %v; want ErrInvalidKey", name, err)
-		}
+		_, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Owner: bad, Task: newTask("t", "ctx", working, 0)}})
+		expectIs(t, err, store.ErrInvalidKey, "CreateTask with a %s owner", name)
 	}
 	// The store goes on working.
-	if _, err := s.UpdateTask(ctx, store.Update{Task: newTask("good", "ctx", completed, 0), Expect: 1}); err != nil {
-		t.Fatalf("UpdateTask after the refused keys: %v", err)
-	}
+	mustUpdateWith(t, ctx, s, store.Update{Task: newTask("good", "ctx", completed, 0), Expect: 1})
 	mustCreate(t, s, "", "", newTask("t", "ctx", working, 0))
+}
+
+// refuseCreations checks that a creation with the bad key in each of its
+// key fields is refused and writes nothing.
+func refuseCreations(t *testing.T, s store.Store, name, bad string) {
+	t.Helper()
+	ctx := context.Background()
+	tasks := map[string]store.Creation{
+		"tenant":     {Record: store.Record{Tenant: bad, Task: newTask("t", "ctx", working, 0)}},
+		"task id":    {Record: store.Record{Task: newTask(bad, "ctx", working, 0)}},
+		"context id": {Record: store.Record{Task: withContext(newTask("t", "ctx", working, 0), bad)}},
+		"push config id": {Record: store.Record{Task: newTask("t", "ctx", working, 0)},
+			PushConfigs: []store.PushConfig{v10(&a2av1.TaskPushNotificationConfig{TaskId: "t", Id: bad, Url: "https://hook.example/a"})}},
+	}
+	for field, c := range tasks {
+		_, _, err := s.CreateTask(ctx, c)
+		expectIs(t, err, store.ErrInvalidKey, "CreateTask with a %s %s", name, field)
+		_, err = s.Task(ctx, c.Tenant, c.Task.GetId())
+		expectIs(t, err, store.ErrNotFound, "Task after CreateTask with a %s %s (nothing written)", name, field)
+	}
+}
+
+// findNoTask checks that every operation on a task finds none under a
+// tenant and id of which one holds a bad key (named name).
+func findNoTask(t *testing.T, s store.Store, name, tenant, id string) {
+	t.Helper()
+	ctx := context.Background()
+	expectIs(t, errOf(s.Task(ctx, tenant, id)), store.ErrNotFound, "Task(%s key)", name)
+	_, sub, err := s.Subscribe(ctx, tenant, id, store.FollowEvents)
+	expectIs(t, err, store.ErrNotFound, "Subscribe(%s key)", name)
+	if sub != nil {
+		sub.Close()
+	}
+	_, err = s.UpdateTask(ctx, store.Update{Tenant: tenant, Task: newTask(id, "ctx", completed, 0), Expect: 1})
+	expectIs(t, err, store.ErrNotFound, "UpdateTask(%s key)", name)
+	cfg := &a2av1.TaskPushNotificationConfig{TaskId: id, Id: "c", Url: "https://hook.example/a"}
+	expectIs(t, s.SavePushConfig(ctx, tenant, v10(cfg)), store.ErrNotFound, "SavePushConfig for a task with a %s key", name)
+	expectIs(t, errOf(s.PushConfig(ctx, tenant, id, "c")), store.ErrNotFound, "PushConfig(%s key)", name)
+	if cfgs, _, err := s.ListPushConfigs(ctx, tenant, id, "", 0); err != nil || len(cfgs) != 0 {
+		t.Errorf("ListPushConfigs(%s key) = %d configs, %v; want none", name, len(cfgs), err)
+	}
+	if err := s.DeletePushConfig(ctx, tenant, id, "c"); err != nil {
+		t.Errorf("DeletePushConfig(%s key): %v; want nil (removing a missing config succeeds)", name, err)
+	}
 }
 
 func withContext(t *a2av1.Task, contextID string) *a2av1.Task {

@@ -40,9 +40,7 @@ var now = time.Now().Add(time.Hour)
 func claim(t *testing.T, s OutboxStore, worker string, at time.Time, max int) []store.Delivery {
 	t.Helper()
 	ds, err := s.ClaimDeliveries(context.Background(), store.Claim{Worker: worker, Now: at, Lease: time.Minute, Max: max})
-	if err != nil {
-		t.Fatalf("ClaimDeliveries: %v", err)
-	}
+	must(t, err, "ClaimDeliveries")
 	return ds
 }
 
@@ -58,18 +56,14 @@ func deliveryIDs(ds []store.Delivery) []string {
 func finish(t *testing.T, s OutboxStore, ds []store.Delivery) {
 	t.Helper()
 	for _, d := range ds {
-		if err := s.FinishDelivery(context.Background(), d.ID); err != nil {
-			t.Fatalf("FinishDelivery(%s): %v", d.ID, err)
-		}
+		must(t, s.FinishDelivery(context.Background(), d.ID), "FinishDelivery(%s)", d.ID)
 	}
 }
 
 func saveConfig(t *testing.T, s OutboxStore, tenant, taskID, id string) *a2av1.TaskPushNotificationConfig {
 	t.Helper()
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: taskID, Id: id, Url: "https://" + id + ".example/hook", Token: "tok-" + id}
-	if err := s.SavePushConfig(context.Background(), tenant, v10(cfg)); err != nil {
-		t.Fatalf("SavePushConfig(%s): %v", id, err)
-	}
+	must(t, s.SavePushConfig(context.Background(), tenant, v10(cfg)), "SavePushConfig(%s)", id)
 	return cfg
 }
 
@@ -118,13 +112,11 @@ func testOutboxQueuedWithWrites(t *testing.T, s OutboxStore) {
 func testOutboxQueuedWithCreate(t *testing.T, s OutboxStore) {
 	task := newTask("t1", "c", submitted, 0)
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "inline", Url: "https://inline.example"}
-	if _, _, err := s.CreateTask(context.Background(), store.Creation{
+	mustCreateWith(t, context.Background(), s, store.Creation{
 		Record:      store.Record{Tenant: "T", Task: task},
 		PushConfigs: []store.PushConfig{v10(cfg)},
 		Events:      []*a2av1.StreamResponse{{Payload: &a2av1.StreamResponse_Task{Task: task}}},
-	}); err != nil {
-		t.Fatalf("CreateTask: %v", err)
-	}
+	})
 	ds := claim(t, s, "w", now, 10)
 	if len(ds) != 1 || ds[0].ID != store.DeliveryID("T", "t1", 1, 0, "inline") || ds[0].Event.GetTask().GetId() != "t1" {
 		t.Fatalf("claim after CreateTask = %+v, want the task event for the inline config", ds)
@@ -188,9 +180,7 @@ func testOutboxRetryKeepsOrder(t *testing.T, s OutboxStore) {
 		t.Fatalf("claimed %d, want the oldest only", len(first))
 	}
 	retryAt := now.Add(10 * time.Minute)
-	if err := s.RetryDelivery(ctx, first[0].ID, 1, retryAt); err != nil {
-		t.Fatalf("RetryDelivery: %v", err)
-	}
+	must(t, s.RetryDelivery(ctx, first[0].ID, 1, retryAt), "RetryDelivery")
 	if ds := claim(t, s, "w", now.Add(5*time.Minute), 5); len(ds) != 0 {
 		t.Fatalf("claimed %v while the config's oldest delivery waits for its retry: order would break", deliveryIDs(ds))
 	}
@@ -221,9 +211,7 @@ func testOutboxConfigReplaced(t *testing.T, s OutboxStore) {
 	t2 := next(rec.Task, working, time.Second)
 	mustUpdate(t, s, "", t2, rec.Version, statusEvent(t2))
 	moved := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://moved.example/hook", Token: "new"}
-	if err := s.SavePushConfig(ctx, "", v10(moved)); err != nil {
-		t.Fatalf("SavePushConfig: %v", err)
-	}
+	must(t, s.SavePushConfig(ctx, "", v10(moved)), "SavePushConfig")
 	ds := claim(t, s, "w", now, 5)
 	if len(ds) != 1 || ds[0].Config.GetUrl() != moved.GetUrl() || ds[0].Config.GetToken() != "new" {
 		t.Fatalf("pending delivery after the config changed = %+v, want it to go to %s", ds, moved.GetUrl())
@@ -240,9 +228,7 @@ func testOutboxConfigDeleted(t *testing.T, s OutboxStore) {
 	t2 := next(rec.Task, working, time.Second)
 	v := mustUpdate(t, s, "", t2, rec.Version, statusEvent(t2), statusEvent(t2))
 	leased := claim(t, s, "w", now, 5)
-	if err := s.DeletePushConfig(ctx, "", "t1", "gone"); err != nil {
-		t.Fatalf("DeletePushConfig: %v", err)
-	}
+	must(t, s.DeletePushConfig(ctx, "", "t1", "gone"), "DeletePushConfig")
 	t3 := next(t2, working, 2*time.Second)
 	v3 := mustUpdate(t, s, "", t3, v, statusEvent(t3))
 	var got []string
@@ -356,9 +342,7 @@ func testOutboxTenantsApart(t *testing.T, s OutboxStore) {
 		t.Fatalf("claimed %+v, want one delivery per tenant with distinct ids", ds)
 	}
 	finish(t, s, ds[:1])
-	if err := s.RetryDelivery(context.Background(), ds[1].ID, 1, now); err != nil {
-		t.Fatalf("RetryDelivery of the other tenant's delivery after finishing the first: %v", err)
-	}
+	must(t, s.RetryDelivery(context.Background(), ds[1].ID, 1, now), "RetryDelivery of the other tenant's delivery after finishing the first")
 	again := claim(t, s, "w", now, 10)
 	if len(again) != 1 || again[0].ID != ds[1].ID || again[0].Attempts != 1 {
 		t.Fatalf("after settling tenant %s's delivery: %+v, want only %s with 1 attempt", ds[0].Tenant, again, ds[1].ID)
@@ -379,14 +363,10 @@ func testOutboxTraceContext(t *testing.T, s OutboxStore) {
 		Events:      []*a2av1.StreamResponse{{Payload: &a2av1.StreamResponse_Task{Task: task}}},
 		Trace:       created,
 	})
-	if err != nil {
-		t.Fatalf("CreateTask: %v", err)
-	}
+	must(t, err, "CreateTask")
 	updated := store.TraceContext{Parent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
 	t2 := next(rec.Task, working, time.Second)
-	if _, err := s.UpdateTask(ctx, store.Update{Tenant: "T", Task: t2, Expect: rec.Version, Events: []*a2av1.StreamResponse{statusEvent(t2)}, Trace: updated}); err != nil {
-		t.Fatalf("UpdateTask: %v", err)
-	}
+	must(t, errOf(s.UpdateTask(ctx, store.Update{Tenant: "T", Task: t2, Expect: rec.Version, Events: []*a2av1.StreamResponse{statusEvent(t2)}, Trace: updated})), "UpdateTask")
 	t3 := next(t2, completed, 2*time.Second)
 	mustUpdate(t, s, "T", t3, rec.Version+1, statusEvent(t3))
 
@@ -395,9 +375,7 @@ func testOutboxTraceContext(t *testing.T, s OutboxStore) {
 		t.Fatalf("delivery of the created task = %+v, want trace %+v", ds, created)
 	}
 	// A retry keeps the trace context.
-	if err := s.RetryDelivery(ctx, ds[0].ID, 1, now.Add(-time.Second)); err != nil {
-		t.Fatalf("RetryDelivery: %v", err)
-	}
+	must(t, s.RetryDelivery(ctx, ds[0].ID, 1, now.Add(-time.Second)), "RetryDelivery")
 	ds = claim(t, s, "w", now, 10)
 	if len(ds) != 1 || ds[0].Trace != created || ds[0].Attempts != 1 {
 		t.Fatalf("retried delivery = %+v, want trace %+v after 1 attempt", ds, created)

@@ -62,9 +62,7 @@ func testPing(t *testing.T, s store.Store) {
 	if err := s.Ping(context.Background()); err != nil {
 		t.Fatalf("Ping of an open store = %v, want nil", err)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
+	must(t, s.Close(), "Close")
 	if err := s.Ping(context.Background()); !errors.Is(err, store.ErrClosed) {
 		t.Fatalf("Ping after Close = %v, want ErrClosed", err)
 	}

@@ -29,28 +29,20 @@ func testPushConfigs(t *testing.T, s PushConfigStore) {
 	err := s.SavePushConfig(ctx, "", v10(&a2av1.TaskPushNotificationConfig{TaskId: "nope", Id: "p", Url: "https://x.example"}))
 	wantErr(t, "SavePushConfig for an unknown task", err, store.ErrNotFound)
 	p1 := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p1", Url: "https://one.example", Token: "tok"}
-	if err := s.SavePushConfig(ctx, "", v10(p1)); err != nil {
-		t.Fatalf("SavePushConfig: %v", err)
-	}
+	must(t, s.SavePushConfig(ctx, "", v10(p1)), "SavePushConfig")
 	got, err := s.PushConfig(ctx, "", "t1", "p1")
 	if err != nil || !proto.Equal(got.TaskPushNotificationConfig, p1) {
 		t.Fatalf("PushConfig = %v, %v; want %v", got, err, p1)
 	}
 	p1b := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p1", Url: "https://two.example"}
-	if err := s.SavePushConfig(ctx, "", v10(p1b)); err != nil {
-		t.Fatalf("SavePushConfig (overwrite): %v", err)
-	}
+	must(t, s.SavePushConfig(ctx, "", v10(p1b)), "SavePushConfig (overwrite)")
 	if got, _ := s.PushConfig(ctx, "", "t1", "p1"); !proto.Equal(got.TaskPushNotificationConfig, p1b) {
 		t.Fatalf("after overwriting, PushConfig = %v, want %v", got, p1b)
 	}
 	_, err = s.PushConfig(ctx, "", "t1", "p2")
 	wantErr(t, "PushConfig(missing)", err, store.ErrNotFound)
-	if err := s.DeletePushConfig(ctx, "", "t1", "p1"); err != nil {
-		t.Fatalf("DeletePushConfig: %v", err)
-	}
-	if err := s.DeletePushConfig(ctx, "", "t1", "p1"); err != nil {
-		t.Fatalf("DeletePushConfig again (must be idempotent): %v", err)
-	}
+	must(t, s.DeletePushConfig(ctx, "", "t1", "p1"), "DeletePushConfig")
+	must(t, s.DeletePushConfig(ctx, "", "t1", "p1"), "DeletePushConfig again (must be idempotent)")
 	_, err = s.PushConfig(ctx, "", "t1", "p1")
 	wantErr(t, "PushConfig after delete", err, store.ErrNotFound)
 }
@@ -59,17 +51,13 @@ func testPushConfigPaging(t *testing.T, s PushConfigStore) {
 	ctx := context.Background()
 	mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
 	for _, id := range []string{"c", "a", "e", "b", "d"} {
-		if err := s.SavePushConfig(ctx, "", v10(&a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: id, Url: "https://x.example/" + id})); err != nil {
-			t.Fatalf("SavePushConfig: %v", err)
-		}
+		must(t, s.SavePushConfig(ctx, "", v10(&a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: id, Url: "https://x.example/" + id})), "SavePushConfig")
 	}
 	var got []string
 	after := ""
 	for range 10 {
 		cfgs, more, err := s.ListPushConfigs(ctx, "", "t1", after, 2)
-		if err != nil {
-			t.Fatalf("ListPushConfigs: %v", err)
-		}
+		must(t, err, "ListPushConfigs")
 		for _, c := range cfgs {
 			got = append(got, c.GetId())
 		}
@@ -91,9 +79,7 @@ func testPushConfigTenants(t *testing.T, s PushConfigStore) {
 	ctx := context.Background()
 	mustCreate(t, s, "A", "", newTask("t1", "ca", submitted, 0))
 	mustCreate(t, s, "B", "", newTask("t1", "cb", submitted, 0))
-	if err := s.SavePushConfig(ctx, "A", v10(&a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://a.example"})); err != nil {
-		t.Fatalf("SavePushConfig(A): %v", err)
-	}
+	must(t, s.SavePushConfig(ctx, "A", v10(&a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://a.example"})), "SavePushConfig(A)")
 	_, err := s.PushConfig(ctx, "B", "t1", "p")
 	wantErr(t, "PushConfig of tenant A read as tenant B", err, store.ErrNotFound)
 	cfgs, _, err := s.ListPushConfigs(ctx, "B", "t1", "", 0)
@@ -102,21 +88,15 @@ func testPushConfigTenants(t *testing.T, s PushConfigStore) {
 	}
 	err = s.SavePushConfig(ctx, "C", v10(&a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://a.example"}))
 	wantErr(t, "SavePushConfig for a task of another tenant", err, store.ErrNotFound)
-	if err := s.DeletePushConfig(ctx, "B", "t1", "p"); err != nil {
-		t.Fatalf("DeletePushConfig(B): %v", err)
-	}
-	if _, err := s.PushConfig(ctx, "A", "t1", "p"); err != nil {
-		t.Fatalf("tenant B's delete removed tenant A's config: %v", err)
-	}
+	must(t, s.DeletePushConfig(ctx, "B", "t1", "p"), "DeletePushConfig(B)")
+	must(t, errOf(s.PushConfig(ctx, "A", "t1", "p")), "tenant B's delete removed tenant A's config")
 }
 
 func testPushConfigsCreatedWithTask(t *testing.T, s PushConfigStore) {
 	ctx := context.Background()
 	cfg := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "inline", Url: "https://hook.example", Token: "tok"}
-	if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0)},
-		PushConfigs: []store.PushConfig{v10(cfg)}}); err != nil {
-		t.Fatalf("CreateTask with a push config: %v", err)
-	}
+	mustCreateWith(t, ctx, s, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0)},
+		PushConfigs: []store.PushConfig{v10(cfg)}})
 	got, err := s.PushConfig(ctx, "T", "t1", "inline")
 	if err != nil || !proto.Equal(got.TaskPushNotificationConfig, cfg) {
 		t.Fatalf("PushConfig after CreateTask = %v, %v; want %v", got, err, cfg)

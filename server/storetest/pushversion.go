@@ -32,9 +32,7 @@ func v03(cfg *a2av1.TaskPushNotificationConfig) store.PushConfig {
 
 func saveVersioned(t *testing.T, s store.PushConfigs, tenant string, cfg store.PushConfig) {
 	t.Helper()
-	if err := s.SavePushConfig(context.Background(), tenant, cfg); err != nil {
-		t.Fatalf("SavePushConfig(%s, version %q): %v", cfg.GetId(), cfg.ProtocolVersion, err)
-	}
+	must(t, s.SavePushConfig(context.Background(), tenant, cfg), "SavePushConfig(%s, version %q)", cfg.GetId(), cfg.ProtocolVersion)
 }
 
 // testPushConfigVersion: the protocol version is kept with the config,
@@ -76,10 +74,8 @@ func testPushConfigVersion(t *testing.T, s PushConfigStore) {
 		t.Fatalf("after registering old again through 1.0, its version is %q", got.ProtocolVersion)
 	}
 	// An inline config of a new task keeps its version too.
-	if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask("t2", "c", submitted, 0)},
-		PushConfigs: []store.PushConfig{v03(&a2av1.TaskPushNotificationConfig{TaskId: "t2", Id: "inline", Url: "https://inline.example"})}}); err != nil {
-		t.Fatalf("CreateTask with a v0.3 push config: %v", err)
-	}
+	mustCreateWith(t, ctx, s, store.Creation{Record: store.Record{Task: newTask("t2", "c", submitted, 0)},
+		PushConfigs: []store.PushConfig{v03(&a2av1.TaskPushNotificationConfig{TaskId: "t2", Id: "inline", Url: "https://inline.example"})}})
 	if got, err := s.PushConfig(ctx, "", "t2", "inline"); err != nil || got.ProtocolVersion != v03Version {
 		t.Fatalf("inline config of CreateTask = version %q, %v; want 0.3", got.ProtocolVersion, err)
 	}
@@ -153,16 +149,14 @@ func testOutboxTaskPayload(t *testing.T, s OutboxStore) {
 func testOutboxTaskPayloadAtCreate(t *testing.T, s OutboxStore) {
 	submittedTask := newTask("t1", "c", submitted, 0)
 	started := next(submittedTask, working, time.Second)
-	if _, _, err := s.CreateTask(context.Background(), store.Creation{
+	mustCreateWith(t, context.Background(), s, store.Creation{
 		Record: store.Record{Tenant: "T", Task: started},
 		PushConfigs: []store.PushConfig{
 			v03(&a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "old", Url: "https://old.example"}),
 			v10(&a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "new", Url: "https://new.example"}),
 		},
 		Events: []*a2av1.StreamResponse{{Payload: &a2av1.StreamResponse_Task{Task: submittedTask}}, statusEvent(started)},
-	}); err != nil {
-		t.Fatalf("CreateTask: %v", err)
-	}
+	})
 	got := drain(t, s)
 	if n := len(got["new"]); n != 2 {
 		t.Fatalf("the 1.0 config got %d deliveries, want the 2 events", n)

@@ -34,9 +34,7 @@ func sendKey(key, taskID string, at time.Duration) store.SendKey {
 func mustClaim(t *testing.T, s store.SendKeys, k store.SendKey, replace string, wantClaimed bool, wantTask string) {
 	t.Helper()
 	got, claimed, err := s.ClaimSendKey(context.Background(), k, replace)
-	if err != nil {
-		t.Fatalf("ClaimSendKey(%q for %q): %v", k.Key, k.TaskID, err)
-	}
+	must(t, err, "ClaimSendKey(%q for %q)", k.Key, k.TaskID)
 	if claimed != wantClaimed || got.TaskID != wantTask {
 		t.Fatalf("ClaimSendKey(%q for %q, replace %q) = task %q, claimed %v; want task %q, claimed %v",
 			k.Key, k.TaskID, replace, got.TaskID, claimed, wantTask, wantClaimed)
@@ -91,21 +89,13 @@ func testSendKeyFreeAfterEnd(t *testing.T, s store.SendKeys) {
 func testSendKeyRelease(t *testing.T, s store.SendKeys) {
 	ctx := context.Background()
 	mustClaim(t, s, sendKey("k", "task-1", 0), "", true, "task-1")
-	if err := s.ReleaseSendKey(ctx, "t", "alice", "k", "task-2"); err != nil {
-		t.Fatalf("ReleaseSendKey(another task): %v", err)
-	}
+	must(t, s.ReleaseSendKey(ctx, "t", "alice", "k", "task-2"), "ReleaseSendKey(another task)")
 	mustClaim(t, s, sendKey("k", "task-2", time.Second), "", false, "task-1")
-	if err := s.ReleaseSendKey(ctx, "t", "bob", "k", "task-1"); err != nil {
-		t.Fatalf("ReleaseSendKey(another owner): %v", err)
-	}
+	must(t, s.ReleaseSendKey(ctx, "t", "bob", "k", "task-1"), "ReleaseSendKey(another owner)")
 	mustClaim(t, s, sendKey("k", "task-2", time.Second), "", false, "task-1")
-	if err := s.ReleaseSendKey(ctx, "t", "alice", "k", "task-1"); err != nil {
-		t.Fatalf("ReleaseSendKey: %v", err)
-	}
+	must(t, s.ReleaseSendKey(ctx, "t", "alice", "k", "task-1"), "ReleaseSendKey")
 	mustClaim(t, s, sendKey("k", "task-2", 2*time.Second), "", true, "task-2")
-	if err := s.ReleaseSendKey(ctx, "t", "alice", "missing", "task-1"); err != nil {
-		t.Fatalf("ReleaseSendKey(missing): %v", err)
-	}
+	must(t, s.ReleaseSendKey(ctx, "t", "alice", "missing", "task-1"), "ReleaseSendKey(missing)")
 }
 
 func testSendKeyReplace(t *testing.T, s store.SendKeys) {

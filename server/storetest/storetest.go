@@ -133,20 +133,13 @@ const (
 
 func mustCreate(t *testing.T, s store.Tasks, tenant, owner string, task *a2av1.Task) store.Record {
 	t.Helper()
-	rec, _, err := s.CreateTask(context.Background(), store.Creation{Record: store.Record{Tenant: tenant, Owner: owner, Task: task}})
-	if err != nil {
-		t.Fatalf("CreateTask(%s/%s): %v", tenant, task.GetId(), err)
-	}
+	rec, _ := mustCreateWith(t, context.Background(), s, store.Creation{Record: store.Record{Tenant: tenant, Owner: owner, Task: task}})
 	return rec
 }
 
 func mustUpdate(t *testing.T, s store.Tasks, tenant string, task *a2av1.Task, expect int64, events ...*a2av1.StreamResponse) int64 {
 	t.Helper()
-	v, err := s.UpdateTask(context.Background(), store.Update{Tenant: tenant, Task: task, Expect: expect, Events: events})
-	if err != nil {
-		t.Fatalf("UpdateTask(%s/%s, expect %d): %v", tenant, task.GetId(), expect, err)
-	}
-	return v
+	return mustUpdateWith(t, context.Background(), s, store.Update{Tenant: tenant, Task: task, Expect: expect, Events: events})
 }
 
 func wantErr(t *testing.T, what string, err, want error) {

@@ -61,10 +61,7 @@ func testSubscribeSnapshotThenEvents(t *testing.T, s SubscriptionStore) {
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", submitted, 0))
 	t2 := next(rec.Task, working, time.Second)
 	v2 := mustUpdate(t, s, "", t2, rec.Version, statusEvent(t2)) // before the subscription: not delivered
-	snap, sub, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
-	if err != nil {
-		t.Fatalf("Subscribe: %v", err)
-	}
+	snap, sub := mustSubscribe(t, ctx, s, "", "t1", store.FollowEvents)
 	defer sub.Close()
 	if snap.Version != v2 || !proto.Equal(snap.Task, t2) {
 		t.Fatalf("Subscribe snapshot = %+v, want version %d", snap, v2)
@@ -80,9 +77,7 @@ func testSubscribeSnapshotThenEvents(t *testing.T, s SubscriptionStore) {
 	if evs[2].Response.GetStatusUpdate().GetStatus().GetState() != completed {
 		t.Fatalf("last event %v, want the COMPLETED update", evs[2].Response)
 	}
-	if err := sub.Err(); err != nil {
-		t.Fatalf("Err after a terminal state = %v, want nil", err)
-	}
+	must(t, sub.Err(), "Err after a terminal state")
 }
 
 func testSubscribeIdenticalSequences(t *testing.T, s SubscriptionStore) {
@@ -92,10 +87,7 @@ func testSubscribeIdenticalSequences(t *testing.T, s SubscriptionStore) {
 	results := make([][]store.Event, subs)
 	var wg sync.WaitGroup
 	for i := range subs {
-		_, sub, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
-		if err != nil {
-			t.Fatalf("Subscribe: %v", err)
-		}
+		_, sub := mustSubscribe(t, ctx, s, "", "t1", store.FollowEvents)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -134,10 +126,7 @@ func testSubscribeIdenticalSequences(t *testing.T, s SubscriptionStore) {
 
 func testSubscribeEndsAtTerminal(t *testing.T, s SubscriptionStore) {
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	_, sub, err := s.Subscribe(context.Background(), "", "t1", store.FollowEvents)
-	if err != nil {
-		t.Fatalf("Subscribe: %v", err)
-	}
+	_, sub := mustSubscribe(t, context.Background(), s, "", "t1", store.FollowEvents)
 	done := next(rec.Task, canceled, time.Second)
 	mustUpdate(t, s, "", done, rec.Version, statusEvent(done))
 	if evs := collect(t, sub); len(evs) != 1 {
@@ -151,10 +140,7 @@ func testSubscribeEndsAtTerminal(t *testing.T, s SubscriptionStore) {
 
 func testSubscribeTerminalTask(t *testing.T, s SubscriptionStore) {
 	mustCreate(t, s, "", "", newTask("t1", "c", completed, 0))
-	rec, sub, err := s.Subscribe(context.Background(), "", "t1", store.FollowEvents)
-	if err != nil {
-		t.Fatalf("Subscribe: %v", err)
-	}
+	rec, sub := mustSubscribe(t, context.Background(), s, "", "t1", store.FollowEvents)
 	if rec.Task.GetStatus().GetState() != completed {
 		t.Fatalf("snapshot state %v, want COMPLETED", rec.Task.GetStatus().GetState())
 	}
@@ -173,10 +159,7 @@ func testSubscribeUnknown(t *testing.T, s SubscriptionStore) {
 
 func testSubscribeClose(t *testing.T, s SubscriptionStore) {
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	_, sub, err := s.Subscribe(context.Background(), "", "t1", store.FollowEvents)
-	if err != nil {
-		t.Fatalf("Subscribe: %v", err)
-	}
+	_, sub := mustSubscribe(t, context.Background(), s, "", "t1", store.FollowEvents)
 	sub.Close()
 	sub.Close()
 	collect(t, sub) // must be closed
@@ -187,10 +170,7 @@ func testSubscribeClose(t *testing.T, s SubscriptionStore) {
 func testSubscribeContext(t *testing.T, s SubscriptionStore) {
 	mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
 	ctx, cancel := context.WithCancel(context.Background())
-	_, sub, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
-	if err != nil {
-		t.Fatalf("Subscribe: %v", err)
-	}
+	_, sub := mustSubscribe(t, ctx, s, "", "t1", store.FollowEvents)
 	defer sub.Close()
 	cancel()
 	collect(t, sub)
@@ -201,10 +181,7 @@ func testSubscribeContext(t *testing.T, s SubscriptionStore) {
 
 func testNoEventsFromFailedWrites(t *testing.T, s SubscriptionStore) {
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	_, sub, err := s.Subscribe(context.Background(), "", "t1", store.FollowEvents)
-	if err != nil {
-		t.Fatalf("Subscribe: %v", err)
-	}
+	_, sub := mustSubscribe(t, context.Background(), s, "", "t1", store.FollowEvents)
 	bad := next(rec.Task, working, time.Second)
 	if _, err := s.UpdateTask(context.Background(), store.Update{Task: bad, Expect: rec.Version + 7, Events: []*a2av1.StreamResponse{statusEvent(bad)}}); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("stale write: %v, want ErrConflict", err)
@@ -223,15 +200,9 @@ func testNoEventsFromFailedWrites(t *testing.T, s SubscriptionStore) {
 func testSlowSubscriber(t *testing.T, s SubscriptionStore) {
 	ctx := context.Background()
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	_, slow, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
-	if err != nil {
-		t.Fatalf("Subscribe: %v", err)
-	}
+	_, slow := mustSubscribe(t, ctx, s, "", "t1", store.FollowEvents)
 	defer slow.Close()
-	_, fast, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
-	if err != nil {
-		t.Fatalf("Subscribe: %v", err)
-	}
+	_, fast := mustSubscribe(t, ctx, s, "", "t1", store.FollowEvents)
 	// The writer waits for the reading subscriber after every event (so
 	// that only the stalled one can fall behind), never for the stalled one.
 	got, ack := make(chan int, 1), make(chan struct{}, 1)
@@ -322,10 +293,7 @@ func testSubscribeAtomicUnderWrites(t *testing.T, s SubscriptionStore) {
 			return
 		default:
 		}
-		snap, sub, err := s.Subscribe(ctx, "", "t1", store.FollowEvents)
-		if err != nil {
-			t.Fatalf("Subscribe %d: %v", i, err)
-		}
+		snap, sub := mustSubscribe(t, ctx, s, "", "t1", store.FollowEvents)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -354,22 +322,13 @@ func terminalRecord(rec store.Record) bool { return store.IsTerminal(rec.Task.Ge
 
 func testSubscriptionsEndOnStoreClose(t *testing.T, s store.Store) {
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	_, sub, err := s.Subscribe(context.Background(), "", "t1", store.FollowEvents)
-	if err != nil {
-		t.Fatalf("Subscribe: %v", err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
+	_, sub := mustSubscribe(t, context.Background(), s, "", "t1", store.FollowEvents)
+	must(t, s.Close(), "Close")
 	collect(t, sub)
 	if !errors.Is(sub.Err(), store.ErrClosed) {
 		t.Fatalf("subscription Err after the store closed = %v, want ErrClosed", sub.Err())
 	}
-	if err := s.Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
-	}
-	_, err = s.Task(context.Background(), "", "t1")
-	wantErr(t, "Task after Close", err, store.ErrClosed)
-	_, err = s.UpdateTask(context.Background(), store.Update{Task: next(rec.Task, working, time.Second), Expect: rec.Version})
-	wantErr(t, "UpdateTask after Close", err, store.ErrClosed)
+	must(t, s.Close(), "second Close")
+	wantErr(t, "Task after Close", errOf(s.Task(context.Background(), "", "t1")), store.ErrClosed)
+	wantErr(t, "UpdateTask after Close", errOf(s.UpdateTask(context.Background(), store.Update{Task: next(rec.Task, working, time.Second), Expect: rec.Version})), store.ErrClosed)
 }

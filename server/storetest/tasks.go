@@ -49,10 +49,7 @@ func testCreateAndGet(t *testing.T, s store.Tasks) {
 	if rec.Version != 1 || rec.Task != task || rec.Owner != "alice" {
 		t.Fatalf("CreateTask returned %+v, want version 1, the same task, owner alice", rec)
 	}
-	got, err := s.Task(context.Background(), "", "t1")
-	if err != nil {
-		t.Fatalf("Task: %v", err)
-	}
+	got := mustTask(t, context.Background(), s, "", "t1")
 	if got.Version != 1 || got.Owner != "alice" || !proto.Equal(got.Task, task) {
 		t.Fatalf("Task returned %+v, want the created record", got)
 	}
@@ -236,10 +233,7 @@ func testListOrderAndFilters(t *testing.T, s store.Tasks) {
 		{"nothing", store.Query{ContextID: "zzz", Limit: 10}, []string{}, 0, false},
 	}
 	for _, tc := range tests {
-		page, err := s.ListTasks(ctx, "", tc.q)
-		if err != nil {
-			t.Fatalf("%s: ListTasks: %v", tc.name, err)
-		}
+		page := mustList(t, ctx, s, "", tc.q)
 		if got := ids(page.Records); !slices.Equal(got, tc.want) || page.Total != tc.total {
 			t.Errorf("%s: got %v (total %d), want %v (total %d)", tc.name, got, page.Total, tc.want, tc.total)
 		}
@@ -256,10 +250,7 @@ func walk(t *testing.T, s store.Tasks, limit int, between func(page int)) []stri
 	var all []string
 	var after *store.Cursor
 	for page := 0; ; page++ {
-		p, err := s.ListTasks(context.Background(), "", store.Query{Limit: limit, After: after})
-		if err != nil {
-			t.Fatalf("ListTasks page %d: %v", page, err)
-		}
+		p := mustList(t, context.Background(), s, "", store.Query{Limit: limit, After: after})
 		all = append(all, ids(p.Records)...)
 		if !p.More {
 			return all
@@ -323,19 +314,13 @@ func testListInvalidLimit(t *testing.T, s store.Tasks) {
 func testRunnerAndLease(t *testing.T, s store.Tasks) {
 	ctx := context.Background()
 	lease := base.Add(time.Minute).Truncate(time.Millisecond)
-	rec, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0), Runner: "r1", LeaseUntil: lease}})
-	if err != nil {
-		t.Fatalf("CreateTask: %v", err)
-	}
+	rec, _ := mustCreateWith(t, ctx, s, store.Creation{Record: store.Record{Tenant: "T", Task: newTask("t1", "c", submitted, 0), Runner: "r1", LeaseUntil: lease}})
 	if rec.Runner != "r1" || !rec.LeaseUntil.Equal(lease) {
 		t.Fatalf("CreateTask returned runner %q lease %v, want r1 %v", rec.Runner, rec.LeaseUntil, lease)
 	}
 	check := func(what, runner string, until time.Time) {
 		t.Helper()
-		got, err := s.Task(ctx, "T", "t1")
-		if err != nil {
-			t.Fatalf("%s: Task: %v", what, err)
-		}
+		got := mustTask(t, ctx, s, "T", "t1")
 		if got.Runner != runner || !got.LeaseUntil.Equal(until) {
 			t.Fatalf("%s: runner %q lease %v, want %q %v", what, got.Runner, got.LeaseUntil, runner, until)
 		}
@@ -346,13 +331,9 @@ func testRunnerAndLease(t *testing.T, s store.Tasks) {
 	check("after an update without runner", "r1", lease)
 	lease2 := lease.Add(time.Minute)
 	t3 := next(t2, working, 2*time.Second)
-	if v, err = s.UpdateTask(ctx, store.Update{Tenant: "T", Task: t3, Expect: v, Runner: "r2", LeaseUntil: lease2}); err != nil {
-		t.Fatalf("UpdateTask with a runner: %v", err)
-	}
+	v = mustUpdateWith(t, ctx, s, store.Update{Tenant: "T", Task: t3, Expect: v, Runner: "r2", LeaseUntil: lease2})
 	check("after an update by runner r2", "r2", lease2)
-	if _, err = s.UpdateTask(ctx, store.Update{Tenant: "T", Task: next(t3, completed, 3*time.Second), Expect: v, Runner: "r2", LeaseUntil: lease2}); err != nil {
-		t.Fatalf("UpdateTask to COMPLETED: %v", err)
-	}
+	mustUpdateWith(t, ctx, s, store.Update{Tenant: "T", Task: next(t3, completed, 3*time.Second), Expect: v, Runner: "r2", LeaseUntil: lease2})
 	check("after the task ended", "", time.Time{})
 }
 
@@ -360,21 +341,14 @@ func testRenewRuns(t *testing.T, s store.Tasks) {
 	ctx := context.Background()
 	old := base.Add(time.Minute).Truncate(time.Millisecond)
 	for _, c := range []struct{ id, runner string }{{"a", "r1"}, {"b", "r1"}, {"c", "r2"}} {
-		if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(c.id, "c", working, 0), Runner: c.runner, LeaseUntil: old}}); err != nil {
-			t.Fatalf("CreateTask(%s): %v", c.id, err)
-		}
+		must(t, errOf2(s.CreateTask(ctx, store.Creation{Record: store.Record{Task: newTask(c.id, "c", working, 0), Runner: c.runner, LeaseUntil: old}})), "CreateTask(%s)", c.id)
 	}
 	b, _ := s.Task(ctx, "", "b")
 	mustUpdate(t, s, "", next(b.Task, completed, time.Second), b.Version)
 	renewed := old.Add(time.Hour)
-	if err := s.RenewRuns(ctx, "r1", renewed); err != nil {
-		t.Fatalf("RenewRuns: %v", err)
-	}
+	must(t, s.RenewRuns(ctx, "r1", renewed), "RenewRuns")
 	for id, want := range map[string]time.Time{"a": renewed, "b": {}, "c": old} {
-		got, err := s.Task(ctx, "", id)
-		if err != nil {
-			t.Fatalf("Task(%s): %v", id, err)
-		}
+		got := mustTask(t, ctx, s, "", id)
 		if !got.LeaseUntil.Equal(want) {
 			t.Errorf("task %s: lease %v after RenewRuns(r1), want %v", id, got.LeaseUntil, want)
 		}
@@ -403,14 +377,10 @@ func testStaleRuns(t *testing.T, s store.Tasks) {
 		{"no-runner", "", working, expired},
 		{"gone-here", goneHere, working, valid},
 	} {
-		if _, _, err := s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T" + c.id[:1], Task: newTask(c.id, "c", c.state, 0), Runner: c.runner, LeaseUntil: c.lease}}); err != nil {
-			t.Fatalf("CreateTask(%s): %v", c.id, err)
-		}
+		must(t, errOf2(s.CreateTask(ctx, store.Creation{Record: store.Record{Tenant: "T" + c.id[:1], Task: newTask(c.id, "c", c.state, 0), Runner: c.runner, LeaseUntil: c.lease}})), "CreateTask(%s)", c.id)
 	}
 	recs, err := s.StaleRuns(ctx, self, now, 100)
-	if err != nil {
-		t.Fatalf("StaleRuns: %v", err)
-	}
+	must(t, err, "StaleRuns")
 	var got []string
 	for _, r := range recs {
 		got = append(got, r.Task.GetId())

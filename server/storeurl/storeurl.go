@@ -109,13 +109,6 @@ type spec struct {
 	channel string // "" (postgres.DefaultChannel) or a channel name
 }
 
-// postgresParams are the query parameters of a PostgreSQL URL that the
-// store takes itself (all others go to pgx).
-var postgresParams = []string{"schema", "channel"}
-
-// sqliteParams are the query parameters a SQLite URL accepts.
-var sqliteParams = []string{"synchronous", "busy_timeout"}
-
 // Open parses rawURL and opens the store it names with opts. The caller
 // closes the store after the server using it has shut down.
 func Open(ctx context.Context, rawURL string, opts Options) (store.Store, error) {
@@ -192,65 +185,57 @@ func (sp spec) postgresOptions(opts Options) []postgres.Option {
 
 // parse reads a store URL. Every error is an *Error.
 func parse(raw string) (spec, error) {
-	fail := func(format string, args ...any) (spec, error) {
-		return spec{}, &Error{URL: Describe(raw), Err: fmt.Errorf(format, args...)}
+	sp, err := parseSpec(raw)
+	if err != nil {
+		return spec{}, &Error{URL: Describe(raw), Err: err}
 	}
-	if raw == "" {
-		return fail("no store URL given; use %s", Forms)
-	}
+	return sp, nil
+}
+
+// parseSpec reads a store URL by its scheme.
+func parseSpec(raw string) (spec, error) {
 	scheme, rest, hasColon := strings.Cut(raw, ":")
 	if !hasColon {
-		if strings.EqualFold(raw, "memory") {
-			return spec{kind: kindMemory}, nil
-		}
-		if strings.EqualFold(raw, "sqlite") {
-			return fail("no database path; write sqlite:PATH, e.g. sqlite:data/agent.db")
-		}
-		if strings.ContainsAny(raw, `/\.`) {
-			return fail("no scheme: for a SQLite file write sqlite:%s; the accepted forms are %s", raw, Forms)
-		}
-		return fail("unknown store; use %s", Forms)
+		return parseBare(raw)
 	}
 	switch strings.ToLower(scheme) {
 	case "memory":
 		if rest != "" {
-			return fail("memory takes no path or parameters; write memory")
+			return spec{}, errors.New("memory takes no path or parameters; write memory")
 		}
 		return spec{kind: kindMemory}, nil
 	case "sqlite":
-		return parseSQLite(raw, rest)
+		return parseSQLite(rest)
 	case "postgres", "postgresql":
-		return parsePostgres(raw, strings.ToLower(scheme), rest)
+		return parsePostgres(strings.ToLower(scheme), rest)
 	}
-	return fail("unknown store scheme %q; use %s", scheme, Forms)
+	return spec{}, fmt.Errorf("unknown store scheme %q; use %s", scheme, Forms)
 }
 
-// parseSQLite reads the part of a sqlite: URL after the colon.
-func parseSQLite(raw, rest string) (spec, error) {
-	fail := func(format string, args ...any) (spec, error) {
-		return spec{}, &Error{URL: Describe(raw), Err: fmt.Errorf(format, args...)}
-	}
-	path, query, _ := strings.Cut(rest, "?")
-	if after, ok := strings.CutPrefix(path, "//"); ok {
-		if !strings.HasPrefix(after, "/") {
-			return fail("sqlite:// is followed by a host, not a path; write sqlite:PATH for a relative path (sqlite:data/agent.db) or sqlite:///ABSOLUTE/PATH (or sqlite:/ABSOLUTE/PATH) for an absolute one")
-		}
-		path = after
-	}
-	decoded, err := url.PathUnescape(path)
-	if err != nil {
-		return fail("the path has an invalid %%-escape (write %% itself as %%25)")
-	}
-	path = decoded
+// parseBare reads a store URL without a colon: memory, or a mistake that
+// the error explains.
+func parseBare(raw string) (spec, error) {
 	switch {
-	case path == "":
-		return fail("no database path; write sqlite:PATH, e.g. sqlite:data/agent.db")
-	case strings.ContainsRune(path, 0):
-		return fail("the path contains a NUL byte")
-	case path == ":memory:" || strings.HasPrefix(path, "file:"):
-		return fail("the path must name a file (for a store that keeps nothing, use memory)")
-	case strings.HasSuffix(path, "/"):
-		return fail("the path %s names a directory; name the database file, e.g. %s", quoteIfOdd(path), quoteIfOdd(path+"agent.db"))
+	case raw == "":
+		return spec{}, fmt.Errorf("no store URL given; use %s", Forms)
+	case strings.EqualFold(raw, "memory"):
+		return spec{kind: kindMemory}, nil
+	case strings.EqualFold(raw, "sqlite"):
+		return spec{}, errNoSQLitePath
+	case strings.ContainsAny(raw, `/\.`):
+		return spec{}, fmt.Errorf("no scheme: for a SQLite file write sqlite:%s; the accepted forms are %s", raw, Forms)
+	}
+	return spec{}, fmt.Errorf("unknown store; use %s", Forms)
+}
+
+var errNoSQLitePath = errors.New("no database path; write sqlite:PATH, e.g. sqlite:data/agent.db")
+
+// parseSQLite reads the part of a sqlite: URL after the colon.
+func parseSQLite(rest string) (spec, error) {
+	rawPath, query, _ := strings.Cut(rest, "?")
+	path, err := sqlitePath(rawPath)
+	if err != nil {
+		return spec{}, err
 	}
 	sp := spec{kind: kindSQLite, path: path}
 	if query == "" {
@@ -258,96 +243,186 @@ func parseSQLite(raw, rest string) (spec, error) {
 	}
 	values, err := url.ParseQuery(query)
 	if err != nil {
-		return fail("parameters: %v", err)
+		return spec{}, fmt.Errorf("parameters: %v", err)
 	}
-	var unknown []string
-	for _, k := range slices.Sorted(maps.Keys(values)) {
-		if !slices.Contains(sqliteParams, k) {
-			unknown = append(unknown, strconv.Quote(k))
-			continue
-		}
-		if len(values[k]) > 1 {
-			return fail("parameter %s is given %d times", k, len(values[k]))
-		}
+	if err := checkSQLiteParams(values); err != nil {
+		return spec{}, err
 	}
-	if len(unknown) > 0 {
-		word := "parameter"
-		if len(unknown) > 1 {
-			word = "parameters"
-		}
-		return fail("unknown %s %s; a SQLite store accepts synchronous=normal|full and busy_timeout=DURATION", word, strings.Join(unknown, ", "))
-	}
-	if v, ok := values["synchronous"]; ok {
-		switch s := strings.ToLower(v[0]); s {
-		case "normal", "full":
-			sp.synchronous = s
-		default:
-			return fail("synchronous=%s: want normal or full", quoteIfOdd(v[0]))
-		}
-	}
-	if v, ok := values["busy_timeout"]; ok {
-		d, err := time.ParseDuration(v[0])
-		if err != nil || d < 0 {
-			return fail("busy_timeout=%s: want a duration such as 5s or 500ms", quoteIfOdd(v[0]))
-		}
-		sp.busyTimeout, sp.busySet = d, true
+	if err := setParams(&sp, values, sqliteParams); err != nil {
+		return spec{}, err
 	}
 	return sp, nil
 }
 
+// sqlitePath is the database file a sqlite: URL names: the path after
+// sqlite: or sqlite://, percent-decoded, refused when it cannot name a file.
+func sqlitePath(path string) (string, error) {
+	if after, ok := strings.CutPrefix(path, "//"); ok {
+		if !strings.HasPrefix(after, "/") {
+			return "", errors.New("sqlite:// is followed by a host, not a path; write sqlite:PATH for a relative path (sqlite:data/agent.db) or sqlite:///ABSOLUTE/PATH (or sqlite:/ABSOLUTE/PATH) for an absolute one")
+		}
+		path = after
+	}
+	path, err := url.PathUnescape(path)
+	switch {
+	case err != nil:
+		return "", errors.New("the path has an invalid %-escape (write % itself as %25)")
+	case path == "":
+		return "", errNoSQLitePath
+	case strings.ContainsRune(path, 0):
+		return "", errors.New("the path contains a NUL byte")
+	case path == ":memory:" || strings.HasPrefix(path, "file:"):
+		return "", errors.New("the path must name a file (for a store that keeps nothing, use memory)")
+	case strings.HasSuffix(path, "/"):
+		return "", fmt.Errorf("the path %s names a directory; name the database file, e.g. %s", quoteIfOdd(path), quoteIfOdd(path+"agent.db"))
+	}
+	return path, nil
+}
+
+// param is a query parameter a store URL gives the store itself: set
+// checks its one value and records it in the spec.
+type param struct {
+	name string
+	set  func(sp *spec, v string) error
+}
+
+// sqliteParams are the query parameters a SQLite URL accepts.
+var sqliteParams = []param{
+	{"synchronous", func(sp *spec, v string) error {
+		switch s := strings.ToLower(v); s {
+		case "normal", "full":
+			sp.synchronous = s
+			return nil
+		}
+		return fmt.Errorf("synchronous=%s: want normal or full", quoteIfOdd(v))
+	}},
+	{"busy_timeout", func(sp *spec, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("busy_timeout=%s: want a duration such as 5s or 500ms", quoteIfOdd(v))
+		}
+		sp.busyTimeout, sp.busySet = d, true
+		return nil
+	}},
+}
+
+// postgresParams are the query parameters of a PostgreSQL URL that the
+// store takes itself (all others go to pgx); each is a name.
+var postgresParams = []param{
+	{"schema", func(sp *spec, v string) error { sp.schema = v; return nil }},
+	{"channel", func(sp *spec, v string) error {
+		if len(v) > 63 {
+			return fmt.Errorf("channel=%s: a channel name has at most 63 bytes", v)
+		}
+		sp.channel = v
+		return nil
+	}},
+}
+
+// checkSQLiteParams refuses a SQLite parameter given more than once, then any
+// parameter a SQLite URL does not take.
+func checkSQLiteParams(values url.Values) error {
+	var unknown []string
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		if !isParam(sqliteParams, k) {
+			unknown = append(unknown, strconv.Quote(k))
+		} else if len(values[k]) > 1 {
+			return errGivenTwice(k, len(values[k]))
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("unknown %s %s; a SQLite store accepts synchronous=normal|full and busy_timeout=DURATION",
+			plural(len(unknown), "parameter", "parameters"), strings.Join(unknown, ", "))
+	}
+	return nil
+}
+
+func errGivenTwice(name string, n int) error {
+	return fmt.Errorf("parameter %s is given %d times", name, n)
+}
+
+func isParam(params []param, name string) bool {
+	return slices.ContainsFunc(params, func(p param) bool { return p.name == name })
+}
+
+// setParams sets each of params that values holds, given once.
+func setParams(sp *spec, values url.Values, params []param) error {
+	for _, p := range params {
+		v, ok := values[p.name]
+		if !ok {
+			continue
+		}
+		if len(v) > 1 {
+			return errGivenTwice(p.name, len(v))
+		}
+		if err := p.set(sp, v[0]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // parsePostgres reads a postgres: or postgresql: URL (scheme lowercased;
 // rest is what follows the colon).
-func parsePostgres(raw, scheme, rest string) (spec, error) {
-	fail := func(format string, args ...any) (spec, error) {
-		return spec{}, &Error{URL: Describe(raw), Err: fmt.Errorf(format, args...)}
-	}
+func parsePostgres(scheme, rest string) (spec, error) {
 	if !strings.HasPrefix(rest, "//") {
-		return fail("write a PostgreSQL URL as %s://USER:PASSWORD@HOST:PORT/DATABASE", scheme)
+		return spec{}, fmt.Errorf("write a PostgreSQL URL as %s://USER:PASSWORD@HOST:PORT/DATABASE", scheme)
 	}
 	sp := spec{kind: kindPostgres}
-	base, query, hasQuery := strings.Cut(rest, "?")
-	var kept []string
-	if hasQuery {
-		values, err := url.ParseQuery(query)
-		if err != nil {
-			return fail("parameters: %v", err)
-		}
-		for _, k := range postgresParams {
-			v, ok := values[k]
-			switch {
-			case !ok:
-				continue
-			case len(v) > 1:
-				return fail("parameter %s is given %d times", k, len(v))
-			case v[0] == "" || strings.ContainsRune(v[0], 0):
-				return fail("%s=%s: want a name", k, quoteIfOdd(v[0]))
-			case k == "channel" && len(v[0]) > 63:
-				return fail("channel=%s: a channel name has at most 63 bytes", v[0])
-			}
-			if k == "schema" {
-				sp.schema = v[0]
-			} else {
-				sp.channel = v[0]
-			}
-		}
-		for _, p := range strings.Split(query, "&") {
-			k, _, _ := strings.Cut(p, "=")
-			if name, err := url.QueryUnescape(k); err == nil && slices.Contains(postgresParams, name) {
-				continue
-			}
-			if p != "" {
-				kept = append(kept, p)
-			}
-		}
+	base, query, _ := strings.Cut(rest, "?")
+	values, err := url.ParseQuery(query)
+	if err != nil {
+		return spec{}, fmt.Errorf("parameters: %v", err)
+	}
+	if err := setParams(&sp, values, postgresNames); err != nil {
+		return spec{}, err
 	}
 	sp.conn = scheme + ":" + base
-	if len(kept) > 0 {
+	if kept := pgxParams(query); len(kept) > 0 {
 		sp.conn += "?" + strings.Join(kept, "&")
 	}
 	if _, err := pgxpool.ParseConfig(sp.conn); err != nil {
-		return fail("%s", pgxParseMessage(err))
+		return spec{}, errors.New(pgxParseMessage(err))
 	}
 	return sp, nil
+}
+
+// postgresNames are postgresParams, each refusing an empty value or one
+// with a NUL byte before its own check.
+var postgresNames = func() []param {
+	named := make([]param, len(postgresParams))
+	for i, p := range postgresParams {
+		named[i] = param{p.name, func(sp *spec, v string) error {
+			if v == "" || strings.ContainsRune(v, 0) {
+				return fmt.Errorf("%s=%s: want a name", p.name, quoteIfOdd(v))
+			}
+			return p.set(sp, v)
+		}}
+	}
+	return named
+}()
+
+// pgxParams are the parameters of query, as written, that are not the
+// store's own: they go to pgx.
+func pgxParams(query string) []string {
+	var kept []string
+	for _, p := range strings.Split(query, "&") {
+		k, _, _ := strings.Cut(p, "=")
+		if name, err := url.QueryUnescape(k); err == nil && isParam(postgresParams, name) {
+			continue
+		}
+		if p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }
 
 // pgxParseMessage is what is wrong with a connection string pgx refused,

@@ -175,14 +175,31 @@ func (w *writer) run(batch []*writeOp) {
 	slices.SortStableFunc(batch, func(a, b *writeOp) int {
 		return cmp.Or(cmp.Compare(a.key.tenant, b.key.tenant), cmp.Compare(a.key.id, b.key.id))
 	})
+	failure, failed := w.send(batch)
+	switch {
+	case failure == nil:
+		w.committed(batch)
+	case failed >= 0 && ownFailure(failure):
+		w.s.rolledBack.Add(1)
+		w.isolate(batch, failed, failure)
+	default:
+		w.s.rolledBack.Add(1)
+		w.fail(batch, failed, failure)
+	}
+}
+
+// send runs the statements of batch in one round trip and reads their
+// results. It returns the first failure and the index of the write whose
+// statement failed (-1 when the batch as a whole failed).
+func (w *writer) send(batch []*writeOp) (failure error, failed int) {
 	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(batch))}
 	for _, o := range batch {
 		b.Queue(o.sql, o.args...)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
 	br := w.s.pool.SendBatch(ctx, b)
-	var failure error
-	failed := -1 // the write whose statement failed
+	failed = -1
 	for i, o := range batch {
 		err := br.QueryRow().Scan(&o.res[0], &o.res[1], &o.res[2])
 		switch {
@@ -196,43 +213,49 @@ func (w *writer) run(batch []*writeOp) {
 	if err := br.Close(); err != nil && failure == nil {
 		failure = err
 	}
-	cancel()
-	s := w.s
-	if failure != nil {
-		s.rolledBack.Add(1)
-		if failed >= 0 && ownFailure(failure) {
-			// One statement was refused and the transaction rolled back:
-			// the refused write fails alone, and the others, which did
-			// nothing wrong, are sent again without it.
-			o := batch[failed]
-			o.err = fmt.Errorf("postgres store %s: %s: %w", s.name, o.what, failure)
-			o.found = false
-			close(o.done)
-			rest := make([]*writeOp, 0, len(batch)-1)
-			rest = append(append(rest, batch[:failed]...), batch[failed+1:]...)
-			for _, o := range rest {
-				o.found = false
-			}
-			if len(rest) > 0 {
-				s.isolated.Add(1)
-				w.run(rest)
-			}
-			return
-		}
-		for i, o := range batch {
-			if failed < 0 || i == failed {
-				o.err = fmt.Errorf("postgres store %s: %s: %w", s.name, o.what, failure)
-			} else {
-				o.err = fmt.Errorf("postgres store %s: %s: batch rolled back: %s: %w", s.name, o.what, batch[failed].what, failure)
-			}
-			o.found = false
-			// A batch whose answer was lost may have committed: let the
-			// task's local subscribers look.
-			s.feed.recheck(o.key)
-			close(o.done)
-		}
-		return
+	return failure, failed
+}
+
+// isolate fails the write whose statement the database refused alone and
+// sends the others, which did nothing wrong, again without it.
+func (w *writer) isolate(batch []*writeOp, failed int, failure error) {
+	o := batch[failed]
+	o.err = fmt.Errorf("postgres store %s: %s: %w", w.s.name, o.what, failure)
+	o.found = false
+	close(o.done)
+	rest := make([]*writeOp, 0, len(batch)-1)
+	rest = append(append(rest, batch[:failed]...), batch[failed+1:]...)
+	for _, o := range rest {
+		o.found = false
 	}
+	if len(rest) > 0 {
+		w.s.isolated.Add(1)
+		w.run(rest)
+	}
+}
+
+// fail completes every write of a batch that failed as a whole (or for a
+// failure of the database itself) with the failure.
+func (w *writer) fail(batch []*writeOp, failed int, failure error) {
+	s := w.s
+	for i, o := range batch {
+		if failed < 0 || i == failed {
+			o.err = fmt.Errorf("postgres store %s: %s: %w", s.name, o.what, failure)
+		} else {
+			o.err = fmt.Errorf("postgres store %s: %s: batch rolled back: %s: %w", s.name, o.what, batch[failed].what, failure)
+		}
+		o.found = false
+		// A batch whose answer was lost may have committed: let the
+		// task's local subscribers look.
+		s.feed.recheck(o.key)
+		close(o.done)
+	}
+}
+
+// committed publishes the events of a committed batch's writes, wakes the
+// push dispatcher when one queued deliveries and completes the writes.
+func (w *writer) committed(batch []*writeOp) {
+	s := w.s
 	s.batches.Add(1)
 	var writes int64
 	queued := false

@@ -82,6 +82,7 @@ type writer struct {
 	done chan struct{} // closed when loop returns
 
 	batch []writeOp
+	timer *time.Timer // wakes the loop when the next sweep is due
 
 	claims int // send keys claimed (sendkeys.go), for purgeEvery
 
@@ -143,7 +144,6 @@ func (s *Store) submit(ctx context.Context, o writeOp) error {
 // loop is the writer goroutine.
 func (w *writer) loop() {
 	defer close(w.done)
-	var timer *time.Timer
 	for {
 		select {
 		case <-w.quit:
@@ -151,58 +151,81 @@ func (w *writer) loop() {
 		default:
 		}
 		w.batch = w.batch[:0]
-		var first writeOp
-		if w.sweepDue(w.s.opts.now(), w.terminal) {
-			select {
-			case first = <-w.ops:
-			default:
-			}
-		} else {
-			var tick <-chan time.Time
-			if at, ok := w.nextSweep(); ok {
-				d := at.Sub(w.s.opts.now())
-				if timer == nil {
-					timer = time.NewTimer(d)
-				} else {
-					timer.Reset(d)
-				}
-				tick = timer.C
-			}
-			select {
-			case first = <-w.ops:
-			case <-w.quit:
-				return
-			case <-tick:
-			}
+		first, quit := w.first()
+		if quit {
+			return
 		}
-		if first != nil && first.base().state.CompareAndSwap(opQueued, opTaken) {
-			w.batch = append(w.batch, first)
-		}
-		// Let the goroutines that are about to write get their operations
-		// in: on a busy server a commit shared by more writes costs each of
-		// them less (the commit, not the statements, is most of a write's
-		// cost). Yielding costs a few microseconds and waits for nothing.
-		if len(w.batch) > 0 && len(w.ops) < maxBatch {
-			for range yields {
-				runtime.Gosched()
-			}
-		}
-	drain:
-		for len(w.batch) < maxBatch {
-			select {
-			case o := <-w.ops:
-				if o.base().state.CompareAndSwap(opQueued, opTaken) {
-					w.batch = append(w.batch, o)
-				}
-			default:
-				break drain
-			}
-		}
+		w.collect(first)
 		if len(w.batch) == 0 && !w.sweepDue(w.s.opts.now(), w.terminal) {
 			continue
 		}
 		w.run(w.batch)
 		clear(w.batch)
+	}
+}
+
+// first waits for the first operation of a batch: when a sweep is due it
+// takes one only if it is already queued (the sweep runs without waiting),
+// otherwise it waits until one comes, the next sweep is due (first is then
+// nil) or the store closes (quit).
+func (w *writer) first() (first writeOp, quit bool) {
+	if w.sweepDue(w.s.opts.now(), w.terminal) {
+		select {
+		case first = <-w.ops:
+		default:
+		}
+		return first, false
+	}
+	var tick <-chan time.Time
+	if at, ok := w.nextSweep(); ok {
+		tick = w.sweepTimer(at.Sub(w.s.opts.now()))
+	}
+	select {
+	case first = <-w.ops:
+	case <-w.quit:
+		return nil, true
+	case <-tick:
+	}
+	return first, false
+}
+
+// sweepTimer is the writer's one timer, set to fire after d.
+func (w *writer) sweepTimer(d time.Duration) <-chan time.Time {
+	if w.timer == nil {
+		w.timer = time.NewTimer(d)
+	} else {
+		w.timer.Reset(d)
+	}
+	return w.timer.C
+}
+
+// collect makes the batch: first, and the operations queued behind it up
+// to maxBatch.
+func (w *writer) collect(first writeOp) {
+	w.take(first)
+	// Let the goroutines that are about to write get their operations
+	// in: on a busy server a commit shared by more writes costs each of
+	// them less (the commit, not the statements, is most of a write's
+	// cost). Yielding costs a few microseconds and waits for nothing.
+	if len(w.batch) > 0 && len(w.ops) < maxBatch {
+		for range yields {
+			runtime.Gosched()
+		}
+	}
+	for len(w.batch) < maxBatch {
+		select {
+		case o := <-w.ops:
+			w.take(o)
+		default:
+			return
+		}
+	}
+}
+
+// take adds o to the batch unless its caller gave up on it.
+func (w *writer) take(o writeOp) {
+	if o != nil && o.base().state.CompareAndSwap(opQueued, opTaken) {
+		w.batch = append(w.batch, o)
 	}
 }
 
@@ -216,22 +239,9 @@ func (w *writer) run(batch []writeOp) {
 		return
 	}
 	now := w.s.now()
-	terminal := w.terminal
-	ended := false
-	for i, o := range batch {
-		o.base().reset()
-		failure, dbErr := o.apply(w, now)
-		if dbErr != nil {
-			w.rollback()
-			w.isolate(batch, i, dbErr)
-			return
-		}
-		b := o.base()
-		b.err = failure
-		if failure == nil {
-			terminal += b.termDelta
-			ended = ended || b.endsTask
-		}
+	terminal, ended, ok := w.applyAll(batch, now)
+	if !ok {
+		return
 	}
 	var sw sweepResult
 	if sweepAt := w.s.opts.now(); w.sweepDue(sweepAt, terminal) {
@@ -243,7 +253,44 @@ func (w *writer) run(batch []writeOp) {
 		return
 	}
 	w.s.transactions.Add(1)
-	// The cache follows the transaction: its writes, then the sweep.
+	w.updateCache(batch, sw)
+	w.keepRetention(batch, sw, terminal, ended, now)
+	w.publish(batch)
+	for _, o := range batch {
+		close(o.base().done)
+	}
+	w.walAppended()
+}
+
+// applyAll applies the operations of batch in the open transaction and
+// returns the number of terminal tasks they leave and whether one of them
+// ended a task. On a database error it rolls the transaction back and
+// runs the batch again without the failing operation (isolate); ok is then
+// false and the batch is done.
+func (w *writer) applyAll(batch []writeOp, now int64) (terminal int64, ended, ok bool) {
+	terminal = w.terminal
+	for i, o := range batch {
+		o.base().reset()
+		failure, dbErr := o.apply(w, now)
+		if dbErr != nil {
+			w.rollback()
+			w.isolate(batch, i, dbErr)
+			return 0, false, false
+		}
+		b := o.base()
+		b.err = failure
+		if failure == nil {
+			terminal += b.termDelta
+			ended = ended || b.endsTask
+		}
+	}
+	return terminal, ended, true
+}
+
+// updateCache brings the record cache in line with a committed
+// transaction: its writes, then the tasks the per-owner caps and the sweep
+// removed.
+func (w *writer) updateCache(batch []writeOp, sw sweepResult) {
 	for _, o := range batch {
 		if o.base().err == nil {
 			o.committed(w.s.cache)
@@ -259,19 +306,31 @@ func (w *writer) run(batch []writeOp) {
 	for _, k := range sw.deleted {
 		w.s.cache.evict(k.tenant, k.id)
 	}
+}
+
+// keepRetention updates the retention bookkeeping after a committed
+// transaction: the count of terminal tasks, the next expiry of a task that
+// ended and the interrupted tasks waiting.
+func (w *writer) keepRetention(batch []writeOp, sw sweepResult, terminal int64, ended bool, now int64) {
 	w.terminal = terminal - sw.removed
 	w.s.terminal.Store(w.terminal)
 	w.swept(sw)
 	if ended && w.nextExpiry == 0 && w.s.opts.ttl > 0 {
 		w.nextExpiry = now + int64(w.s.opts.ttl) + 1
 	}
-	if w.s.opts.interruptedTTL > 0 {
-		for _, o := range batch {
-			if o.base().err == nil {
-				w.waiting(o)
-			}
+	if w.s.opts.interruptedTTL <= 0 {
+		return
+	}
+	for _, o := range batch {
+		if o.base().err == nil {
+			w.waiting(o)
 		}
 	}
+}
+
+// publish hands the events of the committed writes to the subscribers and
+// wakes the push dispatcher when a write queued deliveries.
+func (w *writer) publish(batch []writeOp) {
 	queued := false
 	var writes int64
 	for _, o := range batch {
@@ -292,10 +351,6 @@ func (w *writer) run(batch []writeOp) {
 		default:
 		}
 	}
-	for _, o := range batch {
-		close(o.base().done)
-	}
-	w.walAppended()
 }
 
 // fail completes every operation of a rolled back batch with err.

@@ -273,13 +273,7 @@ func (m *Memory) Task(_ context.Context, tenant, id string) (Record, error) {
 
 // UpdateTask implements Tasks.
 func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
-	if err := m.checkOpen(); err != nil {
-		return 0, err
-	}
-	if err := CheckSnapshot(u.Task); err != nil {
-		return 0, err
-	}
-	if err := CheckUpdate(u); err != nil {
+	if err := m.checkUpdate(u); err != nil {
 		return 0, err
 	}
 	e := m.entry(u.Tenant, u.Task.GetId())
@@ -289,71 +283,122 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cur := e.rec.Load()
-	from, to := cur.Task.GetStatus().GetState(), u.Task.GetStatus().GetState()
-	if IsTerminal(from) {
-		return 0, fmt.Errorf("%w: task %q is %s", ErrTerminal, u.Task.GetId(), stateName(from))
-	}
-	if cur.Version != u.Expect {
-		return 0, fmt.Errorf("%w: task %q is at version %d, not %d", ErrConflict, u.Task.GetId(), cur.Version, u.Expect)
-	}
-	if err := ValidTransition(from, to); err != nil {
+	if err := checkUpdateOf(cur, u); err != nil {
 		return 0, err
 	}
-	v := cur.Version + 1
-	next := &Record{Tenant: cur.Tenant, Owner: cur.Owner, Version: v, Generation: NextGeneration(cur.Generation, len(u.Events)),
-		Task: u.Task, Runner: cur.Runner, LeaseUntil: cur.LeaseUntil}
-	if u.Runner != "" {
-		next.Runner, next.LeaseUntil = u.Runner, u.LeaseUntil
-	}
-	terminal := IsTerminal(to)
-	if terminal {
-		next.Runner, next.LeaseUntil = "", time.Time{}
-	}
-	if moved(cur.Task, next.Task) {
-		// The task moves in its listing indexes: publish the record and
-		// move it under m.mu so that a listing never sees a record whose
-		// cursor, context or state differs from its place in the indexes.
-		m.mu.Lock()
-		t := m.tenants[u.Tenant]
-		live := t != nil && t.tasks[u.Task.GetId()] == e
-		if live {
-			t.unindexLocked(e)
-		}
-		e.rec.Store(next)
-		if live {
-			t.indexLocked(e)
-		}
-		m.mu.Unlock()
-	} else {
-		e.rec.Store(next)
-	}
+	next := nextRecord(cur, u)
+	v, terminal := next.Version, IsTerminal(u.Task.GetStatus().GetState())
+	m.replace(u.Tenant, e, cur, next)
 	if len(u.Events) > 0 && e.configs.Load() > 0 {
-		if t := m.tenantOf(u.Tenant); t != nil {
-			m.pmu.Lock()
-			m.enqueueLocked(u.Tenant, u.Task.GetId(), v, u.Events, u.Task, u.Trace, t.configs[u.Task.GetId()])
-			m.pmu.Unlock()
-		}
+		m.queueDeliveries(u, v)
 	}
 	e.logLocked(cur.Generation, v, u.Events)
 	m.broker.Publish(u.Tenant, u.Task.GetId(), v, u.Events, terminal)
 	if cur.Runner != next.Runner {
 		m.trackRun(e, cur.Runner, next.Runner)
 	}
+	m.trackState(u.Tenant, e, cur.Task, u.Task)
+	return v, nil
+}
+
+// checkUpdate refuses an update no task could take, and any write to a
+// closed store.
+func (m *Memory) checkUpdate(u Update) error {
+	if err := m.checkOpen(); err != nil {
+		return err
+	}
+	if err := CheckSnapshot(u.Task); err != nil {
+		return err
+	}
+	return CheckUpdate(u)
+}
+
+// checkUpdateOf refuses an update of the task at record cur: a task that
+// ended, another version than expected, a transition the states forbid.
+func checkUpdateOf(cur *Record, u Update) error {
+	from, to := cur.Task.GetStatus().GetState(), u.Task.GetStatus().GetState()
+	if IsTerminal(from) {
+		return fmt.Errorf("%w: task %q is %s", ErrTerminal, u.Task.GetId(), stateName(from))
+	}
+	if cur.Version != u.Expect {
+		return fmt.Errorf("%w: task %q is at version %d, not %d", ErrConflict, u.Task.GetId(), cur.Version, u.Expect)
+	}
+	return ValidTransition(from, to)
+}
+
+// nextRecord is the record u makes of cur: the next version, the runner
+// and lease u takes (or cur's), none once the task ended.
+func nextRecord(cur *Record, u Update) *Record {
+	next := &Record{Tenant: cur.Tenant, Owner: cur.Owner, Version: cur.Version + 1, Generation: NextGeneration(cur.Generation, len(u.Events)),
+		Task: u.Task, Runner: cur.Runner, LeaseUntil: cur.LeaseUntil}
+	if u.Runner != "" {
+		next.Runner, next.LeaseUntil = u.Runner, u.LeaseUntil
+	}
+	if IsTerminal(u.Task.GetStatus().GetState()) {
+		next.Runner, next.LeaseUntil = "", time.Time{}
+	}
+	return next
+}
+
+// replace publishes next as e's record. When the task moves in its
+// listing indexes, it does so under m.mu so that a listing never sees a
+// record whose cursor, context or state differs from its place in the
+// indexes.
+func (m *Memory) replace(tenant string, e *memEntry, cur, next *Record) {
+	if !moved(cur.Task, next.Task) {
+		e.rec.Store(next)
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.tenants[tenant]
+	live := t != nil && t.tasks[next.Task.GetId()] == e
+	if live {
+		t.unindexLocked(e)
+	}
+	e.rec.Store(next)
+	if live {
+		t.indexLocked(e)
+	}
+}
+
+// queueDeliveries queues the events of u, written at version v, for the
+// task's push configs.
+func (m *Memory) queueDeliveries(u Update, v int64) {
+	t := m.tenantOf(u.Tenant)
+	if t == nil {
+		return
+	}
+	m.pmu.Lock()
+	defer m.pmu.Unlock()
+	m.enqueueLocked(u.Tenant, u.Task.GetId(), v, u.Events, u.Task, u.Trace, t.configs[u.Task.GetId()])
+}
+
+// trackState keeps the retention bookkeeping of a task whose snapshot went
+// from cur to next: a task that ended, one that became (or is again)
+// interrupted, one that resumed.
+func (m *Memory) trackState(tenant string, e *memEntry, cur, next *a2av1.Task) {
+	from, to := cur.GetStatus().GetState(), next.GetStatus().GetState()
 	switch {
-	case terminal:
+	case IsTerminal(to):
 		m.mu.Lock()
-		m.endedLocked(u.Tenant, u.Task.GetId(), e)
+		m.endedLocked(tenant, next.GetId(), e)
 		m.mu.Unlock()
-	case (m.interruptedTTL > 0 || m.tracksWaiting()) && IsInterrupted(to) && (!IsInterrupted(from) || !cur.Task.GetStatus().GetTimestamp().AsTime().Equal(u.Task.GetStatus().GetTimestamp().AsTime())):
+	case (m.interruptedTTL > 0 || m.tracksWaiting()) && IsInterrupted(to) && (!IsInterrupted(from) || !sameStatusTime(cur, next)):
 		m.mu.Lock()
-		m.interruptedLocked(u.Tenant, u.Task.GetId(), e)
+		m.interruptedLocked(tenant, next.GetId(), e)
 		m.mu.Unlock()
 	case m.tracksWaiting() && IsInterrupted(from) && !IsInterrupted(to):
 		m.mu.Lock()
 		m.uncountWaitingLocked(e) // resumed
 		m.mu.Unlock()
 	}
-	return v, nil
+}
+
+// sameStatusTime reports whether two snapshots of a task carry the same
+// status time.
+func sameStatusTime(a, b *a2av1.Task) bool {
+	return a.GetStatus().GetTimestamp().AsTime().Equal(b.GetStatus().GetTimestamp().AsTime())
 }
 
 // moved reports whether a task's place in the listing indexes (its cursor,

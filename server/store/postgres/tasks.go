@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"google.golang.org/protobuf/proto"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/store"
@@ -59,26 +58,12 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 	if err := s.checkOpen(); err != nil {
 		return store.Record{}, err
 	}
-	rec := c.Record
-	if err := store.CheckSnapshot(rec.Task); err != nil {
-		return store.Record{}, err
-	}
-	if err := store.CheckCreation(c); err != nil {
-		return store.Record{}, err
-	}
-	id := rec.Task.GetId()
-	row, err := sqlrecord.EncodeTask(rec.Task)
-	if err != nil {
-		return store.Record{}, fmt.Errorf("postgres store %s: %w", s.name, err)
-	}
-	rec.Version, rec.Generation = 1, store.FirstGeneration(rec.Generation)
-	if row.Terminal {
-		rec.Runner, rec.LeaseUntil = "", time.Time{}
-	}
-	o, err := s.createOp(c, rec, row)
+	nc, err := s.names.EncodeCreation(c)
 	if err != nil {
 		return store.Record{}, err
 	}
+	rec, row, id := nc.Record, nc.Row, nc.Record.Task.GetId()
+	o := s.createOp(c, nc)
 	for attempt := 0; ; attempt++ {
 		created, err := s.tryCreate(ctx, o, row.Terminal)
 		if err != nil {
@@ -97,53 +82,15 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 	}
 }
 
-// newConfigs are a new task's push configs by id, the last of a repeated id winning, as the
-// arrays sqlCreateTaskWithConfigs takes.
-type newConfigs struct {
-	ids, versions []string
-	blobs         [][]byte
-}
-
-// configsOf encodes a new task's push configs.
-func (s *Store) configsOf(id string, configs []store.PushConfig) (newConfigs, error) {
-	var out newConfigs
-	seen := make(map[string]int, len(configs))
-	for _, cfg := range configs {
-		if cfg.GetId() == "" || cfg.GetTaskId() != id {
-			return newConfigs{}, fmt.Errorf("store: push config %q of new task %q must have an id and the task's id (got %q)", cfg.GetId(), id, cfg.GetTaskId())
-		}
-		b, err := proto.Marshal(cfg.TaskPushNotificationConfig)
-		if err != nil {
-			return newConfigs{}, fmt.Errorf("postgres store %s: encoding push config %q: %w", s.name, cfg.GetId(), err)
-		}
-		if i, ok := seen[cfg.GetId()]; ok {
-			out.blobs[i], out.versions[i] = b, cfg.ProtocolVersion
-			continue
-		}
-		seen[cfg.GetId()] = len(out.ids)
-		out.ids = append(out.ids, cfg.GetId())
-		out.blobs = append(out.blobs, b)
-		out.versions = append(out.versions, cfg.ProtocolVersion)
-	}
-	return out, nil
-}
-
 // createOp is the write that inserts the new task: with its push configs and the deliveries
 // of its events when it has configs, the task alone when not. tryCreate fills in the times.
-func (s *Store) createOp(c store.Creation, rec store.Record, row sqlrecord.TaskRow) (*writeOp, error) {
+func (s *Store) createOp(c store.Creation, nc sqlrecord.Creation) *writeOp {
+	rec, row, cfgs, events := nc.Record, nc.Row, nc.Configs, nc.Events
 	id := rec.Task.GetId()
-	cfgs, err := s.configsOf(id, c.PushConfigs)
-	if err != nil {
-		return nil, err
-	}
 	o := &writeOp{key: topicKey{rec.Tenant, id}, what: "creating task " + strconv.Quote(id), sql: sqlCreateTask}
 	o.args = []any{rec.Tenant, id, rec.Owner, row.ContextID, int16(row.State), row.StatusTime, row.Snapshot, rec.Runner,
-		leaseArg(rec.LeaseUntil), nil, int64(len(cfgs.ids))}
-	if len(cfgs.ids) > 0 {
-		events, err := sqlrecord.EncodeEvents(c.Events)
-		if err != nil {
-			return nil, fmt.Errorf("postgres store %s: task %q: %w", s.name, id, err)
-		}
+		leaseArg(rec.LeaseUntil), nil, int64(len(cfgs.IDs))}
+	if len(cfgs.IDs) > 0 {
 		prefixes := make([]string, len(events))
 		for i := range events {
 			prefixes[i] = store.DeliveryIDPrefix(rec.Tenant, id, 1, i)
@@ -153,11 +100,11 @@ func (s *Store) createOp(c store.Creation, rec store.Record, row sqlrecord.TaskR
 		if !row.Terminal {
 			s.configured.Store(o.key, struct{}{})
 		}
-		o.args = append(o.args, cfgs.ids, cfgs.blobs, int32(len(events)), nil, events, prefixes, s.opts.channel, s.payload(rec.Tenant, id, 1),
-			c.Trace.Parent, c.Trace.State, cfgs.versions)
+		o.args = append(o.args, cfgs.IDs, cfgs.Blobs, int32(len(events)), nil, events, prefixes, s.opts.channel, s.payload(rec.Tenant, id, 1),
+			c.Trace.Parent, c.Trace.State, cfgs.Versions)
 	}
 	o.args = append(o.args, rec.Generation)
-	return o, nil
+	return o
 }
 
 // tryCreate runs the create write once, stamped with the time now (its end, when the task is
@@ -243,26 +190,20 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 	if err := s.checkOpen(); err != nil {
 		return 0, err
 	}
-	if err := store.CheckSnapshot(u.Task); err != nil {
+	row, events, err := s.names.EncodeUpdate(u)
+	if err != nil {
 		return 0, err
 	}
-	if err := store.CheckUpdate(u); err != nil {
-		return 0, err
-	}
-	// The stored state is not terminal (the write checks that), so only the
-	// new state decides whether the transition is valid.
-	if err := store.ValidTransition(a2av1.TaskState_TASK_STATE_WORKING, u.Task.GetStatus().GetState()); err != nil {
-		return 0, err
-	}
+	o, full, configured := s.updateOp(u, row, events)
+	return s.writeUpdate(ctx, o, full, configured, u, row)
+}
+
+// updateOp is the write of an update in its full form, which queues the
+// events as deliveries for the task's push configs (full are its
+// arguments), or in its lean form when this replica knows of no config for
+// the task (configured false).
+func (s *Store) updateOp(u store.Update, row sqlrecord.TaskRow, events [][]byte) (o *writeOp, full []any, configured bool) {
 	id := u.Task.GetId()
-	row, err := sqlrecord.EncodeTask(u.Task)
-	if err != nil {
-		return 0, fmt.Errorf("postgres store %s: %w", s.name, err)
-	}
-	events, err := sqlrecord.EncodeEvents(u.Events)
-	if err != nil {
-		return 0, fmt.Errorf("postgres store %s: task %q: %w", s.name, id, err)
-	}
 	queue := len(events)
 	if queue == 0 && row.Terminal {
 		events = [][]byte{nil} // the end marker of the feed
@@ -277,16 +218,23 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 	}
 	key := topicKey{u.Tenant, id}
 	payload := s.payload(u.Tenant, id, u.Expect+1)
-	args := []any{u.Tenant, id, u.Expect, row.Snapshot, int16(row.State), row.StatusTime, row.ContextID, row.Terminal,
+	full = []any{u.Tenant, id, u.Expect, row.Snapshot, int16(row.State), row.StatusTime, row.ContextID, row.Terminal,
 		u.Runner, lease, int64(0), events, int32(queue), prefix, s.opts.channel, payload,
 		len(events) > 0, u.Trace.Parent, u.Trace.State}
-	o := &writeOp{key: key, what: "writing task " + strconv.Quote(id), sql: s.sqlUpdateTask, args: args,
+	o = &writeOp{key: key, what: "writing task " + strconv.Quote(id), sql: s.sqlUpdateTask, args: full,
 		publish: true, expect: u.Expect, task: u.Task, events: u.Events, terminal: row.Terminal, notifies: len(events) > 0}
-	_, configured := s.configured.Load(key)
-	if !configured {
+	if _, configured = s.configured.Load(key); !configured {
 		o.sql = s.sqlUpdateTaskLean
-		o.args = append(args[:12:12], s.opts.channel, payload, len(events) > 0)
+		o.args = append(full[:12:12], s.opts.channel, payload, len(events) > 0)
 	}
+	return o, full, configured
+}
+
+// writeUpdate runs the write o of update u until it is decided. A lean
+// write that missed because the task has push configs is sent again in
+// its full form (full); one whose task's configs keep changing is retried
+// up to maxRetries times.
+func (s *Store) writeUpdate(ctx context.Context, o *writeOp, full []any, configured bool, u store.Update, row sqlrecord.TaskRow) (int64, error) {
 	for attempt := 0; ; attempt++ {
 		o.args[10] = s.now()
 		if err := s.w.submit(ctx, o); err != nil {
@@ -297,24 +245,23 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 		}
 		if o.found {
 			if row.Terminal && configured {
-				s.configured.Delete(key)
+				s.configured.Delete(o.key)
 			}
-			s.capsAfter(key, row)
+			s.capsAfter(o.key, row)
 			return o.res[0], nil
 		}
-		err := s.classify(ctx, u.Tenant, id, u.Expect)
-		if !errors.Is(err, errRetry) {
+		if err := s.classify(ctx, u.Tenant, u.Task.GetId(), u.Expect); !errors.Is(err, errRetry) {
 			return 0, err
 		}
 		if !configured { // the task has push configs: write them the deliveries
 			configured = true
-			s.configured.Store(key, struct{}{})
-			o.sql, o.args = s.sqlUpdateTask, args
+			s.configured.Store(o.key, struct{}{})
+			o.sql, o.args = s.sqlUpdateTask, full
 			continue
 		}
 		s.retries.Add(1)
 		if attempt == maxRetries {
-			return 0, fmt.Errorf("postgres store %s: writing task %q: the task's push configs keep changing", s.name, id)
+			return 0, fmt.Errorf("postgres store %s: writing task %q: the task's push configs keep changing", s.name, u.Task.GetId())
 		}
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/server/store"
 	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
@@ -28,14 +26,12 @@ func leaseArg(t time.Time) any {
 
 type createOp struct {
 	opBase
-	rec       store.Record
-	row       sqlrecord.TaskRow
-	endedAt   int64
-	configIDs []string
-	configs   [][]byte
-	versions  []string // the configs' protocol versions
-	events    [][]byte
-	trace     store.TraceContext
+	rec     store.Record
+	row     sqlrecord.TaskRow
+	endedAt int64
+	cfgs    sqlrecord.Configs
+	events  [][]byte
+	trace   store.TraceContext
 }
 
 func (o *createOp) what() string { return "creating task " + strconv.Quote(o.rec.Task.GetId()) }
@@ -52,57 +48,21 @@ func (s *Store) create(ctx context.Context, c store.Creation) (store.Record, err
 	if err := s.checkOpen(); err != nil {
 		return store.Record{}, err
 	}
-	rec := c.Record
-	if err := store.CheckSnapshot(rec.Task); err != nil {
-		return store.Record{}, err
-	}
-	if err := store.CheckCreation(c); err != nil {
-		return store.Record{}, err
-	}
-	id := rec.Task.GetId()
-	row, err := sqlrecord.EncodeTask(rec.Task)
+	nc, err := s.names.EncodeCreation(c)
 	if err != nil {
-		return store.Record{}, fmt.Errorf("sqlite store %s: %w", s.path, err)
+		return store.Record{}, err
 	}
-	rec.Version, rec.Generation = 1, store.FirstGeneration(rec.Generation)
-	if row.Terminal {
-		rec.Runner, rec.LeaseUntil = "", time.Time{}
-	}
-	o := &createOp{rec: rec, row: row, trace: c.Trace}
-	// Configs by id, the last of a repeated id winning.
-	seen := make(map[string]int, len(c.PushConfigs))
-	for _, cfg := range c.PushConfigs {
-		if cfg.GetId() == "" || cfg.GetTaskId() != id {
-			return store.Record{}, fmt.Errorf("store: push config %q of new task %q must have an id and the task's id (got %q)", cfg.GetId(), id, cfg.GetTaskId())
-		}
-		b, err := proto.Marshal(cfg.TaskPushNotificationConfig)
-		if err != nil {
-			return store.Record{}, fmt.Errorf("sqlite store %s: encoding push config %q: %w", s.path, cfg.GetId(), err)
-		}
-		if i, ok := seen[cfg.GetId()]; ok {
-			o.configs[i], o.versions[i] = b, cfg.ProtocolVersion
-			continue
-		}
-		seen[cfg.GetId()] = len(o.configIDs)
-		o.configIDs = append(o.configIDs, cfg.GetId())
-		o.configs = append(o.configs, b)
-		o.versions = append(o.versions, cfg.ProtocolVersion)
-	}
-	if len(o.configIDs) > 0 {
-		if o.events, err = sqlrecord.EncodeEvents(c.Events); err != nil {
-			return store.Record{}, fmt.Errorf("sqlite store %s: task %q: %w", s.path, id, err)
-		}
-	}
+	o := &createOp{rec: nc.Record, row: nc.Row, cfgs: nc.Configs, events: nc.Events, trace: c.Trace}
 	if err := s.submit(ctx, o); err != nil {
 		return store.Record{}, err
 	}
-	return rec, nil
+	return nc.Record, nil
 }
 
 func (o *createOp) committed(c *recordCache) {
 	r := o.rec
 	r.LeaseUntil = sqlrecord.StoredTime(r.LeaseUntil)
-	c.put(cached{rec: r, endedAt: o.endedAt, ended: o.row.Terminal, pushes: int64(len(o.configIDs))}, len(o.row.Snapshot))
+	c.put(cached{rec: r, endedAt: o.endedAt, ended: o.row.Terminal, pushes: int64(len(o.cfgs.IDs))}, len(o.row.Snapshot))
 }
 
 func (o *createOp) apply(w *writer, now int64) (error, error) {
@@ -114,7 +74,7 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 		o.endedAt = now
 	}
 	args := []any{r.Tenant, id, r.Owner, o.row.ContextID, int64(o.row.State), o.row.StatusTime, o.row.Snapshot,
-		r.Runner, leaseArg(r.LeaseUntil), ended, int64(len(o.configIDs)), r.Generation}
+		r.Runner, leaseArg(r.LeaseUntil), ended, int64(len(o.cfgs.IDs)), r.Generation}
 	res, err := st.insertTask.Exec(args...)
 	if err != nil {
 		return nil, dbErr("inserting the task", err)
@@ -148,12 +108,12 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 		o.termDelta++
 		o.endsTask = true
 	}
-	for i, cid := range o.configIDs {
-		if _, err := st.upsertConfig.Exec(r.Tenant, id, cid, o.configs[i], o.versions[i]); err != nil {
+	for i, cid := range o.cfgs.IDs {
+		if _, err := st.upsertConfig.Exec(r.Tenant, id, cid, o.cfgs.Blobs[i], o.cfgs.Versions[i]); err != nil {
 			return nil, dbErr("inserting push config "+strconv.Quote(cid), err)
 		}
 	}
-	if len(o.configIDs) > 0 {
+	if len(o.cfgs.IDs) > 0 {
 		if err := o.enqueue(w, r.Tenant, id, 1, o.events, o.row.Snapshot, o.trace, now); err != nil {
 			return nil, err
 		}
@@ -260,27 +220,13 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 	if err := s.checkOpen(); err != nil {
 		return 0, err
 	}
-	if err := store.CheckSnapshot(u.Task); err != nil {
-		return 0, err
-	}
-	if err := store.CheckUpdate(u); err != nil {
-		return 0, err
-	}
-	// The stored state is not terminal (the write checks that), so only the
-	// new state decides whether the transition is valid.
-	if err := store.ValidTransition(a2av1.TaskState_TASK_STATE_WORKING, u.Task.GetStatus().GetState()); err != nil {
-		return 0, err
-	}
-	row, err := sqlrecord.EncodeTask(u.Task)
+	row, events, err := s.names.EncodeUpdate(u)
 	if err != nil {
-		return 0, fmt.Errorf("sqlite store %s: %w", s.path, err)
+		return 0, err
 	}
-	o := &updateOp{u: u, row: row}
+	o := &updateOp{u: u, row: row, evs: events}
 	if u.Runner != "" {
 		o.lease = leaseArg(u.LeaseUntil)
-	}
-	if o.evs, err = sqlrecord.EncodeEvents(u.Events); err != nil {
-		return 0, fmt.Errorf("sqlite store %s: task %q: %w", s.path, u.Task.GetId(), err)
 	}
 	if err := s.submit(ctx, o); err != nil {
 		return 0, err

@@ -290,15 +290,44 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 		opt(&o)
 	}
 	name := Describe(connString)
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("postgres store %s: "+format, append([]any{name}, args...)...)
-	}
+	fail := func(err error) error { return fmt.Errorf("postgres store %s: %w", name, err) }
 	if o.err != nil {
-		return nil, fail("%w", o.err)
+		return nil, fail(o.err)
 	}
+	cfg, listenCfg, err := poolConfig(connString, o)
+	if err != nil {
+		return nil, fail(err)
+	}
+	pool, err := connect(ctx, cfg, listenCfg, o.schema)
+	if err != nil {
+		return nil, fail(err)
+	}
+	s := &Store{name: name, names: sqlrecord.Names("postgres store " + name), cut: sqlrecord.Cutoffs{TTL: o.ttl, InterruptedTTL: o.interruptedTTL, Now: o.now}, opts: o, pool: pool, origin: randomHex(4), wake: make(chan struct{}, 1)}
+	s.sqlUpdateTask, s.sqlUpdateTaskLean = updateSQL(o.interruptedTTL)
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.feed = newFeed(s, o.buffer)
+	s.sigs = newSignals(s)
+	s.lis = &listener{s: s, cfg: listenCfg}
+	if err := s.lis.start(ctx); err != nil {
+		s.cancel()
+		pool.Close()
+		return nil, fail(fmt.Errorf("listening on channel %s: %w", o.channel, err))
+	}
+	s.w = newWriter(s, o.notifyWriters, o.writers, o.maxBatch)
+	if o.sweeps() {
+		s.bg.Add(1)
+		go s.sweepLoop()
+	}
+	return s, nil
+}
+
+// poolConfig is the pool's configuration for connString and o, and the
+// configuration of the listener's connection (without the tracer and the
+// tests' changes).
+func poolConfig(connString string, o options) (*pgxpool.Config, *pgx.ConnConfig, error) {
 	cfg, err := pgxpool.ParseConfig(connString)
 	if err != nil {
-		return nil, fail("%w", parseErr(err))
+		return nil, nil, parseErr(err)
 	}
 	if o.poolSize > 0 {
 		cfg.MaxConns = o.poolSize
@@ -316,49 +345,49 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	if o.connConfig != nil {
 		o.connConfig(cfg.ConnConfig)
 	}
+	return cfg, listenCfg, nil
+}
 
+// connect opens the pool, checks that the database answers, and creates
+// the schema (when one is named) and brings the tables up to date.
+func connect(ctx context.Context, cfg *pgxpool.Config, listenCfg *pgx.ConnConfig, schema string) (*pgxpool.Pool, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fail("%w", err)
+		return nil, err
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fail("cannot connect: %w", oneLine(err))
+		return nil, fmt.Errorf("cannot connect: %w", oneLine(err))
 	}
-	if o.schema != "" {
-		if err := createSchema(ctx, pool, o.schema); err != nil {
+	if schema != "" {
+		if err := createSchema(ctx, pool, schema); err != nil {
 			pool.Close()
-			return nil, fail("creating schema %s: %w", o.schema, err)
+			return nil, fmt.Errorf("creating schema %s: %w", schema, err)
 		}
 	}
 	if err := migrateUp(ctx, listenCfg); err != nil {
 		pool.Close()
-		return nil, fail("%w", err)
+		return nil, err
 	}
+	return pool, nil
+}
 
-	s := &Store{name: name, names: sqlrecord.Names("postgres store " + name), cut: sqlrecord.Cutoffs{TTL: o.ttl, InterruptedTTL: o.interruptedTTL, Now: o.now}, opts: o, pool: pool, origin: randomHex(4), wake: make(chan struct{}, 1)}
-	s.sqlUpdateTask, s.sqlUpdateTaskLean = sqlUpdateTask, sqlUpdateTaskLean
-	if o.interruptedTTL > 0 {
-		// An interrupted task past its TTL cannot be resumed ($11 is now).
-		guard := fmt.Sprintf("AND t.ended_at IS NULL AND NOT (t.state IN (6, 8) AND t.status_time < $11::bigint - %d)", int64(o.interruptedTTL))
-		s.sqlUpdateTask = strings.Replace(sqlUpdateTask, "AND t.ended_at IS NULL", guard, 1)
-		s.sqlUpdateTaskLean = strings.Replace(sqlUpdateTaskLean, "AND t.ended_at IS NULL", guard, 1)
+// updateSQL are the statements of UpdateTask (full and lean); with an
+// interrupted-task TTL, an interrupted task past it cannot be resumed ($11
+// is now).
+func updateSQL(interruptedTTL time.Duration) (full, lean string) {
+	if interruptedTTL <= 0 {
+		return sqlUpdateTask, sqlUpdateTaskLean
 	}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.feed = newFeed(s, o.buffer)
-	s.sigs = newSignals(s)
-	s.lis = &listener{s: s, cfg: listenCfg}
-	if err := s.lis.start(ctx); err != nil {
-		s.cancel()
-		pool.Close()
-		return nil, fail("listening on channel %s: %w", o.channel, err)
-	}
-	s.w = newWriter(s, o.notifyWriters, o.writers, o.maxBatch)
-	if (o.ttl > 0 || o.maxTerminal > 0 || o.interruptedTTL > 0 || o.owners.On()) && !o.noSweepLoop {
-		s.bg.Add(1)
-		go s.sweepLoop()
-	}
-	return s, nil
+	guard := fmt.Sprintf("AND t.ended_at IS NULL AND NOT (t.state IN (6, 8) AND t.status_time < $11::bigint - %d)", int64(interruptedTTL))
+	return strings.Replace(sqlUpdateTask, "AND t.ended_at IS NULL", guard, 1),
+		strings.Replace(sqlUpdateTaskLean, "AND t.ended_at IS NULL", guard, 1)
+}
+
+// sweeps reports whether the store runs its retention sweep loop: when it
+// has something to remove and a test did not turn the loop off.
+func (o options) sweeps() bool {
+	return (o.ttl > 0 || o.maxTerminal > 0 || o.interruptedTTL > 0 || o.owners.On()) && !o.noSweepLoop
 }
 
 // parseErr drops pgx's repetition of the (redacted) connection string from

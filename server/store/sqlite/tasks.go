@@ -66,7 +66,6 @@ func (o *createOp) committed(c *recordCache) {
 }
 
 func (o *createOp) apply(w *writer, now int64) (error, error) {
-	st := &w.st
 	r, id := o.rec, o.rec.Task.GetId()
 	var ended any
 	if o.row.Terminal {
@@ -75,48 +74,15 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 	}
 	args := []any{r.Tenant, id, r.Owner, o.row.ContextID, int64(o.row.State), o.row.StatusTime, o.row.Snapshot,
 		r.Runner, leaseArg(r.LeaseUntil), ended, int64(len(o.cfgs.IDs)), r.Generation}
-	res, err := st.insertTask.Exec(args...)
-	if err != nil {
-		return nil, dbErr("inserting the task", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return nil, dbErr("inserting the task", err)
-	} else if n == 0 {
-		// The id is taken; by a task past its TTL, it is free again.
-		var version, state, statusTime int64
-		var endedAt sql.NullInt64
-		if err := st.taskState.QueryRow(r.Tenant, id).Scan(&version, &state, &endedAt, &statusTime); err != nil {
-			return nil, dbErr("reading the existing task", err)
-		}
-		if !w.s.expired(endedAt, now) && !w.s.waitedOut(state, statusTime, now) {
-			return fmt.Errorf("%w: task %q", store.ErrExists, id), nil
-		}
-		if _, err := st.deleteTaskConfigs.Exec(r.Tenant, id); err != nil {
-			return nil, dbErr("removing the expired task's push configs", err)
-		}
-		if _, err := st.deleteTask.Exec(r.Tenant, id); err != nil {
-			return nil, dbErr("removing the expired task", err)
-		}
-		if endedAt.Valid {
-			o.termDelta--
-		}
-		if _, err := st.insertTask.Exec(args...); err != nil {
-			return nil, dbErr("inserting the task", err)
-		}
+	if failure, err := o.insert(w, args, now); failure != nil || err != nil {
+		return failure, err
 	}
 	if o.row.Terminal {
 		o.termDelta++
 		o.endsTask = true
 	}
-	for i, cid := range o.cfgs.IDs {
-		if _, err := st.upsertConfig.Exec(r.Tenant, id, cid, o.cfgs.Blobs[i], o.cfgs.Versions[i]); err != nil {
-			return nil, dbErr("inserting push config "+strconv.Quote(cid), err)
-		}
-	}
-	if len(o.cfgs.IDs) > 0 {
-		if err := o.enqueue(w, r.Tenant, id, 1, o.events, o.row.Snapshot, o.trace, now); err != nil {
-			return nil, err
-		}
+	if err := o.writeConfigs(w, now); err != nil {
+		return nil, err
 	}
 	if w.capsOwner(o.row) {
 		if err := w.capOwner(&o.opBase, r.Owner, r.Tenant, id); err != nil {
@@ -124,6 +90,59 @@ func (o *createOp) apply(w *writer, now int64) (error, error) {
 		}
 	}
 	return nil, nil
+}
+
+// insert inserts the task's row. When the id is taken by a task past its
+// TTL, the id is free again: that task goes and the row is inserted; when
+// by a live task, the failure is store.ErrExists.
+func (o *createOp) insert(w *writer, args []any, now int64) (failure, err error) {
+	st := &w.st
+	r, id := o.rec, o.rec.Task.GetId()
+	res, err := st.insertTask.Exec(args...)
+	if err != nil {
+		return nil, dbErr("inserting the task", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return nil, dbErr("inserting the task", err)
+	} else if n > 0 {
+		return nil, nil
+	}
+	var version, state, statusTime int64
+	var endedAt sql.NullInt64
+	if err := st.taskState.QueryRow(r.Tenant, id).Scan(&version, &state, &endedAt, &statusTime); err != nil {
+		return nil, dbErr("reading the existing task", err)
+	}
+	if !w.s.expired(endedAt, now) && !w.s.waitedOut(state, statusTime, now) {
+		return fmt.Errorf("%w: task %q", store.ErrExists, id), nil
+	}
+	if _, err := st.deleteTaskConfigs.Exec(r.Tenant, id); err != nil {
+		return nil, dbErr("removing the expired task's push configs", err)
+	}
+	if _, err := st.deleteTask.Exec(r.Tenant, id); err != nil {
+		return nil, dbErr("removing the expired task", err)
+	}
+	if endedAt.Valid {
+		o.termDelta--
+	}
+	if _, err := st.insertTask.Exec(args...); err != nil {
+		return nil, dbErr("inserting the task", err)
+	}
+	return nil, nil
+}
+
+// writeConfigs inserts the new task's push configs and the deliveries of
+// its events for them.
+func (o *createOp) writeConfigs(w *writer, now int64) error {
+	if len(o.cfgs.IDs) == 0 {
+		return nil
+	}
+	r, id := o.rec, o.rec.Task.GetId()
+	for i, cid := range o.cfgs.IDs {
+		if _, err := w.st.upsertConfig.Exec(r.Tenant, id, cid, o.cfgs.Blobs[i], o.cfgs.Versions[i]); err != nil {
+			return dbErr("inserting push config "+strconv.Quote(cid), err)
+		}
+	}
+	return o.enqueue(w, r.Tenant, id, 1, o.events, o.row.Snapshot, o.trace, now)
 }
 
 // enqueue inserts the outbox rows of one write: every event for every

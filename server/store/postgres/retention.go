@@ -76,61 +76,88 @@ func (s *Store) sweepUnder(ctx context.Context, lock string) (int64, error) {
 		if err := tx.QueryRow(ctx, lock).Scan(&mine); err != nil || !mine {
 			return err
 		}
-		if s.opts.ttl > 0 {
-			cutoff := s.liveSince()
-			for range sweepChunks {
-				var n int64
-				if err := tx.QueryRow(ctx, sqlSweepTTL, cutoff, int64(sweepChunk)).Scan(&n); err != nil {
-					return err
-				}
-				removed += n
-				if n < sweepChunk {
-					break
-				}
-			}
-		}
-		if s.opts.interruptedTTL > 0 {
-			cutoff := s.waitingSince()
-			for range sweepChunks {
-				var n int64
-				if err := tx.QueryRow(ctx, sqlSweepWaiting, cutoff, int64(sweepChunk)).Scan(&n); err != nil {
-					return err
-				}
-				if n < sweepChunk {
-					break
-				}
-			}
-		}
-		if s.opts.maxTerminal > 0 {
-			var terminal int64
-			if err := tx.QueryRow(ctx, sqlCountTerminal).Scan(&terminal); err != nil {
-				return err
-			}
-			for i := 0; i < sweepChunks && terminal > int64(s.opts.maxTerminal); i++ {
-				owner, room, err := largestOwner(ctx, tx)
-				if err != nil {
-					return err
-				}
-				var n int64
-				limit := min(terminal-int64(s.opts.maxTerminal), sweepChunk)
-				if room < 0 { // no owner holds many: the oldest of all
-					err = tx.QueryRow(ctx, sqlSweepAny, limit).Scan(&n)
-				} else {
-					err = tx.QueryRow(ctx, sqlSweepOldest, min(limit, room), owner).Scan(&n)
-				}
-				if err != nil {
-					return err
-				}
-				removed += n
-				terminal -= n
-				if n == 0 {
-					break
-				}
-			}
-		}
-		return nil
+		var err error
+		removed, err = s.sweepTx(ctx, tx)
+		return err
 	})
 	return removed, err
+}
+
+// sweepTx removes, in the sweep's transaction, the terminal tasks past the
+// TTL, the interrupted tasks past theirs and the terminal tasks over the
+// maximum, and returns how many terminal tasks went.
+func (s *Store) sweepTx(ctx context.Context, tx pgx.Tx) (int64, error) {
+	var removed int64
+	if s.opts.ttl > 0 {
+		n, err := sweepChunked(ctx, tx, sqlSweepTTL, s.liveSince())
+		if err != nil {
+			return 0, err
+		}
+		removed += n
+	}
+	if s.opts.interruptedTTL > 0 {
+		if _, err := sweepChunked(ctx, tx, sqlSweepWaiting, s.waitingSince()); err != nil {
+			return 0, err
+		}
+	}
+	if s.opts.maxTerminal > 0 {
+		n, err := s.sweepOverMax(ctx, tx)
+		if err != nil {
+			return 0, err
+		}
+		removed += n
+	}
+	return removed, nil
+}
+
+// sweepChunked runs a sweep statement (cutoff $1, at most $2 tasks) until
+// it removes less than a chunk, at most sweepChunks times, and returns how
+// many tasks went.
+func sweepChunked(ctx context.Context, tx pgx.Tx, sweep string, cutoff int64) (int64, error) {
+	var removed int64
+	for range sweepChunks {
+		var n int64
+		if err := tx.QueryRow(ctx, sweep, cutoff, int64(sweepChunk)).Scan(&n); err != nil {
+			return removed, err
+		}
+		removed += n
+		if n < sweepChunk {
+			break
+		}
+	}
+	return removed, nil
+}
+
+// sweepOverMax removes the terminal tasks over the maximum: those of the
+// owner holding the most first, the oldest of all while no owner holds
+// many.
+func (s *Store) sweepOverMax(ctx context.Context, tx pgx.Tx) (int64, error) {
+	var terminal, removed int64
+	if err := tx.QueryRow(ctx, sqlCountTerminal).Scan(&terminal); err != nil {
+		return 0, err
+	}
+	for i := 0; i < sweepChunks && terminal > int64(s.opts.maxTerminal); i++ {
+		owner, room, err := largestOwner(ctx, tx)
+		if err != nil {
+			return 0, err
+		}
+		var n int64
+		limit := min(terminal-int64(s.opts.maxTerminal), sweepChunk)
+		if room < 0 { // no owner holds many: the oldest of all
+			err = tx.QueryRow(ctx, sqlSweepAny, limit).Scan(&n)
+		} else {
+			err = tx.QueryRow(ctx, sqlSweepOldest, min(limit, room), owner).Scan(&n)
+		}
+		if err != nil {
+			return 0, err
+		}
+		removed += n
+		terminal -= n
+		if n == 0 {
+			break
+		}
+	}
+	return removed, nil
 }
 
 // ownerSlack is how many terminal tasks the cap takes from the owner

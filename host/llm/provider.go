@@ -69,24 +69,20 @@ func (p *Provider) apiKeyEnv() string {
 	return p.APIKeyEnv
 }
 
-func (p *Provider) timeout() time.Duration {
-	switch {
-	case p.Timeout < 0:
-		return 0
-	case p.Timeout == 0:
-		return DefaultTimeout
-	}
-	return p.Timeout
-}
+func (p *Provider) timeout() time.Duration { return orDefault(p.Timeout, DefaultTimeout) }
 
-func (p *Provider) maxRetries() int {
+func (p *Provider) maxRetries() int { return orDefault(p.MaxRetries, DefaultMaxRetries) }
+
+// orDefault reads a setting where 0 means the default and a negative
+// value means none (0).
+func orDefault[T ~int | ~int64](v, def T) T {
 	switch {
-	case p.MaxRetries < 0:
+	case v < 0:
 		return 0
-	case p.MaxRetries == 0:
-		return DefaultMaxRetries
+	case v == 0:
+		return def
 	}
-	return p.MaxRetries
+	return v
 }
 
 // ErrNotConfigured says that the provider lacks a base URL or a model.

@@ -57,16 +57,27 @@ func (n *listNode) fix() { n.size = 1 + n.left.count() + n.right.count() }
 
 // split divides n into the keys before k and the keys at or after k.
 func split(n *listNode, k Cursor) (*listNode, *listNode) {
+	return splitWhere(n, func(key Cursor) bool { return key.Compare(k) < 0 })
+}
+
+// splitAfter divides n into the keys at or before k and those after k.
+func splitAfter(n *listNode, k Cursor) (*listNode, *listNode) {
+	return splitWhere(n, func(key Cursor) bool { return key.Compare(k) <= 0 })
+}
+
+// splitWhere divides n into the keys for which left holds and those after
+// them (left holds for a prefix of the keys in order).
+func splitWhere(n *listNode, left func(Cursor) bool) (*listNode, *listNode) {
 	if n == nil {
 		return nil, nil
 	}
-	if n.key.Compare(k) < 0 {
-		l, r := split(n.right, k)
+	if left(n.key) {
+		l, r := splitWhere(n.right, left)
 		n.right = l
 		n.fix()
 		return n, r
 	}
-	l, r := split(n.left, k)
+	l, r := splitWhere(n.left, left)
 	n.left = r
 	n.fix()
 	return l, n
@@ -109,23 +120,6 @@ func (x *listIndex) remove(k Cursor) *listNode {
 	n, r := splitAfter(r, k)
 	x.root = merge(l, r)
 	return n
-}
-
-// splitAfter divides n into the keys at or before k and those after k.
-func splitAfter(n *listNode, k Cursor) (*listNode, *listNode) {
-	if n == nil {
-		return nil, nil
-	}
-	if n.key.Compare(k) <= 0 {
-		l, r := splitAfter(n.right, k)
-		n.right = l
-		n.fix()
-		return n, r
-	}
-	l, r := splitAfter(n.left, k)
-	n.left = r
-	n.fix()
-	return l, n
 }
 
 // before counts the keys that come before k.

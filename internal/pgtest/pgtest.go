@@ -21,6 +21,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"strings"
@@ -95,19 +96,7 @@ func ping(u string) error {
 // Schema returned are closed first).
 func Schema(t testing.TB, url string) string {
 	t.Helper()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "a2a_test_" + hex.EncodeToString(b)
-	quoted := pgx.Identifier{name}.Sanitize()
-	if err := execSQL(url, "CREATE SCHEMA "+quoted); err != nil {
-		t.Fatalf("creating test schema %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		if err := execSQL(url, "DROP SCHEMA "+quoted+" CASCADE"); err != nil {
-			t.Errorf("dropping test schema %s: %v", name, err)
-		}
-	})
-	return name
+	return createForTest(t, url, "schema", "CREATE SCHEMA %s", "DROP SCHEMA %s CASCADE")
 }
 
 // Database creates a database with a random name on the server at url and
@@ -123,20 +112,29 @@ func Database(t testing.TB, rawURL string) string {
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		t.Fatalf("pgtest.Database needs a postgres:// URL, not %s", redact(rawURL))
 	}
+	name := createForTest(t, rawURL, "database", "CREATE DATABASE %s", "DROP DATABASE %s WITH (FORCE)")
+	u.Path = "/" + name
+	return u.String()
+}
+
+// createForTest creates an object (what: a schema, a database) with a
+// random name through the statement create, and drops it through drop at
+// the test's cleanup; both take the quoted name for %s.
+func createForTest(t testing.TB, url, what, create, drop string) string {
+	t.Helper()
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	name := "a2a_test_" + hex.EncodeToString(b)
 	quoted := pgx.Identifier{name}.Sanitize()
-	if err := execSQL(rawURL, "CREATE DATABASE "+quoted); err != nil {
-		t.Fatalf("creating test database %s: %v", name, err)
+	if err := execSQL(url, fmt.Sprintf(create, quoted)); err != nil {
+		t.Fatalf("creating test %s %s: %v", what, name, err)
 	}
 	t.Cleanup(func() {
-		if err := execSQL(rawURL, "DROP DATABASE "+quoted+" WITH (FORCE)"); err != nil {
-			t.Errorf("dropping test database %s: %v", name, err)
+		if err := execSQL(url, fmt.Sprintf(drop, quoted)); err != nil {
+			t.Errorf("dropping test %s %s: %v", what, name, err)
 		}
 	})
-	u.Path = "/" + name
-	return u.String()
+	return name
 }
 
 // WithSchema returns url with the store URL parameter schema=NAME added (as

@@ -49,22 +49,14 @@ func parsePrivateKey(data []byte) (crypto.Signer, error) {
 		if block == nil {
 			return nil, errors.New("no PEM private key found (want PRIVATE KEY, EC PRIVATE KEY or RSA PRIVATE KEY)")
 		}
-		var (
-			key any
-			err error
-		)
-		switch block.Type {
-		case "PRIVATE KEY":
-			key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
-		case "EC PRIVATE KEY":
-			key, err = x509.ParseECPrivateKey(block.Bytes)
-		case "RSA PRIVATE KEY":
-			key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
-		case "ENCRYPTED PRIVATE KEY":
+		if block.Type == "ENCRYPTED PRIVATE KEY" {
 			return nil, errors.New("encrypted private keys are not supported; decrypt it first (openssl pkey -in KEY -out PLAIN)")
-		default:
+		}
+		parse, ok := privateBlocks[block.Type]
+		if !ok {
 			continue // e.g. EC PARAMETERS before the key
 		}
+		key, err := parse(block.Bytes)
 		if err != nil {
 			return nil, fmt.Errorf("parsing the %s block: %w", block.Type, err)
 		}
@@ -74,6 +66,38 @@ func parsePrivateKey(data []byte) (crypto.Signer, error) {
 		}
 		return signer, nil
 	}
+}
+
+// privateBlocks parse the PEM blocks that hold a private key, by type.
+var privateBlocks = map[string]func([]byte) (any, error){
+	"PRIVATE KEY":     x509.ParsePKCS8PrivateKey,
+	"EC PRIVATE KEY":  func(b []byte) (any, error) { return x509.ParseECPrivateKey(b) },
+	"RSA PRIVATE KEY": func(b []byte) (any, error) { return x509.ParsePKCS1PrivateKey(b) },
+}
+
+// publicBlocks parse the PEM blocks that hold a public key, by type: a
+// certificate's, or a private key's public half.
+var publicBlocks = map[string]func(*pem.Block) (any, error){
+	"PUBLIC KEY":     func(b *pem.Block) (any, error) { return x509.ParsePKIXPublicKey(b.Bytes) },
+	"RSA PUBLIC KEY": func(b *pem.Block) (any, error) { return x509.ParsePKCS1PublicKey(b.Bytes) },
+	"CERTIFICATE": func(b *pem.Block) (any, error) {
+		cert, err := x509.ParseCertificate(b.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		return cert.PublicKey, nil
+	},
+	"PRIVATE KEY":     publicHalf,
+	"EC PRIVATE KEY":  publicHalf,
+	"RSA PRIVATE KEY": publicHalf,
+}
+
+func publicHalf(b *pem.Block) (any, error) {
+	signer, err := parsePrivateKey(pem.EncodeToMemory(b))
+	if err != nil {
+		return nil, err
+	}
+	return signer.Public(), nil
 }
 
 // VerificationKey is a public key that may verify card signatures. An empty
@@ -116,28 +140,11 @@ func parsePublicPEM(data []byte) ([]VerificationKey, error) {
 		if block == nil {
 			break
 		}
-		var (
-			key any
-			err error
-		)
-		switch block.Type {
-		case "PUBLIC KEY":
-			key, err = x509.ParsePKIXPublicKey(block.Bytes)
-		case "RSA PUBLIC KEY":
-			key, err = x509.ParsePKCS1PublicKey(block.Bytes)
-		case "CERTIFICATE":
-			var cert *x509.Certificate
-			if cert, err = x509.ParseCertificate(block.Bytes); err == nil {
-				key = cert.PublicKey
-			}
-		case "PRIVATE KEY", "EC PRIVATE KEY", "RSA PRIVATE KEY":
-			var signer crypto.Signer
-			if signer, err = parsePrivateKey(pem.EncodeToMemory(block)); err == nil {
-				key = signer.Public()
-			}
-		default:
+		parse, ok := publicBlocks[block.Type]
+		if !ok {
 			continue
 		}
+		key, err := parse(block)
 		if err != nil {
 			return nil, fmt.Errorf("parsing the %s block: %w", block.Type, err)
 		}

@@ -119,78 +119,87 @@ func (p *parser) enter() error {
 }
 
 func (p *parser) object() (*value, error) {
-	if err := p.enter(); err != nil {
-		return nil, err
-	}
-	defer func() { p.depth-- }()
-	p.pos++ // {
 	v := &value{kind: kindObject}
 	seen := map[string]bool{}
+	err := p.items('}', "object", func() error {
+		m, err := p.member(seen)
+		v.members = append(v.members, m)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// member reads a member of an object: a name that seen lacks, a colon and
+// a value.
+func (p *parser) member(seen map[string]bool) (member, error) {
+	if !p.at('"') {
+		return member{}, p.errorf("expected a member name")
+	}
+	at := p.pos
+	name, err := p.string()
+	if err != nil {
+		return member{}, err
+	}
+	if seen[name] {
+		p.pos = at
+		return member{}, p.errorf("duplicate member name %q (I-JSON forbids it)", name)
+	}
+	seen[name] = true
 	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+	if !p.at(':') {
+		return member{}, p.errorf("expected ':' after member name %q", name)
+	}
+	p.pos++
+	p.skipSpace()
+	val, err := p.value()
+	if err != nil {
+		return member{}, err
+	}
+	return member{name: name, val: val}, nil
+}
+
+func (p *parser) array() (*value, error) {
+	v := &value{kind: kindArray}
+	err := p.items(']', "array", func() error {
+		elem, err := p.value()
+		v.elems = append(v.elems, elem)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// items reads the members or elements of an object or array (what), from
+// its opening byte to closing; item reads one.
+func (p *parser) items(closing byte, what string, item func() error) error {
+	if err := p.enter(); err != nil {
+		return err
+	}
+	defer func() { p.depth-- }()
+	p.pos++ // the opening byte
+	p.skipSpace()
+	if p.at(closing) {
 		p.pos++
-		return v, nil
+		return nil
 	}
 	for {
 		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, p.errorf("expected a member name")
+		if err := item(); err != nil {
+			return err
 		}
-		at := p.pos
-		name, err := p.string()
-		if err != nil {
-			return nil, err
-		}
-		if seen[name] {
-			p.pos = at
-			return nil, p.errorf("duplicate member name %q (I-JSON forbids it)", name)
-		}
-		seen[name] = true
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.errorf("expected ':' after member name %q", name)
-		}
-		p.pos++
-		p.skipSpace()
-		val, err := p.value()
-		if err != nil {
-			return nil, err
-		}
-		v.members = append(v.members, member{name: name, val: val})
-		if done, err := p.next('}', "object"); err != nil {
-			return nil, err
-		} else if done {
-			return v, nil
+		if done, err := p.next(closing, what); err != nil || done {
+			return err
 		}
 	}
 }
 
-func (p *parser) array() (*value, error) {
-	if err := p.enter(); err != nil {
-		return nil, err
-	}
-	defer func() { p.depth-- }()
-	p.pos++ // [
-	v := &value{kind: kindArray}
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return v, nil
-	}
-	for {
-		p.skipSpace()
-		elem, err := p.value()
-		if err != nil {
-			return nil, err
-		}
-		v.elems = append(v.elems, elem)
-		if done, err := p.next(']', "array"); err != nil {
-			return nil, err
-		} else if done {
-			return v, nil
-		}
-	}
-}
+// at reports whether the next byte is c.
+func (p *parser) at(c byte) bool { return p.pos < len(p.data) && p.data[p.pos] == c }
 
 // next reads what follows a member or element of an object or array
 // (what): a comma, or the closing byte, which ends it (done).

@@ -126,27 +126,11 @@ func (p *templateParser) parse() error {
 	if err := p.segments(false); err != nil {
 		return err
 	}
-	if p.peek() == ':' {
-		p.pos++
-		start := p.pos
-		verb := p.literal()
-		if verb == "" {
-			if p.eof() {
-				return p.errorf(start, "empty verb after \":\"")
-			}
-			return p.errorf(p.pos, "unexpected %q in verb", p.peek())
-		}
-		p.t.Verb = verb
+	if err := p.verb(); err != nil {
+		return err
 	}
-	if !p.eof() {
-		switch c := p.peek(); c {
-		case '}':
-			return p.errorf(p.pos, "unbalanced \"}\"")
-		case '/':
-			return p.errorf(p.pos, "the verb must be the last part of the path")
-		default:
-			return p.errorf(p.pos, "unexpected %q", c)
-		}
+	if err := p.end(); err != nil {
+		return err
 	}
 	for i, s := range p.t.Segments {
 		if s.Kind == SegmentDeepWildcard && i != len(p.t.Segments)-1 {
@@ -154,6 +138,39 @@ func (p *templateParser) parse() error {
 		}
 	}
 	return nil
+}
+
+// verb parses [ ":" Verb ].
+func (p *templateParser) verb() error {
+	if p.peek() != ':' {
+		return nil
+	}
+	p.pos++
+	start := p.pos
+	verb := p.literal()
+	if verb == "" {
+		if p.eof() {
+			return p.errorf(start, "empty verb after \":\"")
+		}
+		return p.errorf(p.pos, "unexpected %q in verb", p.peek())
+	}
+	p.t.Verb = verb
+	return nil
+}
+
+// end refuses anything after the template.
+func (p *templateParser) end() error {
+	if p.eof() {
+		return nil
+	}
+	switch c := p.peek(); c {
+	case '}':
+		return p.errorf(p.pos, "unbalanced \"}\"")
+	case '/':
+		return p.errorf(p.pos, "the verb must be the last part of the path")
+	default:
+		return p.errorf(p.pos, "unexpected %q", c)
+	}
 }
 
 // segments parses Segment { "/" Segment }.
@@ -184,20 +201,34 @@ func (p *templateParser) segment(inVariable bool) error {
 		p.pos++
 		p.t.Segments = append(p.t.Segments, Segment{Kind: SegmentWildcard})
 	default:
-		lit := p.literal()
-		if lit == "" {
-			switch c := p.peek(); {
-			case p.eof() || c == '/' || c == ':' || c == '}':
-				return p.errorf(start, "empty path segment")
-			default:
-				return p.errorf(p.pos, "unexpected %q in path segment", c)
-			}
+		if err := p.literalSegment(); err != nil {
+			return err
 		}
-		p.t.Segments = append(p.t.Segments, Segment{Kind: SegmentLiteral, Literal: lit})
 	}
-	if c := p.peek(); !p.eof() && c != '/' && c != ':' && c != '}' {
-		return p.errorf(p.pos, "unexpected %q after %q", c, p.src[start:p.pos])
+	if !p.eof() && !p.atSegmentEnd() {
+		return p.errorf(p.pos, "unexpected %q after %q", p.peek(), p.src[start:p.pos])
 	}
+	return nil
+}
+
+// atSegmentEnd reports whether the next byte ends a segment: "/", ":" or
+// "}" (or the end of the template).
+func (p *templateParser) atSegmentEnd() bool {
+	c := p.peek()
+	return p.eof() || c == '/' || c == ':' || c == '}'
+}
+
+// literalSegment parses a segment of literal characters.
+func (p *templateParser) literalSegment() error {
+	start := p.pos
+	lit := p.literal()
+	if lit == "" {
+		if p.atSegmentEnd() {
+			return p.errorf(start, "empty path segment")
+		}
+		return p.errorf(p.pos, "unexpected %q in path segment", p.peek())
+	}
+	p.t.Segments = append(p.t.Segments, Segment{Kind: SegmentLiteral, Literal: lit})
 	return nil
 }
 
@@ -205,21 +236,9 @@ func (p *templateParser) segment(inVariable bool) error {
 func (p *templateParser) variable() error {
 	open := p.pos
 	p.pos++ // '{'
-	var path []string
-	for {
-		start := p.pos
-		id := p.ident()
-		if id == "" {
-			if p.eof() {
-				return p.errorf(open, "unbalanced \"{\"")
-			}
-			return p.errorf(start, "expected a field name, found %q", p.peek())
-		}
-		path = append(path, id)
-		if p.peek() != '.' {
-			break
-		}
-		p.pos++
+	path, err := p.fieldPath(open)
+	if err != nil {
+		return err
 	}
 	v := Variable{FieldPath: path, Start: len(p.t.Segments)}
 	for _, other := range p.t.Variables {
@@ -227,6 +246,38 @@ func (p *templateParser) variable() error {
 			return p.errorf(open, "variable %q appears twice", v.Name())
 		}
 	}
+	if err := p.variableSegments(open); err != nil {
+		return err
+	}
+	p.pos++
+	v.End = len(p.t.Segments)
+	p.t.Variables = append(p.t.Variables, v)
+	return nil
+}
+
+// fieldPath parses FieldPath of the variable opened at open.
+func (p *templateParser) fieldPath(open int) ([]string, error) {
+	var path []string
+	for {
+		start := p.pos
+		id := p.ident()
+		if id == "" {
+			if p.eof() {
+				return nil, p.errorf(open, "unbalanced \"{\"")
+			}
+			return nil, p.errorf(start, "expected a field name, found %q", p.peek())
+		}
+		path = append(path, id)
+		if p.peek() != '.' {
+			return path, nil
+		}
+		p.pos++
+	}
+}
+
+// variableSegments parses [ "=" Segments ] of the variable opened at open,
+// up to its "}": without segments, the variable is one wildcard segment.
+func (p *templateParser) variableSegments(open int) error {
 	switch p.peek() {
 	case '=':
 		p.pos++
@@ -248,9 +299,6 @@ func (p *templateParser) variable() error {
 	case p.peek() != '}':
 		return p.errorf(p.pos, "unexpected %q in variable", p.peek())
 	}
-	p.pos++
-	v.End = len(p.t.Segments)
-	p.t.Variables = append(p.t.Variables, v)
 	return nil
 }
 

@@ -255,22 +255,8 @@ func (g *Guard) Check(id *runtime.Identity, reqs []*a2av1.SecurityRequirement) e
 	}
 	var missing []string // "scheme: scope" lacking in requirements whose schemes all authenticated
 	for _, r := range reqs {
-		names := slices.Sorted(maps.Keys(r.GetSchemes()))
-		satisfied, authenticated := true, true
-		var lacks []string
-		for _, name := range names {
-			if !id.HasScheme(name) {
-				satisfied, authenticated = false, false
-				break
-			}
-			for _, scope := range r.GetSchemes()[name].GetList() {
-				if !id.HasScheme(name, scope) {
-					satisfied = false
-					lacks = append(lacks, name+": "+scope)
-				}
-			}
-		}
-		if satisfied {
+		authenticated, lacks := lacking(id, r)
+		if authenticated && len(lacks) == 0 {
 			return nil
 		}
 		if authenticated {
@@ -278,15 +264,43 @@ func (g *Guard) Check(id *runtime.Identity, reqs []*a2av1.SecurityRequirement) e
 		}
 	}
 	if len(missing) > 0 {
-		e := runtime.Unauthorized("the caller lacks the required scope(s) " + strings.Join(missing, ", "))
-		scopes := make([]string, 0, len(missing))
-		for _, m := range missing {
-			_, scope, _ := strings.Cut(m, ": ")
-			scopes = append(scopes, scope)
-		}
-		return e.WithChallenge(fmt.Sprintf(`Bearer realm=%s, error="insufficient_scope", scope=%s`,
-			quote(g.realm), quote(strings.Join(scopes, " "))))
+		return g.insufficientScope(missing)
 	}
+	return g.unauthenticated(reqs)
+}
+
+// lacking reports whether id authenticated with every scheme of
+// requirement r and, when it did, the scopes ("scheme: scope") it lacks.
+func lacking(id *runtime.Identity, r *a2av1.SecurityRequirement) (authenticated bool, lacks []string) {
+	for _, name := range slices.Sorted(maps.Keys(r.GetSchemes())) {
+		if !id.HasScheme(name) {
+			return false, nil
+		}
+		for _, scope := range r.GetSchemes()[name].GetList() {
+			if !id.HasScheme(name, scope) {
+				lacks = append(lacks, name+": "+scope)
+			}
+		}
+	}
+	return true, lacks
+}
+
+// insufficientScope is the refusal of a caller that authenticated but
+// lacks scopes ("scheme: scope").
+func (g *Guard) insufficientScope(missing []string) error {
+	e := runtime.Unauthorized("the caller lacks the required scope(s) " + strings.Join(missing, ", "))
+	scopes := make([]string, 0, len(missing))
+	for _, m := range missing {
+		_, scope, _ := strings.Cut(m, ": ")
+		scopes = append(scopes, scope)
+	}
+	return e.WithChallenge(fmt.Sprintf(`Bearer realm=%s, error="insufficient_scope", scope=%s`,
+		quote(g.realm), quote(strings.Join(scopes, " "))))
+}
+
+// unauthenticated is the refusal of a caller that authenticated with no
+// requirement's schemes, with a challenge for each scheme that would do.
+func (g *Guard) unauthenticated(reqs []*a2av1.SecurityRequirement) error {
 	e := runtime.Unauthenticated("authentication required: " + describe(reqs))
 	seen := map[string]bool{}
 	for _, r := range reqs {

@@ -28,16 +28,27 @@ const minRSABits = 2048
 // EC keys on P-256, P-384 and P-521 sign with ES256, ES384 and ES512,
 // Ed25519 keys with EdDSA, RSA keys (2048 bits or more) with RS256.
 func LoadSigningKey(path string) (crypto.Signer, error) {
-	data, err := os.ReadFile(path)
+	key, err := loadKeyFile(path, "signing key", parsePrivateKey)
 	if err != nil {
-		return nil, fmt.Errorf("reading the signing key: %w", err)
-	}
-	key, err := parsePrivateKey(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	if _, err := algorithmFor(key.Public()); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return key, nil
+}
+
+// loadKeyFile reads the key file at path (what it holds names it when it
+// cannot be read) and parses it, naming the path in a parse error.
+func loadKeyFile[K any](path, what string, parse func([]byte) (K, error)) (K, error) {
+	var none K
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return none, fmt.Errorf("reading the %s: %w", what, err)
+	}
+	key, err := parse(data)
+	if err != nil {
+		return none, fmt.Errorf("%s: %w", path, err)
 	}
 	return key, nil
 }
@@ -112,15 +123,7 @@ type VerificationKey struct {
 // from a JSON Web Key Set (RFC 7517; a single JWK is accepted too), whose
 // kid values select keys by the signature's kid.
 func LoadVerificationKeys(path string) ([]VerificationKey, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading the verification key: %w", err)
-	}
-	keys, err := ParseVerificationKeys(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return keys, nil
+	return loadKeyFile(path, "verification key", ParseVerificationKeys)
 }
 
 // ParseVerificationKeys reads public keys from data in any form

@@ -146,16 +146,9 @@ func (p *templateParser) verb() error {
 		return nil
 	}
 	p.pos++
-	start := p.pos
-	verb := p.literal()
-	if verb == "" {
-		if p.eof() {
-			return p.errorf(start, "empty verb after \":\"")
-		}
-		return p.errorf(p.pos, "unexpected %q in verb", p.peek())
-	}
+	verb, err := p.requiredLiteral(p.eof, "empty verb after \":\"", "verb")
 	p.t.Verb = verb
-	return nil
+	return err
 }
 
 // end refuses anything after the template.
@@ -220,16 +213,27 @@ func (p *templateParser) atSegmentEnd() bool {
 
 // literalSegment parses a segment of literal characters.
 func (p *templateParser) literalSegment() error {
-	start := p.pos
-	lit := p.literal()
-	if lit == "" {
-		if p.atSegmentEnd() {
-			return p.errorf(start, "empty path segment")
-		}
-		return p.errorf(p.pos, "unexpected %q in path segment", p.peek())
+	lit, err := p.requiredLiteral(p.atSegmentEnd, "empty path segment", "path segment")
+	if err != nil {
+		return err
 	}
 	p.t.Segments = append(p.t.Segments, Segment{Kind: SegmentLiteral, Literal: lit})
 	return nil
+}
+
+// requiredLiteral reads a literal that must not be empty (what it is part
+// of: in): where none is, the problem is empty when atEnd holds, else the
+// character no literal may hold.
+func (p *templateParser) requiredLiteral(atEnd func() bool, empty, in string) (string, error) {
+	start := p.pos
+	lit := p.literal()
+	switch {
+	case lit != "":
+		return lit, nil
+	case atEnd():
+		return "", p.errorf(start, "%s", empty)
+	}
+	return "", p.errorf(p.pos, "unexpected %q in %s", p.peek(), in)
 }
 
 // variable parses "{" FieldPath [ "=" Segments ] "}".

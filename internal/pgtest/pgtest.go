@@ -80,14 +80,20 @@ func FastCommits(conn string) string {
 type errBox struct{ err error }
 
 func ping(u string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	return withConn(u, 10*time.Second, func(ctx context.Context, conn *pgx.Conn) error { return conn.Ping(ctx) })
+}
+
+// withConn runs f on a connection to the database at url, both within
+// timeout.
+func withConn(url string, timeout time.Duration, f func(context.Context, *pgx.Conn) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, u)
+	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
-	return conn.Ping(ctx)
+	return f(ctx, conn)
 }
 
 // Schema creates a schema with a random name in the database at url and
@@ -148,15 +154,10 @@ func WithSchema(rawURL, schema string) string {
 }
 
 func execSQL(url, sql string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
+	return withConn(url, 30*time.Second, func(ctx context.Context, conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, sql)
 		return err
-	}
-	defer conn.Close(context.Background())
-	_, err = conn.Exec(ctx, sql)
-	return err
+	})
 }
 
 // redact hides the password of a URL for messages.

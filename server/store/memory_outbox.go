@@ -152,42 +152,45 @@ func (m *Memory) ClaimDeliveries(_ context.Context, c Claim) ([]Delivery, error)
 
 // FinishDelivery implements Outbox.
 func (m *Memory) FinishDelivery(_ context.Context, id string) error {
-	if err := m.checkOpen(); err != nil {
-		return err
-	}
-	m.pmu.Lock()
-	defer m.pmu.Unlock()
-	d := m.outbox.byID[id]
-	if d == nil {
+	return m.withDelivery(id, func(d *memDelivery) error {
+		if d == nil {
+			return nil
+		}
+		delete(m.outbox.byID, id)
+		q := m.outbox.queues[d.key]
+		if i := slices.Index(q, d); i >= 0 {
+			q = slices.Delete(q, i, i+1)
+		}
+		if len(q) == 0 {
+			delete(m.outbox.queues, d.key)
+		} else {
+			m.outbox.queues[d.key] = q
+		}
 		return nil
-	}
-	delete(m.outbox.byID, id)
-	q := m.outbox.queues[d.key]
-	if i := slices.Index(q, d); i >= 0 {
-		q = slices.Delete(q, i, i+1)
-	}
-	if len(q) == 0 {
-		delete(m.outbox.queues, d.key)
-	} else {
-		m.outbox.queues[d.key] = q
-	}
-	return nil
+	})
 }
 
 // RetryDelivery implements Outbox.
 func (m *Memory) RetryDelivery(_ context.Context, id string, attempts int, at time.Time) error {
+	return m.withDelivery(id, func(d *memDelivery) error {
+		if d == nil {
+			return fmt.Errorf("%w: delivery %q", ErrNotFound, id)
+		}
+		d.Attempts, d.due = attempts, at
+		d.leaseOwner, d.leaseUntil = "", time.Time{}
+		return nil
+	})
+}
+
+// withDelivery runs f under the outbox's lock on delivery id, nil when
+// none is queued, unless the store is closed.
+func (m *Memory) withDelivery(id string, f func(*memDelivery) error) error {
 	if err := m.checkOpen(); err != nil {
 		return err
 	}
 	m.pmu.Lock()
 	defer m.pmu.Unlock()
-	d := m.outbox.byID[id]
-	if d == nil {
-		return fmt.Errorf("%w: delivery %q", ErrNotFound, id)
-	}
-	d.Attempts, d.due = attempts, at
-	d.leaseOwner, d.leaseUntil = "", time.Time{}
-	return nil
+	return f(m.outbox.byID[id])
 }
 
 // NextDelivery implements Outbox.

@@ -127,25 +127,19 @@ func testOutboxNothingWithoutConfigs(t *testing.T, s OutboxStore) {
 	rec := mustCreate(t, s, "", "", newTask("t1", "c", submitted, 0))
 	t2 := next(rec.Task, completed, time.Second)
 	mustUpdate(t, s, "", t2, rec.Version, statusEvent(t2))
-	if ds := claim(t, s, "w", now, 10); len(ds) != 0 {
-		t.Fatalf("deliveries for a task without configs: %v", deliveryIDs(ds))
-	}
+	claimNone(t, s, now, 10, "deliveries for a task without configs")
 }
 
 func testOutboxNothingFromFailedWrites(t *testing.T, s OutboxStore) {
-	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	saveConfig(t, s, "", "t1", "p")
+	rec := withConfig(t, s)
 	bad := next(rec.Task, working, time.Second)
 	_, err := s.UpdateTask(context.Background(), store.Update{Task: bad, Expect: rec.Version + 3, Events: []*a2av1.StreamResponse{statusEvent(bad)}})
 	wantErr(t, "stale write", err, store.ErrConflict)
-	if ds := claim(t, s, "w", now, 10); len(ds) != 0 {
-		t.Fatalf("a refused write queued deliveries: %v", deliveryIDs(ds))
-	}
+	claimNone(t, s, now, 10, "a refused write queued deliveries")
 }
 
 func testOutboxLeases(t *testing.T, s OutboxStore) {
-	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	saveConfig(t, s, "", "t1", "p")
+	rec := withConfig(t, s)
 	t2 := next(rec.Task, working, time.Second)
 	mustUpdate(t, s, "", t2, rec.Version, statusEvent(t2))
 	a := claim(t, s, "a", now, 1)
@@ -167,8 +161,7 @@ func testOutboxLeases(t *testing.T, s OutboxStore) {
 
 func testOutboxRetryKeepsOrder(t *testing.T, s OutboxStore) {
 	ctx := context.Background()
-	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	saveConfig(t, s, "", "t1", "p")
+	rec := withConfig(t, s)
 	cur, v := rec.Task, rec.Version
 	for i := range 3 {
 		nt := next(cur, working, time.Duration(i+1)*time.Second)
@@ -206,8 +199,7 @@ func testOutboxRetryKeepsOrder(t *testing.T, s OutboxStore) {
 
 func testOutboxConfigReplaced(t *testing.T, s OutboxStore) {
 	ctx := context.Background()
-	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	saveConfig(t, s, "", "t1", "p")
+	rec := withConfig(t, s)
 	t2 := next(rec.Task, working, time.Second)
 	mustUpdate(t, s, "", t2, rec.Version, statusEvent(t2))
 	moved := &a2av1.TaskPushNotificationConfig{TaskId: "t1", Id: "p", Url: "https://moved.example/hook", Token: "new"}
@@ -309,8 +301,7 @@ func testOutboxConcurrentClaims(t *testing.T, s OutboxStore) {
 }
 
 func testOutboxWakeup(t *testing.T, s OutboxStore) {
-	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
-	saveConfig(t, s, "", "t1", "p")
+	rec := withConfig(t, s)
 	wake := s.DeliveriesQueued()
 	for drained := false; !drained; { // forget earlier signals
 		select {
@@ -389,5 +380,22 @@ func testOutboxTraceContext(t *testing.T, s OutboxStore) {
 	ds = claim(t, s, "w", now, 10)
 	if len(ds) != 1 || ds[0].Trace != (store.TraceContext{}) {
 		t.Fatalf("delivery of a write without trace context = %+v, want none", ds)
+	}
+}
+
+// withConfig creates task t1 (working) with push config p.
+func withConfig(t *testing.T, s OutboxStore) store.Record {
+	t.Helper()
+	rec := mustCreate(t, s, "", "", newTask("t1", "c", working, 0))
+	saveConfig(t, s, "", "t1", "p")
+	return rec
+}
+
+// claimNone claims up to max deliveries at time at and wants none (what
+// says why none is due).
+func claimNone(t *testing.T, s OutboxStore, at time.Time, max int, what string) {
+	t.Helper()
+	if ds := claim(t, s, "w", at, max); len(ds) != 0 {
+		t.Fatalf("%s: %v", what, deliveryIDs(ds))
 	}
 }

@@ -3,7 +3,9 @@ package postgres
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -185,9 +187,7 @@ func (f *feed) arm(ctx context.Context, p pending, rec store.Record, err error) 
 // publish hands a committed write of this process (version, computed from
 // expect) to the task's subscribers.
 func (f *feed) publish(key topicKey, expect, version int64, task *a2av1.Task, events []*a2av1.StreamResponse, terminal bool) {
-	f.mu.RLock()
-	t := f.topics[key]
-	f.mu.RUnlock()
+	t := f.lookup(key)
 	if t == nil {
 		return
 	}
@@ -232,36 +232,19 @@ func (f *feed) publish(key topicKey, expect, version int64, task *a2av1.Task, ev
 
 // notified handles another replica's notification of a write at version.
 func (f *feed) notified(key topicKey, version int64) {
-	f.mu.RLock()
-	t := f.topics[key]
-	f.mu.RUnlock()
-	if t == nil {
-		return
+	if t := f.lookup(key); t != nil {
+		f.noteAndTrigger(t, func() bool {
+			return slices.ContainsFunc(t.subs, func(sb *sub) bool { return sb.armed && sb.last < version })
+		})
 	}
-	t.mu.Lock()
-	t.notes++
-	for _, sb := range t.subs {
-		if sb.armed && sb.last < version {
-			f.triggerLocked(t)
-			break
-		}
-	}
-	t.mu.Unlock()
 }
 
 // recheck makes the task's subscribers catch up (a write whose outcome is
 // unknown, a notification that names no task).
 func (f *feed) recheck(key topicKey) {
-	f.mu.RLock()
-	t := f.topics[key]
-	f.mu.RUnlock()
-	if t == nil {
-		return
+	if t := f.lookup(key); t != nil {
+		f.noteAndTrigger(t, nil)
 	}
-	t.mu.Lock()
-	t.notes++
-	f.triggerLocked(t)
-	t.mu.Unlock()
 }
 
 // recheckAll makes every subscriber catch up; after a reconnection of the
@@ -271,16 +254,29 @@ func (f *feed) recheckAll(reconnected bool) {
 		f.epoch.Add(1)
 	}
 	f.mu.RLock()
-	topics := make([]*topic, 0, len(f.topics))
-	for _, t := range f.topics {
-		topics = append(topics, t)
-	}
+	topics := slices.Collect(maps.Values(f.topics))
 	f.mu.RUnlock()
 	for _, t := range topics {
-		t.mu.Lock()
-		t.notes++
+		f.noteAndTrigger(t, nil)
+	}
+}
+
+// lookup is the topic of key, nil when the task has no subscribers here.
+func (f *feed) lookup(key topicKey) *topic {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.topics[key]
+}
+
+// noteAndTrigger counts a notification on t and makes t's subscribers
+// catch up, when behind is nil or says one of them is behind (it runs
+// under t.mu).
+func (f *feed) noteAndTrigger(t *topic, behind func() bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.notes++
+	if behind == nil || behind() {
 		f.triggerLocked(t)
-		t.mu.Unlock()
 	}
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -9,13 +10,11 @@ import (
 
 // IsTerminal reports whether s is a terminal state: COMPLETED, FAILED,
 // CANCELED or REJECTED. A terminal task never changes again.
-func IsTerminal(s a2av1.TaskState) bool {
-	switch s {
-	case a2av1.TaskState_TASK_STATE_COMPLETED, a2av1.TaskState_TASK_STATE_FAILED,
-		a2av1.TaskState_TASK_STATE_CANCELED, a2av1.TaskState_TASK_STATE_REJECTED:
-		return true
-	}
-	return false
+func IsTerminal(s a2av1.TaskState) bool { return slices.Contains(terminalStates, s) }
+
+var terminalStates = []a2av1.TaskState{
+	a2av1.TaskState_TASK_STATE_COMPLETED, a2av1.TaskState_TASK_STATE_FAILED,
+	a2av1.TaskState_TASK_STATE_CANCELED, a2av1.TaskState_TASK_STATE_REJECTED,
 }
 
 // IsInterrupted reports whether s waits for the client: INPUT_REQUIRED or

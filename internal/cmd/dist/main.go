@@ -22,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,16 +155,6 @@ func (o options) build(goos, goarch, stage string) (map[string]string, []byte, e
 	return files, modules.Bytes(), nil
 }
 
-// sortedNames are the archive's file names in a fixed order.
-func sortedNames(files map[string]string) []string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // modTime is the time every archive entry carries, so that archives of the
 // same binaries are the same bytes.
 var modTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -180,7 +171,7 @@ func writeTarGz(path, dir string, files map[string]string) error {
 	var b bytes.Buffer
 	gz := gzip.NewWriter(&b)
 	tw := tar.NewWriter(gz)
-	for _, n := range sortedNames(files) {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		data, err := os.ReadFile(files[n])
 		if err != nil {
 			return err
@@ -204,7 +195,7 @@ func writeTarGz(path, dir string, files map[string]string) error {
 func writeZip(path, dir string, files map[string]string) error {
 	var b bytes.Buffer
 	zw := zip.NewWriter(&b)
-	for _, n := range sortedNames(files) {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		data, err := os.ReadFile(files[n])
 		if err != nil {
 			return err

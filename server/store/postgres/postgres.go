@@ -70,6 +70,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"embed"
@@ -160,11 +161,7 @@ func WithSubscriberBuffer(n int) Option {
 // lost listener connection, a failed retention sweep); the default is
 // slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return func(o *options) {
-		if l != nil {
-			o.logger = l
-		}
-	}
+	return func(o *options) { o.logger = cmp.Or(l, o.logger) }
 }
 
 // WithChannel sets the NOTIFY channel the replicas announce their writes on

@@ -105,6 +105,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -215,11 +216,7 @@ func WithSubscriberBuffer(n int) Option {
 // WithLogger sets where the store reports problems it handles itself (a
 // failed retention sweep); the default is slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return func(o *options) {
-		if l != nil {
-			o.logger = l
-		}
-	}
+	return func(o *options) { o.logger = cmp.Or(l, o.logger) }
 }
 
 // WithClock sets the clock of retention and of the outbox's enqueue times

@@ -43,58 +43,88 @@ func (t *turn) run(ctx context.Context) error {
 		if round == maxRounds {
 			return fail(t.events, fmt.Sprintf("skill %s: the model called tools %d times without answering; the turn stops there", t.s.ID, maxRounds))
 		}
-		if t.s.Hooks.Request != nil {
-			if err := t.s.Hooks.Request(ctx, t.req, &params); err != nil {
-				return fmt.Errorf("skill %s: request hook: %w", t.s.ID, err)
-			}
-		}
-		text, calls, err := t.complete(ctx, params)
-		if err != nil {
-			if ctx.Err() != nil { // canceled or shut down: the model request is gone too
-				return context.Cause(ctx)
-			}
-			_ = t.text.finish(t.events)
-			return fail(t.events, describe(err, t.p))
+		text, calls, done, err := t.ask(ctx, &params)
+		if done {
+			return err
 		}
 		answer.WriteString(text)
 		if len(calls) == 0 {
-			if t.out == nil {
-				return t.finishText(ctx, answer.String())
+			if done, err := t.answered(ctx, answer.String(), text, &params, &repaired); done {
+				return err
 			}
-			data, problem := t.decode(text)
-			if problem == "" {
-				return t.finishData(ctx, text, data)
-			}
-			if repaired {
-				return fail(t.events, fmt.Sprintf("skill %s: the model's answer does not match the output schema, twice: %s", t.s.ID, problem))
-			}
-			repaired = true
-			params.Messages = append(params.Messages, openai.AssistantMessage(text),
-				openai.UserMessage("That answer does not match the JSON Schema: "+problem+". Answer again with JSON that matches it, and nothing else."))
 			continue
 		}
 		params.Messages = append(params.Messages, assistantCalls(text, calls))
-		for _, c := range calls {
-			if c.Name == AskUserTool {
-				return t.askUser(c)
-			}
-			result, err := t.call(ctx, c)
-			var ni *NeedsInputError
-			if errors.As(err, &ni) {
-				if ferr := t.text.finish(t.events); ferr != nil {
-					return ferr
-				}
-				return t.events.InputRequired(ni.message())
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return context.Cause(ctx)
-				}
-				result = "error: " + err.Error()
-			}
-			params.Messages = append(params.Messages, openai.ToolMessage(result, c.ID))
+		if done, err := t.callTools(ctx, calls, &params); done {
+			return err
 		}
 	}
+}
+
+// ask runs the request hook and sends the request to the model. A failure
+// ends the turn (done): the task fails, or the turn stops when ctx ended.
+func (t *turn) ask(ctx context.Context, params *openai.ChatCompletionNewParams) (text string, calls []toolCall, done bool, err error) {
+	if t.s.Hooks.Request != nil {
+		if err := t.s.Hooks.Request(ctx, t.req, params); err != nil {
+			return "", nil, true, fmt.Errorf("skill %s: request hook: %w", t.s.ID, err)
+		}
+	}
+	text, calls, err = t.complete(ctx, *params)
+	if err != nil {
+		if ctx.Err() != nil { // canceled or shut down: the model request is gone too
+			return "", nil, true, context.Cause(ctx)
+		}
+		_ = t.text.finish(t.events)
+		return "", nil, true, fail(t.events, describe(err, t.p))
+	}
+	return text, calls, false, nil
+}
+
+// answered ends the turn with the model's answer (the whole text, and text
+// of this round), unless the answer does not match the output schema for
+// the first time: the model is then asked once to repair it (done false).
+func (t *turn) answered(ctx context.Context, whole, text string, params *openai.ChatCompletionNewParams, repaired *bool) (done bool, err error) {
+	if t.out == nil {
+		return true, t.finishText(ctx, whole)
+	}
+	data, problem := t.decode(text)
+	if problem == "" {
+		return true, t.finishData(ctx, text, data)
+	}
+	if *repaired {
+		return true, fail(t.events, fmt.Sprintf("skill %s: the model's answer does not match the output schema, twice: %s", t.s.ID, problem))
+	}
+	*repaired = true
+	params.Messages = append(params.Messages, openai.AssistantMessage(text),
+		openai.UserMessage("That answer does not match the JSON Schema: "+problem+". Answer again with JSON that matches it, and nothing else."))
+	return false, nil
+}
+
+// callTools runs the tools the model called and adds their results to the
+// conversation. The turn ends (done) when the model asks the user, a tool
+// needs input, or ctx ended; a tool's other errors go to the model.
+func (t *turn) callTools(ctx context.Context, calls []toolCall, params *openai.ChatCompletionNewParams) (done bool, err error) {
+	for _, c := range calls {
+		if c.Name == AskUserTool {
+			return true, t.askUser(c)
+		}
+		result, err := t.call(ctx, c)
+		var ni *NeedsInputError
+		if errors.As(err, &ni) {
+			if ferr := t.text.finish(t.events); ferr != nil {
+				return true, ferr
+			}
+			return true, t.events.InputRequired(ni.message())
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return true, context.Cause(ctx)
+			}
+			result = "error: " + err.Error()
+		}
+		params.Messages = append(params.Messages, openai.ToolMessage(result, c.ID))
+	}
+	return false, nil
 }
 
 // params is the first request of the turn.

@@ -13,6 +13,7 @@ import (
 
 	gengo "google.golang.org/protobuf/cmd/protoc-gen-go/internal_gengo"
 	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/types/pluginpb"
 
 	"github.com/a2agen/a2agen/internal/gen"
 	"github.com/a2agen/a2agen/internal/protobuild"
@@ -60,60 +61,17 @@ func Run(ctx context.Context, cfg Config) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	a2aParam := cfg.Parameter
-	if cfg.A2AParameter != "" {
-		if a2aParam != "" {
-			a2aParam += ","
-		}
-		a2aParam += cfg.A2AParameter
-	}
-	a2aReq, err := protobuild.Request(files, cfg.Files, a2aParam)
+	a2aReq, err := protobuild.Request(files, cfg.Files, joinParams(cfg.Parameter, cfg.A2AParameter))
 	if err != nil {
 		return nil, err
 	}
-
 	out, err := protobuild.Run(goReq, protobuild.Plugin{Name: "protoc-gen-go", Generate: generateGo})
 	if err != nil {
 		return nil, err
 	}
-	var opts gen.Options
-	a2a, err := protobuild.Run(a2aReq, protobuild.Plugin{
-		Name:     "protoc-gen-a2a",
-		Options:  protogen.Options{ParamFunc: opts.Set},
-		Generate: func(p *protogen.Plugin) error { return gen.Generate(p, opts) },
-	})
+	outputs, err := pluginOutputs(ctx, cfg, goReq, a2aReq)
 	if err != nil {
 		return nil, err
-	}
-	outputs := []struct {
-		name  string
-		files map[string][]byte
-	}{{"protoc-gen-a2a", a2a}}
-	if len(cfg.History) > 1 {
-		table, err := diffVersions(ctx, cfg.History)
-		if err != nil {
-			return nil, err
-		}
-		versions, err := protobuild.Run(goReq, protobuild.Plugin{Name: "a2agen version table", Generate: func(p *protogen.Plugin) error {
-			return generateVersionTable(p, table, cfg.History)
-		}})
-		if err != nil {
-			return nil, err
-		}
-		outputs = append(outputs, struct {
-			name  string
-			files map[string][]byte
-		}{"a2agen version table", versions})
-	}
-	for _, b := range cfg.Binaries {
-		files, err := protobuild.RunBinary(ctx, goReq, b.Name, b.Path)
-		if err != nil {
-			return nil, err
-		}
-		outputs = append(outputs, struct {
-			name  string
-			files map[string][]byte
-		}{b.Name, files})
 	}
 	for _, o := range outputs {
 		for _, name := range slices.Sorted(maps.Keys(o.files)) {
@@ -124,6 +82,66 @@ func Run(ctx context.Context, cfg Config) (map[string][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// joinParams is the parameter of the a2a plugin: the one all plugins take
+// and its own, comma-separated.
+func joinParams(common, own string) string {
+	switch {
+	case own == "":
+		return common
+	case common == "":
+		return own
+	}
+	return common + "," + own
+}
+
+// pluginOutput is what one plugin generated (name names it in errors).
+type pluginOutput struct {
+	name  string
+	files map[string][]byte
+}
+
+// pluginOutputs runs the plugins besides protoc-gen-go: protoc-gen-a2a,
+// the version table when cfg has a history, and cfg's binaries.
+func pluginOutputs(ctx context.Context, cfg Config, goReq, a2aReq *pluginpb.CodeGeneratorRequest) ([]pluginOutput, error) {
+	var opts gen.Options
+	a2a, err := protobuild.Run(a2aReq, protobuild.Plugin{
+		Name:     "protoc-gen-a2a",
+		Options:  protogen.Options{ParamFunc: opts.Set},
+		Generate: func(p *protogen.Plugin) error { return gen.Generate(p, opts) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	outputs := []pluginOutput{{"protoc-gen-a2a", a2a}}
+	if len(cfg.History) > 1 {
+		versions, err := generateVersions(ctx, cfg.History, goReq)
+		if err != nil {
+			return nil, err
+		}
+		outputs = append(outputs, pluginOutput{"a2agen version table", versions})
+	}
+	for _, b := range cfg.Binaries {
+		files, err := protobuild.RunBinary(ctx, goReq, b.Name, b.Path)
+		if err != nil {
+			return nil, err
+		}
+		outputs = append(outputs, pluginOutput{b.Name, files})
+	}
+	return outputs, nil
+}
+
+// generateVersions generates the table of what each version of history
+// introduced.
+func generateVersions(ctx context.Context, history []ProtoVersion, goReq *pluginpb.CodeGeneratorRequest) (map[string][]byte, error) {
+	table, err := diffVersions(ctx, history)
+	if err != nil {
+		return nil, err
+	}
+	return protobuild.Run(goReq, protobuild.Plugin{Name: "a2agen version table", Generate: func(p *protogen.Plugin) error {
+		return generateVersionTable(p, table, history)
+	}})
 }
 
 // generateGo is protoc-gen-go's main function body.

@@ -123,36 +123,34 @@ func run(verbose bool, dupSeconds int) error {
 func handWritten(root string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
+		switch {
+		case err != nil:
 			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
-				name == "testdata" || name == "vendor" || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			if path != root {
-				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
-					return filepath.SkipDir // a nested module
-				}
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		case d.IsDir() && path != root && skipDir(path):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
 			return nil
 		}
 		generated, err := isGenerated(path)
-		if err != nil {
-			return err
-		}
-		if !generated {
+		if err == nil && !generated {
 			files = append(files, path)
 		}
-		return nil
+		return err
 	})
 	slices.Sort(files)
 	return files, err
+}
+
+// skipDir reports whether the directory at path holds no code of the
+// module: hidden, testdata, vendor, node_modules, or a nested module.
+func skipDir(path string) bool {
+	name := filepath.Base(path)
+	if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
+		name == "testdata" || name == "vendor" || name == "node_modules" {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(path, "go.mod"))
+	return err == nil
 }
 
 // generatedLine is Go's convention for generated files (go help generate).

@@ -37,18 +37,7 @@ func duplicatePairs(files []string, seconds int) (duplicates, error) {
 	}
 	defer os.RemoveAll(dir)
 	for _, path := range files {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return duplicates{}, err
-		}
-		if b, err = withoutImports(path, b); err != nil {
-			return duplicates{}, err
-		}
-		dst := filepath.Join(dir, path)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return duplicates{}, err
-		}
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
+		if err := copyWithoutImports(path, dir); err != nil {
 			return duplicates{}, err
 		}
 	}
@@ -70,6 +59,23 @@ func duplicatePairs(files []string, seconds int) (duplicates, error) {
 	}
 	n, _ := strconv.Atoi(m[1])
 	return duplicates{pairs: n, rows: text}, nil
+}
+
+// copyWithoutImports copies the file at path to the same path below dir,
+// its import declarations blanked (withoutImports).
+func copyWithoutImports(path, dir string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if b, err = withoutImports(path, b); err != nil {
+		return err
+	}
+	dst := filepath.Join(dir, path)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o644)
 }
 
 // withoutImports returns the source with the lines of its import declarations blank, the line

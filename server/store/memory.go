@@ -194,6 +194,40 @@ func (m *Memory) create(c Creation) (Record, error) {
 	if err := m.checkOpen(); err != nil {
 		return Record{}, err
 	}
+	rec, err := firstRecord(c)
+	if err != nil {
+		return Record{}, err
+	}
+	id := rec.Task.GetId()
+	m.mu.Lock()
+	m.sweepLocked() // a task past its TTL must not block its id
+	m.sweepInterruptedLocked()
+	t := m.tenantLocked(rec.Tenant)
+	if _, dup := t.tasks[id]; dup {
+		m.mu.Unlock()
+		return Record{}, fmt.Errorf("%w: task %q", ErrExists, id)
+	}
+	e := newEntry(rec)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t.tasks[id] = e
+	t.indexLocked(e)
+	if state := rec.Task.GetStatus().GetState(); IsTerminal(state) {
+		m.endedLocked(rec.Tenant, id, e)
+	} else if IsInterrupted(state) {
+		m.interruptedLocked(rec.Tenant, id, e)
+	}
+	m.mu.Unlock()
+	if len(c.PushConfigs) > 0 {
+		m.saveNewConfigs(t, e, c, rec)
+	}
+	m.trackRun(e, "", rec.Runner)
+	return rec, nil
+}
+
+// firstRecord checks a creation and returns the task's first record:
+// version 1, its first generation, no runner when it is created ended.
+func firstRecord(c Creation) (Record, error) {
 	rec := c.Record
 	if err := CheckSnapshot(rec.Task); err != nil {
 		return Record{}, err
@@ -211,18 +245,23 @@ func (m *Memory) create(c Creation) (Record, error) {
 	if IsTerminal(rec.Task.GetStatus().GetState()) {
 		rec.Runner, rec.LeaseUntil = "", time.Time{}
 	}
-	m.mu.Lock()
-	m.sweepLocked() // a task past its TTL must not block its id
-	m.sweepInterruptedLocked()
-	t := m.tenants[rec.Tenant]
+	return rec, nil
+}
+
+// tenantLocked is the tenant's part of the store, made on its first task.
+// The caller holds m.mu.
+func (m *Memory) tenantLocked(tenant string) *memTenant {
+	t := m.tenants[tenant]
 	if t == nil {
 		t = &memTenant{tasks: make(map[string]*memEntry), lists: make(map[listKey]*listIndex), configs: make(map[string]map[string]PushConfig)}
-		m.tenants[rec.Tenant] = t
+		m.tenants[tenant] = t
 	}
-	if _, dup := t.tasks[id]; dup {
-		m.mu.Unlock()
-		return Record{}, fmt.Errorf("%w: task %q", ErrExists, id)
-	}
+	return t
+}
+
+// newEntry is the entry of a new task at rec; a terminal task's record
+// lives in the entry itself, since it never changes.
+func newEntry(rec Record) *memEntry {
 	e := &memEntry{}
 	if IsTerminal(rec.Task.GetStatus().GetState()) {
 		e.final = rec
@@ -231,32 +270,25 @@ func (m *Memory) create(c Creation) (Record, error) {
 		live := rec
 		e.rec.Store(&live)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	t.tasks[id] = e
-	t.indexLocked(e)
-	if IsTerminal(rec.Task.GetStatus().GetState()) {
-		m.endedLocked(rec.Tenant, id, e)
-	} else if IsInterrupted(rec.Task.GetStatus().GetState()) {
-		m.interruptedLocked(rec.Tenant, id, e)
+	return e
+}
+
+// saveNewConfigs keeps the push configs of a new task (t's task e, at
+// rec) and queues its events for them.
+func (m *Memory) saveNewConfigs(t *memTenant, e *memEntry, c Creation, rec Record) {
+	id := rec.Task.GetId()
+	m.pmu.Lock()
+	defer m.pmu.Unlock()
+	byID := t.configs[id]
+	if byID == nil {
+		byID = make(map[string]PushConfig)
+		t.configs[id] = byID
 	}
-	m.mu.Unlock()
-	if len(c.PushConfigs) > 0 {
-		m.pmu.Lock()
-		byID := t.configs[id]
-		if byID == nil {
-			byID = make(map[string]PushConfig)
-			t.configs[id] = byID
-		}
-		for _, cfg := range c.PushConfigs {
-			byID[cfg.GetId()] = cfg
-		}
-		e.configs.Store(int32(len(byID)))
-		m.enqueueLocked(rec.Tenant, id, 1, c.Events, rec.Task, c.Trace, byID)
-		m.pmu.Unlock()
+	for _, cfg := range c.PushConfigs {
+		byID[cfg.GetId()] = cfg
 	}
-	m.trackRun(e, "", rec.Runner)
-	return rec, nil
+	e.configs.Store(int32(len(byID)))
+	m.enqueueLocked(rec.Tenant, id, 1, c.Events, rec.Task, c.Trace, byID)
 }
 
 // Task implements Tasks.

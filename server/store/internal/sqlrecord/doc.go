@@ -4,6 +4,8 @@
 //
 //   - the row codec (codec.go): a task, its events and push configs as
 //     column values (protobuf snapshots, state, status time) and back;
+//   - the writes (write.go): a creation or update checked and encoded as
+//     both stores write it (the first record, configs by id, the events);
 //   - times as columns (times.go): unix nanoseconds, clamped, NULL for none;
 //   - the retention cutoffs (retention.go): which terminal and interrupted
 //     tasks a read must treat as gone although the sweep has not removed

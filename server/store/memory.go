@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -506,29 +507,11 @@ func (m *Memory) StaleRuns(_ context.Context, self string, now time.Time, limit 
 	if err := m.checkOpen(); err != nil {
 		return nil, err
 	}
-	m.runMu.Lock()
-	var entries []*memEntry
-	for runner, set := range m.runs {
-		if runner == self {
-			continue
-		}
-		for e := range set {
-			entries = append(entries, e)
-		}
-	}
-	m.runMu.Unlock()
 	var out []Record
-	for _, e := range entries {
+	for _, e := range m.othersRuns(self) {
 		rec := e.snapshot()
-		state := rec.Task.GetStatus().GetState()
-		if state != a2av1.TaskState_TASK_STATE_SUBMITTED && state != a2av1.TaskState_TASK_STATE_WORKING {
+		if !staleRun(rec, self, now) || m.entry(rec.Tenant, rec.Task.GetId()) != e { // or removed meanwhile
 			continue
-		}
-		if rec.Runner == "" || rec.Runner == self || !(rec.LeaseUntil.Before(now) || RunnerGone(self, rec.Runner)) {
-			continue
-		}
-		if m.entry(rec.Tenant, rec.Task.GetId()) != e {
-			continue // removed meanwhile
 		}
 		out = append(out, rec)
 		if limit > 0 && len(out) == limit {
@@ -536,6 +519,31 @@ func (m *Memory) StaleRuns(_ context.Context, self string, now time.Time, limit 
 		}
 	}
 	return out, nil
+}
+
+// othersRuns are the entries of the tasks that runners other than self
+// run.
+func (m *Memory) othersRuns(self string) []*memEntry {
+	m.runMu.Lock()
+	defer m.runMu.Unlock()
+	var entries []*memEntry
+	for runner, set := range m.runs {
+		if runner != self {
+			entries = slices.AppendSeq(entries, maps.Keys(set))
+		}
+	}
+	return entries
+}
+
+// staleRun reports whether rec is a run another runner than self left:
+// a task still SUBMITTED or WORKING whose lease ended or whose runner's
+// process is gone.
+func staleRun(rec Record, self string, now time.Time) bool {
+	state := rec.Task.GetStatus().GetState()
+	if state != a2av1.TaskState_TASK_STATE_SUBMITTED && state != a2av1.TaskState_TASK_STATE_WORKING {
+		return false
+	}
+	return rec.Runner != "" && rec.Runner != self && (rec.LeaseUntil.Before(now) || RunnerGone(self, rec.Runner))
 }
 
 // ListTasks implements Tasks. It costs O(Limit + log n): the page is

@@ -288,8 +288,19 @@ func buildGoLayout(ti *typeInfo, t reflect.Type) (l *goLayout) {
 	if !ok || pm.ProtoReflect().Descriptor() != ti.md {
 		return nil
 	}
-	byNumber := map[protoreflect.FieldNumber]int{}
-	oneofs := map[string]int{}
+	byNumber, oneofs := structFieldIndexes(st)
+	l = &goLayout{goType: t, st: st, fields: make([]goField, len(ti.fields))}
+	for i := range ti.fields {
+		planField(&l.fields[i], &ti.fields[i], st, byNumber, oneofs)
+	}
+	return l
+}
+
+// structFieldIndexes indexes the fields of a protoc-gen-go struct st: the
+// struct field of each field number, and the interface field of each oneof
+// by the oneof's name.
+func structFieldIndexes(st reflect.Type) (byNumber map[protoreflect.FieldNumber]int, oneofs map[string]int) {
+	byNumber, oneofs = map[protoreflect.FieldNumber]int{}, map[string]int{}
 	for i := range st.NumField() {
 		sf := st.Field(i)
 		if name, ok := sf.Tag.Lookup("protobuf_oneof"); ok {
@@ -300,11 +311,7 @@ func buildGoLayout(ti *typeInfo, t reflect.Type) (l *goLayout) {
 			byNumber[n] = i
 		}
 	}
-	l = &goLayout{goType: t, st: st, fields: make([]goField, len(ti.fields))}
-	for i := range ti.fields {
-		planField(&l.fields[i], &ti.fields[i], st, byNumber, oneofs)
-	}
-	return l
+	return byNumber, oneofs
 }
 
 // tagNumber reads the field number of a protoc-gen-go struct tag,
@@ -367,22 +374,33 @@ func planOneofField(g *goField, f *fieldInfo, st reflect.Type, oneofs map[string
 	if !ok {
 		return
 	}
-	// The wrapper type: set the field on a scratch message and look.
+	w := oneofWrapper(st, idx, fd)
+	if w == nil || !valueTypeFits(g, f, w.Elem().Field(0).Type) {
+		return
+	}
+	g.goIndex, g.wrapper, g.shape = idx, w, holdOneof
+}
+
+// oneofWrapper is the Go type that holds fd, a case of the oneof whose
+// interface is field idx of the protoc-gen-go struct st: *W for a struct W
+// whose first field holds the value. Nil when it is not such a type.
+func oneofWrapper(st reflect.Type, idx int, fd protoreflect.FieldDescriptor) reflect.Type {
+	// Set the case on a scratch message and look.
 	scratch := reflect.New(st)
 	sm := scratch.Interface().(proto.Message).ProtoReflect()
 	sm.Set(fd, sm.NewField(fd))
 	iface := scratch.Elem().Field(idx)
 	if iface.IsNil() {
-		return
+		return nil
 	}
 	w := iface.Elem().Type()
 	if w.Kind() != reflect.Pointer || w.Elem().Kind() != reflect.Struct || w.Elem().NumField() < 1 {
-		return
+		return nil
 	}
-	if n, ok := tagNumber(w.Elem().Field(0).Tag); !ok || n != fd.Number() || !valueTypeFits(g, f, w.Elem().Field(0).Type) {
-		return
+	if n, ok := tagNumber(w.Elem().Field(0).Tag); !ok || n != fd.Number() {
+		return nil
 	}
-	g.goIndex, g.wrapper, g.shape = idx, w, holdOneof
+	return w
 }
 
 // valueTypeFits reports whether a value of f's kind can be stored in gt, and

@@ -2,9 +2,11 @@ package runtime
 
 import (
 	"cmp"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -83,6 +85,9 @@ type versionPlan struct {
 	lacked []protoreflect.FieldDescriptor
 	enums  []enumPlan
 	nested []nestedPlan
+	// laidOut is the plan on the Go struct of the messages viewed last
+	// (version_copy.go), made at the first view.
+	laidOut atomic.Pointer[structPlan]
 }
 
 type enumPlan struct {
@@ -101,6 +106,13 @@ func (p *versionPlan) view(m proto.Message) (proto.Message, bool) {
 	if p == nil || m == nil {
 		return m, false
 	}
+	if s := p.layOut(reflect.TypeOf(m)); !s.fallback {
+		out, changed, drop := s.view(reflect.ValueOf(m), true)
+		if !changed {
+			return m, false
+		}
+		return out.Interface().(proto.Message), drop
+	}
 	r := m.ProtoReflect()
 	if !r.IsValid() {
 		return m, false
@@ -108,8 +120,9 @@ func (p *versionPlan) view(m proto.Message) (proto.Message, bool) {
 	if found, _ := p.walk(r, false, true); !found {
 		return m, false
 	}
-	c, drop := p.without(r, true)
-	return c.Interface(), drop
+	c := proto.Clone(m)
+	_, drop := p.walk(c.ProtoReflect(), true, true)
+	return c, drop
 }
 
 // strip is VersionTable.Strip with p the plan of m's type.

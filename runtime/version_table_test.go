@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -203,5 +204,86 @@ func TestVersionTableViewCopiesThePath(t *testing.T) {
 	view := out.(*a2av1.StreamResponse).GetTask()
 	if view.GetMetadata().GetFields()["n"] != meta.GetFields()["n"] || view.GetHistory()[0] != history {
 		t.Error("the copy does not share the metadata values and messages that hold nothing 1.0 lacks")
+	}
+}
+
+// TestVersionTableViewOfDynamicMessages: a message that is not a
+// protoc-gen-go struct (dynamicpb) is viewed as a generated one is: a copy
+// without what the version lacks, the original untouched, an event of a
+// kind the version lacks dropped.
+func TestVersionTableViewOfDynamicMessages(t *testing.T) {
+	dynamic := func(m proto.Message) proto.Message {
+		d := dynamicpb.NewMessage(m.ProtoReflect().Descriptor())
+		b, err := proto.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := proto.Unmarshal(b, d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	task := &a2av1.Task{Id: "t", Generation: 4, History: []*a2av1.Message{{MessageId: "m"}},
+		Artifacts: []*a2av1.Artifact{{ArtifactId: "a"}, {ArtifactId: "b", StartGeneration: 2, Role: a2av1.Role_ROLE_USER}}}
+	resp := dynamic(&a2av1.SendMessageResponse{Payload: &a2av1.SendMessageResponse_Task{Task: task}})
+	before := proto.Clone(resp)
+	want := proto.Clone(resp)
+	a2av1.A2AVersions.Strip(want, "1.0")
+	out, drop := a2av1.A2AVersions.View(resp, "1.0")
+	if drop || !proto.Equal(out, want) || out == resp {
+		t.Errorf("1.0 view of a dynamic answer: %v, drop %v; want a copy %v", out, drop, want)
+	}
+	if !proto.Equal(resp, before) {
+		t.Errorf("View modified the original: %v, was %v", resp, before)
+	}
+	viewed := out.ProtoReflect()
+	tf := viewed.Descriptor().Fields().ByName("task")
+	if g := viewed.Get(tf).Message().Get(tf.Message().Fields().ByName("generation")).Int(); g != 0 {
+		t.Errorf("1.0 view keeps generation %d", g)
+	}
+
+	ev := dynamic(&a2av1.StreamResponse{Payload: &a2av1.StreamResponse_MessageUpdate{MessageUpdate: &a2av1.TaskMessageUpdateEvent{TaskId: "t"}}})
+	if _, drop := a2av1.A2AVersions.View(ev, "1.0"); !drop {
+		t.Error("a dynamic event of a case 1.0 lacks was not dropped")
+	}
+	plain := dynamic(&a2av1.Task{Id: "p"})
+	if out, _ := a2av1.A2AVersions.View(plain, "1.0"); out != plain {
+		t.Error("a dynamic message without 1.1 fields was copied")
+	}
+}
+
+// TestVersionTableViewWorksOnTheStructs: the view of a generated answer
+// works on its Go structs, not through protoreflect or a deep copy: the 1.0
+// view of a task answer allocates the copies of the two messages on the
+// way to the task's generation and the oneof wrapper that holds the
+// task's copy, and nothing for the task's artifacts, history and status,
+// which it shares.
+func TestVersionTableViewWorksOnTheStructs(t *testing.T) {
+	task := &a2av1.Task{Id: "t", ContextId: "c", Generation: 3,
+		Status:    &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_COMPLETED},
+		History:   []*a2av1.Message{{MessageId: "m", Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: "hello"}}}}},
+		Artifacts: []*a2av1.Artifact{{ArtifactId: "a", Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: "hello"}}}}}}
+	resp := &a2av1.SendMessageResponse{Payload: &a2av1.SendMessageResponse_Task{Task: task}}
+	allocs := testing.AllocsPerRun(100, func() {
+		if out, _ := a2av1.A2AVersions.View(resp, "1.0"); out == proto.Message(resp) {
+			t.Fatal("no copy")
+		}
+	})
+	if allocs != 3 {
+		t.Errorf("the 1.0 view of a task answer allocates %v times, want 3", allocs)
+	}
+}
+
+// BenchmarkVersionView: the 1.0 view of the answer to a SendMessage that
+// completed at once (the echo agent's), which holds a generation.
+func BenchmarkVersionView(b *testing.B) {
+	task := &a2av1.Task{Id: "t", ContextId: "c", Generation: 3,
+		Status:    &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_COMPLETED},
+		History:   []*a2av1.Message{{MessageId: "m", Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: "hello"}}}}},
+		Artifacts: []*a2av1.Artifact{{ArtifactId: "a", Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: "hello"}}}}}}
+	resp := &a2av1.SendMessageResponse{Payload: &a2av1.SendMessageResponse_Task{Task: task}}
+	b.ReportAllocs()
+	for b.Loop() {
+		a2av1.A2AVersions.View(resp, "1.0")
 	}
 }

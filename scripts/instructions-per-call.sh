@@ -14,17 +14,20 @@
 # every run), GOGC=off (a collection falls on a different iteration in every
 # run; set GOGC to count the collector too), no asynchronous preemption (its
 # signals crash callgrind) and no RDTSCP (valgrind 3.19 cannot decode it).
+# A pattern matches the sub-benchmarks of what it names too ('Send/GRPC$'
+# runs Send/GRPC/parallel as well, and the count is then of both): SKIP, a
+# -test.skip pattern, leaves them out (SKIP='Send/GRPC/.').
 # Needs valgrind (Debian: apt-get install valgrind).
 set -euo pipefail
 if [ $# -lt 2 ]; then
-	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 fi
 bin=$1 bench=$2 n1=${3:-300} n2=${4:-2300}
 count() {
 	GOMAXPROCS=1 GOGC=${GOGC:-off} GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off \
 		valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-		"$bin" -test.run '^$' -test.bench "$bench" -test.benchtime "${1}x" 2>&1 |
+		"$bin" -test.run '^$' -test.bench "$bench" -test.skip "${SKIP:-^$}" -test.benchtime "${1}x" 2>&1 |
 		awk '/^Benchmark/ {ran = 1} /Collected :/ {n = $4} END {if (ran) print n}'
 }
 a=$(count "$n1")

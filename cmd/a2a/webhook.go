@@ -124,7 +124,6 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := r.app.env.stdout
 	if r.token != "" && !webhook.TokenMatches(req.Header, r.token) {
 		fmt.Fprintf(r.app.env.stderr, "refused a delivery to %s from %s: missing or wrong token\n", req.URL.Path, req.RemoteAddr)
 		http.Error(w, "missing or wrong notification token", http.StatusUnauthorized)
@@ -137,10 +136,18 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusOK)
-	_ = r.app.emit(out, ev, func(w io.Writer) {
-		// One block per delivery in the text floor's Label: value form,
-		// closed by a blank line.
-		labeled(w, "Delivery", req.URL.Path)
+	r.print(req.URL.Path, ev)
+	r.received++
+	if r.count > 0 && r.received == r.count {
+		close(r.done)
+	}
+}
+
+// print writes one delivery of ev to path: in the text form a block of
+// Label: value lines, closed by a blank line.
+func (r *receiver) print(path string, ev *a2av1.StreamResponse) {
+	_ = r.app.emit(r.app.env.stdout, ev, func(w io.Writer) {
+		labeled(w, "Delivery", path)
 		labeled(w, "Task ID", ev.TaskID())
 		if r.token != "" {
 			labeled(w, "Token", "verified")
@@ -148,10 +155,6 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		labeled(w, "Event", indentMore(summarizeEvent(ev), "  "))
 		fmt.Fprintln(w)
 	})
-	r.received++
-	if r.count > 0 && r.received == r.count {
-		close(r.done)
-	}
 }
 
 // summarizeEvent is one line (or a few) about an event.

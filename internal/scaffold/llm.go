@@ -93,6 +93,31 @@ func (p *project) llmGoFile() ([]byte, error) {
 	f := newGoFile(true)
 	f.ImportName(pkgLLM, "llm")
 	f.ImportName(pkgAgentCard, "agentcard")
+	p.modelVar(f)
+	for _, r := range p.m.RemoteAgents {
+		f.Line()
+		p.remoteAgentVar(f, r)
+	}
+	for _, t := range p.tools {
+		f.Line()
+		toolVar(f, t)
+	}
+	for _, s := range p.skills {
+		if s.LLM == nil {
+			continue
+		}
+		f.Line()
+		if err := p.llmSkillVar(f, s); err != nil {
+			return nil, err
+		}
+	}
+	f.Line()
+	p.llmFlagsFunc(f)
+	return render(f)
+}
+
+// modelVar writes model, the llm.Provider of modelProvider.
+func (p *project) modelVar(f *jen.File) {
 	mp := p.m.ModelProvider
 	docLines(f, "model is the endpoint of the skills a language model answers: modelProvider of agent.yaml (maxRetries: 0 is MaxRetries: -1, none). The flags -llm-base-url, -llm-model, -llm-api-key-env, -llm-timeout and -llm-max-retries (A2A_LLM_* variables) override it; the API key is read from the variable -llm-api-key-env names.")
 	f.Var().Id("model").Op("=").Op("&").Qual(pkgLLM, "Provider").CustomFunc(multi, func(g *jen.Group) {
@@ -105,42 +130,49 @@ func (p *project) llmGoFile() ([]byte, error) {
 			g.Id("Timeout").Op(":").Add(duration(mp.Timeout))
 		}
 		if mp.MaxRetries != nil {
-			retries := *mp.MaxRetries
-			if retries == 0 {
-				retries = -1 // maxRetries: 0; llm.Provider's 0 is its default
-			}
-			g.Id("MaxRetries").Op(":").Lit(retries)
+			g.Id("MaxRetries").Op(":").Lit(providerRetries(*mp.MaxRetries))
 		}
 	})
-	for _, r := range p.m.RemoteAgents {
-		f.Line()
-		p.remoteAgentVar(f, r)
+}
+
+// providerRetries is llm.Provider's MaxRetries for maxRetries of agent.yaml:
+// the same, except that the provider's 0 is its default, so none is -1.
+func providerRetries(maxRetries int) int {
+	if maxRetries == 0 {
+		return -1
 	}
-	for _, t := range p.tools {
-		f.Line()
-		docLines(f, fmt.Sprintf("%s is tool %q of agent.yaml, answered by %s (%s).", t.Var, t.Name, t.Func, t.File))
-		f.Var().Id(t.Var).Op("=").Qual(pkgLLM, "Tool").CustomFunc(multi, func(g *jen.Group) {
-			g.Id("Name").Op(":").Lit(t.Name)
-			g.Id("Description").Op(":").Lit(t.Description)
-			if t.Input != nil {
-				schema, err := t.Input.Schema.MarshalJSON()
-				if err == nil {
-					g.Id("Parameters").Op(":").Qual(pkgLLM, "ParametersJSON").Call(stringConst(string(schema)))
-				}
-			}
-			g.Id("Call").Op(":").Id(t.Func)
-		})
-	}
-	for _, s := range p.skills {
-		if s.LLM == nil {
-			continue
+	return maxRetries
+}
+
+// toolVar writes the llm.Tool of a tool of the manifest.
+func toolVar(f *jen.File, t toolCode) {
+	docLines(f, fmt.Sprintf("%s is tool %q of agent.yaml, answered by %s (%s).", t.Var, t.Name, t.Func, t.File))
+	f.Var().Id(t.Var).Op("=").Qual(pkgLLM, "Tool").CustomFunc(multi, func(g *jen.Group) {
+		g.Id("Name").Op(":").Lit(t.Name)
+		g.Id("Description").Op(":").Lit(t.Description)
+		if params := toolParameters(t); params != nil {
+			g.Id("Parameters").Op(":").Add(params)
 		}
-		f.Line()
-		if err := p.llmSkillVar(f, s); err != nil {
-			return nil, err
-		}
+		g.Id("Call").Op(":").Id(t.Func)
+	})
+}
+
+// toolParameters is the JSON schema of a tool's input as
+// llm.ParametersJSON; nil for a tool without input.
+func toolParameters(t toolCode) jen.Code {
+	if t.Input == nil {
+		return nil
 	}
-	f.Line()
+	schema, err := t.Input.Schema.MarshalJSON()
+	if err != nil {
+		return nil
+	}
+	return jen.Qual(pkgLLM, "ParametersJSON").Call(stringConst(string(schema)))
+}
+
+// llmFlagsFunc writes llmFlags, which adds the model's flags and one per
+// remote agent.
+func (p *project) llmFlagsFunc(f *jen.File) {
 	docLines(f, "llmFlags adds the model's flags and, per remote agent, -remote-<name>-url to the agent's (host.Config.Flags): each also reads its A2A_ variable.")
 	f.Func().Id("llmFlags").Params(jen.Id("fs").Op("*").Qual("flag", "FlagSet")).BlockFunc(func(g *jen.Group) {
 		g.Id("model").Dot("Flags").Call(jen.Id("fs"))
@@ -150,7 +182,6 @@ func (p *project) llmGoFile() ([]byte, error) {
 				jen.Lit(fmt.Sprintf("base `URL` of the remote agent %s (remoteAgents of agent.yaml), whose card is at /.well-known/agent-card.json there", r.Name)))
 		}
 	})
-	return render(f)
 }
 
 func (p *project) remoteAgentVar(f *jen.File, r manifest.RemoteAgent) {
@@ -163,11 +194,7 @@ func (p *project) remoteAgentVar(f *jen.File, r manifest.RemoteAgent) {
 	f.Var().Id(remoteVar(r.Name)).Op("=").Op("&").Qual(pkgLLM, "RemoteAgent").CustomFunc(multi, func(g *jen.Group) {
 		g.Id("URL").Op(":").Lit(r.URL)
 		if len(r.Skills) > 0 {
-			g.Id("Skills").Op(":").Index().String().ValuesFunc(func(g *jen.Group) {
-				for _, s := range r.Skills {
-					g.Lit(s)
-				}
-			})
+			g.Id("Skills").Op(":").Add(stringSlice(r.Skills))
 		}
 		if len(r.Credentials) > 0 {
 			g.Id("Options").Op(":").Index().Qual(pkgAgentCard, "Option").CustomFunc(multi, func(g *jen.Group) {
@@ -181,13 +208,9 @@ func (p *project) remoteAgentVar(f *jen.File, r manifest.RemoteAgent) {
 
 func (p *project) llmSkillVar(f *jen.File, s skillCode) error {
 	docLines(f, fmt.Sprintf("%s is skill %q (%s) of agent.yaml, answered by the model; its hooks, %s and %s, are in %s.", s.LLMVar, s.ID, s.Name, s.RequestHook, s.ResultHook, s.File))
-	var outSchema string
-	if s.Output != nil {
-		b, err := s.Output.Schema.MarshalJSON()
-		if err != nil {
-			return fmt.Errorf("skill %s: output schema: %w", s.ID, err)
-		}
-		outSchema = string(b)
+	outSchema, err := outputSchema(s)
+	if err != nil {
+		return err
 	}
 	f.Var().Id(s.LLMVar).Op("=").Qual(pkgLLM, "Skill").CustomFunc(multi, func(g *jen.Group) {
 		l := s.LLM
@@ -205,23 +228,42 @@ func (p *project) llmSkillVar(f *jen.File, s skillCode) error {
 		if outSchema != "" {
 			g.Id("OutputSchema").Op(":").Add(stringConst(outSchema))
 		}
-		if len(l.Tools) > 0 {
-			g.Id("Tools").Op(":").Index().Qual(pkgLLM, "Tool").ValuesFunc(func(g *jen.Group) {
-				for _, name := range l.Tools {
-					g.Id("llmTool" + camel(name))
-				}
-			})
-		}
-		if len(l.RemoteAgents) > 0 {
-			g.Id("RemoteAgents").Op(":").Index().Op("*").Qual(pkgLLM, "RemoteAgent").ValuesFunc(func(g *jen.Group) {
-				for _, name := range l.RemoteAgents {
-					g.Id(remoteVar(name))
-				}
-			})
-		}
+		llmSkillLinks(g, l)
 		g.Id("Hooks").Op(":").Qual(pkgLLM, "Hooks").Values(jen.Id("Request").Op(":").Id(s.RequestHook), jen.Id("Result").Op(":").Id(s.ResultHook))
 	})
 	return nil
+}
+
+// outputSchema is the JSON of a skill's output schema; "" when it has no
+// output.
+func outputSchema(s skillCode) (string, error) {
+	if s.Output == nil {
+		return "", nil
+	}
+	b, err := s.Output.Schema.MarshalJSON()
+	if err != nil {
+		return "", fmt.Errorf("skill %s: output schema: %w", s.ID, err)
+	}
+	return string(b), nil
+}
+
+// llmSkillLinks writes the tools and remote agents an llm skill offers
+// the model, the fields of its llm.Skill that name other variables.
+func llmSkillLinks(g *jen.Group, l *manifest.LLMSkill) {
+	if len(l.Tools) > 0 {
+		g.Id("Tools").Op(":").Index().Qual(pkgLLM, "Tool").ValuesFunc(func(g *jen.Group) {
+			for _, name := range l.Tools {
+				g.Id("llmTool" + camel(name))
+			}
+		})
+	}
+	if len(l.RemoteAgents) > 0 {
+		g.Id("RemoteAgents").Op(":").Index().Op("*").Qual(pkgLLM, "RemoteAgent").ValuesFunc(func(g *jen.Group) {
+			for _, name := range l.RemoteAgents {
+				g.Id(remoteVar(name))
+			}
+		})
+	}
 }
 
 // llmHookFile is the user's file of an llm skill: its two hooks, which
@@ -322,50 +364,65 @@ func (p *project) llmScriptedSetup(f *jen.File) {
 	)
 	f.Line()
 	docLines(f, "startScripted starts what useScriptedModel describes; it runs once.")
-	retErr := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 	f.Func().Id("startScripted").Params().Error().BlockFunc(func(g *jen.Group) {
 		g.List(jen.Id("scripted"), jen.Err()).Op(":=").Qual(pkgLLMTest, "Listen").Call(jen.Lit("127.0.0.1:0"))
-		g.Add(retErr)
-		answer := jen.Qual(pkgLLMTest, "Answer").Call(jen.Id("scriptedTokens"), jen.Map(jen.String()).String().CustomFunc(multi, func(g *jen.Group) {
-			for _, s := range p.skills {
-				if s.LLM != nil && s.Output != nil {
-					g.Lit(structuredName(s.ID)).Op(":").Add(stringConst(exampleJSON(s.Output)))
-				}
-			}
-		}))
-		if calls := p.scriptedCalls(); len(calls) > 0 {
-			answer = jen.Qual(pkgLLMTest, "CallTools").Call(jen.Index().Qual(pkgLLMTest, "Call").CustomFunc(multi, func(g *jen.Group) {
-				for _, c := range calls {
-					g.Values(jen.Id("Name").Op(":").Lit(c.name), jen.Id("Arguments").Op(":").Add(stringConst(c.arguments)))
-				}
-			}), answer)
-		}
-		g.Id("scripted").Dot("Reply").Op("=").Add(answer)
+		g.Add(returnOnErr())
+		g.Id("scripted").Dot("Reply").Op("=").Add(p.scriptedReply())
 		g.List(jen.Id("model").Dot("BaseURL"), jen.Id("model").Dot("Model")).Op("=").List(jen.Id("scripted").Dot("URL"), jen.Lit("scripted"))
 		for _, r := range p.m.RemoteAgents {
-			v := remoteVar(r.Name)
-			args := []jen.Code{jen.Lit(r.Name), jen.Nil()}
-			if len(r.Skills) > 0 {
-				args[1] = jen.Index().String().ValuesFunc(func(g *jen.Group) {
-					for _, s := range r.Skills {
-						g.Lit(s)
-					}
-				})
-			}
-			for _, c := range r.Credentials {
-				args = append(args, jen.Lit(c.Scheme))
-			}
-			g.List(jen.Id(v+"Agent"), jen.Err()).Op(":=").Qual(pkgLLMTest, "StartAgent").Call(args...)
-			g.Add(retErr)
-			g.Id(v).Dot("URL").Op("=").Id(v + "Agent").Dot("URL")
-			for _, c := range r.Credentials {
-				g.If(jen.Qual("os", "Getenv").Call(jen.Lit(c.Env)).Op("==").Lit("")).Block(
-					jen.Qual("os", "Setenv").Call(jen.Lit(c.Env), jen.Lit("test-secret")),
-				)
-			}
+			startRemoteAgent(g, r)
 		}
 		g.Return(jen.Nil())
 	})
+}
+
+// returnOnErr is `if err != nil { return err }`.
+func returnOnErr() jen.Code {
+	return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+}
+
+// scriptedReply is what the scripted model answers: the tokens, or the
+// example of a skill's output schema, after calling every tool and remote
+// agent skill once when there are any (scriptedCalls).
+func (p *project) scriptedReply() jen.Code {
+	answer := jen.Qual(pkgLLMTest, "Answer").Call(jen.Id("scriptedTokens"), jen.Map(jen.String()).String().CustomFunc(multi, func(g *jen.Group) {
+		for _, s := range p.skills {
+			if s.LLM != nil && s.Output != nil {
+				g.Lit(structuredName(s.ID)).Op(":").Add(stringConst(exampleJSON(s.Output)))
+			}
+		}
+	}))
+	calls := p.scriptedCalls()
+	if len(calls) == 0 {
+		return answer
+	}
+	return jen.Qual(pkgLLMTest, "CallTools").Call(jen.Index().Qual(pkgLLMTest, "Call").CustomFunc(multi, func(g *jen.Group) {
+		for _, c := range calls {
+			g.Values(jen.Id("Name").Op(":").Lit(c.name), jen.Id("Arguments").Op(":").Add(stringConst(c.arguments)))
+		}
+	}), answer)
+}
+
+// startRemoteAgent starts the scripted agent standing in for a remote
+// agent (its skills, its credentials' schemes), points the remote agent's
+// URL at it and gives its credentials' variables a test secret when unset.
+func startRemoteAgent(g *jen.Group, r manifest.RemoteAgent) {
+	v := remoteVar(r.Name)
+	args := []jen.Code{jen.Lit(r.Name), jen.Nil()}
+	if len(r.Skills) > 0 {
+		args[1] = stringSlice(r.Skills)
+	}
+	for _, c := range r.Credentials {
+		args = append(args, jen.Lit(c.Scheme))
+	}
+	g.List(jen.Id(v+"Agent"), jen.Err()).Op(":=").Qual(pkgLLMTest, "StartAgent").Call(args...)
+	g.Add(returnOnErr())
+	g.Id(v).Dot("URL").Op("=").Id(v + "Agent").Dot("URL")
+	for _, c := range r.Credentials {
+		g.If(jen.Qual("os", "Getenv").Call(jen.Lit(c.Env)).Op("==").Lit("")).Block(
+			jen.Qual("os", "Setenv").Call(jen.Lit(c.Env), jen.Lit("test-secret")),
+		)
+	}
 }
 
 // scriptedCall is a tool call the scripted model makes in the generated

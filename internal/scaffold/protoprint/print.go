@@ -204,19 +204,28 @@ func (p *printer) extensionRanges(md protoreflect.MessageDescriptor) error {
 	ranges := md.ExtensionRanges()
 	for i := range ranges.Len() {
 		r := ranges.Get(i)
-		opt := ""
-		if ro := md.ExtensionRangeOptions(i); ro != nil {
-			o, err := p.options(ro, nil)
-			if err != nil {
-				return err
-			}
-			if len(o) > 0 {
-				opt = " [" + strings.Join(o, ", ") + "]"
-			}
+		opt, err := p.inlineOptions(md.ExtensionRangeOptions(i))
+		if err != nil {
+			return err
 		}
 		p.line("extensions " + rangeText(r[0], r[1]-1, 536870911) + opt + ";")
 	}
 	return nil
+}
+
+// inlineOptions renders first, then the options set in opts, as the
+// bracketed options of a declaration (" [a = 1, b = 2]"); "" when there
+// are none.
+func (p *printer) inlineOptions(opts proto.Message, first ...string) (string, error) {
+	more, err := p.options(opts, nil)
+	if err != nil {
+		return "", err
+	}
+	all := append(first, more...)
+	if len(all) == 0 {
+		return "", nil
+	}
+	return " [" + strings.Join(all, ", ") + "]", nil
 }
 
 func (p *printer) oneof(od protoreflect.OneofDescriptor) error {
@@ -274,44 +283,50 @@ func (p *printer) reserved(ranges reservedRanges, names protoreflect.Names, max 
 // field returns the declaration of a field; withLabel is false inside a
 // oneof, where labels are not written.
 func (p *printer) field(f protoreflect.FieldDescriptor, withLabel bool) (string, error) {
-	var b strings.Builder
-	switch {
-	case f.IsMap():
-		fmt.Fprintf(&b, "map<%s, %s> ", typeName(f.MapKey()), typeName(f.MapValue()))
-	default:
-		if withLabel {
-			switch {
-			case f.Cardinality() == protoreflect.Repeated:
-				b.WriteString("repeated ")
-			case f.Cardinality() == protoreflect.Required:
-				b.WriteString("required ")
-			case f.Syntax() == protoreflect.Proto2 || f.HasOptionalKeyword():
-				b.WriteString("optional ")
-			}
-		}
-		if f.Kind() == protoreflect.GroupKind {
-			return "", fmt.Errorf("field %s: groups are not supported", f.FullName())
-		}
-		b.WriteString(typeName(f) + " ")
-	}
-	fmt.Fprintf(&b, "%s = %d", f.Name(), f.Number())
-
-	var opts []string
-	if f.HasDefault() {
-		opts = append(opts, "default = "+defaultText(f))
-	}
-	if !f.IsExtension() && f.HasJSONName() && f.JSONName() != jsonCamelCase(string(f.Name())) {
-		opts = append(opts, "json_name = "+strconv.Quote(f.JSONName()))
-	}
-	more, err := p.options(f.Options(), nil)
+	typ, err := fieldType(f, withLabel)
 	if err != nil {
 		return "", err
 	}
-	opts = append(opts, more...)
-	if len(opts) > 0 {
-		b.WriteString(" [" + strings.Join(opts, ", ") + "]")
+	var first []string
+	if f.HasDefault() {
+		first = append(first, "default = "+defaultText(f))
 	}
-	return b.String() + ";", nil
+	if !f.IsExtension() && f.HasJSONName() && f.JSONName() != jsonCamelCase(string(f.Name())) {
+		first = append(first, "json_name = "+strconv.Quote(f.JSONName()))
+	}
+	opts, err := p.inlineOptions(f.Options(), first...)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s%s = %d%s;", typ, f.Name(), f.Number(), opts), nil
+}
+
+// fieldType is what a field's declaration starts with: map<K, V>, or its
+// label (withLabel) and type, followed by a space.
+func fieldType(f protoreflect.FieldDescriptor, withLabel bool) (string, error) {
+	if f.IsMap() {
+		return fmt.Sprintf("map<%s, %s> ", typeName(f.MapKey()), typeName(f.MapValue())), nil
+	}
+	if f.Kind() == protoreflect.GroupKind {
+		return "", fmt.Errorf("field %s: groups are not supported", f.FullName())
+	}
+	return label(f, withLabel) + typeName(f) + " ", nil
+}
+
+// label is a field's label as written before its type; none inside a
+// oneof (!withLabel) and for proto3 fields without the optional keyword.
+func label(f protoreflect.FieldDescriptor, withLabel bool) string {
+	switch {
+	case !withLabel:
+		return ""
+	case f.Cardinality() == protoreflect.Repeated:
+		return "repeated "
+	case f.Cardinality() == protoreflect.Required:
+		return "required "
+	case f.Syntax() == protoreflect.Proto2 || f.HasOptionalKeyword():
+		return "optional "
+	}
+	return ""
 }
 
 // typeName is the type of a field as written in a declaration; message and
@@ -403,15 +418,11 @@ func (p *printer) enum(ed protoreflect.EnumDescriptor) error {
 	values := ed.Values()
 	for i := range values.Len() {
 		v := values.Get(i)
-		vo, err := p.options(v.Options(), nil)
+		opts, err := p.inlineOptions(v.Options())
 		if err != nil {
 			return err
 		}
-		s := fmt.Sprintf("%s = %d", v.Name(), v.Number())
-		if len(vo) > 0 {
-			s += " [" + strings.Join(vo, ", ") + "]"
-		}
-		p.line(s + ";")
+		p.line(fmt.Sprintf("%s = %d%s;", v.Name(), v.Number(), opts))
 	}
 	p.reserved(enumRanges{ed.ReservedRanges()}, ed.ReservedNames(), math.MaxInt32)
 	p.indent--
@@ -467,34 +478,44 @@ func (p *printer) service(sd protoreflect.ServiceDescriptor) error {
 	}
 	methods := sd.Methods()
 	for i := range methods.Len() {
-		m := methods.Get(i)
-		in, out := "."+string(m.Input().FullName()), "."+string(m.Output().FullName())
-		if m.IsStreamingClient() {
-			in = "stream " + in
-		}
-		if m.IsStreamingServer() {
-			out = "stream " + out
-		}
-		mo, err := p.options(m.Options(), nil)
-		if err != nil {
+		if err := p.method(methods.Get(i)); err != nil {
 			return err
 		}
-		decl := fmt.Sprintf("rpc %s(%s) returns (%s)", m.Name(), in, out)
-		if len(mo) == 0 {
-			p.line(decl + ";")
-			continue
-		}
-		p.line(decl + " {")
-		p.indent++
-		for _, o := range mo {
-			p.line("option " + o + ";")
-		}
-		p.indent--
-		p.line("}")
 	}
 	p.indent--
 	p.line("}")
 	return nil
+}
+
+// method writes an rpc, its options (if any) in a block of its own.
+func (p *printer) method(m protoreflect.MethodDescriptor) error {
+	opts, err := p.options(m.Options(), nil)
+	if err != nil {
+		return err
+	}
+	decl := fmt.Sprintf("rpc %s(%s%s) returns (%s%s)", m.Name(),
+		streamKeyword(m.IsStreamingClient()), "."+string(m.Input().FullName()),
+		streamKeyword(m.IsStreamingServer()), "."+string(m.Output().FullName()))
+	if len(opts) == 0 {
+		p.line(decl + ";")
+		return nil
+	}
+	p.line(decl + " {")
+	p.indent++
+	for _, o := range opts {
+		p.line("option " + o + ";")
+	}
+	p.indent--
+	p.line("}")
+	return nil
+}
+
+// streamKeyword is what precedes a streamed rpc input or output.
+func streamKeyword(streaming bool) string {
+	if streaming {
+		return "stream "
+	}
+	return ""
 }
 
 // options renders the set fields of an options message as name = value
@@ -511,46 +532,70 @@ func (p *printer) options(opts proto.Message, skip map[string]bool) ([]string, e
 	if len(m.GetUnknown()) > 0 {
 		return nil, fmt.Errorf("options %s hold fields this binary does not know", m.Descriptor().FullName())
 	}
-	type entry struct {
-		fd protoreflect.FieldDescriptor
-		v  protoreflect.Value
-	}
 	var known, exts []entry
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.IsExtension() {
-			exts = append(exts, entry{fd, v})
-		} else if !skip[string(fd.Name())] {
-			known = append(known, entry{fd, v})
+	for _, e := range setFields(m) {
+		switch {
+		case e.fd.IsExtension():
+			exts = append(exts, e)
+		case !skip[string(e.fd.Name())]:
+			known = append(known, e)
 		}
-		return true
-	})
-	slices.SortFunc(known, func(a, b entry) int { return int(a.fd.Number()) - int(b.fd.Number()) })
+	}
+	slices.SortFunc(known, byNumber)
 	slices.SortFunc(exts, func(a, b entry) int { return strings.Compare(string(a.fd.FullName()), string(b.fd.FullName())) })
 	var out []string
 	for _, e := range append(known, exts...) {
+		if e.fd.IsMap() {
+			return nil, fmt.Errorf("map-valued option %s is not supported", e.fd.FullName())
+		}
 		name := string(e.fd.Name())
 		if e.fd.IsExtension() {
 			name = "(" + string(e.fd.FullName()) + ")"
 		}
-		if e.fd.IsMap() {
-			return nil, fmt.Errorf("map-valued option %s is not supported", e.fd.FullName())
-		}
-		if e.fd.IsList() {
-			list := e.v.List()
-			for i := range list.Len() {
-				s, err := optionValue(e.fd, list.Get(i))
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, name+" = "+s)
-			}
-			continue
-		}
-		s, err := optionValue(e.fd, e.v)
+		values, err := e.values()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, name+" = "+s)
+		for _, v := range values {
+			out = append(out, name+" = "+v)
+		}
+	}
+	return out, nil
+}
+
+// entry is a field set in a message, with its value.
+type entry struct {
+	fd protoreflect.FieldDescriptor
+	v  protoreflect.Value
+}
+
+// setFields are the fields set in m, in the order Range visits them.
+func setFields(m protoreflect.Message) []entry {
+	var out []entry
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		out = append(out, entry{fd, v})
+		return true
+	})
+	return out
+}
+
+func byNumber(a, b entry) int { return int(a.fd.Number()) - int(b.fd.Number()) }
+
+// values renders the value of e as option values: one for a singular
+// field, one per element of a list.
+func (e entry) values() ([]string, error) {
+	if !e.fd.IsList() {
+		s, err := optionValue(e.fd, e.v)
+		return []string{s}, err
+	}
+	list := e.v.List()
+	out := make([]string, 0, list.Len())
+	for i := range list.Len() {
+		s, err := optionValue(e.fd, list.Get(i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }
@@ -578,39 +623,23 @@ func optionValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) (string,
 // accepts ({ name: value ... }). It is written here rather than with
 // prototext, whose output deliberately varies between builds.
 func aggregate(m protoreflect.Message) (string, error) {
+	entries := setFields(m)
+	slices.SortFunc(entries, byNumber)
 	var parts []string
-	var err error
-	type entry struct {
-		fd protoreflect.FieldDescriptor
-		v  protoreflect.Value
-	}
-	var entries []entry
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		entries = append(entries, entry{fd, v})
-		return true
-	})
-	slices.SortFunc(entries, func(a, b entry) int { return int(a.fd.Number()) - int(b.fd.Number()) })
 	for _, e := range entries {
+		if e.fd.IsMap() {
+			return "", fmt.Errorf("map field %s in an option value is not supported", e.fd.FullName())
+		}
 		name := string(e.fd.Name())
 		if e.fd.IsExtension() {
 			name = "[" + string(e.fd.FullName()) + "]"
 		}
-		if e.fd.IsMap() {
-			return "", fmt.Errorf("map field %s in an option value is not supported", e.fd.FullName())
-		}
-		values := []protoreflect.Value{e.v}
-		if e.fd.IsList() {
-			values = values[:0]
-			for i := range e.v.List().Len() {
-				values = append(values, e.v.List().Get(i))
-			}
+		values, err := e.values()
+		if err != nil {
+			return "", err
 		}
 		for _, v := range values {
-			var s string
-			if s, err = optionValue(e.fd, v); err != nil {
-				return "", err
-			}
-			parts = append(parts, name+": "+s)
+			parts = append(parts, name+": "+v)
 		}
 	}
 	if len(m.GetUnknown()) > 0 {

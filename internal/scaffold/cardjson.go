@@ -31,11 +31,7 @@ import (
 // with a 0.3 interface is the dual card: the members of a v0.3 card follow
 // the v1.0 ones (see dualMembers).
 func CardJSON(card *a2av1.AgentCard) ([]byte, error) {
-	v, err := cardValue(card)
-	if err != nil {
-		return nil, err
-	}
-	out, err := appendJSON(nil, v, "  ")
+	out, err := cardDocument(card, "  ")
 	if err != nil {
 		return nil, err
 	}
@@ -48,15 +44,21 @@ func CardJSON(card *a2av1.AgentCard) ([]byte, error) {
 func SigningPayload(card *a2av1.AgentCard) ([]byte, error) {
 	unsigned := proto.CloneOf(card)
 	unsigned.Signatures = nil
-	v, err := cardValue(unsigned)
-	if err != nil {
-		return nil, err
-	}
-	compact, err := appendJSON(nil, v, "")
+	compact, err := cardDocument(unsigned, "")
 	if err != nil {
 		return nil, err
 	}
 	return jcs.Canonicalize(compact)
+}
+
+// cardDocument writes card with the presence rules of CardJSON, indented
+// by indent per level (compact when it is empty).
+func cardDocument(card *a2av1.AgentCard, indent string) ([]byte, error) {
+	v, err := cardValue(card)
+	if err != nil {
+		return nil, err
+	}
+	return appendJSON(nil, v, indent)
 }
 
 // object is a JSON object that keeps its member order.

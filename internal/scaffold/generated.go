@@ -88,21 +88,47 @@ func (p *project) serveFile() ([]byte, error) {
 	docLines(f, ("bindings are the interfaces of agent.yaml, in its order."))
 	f.Var().Id("bindings").Op("=").Index().Qual(pkgHost, "Binding").CustomFunc(multi, func(g *jen.Group) {
 		for _, b := range m.Bindings {
-			fields := []jen.Code{
-				jen.Id("Protocol").Op(":").Qual(pkgRuntime, "Binding"+strings.ReplaceAll(b.Protocol.String(), "+", "")), // BindingJSONRPC, BindingHTTPJSON, BindingGRPC
-				jen.Id("Address").Op(":").Lit(b.Address),
-			}
-			if b.Protocol.IsHTTP() {
-				fields = append(fields, jen.Id("Path").Op(":").Lit(b.Path))
-			}
-			if b.Tenant != "" {
-				fields = append(fields, jen.Id("Tenant").Op(":").Lit(b.Tenant))
-			}
-			g.Values(fields...)
+			g.Values(bindingFields(b)...)
 		}
 	})
 	f.Line()
 
+	docLines(f, p.agentConfigDoc())
+	f.Func().Id("agentConfig").Params().Qual(pkgHost, "Config").Block(
+		jen.Id("cfg").Op(":=").Qual(pkgHost, "Config").CustomFunc(multi, p.configFields),
+		jen.Id("hosting").Call(jen.Op("&").Id("cfg")),
+		jen.Return(jen.Id("cfg")),
+	)
+	f.Line()
+
+	docLines(f, ("runMain serves the agent until ctx is done and returns the process's exit code; host.Main reads the flags, each also from an A2A_ environment variable (-help lists both): TLS, -listen address overrides, the task store (default sqlite:data/agent.db), task retention, shutdown grace, gRPC reflection. Everything else comes from agent.yaml and hosting.go."))
+	f.Func().Id("runMain").Params(
+		jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Index().String(), jen.List(jen.Id("stdout"), jen.Id("stderr")).Qual("io", "Writer"),
+	).Int().Block(
+		jen.Return(jen.Qual(pkgHost, "Main").Call(jen.Id("ctx"), jen.Lit(manifest.Slug(m.Name)), jen.Id("agentConfig").Call(), jen.Id("args"), jen.Id("stdout"), jen.Id("stderr"))),
+	)
+	return render(f)
+}
+
+// bindingFields are the fields of the host.Binding of a binding.
+func bindingFields(b manifest.Binding) []jen.Code {
+	fields := []jen.Code{
+		jen.Id("Protocol").Op(":").Qual(pkgRuntime, "Binding"+strings.ReplaceAll(b.Protocol.String(), "+", "")), // BindingJSONRPC, BindingHTTPJSON, BindingGRPC
+		jen.Id("Address").Op(":").Lit(b.Address),
+	}
+	if b.Protocol.IsHTTP() {
+		fields = append(fields, jen.Id("Path").Op(":").Lit(b.Path))
+	}
+	if b.Tenant != "" {
+		fields = append(fields, jen.Id("Tenant").Op(":").Lit(b.Tenant))
+	}
+	return fields
+}
+
+// agentConfigDoc is the comment of agentConfig: what it holds, naming the
+// security schemes and the protocol versions served beside 1.0.
+func (p *project) agentConfigDoc() string {
+	m := p.m
 	doc := "agentConfig is the agent agent.yaml describes: its cards, bindings and skills; verifiers (auth.go) check the credentials of its security schemes"
 	if len(m.SecuritySchemes) > 0 {
 		names := make([]string, len(m.SecuritySchemes))
@@ -118,46 +144,36 @@ func (p *project) serveFile() ([]byte, error) {
 	if m.ServesV11Draft() {
 		doc += ` ProtocolVersions serves the A2A 1.1 draft beside 1.0 on every binding (protocolVersions: ["1.0", "1.1"]).`
 	}
-	docLines(f, (doc))
-	f.Func().Id("agentConfig").Params().Qual(pkgHost, "Config").Block(
-		jen.Id("cfg").Op(":=").Qual(pkgHost, "Config").CustomFunc(multi, func(g *jen.Group) {
-			g.Id("CardJSON").Op(":").Index().Byte().Parens(jen.Id("agentCardJSON"))
-			if p.hasExtendedCard() {
-				g.Id("ExtendedCardJSON").Op(":").Index().Byte().Parens(jen.Id("extendedAgentCardJSON"))
-			}
-			g.Id("Bindings").Op(":").Id("bindings")
-			if m.ServesV03() {
-				g.Id("V03").Op(":").True()
-			}
-			if m.ServesV11Draft() {
-				g.Id("ProtocolVersions").Op(":").Index().String().Values(jen.Lit(manifest.ProtocolVersion10), jen.Lit(manifest.ProtocolVersion11Draft))
-			}
-			g.Id("Skills").Op(":").Id("skills")
-			if m.HasLLMSkills() {
-				g.Id("Flags").Op(":").Id("llmFlags")
-			}
-			g.Id("Route").Op(":").Id("route")
-			g.Id("Verifiers").Op(":").Id("verifiers").Call()
-			if opts := pushOptions(m.Push); len(opts) > 0 {
-				g.Id("Push").Op(":").Index().Qual(pkgPush, "Option").CustomFunc(multiTerminated, func(g *jen.Group) {
-					for _, o := range opts {
-						g.Add(o)
-					}
-				})
-			}
-		}),
-		jen.Id("hosting").Call(jen.Op("&").Id("cfg")),
-		jen.Return(jen.Id("cfg")),
-	)
-	f.Line()
+	return doc
+}
 
-	docLines(f, ("runMain serves the agent until ctx is done and returns the process's exit code; host.Main reads the flags, each also from an A2A_ environment variable (-help lists both): TLS, -listen address overrides, the task store (default sqlite:data/agent.db), task retention, shutdown grace, gRPC reflection. Everything else comes from agent.yaml and hosting.go."))
-	f.Func().Id("runMain").Params(
-		jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Index().String(), jen.List(jen.Id("stdout"), jen.Id("stderr")).Qual("io", "Writer"),
-	).Int().Block(
-		jen.Return(jen.Qual(pkgHost, "Main").Call(jen.Id("ctx"), jen.Lit(manifest.Slug(m.Name)), jen.Id("agentConfig").Call(), jen.Id("args"), jen.Id("stdout"), jen.Id("stderr"))),
-	)
-	return render(f)
+// configFields writes the fields of the agent's host.Config.
+func (p *project) configFields(g *jen.Group) {
+	m := p.m
+	g.Id("CardJSON").Op(":").Index().Byte().Parens(jen.Id("agentCardJSON"))
+	if p.hasExtendedCard() {
+		g.Id("ExtendedCardJSON").Op(":").Index().Byte().Parens(jen.Id("extendedAgentCardJSON"))
+	}
+	g.Id("Bindings").Op(":").Id("bindings")
+	if m.ServesV03() {
+		g.Id("V03").Op(":").True()
+	}
+	if m.ServesV11Draft() {
+		g.Id("ProtocolVersions").Op(":").Index().String().Values(jen.Lit(manifest.ProtocolVersion10), jen.Lit(manifest.ProtocolVersion11Draft))
+	}
+	g.Id("Skills").Op(":").Id("skills")
+	if m.HasLLMSkills() {
+		g.Id("Flags").Op(":").Id("llmFlags")
+	}
+	g.Id("Route").Op(":").Id("route")
+	g.Id("Verifiers").Op(":").Id("verifiers").Call()
+	if opts := pushOptions(m.Push); len(opts) > 0 {
+		g.Id("Push").Op(":").Index().Qual(pkgPush, "Option").CustomFunc(multiTerminated, func(g *jen.Group) {
+			for _, o := range opts {
+				g.Add(o)
+			}
+		})
+	}
 }
 
 // pushOptions are the push.Options of the manifest's push settings.

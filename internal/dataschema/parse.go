@@ -121,17 +121,15 @@ func FormatPath(root string, path []any) string {
 	return s
 }
 
+// isPlainName reports whether a key can follow a dot in a path as it is
+// ("data.city"): letters, "_" and "-", and digits after the first.
 func isPlainName(s string) bool {
-	if s == "" {
-		return false
-	}
 	for i, r := range s {
-		ok := r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || (i > 0 && '0' <= r && r <= '9')
-		if !ok {
+		if !isASCIILetter(r) && r != '_' && r != '-' && (i == 0 || !isASCIIDigit(r)) {
 			return false
 		}
 	}
-	return true
+	return s != ""
 }
 
 type reader struct {
@@ -161,19 +159,9 @@ func (r *reader) schema(v any, path []any, depth int) *Schema {
 	}
 	s := &Schema{Type: t}
 	k := keywords{r: r, s: s, m: m, path: path}
-	if d, present := m["description"]; present {
-		if ds, ok := d.(string); ok {
-			s.Description = ds
-		} else {
-			r.add(sub(path, "description"), "expected a string, got %s", describe(d))
-		}
-	}
+	k.description()
 	k.object(depth)
-	if k.only("items", Array) {
-		s.Items = r.schema(m["items"], sub(path, "items"), depth+1)
-	} else if _, present := m["items"]; s.Type == Array && !present {
-		r.add(path, "items: required for type array (the schema of every element)")
-	}
+	k.items(depth)
 	if k.only("enum", String) {
 		r.enum(s, m["enum"], sub(path, "enum"))
 	}
@@ -248,6 +236,28 @@ func (k keywords) only(key string, t Type) bool {
 		return false
 	}
 	return true
+}
+
+// description reads the schema's description, a string.
+func (k keywords) description() {
+	d, present := k.m["description"]
+	if !present {
+		return
+	}
+	if ds, ok := d.(string); ok {
+		k.s.Description = ds
+		return
+	}
+	k.r.add(sub(k.path, "description"), "expected a string, got %s", describe(d))
+}
+
+// items reads the schema of an array's elements, which an array requires.
+func (k keywords) items(depth int) {
+	if k.only("items", Array) {
+		k.s.Items = k.r.schema(k.m["items"], sub(k.path, "items"), depth+1)
+	} else if _, present := k.m["items"]; k.s.Type == Array && !present {
+		k.r.add(k.path, "items: required for type array (the schema of every element)")
+	}
 }
 
 // object reads properties, required (each a declared property) and

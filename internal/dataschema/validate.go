@@ -86,19 +86,24 @@ func (s *Schema) validateObject(v any, path string, out *[]Violation) {
 			p.Schema.validate(pv, JoinKey(path, p.Name), out)
 		}
 	}
-	if !s.ClosedObject() {
-		return
-	}
-	var extra []string
-	for k := range m {
-		if s.Property(k) == nil {
-			extra = append(extra, k)
+	if s.ClosedObject() {
+		for _, k := range s.undeclared(m) {
+			*out = appendLimited(*out, Violation{Path: JoinKey(path, k), Message: fmt.Sprintf("unknown property (this object has %s)", listOrNone(s.propertyNames()))})
 		}
 	}
-	slices.Sort(extra)
-	for _, k := range extra {
-		*out = appendLimited(*out, Violation{Path: JoinKey(path, k), Message: fmt.Sprintf("unknown property (this object has %s)", listOrNone(s.propertyNames()))})
+}
+
+// undeclared are the members of the object m its schema does not declare,
+// sorted.
+func (s *Schema) undeclared(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		if s.Property(k) == nil {
+			out = append(out, k)
+		}
 	}
+	slices.Sort(out)
+	return out
 }
 
 // scalarProblem is what is wrong with v as a string, number, integer or

@@ -123,29 +123,10 @@ func (s *Server) prepare(ctx context.Context, in *callRequest, req proto.Message
 	if !ok {
 		return nil, &callError{Message: "no such interface in the card"}, http.StatusBadRequest
 	}
-	var clientOpts []runtime.ClientOption
-	for _, h := range creds.headers {
-		clientOpts = append(clientOpts, runtime.WithHeader(h[0], h[1]))
-	}
-	if len(creds.query) > 0 {
-		clientOpts = append(clientOpts, runtime.WithHTTPMiddleware(creds.queryMiddleware))
-	}
-	if len(in.Extensions) > 0 {
-		clientOpts = append(clientOpts, runtime.WithExtensions(in.Extensions...))
-	}
-	dial := s.rec.grpcDialOptions()
-	if creds.cert != nil && strings.HasPrefix(iface.GetUrl(), "https://") {
-		cfg := s.opts.HTTPTransport.TLSClientConfig.Clone()
-		if cfg == nil {
-			cfg = new(tls.Config)
-		}
-		cfg.Certificates = append(cfg.Certificates, *creds.cert)
-		dial = append(dial, grpc.WithTransportCredentials(grpccreds.NewTLS(cfg)))
-	}
 	c, err := agentcard.NewClient(card,
 		agentcard.WithHTTPClient(s.httpClient(creds)),
-		agentcard.WithGRPCDialOptions(dial...),
-		agentcard.WithClientOptions(clientOpts...))
+		agentcard.WithGRPCDialOptions(s.dialOptions(creds, iface)...),
+		agentcard.WithClientOptions(creds.clientOptions(in.Extensions)...))
 	if err != nil {
 		return nil, &callError{Message: err.Error()}, http.StatusBadRequest
 	}
@@ -156,6 +137,37 @@ func (s *Server) prepare(ctx context.Context, in *callRequest, req proto.Message
 	tag := &callTag{id: s.calls.n.Add(1), binding: binding, operation: in.Operation}
 	tag.cli = cliCommand(agent.url, iface, in, req)
 	return &prepared{client: c, ctx: withCallTag(ctx, tag), tag: tag}, nil, 0
+}
+
+// clientOptions send the session's credentials (headers, query
+// parameters) and the call's extensions.
+func (c *credentials) clientOptions(extensions []string) []runtime.ClientOption {
+	var out []runtime.ClientOption
+	for _, h := range c.headers {
+		out = append(out, runtime.WithHeader(h[0], h[1]))
+	}
+	if len(c.query) > 0 {
+		out = append(out, runtime.WithHTTPMiddleware(c.queryMiddleware))
+	}
+	if len(extensions) > 0 {
+		out = append(out, runtime.WithExtensions(extensions...))
+	}
+	return out
+}
+
+// dialOptions are the gRPC dial options of a call: the recorder's, and
+// TLS with the session's client certificate when the interface is https.
+func (s *Server) dialOptions(creds *credentials, iface *a2av1.AgentInterface) []grpc.DialOption {
+	dial := s.rec.grpcDialOptions()
+	if creds.cert == nil || !strings.HasPrefix(iface.GetUrl(), "https://") {
+		return dial
+	}
+	cfg := s.opts.HTTPTransport.TLSClientConfig.Clone()
+	if cfg == nil {
+		cfg = new(tls.Config)
+	}
+	cfg.Certificates = append(cfg.Certificates, *creds.cert)
+	return append(dial, grpc.WithTransportCredentials(grpccreds.NewTLS(cfg)))
 }
 
 // handleCall makes one A2A call. Unary answers are one JSON object
@@ -185,19 +197,30 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 	}
 	defer p.client.Close()
 	if op.unary != nil {
-		resp, err := op.unary(p.ctx, p.client, req)
-		if err != nil {
-			writeJSON(w, http.StatusOK, map[string]any{"call": p.tag.id, "error": toCallError(err)})
-			return
-		}
-		b, err := runtime.MarshalJSON(resp)
-		if err != nil {
-			writeJSON(w, http.StatusOK, map[string]any{"call": p.tag.id, "error": toCallError(err)})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"call": p.tag.id, "response": json.RawMessage(b)})
+		writeUnary(w, p, op, req)
 		return
 	}
+	writeStream(w, p, op, req)
+}
+
+// writeUnary answers a unary call: {call, response} or {call, error}.
+func writeUnary(w http.ResponseWriter, p *prepared, op operation, req proto.Message) {
+	resp, err := op.unary(p.ctx, p.client, req)
+	if err != nil {
+		writeJSON(w, http.StatusOK, map[string]any{"call": p.tag.id, "error": toCallError(err)})
+		return
+	}
+	b, err := runtime.MarshalJSON(resp)
+	if err != nil {
+		writeJSON(w, http.StatusOK, map[string]any{"call": p.tag.id, "error": toCallError(err)})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"call": p.tag.id, "response": json.RawMessage(b)})
+}
+
+// writeStream answers a streaming call as NDJSON: {call, opened}, then
+// {call, event} per event, then {call, error} or {call, done: true}.
+func writeStream(w http.ResponseWriter, p *prepared, op operation, req proto.Message) {
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)

@@ -246,11 +246,20 @@ func (m *masker) headerValue(name, value string) string {
 			return scheme + " " + masked
 		}
 		return masked
-	case custom || n == "cookie" || n == "set-cookie" || strings.Contains(n, "token") ||
-		strings.Contains(n, "secret") || strings.Contains(n, "api-key") || strings.Contains(n, "apikey"):
+	case custom || secretHeader(n):
 		return masked
 	}
 	return m.text(value)
+}
+
+// secretHeader reports whether a header (its lower-case name) carries a
+// secret by its name: cookies, and names that speak of a token, a secret
+// or an API key.
+func secretHeader(name string) bool {
+	if name == "cookie" || name == "set-cookie" {
+		return true
+	}
+	return slices.ContainsFunc([]string{"token", "secret", "api-key", "apikey"}, func(w string) bool { return strings.Contains(name, w) })
 }
 
 func (m *masker) url(u *url.URL) string {

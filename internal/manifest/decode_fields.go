@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"iter"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -71,3 +73,20 @@ func (f fields) matches(name, s string, ok func(string) bool, format string) {
 func (f fields) retries(name string) *int {
 	return bounded(f, name, f.integer(name), 0, 100, "must be from 0 to 100, got %d")
 }
+
+// mappings yields the elements of the list key name that are mappings of
+// shape s, each with its index, read as fields (their node is the
+// element's); the others are reported.
+func (f fields) mappings(name string, s *shape) iter.Seq2[int, fields] {
+	return func(yield func(int, fields) bool) {
+		for i, e := range f.items(name) {
+			ef, ok := f.d.mapping(e, index(f.sub(name), i), s)
+			if ok && !yield(i, ef) {
+				return
+			}
+		}
+	}
+}
+
+// pos is the position of the mapping f in the file.
+func (f fields) pos() Position { return Position{f.node.Line, f.node.Column} }

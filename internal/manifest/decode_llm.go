@@ -79,12 +79,8 @@ func (f fields) number(name string) *float64 {
 func (d *decoder) tools(f fields) []Tool {
 	var out []Tool
 	first := map[string]string{}
-	for i, e := range f.items("tools") {
-		tf, ok := d.mapping(e, index("tools", i), toolShape)
-		if !ok {
-			continue
-		}
-		t := Tool{Name: tf.text("name"), Description: tf.text("description"), Pos: Position{e.Line, e.Column}}
+	for _, tf := range f.mappings("tools", toolShape) {
+		t := Tool{Name: tf.text("name"), Description: tf.text("description"), Pos: tf.pos()}
 		if t.Name != "" {
 			d.toolName(tf, t.Name, first)
 		}
@@ -115,12 +111,8 @@ func (d *decoder) toolName(tf fields, name string, first map[string]string) {
 func (d *decoder) remoteAgents(f fields) []RemoteAgent {
 	var out []RemoteAgent
 	first := map[string]int{}
-	for i, e := range f.items("remoteAgents") {
-		rf, ok := d.mapping(e, index("remoteAgents", i), remoteAgentShape)
-		if !ok {
-			continue
-		}
-		r := RemoteAgent{Name: rf.text("name"), URL: rf.url("url", checkHTTPURL), Pos: Position{e.Line, e.Column}}
+	for i, rf := range f.mappings("remoteAgents", remoteAgentShape) {
+		r := RemoteAgent{Name: rf.text("name"), URL: rf.url("url", checkHTTPURL), Pos: rf.pos()}
 		if r.Name != "" {
 			d.remoteAgentName(rf, r.Name, i, first)
 		}
@@ -147,11 +139,7 @@ func (d *decoder) remoteAgentName(rf fields, name string, i int, first map[strin
 // each a security scheme of its card and the variable holding the secret.
 func (d *decoder) remoteCredentials(rf fields) []RemoteCredential {
 	var out []RemoteCredential
-	for j, c := range rf.items("credentials") {
-		cf, ok := d.mapping(c, index(rf.sub("credentials"), j), remoteCredentialShape)
-		if !ok {
-			continue
-		}
+	for _, cf := range rf.mappings("credentials", remoteCredentialShape) {
 		rc := RemoteCredential{Scheme: cf.text("scheme"), Env: cf.text("env")}
 		cf.matches("env", rc.Env, envName.MatchString, "%q is not an environment variable name (letters, digits and \"_\", not starting with a digit); name the variable, never the secret itself")
 		out = append(out, rc)

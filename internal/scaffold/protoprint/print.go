@@ -151,27 +151,22 @@ func (p *printer) message(md protoreflect.MessageDescriptor) error {
 	if md.IsMapEntry() {
 		return nil // written as map<K, V> fields
 	}
-	p.line("message " + string(md.Name()) + " {")
-	p.indent++
-	defer func() { p.indent--; p.line("}") }()
-
-	if _, err := p.optionLines(md.Options(), map[string]bool{"map_entry": true}); err != nil {
-		return err
-	}
-	if err := p.fields(md.Fields()); err != nil {
-		return err
-	}
-	if err := p.extensions(md.Extensions()); err != nil {
-		return err
-	}
-	if err := p.declarations(md.Messages(), md.Enums(), false); err != nil {
-		return err
-	}
-	if err := p.extensionRanges(md); err != nil {
-		return err
-	}
-	p.reserved(md.ReservedRanges(), md.ReservedNames(), 536870911)
-	return nil
+	return p.block("message "+string(md.Name()), md.Options(), map[string]bool{"map_entry": true}, func() error {
+		if err := p.fields(md.Fields()); err != nil {
+			return err
+		}
+		if err := p.extensions(md.Extensions()); err != nil {
+			return err
+		}
+		if err := p.declarations(md.Messages(), md.Enums(), false); err != nil {
+			return err
+		}
+		if err := p.extensionRanges(md); err != nil {
+			return err
+		}
+		p.reserved(md.ReservedRanges(), md.ReservedNames(), 536870911)
+		return nil
+	})
 }
 
 // fields writes a message's fields in order, a oneof's where its first
@@ -229,22 +224,29 @@ func (p *printer) inlineOptions(opts proto.Message, first ...string) (string, er
 }
 
 func (p *printer) oneof(od protoreflect.OneofDescriptor) error {
-	p.line("oneof " + string(od.Name()) + " {")
+	return p.block("oneof "+string(od.Name()), od.Options(), nil, func() error {
+		fields := od.Fields()
+		for i := range fields.Len() {
+			s, err := p.field(fields.Get(i), false)
+			if err != nil {
+				return err
+			}
+			p.line(s)
+		}
+		return nil
+	})
+}
+
+// block writes a declaration with a body: "head {", the options set in
+// opts (skip apart), then what body writes, one level deeper, then "}".
+func (p *printer) block(head string, opts proto.Message, skip map[string]bool, body func() error) error {
+	p.line(head + " {")
 	p.indent++
-	if _, err := p.optionLines(od.Options(), nil); err != nil {
+	defer func() { p.indent--; p.line("}") }()
+	if _, err := p.optionLines(opts, skip); err != nil {
 		return err
 	}
-	fields := od.Fields()
-	for i := range fields.Len() {
-		s, err := p.field(fields.Get(i), false)
-		if err != nil {
-			return err
-		}
-		p.line(s)
-	}
-	p.indent--
-	p.line("}")
-	return nil
+	return body()
 }
 
 func rangeText(start, end, max protoreflect.FieldNumber) string {
@@ -410,24 +412,19 @@ func jsonCamelCase(s string) string {
 }
 
 func (p *printer) enum(ed protoreflect.EnumDescriptor) error {
-	p.line("enum " + string(ed.Name()) + " {")
-	p.indent++
-	if _, err := p.optionLines(ed.Options(), nil); err != nil {
-		return err
-	}
-	values := ed.Values()
-	for i := range values.Len() {
-		v := values.Get(i)
-		opts, err := p.inlineOptions(v.Options())
-		if err != nil {
-			return err
+	return p.block("enum "+string(ed.Name()), ed.Options(), nil, func() error {
+		values := ed.Values()
+		for i := range values.Len() {
+			v := values.Get(i)
+			opts, err := p.inlineOptions(v.Options())
+			if err != nil {
+				return err
+			}
+			p.line(fmt.Sprintf("%s = %d%s;", v.Name(), v.Number(), opts))
 		}
-		p.line(fmt.Sprintf("%s = %d%s;", v.Name(), v.Number(), opts))
-	}
-	p.reserved(enumRanges{ed.ReservedRanges()}, ed.ReservedNames(), math.MaxInt32)
-	p.indent--
-	p.line("}")
-	return nil
+		p.reserved(enumRanges{ed.ReservedRanges()}, ed.ReservedNames(), math.MaxInt32)
+		return nil
+	})
 }
 
 // enumRanges adapts enum reserved ranges (inclusive ends) to the
@@ -471,20 +468,15 @@ func (p *printer) extensions(exts protoreflect.ExtensionDescriptors) error {
 }
 
 func (p *printer) service(sd protoreflect.ServiceDescriptor) error {
-	p.line("service " + string(sd.Name()) + " {")
-	p.indent++
-	if _, err := p.optionLines(sd.Options(), nil); err != nil {
-		return err
-	}
-	methods := sd.Methods()
-	for i := range methods.Len() {
-		if err := p.method(methods.Get(i)); err != nil {
-			return err
+	return p.block("service "+string(sd.Name()), sd.Options(), nil, func() error {
+		methods := sd.Methods()
+		for i := range methods.Len() {
+			if err := p.method(methods.Get(i)); err != nil {
+				return err
+			}
 		}
-	}
-	p.indent--
-	p.line("}")
-	return nil
+		return nil
+	})
 }
 
 // method writes an rpc, its options (if any) in a block of its own.

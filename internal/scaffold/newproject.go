@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -126,46 +127,65 @@ func newManifest(dir string, opts NewOptions) ([]byte, error) {
 // module of its own (standalone), built against a2agen's checkout when
 // --a2agen names one. dir and name (the manifest's) are for errors.
 func newProjectOptions(opts NewOptions, m *manifest.Manifest, data []byte, dir, absDir, name string) (ProjectOptions, error) {
-	popts := ProjectOptions{Module: opts.Module, A2agenVersion: A2agenVersion(), Requires: buildRequirements(), Manifest: data}
-	if popts.Module == "" {
-		popts.Module = m.Module
-	}
+	popts := ProjectOptions{Module: cmp.Or(opts.Module, m.Module), A2agenVersion: A2agenVersion(), Requires: buildRequirements(), Manifest: data}
 	modDir, modPath, err := enclosingModule(absDir)
 	if err != nil {
 		return popts, err
 	}
-	inside := false
-	if modDir != "" && modDir != absDir {
-		pkg, err := packagePath(modDir, modPath, absDir)
-		if err != nil {
-			return popts, err
-		}
-		inside = popts.Module == pkg
+	inside, err := isPackageOf(modDir, modPath, absDir, popts.Module)
+	if err != nil {
+		return popts, err
 	}
 	popts.Standalone = !inside
 	if inside {
-		if popts.PackageDir, popts.GoDirective, err = packageLayout(modDir, absDir); err != nil {
-			return popts, err
-		}
-		if opts.A2agenDir != "" && !opts.A2agenFromBuild {
-			return popts, fmt.Errorf("--a2agen does not apply: %s is the package %s of the module in %s, which has its own go.mod", dir, popts.Module, modDir)
-		}
-		return popts, nil
+		return popts, packageOptions(&popts, opts, modDir, absDir, dir)
 	}
+	return popts, standaloneOptions(&popts, opts, name)
+}
+
+// isPackageOf reports whether the project at absDir is the package module
+// names of the module at modDir (modPath): it is inside that module and
+// its module is that package's path.
+func isPackageOf(modDir, modPath, absDir, module string) (bool, error) {
+	if modDir == "" || modDir == absDir {
+		return false, nil
+	}
+	pkg, err := packagePath(modDir, modPath, absDir)
+	return err == nil && module == pkg, err
+}
+
+// packageOptions lays out a project that is a package of the module at
+// modDir; --a2agen, which names a checkout for a go.mod of the project's
+// own, does not apply to it.
+func packageOptions(popts *ProjectOptions, opts NewOptions, modDir, absDir, dir string) error {
+	var err error
+	if popts.PackageDir, popts.GoDirective, err = packageLayout(modDir, absDir); err != nil {
+		return err
+	}
+	if opts.A2agenDir != "" && !opts.A2agenFromBuild {
+		return fmt.Errorf("--a2agen does not apply: %s is the package %s of the module in %s, which has its own go.mod", dir, popts.Module, modDir)
+	}
+	return nil
+}
+
+// standaloneOptions lays out a project that is a module of its own, built
+// against a2agen's checkout when --a2agen names one.
+func standaloneOptions(popts *ProjectOptions, opts NewOptions, name string) error {
 	if popts.Module == "" {
-		return popts, fmt.Errorf("%s sets no module: give --module, or set module in the manifest", name)
+		return fmt.Errorf("%s sets no module: give --module, or set module in the manifest", name)
 	}
-	if opts.A2agenDir != "" {
-		abs, err := filepath.Abs(opts.A2agenDir)
-		if err != nil {
-			return popts, err
-		}
-		if popts.Requires, popts.GoSum, err = checkout(abs); err != nil {
-			return popts, err
-		}
-		popts.A2agenDir, popts.LocalReplace = filepath.ToSlash(abs), true
+	if opts.A2agenDir == "" {
+		return nil
 	}
-	return popts, nil
+	abs, err := filepath.Abs(opts.A2agenDir)
+	if err != nil {
+		return err
+	}
+	if popts.Requires, popts.GoSum, err = checkout(abs); err != nil {
+		return err
+	}
+	popts.A2agenDir, popts.LocalReplace = filepath.ToSlash(abs), true
+	return nil
 }
 
 // starterModule returns the module path written in a starter manifest.

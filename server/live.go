@@ -42,12 +42,7 @@ func (s *Server) SendLiveMessage(ctx context.Context, reqs iter.Seq2[*a2av1.Stre
 	if err != nil {
 		return err
 	}
-	cv, err := s.begin(ctx, first.GetTenant())
-	if err != nil {
-		return err
-	}
-	c := &cv
-	release, err := s.followers.holdStream(c)
+	c, release, err := s.beginStream(ctx, first.GetTenant())
 	if err != nil {
 		return err
 	}
@@ -61,7 +56,7 @@ func (s *Server) SendLiveMessage(ctx context.Context, reqs iter.Seq2[*a2av1.Stre
 		return err
 	}
 	if st.reply != nil {
-		return stream.Send(&a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Message{Message: st.reply}})
+		return stream.Send(replyEvent(st.reply))
 	}
 	taskID := st.rec.Task.GetId()
 	followUp := func(r *a2av1.StreamRequest) error {
@@ -149,53 +144,72 @@ func (fw *follower) relayLive(c *call, stream runtime.Stream[*a2av1.StreamRespon
 	if err := stream.Send(taskEvent(first)); err != nil {
 		return err
 	}
-	state := first.GetStatus().GetState()
-	last := version
-	events, done := sub.Events(), c.ctx.Done()
-	if store.IsTerminal(state) {
-		events = nil // nothing follows
+	lv := &liveRelay{state: first.GetStatus().GetState(), last: version, events: sub.Events()}
+	if store.IsTerminal(lv.state) {
+		lv.events = nil // nothing follows
 	}
-	for {
-		switch {
-		case in == nil && store.IsTerminal(state):
-			return nil
-		case in == nil && state == a2av1.TaskState_TASK_STATE_INPUT_REQUIRED:
-			return nil // the client, gone quiet, cannot give the input
-		}
+	done := c.ctx.Done()
+	for !lv.over(in) {
+		var err error
 		select {
-		case ev, ok := <-events:
+		case ev, ok := <-lv.events:
 			ev.Taken()
 			if !ok {
 				return fw.subscriptionEnd(c, sub.Err())
 			}
-			if err := stream.Send(ev.Response); err != nil {
-				return err
-			}
-			last = ev.Version
-			if st := ev.Response.GetStatusUpdate(); st != nil {
-				state = st.GetStatus().GetState()
-				if store.IsTerminal(state) {
-					events = nil
-				}
-			}
+			err = lv.forward(stream, ev)
 		case r, ok := <-in:
-			switch {
-			case !ok:
+			if !ok {
 				in = nil
-			case r.err != nil:
-				return r.err
-			default:
-				if err := followUp(r.req); err != nil {
-					return err
-				}
+				continue
+			}
+			err = r.err
+			if err == nil {
+				err = followUp(r.req)
 			}
 		case <-fw.ending:
-			if store.IsTerminal(state) {
+			if store.IsTerminal(lv.state) {
 				return nil // the client has had the task's last event
 			}
-			return fw.endStream(c, stream, first.GetId(), last, sub)
+			return fw.endStream(c, stream, first.GetId(), lv.last, sub)
 		case <-done:
 			return c.ctx.Err()
 		}
+		if err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// liveRelay is what relayLive knows of the task it relays: the state and
+// version of the last event sent, and the events still to come (nil once
+// the task is terminal).
+type liveRelay struct {
+	state  a2av1.TaskState
+	last   int64
+	events <-chan store.Event
+}
+
+// over reports whether a live call ends: the client closed its side (in is
+// nil) and the task is terminal, or waits for input the client can no
+// longer give.
+func (lv *liveRelay) over(in <-chan liveInput) bool {
+	return in == nil && (store.IsTerminal(lv.state) || lv.state == a2av1.TaskState_TASK_STATE_INPUT_REQUIRED)
+}
+
+// forward sends one event of the task and notes the state and version it
+// brings the client to.
+func (lv *liveRelay) forward(stream runtime.Stream[*a2av1.StreamResponse], ev store.Event) error {
+	if err := stream.Send(ev.Response); err != nil {
+		return err
+	}
+	lv.last = ev.Version
+	if st := ev.Response.GetStatusUpdate(); st != nil {
+		lv.state = st.GetStatus().GetState()
+		if store.IsTerminal(lv.state) {
+			lv.events = nil
+		}
+	}
+	return nil
 }

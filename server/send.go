@@ -66,12 +66,7 @@ func (s *Server) SendStreamingMessage(ctx context.Context, req *a2av1.SendMessag
 	if !s.streaming {
 		return errNoStreaming()
 	}
-	cv, err := s.begin(ctx, req.GetTenant())
-	if err != nil {
-		return err
-	}
-	c := &cv
-	release, err := s.followers.holdStream(c)
+	c, release, err := s.beginStream(ctx, req.GetTenant())
 	if err != nil {
 		return err
 	}
@@ -81,9 +76,29 @@ func (s *Server) SendStreamingMessage(ctx context.Context, req *a2av1.SendMessag
 		return err
 	}
 	if st.reply != nil {
-		return stream.Send(&a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Message{Message: st.reply}})
+		return stream.Send(replyEvent(st.reply))
 	}
 	return s.followers.relay(c, stream, view(st.rec.Task, historyLengthOf(req), true), st.rec.Version, st.sub)
+}
+
+// beginStream begins a call that streams its answer, holding one of the
+// streams the server allows (holdStream) until release is called.
+func (s *Server) beginStream(ctx context.Context, tenant string) (c *call, release func(), err error) {
+	cv, err := s.begin(ctx, tenant)
+	if err != nil {
+		return nil, nil, err
+	}
+	c = &cv
+	if release, err = s.followers.holdStream(c); err != nil {
+		return nil, nil, err
+	}
+	return c, release, nil
+}
+
+// replyEvent is the only event of a stream the agent answered directly,
+// without a task.
+func replyEvent(reply *a2av1.Message) *a2av1.StreamResponse {
+	return &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_Message{Message: reply}}
 }
 
 // ifGenerationMatch is the generation a follow-up requires its task to be
@@ -140,46 +155,59 @@ func (s *Server) start(c *call, req *a2av1.SendMessageRequest, f follow) (starte
 	if err != nil {
 		return started{}, err
 	}
-	taskID := req.GetMessage().GetTaskId()
-	if taskID == "" {
+	if req.GetMessage().GetTaskId() == "" {
 		if err := s.checkTaskBudget("", nil, size); err != nil {
 			return started{}, err
 		}
 	}
 	if k.key == "" {
-		if taskID != "" {
-			return s.followUp(c, req, size, pushCfg, f)
-		}
-		return s.startTask(c, req, "", pushCfg, f)
+		return s.deliver(c, req, "", size, pushCfg, f)
 	}
+	claimID, out, answered, err := s.claimKey(c, req, k, f)
+	if answered {
+		return out, err
+	}
+	st, err := s.deliver(c, req, claimID, size, pushCfg, f)
+	if err != nil && !st.written || err == nil && st.reply != nil {
+		s.releaseSend(c, k, claimID)
+	}
+	return st, err
+}
+
+// deliver hands the message to its task: a follow-up of the task it names,
+// or a new task whose id is newTaskID ("": one picked here).
+func (s *Server) deliver(c *call, req *a2av1.SendMessageRequest, newTaskID string, size int64, pushCfg store.PushConfig, f follow) (started, error) {
+	if req.GetMessage().GetTaskId() != "" {
+		return s.followUp(c, req, size, pushCfg, f)
+	}
+	return s.startTask(c, req, newTaskID, pushCfg, f)
+}
+
+// claimKey claims the send key k for the task the message continues, or
+// for the id of the new task it starts (claimID). When an earlier send
+// holds k, the request is answered as a resend of it (answered, with out
+// and err); a claim taken over from a send that died before creating its
+// task is claimed again, once.
+func (s *Server) claimKey(c *call, req *a2av1.SendMessageRequest, k sendKey, f follow) (claimID string, out started, answered bool, err error) {
+	taskID := req.GetMessage().GetTaskId()
 	claimID, replace := taskID, ""
 	for {
 		if taskID == "" {
 			claimID = newID()
 		}
 		held, claimed, err := s.claimSend(c, k, claimID, replace)
-		if err != nil {
-			return started{}, err
-		}
-		if claimed {
-			break
+		switch {
+		case err != nil:
+			return "", started{}, true, err
+		case claimed:
+			return claimID, started{}, false, nil
 		}
 		out, taken, err := s.resend(c, req, k, held, f)
 		if !taken || replace != "" {
-			return out, err
+			return "", out, true, err
 		}
 		replace = held.TaskID // the earlier send died before creating its task
 	}
-	var st started
-	if taskID != "" {
-		st, err = s.followUp(c, req, size, pushCfg, f)
-	} else {
-		st, err = s.startTask(c, req, claimID, pushCfg, f)
-	}
-	if err != nil && !st.written || err == nil && st.reply != nil {
-		s.releaseSend(c, k, claimID)
-	}
-	return st, err
 }
 
 // checkMessage refuses a message request the server cannot take, whatever
@@ -370,29 +398,44 @@ func (s *Server) followUp(c *call, req *a2av1.SendMessageRequest, size int64, pu
 		return started{}, errShuttingDown()
 	}
 	if rec, err = s.writer.commit(c.ctx, key, rec, s.joinHistory(key.id, msg, size, resume, match), resume); err != nil {
-		if errors.Is(err, store.ErrTerminal) {
-			return started{}, terminalTaskError(rec.Task)
-		}
-		return started{}, internalError("adding the message to the task", err)
+		return started{}, followUpNotStored(rec.Task, err)
 	}
 	out, err := s.following(c, key, rec, f)
 	if err != nil {
 		return started{written: true}, err
 	}
+	if err := s.handOver(c, req, key, msg, rec, r, elsewhere); err != nil {
+		if out.sub != nil {
+			out.sub.Close()
+		}
+		return started{written: true}, err
+	}
+	return out, nil
+}
+
+// followUpNotStored is the error of a follow-up the task's commit refused:
+// the task ended meanwhile (task is as the commit read it), or the store
+// failed.
+func followUpNotStored(task *a2av1.Task, err error) error {
+	if errors.Is(err, store.ErrTerminal) {
+		return terminalTaskError(task)
+	}
+	return internalError("adding the message to the task", err)
+}
+
+// handOver gets a stored follow-up msg to the task's execution: signalled
+// to the replica that runs it (elsewhere), delivered to the one that runs
+// here (r), or as a new turn started here when none runs.
+func (s *Server) handOver(c *call, req *a2av1.SendMessageRequest, key taskKey, msg *a2av1.Message, rec store.Record, r *run, elsewhere bool) error {
 	switch {
 	case elsewhere:
 		s.execs.signal(c.ctx, rec.Runner, store.Signal{Kind: store.SignalFollowUp, Tenant: key.tenant, TaskID: key.id, MessageID: msg.GetMessageId()})
-	case !resume:
+	case r != nil:
 		r.deliverLocked(msg)
 	default:
-		if err := s.startTurn(c, req, key, msg, rec); err != nil {
-			if out.sub != nil {
-				out.sub.Close()
-			}
-			return started{written: true}, err
-		}
+		return s.startTurn(c, req, key, msg, rec)
 	}
-	return out, nil
+	return nil
 }
 
 // admitFollowUp checks a follow-up message msg of size bytes to task (read

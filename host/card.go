@@ -145,27 +145,33 @@ func interfaceURLSpans(doc []byte) ([]span, error) {
 		if err != nil {
 			return nil, err
 		}
-		if key != "supportedInterfaces" && key != "supported_interfaces" {
-			if err := skipValue(dec); err != nil {
-				return nil, err
-			}
-			continue
+		if key == "supportedInterfaces" || key == "supported_interfaces" {
+			spans, err = appendURLSpans(spans, dec, doc, key)
+		} else {
+			err = skipValue(dec)
 		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return nil, fmt.Errorf("%s is not an array", key)
-		}
-		for dec.More() {
-			sp, err := urlSpan(dec, doc, key)
-			if err != nil {
-				return nil, err
-			}
-			spans = append(spans, sp)
-		}
-		if _, err := dec.Token(); err != nil { // ']'
+		if err != nil {
 			return nil, err
 		}
 	}
 	return spans, nil
+}
+
+// appendURLSpans appends where the url of each interface of the array key
+// stands.
+func appendURLSpans(spans []span, dec *json.Decoder, doc []byte, key any) ([]span, error) {
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, fmt.Errorf("%s is not an array", key)
+	}
+	for dec.More() {
+		sp, err := urlSpan(dec, doc, key)
+		if err != nil {
+			return nil, err
+		}
+		spans = append(spans, sp)
+	}
+	_, err := dec.Token() // ']'
+	return spans, err
 }
 
 // urlSpan reads one interface object of the array key and returns where its

@@ -99,37 +99,71 @@ func (s *settings) source(flagName string) string {
 
 // check refuses settings that contradict each other or cfg (exit code 2).
 func (s *settings) check(name string, cfg Config) error {
-	if err := s.listen.check(cfg.Bindings); err != nil {
-		return exitf(2, name, "%s: %v", s.source("listen"), err)
+	for _, problem := range []func(Config) string{s.listenProblem, s.durationProblem, s.storeProblem, s.versionsProblem, s.clientCertProblem} {
+		if p := problem(cfg); p != "" {
+			return exitf(2, name, "%s", p)
+		}
 	}
+	return nil
+}
+
+// listenProblem is what is wrong with -listen for the program's bindings.
+func (s *settings) listenProblem(cfg Config) string {
+	if err := s.listen.check(cfg.Bindings); err != nil {
+		return fmt.Sprintf("%s: %v", s.source("listen"), err)
+	}
+	return ""
+}
+
+// durationProblem is what is wrong with the durations: a negative one, or
+// a long-poll hold given longer than a long-poll can be held.
+func (s *settings) durationProblem(Config) string {
 	for _, f := range []struct {
 		name string
 		v    time.Duration
 	}{{"shutdown-grace", s.grace}, {"shutdown-delay", s.delay}, {"long-poll-hold", s.longPollHold}} {
 		if f.v < 0 {
-			return exitf(2, name, "%s must not be negative (0 means none)", s.source(f.name))
+			return fmt.Sprintf("%s must not be negative (0 means none)", s.source(f.name))
 		}
 	}
 	if s.longPollHold > server.MaxLongPollHold && (s.given["long-poll-hold"] || s.fromEnv["long-poll-hold"]) { // Config's own: Start says
-		return exitf(2, name, "%s is %v, longer than a long-poll can be held (%v): lower it (0 answers at once)", s.source("long-poll-hold"), s.longPollHold, server.MaxLongPollHold)
+		return fmt.Sprintf("%s is %v, longer than a long-poll can be held (%v): lower it (0 answers at once)", s.source("long-poll-hold"), s.longPollHold, server.MaxLongPollHold)
 	}
-	if cfg.Store != nil {
-		for _, n := range storeFlags() {
-			switch {
-			case s.given[n]:
-				return exitf(2, name, "-store and the task retention flags (-terminal-task-ttl, -max-terminal-tasks, -interrupted-task-ttl, the per-owner maximums) do not apply: the program keeps its tasks in its own store")
-			case s.fromEnv[n]:
-				return exitf(2, name, "$%s does not apply: the program keeps its tasks in its own store", EnvName(n))
-			}
+	return ""
+}
+
+// storeProblem refuses the store and retention flags to a program that
+// keeps its tasks in its own store (cfg.Store).
+func (s *settings) storeProblem(cfg Config) string {
+	if cfg.Store == nil {
+		return ""
+	}
+	for _, n := range storeFlags() {
+		switch {
+		case s.given[n]:
+			return "-store and the task retention flags (-terminal-task-ttl, -max-terminal-tasks, -interrupted-task-ttl, the per-owner maximums) do not apply: the program keeps its tasks in its own store"
+		case s.fromEnv[n]:
+			return fmt.Sprintf("$%s does not apply: the program keeps its tasks in its own store", EnvName(n))
 		}
 	}
+	return ""
+}
+
+// versionsProblem is what is wrong with -protocol-versions.
+func (s *settings) versionsProblem(Config) string {
 	if _, err := servedVersions(s.versions()); err != nil {
-		return exitf(2, name, "%s: %v", s.source("protocol-versions"), strings.TrimPrefix(err.Error(), "host: "))
+		return fmt.Sprintf("%s: %v", s.source("protocol-versions"), strings.TrimPrefix(err.Error(), "host: "))
 	}
+	return ""
+}
+
+// clientCertProblem refuses -require-client-cert without client CAs to
+// verify the certificates against.
+func (s *settings) clientCertProblem(cfg Config) string {
 	if s.requireClientCert && s.clientCA == "" && (cfg.TLS == nil || cfg.TLS.ClientCAs == nil) {
-		return exitf(2, name, "%s needs TLS with client CAs to verify the certificates against (-tls-cert, -tls-key, -client-ca)", s.source("require-client-cert"))
+		return fmt.Sprintf("%s needs TLS with client CAs to verify the certificates against (-tls-cert, -tls-key, -client-ca)", s.source("require-client-cert"))
 	}
-	return nil
+	return ""
 }
 
 // apply returns cfg with the settings in it. Only reading the TLS files can

@@ -82,15 +82,8 @@ func WithCardLogger(l *slog.Logger) AgentCardOption {
 // A card that cannot be serialised does not panic: the error is logged once
 // and every request is answered with 500.
 func NewAgentCardHandler(card proto.Message, opts ...AgentCardOption) http.Handler {
-	cfg := agentCardConfig{maxAge: DefaultCardMaxAge, logger: slog.Default()}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	h := &agentCardHandler{
-		cacheControl: "public, max-age=" + strconv.FormatInt(int64(cfg.maxAge/time.Second), 10),
-		provider:     cfg.provider,
-		logger:       cfg.logger,
-	}
+	h, cfg := newCardHandler(opts)
+	h.provider = cfg.provider
 	if h.provider == nil {
 		body, etag, err := renderCard(card)
 		if err != nil {
@@ -101,6 +94,19 @@ func NewAgentCardHandler(card proto.Message, opts ...AgentCardOption) http.Handl
 	return h
 }
 
+// newCardHandler applies opts and returns a handler with the caching and
+// logging they set, and the options for what is particular to each kind.
+func newCardHandler(opts []AgentCardOption) (*agentCardHandler, agentCardConfig) {
+	cfg := agentCardConfig{maxAge: DefaultCardMaxAge, logger: slog.Default()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return &agentCardHandler{
+		cacheControl: "public, max-age=" + strconv.FormatInt(int64(cfg.maxAge/time.Second), 10),
+		logger:       cfg.logger,
+	}, cfg
+}
+
 // NewAgentCardJSONHandler is NewAgentCardHandler for a card that is already
 // serialised: it serves body byte for byte (for a card whose exact bytes
 // matter, such as a signed one or the one a2a-scaffold card prints), with
@@ -108,14 +114,7 @@ func NewAgentCardHandler(card proto.Message, opts ...AgentCardOption) http.Handl
 // that is not is logged once and answered with 500. WithCardProvider does
 // not apply.
 func NewAgentCardJSONHandler(body []byte, opts ...AgentCardOption) http.Handler {
-	cfg := agentCardConfig{maxAge: DefaultCardMaxAge, logger: slog.Default()}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	h := &agentCardHandler{
-		cacheControl: "public, max-age=" + strconv.FormatInt(int64(cfg.maxAge/time.Second), 10),
-		logger:       cfg.logger,
-	}
+	h, _ := newCardHandler(opts)
 	if !json.Valid(body) {
 		err := fmt.Errorf("the agent card is not a JSON document")
 		h.logger.Error("agent card cannot be served", "error", err)

@@ -75,10 +75,7 @@ type CallInfo struct {
 func (c *CallInfo) ResponseHeader() http.Header {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.respHeaderMD != nil {
-		c.respHeader, c.respHeaderMD = headerFromMetadata(c.respHeaderMD), nil
-	}
-	return c.respHeader
+	return convertedHeader(&c.respHeader, &c.respHeaderMD)
 }
 
 // ResponseTrailer returns the trailers of the answer to a client call (gRPC:
@@ -87,10 +84,16 @@ func (c *CallInfo) ResponseHeader() http.Header {
 func (c *CallInfo) ResponseTrailer() http.Header {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.respTrailerMD != nil {
-		c.respTrailer, c.respTrailerMD = headerFromMetadata(c.respTrailerMD), nil
+	return convertedHeader(&c.respTrailer, &c.respTrailerMD)
+}
+
+// convertedHeader returns *h, converted first from the gRPC metadata *md
+// when that is still set (which it then no longer is), under the lock.
+func convertedHeader(h *http.Header, md *metadata.MD) http.Header {
+	if *md != nil {
+		*h, *md = headerFromMetadata(*md), nil
 	}
-	return c.respTrailer
+	return *h
 }
 
 type callInfoKey struct{}

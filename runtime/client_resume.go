@@ -176,15 +176,7 @@ func waitResume(ctx context.Context, attempt int) bool {
 	for i := 1; i < attempt && wait < streamResumeMaxWait; i++ {
 		wait *= 2
 	}
-	wait = min(wait, streamResumeMaxWait)
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return sleep(ctx, min(wait, streamResumeMaxWait))
 }
 
 // subscribeRequest is the request of sub (SubscribeToTask) for task id, in

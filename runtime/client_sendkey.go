@@ -167,7 +167,12 @@ func streamSend(ctx context.Context, t ClientTransport, op *Operation, req proto
 
 // pause waits before resend attempt+1; false when ctx ended first.
 func pause(ctx context.Context, attempt int) bool {
-	t := time.NewTimer(sendRetryBackoff << attempt)
+	return sleep(ctx, sendRetryBackoff<<attempt)
+}
+
+// sleep waits for d; false when ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:

@@ -268,19 +268,21 @@ func (e *Error) WithCause(cause error) *Error {
 
 // TaskNotFound reports that no task with the id exists (for the caller).
 func TaskNotFound(taskID string) *Error {
-	e := &Error{code: CodeTaskNotFound}
-	if taskID != "" {
-		e.message = fmt.Sprintf("task %q not found", taskID)
-		e.metadata = map[string]string{"taskId": taskID}
-	}
-	return e
+	return taskError(CodeTaskNotFound, taskID, "task %q not found")
 }
 
 // TaskNotCancelable reports that the task is in a state that cannot be canceled.
 func TaskNotCancelable(taskID string) *Error {
-	e := &Error{code: CodeTaskNotCancelable}
+	return taskError(CodeTaskNotCancelable, taskID, "task %q cannot be canceled in its current state")
+}
+
+// taskError is an error of code about task taskID: its message is format
+// with the id quoted, and its metadata names the task. Without an id it
+// has neither.
+func taskError(code ErrorCode, taskID, format string) *Error {
+	e := &Error{code: code}
 	if taskID != "" {
-		e.message = fmt.Sprintf("task %q cannot be canceled in its current state", taskID)
+		e.message = fmt.Sprintf(format, taskID)
 		e.metadata = map[string]string{"taskId": taskID}
 	}
 	return e

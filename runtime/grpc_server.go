@@ -288,10 +288,9 @@ type grpcServerStream struct {
 	ss   grpc.ServerStream
 	info *CallInfo
 
-	mu       sync.Mutex
-	started  bool  // a message was sent, and with it the response header
-	closed   bool  // the handler returned
-	writeErr error // the first failed send; later sends fail the same way
+	mu      sync.Mutex
+	started bool // a message was sent, and with it the response header
+	sendState
 }
 
 func (s *grpcServerStream) send(m proto.Message) error {
@@ -300,11 +299,8 @@ func (s *grpcServerStream) send(m proto.Message) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch {
-	case s.closed:
-		return errStreamClosed
-	case s.writeErr != nil:
-		return s.writeErr
+	if err := s.refusal(); err != nil {
+		return err
 	}
 	if !s.started {
 		s.started = true

@@ -46,12 +46,27 @@ type sseStream struct {
 	info    *CallInfo
 	framing *sseFraming
 
-	mu        sync.Mutex
-	closed    bool  // the handler returned
-	writeErr  error // the first failed write; later Sends fail the same way
+	mu sync.Mutex
+	sendState
 	buf       []byte
 	lastWrite time.Time   // of the last event or comment
 	keepAlive *time.Timer // sends a comment when the stream is quiet
+}
+
+// sendState is what a server stream's sends check first, under the
+// stream's lock: whether the handler returned, and the first failed write,
+// which later sends fail with too.
+type sendState struct {
+	closed   bool
+	writeErr error
+}
+
+// refusal is the error a send fails with before writing anything, or nil.
+func (s *sendState) refusal() error {
+	if s.closed {
+		return errStreamClosed
+	}
+	return s.writeErr
 }
 
 func (s *sseStream) send(m proto.Message) error {
@@ -72,11 +87,8 @@ func (s *sseStream) send(m proto.Message) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch {
-	case s.closed:
-		return errStreamClosed
-	case s.writeErr != nil:
-		return s.writeErr
+	if err := s.refusal(); err != nil {
+		return err
 	}
 	if !s.sse.started {
 		setActivatedExtensions(s.sse.w.Header(), s.info)
@@ -106,7 +118,7 @@ func (s *sseStream) send(m proto.Message) error {
 func (s *sseStream) keepAliveTick(interval time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed || s.writeErr != nil {
+	if s.refusal() != nil {
 		return
 	}
 	next := interval

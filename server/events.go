@@ -81,10 +81,7 @@ func (e *Events) Task() *a2av1.Task {
 func (e *Events) Submit() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
-		return ErrClosed
-	}
-	if err := e.takeHeldErrLocked(); err != nil {
+	if err := e.writableLocked(); err != nil {
 		return err
 	}
 	return e.ensureTaskLocked()
@@ -238,14 +235,21 @@ func (e *Events) Reply(msg *a2av1.Message) error {
 	return nil
 }
 
+// writableLocked is why an event of this turn cannot be written: the
+// turn ended (ErrClosed), or the creation its timer wrote failed (returned
+// once); nil when it can.
+func (e *Events) writableLocked() error {
+	if e.closed {
+		return ErrClosed
+	}
+	return e.takeHeldErrLocked()
+}
+
 // apply creates the task if needed and commits ch to it.
 func (e *Events) apply(ch change) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
-		return ErrClosed
-	}
-	if err := e.takeHeldErrLocked(); err != nil {
+	if err := e.writableLocked(); err != nil {
 		return err
 	}
 	if e.rec.Task == nil && e.create != nil && e.create.fold && !e.replied {

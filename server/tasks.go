@@ -20,15 +20,7 @@ func (s *Server) GetTask(ctx context.Context, req *a2av1.GetTaskRequest) (*a2av1
 	if req.HistoryLength != nil && *req.HistoryLength < 0 {
 		return nil, negativeHistory("historyLength", *req.HistoryLength)
 	}
-	if err := checkID("id", req.GetId()); err != nil {
-		return nil, err
-	}
-	cv, err := s.begin(ctx, req.GetTenant())
-	if err != nil {
-		return nil, err
-	}
-	c := &cv
-	rec, err := s.load(c, req.GetId())
+	c, rec, err := s.beginTask(ctx, req.GetTenant(), req.GetId())
 	if err != nil {
 		return nil, err
 	}
@@ -157,25 +149,35 @@ func listQuery(req *a2av1.ListTasksRequest, size int32) (store.Query, error) {
 	return q, nil
 }
 
+// beginTask begins a call about the task id (checked first) and reads the
+// task, which must be the caller's.
+func (s *Server) beginTask(ctx context.Context, tenant, id string) (*call, store.Record, error) {
+	if err := checkID("id", id); err != nil {
+		return nil, store.Record{}, err
+	}
+	cv, err := s.begin(ctx, tenant)
+	if err != nil {
+		return nil, store.Record{}, err
+	}
+	c := &cv
+	rec, err := s.load(c, id)
+	if err != nil {
+		return nil, store.Record{}, err
+	}
+	return c, rec, nil
+}
+
 // CancelTask implements a2av1.A2AServiceHandler. A task that is not terminal
 // is recorded as CANCELED (every subscriber sees it) and its running
 // execution, if any, has its context canceled. Canceling a CANCELED task
 // returns it unchanged; other terminal tasks give TaskNotCancelable. An
 // executor implementing Canceler may refuse.
 func (s *Server) CancelTask(ctx context.Context, req *a2av1.CancelTaskRequest) (*a2av1.Task, error) {
-	if err := checkID("id", req.GetId()); err != nil {
-		return nil, err
-	}
-	cv, err := s.begin(ctx, req.GetTenant())
+	c, rec, err := s.beginTask(ctx, req.GetTenant(), req.GetId())
 	if err != nil {
 		return nil, err
 	}
-	c := &cv
 	key := c.key(req.GetId())
-	rec, err := s.load(c, key.id)
-	if err != nil {
-		return nil, err
-	}
 	if done, err := cancelOutcome(rec.Task); done {
 		return rec.Task, err
 	}

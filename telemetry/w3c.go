@@ -53,22 +53,27 @@ func extractW3C(ctx context.Context, h http.Header) (_ context.Context, ok bool)
 	if len(vs) != 1 || len(h["Tracestate"]) > 0 || len(h["Baggage"]) > 0 {
 		return ctx, false
 	}
-	s := vs[0]
-	if len(s) != traceparentLen || s[0] != '0' || s[1] != '0' || s[2] != '-' || s[35] != '-' || s[52] != '-' {
+	sc, ok := parseTraceparent(vs[0])
+	if !ok || !sc.IsValid() { // an all-zero id: let the propagator refuse it
 		return ctx, false
+	}
+	return trace.ContextWithRemoteSpanContext(ctx, sc), true
+}
+
+// parseTraceparent reads a traceparent of version 00 in the strict form:
+// lowercase hexadecimal ids, and only the flags the specification defines.
+func parseTraceparent(s string) (trace.SpanContext, bool) {
+	if len(s) != traceparentLen || s[0] != '0' || s[1] != '0' || s[2] != '-' || s[35] != '-' || s[52] != '-' {
+		return trace.SpanContext{}, false
 	}
 	var scc trace.SpanContextConfig
 	var flags [1]byte
 	if !lowerHex(scc.TraceID[:], s[3:35]) || !lowerHex(scc.SpanID[:], s[36:52]) || !lowerHex(flags[:], s[53:55]) || flags[0] > 3 {
-		return ctx, false
+		return trace.SpanContext{}, false
 	}
 	scc.TraceFlags = trace.TraceFlags(flags[0])
 	scc.Remote = true
-	sc := trace.NewSpanContext(scc)
-	if !sc.IsValid() { // an all-zero id: let the propagator refuse it
-		return ctx, false
-	}
-	return trace.ContextWithRemoteSpanContext(ctx, sc), true
+	return trace.NewSpanContext(scc), true
 }
 
 // lowerHex decodes the lowercase hexadecimal src into dst (len(src) =

@@ -175,7 +175,7 @@ func (w *writer) run(batch []*writeOp) {
 	slices.SortStableFunc(batch, func(a, b *writeOp) int {
 		return cmp.Or(cmp.Compare(a.key.tenant, b.key.tenant), cmp.Compare(a.key.id, b.key.id))
 	})
-	failure, failed := w.send(batch)
+	failed, failure := w.send(batch)
 	switch {
 	case failure == nil:
 		w.committed(batch)
@@ -191,7 +191,7 @@ func (w *writer) run(batch []*writeOp) {
 // send runs the statements of batch in one round trip and reads their
 // results. It returns the first failure and the index of the write whose
 // statement failed (-1 when the batch as a whole failed).
-func (w *writer) send(batch []*writeOp) (failure error, failed int) {
+func (w *writer) send(batch []*writeOp) (failed int, failure error) {
 	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(batch))}
 	for _, o := range batch {
 		b.Queue(o.sql, o.args...)
@@ -213,7 +213,7 @@ func (w *writer) send(batch []*writeOp) (failure error, failed int) {
 	if err := br.Close(); err != nil && failure == nil {
 		failure = err
 	}
-	return failure, failed
+	return failed, failure
 }
 
 // isolate fails the write whose statement the database refused alone and

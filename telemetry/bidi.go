@@ -99,25 +99,19 @@ func (c *sendCount) firstResponse() proto.Message {
 // a2a.stream.requests at its end.
 func (t *tracing) WrapBidi(next runtime.BidiFunc) runtime.BidiFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, reqs iter.Seq2[proto.Message, error], send func(proto.Message) error) error {
-		if t.off() {
-			t.propagate(ctx, call)
-			return next(ctx, call, reqs, send)
-		}
-		ctx, span := t.start(ctx, call)
-		if !span.IsRecording() {
-			err := next(ctx, call, reqs, send)
-			span.End()
-			return err
-		}
-		var in requestCount
-		var out sendCount
-		err := next(ctx, call, in.wrap(reqs, func(_ proto.Message, i int) {
-			span.AddEvent("a2a.stream.request", trace.WithAttributes(AttrRequestIndex.Int(i)))
-		}), out.wrap(send, func(m proto.Message, i int) {
-			span.AddEvent("a2a.stream.event", trace.WithAttributes(eventAttrs(m, i)...))
-		}))
-		t.end(ctx, span, call, in.firstRequest(), out.firstResponse(), err, out.count(), in.count())
-		return err
+		return t.traceStream(ctx, call,
+			func(ctx context.Context) error { return next(ctx, call, reqs, send) },
+			func(ctx context.Context, span trace.Span) error {
+				var in requestCount
+				var out sendCount
+				err := next(ctx, call, in.wrap(reqs, func(_ proto.Message, i int) {
+					span.AddEvent("a2a.stream.request", trace.WithAttributes(AttrRequestIndex.Int(i)))
+				}), out.wrap(send, func(m proto.Message, i int) {
+					span.AddEvent("a2a.stream.event", trace.WithAttributes(eventAttrs(m, i)...))
+				}))
+				t.end(ctx, span, call, in.firstRequest(), out.firstResponse(), err, out.count(), in.count())
+				return err
+			})
 	}
 }
 
@@ -126,30 +120,27 @@ func (t *tracing) WrapBidi(next runtime.BidiFunc) runtime.BidiFunc {
 // a2a.client.stream.requests (sent).
 func (m *metrics) WrapBidi(next runtime.BidiFunc) runtime.BidiFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, reqs iter.Seq2[proto.Message, error], send func(proto.Message) error) error {
-		in := m.side(call)
-		if !in.duration.Enabled(ctx) { // a no-op provider
+		if !m.side(call).duration.Enabled(ctx) { // a no-op provider
 			return next(ctx, call, reqs, send)
 		}
-		start := time.Now()
-		a := m.ops.get(call)
-		in.streams.Add(ctx, 1, a.add...)
-		counted := func(yield func(proto.Message, error) bool) {
-			for msg, err := range reqs {
-				if err == nil {
-					in.requests.Add(ctx, 1, a.add...)
-				}
-				if !yield(msg, err) {
-					return
-				}
+		return m.measureStream(ctx, call, reqs, send, func(reqs iter.Seq2[proto.Message, error], send func(proto.Message) error) error {
+			return next(ctx, call, reqs, send)
+		})
+	}
+}
+
+// countRequests returns reqs with count called for each request that
+// passes; errors pass uncounted.
+func countRequests(reqs iter.Seq2[proto.Message, error], count func()) iter.Seq2[proto.Message, error] {
+	return func(yield func(proto.Message, error) bool) {
+		for msg, err := range reqs {
+			if err == nil {
+				count()
+			}
+			if !yield(msg, err) {
+				return
 			}
 		}
-		err := next(ctx, call, counted, func(msg proto.Message) error {
-			in.events.Add(ctx, 1, a.add...)
-			return send(msg)
-		})
-		in.streams.Add(ctx, -1, a.add...)
-		m.record(ctx, call, a, start, err)
-		return err
 	}
 }
 

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"iter"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -108,21 +109,35 @@ func (m *metrics) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 
 func (m *metrics) WrapStream(next runtime.StreamFunc) runtime.StreamFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message, send func(proto.Message) error) error {
-		in := m.side(call)
-		if !in.duration.Enabled(ctx) { // a no-op provider
+		if !m.side(call).duration.Enabled(ctx) { // a no-op provider
 			return next(ctx, call, req, send)
 		}
-		start := time.Now()
-		a := m.ops.get(call)
-		in.streams.Add(ctx, 1, a.add...)
-		err := next(ctx, call, req, func(msg proto.Message) error {
-			in.events.Add(ctx, 1, a.add...)
-			return send(msg)
+		return m.measureStream(ctx, call, nil, send, func(_ iter.Seq2[proto.Message, error], send func(proto.Message) error) error {
+			return next(ctx, call, req, send)
 		})
-		in.streams.Add(ctx, -1, a.add...)
-		m.record(ctx, call, a, start, err)
-		return err
 	}
+}
+
+// measureStream measures a streaming call that run makes: the stream
+// counted open while it runs, the events it sends through the send run
+// gets, its duration and outcome. reqs are the requests of a call whose
+// client streams them (nil for another): run gets them counted.
+func (m *metrics) measureStream(ctx context.Context, call *runtime.CallInfo, reqs iter.Seq2[proto.Message, error], send func(proto.Message) error,
+	run func(reqs iter.Seq2[proto.Message, error], send func(proto.Message) error) error) error {
+	in := m.side(call)
+	start := time.Now()
+	a := m.ops.get(call)
+	in.streams.Add(ctx, 1, a.add...)
+	if reqs != nil {
+		reqs = countRequests(reqs, func() { in.requests.Add(ctx, 1, a.add...) })
+	}
+	err := run(reqs, func(msg proto.Message) error {
+		in.events.Add(ctx, 1, a.add...)
+		return send(msg)
+	})
+	in.streams.Add(ctx, -1, a.add...)
+	m.record(ctx, call, a, start, err)
+	return err
 }
 
 // record measures a finished call.

@@ -122,39 +122,36 @@ func (t *tracing) WrapUnary(next runtime.UnaryFunc) runtime.UnaryFunc {
 
 func (t *tracing) WrapStream(next runtime.StreamFunc) runtime.StreamFunc {
 	return func(ctx context.Context, call *runtime.CallInfo, req proto.Message, send func(proto.Message) error) error {
-		if t.off() {
-			t.propagate(ctx, call)
-			return next(ctx, call, req, send)
-		}
-		ctx, span := t.start(ctx, call)
-		if !span.IsRecording() {
-			err := next(ctx, call, req, send)
-			span.End()
-			return err
-		}
-		// Handlers may send from several goroutines.
-		var (
-			mu    sync.Mutex
-			n     int
-			first proto.Message
-		)
-		err := next(ctx, call, req, func(m proto.Message) error {
-			mu.Lock()
-			i := n
-			n++
-			if first == nil {
-				first = m
-			}
-			mu.Unlock()
-			span.AddEvent("a2a.stream.event", trace.WithAttributes(eventAttrs(m, i)...))
-			return send(m)
-		})
-		mu.Lock()
-		events, firstEvent := n, first
-		mu.Unlock()
-		t.end(ctx, span, call, req, firstEvent, err, events, -1)
+		return t.traceStream(ctx, call,
+			func(ctx context.Context) error { return next(ctx, call, req, send) },
+			func(ctx context.Context, span trace.Span) error {
+				// Handlers may send from several goroutines: sendCount is atomic.
+				var out sendCount
+				err := next(ctx, call, req, out.wrap(send, func(m proto.Message, i int) {
+					span.AddEvent("a2a.stream.event", trace.WithAttributes(eventAttrs(m, i)...))
+				}))
+				t.end(ctx, span, call, req, out.firstResponse(), err, out.count(), -1)
+				return err
+			})
+	}
+}
+
+// traceStream runs a streaming call: as pass while tracing is off (a
+// client call's trace context passed on) or its span does not record
+// (ended when pass returns), else as record, which gets the recording span
+// to add the stream's events to and end.
+func (t *tracing) traceStream(ctx context.Context, call *runtime.CallInfo, pass func(context.Context) error, record func(context.Context, trace.Span) error) error {
+	if t.off() {
+		t.propagate(ctx, call)
+		return pass(ctx)
+	}
+	ctx, span := t.start(ctx, call)
+	if !span.IsRecording() {
+		err := pass(ctx)
+		span.End()
 		return err
 	}
+	return record(ctx, span)
 }
 
 // propagate passes the trace context of a client call's ctx on while

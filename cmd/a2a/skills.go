@@ -30,7 +30,7 @@ func printSkills(w io.Writer, card *a2av1.AgentCard) {
 	if len(card.GetSkills()) == 0 {
 		return
 	}
-	schemas := skillSchemas(card)
+	schemas := dataschema.CardSchemas(card)
 	for _, s := range card.GetSkills() {
 		line := s.GetId()
 		if n := s.GetName(); n != "" && n != s.GetId() {
@@ -61,25 +61,6 @@ func modes(own, defaults []string) string {
 		return strings.Join(defaults, ", ") + " (the card's default)"
 	}
 	return "-"
-}
-
-// skillSchemas reads the params of the card's skill-schemas extension:
-// skill id → {"input": schema, "output": schema}. A card without it, or
-// with params of another shape, gives none.
-func skillSchemas(card *a2av1.AgentCard) map[string]map[string]any {
-	out := map[string]map[string]any{}
-	for _, e := range card.GetCapabilities().GetExtensions() {
-		if e.GetUri() != dataschema.CardExtension {
-			continue
-		}
-		skills, _ := e.GetParams().AsMap()["skills"].(map[string]any)
-		for id, v := range skills {
-			if entry, ok := v.(map[string]any); ok {
-				out[id] = entry
-			}
-		}
-	}
-	return out
 }
 
 // maxSummaryDepth is how deep a summary shows nested objects; deeper ones

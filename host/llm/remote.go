@@ -99,22 +99,15 @@ func skillIDs(card *a2av1.AgentCard) string {
 // (another is left out: its skill takes text).
 func inputSchemas(card *a2av1.AgentCard) map[string]map[string]any {
 	out := map[string]map[string]any{}
-	for _, e := range card.GetCapabilities().GetExtensions() {
-		if e.GetUri() != dataschema.CardExtension {
+	for id, entry := range dataschema.CardSchemas(card) {
+		in, ok := entry["input"].(map[string]any)
+		if !ok {
 			continue
 		}
-		skills, _ := e.GetParams().AsMap()["skills"].(map[string]any)
-		for id, entry := range skills {
-			m, _ := entry.(map[string]any)
-			in, ok := m["input"].(map[string]any)
-			if !ok {
-				continue
-			}
-			if _, problems := dataschema.FromValue(in); len(problems) > 0 {
-				continue
-			}
-			out[id] = in
+		if _, problems := dataschema.FromValue(in); len(problems) > 0 {
+			continue
 		}
+		out[id] = in
 	}
 	return out
 }

@@ -48,6 +48,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/a2agen/a2agen/internal/redact"
 	"github.com/a2agen/a2agen/server/store"
 	"github.com/a2agen/a2agen/server/store/postgres"
 	"github.com/a2agen/a2agen/server/store/sqlite"
@@ -443,19 +444,8 @@ func withoutPrefix(err error, prefix string) error {
 	if !ok || msg == "" {
 		return err
 	}
-	return &trimmed{msg: msg, err: err}
+	return &redact.Edited{Msg: msg, Err: err}
 }
-
-type trimmed struct {
-	msg string
-	err error
-}
-
-func (t *trimmed) Error() string { return t.msg }
-func (t *trimmed) Unwrap() error { return t.err }
-
-// redacted replaces what stands in for a password in a store URL.
-const redacted = "xxxxx"
 
 // Describe returns rawURL as it may appear in logs and error messages: the
 // password of its user info (postgres://user:xxxxx@host/db) and the values
@@ -463,58 +453,23 @@ const redacted = "xxxxx"
 // characters that do not print. It does not check that the URL is valid.
 func Describe(rawURL string) string {
 	s := redactUserinfo(rawURL)
-	s = redactQuery(s)
+	s = redact.QueryPasswords(s)
 	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
 		return strconv.Quote(s)
 	}
 	return s
 }
 
-// redactUserinfo hides the password of scheme://user:password@host…, also
-// when the password holds characters a URL would escape: everything between
-// the first colon of the user info and the last @ goes. URLs of stores
-// without credentials (memory, sqlite) are returned unchanged, since their
-// paths may hold colons and @.
+// redactUserinfo hides the password of scheme://user:password@host…
+// (redact.Userinfo). URLs of stores without credentials (memory, sqlite)
+// are returned unchanged, since their paths may hold colons and @.
 func redactUserinfo(s string) string {
 	scheme, _, _ := strings.Cut(s, ":")
 	switch strings.ToLower(scheme) {
 	case "memory", "sqlite":
 		return s
 	}
-	prefix, body := "", s
-	if i := strings.Index(s, "://"); i >= 0 {
-		prefix, body = s[:i+3], s[i+3:]
-	}
-	at := strings.LastIndexByte(body, '@')
-	if at < 0 {
-		return s
-	}
-	user, _, hasPassword := strings.Cut(body[:at], ":")
-	if !hasPassword {
-		return s
-	}
-	return prefix + user + ":" + redacted + body[at:]
-}
-
-// redactQuery hides the values of query parameters whose name mentions a
-// password (libpq's password and sslpassword).
-func redactQuery(s string) string {
-	base, query, ok := strings.Cut(s, "?")
-	if !ok {
-		return s
-	}
-	params := strings.Split(query, "&")
-	for i, p := range params {
-		k, _, hasValue := strings.Cut(p, "=")
-		name, err := url.QueryUnescape(k)
-		if err != nil {
-			name = k
-		}
-		if hasValue && strings.Contains(strings.ToLower(name), "password") {
-			params[i] = k + "=" + redacted
-		}
-	}
-	return base + "?" + strings.Join(params, "&")
+	return redact.Userinfo(s)
 }
 
 // quoteIfOdd quotes s when it is empty or holds spaces or characters that

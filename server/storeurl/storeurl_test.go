@@ -14,6 +14,7 @@ import (
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/internal/pgtest"
+	"github.com/a2agen/a2agen/internal/redact"
 	"github.com/a2agen/a2agen/server/store"
 )
 
@@ -345,7 +346,7 @@ func FuzzParse(f *testing.F) {
 		}
 		// A password (as a URL parser sees it) never shows.
 		if u, perr := url.Parse(raw); perr == nil && u.User != nil && !strings.EqualFold(u.Scheme, "sqlite") && !strings.EqualFold(u.Scheme, "memory") {
-			if p, ok := u.User.Password(); ok && len(p) >= 3 && strings.Count(raw, p) == 1 && !strings.Contains(redacted, p) &&
+			if p, ok := u.User.Password(); ok && len(p) >= 3 && strings.Count(raw, p) == 1 && !strings.Contains(redact.Mask, p) &&
 				strings.IndexFunc(p, func(r rune) bool { return !unicode.IsPrint(r) || r == '\\' || r == '"' }) < 0 &&
 				strings.Contains(desc, p) {
 				t.Fatalf("Describe(%q) = %q shows the password %q", raw, desc, p)

@@ -78,7 +78,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -92,6 +91,7 @@ import (
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/internal/migrate"
+	"github.com/a2agen/a2agen/internal/redact"
 	"github.com/a2agen/a2agen/server/store"
 	"github.com/a2agen/a2agen/server/store/internal/sqlrecord"
 )
@@ -396,18 +396,10 @@ func parseErr(err error) error {
 	}
 	msg := pe.Error()
 	if i := strings.Index(msg, "`: "); strings.HasPrefix(msg, "cannot parse `") && i >= 0 {
-		return &trimmedErr{msg: "cannot parse the connection string: " + msg[i+3:], err: err}
+		return &redact.Edited{Msg: "cannot parse the connection string: " + msg[i+3:], Err: err}
 	}
 	return err
 }
-
-type trimmedErr struct {
-	msg string
-	err error
-}
-
-func (e *trimmedErr) Error() string { return e.msg }
-func (e *trimmedErr) Unwrap() error { return e.err }
 
 // oneLine is err with its message on one line: pgx reports every address
 // it tried on a line of its own.
@@ -428,7 +420,7 @@ func oneLine(err error) error {
 		parts[0] += " " + parts[1]
 		parts = append(parts[:1], parts[2:]...)
 	}
-	return &trimmedErr{msg: strings.Join(parts, "; "), err: err}
+	return &redact.Edited{Msg: strings.Join(parts, "; "), Err: err}
 }
 
 // createSchema creates the schema unless it exists, under an advisory lock
@@ -560,41 +552,12 @@ func leaseArg(t time.Time) *int64 {
 func Describe(connString string) string {
 	lower := strings.ToLower(connString)
 	if strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://") {
-		return redactURL(connString)
+		return redact.QueryPasswords(redact.Userinfo(connString))
 	}
-	return kvPassword.ReplaceAllString(connString, "${1}xxxxx")
+	return kvPassword.ReplaceAllString(connString, "${1}"+redact.Mask)
 }
 
 var kvPassword = regexp.MustCompile(`(?i)(\b\w*password\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)`)
-
-// redactURL hides the password of a URL's user info (everything between
-// the first colon of the user info and the last @, so that a password with
-// unescaped characters goes too) and the values of password parameters.
-func redactURL(s string) string {
-	i := strings.Index(s, "://") + 3
-	prefix, body := s[:i], s[i:]
-	if at := strings.LastIndexByte(body, '@'); at >= 0 {
-		if user, _, ok := strings.Cut(body[:at], ":"); ok {
-			body = user + ":xxxxx" + body[at:]
-		}
-	}
-	base, query, ok := strings.Cut(body, "?")
-	if !ok {
-		return prefix + body
-	}
-	params := strings.Split(query, "&")
-	for j, p := range params {
-		k, _, hasValue := strings.Cut(p, "=")
-		name, err := url.QueryUnescape(k)
-		if err != nil {
-			name = k
-		}
-		if hasValue && strings.Contains(strings.ToLower(name), "password") {
-			params[j] = k + "=xxxxx"
-		}
-	}
-	return prefix + base + "?" + strings.Join(params, "&")
-}
 
 // withConnConfig lets tests change the pool's connection settings (a
 // dialer that counts writes, say).

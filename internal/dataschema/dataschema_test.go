@@ -62,6 +62,21 @@ func TestWithDefaults(t *testing.T) {
 	}
 }
 
+// TestWithEmptyArrays: null where the schema wants an array becomes [], at
+// every depth; an absent array stays absent, members the schema does not
+// declare are kept, and the value given is not modified.
+func TestWithEmptyArrays(t *testing.T) {
+	s := mustParse(t, `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"}},"legs":{"type":"array","items":{"type":"object","properties":{"stops":{"type":"array","items":{"type":"string"}}}}},"notes":{"type":"array","items":{"type":"string"}}}}`)
+	in := decode(t, `{"tags":null,"legs":[{"stops":null},{"stops":["a"]}],"extra":null}`)
+	got := s.WithEmptyArrays(in)
+	if diff := cmp.Diff(decode(t, `{"tags":[],"legs":[{"stops":[]},{"stops":["a"]}],"extra":null}`), got); diff != "" {
+		t.Errorf("WithEmptyArrays (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(decode(t, `{"tags":null,"legs":[{"stops":null},{"stops":["a"]}],"extra":null}`), in); diff != "" {
+		t.Errorf("WithEmptyArrays modified its argument (-want +got):\n%s", diff)
+	}
+}
+
 func TestMarshalRoundTrip(t *testing.T) {
 	v := Members{{"type", "object"}, {"properties", Members{{"z", Members{{"type", "string"}}}, {"a", Members{{"type", "integer"}, {"default", 1.0}}}}}, {"required", []any{"z"}}}
 	s, problems := FromValue(v)

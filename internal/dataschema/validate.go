@@ -182,18 +182,15 @@ func quoteAll(list []string) string {
 func (s *Schema) WithDefaults(v any) any {
 	switch s.Type {
 	case Object:
-		out, ok := copyObject(v)
-		if !ok {
-			return v
-		}
-		for _, p := range s.Properties {
-			if e, present := out[p.Name]; present {
-				out[p.Name] = p.Schema.WithDefaults(e)
-			} else if p.Schema.Default != nil {
-				out[p.Name] = p.Schema.WithDefaults(p.Schema.Default)
+		return s.eachProperty(v, func(p *Schema, e any, present bool) (any, bool) {
+			if present {
+				return p.WithDefaults(e), true
 			}
-		}
-		return out
+			if p.Default != nil {
+				return p.WithDefaults(p.Default), true
+			}
+			return nil, false
+		})
 	case Array:
 		return eachItem(v, s.Items.WithDefaults)
 	}
@@ -206,16 +203,12 @@ func (s *Schema) WithDefaults(v any) any {
 func (s *Schema) WithEmptyArrays(v any) any {
 	switch s.Type {
 	case Object:
-		out, ok := copyObject(v)
-		if !ok {
-			return v
-		}
-		for k, e := range out {
-			if ps := s.Property(k); ps != nil {
-				out[k] = ps.WithEmptyArrays(e)
+		return s.eachProperty(v, func(p *Schema, e any, present bool) (any, bool) {
+			if !present {
+				return nil, false
 			}
-		}
-		return out
+			return p.WithEmptyArrays(e), true
+		})
 	case Array:
 		if v == nil {
 			return []any{}
@@ -225,16 +218,25 @@ func (s *Schema) WithEmptyArrays(v any) any {
 	return v
 }
 
-// copyObject is a copy of the object v (its members, not deeper); false
-// when v is not an object.
-func copyObject(v any) (map[string]any, bool) {
+// eachProperty is a copy of the object v (its members, not deeper) in which
+// each property s declares is what f makes of it: f gets the property's
+// schema, its value and whether v has it, and its false leaves the property
+// out. Members s does not declare are kept as they are; v itself is returned
+// when it is not an object.
+func (s *Schema) eachProperty(v any, f func(p *Schema, e any, present bool) (any, bool)) any {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, false
+		return v
 	}
 	out := make(map[string]any, len(m))
 	maps.Copy(out, m)
-	return out, true
+	for _, p := range s.Properties {
+		e, present := m[p.Name]
+		if y, keep := f(p.Schema, e, present); keep {
+			out[p.Name] = y
+		}
+	}
+	return out
 }
 
 // eachItem is a copy of the array v with f applied to each element; v

@@ -22,18 +22,33 @@ import (
 // OTEL_EXPORTER_OTLP_* settings themselves; creating one does not connect.
 
 func newOTLPTraceExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
-	proto, err := otlpProtocol("TRACES")
+	return newOTLPExporter(ctx, "TRACES", "trace",
+		func(ctx context.Context) (sdktrace.SpanExporter, error) { return otlptracegrpc.New(ctx) },
+		func(ctx context.Context) (sdktrace.SpanExporter, error) { return otlptracehttp.New(ctx) })
+}
+
+func newOTLPMetricExporter(ctx context.Context) (sdkmetric.Exporter, error) {
+	return newOTLPExporter(ctx, "METRICS", "metric",
+		func(ctx context.Context) (sdkmetric.Exporter, error) { return otlpmetricgrpc.New(ctx) },
+		func(ctx context.Context) (sdkmetric.Exporter, error) { return otlpmetrichttp.New(ctx) })
+}
+
+// newOTLPExporter makes the OTLP exporter of signal (TRACES, METRICS: what
+// it exports, in errors) over the protocol its variables name: overGRPC for
+// grpc, else overHTTP.
+func newOTLPExporter[E any](ctx context.Context, signal, what string, overGRPC, overHTTP func(context.Context) (E, error)) (E, error) {
+	var none E
+	proto, err := otlpProtocol(signal)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	var exp sdktrace.SpanExporter
+	newExporter := overHTTP
 	if proto == "grpc" {
-		exp, err = otlptracegrpc.New(ctx)
-	} else {
-		exp, err = otlptracehttp.New(ctx)
+		newExporter = overGRPC
 	}
+	exp, err := newExporter(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("telemetry: OTLP trace exporter (%s): %w", proto, err)
+		return none, fmt.Errorf("telemetry: OTLP %s exporter (%s): %w", what, proto, err)
 	}
 	return exp, nil
 }
@@ -46,18 +61,9 @@ func newMeterProvider(ctx context.Context, res *resource.Resource, exporters []s
 	for _, name := range exporters {
 		switch name {
 		case "otlp":
-			proto, err := otlpProtocol("METRICS")
+			exp, err := newOTLPMetricExporter(ctx)
 			if err != nil {
 				return nil, nil, err
-			}
-			var exp sdkmetric.Exporter
-			if proto == "grpc" {
-				exp, err = otlpmetricgrpc.New(ctx)
-			} else {
-				exp, err = otlpmetrichttp.New(ctx)
-			}
-			if err != nil {
-				return nil, nil, fmt.Errorf("telemetry: OTLP metric exporter (%s): %w", proto, err)
 			}
 			opts = append(opts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
 		case "prometheus":

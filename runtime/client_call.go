@@ -285,17 +285,24 @@ func (c *clientConfig) newClientChains(binding Binding, peer string,
 			return call.resp, nil
 		}),
 		stream: chainStream(c.interceptors, func(ctx context.Context, call *CallInfo, req proto.Message, send func(proto.Message) error) error {
-			for m, err := range stream(ctx, call.Operation, req, call.newResp) {
-				if err != nil {
-					return err
-				}
-				if err := send(m); err != nil {
-					return err
-				}
-			}
-			return nil
+			return sendEach(stream(ctx, call.Operation, req, call.newResp), send)
 		}),
 	}
+}
+
+// sendEach passes the responses of a transport's stream to send (the
+// innermost link of an intercepted stream); the first error of either ends
+// it.
+func sendEach(resps iter.Seq2[proto.Message, error], send func(proto.Message) error) error {
+	for m, err := range resps {
+		if err != nil {
+			return err
+		}
+		if err := send(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // newCall describes a client call to the interceptors, in the context the

@@ -131,15 +131,7 @@ func (c *ClosableTransport) Bidi(ctx context.Context, op *Operation, reqs iter.S
 func (ch *clientChains) addBidi(interceptors []Interceptor, bidi func(ctx context.Context, op *Operation, reqs iter.Seq2[proto.Message, error], newResp func() proto.Message) iter.Seq2[proto.Message, error]) {
 	ch.directBidi = bidi
 	ch.bidi = chainBidi(interceptors, func(ctx context.Context, call *CallInfo, reqs iter.Seq2[proto.Message, error], send func(proto.Message) error) error {
-		for m, err := range bidi(ctx, call.Operation, reqs, call.newResp) {
-			if err != nil {
-				return err
-			}
-			if err := send(m); err != nil {
-				return err
-			}
-		}
-		return nil
+		return sendEach(bidi(ctx, call.Operation, reqs, call.newResp), send)
 	})
 }
 

@@ -78,17 +78,8 @@ func (s *Store) PushConfig(ctx context.Context, tenant, taskID, id string) (stor
 	if !store.ValidIDs(tenant, taskID, id) { // PostgreSQL's text cannot hold it: no such config
 		return store.PushConfig{}, fmt.Errorf("%w: push config %q of task %q", store.ErrNotFound, id, taskID)
 	}
-	var blob []byte
-	var version string
-	err := s.pool.QueryRow(ctx, sqlConfig, tenant, taskID, id, s.liveSince(), s.waitingSince()).Scan(&blob, &version)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.PushConfig{}, fmt.Errorf("%w: push config %q of task %q", store.ErrNotFound, id, taskID)
-	}
-	if err != nil {
-		return store.PushConfig{}, s.dbErr(fmt.Sprintf("reading push config %q of task %q", id, taskID), err)
-	}
-	cfg, err := s.names.DecodeConfig(blob)
-	return store.PushConfig{TaskPushNotificationConfig: cfg, ProtocolVersion: version}, err
+	row := s.pool.QueryRow(ctx, sqlConfig, tenant, taskID, id, s.liveSince(), s.waitingSince())
+	return s.names.ReadConfig(row, pgx.ErrNoRows, taskID, id, s.dbErr)
 }
 
 // ListPushConfigs implements store.PushConfigs.

@@ -82,17 +82,8 @@ func (s *Store) PushConfig(ctx context.Context, tenant, taskID, id string) (stor
 	if err := s.checkOpen(); err != nil {
 		return store.PushConfig{}, err
 	}
-	var blob []byte
-	var version string
-	err := s.read.config.QueryRowContext(ctx, tenant, taskID, s.liveSince(), id, s.waitingSince()).Scan(&blob, &version)
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.PushConfig{}, fmt.Errorf("%w: push config %q of task %q", store.ErrNotFound, id, taskID)
-	}
-	if err != nil {
-		return store.PushConfig{}, s.readErr(fmt.Sprintf("reading push config %q of task %q", id, taskID), err)
-	}
-	cfg, err := s.names.DecodeConfig(blob)
-	return store.PushConfig{TaskPushNotificationConfig: cfg, ProtocolVersion: version}, err
+	row := s.read.config.QueryRowContext(ctx, tenant, taskID, s.liveSince(), id, s.waitingSince())
+	return s.names.ReadConfig(row, sql.ErrNoRows, taskID, id, s.readErr)
 }
 
 // ListPushConfigs implements store.PushConfigs.

@@ -27,15 +27,15 @@ func AfterResponse(ctx context.Context, f func()) bool {
 }
 
 // track marks c as the CallInfo of a call whose binding runs finish once it
-// is done with the call, and returns finish: bindings defer info.track()()
-// where they create the call's CallInfo. c may be nil.
-func (c *CallInfo) track() func() {
+// is done with the call: bindings call info.track() and defer info.finish()
+// where they create the call's CallInfo (a method value returned instead
+// would cost an allocation per call). c may be nil.
+func (c *CallInfo) track() {
 	if c != nil {
 		c.mu.Lock()
 		c.tracked = true
 		c.mu.Unlock()
 	}
-	return c.finish
 }
 
 // finish runs the functions AfterResponse registered. c may be nil.

@@ -31,7 +31,8 @@ import (
 func (s *grpcService) serveRequestStream(ep *Endpoint, ss grpc.ServerStream) error {
 	c := &grpcCall{s: s, ep: ep}
 	ctx := c.admit(ss.Context())
-	defer c.info.track()()
+	c.info.track()
+	defer c.info.finish()
 	if c.refusal != nil {
 		return c.refuse(ctx, ss.SetTrailer)
 	}

@@ -139,7 +139,8 @@ func (s *grpcService) unaryHandler(ep *Endpoint) grpc.MethodHandler {
 	return func(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
 		c := &grpcCall{s: s, ep: ep, req: grpcRequest{Message: ep.NewRequest()}}
 		ctx = c.admit(ctx)
-		defer c.info.track()()
+		c.info.track()
+		defer c.info.finish()
 		if c.refusal == nil {
 			if err := dec(&c.req); err != nil {
 				return nil, err // grpc-go has already answered (see RegisterGRPC)
@@ -260,7 +261,8 @@ func (s *grpcService) handlerError(ctx context.Context, ep *Endpoint, err error)
 func (s *grpcService) serveStream(ep *Endpoint, ss grpc.ServerStream) error {
 	c := &grpcCall{s: s, ep: ep, req: grpcRequest{Message: ep.NewRequest()}}
 	ctx := c.admit(ss.Context())
-	defer c.info.track()()
+	c.info.track()
+	defer c.info.finish()
 	if c.refusal == nil {
 		if err := ss.RecvMsg(&c.req); err != nil {
 			return err // grpc-go has already answered (see RegisterGRPC)

@@ -18,7 +18,8 @@ func (h *jsonrpcHandler) serveAdapted(w http.ResponseWriter, r *http.Request, re
 	ep := call.ep
 	sseErrors := ep.IsStreaming() && acceptsEventStream(r.Header.Get("Accept"))
 	info, e := h.cfg.newAdaptedCallInfo(BindingJSONRPC, call.adapter, ep.Operation, fmt.Sprintf("method %q", method), r.Header, "")
-	defer info.track()()
+	info.track()
+	defer info.finish()
 	ctx, e := h.cfg.authenticateHTTP(r, info, e)
 	var msg proto.Message
 	if e == nil {

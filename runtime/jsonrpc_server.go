@@ -137,7 +137,8 @@ func (h *jsonrpcHandler) serveCall(w http.ResponseWriter, r *http.Request, req r
 	// their early errors as an SSE stream too (see fail).
 	sseErrors := ep.IsStreaming() && acceptsEventStream(r.Header.Get("Accept"))
 	info, e := h.cfg.newCallInfo(BindingJSONRPC, ep.Operation, r.Header, "")
-	defer info.track()()
+	info.track()
+	defer info.finish()
 	ctx, e := h.cfg.authenticateHTTP(r, info, e)
 	var msg proto.Message
 	if e == nil {

@@ -126,7 +126,8 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 		status int
 		in     *AdaptedRequest
 	)
-	defer info.track()()
+	info.track()
+	defer info.finish()
 	ctx, e := h.cfg.authenticateHTTP(r, info, e)
 	if e == nil {
 		msg = ep.NewRequest()

@@ -165,7 +165,8 @@ func (h *restHandler) refuseMethod(w http.ResponseWriter, r *http.Request, accep
 func (h *restHandler) serveRoute(w http.ResponseWriter, r *http.Request, accept string, route *restRoute, segs []string) {
 	ep := route.ep
 	info, e := h.cfg.newCallInfo(BindingHTTPJSON, ep.Operation, r.Header, queryParam(r.URL.RawQuery, paramVersion))
-	defer info.track()()
+	info.track()
+	defer info.finish()
 	ctx, e := h.cfg.authenticateHTTP(r, info, e)
 	var (
 		msg    proto.Message

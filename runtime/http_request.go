@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,22 +22,23 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		// Announced too large: refused without reading a byte of it.
 		return nil, &http.MaxBytesError{Limit: limit}
 	}
-	rd := http.MaxBytesReader(w, r.Body, limit)
 	if n := r.ContentLength; n >= 0 && n <= limit {
-		// Known length: one allocation (plus one byte to see the end).
+		// Known length: one allocation (plus one byte to see the end),
+		// and no limiting reader, which only a body longer than announced
+		// needs.
 		buf := make([]byte, n+1)
-		m, err := io.ReadFull(rd, buf)
+		m, err := io.ReadFull(r.Body, buf)
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return buf[:m], nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		// The body is longer than announced; read the rest under the limit.
-		rest, err := io.ReadAll(rd)
-		return append(buf, rest...), err
+		// The body is longer than announced: read it all again under the
+		// limit, the bytes already read first.
+		return io.ReadAll(http.MaxBytesReader(w, io.NopCloser(io.MultiReader(bytes.NewReader(buf), r.Body)), limit))
 	}
-	return io.ReadAll(rd)
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 }
 
 // bodyError is the refusal of a request body readBody could not read:

@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"time"
 
 	"github.com/a2agen/a2agen/server/store"
@@ -16,8 +14,14 @@ import (
 const (
 	// ?1 tenant, ?2 owner, ?3 key.
 	sqlSendKey = `SELECT task_id, fingerprint, claimed, until FROM send_keys WHERE tenant = ?1 AND owner = ?2 AND key = ?3`
-	// ?1…?3 as sqlSendKey, ?4 task id, ?5 fingerprint, ?6 claimed, ?7 until.
-	sqlPutSendKey = `INSERT OR REPLACE INTO send_keys (tenant, owner, key, task_id, fingerprint, claimed, until) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`
+	// ?1…?3 as sqlSendKey, ?4 task id, ?5 fingerprint, ?6 claimed, ?7 until,
+	// ?8 the task whose claim may be taken over ('': none). It claims the
+	// key unless a claim holds (one row changed), in one statement: the
+	// holding claim is read only when there is one.
+	sqlClaimSendKey = `INSERT INTO send_keys (tenant, owner, key, task_id, fingerprint, claimed, until) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+ON CONFLICT (tenant, owner, key) DO UPDATE SET task_id = excluded.task_id, fingerprint = excluded.fingerprint,
+	claimed = excluded.claimed, until = excluded.until
+WHERE send_keys.until <= excluded.claimed OR (?8 <> '' AND send_keys.task_id = ?8)`
 	// ?1…?3 as sqlSendKey, ?4 task id.
 	sqlReleaseSendKey = `DELETE FROM send_keys WHERE tenant = ?1 AND owner = ?2 AND key = ?3 AND task_id = ?4`
 	// ?1 now.
@@ -57,23 +61,24 @@ func (s *Store) ClaimSendKey(ctx context.Context, k store.SendKey, replace strin
 
 func (o *sendKeyClaimOp) apply(w *writer, _ int64) (error, error) {
 	k := o.k
-	o.held, o.claimed = k, false
-	cur := store.SendKey{Tenant: k.Tenant, Owner: k.Owner, Key: k.Key}
-	var claimed, until int64
-	err := w.st.sendKey.QueryRow(k.Tenant, k.Owner, k.Key).Scan(&cur.TaskID, &cur.Fingerprint, &claimed, &until)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return nil, dbErr("reading the send key", err)
-	case until > k.Claimed.UnixNano() && (o.replace == "" || cur.TaskID != o.replace):
-		cur.Claimed, cur.Until = time.Unix(0, claimed).UTC(), time.Unix(0, until).UTC()
-		o.held = cur
-		return nil, nil
-	}
-	if _, err := w.st.putSendKey.Exec(k.Tenant, k.Owner, k.Key, k.TaskID, k.Fingerprint, k.Claimed.UnixNano(), k.Until.UnixNano()); err != nil {
+	res, err := w.st.claimSendKey.Exec(k.Tenant, k.Owner, k.Key, k.TaskID, k.Fingerprint, k.Claimed.UnixNano(), k.Until.UnixNano(), o.replace)
+	if err != nil {
 		return nil, dbErr("claiming the send key", err)
 	}
-	o.claimed = true
+	changed, err := res.RowsAffected()
+	if err != nil {
+		return nil, dbErr("claiming the send key", err)
+	}
+	if changed == 0 { // a claim holds
+		o.held, o.claimed = store.SendKey{Tenant: k.Tenant, Owner: k.Owner, Key: k.Key}, false
+		var claimed, until int64
+		if err := w.st.sendKey.QueryRow(k.Tenant, k.Owner, k.Key).Scan(&o.held.TaskID, &o.held.Fingerprint, &claimed, &until); err != nil {
+			return nil, dbErr("reading the send key", err)
+		}
+		o.held.Claimed, o.held.Until = time.Unix(0, claimed).UTC(), time.Unix(0, until).UTC()
+		return nil, nil
+	}
+	o.held, o.claimed = k, true
 	if w.claims++; w.claims%purgeEvery == 0 {
 		if _, err := w.st.purgeSendKeys.Exec(k.Claimed.UnixNano()); err != nil {
 			return nil, dbErr("removing the send keys that ended", err)

@@ -23,7 +23,7 @@ type writeStmts struct {
 	sweepOldestConfigs, sweepOldestTasks, oldestEnded     *sql.Stmt
 	largestOwners, sweepAnyConfigs, sweepAnyTasks         *sql.Stmt
 	sweepWaitingConfigs, sweepWaitingTasks, oldestWaiting *sql.Stmt
-	sendKey, putSendKey, releaseSendKey, purgeSendKeys    *sql.Stmt // sendkeys.go
+	sendKey, claimSendKey, releaseSendKey, purgeSendKeys  *sql.Stmt // sendkeys.go
 	owners                                                ownerStmts
 }
 
@@ -209,7 +209,7 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&st.sweepWaitingTasks, sqlSweepWaitingTasks},
 		{&st.oldestWaiting, sqlOldestWaiting},
 		{&st.sendKey, sqlSendKey},
-		{&st.putSendKey, sqlPutSendKey},
+		{&st.claimSendKey, sqlClaimSendKey},
 		{&st.releaseSendKey, sqlReleaseSendKey},
 		{&st.purgeSendKeys, sqlPurgeSendKeys},
 	} {
@@ -231,7 +231,7 @@ func (w *writer) closeStmts() error {
 		st.enqueue, st.claim, st.finish, st.promote, st.retry, st.renew, st.logEvent,
 		st.sweepTTLConfigs, st.sweepTTLTasks, st.sweepOldestConfigs, st.sweepOldestTasks, st.oldestEnded, st.largestOwners, st.sweepAnyConfigs, st.sweepAnyTasks,
 		st.sweepWaitingConfigs, st.sweepWaitingTasks, st.oldestWaiting,
-		st.sendKey, st.putSendKey, st.releaseSendKey, st.purgeSendKeys} {
+		st.sendKey, st.claimSendKey, st.releaseSendKey, st.purgeSendKeys} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}

@@ -32,25 +32,24 @@ func CallUnary[Resp proto.Message](ctx context.Context, t ClientTransport, op *O
 
 // CallStream is what generated client methods call for a server-streaming rpc.
 func CallStream[Resp proto.Message](ctx context.Context, t ClientTransport, op *Operation, req proto.Message, newResp func() Resp) iter.Seq2[Resp, error] {
-	return typedAnswers[Resp](func() iter.Seq2[proto.Message, error] {
-		return t.Stream(ctx, op, req, func() proto.Message { return newResp() })
-	})
+	return func(yield func(Resp, error) bool) {
+		yieldTyped(yield, t.Stream(ctx, op, req, func() proto.Message { return newResp() }))
+	}
 }
 
-// typedAnswers presents the answers of a streaming call, started when the
-// caller first iterates, as the rpc's own response type; the first error
-// ends them.
-func typedAnswers[Resp proto.Message](start func() iter.Seq2[proto.Message, error]) iter.Seq2[Resp, error] {
-	return func(yield func(Resp, error) bool) {
-		for m, err := range start() {
-			if err != nil {
-				var zero Resp
-				yield(zero, err)
-				return
-			}
-			if !yield(m.(Resp), nil) {
-				return
-			}
+// yieldTyped passes the answers of a streaming call on to yield as the
+// rpc's own response type; the first error ends them. Callers start the
+// call (t.Stream) inside their iteration, so that nothing is sent before
+// the caller ranges, and without a closure more per call for that.
+func yieldTyped[Resp proto.Message](yield func(Resp, error) bool, answers iter.Seq2[proto.Message, error]) {
+	for m, err := range answers {
+		if err != nil {
+			var zero Resp
+			yield(zero, err)
+			return
+		}
+		if !yield(m.(Resp), nil) {
+			return
 		}
 	}
 }

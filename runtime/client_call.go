@@ -330,7 +330,7 @@ func (c *clientConfig) newCall(ctx context.Context, ch *clientChains, op *Operat
 		Peer:       ch.peer,
 		Client:     true,
 	}
-	if k := sentKeyOf(ctx); k != "" { // a send (client_sendkey.go)
+	if k := sentKeyOf(ctx); k != "" { // a send (client_sendkey.go); interceptors may change the value in place
 		cc.call.Header[IdempotencyKeyHeader] = []string{k}
 	}
 	return cc
@@ -468,8 +468,8 @@ func (t headerTemplate) same(h http.Header) bool {
 func (c *clientConfig) sendHeaders(ctx context.Context, h http.Header) {
 	if call := clientCallFrom(ctx); call == nil {
 		c.setHeaders(h)
-		if k := sentKeyOf(ctx); k != "" { // a send (client_sendkey.go)
-			h[IdempotencyKeyHeader] = []string{k}
+		if k := sentKeyHeader(ctx); k != nil { // a send (client_sendkey.go)
+			h[IdempotencyKeyHeader] = k
 		}
 	} else {
 		for k, v := range call.Header {

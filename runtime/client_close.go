@@ -56,12 +56,13 @@ func (c *ClosableTransport) Stream(ctx context.Context, op *Operation, req proto
 	if c.closed.Load() {
 		return func(yield func(proto.Message, error) bool) { yield(nil, ErrClientClosed) }
 	}
-	var inner iter.Seq2[proto.Message, error]
-	if sctx, retries, ok := sendKey(ctx, c.inner, op); ok { // client_sendkey.go
-		inner = streamSend(sctx, c.inner, op, req, newResp, retries)
-	} else {
-		inner = c.inner.Stream(ctx, op, req, newResp)
+	// A send's stream is sent again, with the same key, by the
+	// transport's stream loop (clientConfig.resumable), which reads the
+	// retries from the context.
+	if sctx, _, ok := sendKey(ctx, c.inner, op); ok { // client_sendkey.go
+		ctx = sctx
 	}
+	inner := c.inner.Stream(ctx, op, req, newResp)
 	return func(yield func(proto.Message, error) bool) {
 		// The request is sent when ranging starts: a client closed between
 		// the call and the range sends nothing either.

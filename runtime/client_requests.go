@@ -60,9 +60,9 @@ func Requests[Req proto.Message](ch <-chan Req) iter.Seq[Req] {
 
 // CallBidi is what generated client methods call for a bidirectional rpc.
 func CallBidi[Req, Resp proto.Message](ctx context.Context, t ClientTransport, op *Operation, reqs iter.Seq[Req], newResp func() Resp) iter.Seq2[Resp, error] {
-	return typedAnswers[Resp](func() iter.Seq2[proto.Message, error] {
-		return callRequestStream(ctx, t, op, reqs, func() proto.Message { return newResp() })
-	})
+	return func(yield func(Resp, error) bool) {
+		yieldTyped(yield, callRequestStream(ctx, t, op, reqs, func() proto.Message { return newResp() }))
+	}
 }
 
 // CallClientStream is what generated client methods call for a

@@ -56,8 +56,11 @@ func withService(desc *ServiceDesc) ClientOption {
 	return func(c *clientConfig) { c.service = desc }
 }
 
-// streamOpener opens one stream of a transport (through its interceptors).
-type streamOpener func(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error]
+// streamOpener opens one stream of a transport (through its
+// interceptors): the transports of this package.
+type streamOpener interface {
+	streamOnce(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error]
+}
 
 // resumeOp is the SubscribeToTask rpc that resumes streams of op, or nil
 // when op's streams are not resumed.
@@ -85,21 +88,41 @@ func (c *clientConfig) retries() int {
 }
 
 // resumable opens a stream of op with open and, when op's streams resume,
-// resumes it when it breaks (see above).
+// resumes it when it breaks (see above); a send's stream (sendRetriesOf)
+// that broke before its first event is sent again instead, with the same
+// Idempotency-Key (client_sendkey.go). One loop does both, with one
+// resumedStream per call, so that a stream pays for neither until it
+// breaks but the relaying of its events.
 func (c *clientConfig) resumable(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message, open streamOpener) iter.Seq2[proto.Message, error] {
-	sub := c.resumeOp(op)
-	if sub == nil {
-		return open(ctx, op, req, newResp)
+	sub, resends := c.resumeOp(op), sendRetriesOf(ctx, op)
+	if sub == nil && resends == 0 {
+		return open.streamOnce(ctx, op, req, newResp)
 	}
 	return func(yield func(proto.Message, error) bool) {
-		s := &resumedStream{retries: c.retries(), sub: sub, req: req}
+		s := &resumedStream{retries: c.retries(), sub: sub, req: req, yield: yield}
+		relay := s.relay
 		callCtx, callOp, callReq := ctx, op, req
 		for {
-			broke, done := s.relay(open(callCtx, callOp, callReq, newResp), yield)
-			if done {
+			s.broke = nil
+			open.streamOnce(callCtx, callOp, callReq, newResp)(relay)
+			if s.broke == nil { // ended, or the caller stopped reading
 				return
 			}
-			next, err := s.resume(ctx, broke)
+			if !s.delivered && s.resent < resends && connectionBroke(ctx, s.broke) {
+				// Nothing reached the caller (and nothing was resumed):
+				// the send again, as it was.
+				if !pause(ctx, s.resent) {
+					yield(nil, s.broke)
+					return
+				}
+				s.resent++
+				continue
+			}
+			if sub == nil {
+				yield(nil, s.broke)
+				return
+			}
+			next, err := s.resume(ctx, s.broke)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -110,36 +133,42 @@ func (c *clientConfig) resumable(ctx context.Context, op *Operation, req proto.M
 }
 
 // resumedStream follows one stream of the caller's across the calls that
-// resume it: the task it is about, the last generation delivered, and the
-// resumptions in a row since an event last arrived.
+// resume it (or send it again): the task it is about, the last generation
+// delivered, and the resumptions in a row since an event last arrived.
 type resumedStream struct {
 	retries  int
-	sub      *Operation    // SubscribeToTask
+	sub      *Operation    // SubscribeToTask; nil: not resumed
 	req      proto.Message // of the caller's call
 	taskID   string
 	last     int64
 	failures int
+	// yield is the caller's; broke is the error the current call's stream
+	// broke with; delivered: an event reached the caller; resent: how many
+	// times the send was sent again.
+	yield     func(proto.Message, error) bool
+	broke     error
+	delivered bool
+	resent    int
 }
 
-// relay yields the events of one call's stream that were not delivered
-// before. It returns the error the stream broke with, or done when the
-// stream ended or the caller stopped reading.
-func (s *resumedStream) relay(stream iter.Seq2[proto.Message, error], yield func(proto.Message, error) bool) (broke error, done bool) {
-	for m, err := range stream {
-		if err != nil {
-			return err, false
-		}
+// relay is the yield of one call's stream: it passes on to the caller the
+// events that were not delivered before, and keeps the error the stream
+// broke with (in s.broke) instead of passing it on.
+func (s *resumedStream) relay(m proto.Message, err error) bool {
+	if err != nil {
+		s.broke = err
+		return false
+	}
+	if s.sub != nil {
 		if id, gen, ok := streamPosition(m); ok {
 			if s.last > 0 && gen <= s.last && id == s.taskID {
-				continue // already delivered
+				return true // already delivered
 			}
 			s.taskID, s.last, s.failures = id, gen, 0
 		}
-		if !yield(m, nil) {
-			return nil, true
-		}
 	}
-	return nil, true
+	s.delivered = true
+	return s.yield(m, nil)
 }
 
 // resume decides whether a stream that broke is resumed, and waits before

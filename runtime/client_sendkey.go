@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
-	"iter"
 	"net"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -21,7 +21,8 @@ import (
 // can be sent again without a second task: the transport does that itself,
 // at most WithSendRetries times, only when the connection failed (never
 // for an answer of the agent, whatever its error), and for a stream only
-// before its first event (later breaks are the stream's own to resume).
+// before its first event (later breaks are the stream's own to resume;
+// both are done by the stream's loop, clientConfig.resumable).
 
 // IdempotencyKeyHeader is the service parameter that carries a send's
 // idempotency key: the HTTP header on JSON-RPC and HTTP+JSON, the metadata
@@ -80,8 +81,74 @@ func idempotencyKeyOf(ctx context.Context) string {
 // sentKeyOf is the Idempotency-Key a transport sends with the call made
 // with ctx, or "" (not a send, or keys off).
 func sentKeyOf(ctx context.Context) string {
-	k, _ := ctx.Value(sentKeyCtx{}).(string)
-	return k
+	if c := sendOf(ctx); c != nil {
+		return c.key
+	}
+	return ""
+}
+
+// sentKeyHeader is sentKeyOf as the value of an HTTP header (nil for ""):
+// one slice per send, shared by its attempts.
+func sentKeyHeader(ctx context.Context) []string {
+	if c := sendOf(ctx); c != nil && c.key != "" {
+		return c.keyValues[:]
+	}
+	return nil
+}
+
+// sendRetriesOf is how many times a stream of op made with ctx is sent
+// again when its connection broke before the first event: 0 unless op is a
+// send that went through sendKey.
+func sendRetriesOf(ctx context.Context, op *Operation) int {
+	if c := sendOf(ctx); c != nil && isSend(op) {
+		return c.retries
+	}
+	return 0
+}
+
+// sendOf is the send ctx is the context of (sendKey), or nil.
+func sendOf(ctx context.Context) *sendContext {
+	c, _ := ctx.Value(sentKeyCtx{}).(*sendContext)
+	return c
+}
+
+// sendContext is the context a send goes out with: its parent, the key
+// (none when the transport's headers carry it), how many times the send may
+// be sent again, and the bytes of a key made for it, in one allocation (a
+// context.WithValue would cost three for the key alone: the context, the
+// string boxed in an interface, and the key's bytes).
+type sendContext struct {
+	context.Context
+	key       string
+	keyValues [1]string // key, as an HTTP header's values
+	retries   int
+	buf       [36]byte // a new key's bytes (NewUUID's format)
+}
+
+// Value implements context.Context: itself for sendOf, the parent's values
+// otherwise.
+func (c *sendContext) Value(k any) any {
+	if _, ok := k.(sentKeyCtx); ok {
+		return c
+	}
+	return c.Context.Value(k)
+}
+
+// withSend returns ctx carrying key as the key its send goes out with ("":
+// none of its own) and retries as how many times it may be sent again.
+func withSend(ctx context.Context, key string, retries int) context.Context {
+	return &sendContext{Context: ctx, key: key, keyValues: [1]string{key}, retries: retries}
+}
+
+// withNewSendKey is withSend with a new key: a UUIDv7, as NewUUID makes,
+// in the context's own bytes.
+func withNewSendKey(ctx context.Context, retries int) context.Context {
+	c := &sendContext{Context: ctx, retries: retries}
+	b := AppendUUID(c.buf[:0])
+	// c.buf is never written again: the string may share its bytes.
+	c.key = unsafe.String(unsafe.SliceData(b), len(b))
+	c.keyValues[0] = c.key
+	return c
 }
 
 // isSend reports whether op sends a message (A2A's SendMessage and
@@ -98,9 +165,10 @@ func (t *jsonrpcTransport) clientOptions() *clientConfig { return t.cfg }
 func (t *restTransport) clientOptions() *clientConfig    { return t.cfg }
 func (t *GRPCTransport) clientOptions() *clientConfig    { return t.cfg }
 
-// sendKey returns the context a send goes out with (its key in it) and how
-// many times it may be sent again; ok is false for a call that is not a
-// send, or a transport that sends no keys.
+// sendKey returns the context a send goes out with (its key and its
+// retries in it, for the transport: sentKeyOf, sendRetriesOf) and how many
+// times it may be sent again; ok is false for a call that is not a send, or
+// a transport that sends no keys.
 func sendKey(ctx context.Context, t ClientTransport, op *Operation) (context.Context, int, bool) {
 	if !isSend(op) {
 		return ctx, 0, false
@@ -113,13 +181,13 @@ func sendKey(ctx context.Context, t ClientTransport, op *Operation) (context.Con
 	key := idempotencyKeyOf(ctx)
 	switch {
 	case len(cfg.header[IdempotencyKeyHeader]) > 0: // WithHeader: every call sends it already
-		return ctx, cfg.sendRetries, true
+		return withSend(ctx, "", cfg.sendRetries), cfg.sendRetries, true
 	case key != "":
-		return context.WithValue(ctx, sentKeyCtx{}, key), cfg.sendRetries, true
+		return withSend(ctx, key, cfg.sendRetries), cfg.sendRetries, true
 	case cfg.noSendKeys:
 		return ctx, 0, false
 	}
-	return context.WithValue(ctx, sentKeyCtx{}, NewUUID()), cfg.sendRetries, true
+	return withNewSendKey(ctx, cfg.sendRetries), cfg.sendRetries, true
 }
 
 // unarySend makes a SendMessage call, sending it again with the same key
@@ -133,34 +201,6 @@ func unarySend(ctx context.Context, t ClientTransport, op *Operation, req, resp 
 		proto.Reset(resp)
 		if !pause(ctx, attempt) {
 			return err
-		}
-	}
-}
-
-// streamSend makes a SendStreamingMessage call, sending it again with the
-// same key when its connection broke before the first event.
-func streamSend(ctx context.Context, t ClientTransport, op *Operation, req proto.Message, newResp func() proto.Message, retries int) iter.Seq2[proto.Message, error] {
-	return func(yield func(proto.Message, error) bool) {
-		for attempt := 0; ; attempt++ {
-			got := false
-			var failed error
-			for m, err := range t.Stream(ctx, op, req, newResp) {
-				if err != nil {
-					failed = err
-					break
-				}
-				got = true
-				if !yield(m, nil) {
-					return
-				}
-			}
-			if failed == nil {
-				return
-			}
-			if got || attempt >= retries || !connectionBroke(ctx, failed) || !pause(ctx, attempt) {
-				yield(nil, failed)
-				return
-			}
 		}
 	}
 }

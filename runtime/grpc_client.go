@@ -182,7 +182,7 @@ type grpcUnaryCall struct {
 // Stream implements ClientTransport. Stopping the iteration early cancels
 // the call, which ends the server's handler.
 func (t *GRPCTransport) Stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
-	return t.cfg.resumable(ctx, op, req, newResp, t.streamOnce)
+	return t.cfg.resumable(ctx, op, req, newResp, t)
 }
 
 // streamOnce opens one stream of op, through the interceptors.

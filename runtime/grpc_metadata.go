@@ -64,6 +64,8 @@ func canonicalMetadataKey(k string) string {
 		return "Tracestate"
 	case "baggage":
 		return "Baggage"
+	case "idempotency-key": // every send's (client_sendkey.go)
+		return IdempotencyKeyHeader
 	}
 	return http.CanonicalHeaderKey(k)
 }
@@ -147,7 +149,10 @@ func (t *GRPCTransport) outgoingContext(ctx context.Context) context.Context {
 	call := clientCallFrom(ctx)
 	if call == nil || t.chains != nil && t.chains.header.same(call.Header) {
 		if k := sentKeyOf(ctx); k != "" { // a send (client_sendkey.go)
-			return metadata.AppendToOutgoingContext(ctx, append(t.md[:len(t.md):len(t.md)], "idempotency-key", k)...)
+			// grpc-go copies the pairs: they can be put together on the
+			// stack (for up to eight pairs; more take an allocation).
+			var pairs [16]string
+			return metadata.AppendToOutgoingContext(ctx, append(append(pairs[:0], t.md...), "idempotency-key", k)...)
 		}
 		return metadata.AppendToOutgoingContext(ctx, t.md...)
 	}
@@ -181,6 +186,8 @@ func metadataKey(k string) string {
 		return "traceparent"
 	case "Tracestate":
 		return "tracestate"
+	case IdempotencyKeyHeader:
+		return "idempotency-key"
 	}
 	return strings.ToLower(k)
 }

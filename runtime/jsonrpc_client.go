@@ -100,7 +100,7 @@ func (t *jsonrpcTransport) unary(ctx context.Context, op *Operation, req, resp p
 // JSON-RPC responses or, for errors the server detects before streaming, a
 // single application/json JSON-RPC error; both are handled.
 func (t *jsonrpcTransport) Stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
-	return t.cfg.resumable(ctx, op, req, newResp, t.streamOnce)
+	return t.cfg.resumable(ctx, op, req, newResp, t)
 }
 
 // streamOnce opens one stream of op, through the interceptors.

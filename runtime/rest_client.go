@@ -419,7 +419,7 @@ func (t *restTransport) unary(ctx context.Context, op *Operation, req, resp prot
 
 // Stream implements ClientTransport.
 func (t *restTransport) Stream(ctx context.Context, op *Operation, req proto.Message, newResp func() proto.Message) iter.Seq2[proto.Message, error] {
-	return t.cfg.resumable(ctx, op, req, newResp, t.streamOnce)
+	return t.cfg.resumable(ctx, op, req, newResp, t)
 }
 
 // streamOnce opens one stream of op, through the interceptors.

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -85,15 +86,30 @@ func badSendKey(field, problem string) error {
 }
 
 // fingerprint identifies a message as the client sent it: the first 128
-// bits of the SHA-256 of its deterministic protobuf encoding.
+// bits of the SHA-256 of its deterministic protobuf encoding, encoded in a
+// buffer of fingerprintBuffers.
 func fingerprint(msg *a2av1.Message) (string, error) {
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+	buf := fingerprintBuffers.Get().(*[]byte)
+	b, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend((*buf)[:0], msg)
 	if err != nil {
 		return "", err
 	}
 	sum := sha256.Sum256(b)
-	return base64.RawURLEncoding.EncodeToString(sum[:16]), nil
+	if cap(b) <= maxPooledFingerprintBuffer {
+		*buf = b[:0]
+		fingerprintBuffers.Put(buf)
+	}
+	var text [22]byte // base64 of 16 bytes, unpadded
+	base64.RawURLEncoding.Encode(text[:], sum[:16])
+	return string(text[:]), nil
 }
+
+// fingerprintBuffers hold the encodings of messages being fingerprinted;
+// one grown beyond maxPooledFingerprintBuffer (a message with a large
+// part) is left to the collector.
+var fingerprintBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+const maxPooledFingerprintBuffer = 64 << 10
 
 // claimSend claims k for the send to task taskID; claimed is false when
 // an earlier send with k holds it, which is then returned.

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
@@ -35,19 +36,39 @@ func KeyProblem(s string, max int) string {
 	if len(s) > max {
 		return fmt.Sprintf("is %d bytes long; at most %d are allowed", len(s), max)
 	}
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == 0:
-			return "contains a NUL byte (U+0000)"
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
+	if asciiWithoutNUL(s) { // nearly every key: ids, UUIDs, subjects
+		return ""
 	}
-	if !ascii && !utf8.ValidString(s) {
+	if strings.IndexByte(s, 0) >= 0 {
+		return "contains a NUL byte (U+0000)"
+	}
+	if !utf8.ValidString(s) {
 		return "is not valid UTF-8"
 	}
 	return ""
+}
+
+// asciiWithoutNUL reports whether every byte of s is ASCII other than NUL,
+// eight bytes at a time.
+func asciiWithoutNUL(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(s) >= 8 {
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		// A byte with its high bit set, or a zero byte ((w-ones)&^w sets
+		// the high bit of the lowest zero byte, and of none when there is
+		// none).
+		if w&highs != 0 || (w-ones)&^w&highs != 0 {
+			return false
+		}
+		s = s[8:]
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == 0 || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // ValidID reports whether s can be a task id, context id, push config id

@@ -130,13 +130,22 @@ func (p *versionPlan) strip(m proto.Message) {
 	if p == nil || m == nil {
 		return
 	}
-	// Look first (Get), clear only when found (Mutable is dearer): a
-	// request seldom carries what its version lacks.
-	if r := m.ProtoReflect(); r.IsValid() {
-		if found, _ := p.walk(r, false, false); found {
-			p.walk(r, true, false)
+	// Look first, clear only when found: a request seldom carries what its
+	// version lacks. The look goes through the Go struct where the plan
+	// lays out on it (the view's walk, version_copy.go: what it would copy
+	// is what is there to clear; it copies nothing when there is none), the
+	// clearing through protoreflect (Mutable, Clear), as does the look for
+	// other messages.
+	if s := p.layOut(reflect.TypeOf(m)); !s.fallback {
+		if _, found, _ := s.view(reflect.ValueOf(m), false); !found {
+			return
 		}
+	} else if r := m.ProtoReflect(); !r.IsValid() {
+		return
+	} else if found, _ := p.walk(r, false, false); !found {
+		return
 	}
+	p.walk(m.ProtoReflect(), true, false)
 }
 
 // walk looks for what the plan's version lacks in m; with clear it removes

@@ -274,6 +274,27 @@ func TestVersionTableViewWorksOnTheStructs(t *testing.T) {
 	}
 }
 
+// TestVersionTableStripLooksOnTheStructs: a 1.0 request that carries
+// nothing 1.1 added (every request of a 1.0 client) is looked at through its
+// Go struct, without an allocation, and left as it was; one that does is
+// still stripped (TestVersionTableStrip), a oneof case included.
+func TestVersionTableStripLooksOnTheStructs(t *testing.T) {
+	req := &a2av1.SendMessageRequest{Message: &a2av1.Message{MessageId: "m", Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: "hello"}}}},
+		Configuration: &a2av1.SendMessageConfiguration{HistoryLength: proto.Int32(1), ReturnImmediately: true}}
+	want := proto.Clone(req)
+	if allocs := testing.AllocsPerRun(100, func() { a2av1.A2AVersions.Strip(req, "1.0") }); allocs != 0 {
+		t.Errorf("Strip of a request with nothing to strip allocates %v times, want 0", allocs)
+	}
+	if !proto.Equal(req, want) {
+		t.Errorf("Strip changed a request with nothing to strip: %v", req)
+	}
+	live := &a2av1.StreamRequest{Payload: &a2av1.StreamRequest_Message{Message: &a2av1.Message{MessageId: "m"}}}
+	a2av1.A2AVersions.Strip(live, "1.0")
+	if live.GetPayload() != nil {
+		t.Errorf("Strip for 1.0 kept the 1.1 oneof case: %v", live)
+	}
+}
+
 // BenchmarkVersionView: the 1.0 view of the answer to a SendMessage that
 // completed at once (the echo agent's), which holds a generation.
 func BenchmarkVersionView(b *testing.B) {

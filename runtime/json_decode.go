@@ -32,10 +32,11 @@ import (
 // google.protobuf.Value), duplicate fields and a second member of a oneof
 // refused, unknown members skipped (after checking they are JSON), bytes in
 // either base64 alphabet with or without padding, Timestamp, Struct, Value and
-// ListValue. Whatever it does not cover — an unknown enum name (which the
-// runtime refuses, see unmarshalJSON), 64-bit and floating-point fields,
-// maps other than Struct's, integers written as strings or with an exponent,
-// extension names, other well-known types, input nested deeper than
+// ListValue, integers of every size as a JSON number or a string (the form
+// ProtoJSON gives 64-bit ones). Whatever it does not cover — an unknown enum
+// name (which the runtime refuses, see unmarshalJSON), floating-point fields,
+// maps other than Struct's, integers spelled with a fraction or an exponent
+// (1.0, 1e2, "1e2"), extension names, other well-known types, input nested deeper than
 // MaxResponseJSONDepth — and every input protojson refuses makes
 // decodeProtoJSON report false; unmarshalJSON then decodes with protojson,
 // which also gives today's errors. FuzzJSONDecoderMatchesProtojson checks
@@ -269,8 +270,20 @@ func (d *jsonDecoder) value(f *fieldInfo, g *goField, dst reflect.Value) bool {
 		dst.SetBool(isTrue)
 		return isTrue || d.literal("false")
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		n, ok := d.int32()
-		dst.SetInt(int64(n))
+		n, ok := d.signed(32)
+		dst.SetInt(n)
+		return ok
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		n, ok := d.signed(64)
+		dst.SetInt(n)
+		return ok
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		n, ok := d.unsigned(32)
+		dst.SetUint(n)
+		return ok
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		n, ok := d.unsigned(64)
+		dst.SetUint(n)
 		return ok
 	case protoreflect.EnumKind:
 		n, ok := d.enum(f)
@@ -364,16 +377,64 @@ func protojsonBase64(s string) ([]byte, bool) {
 	return b, err == nil
 }
 
-// int32 reads a JSON integer without fraction or exponent; other spellings
-// protojson accepts (1e2, "5") are left to it.
+// int32 reads an enum's number: a JSON integer without fraction or
+// exponent (a string is an enum's name, see enum); other spellings protojson
+// accepts (1e2) are left to it.
 func (d *jsonDecoder) int32() (int32, bool) {
 	d.space()
 	raw, ok := d.number()
-	if !ok || strings.ContainsAny(raw, ".eE") {
+	if !ok || !plainInteger(raw) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(raw, 10, 32)
 	return int32(n), err == nil
+}
+
+// signed reads the value of an integer field of the given size: a JSON
+// number, or a string holding one (ProtoJSON's form of 64-bit integers,
+// which protojson accepts for every size), in the plain spelling
+// -?(0|[1-9][0-9]*) and within range. The other spellings protojson accepts
+// (1e2, 1.0, "1e2") and every value out of range are left to it, which also
+// gives its error for what it refuses.
+func (d *jsonDecoder) signed(bits int) (int64, bool) {
+	raw, ok := d.integerText()
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(raw, 10, bits)
+	return n, err == nil
+}
+
+// unsigned is signed for unsigned fields; a minus sign (which protojson
+// accepts on a zero) is left to protojson.
+func (d *jsonDecoder) unsigned(bits int) (uint64, bool) {
+	raw, ok := d.integerText()
+	if !ok || raw[0] == '-' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(raw, 10, bits)
+	return n, err == nil
+}
+
+// integerText consumes an integer field's value, a JSON number or a string,
+// and returns its text when it is a plain integer (see signed).
+func (d *jsonDecoder) integerText() (string, bool) {
+	var raw string
+	ok := false
+	if d.next() == '"' {
+		raw, ok = d.str()
+	} else {
+		raw, ok = d.number()
+	}
+	return raw, ok && plainInteger(raw)
+}
+
+// plainInteger reports whether s is -?(0|[1-9][0-9]*): the spelling of an
+// integer strconv and protojson read alike (strconv also takes a leading +
+// and leading zeros, which protojson refuses).
+func plainInteger(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	return s != "" && (s[0] != '0' || len(s) == 1) && digits(s, 0) == len(s)
 }
 
 // number consumes a JSON number and returns its text.

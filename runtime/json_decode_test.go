@@ -59,6 +59,10 @@ func jsonDecoderCases() map[protoreflect.FullName][]string {
 			`{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-12-01T21:00:00.120Z"},"artifacts":[{"artifactId":"a","parts":[{"text":"Echo: hello"}]}],"history":[{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hello"}]}]}`,
 			`{"status":{"timestamp":"2026-12-01T21:00:00+02:00"}}`,
 			`{"status":{"timestamp":"0001-01-01T00:00:00Z","state":99}}`,
+			// 64-bit integers: ProtoJSON's string, or a number; plain spellings.
+			`{"id":"t","generation":"7","artifacts":[{"artifactId":"a","startGeneration":"3","endGeneration":7}],"timeline":[{"generation":"5","status":{"state":"TASK_STATE_WORKING"}},{"generation":"0","message":{"messageId":"m"}}]}`,
+			`{"generation":"9223372036854775807","artifacts":[{"start_generation":"-9223372036854775808","end_generation":-1}]}`,
+			`{"generation":"\u0037"}`, `{"generation":-0}`, `{"generation":"-0"}`, `{"generation":0}`, `{"generation":null}`,
 		},
 		"lf.a2a.v1.SendMessageResponse": {
 			`{"task":{"id":"t","status":{"state":"TASK_STATE_WORKING"}}}`,
@@ -67,10 +71,14 @@ func jsonDecoderCases() map[protoreflect.FullName][]string {
 		"lf.a2a.v1.StreamResponse": {
 			`{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}`,
 			`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"append":true,"lastChunk":true}}`,
+			`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING"},"generation":"4"}}`,
+			`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","startGeneration":"5","endGeneration":"5"},"generation":"5"}}`,
 		},
-		"lf.a2a.v1.GetTaskRequest":    {`{"id":"t","historyLength":3}`, `{"tenant":"x","id":"t","history_length":-2147483648}`},
-		"lf.a2a.v1.CancelTaskRequest": {`{"id":"t"}`},
-		"lf.a2a.v1.ListTasksRequest":  {`{"contextId":"c","status":"TASK_STATE_WORKING","pageSize":50,"pageToken":"p","historyLength":2,"statusTimestampAfter":"2026-01-01T00:00:00.5Z","includeArtifacts":false}`},
+		"lf.a2a.v1.GetTaskRequest": {`{"id":"t","historyLength":3}`, `{"tenant":"x","id":"t","history_length":-2147483648}`,
+			`{"id":"t","historyLength":"3","currentGeneration":"12"}`, `{"id":"t","current_generation":0,"timelineLength":"-2147483648"}`},
+		"lf.a2a.v1.SendMessageConfiguration": {`{"ifGenerationMatch":"4","historyLength":"0"}`, `{"if_generation_match":"0"}`},
+		"lf.a2a.v1.CancelTaskRequest":        {`{"id":"t"}`},
+		"lf.a2a.v1.ListTasksRequest":         {`{"contextId":"c","status":"TASK_STATE_WORKING","pageSize":50,"pageToken":"p","historyLength":2,"statusTimestampAfter":"2026-01-01T00:00:00.5Z","includeArtifacts":false}`},
 	}
 }
 

@@ -170,6 +170,12 @@ func appendGoScalarJSON(b []byte, e reflect.Value, fd protoreflect.FieldDescript
 		v = protoreflect.ValueOfBool(e.Bool())
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
 		v = protoreflect.ValueOfInt32(int32(e.Int()))
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		v = protoreflect.ValueOfInt64(e.Int())
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		v = protoreflect.ValueOfUint32(uint32(e.Uint()))
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		v = protoreflect.ValueOfUint64(e.Uint())
 	case protoreflect.BytesKind:
 		v = protoreflect.ValueOfBytes(e.Bytes())
 	default:

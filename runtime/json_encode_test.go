@@ -96,8 +96,14 @@ func jsonEncoderCases() []proto.Message {
 		}, Metadata: meta}},
 		History: []*a2av1.Message{{MessageId: "m", ContextId: "c-1", TaskId: "t-1", Role: a2av1.Role_ROLE_USER,
 			Parts: []*a2av1.Part{{Content: &a2av1.Part_Text{Text: "hello"}}}, Extensions: []string{"https://x/e"}, ReferenceTaskIds: []string{"r1", "r2"}}},
-		Metadata: meta,
+		Metadata:   meta,
+		Generation: 9,
+		Timeline: []*a2av1.TimelineEntry{
+			{Generation: 1, Entry: &a2av1.TimelineEntry_Message{Message: &a2av1.Message{MessageId: "m", Role: a2av1.Role_ROLE_USER}}},
+			{Generation: 9, Entry: &a2av1.TimelineEntry_Status{Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_COMPLETED}}},
+		},
 	}
+	task.Artifacts[0].StartGeneration, task.Artifacts[0].EndGeneration = 2, 9
 	var out []proto.Message
 	out = append(out, task,
 		&a2av1.SendMessageResponse{Payload: &a2av1.SendMessageResponse_Task{Task: task}},
@@ -106,6 +112,9 @@ func jsonEncoderCases() []proto.Message {
 		&a2av1.StreamResponse{Payload: &a2av1.StreamResponse_ArtifactUpdate{ArtifactUpdate: &a2av1.TaskArtifactUpdateEvent{TaskId: "t", Append: true, LastChunk: true}}},
 		&a2av1.ListTasksResponse{Tasks: []*a2av1.Task{task, {}}, NextPageToken: "p", PageSize: 50, TotalSize: 2},
 		&a2av1.Task{},
+		&a2av1.Task{Generation: math.MaxInt64, Artifacts: []*a2av1.Artifact{{StartGeneration: math.MinInt64, EndGeneration: -1}}},
+		&a2av1.GetTaskRequest{Id: "t", CurrentGeneration: proto.Int64(0)},
+		&a2av1.SendMessageConfiguration{IfGenerationMatch: proto.Int64(4)},
 	)
 	for _, nanos := range []int32{1, 1000, 1000000, 999999999, 120000, 123456789} {
 		out = append(out, &a2av1.TaskStatus{Timestamp: &timestamppb.Timestamp{Seconds: 253402300799, Nanos: nanos}})

@@ -414,6 +414,12 @@ func valueTypeFits(g *goField, f *fieldInfo, gt reflect.Type) bool {
 		return gt.Kind() == reflect.Bool
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
 		return gt.Kind() == reflect.Int32
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return gt.Kind() == reflect.Int64
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return gt.Kind() == reflect.Uint32
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return gt.Kind() == reflect.Uint64
 	case protoreflect.EnumKind:
 		return gt.Kind() == reflect.Int32 && f.fd.Enum().FullName() != "google.protobuf.NullValue"
 	case protoreflect.BytesKind:
@@ -439,5 +445,5 @@ func valueTypeFits(g *goField, f *fieldInfo, gt reflect.Type) bool {
 		g.elem = gt
 		return ok
 	}
-	return false // 64-bit integers, floating point, groups: protojson
+	return false // floating point, groups: protojson
 }

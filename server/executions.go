@@ -39,11 +39,14 @@ type executions struct {
 
 	base     context.Context // parent of every execution; canceled by Shutdown
 	stopBase context.CancelCauseFunc
+
+	runners runners // the goroutines runs go on (runners.go)
 }
 
 // init prepares x for use.
 func (x *executions) init() {
 	x.runs, x.idle = make(map[taskKey]*run), make(chan struct{})
+	x.runners.next = make(chan runStart)
 	x.base, x.stopBase = context.WithCancelCause(context.Background())
 }
 
@@ -93,7 +96,7 @@ func errShuttingDown() error {
 	return runtime.NewError(runtime.CodeInternal, "the agent is shutting down; try again later")
 }
 
-// launch starts the run's goroutine with its first turn.
+// launch starts the run on a runner (runners.go) with its first turn.
 func (x *executions) launch(r *run, first *Events) error {
 	x.mu.Lock()
 	if x.closed {
@@ -105,7 +108,7 @@ func (x *executions) launch(r *run, first *Events) error {
 	x.running.Add(1)
 	x.mu.Unlock()
 	r.startWith(first.req)
-	go r.loop(first)
+	x.start(r, first)
 	return nil
 }
 

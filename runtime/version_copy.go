@@ -80,27 +80,48 @@ const (
 )
 
 // isSet reports whether the field is set in v (a T), as protoreflect's Has
-// would.
-func (s *goSlot) isSet(v reflect.Value) bool {
-	f := v.Field(s.index)
+// would; o reads v's oneofs.
+func (s *goSlot) isSet(v reflect.Value, o *oneofReader) bool {
 	switch {
 	case s.wrapper != nil:
-		return !f.IsNil() && f.Elem().Type() == s.wrapper
+		w := o.held(v, s.index)
+		return w.IsValid() && w.Type() == s.wrapper
 	case s.byLen:
-		return f.Len() > 0
+		return v.Field(s.index).Len() > 0
 	default:
-		return !f.IsZero()
+		return !v.Field(s.index).IsZero()
 	}
 }
 
 // get is the value of the field, set in v: for a oneof case, its
 // wrapper's.
-func (s *goSlot) get(v reflect.Value) reflect.Value {
-	f := v.Field(s.index)
+func (s *goSlot) get(v reflect.Value, o *oneofReader) reflect.Value {
 	if s.wrapper != nil {
-		return f.Elem().Elem().Field(0)
+		return o.held(v, s.index).Elem().Field(0)
 	}
-	return f
+	return v.Field(s.index)
+}
+
+// oneofReader reads what the oneofs of one message hold once for all the
+// slots of their cases (a oneof's interface is dearer to read through
+// reflect than a field: reflect.Value.Elem of an interface): the last one
+// read, which is enough, the slots of a oneof's cases being laid out one
+// after the other and most messages having one.
+type oneofReader struct {
+	index   int           // the struct field of the oneof read last; -1: none yet
+	wrapper reflect.Value // what it holds (a *W), the zero Value when unset
+}
+
+// held is what the oneof in struct field index of v holds: a *W, or the
+// zero Value when unset.
+func (o *oneofReader) held(v reflect.Value, index int) reflect.Value {
+	if o.index != index {
+		o.index, o.wrapper = index, reflect.Value{}
+		if f := v.Field(index); !f.IsNil() {
+			o.wrapper = f.Elem()
+		}
+	}
+	return o.wrapper
 }
 
 // set gives the field of the copy c the value x: a oneof case in a new
@@ -124,9 +145,10 @@ func (s *structPlan) view(x reflect.Value, top bool) (out reflect.Value, changed
 	}
 	v := x.Elem()
 	var c reflect.Value // the copy's struct, made at the first change
+	o := oneofReader{index: -1}
 	for i := range s.lacked {
 		f := &s.lacked[i]
-		if !f.isSet(v) {
+		if !f.isSet(v, &o) {
 			continue
 		}
 		c = s.copied(c, v)
@@ -135,20 +157,20 @@ func (s *structPlan) view(x reflect.Value, top bool) (out reflect.Value, changed
 	}
 	for i := range s.enums {
 		e := &s.enums[i]
-		if !e.isSet(v) {
+		if !e.isSet(v, &o) {
 			continue
 		}
-		if y, ok := e.view(e.get(v)); ok {
+		if y, ok := e.view(e.get(v, &o)); ok {
 			c = s.copied(c, v)
 			e.set(c, y)
 		}
 	}
 	for i := range s.nested {
 		n := &s.nested[i]
-		if !n.isSet(v) {
+		if !n.isSet(v, &o) {
 			continue
 		}
-		if y, ok := n.view(n.get(v)); ok {
+		if y, ok := n.view(n.get(v, &o)); ok {
 			c = s.copied(c, v)
 			n.set(c, y)
 		}

@@ -68,6 +68,9 @@ type CallInfo struct {
 	// interceptor that sees the call as a server stream
 	// (interceptor_bidi.go).
 	requests iter.Seq2[proto.Message, error]
+	// ctx: the context a binding serves the call with, carrying the
+	// CallInfo, allocated with it (attach).
+	ctx callInfoContext
 }
 
 // ResponseHeader returns the headers of the answer to a client call (gRPC:
@@ -102,6 +105,33 @@ type callInfoKey struct{}
 // of handlers may call it too.
 func WithCallInfo(ctx context.Context, info *CallInfo) context.Context {
 	return context.WithValue(ctx, callInfoKey{}, info)
+}
+
+// attach returns ctx carrying c, as WithCallInfo does, without an
+// allocation of its own the first time: the context is a field of c. A
+// binding attaches the CallInfo it made once per call; a second attach (a
+// gRPC interceptor calling the handler again) gets a context of its own,
+// so that the first one, which the call's work may keep, never changes.
+func (c *CallInfo) attach(ctx context.Context) context.Context {
+	if c.ctx.Context != nil {
+		return WithCallInfo(ctx, c)
+	}
+	c.ctx = callInfoContext{Context: ctx, info: c}
+	return &c.ctx
+}
+
+// callInfoContext is a context carrying a CallInfo (attach): what
+// WithCallInfo's context.WithValue makes, inside the CallInfo.
+type callInfoContext struct {
+	context.Context
+	info *CallInfo
+}
+
+func (c *callInfoContext) Value(key any) any {
+	if key == (callInfoKey{}) {
+		return c.info
+	}
+	return c.Context.Value(key)
 }
 
 // CallInfoFromContext returns the CallInfo of the call being served.

@@ -36,7 +36,7 @@ func (s *grpcService) serveRequestStream(ep *Endpoint, ss grpc.ServerStream) err
 	if c.refusal != nil {
 		return c.refuse(ctx, ss.SetTrailer)
 	}
-	ctx = WithCallInfo(ctx, c.info)
+	ctx = c.info.attach(ctx)
 	in := &grpcRequests{call: c, ctx: ctx, ss: ss}
 	st := &grpcServerStream{ctx: ctx, ss: ss, info: c.info}
 	err := grpcCallRequestStream(ctx, s.cfg, ep, c.info, in.all, st.send)

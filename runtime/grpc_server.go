@@ -221,7 +221,7 @@ func (c *grpcCall) serve(ctx context.Context, req any) (any, error) {
 	if !ok { // only an interceptor that replaced the request can cause this
 		return nil, c.s.fail(ctx, c.ep, fmt.Errorf("an interceptor passed a %T instead of the %s request", req, c.ep.Operation.Request))
 	}
-	ctx = WithCallInfo(ctx, c.info)
+	ctx = c.info.attach(ctx)
 	resp, err := grpcCallUnary(ctx, c.s.cfg, c.ep, c.info, msg)
 	if md := activatedExtensionsMD(c.info); md != nil {
 		// Both fail only when the response is already on its way, which
@@ -272,7 +272,7 @@ func (s *grpcService) serveStream(ep *Endpoint, ss grpc.ServerStream) error {
 	if c.refusal != nil {
 		return c.refuse(ctx, ss.SetTrailer)
 	}
-	ctx = WithCallInfo(ctx, c.info)
+	ctx = c.info.attach(ctx)
 	st := &grpcServerStream{ctx: ctx, ss: ss, info: c.info}
 	err := grpcCallStream(ctx, s.cfg, ep, c.info, c.req.Message, st.send)
 	st.finish()

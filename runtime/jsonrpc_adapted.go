@@ -37,7 +37,7 @@ func (h *jsonrpcHandler) serveAdapted(w http.ResponseWriter, r *http.Request, re
 		h.fail(w, sseErrors, req.id, info, e)
 		return
 	}
-	ctx = WithCallInfo(ctx, info)
+	ctx = info.attach(ctx)
 	if ep.IsStreaming() {
 		h.cfg.serveSSE(ctx, w, ep, info, msg, &sseFraming{
 			binding: BindingJSONRPC,

@@ -148,7 +148,7 @@ func (h *jsonrpcHandler) serveCall(w http.ResponseWriter, r *http.Request, req r
 		h.fail(w, sseErrors, req.id, info, h.cfg.rejected(ctx, BindingJSONRPC, ep, info, r.Header, msg, e))
 		return
 	}
-	ctx = WithCallInfo(ctx, info)
+	ctx = info.attach(ctx)
 	if ep.IsStreaming() {
 		h.serveStream(ctx, w, ep, req.id, info, msg, sseErrors)
 		return

@@ -144,7 +144,7 @@ func (h *restHandler) serveAdapted(w http.ResponseWriter, r *http.Request, accep
 		h.writeError(w, status, accept, info, wireError(info, e))
 		return
 	}
-	ctx = WithCallInfo(ctx, info)
+	ctx = info.attach(ctx)
 	encode := rt.Encode
 	if in.Encode != nil {
 		encode = in.Encode

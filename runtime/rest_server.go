@@ -182,7 +182,7 @@ func (h *restHandler) serveRoute(w http.ResponseWriter, r *http.Request, accept 
 		h.writeError(w, status, accept, info, e)
 		return
 	}
-	ctx = WithCallInfo(ctx, info)
+	ctx = info.attach(ctx)
 	if ep.IsStreaming() {
 		h.serveStream(ctx, w, ep, accept, info, msg)
 		return

@@ -20,3 +20,6 @@ var (
 func HasGoLayout(m proto.Message) bool {
 	return typeInfoOf(m.ProtoReflect().Descriptor()).layoutOf(reflect.TypeOf(m)) != nil
 }
+
+// StreamPosition exposes streamPosition to the tests of this package.
+var StreamPosition = streamPosition

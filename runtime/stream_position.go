@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"sync"
+
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -29,22 +31,49 @@ func streamPosition(m proto.Message) (taskID string, generation int64, ok bool) 
 	if payload == nil {
 		return "", 0, false
 	}
-	fields := payload.Descriptor().Fields()
-	gen := fields.ByName("generation")
-	if gen == nil || gen.Kind() != protoreflect.Int64Kind || gen.Cardinality() == protoreflect.Repeated {
+	pf := positionFieldsOf(payload.Descriptor())
+	if pf.generation == nil {
 		return "", 0, false
 	}
-	generation = payload.Get(gen).Int()
+	generation = payload.Get(pf.generation).Int()
 	if generation <= 0 {
 		return "", 0, false
 	}
-	for _, name := range []protoreflect.Name{"task_id", "id"} {
-		if f := fields.ByName(name); f != nil && f.Kind() == protoreflect.StringKind && f.Cardinality() != protoreflect.Repeated {
-			taskID = payload.Get(f).String()
-			break
-		}
+	if pf.taskID != nil {
+		taskID = payload.Get(pf.taskID).String()
 	}
 	return taskID, generation, true
+}
+
+// positionFields are the fields of a message type that hold a position:
+// its generation (nil: the type has none) and its task's id (nil: none).
+type positionFields struct {
+	generation, taskID protoreflect.FieldDescriptor
+}
+
+// positionFieldsByType caches positionFieldsOf: every event of a stream
+// looks its type's up (by name, in the descriptor: dearer than the cache).
+var positionFieldsByType sync.Map // protoreflect.MessageDescriptor → positionFields
+
+// positionFieldsOf returns where messages of type d hold their position:
+// an int64 generation, and the task_id or else id string field.
+func positionFieldsOf(d protoreflect.MessageDescriptor) positionFields {
+	if v, ok := positionFieldsByType.Load(d); ok {
+		return v.(positionFields)
+	}
+	var pf positionFields
+	fields := d.Fields()
+	if gen := fields.ByName("generation"); gen != nil && gen.Kind() == protoreflect.Int64Kind && gen.Cardinality() != protoreflect.Repeated {
+		pf.generation = gen
+		for _, name := range []protoreflect.Name{"task_id", "id"} {
+			if f := fields.ByName(name); f != nil && f.Kind() == protoreflect.StringKind && f.Cardinality() != protoreflect.Repeated {
+				pf.taskID = f
+				break
+			}
+		}
+	}
+	positionFieldsByType.Store(d, pf)
+	return pf
 }
 
 // positionPayload is the message that holds an event's position: the set

@@ -202,9 +202,11 @@ func (h *handoff) abandon() {
 }
 
 // firstTurn is what the first turn of a new task needs, in one allocation:
-// its Events, creation and handoff, and the executor's Request with its
-// one-message history.
+// the task's run, its Events, creation and handoff, and the executor's
+// Request with its one-message history. The run keeps it for as long as
+// it runs.
 type firstTurn struct {
+	run     run
 	ev      Events
 	create  creation
 	handoff handoff

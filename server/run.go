@@ -51,12 +51,19 @@ type run struct {
 // keeps the request's values (call info, caller) but not its cancellation:
 // the task outlives the request.
 func (x *executions) newRun(c *call, key taskKey) *run {
-	r := &run{s: x.server, key: key, owner: c.owner, stripe: x.writer.stripe(key)}
+	r := new(run)
+	x.initRun(r, c, key)
+	return r
+}
+
+// initRun prepares r, a zero run, as newRun does: a new task's first turn
+// holds its run (firstTurn), in the same allocation.
+func (x *executions) initRun(r *run, c *call, key taskKey) {
+	r.s, r.key, r.owner, r.stripe = x.server, key, c.owner, x.writer.stripe(key)
 	r.parent = runParent{base: x.base, values: c.ctx}
 	r.store = detached{base: x.base, values: c.ctx}
 	r.storeCtx = &r.store
 	r.ctx, r.cancel = context.WithCancelCause(&r.parent)
-	return r
 }
 
 func (r *run) release() { r.cancel(nil) }

@@ -256,8 +256,9 @@ func (s *Server) startTask(c *call, req *a2av1.SendMessageRequest, taskID string
 		contextID = newID()
 	}
 	key := c.key(taskID)
-	r := s.execs.newRun(c, key)
 	ft := &firstTurn{}
+	r := &ft.run
+	s.execs.initRun(r, c, key)
 	h := &ft.handoff
 	h.init(c.ctx, f)
 	ft.create = creation{pushConfig: pushCfg, handoff: h, fold: f != followEvents}

@@ -26,6 +26,10 @@ type creation struct {
 	// one gets its own, so that a timer of the first one cannot flush it.
 	firstHeld     held
 	firstHeldUsed bool
+
+	// subscriber: the initiator's request for a subscription to the new
+	// task, in this block (writeCreationLocked).
+	subscriber store.Subscriber
 }
 
 // ensureTaskLocked creates the task of a new turn at its first event:
@@ -113,7 +117,8 @@ func (e *Events) writeCreationLocked(task, snap *a2av1.Task, events []*a2av1.Str
 	// subscription, only the record.
 	follow := h.follow != followNothing && !store.IsTerminal(snap.GetStatus().GetState())
 	if follow {
-		creation.Subscriber = &store.Subscriber{Ctx: s.followers.budgeted(h.ctx), Follow: h.follow.store()}
+		e.create.subscriber = store.Subscriber{Ctx: s.followers.budgeted(h.ctx), Follow: h.follow.store()}
+		creation.Subscriber = &e.create.subscriber
 	}
 	rec, sub, err = s.store.CreateTask(e.storeCtx, creation)
 	if err != nil {

@@ -63,6 +63,9 @@ func withMessage(t *a2av1.Task, msg *a2av1.Message) *a2av1.Task {
 // there is none yet), otherwise added or replacing that artifact. It is one
 // mutation, a generation more (generation.go).
 func withArtifact(t *a2av1.Task, a *a2av1.Artifact, add bool) *a2av1.Task {
+	if len(t.GetArtifacts()) == 0 {
+		return withFirstArtifact(t, a)
+	}
 	n := shallow(t)
 	n.Generation = nextGeneration(t)
 	for i, old := range t.GetArtifacts() {
@@ -93,6 +96,20 @@ func withArtifact(t *a2av1.Task, a *a2av1.Artifact, add bool) *a2av1.Task {
 	}
 	n.Artifacts = appended(t.GetArtifacts(), a)
 	return n
+}
+
+// withFirstArtifact is withArtifact of a task without artifacts: the new
+// snapshot and its one-artifact list in one allocation.
+func withFirstArtifact(t *a2av1.Task, a *a2av1.Artifact) *a2av1.Task {
+	b := &struct {
+		task      a2av1.Task
+		artifacts [1]*a2av1.Artifact
+	}{}
+	shallowInto(&b.task, t)
+	b.task.Generation = nextGeneration(t)
+	b.artifacts[0] = a
+	b.task.Artifacts = b.artifacts[:]
+	return &b.task
 }
 
 func firstNonEmpty(a, b string) string {

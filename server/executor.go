@@ -121,10 +121,14 @@ func AgentMessage(text string) *a2av1.Message {
 // TextArtifact returns an artifact with one text part; an empty id is
 // replaced by a generated one when it is sent through Events.
 func TextArtifact(id, text string) *a2av1.Artifact {
-	b := &struct { // the artifact and its parts list in one allocation
+	b := &struct { // the artifact, its parts list and its part in one allocation
 		artifact a2av1.Artifact
 		parts    [1]*a2av1.Part
-	}{parts: [1]*a2av1.Part{TextPart(text)}}
+		part     a2av1.Part
+		text     a2av1.Part_Text
+	}{text: a2av1.Part_Text{Text: text}}
+	b.part.Content = &b.text
+	b.parts[0] = &b.part
 	b.artifact.ArtifactId = id
 	b.artifact.Parts = b.parts[:]
 	return &b.artifact

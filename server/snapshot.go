@@ -66,36 +66,59 @@ func withArtifact(t *a2av1.Task, a *a2av1.Artifact, add bool) *a2av1.Task {
 	if len(t.GetArtifacts()) == 0 {
 		return withFirstArtifact(t, a)
 	}
-	n := shallow(t)
-	n.Generation = nextGeneration(t)
 	for i, old := range t.GetArtifacts() {
 		if old.GetArtifactId() != a.GetArtifactId() {
 			continue
 		}
-		merged := a
 		if add {
-			merged = &a2av1.Artifact{
-				ArtifactId:  old.GetArtifactId(),
-				Name:        firstNonEmpty(a.GetName(), old.GetName()),
-				Description: firstNonEmpty(a.GetDescription(), old.GetDescription()),
-				Parts:       appended(old.GetParts(), a.GetParts()...),
-				Metadata:    old.GetMetadata(),
-				Extensions:  old.GetExtensions(),
-			}
-			if a.GetMetadata() != nil {
-				merged.Metadata = a.GetMetadata()
-			}
-			if len(a.GetExtensions()) > 0 {
-				merged.Extensions = a.GetExtensions()
-			}
+			return withChunkAppended(t, i, a)
 		}
+		n := shallow(t)
+		n.Generation = nextGeneration(t)
 		arts := appended(t.GetArtifacts())
-		arts[i] = merged
+		arts[i] = a
 		n.Artifacts = arts
 		return n
 	}
+	n := shallow(t)
+	n.Generation = nextGeneration(t)
 	n.Artifacts = appended(t.GetArtifacts(), a)
 	return n
+}
+
+// withChunkAppended is withArtifact of chunk a appended to the parts of
+// t's artifact i (which has a's id): the new snapshot and the merged
+// artifact in one allocation, with the artifact list too when the task has
+// that one artifact only.
+func withChunkAppended(t *a2av1.Task, i int, a *a2av1.Artifact) *a2av1.Task {
+	b := &struct {
+		task   a2av1.Task
+		merged a2av1.Artifact
+		only   [1]*a2av1.Artifact
+	}{}
+	shallowInto(&b.task, t)
+	b.task.Generation = nextGeneration(t)
+	old, merged := t.GetArtifacts()[i], &b.merged
+	merged.ArtifactId = old.GetArtifactId()
+	merged.Name = firstNonEmpty(a.GetName(), old.GetName())
+	merged.Description = firstNonEmpty(a.GetDescription(), old.GetDescription())
+	merged.Parts = appended(old.GetParts(), a.GetParts()...)
+	merged.Metadata, merged.Extensions = old.GetMetadata(), old.GetExtensions()
+	if a.GetMetadata() != nil {
+		merged.Metadata = a.GetMetadata()
+	}
+	if len(a.GetExtensions()) > 0 {
+		merged.Extensions = a.GetExtensions()
+	}
+	if len(t.GetArtifacts()) == 1 {
+		b.only[0] = merged
+		b.task.Artifacts = b.only[:]
+	} else {
+		arts := appended(t.GetArtifacts())
+		arts[i] = merged
+		b.task.Artifacts = arts
+	}
+	return &b.task
 }
 
 // withFirstArtifact is withArtifact of a task without artifacts: the new

@@ -2,25 +2,29 @@ package runtime
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
+	"unsafe"
 
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // The view a caller of an older version gets of an answer (versionPlan.view).
 // Since tasks and their events carry a generation, an answer holds
 // something a 1.0 caller lacks whenever the server tracks generations: the
-// view is on the path of every such call, so it looks and copies as little
-// as it can. It works on the Go structs protoc-gen-go generates, as struct
-// fields, not through protoreflect (whose Has, Get and Set cost many times
-// a struct field's read or write), in one walk: it looks only at the fields
-// that can lead to something the version lacks, and copies a message only
-// when it is on the way to such a thing — shallowly, its exported fields:
-// everything else (a task's history, its artifacts and their parts) is
-// shared with the original, which is never modified. Where a list or map
-// leads to a lacked element, the copy gets a new list or map holding the
-// same elements but the copied ones, and a oneof case gets a new wrapper.
+// view is on the path of every such call (every event of a stream), so it
+// looks and copies as little as it can. It works on the Go structs
+// protoc-gen-go generates, at the offsets of their fields, laid out once
+// per type (not through protoreflect, whose Has, Get and Set cost many
+// times a field's read, nor through reflect.Value, whose Field, Elem and
+// Set cost tens of instructions each), in one walk: it looks only at the
+// fields that can lead to something the version lacks, and copies a
+// message only when it is on the way to such a thing — shallowly, its
+// exported fields: everything else (a task's history, its artifacts and
+// their parts) is shared with the original, which is never modified. Where
+// a list or map leads to a lacked element, the copy gets a new list or map
+// holding the same elements but the copied ones, and a oneof case gets a
+// new wrapper.
 //
 // The original may be marshalled on other goroutines at the same time (a
 // stream event shared by several subscribers): a marshal writes the
@@ -38,21 +42,37 @@ type structPlan struct {
 	// fallback: the plan cannot be laid out on goType; messages of that
 	// type are viewed through protoreflect.
 	fallback bool
-	exported []int // T's exported fields: what a copy of a T copies
-	unknown  int   // T's unknown fields, or -1
+	copier   structCopier
 	lacked   []goSlot
 	enums    []enumSlot
 	nested   []nestedSlot
 }
 
+// fieldHold is how a struct field holds a field's value, which says how
+// its presence is read and how it is cleared.
+type fieldHold uint8
+
+const (
+	heldScalar    fieldHold = iota // bool, integers, floats, enums: set when not all zero bytes
+	heldString                     // string: set when not empty
+	heldPointer                    // a pointer (message, optional scalar): set when not nil
+	heldSlice                      // a slice with presence (optional bytes): set when not nil
+	heldSliceLen                   // a list or proto3 bytes: set when not empty
+	heldMap                        // a map: set when not empty
+	heldOneofCase                  // a oneof's interface, set to this case's wrapper
+)
+
 // goSlot is where a field of a message lives in its Go struct.
 type goSlot struct {
-	index int // the struct field; for a oneof case, the oneof's interface
+	offset uintptr // of the struct field; for a oneof case, the oneof's interface
+	hold   fieldHold
+	size   uintptr      // heldScalar: the value's size in bytes
+	goType reflect.Type // the struct field's type (the oneof's interface for a case)
 	// wrapper: for a oneof case, the type holding it, *W for a struct W
-	// whose first field holds the value.
-	wrapper reflect.Type
-	// byLen: a list, a map or proto3 bytes, set when not empty.
-	byLen bool
+	// whose first field (at offset 0) holds the value; wrapperType is its
+	// runtime type, as an interface holding a *W names it.
+	wrapper     reflect.Type
+	wrapperType unsafe.Pointer
 }
 
 // enumSlot is the goSlot of an enumPlan's field.
@@ -66,8 +86,23 @@ type enumSlot struct {
 // messages it holds.
 type nestedSlot struct {
 	goSlot
-	shape messageShape
-	plan  *structPlan
+	shape     messageShape
+	valueType reflect.Type // the value's Go type: *M, []*M or map[K]*M
+	plan      *structPlan
+	// joint, for a oneMessage: the one allocation that holds the copy of
+	// the message, its wrapper for a oneof case and the copy of the
+	// message holding it, when the message is what makes the holder
+	// copied (a stream event and its generation: one allocation, not
+	// three).
+	joint *jointCopy
+}
+
+// jointCopy is a struct type holding a message M at offset 0, then, for a
+// oneof case, M's wrapper W, then the message P holding it.
+type jointCopy struct {
+	goType        reflect.Type
+	wrapperOffset uintptr // for a oneof case
+	holderOffset  uintptr
 }
 
 // messageShape is how a message field holds its messages.
@@ -79,346 +114,374 @@ const (
 	messageMap                      // map[K]*M
 )
 
-// isSet reports whether the field is set in v (a T), as protoreflect's Has
-// would; o reads v's oneofs.
-func (s *goSlot) isSet(v reflect.Value, o *oneofReader) bool {
-	switch {
-	case s.wrapper != nil:
-		w := o.held(v, s.index)
-		return w.IsValid() && w.Type() == s.wrapper
-	case s.byLen:
-		return v.Field(s.index).Len() > 0
-	default:
-		return !v.Field(s.index).IsZero()
-	}
+// ifaceWords is the layout of a Go interface value with methods: its itab
+// and its data word.
+type ifaceWords struct {
+	tab  *itabHead
+	data unsafe.Pointer
 }
 
-// get is the value of the field, set in v: for a oneof case, its
-// wrapper's.
-func (s *goSlot) get(v reflect.Value, o *oneofReader) reflect.Value {
-	if s.wrapper != nil {
-		return o.held(v, s.index).Elem().Field(0)
-	}
-	return v.Field(s.index)
+// itabHead is the start of the runtime's itab: the interface type, then
+// the dynamic type of the values it holds.
+type itabHead struct {
+	_   unsafe.Pointer // the interface type
+	typ unsafe.Pointer
 }
 
-// oneofReader reads what the oneofs of one message hold once for all the
-// slots of their cases (a oneof's interface is dearer to read through
-// reflect than a field: reflect.Value.Elem of an interface): the last one
-// read, which is enough, the slots of a oneof's cases being laid out one
-// after the other and most messages having one.
-type oneofReader struct {
-	index   int           // the struct field of the oneof read last; -1: none yet
-	wrapper reflect.Value // what it holds (a *W), the zero Value when unset
+// efaceWords is the layout of an empty interface value.
+type efaceWords struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
 }
 
-// held is what the oneof in struct field index of v holds: a *W, or the
-// zero Value when unset.
-func (o *oneofReader) held(v reflect.Value, index int) reflect.Value {
-	if o.index != index {
-		o.index, o.wrapper = index, reflect.Value{}
-		if f := v.Field(index); !f.IsNil() {
-			o.wrapper = f.Elem()
+// sliceWords is the layout of a slice header.
+type sliceWords struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// isSet reports whether the field is set in the T at x, as protoreflect's
+// Has would.
+func (s *goSlot) isSet(x unsafe.Pointer) bool {
+	p := unsafe.Add(x, s.offset)
+	switch s.hold {
+	case heldScalar:
+		switch s.size {
+		case 8:
+			return *(*uint64)(p) != 0
+		case 4:
+			return *(*uint32)(p) != 0
+		case 1:
+			return *(*uint8)(p) != 0
 		}
+		for _, b := range unsafe.Slice((*byte)(p), s.size) {
+			if b != 0 {
+				return true
+			}
+		}
+		return false
+	case heldString:
+		return len(*(*string)(p)) > 0
+	case heldPointer:
+		return *(*unsafe.Pointer)(p) != nil
+	case heldSlice:
+		return (*sliceWords)(p).data != nil
+	case heldSliceLen:
+		return (*sliceWords)(p).len > 0
+	case heldMap:
+		return *(*unsafe.Pointer)(p) != nil && reflect.NewAt(s.goType, p).Elem().Len() > 0
+	default: // heldOneofCase
+		tab := (*ifaceWords)(p).tab
+		return tab != nil && tab.typ == s.wrapperType
 	}
-	return o.wrapper
 }
 
-// set gives the field of the copy c the value x: a oneof case in a new
-// wrapper, since the one c holds is the original's.
-func (s *goSlot) set(c, x reflect.Value) {
-	if s.wrapper != nil {
-		w := reflect.New(s.wrapper.Elem())
-		w.Elem().Field(0).Set(x)
-		x = w
+// value is where the value of the field, set in the T at x, lives: for a
+// oneof case, in its wrapper.
+func (s *goSlot) value(x unsafe.Pointer) unsafe.Pointer {
+	p := unsafe.Add(x, s.offset)
+	if s.hold == heldOneofCase {
+		return (*ifaceWords)(p).data
 	}
-	c.Field(s.index).Set(x)
+	return p
 }
 
-// view returns the message x (a *T) as the plan's version sees it: x
-// itself with changed false when it holds nothing the version lacks,
-// otherwise a copy without it. drop reports a oneof case of x removed
-// when top is set (a stream event of a kind the version lacks).
-func (s *structPlan) view(x reflect.Value, top bool) (out reflect.Value, changed, drop bool) {
-	if x.IsNil() {
+// valueInWrapper is valueIn with w, a new wrapper, for a oneof case.
+func (s *goSlot) valueInWrapper(c, w unsafe.Pointer) unsafe.Pointer {
+	p := unsafe.Add(c, s.offset)
+	if s.hold != heldOneofCase {
+		return p
+	}
+	i := (*ifaceWords)(p)
+	*i = ifaceWords{tab: i.tab, data: w}
+	return w
+}
+
+// valueIn is where the value of the field goes in c, a copy that shares
+// its fields with the original: for a oneof case, in a new wrapper (the one
+// c holds is the original's), which c is given.
+func (s *goSlot) valueIn(c unsafe.Pointer) unsafe.Pointer {
+	p := unsafe.Add(c, s.offset)
+	if s.hold != heldOneofCase {
+		return p
+	}
+	w := reflect.New(s.wrapper.Elem()).UnsafePointer()
+	i := (*ifaceWords)(p)
+	*i = ifaceWords{tab: i.tab, data: w}
+	return w
+}
+
+// clear unsets the field in the T at c.
+func (s *goSlot) clear(c unsafe.Pointer) {
+	p := unsafe.Add(c, s.offset)
+	switch s.hold {
+	case heldScalar:
+		clear(unsafe.Slice((*byte)(p), s.size))
+	case heldString:
+		*(*string)(p) = ""
+	case heldPointer, heldMap:
+		*(*unsafe.Pointer)(p) = nil
+	case heldSlice, heldSliceLen:
+		*(*[]byte)(p) = nil
+	default: // heldOneofCase
+		*(*ifaceWords)(p) = ifaceWords{}
+	}
+}
+
+// view returns the T at x as the plan's version sees it: x itself with
+// changed false when it holds nothing the version lacks, otherwise a copy
+// without it. drop reports a oneof case of x removed when top is set (a
+// stream event of a kind the version lacks). The copy is made in an
+// allocation of joint when there is one (at its start).
+func (s *structPlan) view(x unsafe.Pointer, top bool, joint *jointCopy) (out unsafe.Pointer, changed, drop bool) {
+	if x == nil {
 		return x, false, false
 	}
-	v := x.Elem()
-	var c reflect.Value // the copy's struct, made at the first change
-	o := oneofReader{index: -1}
+	var c unsafe.Pointer // the copy, made at the first change
 	for i := range s.lacked {
 		f := &s.lacked[i]
-		if !f.isSet(v, &o) {
+		if !f.isSet(x) {
 			continue
 		}
-		c = s.copied(c, v)
-		drop = drop || top && f.wrapper != nil
-		c.Field(f.index).SetZero()
+		if c == nil {
+			c = s.copier.copyOf(x, joint)
+		}
+		drop = drop || top && f.hold == heldOneofCase
+		f.clear(c)
 	}
 	for i := range s.enums {
 		e := &s.enums[i]
-		if !e.isSet(v, &o) {
+		if !e.isSet(x) || !e.lacks(e.value(x)) {
 			continue
 		}
-		if y, ok := e.view(e.get(v, &o)); ok {
-			c = s.copied(c, v)
-			e.set(c, y)
+		if c == nil {
+			c = s.copier.copyOf(x, joint)
 		}
+		e.viewInto(e.valueIn(c), e.value(x))
 	}
 	for i := range s.nested {
 		n := &s.nested[i]
-		if !n.isSet(v, &o) {
+		if !n.isSet(x) {
 			continue
 		}
-		if y, ok := n.view(n.get(v, &o)); ok {
-			c = s.copied(c, v)
-			n.set(c, y)
+		switch src := n.value(x); n.shape {
+		case oneMessage:
+			if c != nil {
+				if m, changed, _ := n.plan.view(*(*unsafe.Pointer)(src), false, nil); changed {
+					*(*unsafe.Pointer)(n.valueIn(c)) = m
+				}
+				continue
+			}
+			m, changed, _ := n.plan.view(*(*unsafe.Pointer)(src), false, n.joint)
+			if !changed {
+				continue
+			}
+			// m is the start of n.joint's allocation, which has room for
+			// this copy and the wrapper.
+			if joint != nil {
+				c = s.copier.copyOf(x, joint)
+			} else {
+				c = unsafe.Add(m, n.joint.holderOffset)
+				s.copier.fill(c, x)
+			}
+			*(*unsafe.Pointer)(n.valueInWrapper(c, unsafe.Add(m, n.joint.wrapperOffset))) = m
+		case messageList:
+			if y := n.viewList(*(*[]unsafe.Pointer)(src)); y != nil {
+				if c == nil {
+					c = s.copier.copyOf(x, joint)
+				}
+				*(*[]unsafe.Pointer)(n.valueIn(c)) = y
+			}
+		default:
+			if y, ok := n.viewMap(src); ok {
+				if c == nil {
+					c = s.copier.copyOf(x, joint)
+				}
+				reflect.NewAt(n.valueType, n.valueIn(c)).Elem().Set(y)
+			}
 		}
 	}
-	if !c.IsValid() {
+	if c == nil {
 		return x, false, false
 	}
-	return c.Addr(), true, drop
+	return c, true, drop
 }
 
-// copied is c, the copy of v made so far, or a copy of v when none is.
-func (s *structPlan) copied(c, v reflect.Value) reflect.Value {
-	if c.IsValid() {
-		return c
-	}
-	return s.copyOf(v)
-}
-
-// copyOf is a new T holding the exported and unknown fields of v (a T):
-// the values themselves, so that lists, maps, messages and the targets of
-// pointers are shared with v.
-func (s *structPlan) copyOf(v reflect.Value) reflect.Value {
-	c := reflect.New(s.goType.Elem()).Elem()
-	for _, i := range s.exported {
-		c.Field(i).Set(v.Field(i))
-	}
-	if s.unknown >= 0 && v.Field(s.unknown).Len() > 0 {
-		u := v.Addr().Interface().(proto.Message).ProtoReflect().GetUnknown()
-		c.Addr().Interface().(proto.Message).ProtoReflect().SetUnknown(u)
-	}
-	return c
-}
-
-// view returns the enum value or list x with the values the version lacks
-// as the zero value, and whether there were any.
-func (e *enumSlot) view(x reflect.Value) (reflect.Value, bool) {
+// lacks reports whether the enum value or list at p holds a value the
+// version lacks.
+func (e *enumSlot) lacks(p unsafe.Pointer) bool {
 	if !e.list {
-		if !e.lacked[protoreflect.EnumNumber(x.Int())] {
-			return x, false
-		}
-		return reflect.Zero(x.Type()), true
+		return e.lacked[protoreflect.EnumNumber(*(*int32)(p))]
 	}
-	var y reflect.Value // made at the first lacked value
-	for i := range x.Len() {
-		if e.lacked[protoreflect.EnumNumber(x.Index(i).Int())] {
-			if !y.IsValid() {
-				y = reflect.MakeSlice(x.Type(), x.Len(), x.Len())
-				reflect.Copy(y, x)
+	for _, n := range *(*[]int32)(p) {
+		if e.lacked[protoreflect.EnumNumber(n)] {
+			return true
+		}
+	}
+	return false
+}
+
+// viewInto writes at dst the enum value or list at src with the values the
+// version lacks as the zero value.
+func (e *enumSlot) viewInto(dst, src unsafe.Pointer) {
+	if !e.list {
+		*(*int32)(dst) = 0 // lacks said this value is lacked
+		return
+	}
+	y := append([]int32(nil), *(*[]int32)(src)...)
+	for i, n := range y {
+		if e.lacked[protoreflect.EnumNumber(n)] {
+			y[i] = 0
+		}
+	}
+	*(*[]int32)(dst) = y
+}
+
+// viewList returns a new list of the messages of list (each a *M) with
+// those that hold something the version lacks replaced by copies without
+// it, or nil when there are none.
+func (n *nestedSlot) viewList(list []unsafe.Pointer) []unsafe.Pointer {
+	var y []unsafe.Pointer // made at the first message copied
+	for i, m := range list {
+		if c, changed, _ := n.plan.view(m, false, nil); changed {
+			if y == nil {
+				y = append([]unsafe.Pointer(nil), list...)
 			}
-			y.Index(i).SetInt(0)
+			y[i] = c
+		}
+	}
+	return y
+}
+
+// viewMap is viewList for the map of messages at p (rare: through
+// reflect): a new map, and whether there is one.
+func (n *nestedSlot) viewMap(p unsafe.Pointer) (reflect.Value, bool) {
+	x := reflect.NewAt(n.valueType, p).Elem()
+	var y reflect.Value
+	for it := x.MapRange(); it.Next(); {
+		if m, changed, _ := n.plan.view(it.Value().UnsafePointer(), false, nil); changed {
+			if !y.IsValid() {
+				y = reflect.MakeMapWithSize(x.Type(), x.Len())
+				for all := x.MapRange(); all.Next(); {
+					y.SetMapIndex(all.Key(), all.Value())
+				}
+			}
+			y.SetMapIndex(it.Key(), reflect.NewAt(n.plan.goType.Elem(), m))
 		}
 	}
 	return y, y.IsValid()
 }
 
-// view returns the message, list or map of messages x with the messages
-// that hold something the version lacks replaced by copies without it, and
-// whether there were any.
-func (n *nestedSlot) view(x reflect.Value) (reflect.Value, bool) {
-	switch n.shape {
-	case messageList:
-		var y reflect.Value // made at the first message copied
-		for i := range x.Len() {
-			if m, changed, _ := n.plan.view(x.Index(i), false); changed {
-				if !y.IsValid() {
-					y = reflect.MakeSlice(x.Type(), x.Len(), x.Len())
-					reflect.Copy(y, x)
-				}
-				y.Index(i).Set(m)
-			}
+// structCopier makes the shallow copies of one protoc-gen-go struct T: a
+// new T holding the exported and unknown fields of the original, the values
+// themselves, so that lists, maps, messages and the targets of pointers are
+// shared with it.
+type structCopier struct {
+	elem reflect.Type // T
+	// exported is a struct of T's exported fields laid out as they are in
+	// T from offset, copied in one move; nil when they are not one run
+	// (fields are then copied one by one).
+	exported reflect.Type
+	offset   uintptr
+	fields   []copiedField
+	// unknown is the offset of T's unknown fields (a []byte); hasUnknown:
+	// T has them.
+	unknown    uintptr
+	hasUnknown bool
+}
+
+// copiedField is one exported field of T, for a copy field by field.
+type copiedField struct {
+	offset uintptr
+	goType reflect.Type
+}
+
+// copyOf is a shallow copy of the T at x: a new T, or the start of a new
+// joint allocation.
+func (k *structCopier) copyOf(x unsafe.Pointer, joint *jointCopy) unsafe.Pointer {
+	var c unsafe.Pointer
+	if joint != nil {
+		c = reflect.New(joint.goType).UnsafePointer()
+	} else {
+		c = reflect.New(k.elem).UnsafePointer()
+	}
+	k.fill(c, x)
+	return c
+}
+
+// fill makes the zero T at c a shallow copy of the T at x.
+func (k *structCopier) fill(c, x unsafe.Pointer) {
+	if k.exported != nil {
+		reflect.NewAt(k.exported, unsafe.Add(c, k.offset)).Elem().Set(reflect.NewAt(k.exported, unsafe.Add(x, k.offset)).Elem())
+	} else {
+		for _, f := range k.fields {
+			reflect.NewAt(f.goType, unsafe.Add(c, f.offset)).Elem().Set(reflect.NewAt(f.goType, unsafe.Add(x, f.offset)).Elem())
 		}
-		return y, y.IsValid()
-	case messageMap:
-		var y reflect.Value
-		for it := x.MapRange(); it.Next(); {
-			if m, changed, _ := n.plan.view(it.Value(), false); changed {
-				if !y.IsValid() {
-					y = reflect.MakeMapWithSize(x.Type(), x.Len())
-					for all := x.MapRange(); all.Next(); {
-						y.SetMapIndex(all.Key(), all.Value())
-					}
-				}
-				y.SetMapIndex(it.Key(), m)
-			}
-		}
-		return y, y.IsValid()
-	default:
-		m, changed, _ := n.plan.view(x, false)
-		return m, changed
+	}
+	if k.hasUnknown {
+		*(*[]byte)(unsafe.Add(c, k.unknown)) = *(*[]byte)(unsafe.Add(x, k.unknown))
 	}
 }
 
-// layOut is p laid out on t, the Go type of a message of p's type: built on
-// first use and kept (for one Go type; a plan's messages have one in a
-// program that does not mix generated and dynamic messages of a type).
-func (p *versionPlan) layOut(t reflect.Type) *structPlan {
-	if s := p.laidOut.Load(); s != nil && s.goType == t {
-		return s
-	}
-	s, ok := layOutPlan(p, t, map[*versionPlan]*structPlan{})
-	if !ok {
-		s = &structPlan{goType: t, fallback: true}
-	}
-	p.laidOut.Store(s)
-	return s
-}
-
-// layOutPlan lays p out on t and, through p's nested plans, every plan
-// reachable from it (built: those laid out so far). ok is false when one
-// of them cannot be.
-func layOutPlan(p *versionPlan, t reflect.Type, built map[*versionPlan]*structPlan) (s *structPlan, ok bool) {
-	if s, found := built[p]; found {
-		return s, s.goType == t
-	}
-	if s, ok = newStructPlan(t); !ok {
-		return nil, false
-	}
-	built[p] = s
-	fields := newStructFields(t.Elem())
-	for _, fd := range p.lacked {
-		slot, ok := fields.slotOf(fd)
-		if !ok {
-			return nil, false
-		}
-		s.lacked = append(s.lacked, slot)
-	}
-	for _, e := range p.enums {
-		slot, ok := fields.enumSlotOf(e)
-		if !ok {
-			return nil, false
-		}
-		s.enums = append(s.enums, slot)
-	}
-	for _, n := range p.nested {
-		slot, ok := fields.nestedSlotOf(n, built)
-		if !ok {
-			return nil, false
-		}
-		s.nested = append(s.nested, slot)
-	}
-	return s, true
-}
-
-// newStructPlan is an empty plan on t, when t is a protoc-gen-go struct
-// *T whose data a copy of its exported and unknown fields copies whole.
-func newStructPlan(t reflect.Type) (*structPlan, bool) {
+// newStructCopier is the copier of t, a protoc-gen-go struct *T, when a
+// copy of its exported and unknown fields copies its data whole.
+func newStructCopier(t reflect.Type) (structCopier, bool) {
 	if !generatedStruct(t) {
-		return nil, false
+		return structCopier{}, false
 	}
 	st := t.Elem()
-	s := &structPlan{goType: t, unknown: -1}
+	k := structCopier{elem: st}
+	var exported []reflect.StructField
+	run := true // the exported fields are one run of struct fields
+	last := -1
 	for i := range st.NumField() {
 		switch sf := st.Field(i); {
 		case sf.IsExported() && !strings.HasPrefix(sf.Name, "XXX_"):
-			s.exported = append(s.exported, i)
+			if last >= 0 && last != i-1 {
+				run = false
+			}
+			last = i
+			k.fields = append(k.fields, copiedField{offset: sf.Offset, goType: sf.Type})
+			exported = append(exported, sf)
 		case sf.Name == "unknownFields":
-			s.unknown = i
+			if sf.Type.Kind() != reflect.Slice || sf.Type.Elem().Kind() != reflect.Uint8 {
+				return structCopier{}, false
+			}
+			k.unknown, k.hasUnknown = sf.Offset, true
 		case sf.Name != "state" && sf.Name != "sizeCache":
-			return nil, false // a field a copy of the exported ones would lose
+			return structCopier{}, false // a field a copy of the exported ones would lose
 		}
 	}
-	return s, true
+	if run && len(exported) > 0 {
+		k.exported, k.offset = exportedRun(st, exported)
+	}
+	return k, true
 }
 
-// structFields are the fields of a protoc-gen-go struct, indexed by
-// structFieldIndexes.
-type structFields struct {
-	st       reflect.Type
-	byNumber map[protoreflect.FieldNumber]int
-	oneofs   map[string]int
-}
-
-func newStructFields(st reflect.Type) structFields {
-	byNumber, oneofs := structFieldIndexes(st)
-	return structFields{st: st, byNumber: byNumber, oneofs: oneofs}
-}
-
-// slotOf is where fd lives in the struct; ok is false when it is not an
-// exported field.
-func (f structFields) slotOf(fd protoreflect.FieldDescriptor) (slot goSlot, ok bool) {
-	if o := fd.ContainingOneof(); o != nil && !o.IsSynthetic() {
-		idx, ok := f.oneofs[string(o.Name())]
-		if !ok || !f.st.Field(idx).IsExported() {
-			return goSlot{}, false
+// exportedRun is a struct type of the fields run (one run of st's fields)
+// whose layout is theirs in st from the first one's offset, or nil when
+// there is none: a move of it copies those fields and nothing else.
+func exportedRun(st reflect.Type, run []reflect.StructField) (reflect.Type, uintptr) {
+	fields := make([]reflect.StructField, len(run))
+	for i, sf := range run {
+		fields[i] = reflect.StructField{Name: "F" + strconv.Itoa(i), Type: sf.Type}
+	}
+	rt := reflect.StructOf(fields)
+	base := run[0].Offset
+	for i, sf := range run {
+		if rt.Field(i).Offset+base != sf.Offset {
+			return nil, 0
 		}
-		w := oneofWrapper(f.st, idx, fd)
-		return goSlot{index: idx, wrapper: w}, w != nil && w.Elem().Field(0).IsExported()
 	}
-	idx, ok := f.byNumber[fd.Number()]
-	if !ok || !f.st.Field(idx).IsExported() {
-		return goSlot{}, false
-	}
-	byLen := fd.IsList() || fd.IsMap() || fd.Kind() == protoreflect.BytesKind && !fd.HasPresence()
-	return goSlot{index: idx, byLen: byLen}, true
-}
-
-// enumSlotOf is the enumSlot of e: ok is false unless its field holds an
-// enum (int32) or a list of them.
-func (f structFields) enumSlotOf(e enumPlan) (enumSlot, bool) {
-	slot, ok := f.slotOf(e.fd)
-	if !ok {
-		return enumSlot{}, false
-	}
-	gt := slot.valueType(f.st)
-	if e.fd.IsList() {
-		if gt.Kind() != reflect.Slice {
-			return enumSlot{}, false
+	end := base + rt.Size()
+	last := run[len(run)-1].Offset
+	for i := range st.NumField() {
+		if sf := st.Field(i); sf.Offset > last && sf.Offset < end {
+			return nil, 0 // the run's padding would cover a field after it
 		}
-		gt = gt.Elem()
 	}
-	return enumSlot{goSlot: slot, list: e.fd.IsList(), lacked: e.lacked}, gt.Kind() == reflect.Int32
-}
-
-// nestedSlotOf is the nestedSlot of n, its plan laid out on the Go type of
-// the messages the field holds.
-func (f structFields) nestedSlotOf(n nestedPlan, built map[*versionPlan]*structPlan) (nestedSlot, bool) {
-	slot, ok := f.slotOf(n.fd)
-	if !ok {
-		return nestedSlot{}, false
+	if end > st.Size() {
+		return nil, 0
 	}
-	ns, gt := nestedSlot{goSlot: slot}, slot.valueType(f.st)
-	switch {
-	case n.fd.IsMap():
-		ns.shape, ok = messageMap, gt.Kind() == reflect.Map
-	case n.fd.IsList():
-		ns.shape, ok = messageList, gt.Kind() == reflect.Slice
-	}
-	if !ok {
-		return nestedSlot{}, false
-	}
-	if ns.shape != oneMessage {
-		gt = gt.Elem()
-	}
-	ns.plan, ok = layOutPlan(n.plan, gt, built)
-	return ns, ok
-}
-
-// valueType is the Go type of the slot's value in st.
-func (s *goSlot) valueType(st reflect.Type) reflect.Type {
-	if s.wrapper != nil {
-		return s.wrapper.Elem().Field(0).Type
-	}
-	return st.Field(s.index).Type
-}
-
-// generatedStruct reports whether t is *T for a struct T that protoc-gen-go
-// generated (its first field the MessageState).
-func generatedStruct(t reflect.Type) bool {
-	return t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct &&
-		t.Elem().NumField() > 0 && t.Elem().Field(0).Type == messageStateType
+	return rt, base
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -107,11 +108,11 @@ func (p *versionPlan) view(m proto.Message) (proto.Message, bool) {
 		return m, false
 	}
 	if s := p.layOut(reflect.TypeOf(m)); !s.fallback {
-		out, changed, drop := s.view(reflect.ValueOf(m), true)
+		out, changed, drop := s.view(messagePointer(m), true, nil)
 		if !changed {
 			return m, false
 		}
-		return out.Interface().(proto.Message), drop
+		return messageAt(m, out), drop
 	}
 	r := m.ProtoReflect()
 	if !r.IsValid() {
@@ -123,6 +124,18 @@ func (p *versionPlan) view(m proto.Message) (proto.Message, bool) {
 	c := proto.Clone(m)
 	_, drop := p.walk(c.ProtoReflect(), true, true)
 	return c, drop
+}
+
+// messagePointer is the *T that m, a message of a generated struct T,
+// holds.
+func messagePointer(m proto.Message) unsafe.Pointer {
+	return (*ifaceWords)(unsafe.Pointer(&m)).data
+}
+
+// messageAt is the message p, a *T of the same Go type as like's.
+func messageAt(like proto.Message, p unsafe.Pointer) proto.Message {
+	(*ifaceWords)(unsafe.Pointer(&like)).data = p
+	return like
 }
 
 // strip is VersionTable.Strip with p the plan of m's type.
@@ -137,7 +150,7 @@ func (p *versionPlan) strip(m proto.Message) {
 	// clearing through protoreflect (Mutable, Clear), as does the look for
 	// other messages.
 	if s := p.layOut(reflect.TypeOf(m)); !s.fallback {
-		if _, found, _ := s.view(reflect.ValueOf(m), false); !found {
+		if _, found, _ := s.view(messagePointer(m), false, nil); !found {
 			return
 		}
 	} else if r := m.ProtoReflect(); !r.IsValid() {

@@ -66,6 +66,11 @@ const (
 type goSlot struct {
 	offset uintptr // of the struct field; for a oneof case, the oneof's interface
 	hold   fieldHold
+	// word: the field is set when the machine word at probe is not zero
+	// (a pointer, a slice's data or length, a string's length, a 64-bit
+	// scalar): the test of most fields, read inline.
+	word  bool
+	probe uintptr
 	size   uintptr      // heldScalar: the value's size in bytes
 	goType reflect.Type // the struct field's type (the oneof's interface for a case)
 	// wrapper: for a oneof case, the type holding it, *W for a struct W
@@ -143,8 +148,19 @@ type sliceWords struct {
 // isSet reports whether the field is set in the T at x, as protoreflect's
 // Has would.
 func (s *goSlot) isSet(x unsafe.Pointer) bool {
+	if s.word {
+		return *(*uintptr)(unsafe.Add(x, s.probe)) != 0
+	}
+	return s.isSetOther(x)
+}
+
+// isSetOther is isSet for the fields that are not tested by one word.
+func (s *goSlot) isSetOther(x unsafe.Pointer) bool {
 	p := unsafe.Add(x, s.offset)
 	switch s.hold {
+	case heldOneofCase:
+		tab := (*ifaceWords)(p).tab
+		return tab != nil && tab.typ == s.wrapperType
 	case heldScalar:
 		switch s.size {
 		case 8:
@@ -168,11 +184,8 @@ func (s *goSlot) isSet(x unsafe.Pointer) bool {
 		return (*sliceWords)(p).data != nil
 	case heldSliceLen:
 		return (*sliceWords)(p).len > 0
-	case heldMap:
+	default: // heldMap
 		return *(*unsafe.Pointer)(p) != nil && reflect.NewAt(s.goType, p).Elem().Len() > 0
-	default: // heldOneofCase
-		tab := (*ifaceWords)(p).tab
-		return tab != nil && tab.typ == s.wrapperType
 	}
 }
 

@@ -69,8 +69,8 @@ type goSlot struct {
 	// word: the field is set when the machine word at probe is not zero
 	// (a pointer, a slice's data or length, a string's length, a 64-bit
 	// scalar): the test of most fields, read inline.
-	word  bool
-	probe uintptr
+	word   bool
+	probe  uintptr
 	size   uintptr      // heldScalar: the value's size in bytes
 	goType reflect.Type // the struct field's type (the oneof's interface for a case)
 	// wrapper: for a oneof case, the type holding it, *W for a struct W

@@ -395,7 +395,12 @@ type structCopier struct {
 	// T from offset, copied in one move; nil when they are not one run
 	// (fields are then copied one by one).
 	exported reflect.Type
-	offset   uintptr
+	// exportedPointer is the runtime type of *exported, as an interface
+	// names it: a reflect.Value of the run is made from it without
+	// reflect.NewAt, which looks *exported up in a map each time (a type
+	// made by reflect.StructOf knows no pointer type of its own).
+	exportedPointer unsafe.Pointer
+	offset          uintptr
 	fields   []copiedField
 	// unknown is the offset of T's unknown fields (a []byte); hasUnknown:
 	// T has them.
@@ -425,7 +430,7 @@ func (k *structCopier) copyOf(x unsafe.Pointer, joint *jointCopy) unsafe.Pointer
 // fill makes the zero T at c a shallow copy of the T at x.
 func (k *structCopier) fill(c, x unsafe.Pointer) {
 	if k.exported != nil {
-		reflect.NewAt(k.exported, unsafe.Add(c, k.offset)).Elem().Set(reflect.NewAt(k.exported, unsafe.Add(x, k.offset)).Elem())
+		valueAt(k.exportedPointer, unsafe.Add(c, k.offset)).Set(valueAt(k.exportedPointer, unsafe.Add(x, k.offset)))
 	} else {
 		for _, f := range k.fields {
 			reflect.NewAt(f.goType, unsafe.Add(c, f.offset)).Elem().Set(reflect.NewAt(f.goType, unsafe.Add(x, f.offset)).Elem())
@@ -434,6 +439,21 @@ func (k *structCopier) fill(c, x unsafe.Pointer) {
 	if k.hasUnknown {
 		*(*[]byte)(unsafe.Add(c, k.unknown)) = *(*[]byte)(unsafe.Add(x, k.unknown))
 	}
+}
+
+// valueAt is the addressable value at p of the type whose pointer type
+// pointer is (a runtime type, as an interface names it).
+func valueAt(pointer, p unsafe.Pointer) reflect.Value {
+	var e any
+	*(*efaceWords)(unsafe.Pointer(&e)) = efaceWords{typ: pointer, data: p}
+	return reflect.ValueOf(e).Elem()
+}
+
+// runtimeTypeOf is the runtime type of t, a pointer type, as an interface
+// holding a value of type t names it.
+func runtimeTypeOf(t reflect.Type) unsafe.Pointer {
+	e := reflect.Zero(t).Interface()
+	return (*efaceWords)(unsafe.Pointer(&e)).typ
 }
 
 // newStructCopier is the copier of t, a protoc-gen-go struct *T, when a
@@ -467,6 +487,9 @@ func newStructCopier(t reflect.Type) (structCopier, bool) {
 	}
 	if run && len(exported) > 0 {
 		k.exported, k.offset = exportedRun(st, exported)
+	}
+	if k.exported != nil {
+		k.exportedPointer = runtimeTypeOf(reflect.PointerTo(k.exported))
 	}
 	return k, true
 }

@@ -137,8 +137,7 @@ func wrapperTypeOf(iface, w reflect.Type) (unsafe.Pointer, bool) {
 	held := reflect.New(iface)
 	held.Elem().Set(reflect.New(w.Elem()))
 	tab := (*ifaceWords)(held.UnsafePointer()).tab
-	var e any = reflect.Zero(w).Interface()
-	typ := (*efaceWords)(unsafe.Pointer(&e)).typ
+	typ := runtimeTypeOf(w)
 	return typ, tab != nil && tab.typ == typ
 }
 

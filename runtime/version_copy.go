@@ -401,7 +401,7 @@ type structCopier struct {
 	// made by reflect.StructOf knows no pointer type of its own).
 	exportedPointer unsafe.Pointer
 	offset          uintptr
-	fields   []copiedField
+	fields          []copiedField
 	// unknown is the offset of T's unknown fields (a []byte); hasUnknown:
 	// T has them.
 	unknown    uintptr

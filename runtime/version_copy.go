@@ -401,7 +401,13 @@ type structCopier struct {
 	// made by reflect.StructOf knows no pointer type of its own).
 	exportedPointer unsafe.Pointer
 	offset          uintptr
-	fields          []copiedField
+	// pointerWords says, for each machine word of the run from offset,
+	// whether it holds a pointer: the run is copied a word at a time, a
+	// pointer word with a pointer's store (and its write barrier), the
+	// others as plain words; nil when a field's words are not known this
+	// way (the run is then moved through reflect).
+	pointerWords []bool
+	fields       []copiedField
 	// unknown is the offset of T's unknown fields (a []byte); hasUnknown:
 	// T has them.
 	unknown    uintptr
@@ -429,7 +435,17 @@ func (k *structCopier) copyOf(x unsafe.Pointer, joint *jointCopy) unsafe.Pointer
 
 // fill makes the zero T at c a shallow copy of the T at x.
 func (k *structCopier) fill(c, x unsafe.Pointer) {
-	if k.exported != nil {
+	if k.pointerWords != nil {
+		dst, src := unsafe.Add(c, k.offset), unsafe.Add(x, k.offset)
+		for i, pointer := range k.pointerWords {
+			o := uintptr(i) * wordSize
+			if pointer {
+				*(*unsafe.Pointer)(unsafe.Add(dst, o)) = *(*unsafe.Pointer)(unsafe.Add(src, o))
+			} else {
+				*(*uintptr)(unsafe.Add(dst, o)) = *(*uintptr)(unsafe.Add(src, o))
+			}
+		}
+	} else if k.exported != nil {
 		valueAt(k.exportedPointer, unsafe.Add(c, k.offset)).Set(valueAt(k.exportedPointer, unsafe.Add(x, k.offset)))
 	} else {
 		for _, f := range k.fields {
@@ -490,8 +506,50 @@ func newStructCopier(t reflect.Type) (structCopier, bool) {
 	}
 	if k.exported != nil {
 		k.exportedPointer = runtimeTypeOf(reflect.PointerTo(k.exported))
+		k.pointerWords = pointerWordsOf(exported, k.offset, k.exported.Size())
 	}
 	return k, true
+}
+
+// wordSize is the size of a machine word, a pointer's.
+const wordSize = unsafe.Sizeof(uintptr(0))
+
+// pointerWords is, for each word of the size bytes from offset that the
+// fields run lie in, whether it holds a pointer, or nil when a field is of
+// a kind whose words this does not know (a struct, an array) or the run is
+// not whole words.
+func pointerWordsOf(run []reflect.StructField, offset, size uintptr) []bool {
+	if offset%wordSize != 0 || size%wordSize != 0 {
+		return nil
+	}
+	words := make([]bool, size/wordSize)
+	for _, sf := range run {
+		var pointers []bool // the field's words, from its offset; nil: no pointer
+		switch sf.Type.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+			pointers = []bool{true}
+		case reflect.String:
+			pointers = []bool{true, false}
+		case reflect.Slice:
+			pointers = []bool{true, false, false}
+		case reflect.Interface:
+			pointers = []bool{true, true}
+		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+			reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+			continue
+		default:
+			return nil
+		}
+		rel := sf.Offset - offset
+		if rel%wordSize != 0 || uintptr(len(pointers))*wordSize != sf.Type.Size() {
+			return nil
+		}
+		for i, p := range pointers {
+			words[rel/wordSize+uintptr(i)] = p
+		}
+	}
+	return words
 }
 
 // exportedRun is a struct type of the fields run (one run of st's fields)

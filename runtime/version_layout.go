@@ -117,14 +117,13 @@ func (f structFields) slotOf(fd protoreflect.FieldDescriptor) (slot goSlot, ok b
 	default:
 		return goSlot{}, false
 	}
-	const word = unsafe.Sizeof(uintptr(0))
 	switch slot.hold {
 	case heldPointer, heldSlice:
 		slot.word, slot.probe = true, slot.offset
 	case heldString, heldSliceLen:
-		slot.word, slot.probe = true, slot.offset+word // the length
+		slot.word, slot.probe = true, slot.offset+wordSize // the length
 	case heldScalar:
-		slot.word, slot.probe = slot.size == word, slot.offset
+		slot.word, slot.probe = slot.size == wordSize, slot.offset
 	}
 	return slot, true
 }

@@ -1,6 +1,8 @@
 package runtime_test
 
 import (
+	goruntime "runtime"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -271,6 +273,28 @@ func TestVersionTableViewWorksOnTheStructs(t *testing.T) {
 	})
 	if allocs != 1 {
 		t.Errorf("the 1.0 view of a task answer allocates %v times, want 1", allocs)
+	}
+}
+
+// TestVersionTableViewCopiesSurviveCollection: a copy made a word at a
+// time (its pointers stored as pointers) keeps what it shares alive
+// through collections after the original is gone.
+func TestVersionTableViewCopiesSurviveCollection(t *testing.T) {
+	var views []proto.Message
+	for i := range 100 {
+		ev := &a2av1.StreamResponse{Payload: &a2av1.StreamResponse_StatusUpdate{StatusUpdate: &a2av1.TaskStatusUpdateEvent{
+			TaskId: strings.Repeat("t", i+1), ContextId: "c", Generation: int64(i + 1),
+			Status: &a2av1.TaskStatus{State: a2av1.TaskState_TASK_STATE_WORKING, Message: &a2av1.Message{MessageId: "m"}}}}}
+		out, _ := a2av1.A2AVersions.View(ev, "1.0")
+		views = append(views, out)
+		goruntime.GC()
+	}
+	goruntime.GC()
+	for i, out := range views {
+		u := out.(*a2av1.StreamResponse).GetStatusUpdate()
+		if len(u.GetTaskId()) != i+1 || u.GetContextId() != "c" || u.GetGeneration() != 0 || u.GetStatus().GetMessage().GetMessageId() != "m" {
+			t.Fatalf("view %d after collections: %v", i, u)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package runtime
 import (
 	"cmp"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,19 +64,19 @@ func (t *VersionTable) older(v string) bool {
 // when a oneof case of m itself is what v lacks: m is a stream event of a
 // kind v does not know, which is then not sent at all.
 func (t *VersionTable) View(m proto.Message, v string) (out proto.Message, drop bool) {
-	if !t.older(v) || m == nil {
+	if t == nil || v == "" || m == nil {
 		return m, false
 	}
-	return t.plan(v, m.ProtoReflect().Descriptor()).view(m)
+	return t.planOf(v, m.ProtoReflect().Descriptor()).view(m)
 }
 
 // Strip removes from m, in place, what a caller of version v lacks: how a
 // request of an older version is read with that version's meaning.
 func (t *VersionTable) Strip(m proto.Message, v string) {
-	if !t.older(v) || m == nil {
+	if t == nil || v == "" || m == nil {
 		return
 	}
-	t.plan(v, m.ProtoReflect().Descriptor()).strip(m)
+	t.planOf(v, m.ProtoReflect().Descriptor()).strip(m)
 }
 
 // versionPlan is what to look at in messages of one type for one version:
@@ -274,7 +275,32 @@ type planKey struct {
 	d protoreflect.MessageDescriptor
 }
 
-// plan is the plan of messages of type d for version v, built on first use
+// planOf is the plan of messages of type d for version v, or nil when
+// there is nothing to look at, v being no older than the table's newest
+// included: for a version the table names, the comparison of versions is
+// made once, at the first lookup, and remembered in versionPlans as that
+// nil (other strings are compared each time, so that what is remembered
+// stays bounded).
+func (t *VersionTable) planOf(v string, d protoreflect.MessageDescriptor) *versionPlan {
+	if !slices.Contains(t.Versions, v) {
+		if !t.older(v) {
+			return nil
+		}
+		return t.plan(v, d)
+	}
+	key := planKey{t, v, d}
+	if p, ok := versionPlans.Load(key); ok {
+		return p.(*versionPlan)
+	}
+	if !t.older(v) {
+		versionPlans.LoadOrStore(key, (*versionPlan)(nil))
+		return nil
+	}
+	return t.plan(v, d)
+}
+
+// plan is the plan of messages of type d for version v (older than the
+// table's newest), built on first use
 // for d and every type reachable from it.
 func (t *VersionTable) plan(v string, d protoreflect.MessageDescriptor) *versionPlan {
 	key := planKey{t, v, d}

@@ -48,6 +48,17 @@ func TestVersionTableView(t *testing.T) {
 	if out, _ := table.View(list, ""); out != proto.Message(list) {
 		t.Error("a call without a version (a service that names none) was stripped")
 	}
+	// The comparison a lookup remembers (1.1: nothing to look at) is the
+	// version's own: later lookups of 1.1, and of versions the table does
+	// not name, older (0.3) or newer (2.0), compare as the first did.
+	for _, c := range []struct {
+		v      string
+		copied bool
+	}{{"1.1", false}, {"0.3", true}, {"2.0", false}, {"1.1", false}, {"0.3", true}, {"1.0", true}} {
+		if out, _ := table.View(list, c.v); (out != proto.Message(list)) != c.copied {
+			t.Errorf("View for %q: copied %v, want %v", c.v, out != proto.Message(list), c.copied)
+		}
+	}
 }
 
 // TestVersionTableStrip: a request of a 1.0 caller is read with 1.0's

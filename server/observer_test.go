@@ -63,9 +63,11 @@ func TestObserverHooks(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		mu.Lock()
-		n := len(traces)
+		// The observer runs on the writer's goroutine after each write, the
+		// attempts on the sender's: either may be last.
+		n, m := len(traces), len(transitions)
 		mu.Unlock()
-		if n >= 3 || time.Now().After(deadline) {
+		if (n >= 3 && m >= 2) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)

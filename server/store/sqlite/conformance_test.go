@@ -66,7 +66,8 @@ func TestInterruptedRetentionConformance(t *testing.T) {
 
 // checkCounts fails t unless the counts the triggers of migration 5 keep
 // (listing totals) are those of the tasks stored: every row of
-// task_counts and context_counts, none missing, none extra.
+// task_counts and context_counts, none missing, none extra; and the same
+// of owner_counts, which is empty while the store does not keep it.
 func checkCounts(t *testing.T, s *Store) {
 	t.Helper()
 	if s.checkOpen() != nil {
@@ -76,10 +77,11 @@ func checkCounts(t *testing.T, s *Store) {
 		{`SELECT tenant, owner, '', n FROM task_counts`, `SELECT tenant, owner, '', COUNT(*) FROM tasks GROUP BY tenant, owner`},
 		{`SELECT tenant, owner, context_id, n FROM context_counts`, `SELECT tenant, owner, context_id, COUNT(*) FROM tasks GROUP BY tenant, owner, context_id`},
 		// Per-owner retention (migration 9): terminal and interrupted
-		// tasks, and their bytes, in one string.
+		// tasks, and their bytes, in one string; none while the store
+		// does not keep them (owner_counts.go).
 		{`SELECT '', owner, ended || '/' || waiting || '/' || bytes, 0 FROM owner_counts`,
 			`SELECT '', owner, SUM(ended_at IS NOT NULL) || '/' || SUM(state IN (6, 8)) || '/' || SUM(length(snapshot)), 0 FROM tasks
-			WHERE ended_at IS NOT NULL OR state IN (6, 8) GROUP BY owner`},
+			WHERE (ended_at IS NOT NULL OR state IN (6, 8)) AND (` + sqlOwnerCountObjects + `) = ` + fmt.Sprint(ownerCountObjects) + ` GROUP BY owner`},
 	} {
 		var kept, actual []string
 		for _, x := range []struct {

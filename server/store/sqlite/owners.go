@@ -17,7 +17,8 @@ import (
 //
 // The table owner_counts (migration 9) holds, per owner, its terminal and
 // interrupted tasks and their snapshots' bytes, kept by triggers in the
-// transaction of every write that changes them. The writer, right after a
+// transaction of every write that changes them (while a store with a cap
+// has the file open: owner_counts.go). The writer, right after a
 // write that ended or interrupted a task and in the same transaction, reads
 // the owner's row and, over a cap, removes the owner's oldest terminal
 // tasks (index tasks_owner_ended) or those it left waiting longest ago

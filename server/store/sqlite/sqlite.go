@@ -434,6 +434,9 @@ func (s *Store) openWriter(ctx context.Context, abs, busy string) (err error) {
 	if _, err := migrate.Up(ctx, s.wconn, migrations, migrate.Dialect{Begin: "BEGIN IMMEDIATE"}); err != nil {
 		return fmt.Errorf("%w%s", err, openHint(err))
 	}
+	if err := s.settleOwnerCounts(ctx, s.wconn); err != nil {
+		return fmt.Errorf("%w%s", err, openHint(err))
+	}
 	s.w = &writer{s: s, conn: s.wconn, ops: make(chan writeOp, 1024), quit: make(chan struct{}), done: make(chan struct{})}
 	if err := s.w.prepare(ctx); err != nil {
 		return fmt.Errorf("preparing statements: %w", err)

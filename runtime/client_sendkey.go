@@ -16,13 +16,14 @@ import (
 
 // Idempotent sends, the client's side (docs/bindings.md "Idempotent
 // sends"): every SendMessage and SendStreamingMessage carries an
-// Idempotency-Key (a new UUID per call, unless the caller gave one with
-// WithIdempotencyKey), so a send whose connection broke before the answer
-// can be sent again without a second task: the transport does that itself,
-// at most WithSendRetries times, only when the connection failed (never
-// for an answer of the agent, whatever its error), and for a stream only
-// before its first event (later breaks are the stream's own to resume;
-// both are done by the stream's loop, clientConfig.resumable).
+// Idempotency-Key (a new random one per call, newSendKey, unless the
+// caller gave one with WithIdempotencyKey), so a send whose connection
+// broke before the answer can be sent again without a second task: the
+// transport does that itself, at most WithSendRetries times, only when the
+// connection failed (never for an answer of the agent, whatever its
+// error), and for a stream only before its first event (later breaks are
+// the stream's own to resume; both are done by the stream's loop,
+// clientConfig.resumable).
 
 // IdempotencyKeyHeader is the service parameter that carries a send's
 // idempotency key: the HTTP header on JSON-RPC and HTTP+JSON, the metadata
@@ -122,7 +123,7 @@ type sendContext struct {
 	key       string
 	keyValues [1]string // key, as an HTTP header's values
 	retries   int
-	buf       [36]byte // a new key's bytes (NewUUID's format)
+	buf       [sendKeyLen]byte // a new key's bytes (newSendKey)
 }
 
 // Value implements context.Context: itself for sendOf, the parent's values
@@ -140,13 +141,13 @@ func withSend(ctx context.Context, key string, retries int) context.Context {
 	return &sendContext{Context: ctx, key: key, keyValues: [1]string{key}, retries: retries}
 }
 
-// withNewSendKey is withSend with a new key: a UUIDv7, as NewUUID makes,
-// in the context's own bytes.
+// withNewSendKey is withSend with a new key (newSendKey) in the context's
+// own bytes.
 func withNewSendKey(ctx context.Context, retries int) context.Context {
 	c := &sendContext{Context: ctx, retries: retries}
-	b := AppendUUID(c.buf[:0])
+	newSendKey(&c.buf)
 	// c.buf is never written again: the string may share its bytes.
-	c.key = unsafe.String(unsafe.SliceData(b), len(b))
+	c.key = unsafe.String(&c.buf[0], len(c.buf))
 	c.keyValues[0] = c.key
 	return c
 }

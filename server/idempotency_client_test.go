@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"io"
 	"net"
@@ -17,6 +18,7 @@ import (
 	a2av1 "github.com/a2agen/a2agen/a2a/v1"
 	"github.com/a2agen/a2agen/runtime"
 	"github.com/a2agen/a2agen/server"
+	"github.com/a2agen/a2agen/server/store"
 )
 
 // cutProxy forwards TCP connections to target and, once armed, cuts the
@@ -294,6 +296,12 @@ func TestClientSendKeys(t *testing.T) {
 	got := took()
 	if len(got) != 4 || got[0] == "" || got[1] == "" || got[2] == "" || got[0] == got[1] || got[3] != "" {
 		t.Fatalf("keys sent with two sends, a stream and a listing: %q; want three different ones, then none", got)
+	}
+	for _, k := range got[:3] {
+		// 16 random bytes in base64url (runtime newSendKey), a key every store holds.
+		if raw, err := base64.RawURLEncoding.Strict().DecodeString(k); err != nil || len(raw) != 16 || store.KeyProblem(k, store.MaxSendKeyBytes) != "" {
+			t.Fatalf("key %q: %d bytes, %v, %q; want 16 random bytes in base64url", k, len(raw), err, store.KeyProblem(k, store.MaxSendKeyBytes))
+		}
 	}
 	send(t, c, &a2av1.SendMessageRequest{Message: userMsg("d")})
 	bad := userMsg("e")

@@ -6,18 +6,41 @@ import (
 	"time"
 )
 
-// memSendKeys holds the memory store's send key claims (SendKeys), with
-// their keys in claiming order, so that claims past their end are removed
-// from the front as new ones come (claims of one server share a window,
-// so the order is nearly that of their ends).
+// memSendKeys holds the memory store's send key claims (SendKeys). Claims
+// past their end are removed by a sweep of the whole map once as many
+// claims were made since the last sweep as the map then held (at least
+// minSweepClaims): amortized a constant cost per claim, and at most about
+// twice the live claims kept, without a list of keys in claiming order
+// beside the map.
 type memSendKeys struct {
-	mu     sync.Mutex
-	claims map[sendKeyID]SendKey
-	order  []sendKeyID
-	head   int
+	mu          sync.Mutex
+	claims      map[sendKeyID]memClaim
+	sinceSweep  int // claims made since the last sweep
+	sweepPeriod int // claims between sweeps
 }
 
+// minSweepClaims is the fewest claims between two sweeps.
+const minSweepClaims = 1024
+
 type sendKeyID struct{ tenant, owner, key string }
+
+// memClaim is what a claim holds beyond its key, its times in Unix
+// nanoseconds: a claim is kept for the whole window (a day by default),
+// one per send, so its entry is kept small — 48 bytes instead of
+// SendKey's 128.
+type memClaim struct {
+	taskID, fingerprint string
+	claimed, until      int64
+}
+
+func memClaimOf(k SendKey) memClaim {
+	return memClaim{taskID: k.TaskID, fingerprint: k.Fingerprint, claimed: k.Claimed.UnixNano(), until: k.Until.UnixNano()}
+}
+
+func (c memClaim) sendKey(id sendKeyID) SendKey {
+	return SendKey{Tenant: id.tenant, Owner: id.owner, Key: id.key, TaskID: c.taskID, Fingerprint: c.fingerprint,
+		Claimed: time.Unix(0, c.claimed).UTC(), Until: time.Unix(0, c.until).UTC()}
+}
 
 // ClaimSendKey implements SendKeys.
 func (m *Memory) ClaimSendKey(_ context.Context, k SendKey, replace string) (SendKey, bool, error) {
@@ -30,16 +53,17 @@ func (m *Memory) ClaimSendKey(_ context.Context, k SendKey, replace string) (Sen
 	ks := &m.sendKeys
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
-	ks.dropEndedLocked(k.Claimed)
+	now := k.Claimed.UnixNano()
+	ks.sweepLocked(now)
 	id := sendKeyID{k.Tenant, k.Owner, k.Key}
-	if cur, ok := ks.claims[id]; ok && cur.Until.After(k.Claimed) && (replace == "" || cur.TaskID != replace) {
-		return cur, false, nil
+	if cur, ok := ks.claims[id]; ok && cur.until > now && (replace == "" || cur.taskID != replace) {
+		return cur.sendKey(id), false, nil
 	}
 	if ks.claims == nil {
-		ks.claims = make(map[sendKeyID]SendKey)
+		ks.claims = make(map[sendKeyID]memClaim)
 	}
-	ks.claims[id] = k
-	ks.order = append(ks.order, id)
+	ks.claims[id] = memClaimOf(k)
+	ks.sinceSweep++
 	return k, true, nil
 }
 
@@ -52,29 +76,21 @@ func (m *Memory) ReleaseSendKey(_ context.Context, tenant, owner, key, taskID st
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
 	id := sendKeyID{tenant, owner, key}
-	if cur, ok := ks.claims[id]; ok && cur.TaskID == taskID {
+	if cur, ok := ks.claims[id]; ok && cur.taskID == taskID {
 		delete(ks.claims, id)
 	}
 	return nil
 }
 
-// dropEndedLocked removes, from the front of the claiming order, the
-// claims that ended by now, and the keys there whose claim was released
-// or replaced (their current claim, if any, is further back too).
-func (ks *memSendKeys) dropEndedLocked(now time.Time) {
-	for ks.head < len(ks.order) {
-		id := ks.order[ks.head]
-		if cur, ok := ks.claims[id]; ok {
-			if cur.Until.After(now) {
-				break
-			}
+// sweepLocked removes the claims that ended by now when a sweep is due.
+func (ks *memSendKeys) sweepLocked(now int64) {
+	if ks.sinceSweep < max(ks.sweepPeriod, minSweepClaims) {
+		return
+	}
+	for id, c := range ks.claims {
+		if c.until <= now {
 			delete(ks.claims, id)
 		}
-		ks.order[ks.head] = sendKeyID{}
-		ks.head++
 	}
-	if ks.head > 64 && ks.head*2 > len(ks.order) {
-		ks.order = append(ks.order[:0], ks.order[ks.head:]...)
-		ks.head = 0
-	}
+	ks.sinceSweep, ks.sweepPeriod = 0, len(ks.claims)
 }

@@ -209,13 +209,16 @@ func (h *handoff) abandon() {
 // firstTurn is what the first turn of a new task needs, in one allocation:
 // the task's run, its Events, creation and handoff, and the executor's
 // Request with its one-message history. The run keeps it for as long as
-// it runs.
+// it runs. The task's copy of the request's message is not part of it:
+// the store keeps that message in the task's history for as long as it
+// keeps the task, and a pointer into this block would keep all of it —
+// the run with the caller's context, the handoff with its subscription —
+// reachable as well (TestFinishedTaskKeepsNoCall).
 type firstTurn struct {
 	run     run
 	ev      Events
 	create  creation
 	handoff handoff
 	req     Request
-	msg     a2av1.Message // the task's copy of the request's message
 	history [1]*a2av1.Message
 }

@@ -262,7 +262,7 @@ func (s *Server) startTask(c *call, req *a2av1.SendMessageRequest, taskID string
 	h := &ft.handoff
 	h.init(c.ctx, f)
 	ft.create = creation{pushConfig: pushCfg, handoff: h, fold: f != followEvents}
-	ft.history[0] = ownMessage(&ft.msg, msg, key.id, contextID)
+	ft.history[0] = ownMessage(new(a2av1.Message), msg, key.id, contextID)
 	fillRequest(&ft.req, c, req, ft.history[0], r, nil, ft.history[:])
 	ev := &ft.ev
 	ev.run, ev.req, ev.storeCtx, ev.create = r, &ft.req, r.storeCtx, &ft.create

@@ -13,7 +13,8 @@ const sendKeyLen = 22
 // header every send carries, and on gRPC a value new to the connection's
 // HPACK tables each time, Huffman-coded by the client and decoded by the
 // server character by character: 22 characters cost less than a UUID's
-// 36 (docs/performance.md, "The Idempotency-Key on gRPC").
+// 36 (docs/performance.md, "The Idempotency-Key and the resumable
+// stream on gRPC").
 func newSendKey(b *[sendKeyLen]byte) {
 	var r [16]byte
 	_, _ = rand.Read(r[:]) // never fails (crypto/rand since Go 1.24)

@@ -111,6 +111,25 @@ func TestTasksSurviveAReopenedStore(t *testing.T) {
 	}
 }
 
+// BenchmarkSendMessageSQLiteSerial is BenchmarkSendMessageSQLite with one
+// client: what one send costs with no other to share its commits, which
+// callgrind counts the same in every run (8 clients on one processor are
+// not scheduled quite alike from run to run, and batch differently).
+func BenchmarkSendMessageSQLiteSerial(b *testing.B) {
+	st := openSQLite(b)
+	e := newEnv(b, bindings[0], &echo.Agent{ChunkInterval: -1}, nil, server.WithLogger(discardLogger()), server.WithStore(st))
+	ctx := context.Background()
+	req := &a2av1.SendMessageRequest{Message: userMsg("hello")}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		req.Message.MessageId = benchMessageID() // a new send, not a retry
+		if _, err := e.c.SendMessage(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkSendMessageSQLite is BenchmarkSendMessage's parallel JSON-RPC
 // case on the SQLite store (default, durable settings), to compare with the
 // memory store's and to profile what durability costs:

@@ -39,7 +39,10 @@
 // full, read-only file, I/O error, lock timeout) rolls back the whole
 // transaction and every write in it reports that error, and the next
 // transaction tries again. Only after COMMIT are the events of the writes
-// published to subscribers, in commit order, and the callers answered.
+// published to subscribers, in commit order, and the callers answered —
+// but a send key's claim, answered as soon as it is applied and written
+// again, first, by the next transaction if its own rolls back; the writes
+// queued meanwhile join its transaction (early_claims.go).
 //
 // A write rewrites only what it changes. The tasks table has one listing
 // index (by status time, also covering the context, state and TTL filters),

@@ -24,6 +24,7 @@ type writeStmts struct {
 	largestOwners, sweepAnyConfigs, sweepAnyTasks         *sql.Stmt
 	sweepWaitingConfigs, sweepWaitingTasks, oldestWaiting *sql.Stmt
 	sendKey, claimSendKey, releaseSendKey, purgeSendKeys  *sql.Stmt // sendkeys.go
+	oweSendKey                                            *sql.Stmt // early_claims.go
 	owners                                                ownerStmts
 }
 
@@ -212,6 +213,7 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&st.claimSendKey, sqlClaimSendKey},
 		{&st.releaseSendKey, sqlReleaseSendKey},
 		{&st.purgeSendKeys, sqlPurgeSendKeys},
+		{&st.oweSendKey, sqlOweSendKey},
 	} {
 		s, err := w.conn.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -231,7 +233,7 @@ func (w *writer) closeStmts() error {
 		st.enqueue, st.claim, st.finish, st.promote, st.retry, st.renew, st.logEvent,
 		st.sweepTTLConfigs, st.sweepTTLTasks, st.sweepOldestConfigs, st.sweepOldestTasks, st.oldestEnded, st.largestOwners, st.sweepAnyConfigs, st.sweepAnyTasks,
 		st.sweepWaitingConfigs, st.sweepWaitingTasks, st.oldestWaiting,
-		st.sendKey, st.claimSendKey, st.releaseSendKey, st.purgeSendKeys} {
+		st.sendKey, st.claimSendKey, st.releaseSendKey, st.purgeSendKeys, st.oweSendKey} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}

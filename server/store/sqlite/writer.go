@@ -58,6 +58,11 @@ type opBase struct {
 	termDelta int64      // change in the number of terminal tasks
 	endsTask  bool       // a task became terminal
 	evicted   []cacheKey // tasks the per-owner caps removed (owners.go)
+
+	// answered: the writer answered the operation when it applied it,
+	// before the commit (a send key's claim, early_claims.go); its caller
+	// has its result, and the writer no longer touches it.
+	answered bool
 }
 
 func (b *opBase) base() *opBase { return b }
@@ -85,6 +90,12 @@ type writer struct {
 	timer *time.Timer // wakes the loop when the next sweep is due
 
 	claims int // send keys claimed (sendkeys.go), for purgeEvery
+	// Claims answered before their commit (early_claims.go): those of the
+	// open transaction, and those whose transaction rolled back, which the
+	// next transaction writes first.
+	answered, owed []store.SendKey
+	// commitFault, when set, makes a COMMIT fail (tests).
+	commitFault func() error
 
 	// WAL bookkeeping (checkpoint.go).
 	walPending   int   // pages appended since the checkpointer was last woken
@@ -160,7 +171,8 @@ func (w *writer) loop() {
 			continue
 		}
 		w.run(w.batch)
-		clear(w.batch)
+		clear(w.batch[:cap(w.batch)]) // with the writes a transaction joined
+
 	}
 }
 
@@ -234,12 +246,15 @@ func (w *writer) take(o writeOp) {
 // operations.
 func (w *writer) run(batch []writeOp) {
 	ctx := context.Background()
-	if _, err := w.st.begin.ExecContext(ctx); err != nil {
-		w.fail(batch, fmt.Errorf("starting a transaction: %w", err))
+	if err := w.begin(ctx); err != nil {
+		w.fail(batch, err)
 		return
 	}
 	now := w.s.now()
-	terminal, ended, ok := w.applyAll(batch, now)
+	terminal, ended, ok := w.applyAll(batch, 0, w.terminal, now)
+	if ok {
+		batch, terminal, ended, ok = w.join(batch, terminal, ended, now)
+	}
 	if !ok {
 		return
 	}
@@ -247,29 +262,62 @@ func (w *writer) run(batch []writeOp) {
 	if sweepAt := w.s.opts.now(); w.sweepDue(sweepAt, terminal) {
 		sw = w.sweep(ctx, sweepAt, terminal)
 	}
-	if _, err := w.st.commit.ExecContext(ctx); err != nil {
+	if err := w.commit(ctx); err != nil {
 		w.rollback()
 		w.fail(batch, fmt.Errorf("committing: %w", err))
 		return
 	}
+	w.answered = w.answered[:0]
 	w.s.transactions.Add(1)
 	w.updateCache(batch, sw)
 	w.keepRetention(batch, sw, terminal, ended, now)
 	w.publish(batch)
-	for _, o := range batch {
-		close(o.base().done)
-	}
+	w.answer(batch)
 	w.walAppended()
 }
 
-// applyAll applies the operations of batch in the open transaction and
-// returns the number of terminal tasks they leave and whether one of them
-// ended a task. On a database error it rolls the transaction back and
-// runs the batch again without the failing operation (isolate); ok is then
-// false and the batch is done.
-func (w *writer) applyAll(batch []writeOp, now int64) (terminal int64, ended, ok bool) {
-	terminal = w.terminal
-	for i, o := range batch {
+// begin starts a transaction and writes the claims owed (early_claims.go)
+// first.
+func (w *writer) begin(ctx context.Context) error {
+	if _, err := w.st.begin.ExecContext(ctx); err != nil {
+		return fmt.Errorf("starting a transaction: %w", err)
+	}
+	if err := w.payOwed(); err != nil {
+		w.rollback()
+		return err
+	}
+	return nil
+}
+
+// answer completes the operations of a committed batch (but those answered
+// before: early_claims.go).
+func (w *writer) answer(batch []writeOp) {
+	for _, o := range batch {
+		if b := o.base(); !b.answered {
+			close(b.done)
+		}
+	}
+}
+
+// commit commits the open transaction.
+func (w *writer) commit(ctx context.Context) error {
+	if w.commitFault != nil {
+		if err := w.commitFault(); err != nil {
+			return err
+		}
+	}
+	_, err := w.st.commit.ExecContext(ctx)
+	return err
+}
+
+// applyAll applies the operations of batch from from on in the open
+// transaction and returns the number of terminal tasks they leave, counted
+// on from terminal, and whether one of them ended a task. On a database
+// error it rolls the transaction back and runs the batch again without the
+// failing operation (isolate); ok is then false and the batch is done.
+func (w *writer) applyAll(batch []writeOp, from int, terminal, now int64) (_ int64, ended, ok bool) {
+	for i := from; i < len(batch); i++ {
+		o := batch[i]
 		o.base().reset()
 		failure, dbErr := o.apply(w, now)
 		if dbErr != nil {
@@ -282,6 +330,9 @@ func (w *writer) applyAll(batch []writeOp, now int64) (terminal int64, ended, ok
 		if failure == nil {
 			terminal += b.termDelta
 			ended = ended || b.endsTask
+		}
+		if c, ok := o.(*sendKeyClaimOp); ok {
+			w.answerClaim(c)
 		}
 	}
 	return terminal, ended, true
@@ -353,13 +404,19 @@ func (w *writer) publish(batch []writeOp) {
 	}
 }
 
-// fail completes every operation of a rolled back batch with err.
+// fail completes every operation of a rolled back batch with err (but
+// the claims answered already, which the next transaction writes again:
+// owe).
 func (w *writer) fail(batch []writeOp, err error) {
 	if len(batch) > 0 {
 		w.s.rolledBack.Add(1)
 	}
+	w.owe()
 	for _, o := range batch {
 		b := o.base()
+		if b.answered {
+			continue
+		}
 		b.err = fmt.Errorf("sqlite store %s: %s: %w", w.s.path, o.what(), err)
 		close(b.done)
 	}
@@ -374,13 +431,16 @@ func (w *writer) fail(batch []writeOp, err error) {
 // write's failure is its own (a write too large for the space left fails,
 // the small writes batched with it do not). Each round removes one
 // operation, so a batch is tried at most as many times as it has writes.
+// The claims answered already are not run again: the next transaction
+// writes them first (owe).
 func (w *writer) isolate(batch []writeOp, i int, err error) {
 	w.s.rolledBack.Add(1)
+	w.owe()
 	b := batch[i].base()
 	b.err = fmt.Errorf("sqlite store %s: %s: %w", w.s.path, batch[i].what(), err)
+	b.answered = true // not run again
 	close(b.done)
-	rest := append(batch[:i:i], batch[i+1:]...)
-	if len(rest) > 0 {
+	if rest := unanswered(batch); len(rest) > 0 || len(w.owed) > 0 {
 		w.run(rest)
 	}
 }

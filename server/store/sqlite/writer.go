@@ -172,7 +172,6 @@ func (w *writer) loop() {
 		}
 		w.run(w.batch)
 		clear(w.batch[:cap(w.batch)]) // with the writes a transaction joined
-
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 //   - the events of UpdateTask, not those of a creation (a task is created
 //     at its first generation, which its snapshot shows: a resume from
 //     before it starts from the snapshot);
-//   - memory: the last MemoryEventLogLen events of each task; SQLite and
+//   - memory: the last MemoryEventLogLen events of each task (of an ended
+//     task only while it is among the last MemoryEndedTaskLogs to end); SQLite and
 //     PostgreSQL: every event of the task, removed with the task (retention
 //     decides how long, docs/storage.md). Rows PostgreSQL wrote before the
 //     log kept generations have none and are not returned.
@@ -37,6 +38,14 @@ type LoggedEvent struct {
 // MemoryEventLogLen is how many of a task's latest events the memory store
 // keeps for resumption.
 const MemoryEventLogLen = 1024
+
+// MemoryEndedTaskLogs is how many of the tasks that ended last keep their
+// event log in the memory store; an older ended task's log is dropped, and a
+// resumption of it starts from its snapshot, which shows how it ended.
+// Resuming a stream is a matter of seconds after the cut, and a finished
+// task's log would otherwise keep every event the task sent (a streamed
+// artifact's chunks among them) for as long as the task is kept.
+const MemoryEndedTaskLogs = 1024
 
 // Contiguous reports whether evs are the events after generation after, one
 // generation each, without a gap: what a resumption may replay.

@@ -84,6 +84,8 @@ type Memory struct {
 	maxPending int
 
 	sendKeys memSendKeys // memory_sendkeys.go
+
+	endedLogs memEndedLogs // memory_endedlogs.go
 }
 
 type memTenant struct {
@@ -313,6 +315,8 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 	if e == nil {
 		return 0, fmt.Errorf("%w: task %q", ErrNotFound, u.Task.GetId())
 	}
+	var dropLog *memEntry // an older ended task's, once e's lock is released
+	defer func() { dropLog.dropLog() }()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cur := e.rec.Load()
@@ -321,6 +325,9 @@ func (m *Memory) UpdateTask(_ context.Context, u Update) (int64, error) {
 	}
 	next := nextRecord(cur, u)
 	v, terminal := next.Version, IsTerminal(u.Task.GetStatus().GetState())
+	if terminal && !IsTerminal(cur.Task.GetStatus().GetState()) {
+		dropLog = m.endedLogs.push(e)
+	}
 	m.replace(u.Tenant, e, cur, next)
 	if len(u.Events) > 0 && e.configs.Load() > 0 {
 		m.queueDeliveries(u, v)

@@ -119,16 +119,16 @@ func AgentMessage(text string) *a2av1.Message {
 }
 
 // TextArtifact returns an artifact with one text part; an empty id is
-// replaced by a generated one when it is sent through Events.
+// replaced by a generated one when it is sent through Events. The part is
+// an allocation of its own: a chunk appended to an artifact of the task
+// shares its part with the task's snapshot, which would otherwise keep the
+// whole chunk reachable for as long as the store keeps the task.
 func TextArtifact(id, text string) *a2av1.Artifact {
-	b := &struct { // the artifact, its parts list and its part in one allocation
+	b := &struct { // the artifact and its parts list in one allocation
 		artifact a2av1.Artifact
 		parts    [1]*a2av1.Part
-		part     a2av1.Part
-		text     a2av1.Part_Text
-	}{text: a2av1.Part_Text{Text: text}}
-	b.part.Content = &b.text
-	b.parts[0] = &b.part
+	}{}
+	b.parts[0] = a2av1.NewTextPart(text)
 	b.artifact.ArtifactId = id
 	b.artifact.Parts = b.parts[:]
 	return &b.artifact

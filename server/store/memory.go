@@ -202,6 +202,7 @@ func (m *Memory) create(c Creation) (Record, error) {
 		return Record{}, err
 	}
 	id := rec.Task.GetId()
+	e := newEntry(rec) // made before the store's lock, which every creation takes
 	m.mu.Lock()
 	m.sweepLocked() // a task past its TTL must not block its id
 	m.sweepInterruptedLocked()
@@ -210,7 +211,6 @@ func (m *Memory) create(c Creation) (Record, error) {
 		m.mu.Unlock()
 		return Record{}, fmt.Errorf("%w: task %q", ErrExists, id)
 	}
-	e := newEntry(rec)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	t.tasks[id] = e

@@ -1,7 +1,5 @@
 package sqlite
 
-import "runtime"
-
 // A send key's claim is answered as soon as the writer has applied it,
 // before its transaction commits, and the writes that come in while the
 // writer yields right after (most often the task the claim was for) join
@@ -88,30 +86,10 @@ func (w *writer) join(batch []writeOp, terminal int64, ended bool, now int64) (_
 		return batch, terminal, ended, true
 	}
 	n := len(batch)
-	for range yields {
-		runtime.Gosched()
-	}
-	for len(batch) < maxBatch {
-		if !w.joinOne(&batch) {
-			break
-		}
-	}
-	if len(batch) == n {
+	yield()
+	if batch = w.takeQueued(batch); len(batch) == n {
 		return batch, terminal, ended, true
 	}
 	terminal, joinedEnded, ok := w.applyAll(batch, n, terminal, now)
 	return batch, terminal, ended || joinedEnded, ok
-}
-
-// joinOne appends a queued write to batch, if one is queued.
-func (w *writer) joinOne(batch *[]writeOp) bool {
-	select {
-	case o := <-w.ops:
-		if o != nil && o.base().state.CompareAndSwap(opQueued, opTaken) {
-			*batch = append(*batch, o)
-		}
-		return true
-	default:
-		return false
-	}
 }

@@ -213,31 +213,42 @@ func (w *writer) sweepTimer(d time.Duration) <-chan time.Time {
 // collect makes the batch: first, and the operations queued behind it up
 // to maxBatch.
 func (w *writer) collect(first writeOp) {
-	w.take(first)
-	// Let the goroutines that are about to write get their operations
-	// in: on a busy server a commit shared by more writes costs each of
-	// them less (the commit, not the statements, is most of a write's
-	// cost). Yielding costs a few microseconds and waits for nothing.
+	w.batch = taken(w.batch, first)
 	if len(w.batch) > 0 && len(w.ops) < maxBatch {
-		for range yields {
-			runtime.Gosched()
-		}
+		yield()
 	}
-	for len(w.batch) < maxBatch {
-		select {
-		case o := <-w.ops:
-			w.take(o)
-		default:
-			return
-		}
+	w.batch = w.takeQueued(w.batch)
+}
+
+// yield lets the goroutines that are about to write get their operations
+// in: on a busy server a commit shared by more writes costs each of them
+// less (the commit, not the statements, is most of a write's cost).
+// Yielding costs a few microseconds and waits for nothing.
+func yield() {
+	for range yields {
+		runtime.Gosched()
 	}
 }
 
-// take adds o to the batch unless its caller gave up on it.
-func (w *writer) take(o writeOp) {
-	if o != nil && o.base().state.CompareAndSwap(opQueued, opTaken) {
-		w.batch = append(w.batch, o)
+// takeQueued appends to batch the operations queued now, up to maxBatch.
+func (w *writer) takeQueued(batch []writeOp) []writeOp {
+	for len(batch) < maxBatch {
+		select {
+		case o := <-w.ops:
+			batch = taken(batch, o)
+		default:
+			return batch
+		}
 	}
+	return batch
+}
+
+// taken is batch with o unless its caller gave up on it.
+func taken(batch []writeOp, o writeOp) []writeOp {
+	if o != nil && o.base().state.CompareAndSwap(opQueued, opTaken) {
+		batch = append(batch, o)
+	}
+	return batch
 }
 
 // run commits batch in one transaction (with a retention sweep when one is

@@ -127,8 +127,7 @@ func TextArtifact(id, text string) *a2av1.Artifact {
 	b := &struct { // the artifact and its parts list in one allocation
 		artifact a2av1.Artifact
 		parts    [1]*a2av1.Part
-	}{}
-	b.parts[0] = a2av1.NewTextPart(text)
+	}{parts: [1]*a2av1.Part{TextPart(text)}}
 	b.artifact.ArtifactId = id
 	b.artifact.Parts = b.parts[:]
 	return &b.artifact
